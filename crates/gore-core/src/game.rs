@@ -1,0 +1,230 @@
+//! A game: a start position, the actions played, repetition, the ply cap,
+//! declined offers and the result.
+
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::action::Action;
+use crate::error::IllegalAction;
+use crate::position::Position;
+use crate::rules::Rules;
+use crate::types::Player;
+
+/// Why a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EndReason {
+    /// After a sowing, every hole held at most 2 seeds.
+    Board,
+    /// The same position occurred for the third time.
+    Repetition,
+    /// The `ply-cap` option's number of actions was reached.
+    PlyCap,
+}
+
+impl EndReason {
+    /// The word used in records: `board`, `repetition`, `ply-cap`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EndReason::Board => "board",
+            EndReason::Repetition => "repetition",
+            EndReason::PlyCap => "ply-cap",
+        }
+    }
+
+    /// Reads the word written by [`EndReason::as_str`].
+    pub fn from_word(s: &str) -> Option<EndReason> {
+        match s {
+            "board" => Some(EndReason::Board),
+            "repetition" => Some(EndReason::Repetition),
+            "ply-cap" => Some(EndReason::PlyCap),
+            _ => None,
+        }
+    }
+}
+
+/// The result of a finished game.
+///
+/// ```
+/// use gore_core::{EndReason, Outcome, Player};
+/// let o = Outcome { reason: EndReason::Board, seeds: [30, 18], declined: [true, false] };
+/// assert_eq!(o.winner(), Some(Player::A));
+/// assert!(o.without_glory());
+/// assert_eq!(o.to_string(), "30-18 without glory");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Outcome {
+    /// Why the game ended.
+    pub reason: EndReason,
+    /// Final seeds of A and B, after the sweep (they add up to 48).
+    pub seeds: [u8; 2],
+    /// Whether each player declined an offer during the game.
+    pub declined: [bool; 2],
+}
+
+impl Outcome {
+    /// The player with more seeds; `None` for 24–24.
+    pub fn winner(&self) -> Option<Player> {
+        use core::cmp::Ordering::*;
+        match self.seeds[0].cmp(&self.seeds[1]) {
+            Greater => Some(Player::A),
+            Less => Some(Player::B),
+            Equal => None,
+        }
+    }
+
+    /// "Victory without glory": the winner declined an offer at some point.
+    pub fn without_glory(&self) -> bool {
+        self.winner().is_some_and(|w| self.declined[w.index()])
+    }
+}
+
+impl fmt::Display for Outcome {
+    /// `30-18`, with ` without glory` when it applies.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.seeds[0], self.seeds[1])?;
+        if self.without_glory() {
+            f.write_str(" without glory")?;
+        }
+        Ok(())
+    }
+}
+
+/// A game in progress or finished: it owns the history, counts
+/// repetitions, applies the ply cap, remembers declined offers and holds the
+/// result. An illegal action returns the rule it breaks and changes nothing.
+///
+/// ```
+/// use gore_core::{Action, Game, Hole, Rules};
+/// let mut g = Game::new(Rules::STANDARD);
+/// g.play(Action::Sow(Hole::A1)).unwrap();
+/// assert!(g.play(Action::Sow(Hole::A2)).is_err()); // B to move
+/// assert_eq!(g.actions().len(), 1);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Game {
+    rules: Rules,
+    start: Position,
+    position: Position,
+    actions: Vec<Action>,
+    /// Positions reached, the start first (before any sweep).
+    history: Vec<Position>,
+    declined: [bool; 2],
+    outcome: Option<Outcome>,
+}
+
+impl Game {
+    /// A new game from the start position.
+    pub fn new(rules: Rules) -> Game {
+        Game::from_position(Position::new(rules), rules)
+    }
+
+    /// A game from any valid position; repetition counts from here. A
+    /// position already ended on the board gives a finished game.
+    ///
+    /// The position's options are replaced by `rules`' (they must agree for
+    /// the position to be valid; build it with the same `rules`).
+    pub fn from_position(start: Position, rules: Rules) -> Game {
+        let mut g = Game {
+            rules,
+            start,
+            position: start,
+            actions: Vec::new(),
+            history: alloc::vec![start],
+            declined: [false; 2],
+            outcome: None,
+        };
+        if start.is_ended() {
+            g.finish(EndReason::Board);
+        }
+        g
+    }
+
+    /// The rule set, ply cap included.
+    pub fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// Where the game started.
+    pub fn start(&self) -> &Position {
+        &self.start
+    }
+
+    /// The current position (after the final sweep when the game is over).
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The actions played, in order.
+    pub fn actions(&self) -> &[Action] {
+        &self.actions
+    }
+
+    /// The result, once the game is over.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    /// Whether the game is over.
+    pub fn is_over(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    /// Whether `player` has declined an offer in this game.
+    pub fn has_declined(&self, player: Player) -> bool {
+        self.declined[player.index()]
+    }
+
+    /// How many times the current position has occurred (1 the first time).
+    pub fn repetitions(&self) -> usize {
+        let now = self.history.last().unwrap_or(&self.start);
+        self.history.iter().filter(|p| *p == now).count()
+    }
+
+    /// The legal actions now: none once the game is over.
+    pub fn legal_actions(&self) -> crate::ActionList {
+        if self.is_over() {
+            crate::ActionList::new()
+        } else {
+            self.position.legal_actions()
+        }
+    }
+
+    /// Plays an action. On error nothing changes. Returns the outcome if
+    /// this action ended the game.
+    pub fn play(&mut self, action: Action) -> Result<Option<Outcome>, IllegalAction> {
+        if self.outcome.is_some() {
+            return Err(IllegalAction::GameOver);
+        }
+        let next = self.position.play(action)?;
+        if action == Action::Decline {
+            self.declined[self.position.to_move().index()] = true;
+        }
+        self.position = next;
+        self.actions.push(action);
+        self.history.push(next);
+        if next.is_ended() {
+            self.finish(EndReason::Board);
+        } else if self.repetitions() >= 3 {
+            self.finish(EndReason::Repetition);
+        } else if self
+            .rules
+            .ply_cap
+            .is_some_and(|cap| self.actions.len() as u64 >= cap as u64)
+        {
+            self.finish(EndReason::PlyCap);
+        }
+        Ok(self.outcome)
+    }
+
+    fn finish(&mut self, reason: EndReason) {
+        self.position = self.position.swept();
+        self.outcome = Some(Outcome {
+            reason,
+            seeds: [
+                self.position.captured(Player::A),
+                self.position.captured(Player::B),
+            ],
+            declined: self.declined,
+        });
+    }
+}

@@ -1,0 +1,427 @@
+//! Game records: tag lines, then the actions. See `docs/RECORDS.md`.
+//!
+//! ```text
+//! [Game "Goré"]
+//! [Rules "standard"]
+//! [A "Awa"]
+//! [B "Koffi"]
+//! [Date "2026-11-30"]
+//! [Result "30-18 without glory"]
+//! [Termination "board"]
+//!
+//! 1. a3 b2 a1 b4 a2 b3 offer:a1 accept
+//! 9. b1 ...
+//! ```
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt::{self, Write as _};
+
+use crate::action::Action;
+use crate::error::{GpnError, IllegalAction, ParseActionError, ParseRulesError};
+use crate::game::{EndReason, Game};
+use crate::position::{Position, Setup};
+use crate::rules::Rules;
+
+/// The result a record claims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordResult {
+    /// `*`: the game was not finished.
+    Unfinished,
+    /// `A-B`, perhaps with ` without glory`.
+    Finished {
+        /// Final seeds of A and B.
+        seeds: [u8; 2],
+        /// The winner had declined an offer.
+        without_glory: bool,
+    },
+}
+
+impl fmt::Display for RecordResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RecordResult::Unfinished => f.write_str("*"),
+            RecordResult::Finished {
+                seeds,
+                without_glory,
+            } => {
+                write!(f, "{}-{}", seeds[0], seeds[1])?;
+                if *without_glory {
+                    f.write_str(" without glory")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn parse_result(s: &str) -> Option<RecordResult> {
+    if s == "*" {
+        return Some(RecordResult::Unfinished);
+    }
+    let (score, without_glory) = match s.strip_suffix(" without glory") {
+        Some(score) => (score, true),
+        None => (s, false),
+    };
+    let (a, b) = score.split_once('-')?;
+    let num = |t: &str| -> Option<u8> {
+        if t.is_empty() || t.len() > 2 || !t.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        t.parse().ok().filter(|&n: &u8| n <= 48)
+    };
+    let seeds = [num(a)?, num(b)?];
+    if seeds[0] as u32 + seeds[1] as u32 != 48 {
+        return None;
+    }
+    if without_glory && seeds[0] == seeds[1] {
+        return None;
+    }
+    Some(RecordResult::Finished {
+        seeds,
+        without_glory,
+    })
+}
+
+/// A game record: who played, under which rules, from where, the actions
+/// and the result.
+///
+/// ```
+/// use gore_core::{Action, Game, Hole, Record, Rules};
+/// let mut game = Game::new(Rules::STANDARD);
+/// game.play(Action::Sow(Hole::A1)).unwrap();
+/// let mut rec = Record::from_game(&game);
+/// rec.players = [Some("Awa".into()), Some("Koffi".into())];
+/// let text = rec.to_string();
+/// let back = Record::parse(&text).unwrap();
+/// assert_eq!(back, rec);
+/// assert_eq!(back.replay().unwrap().actions(), game.actions());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// The rule set (tag `Rules`, required).
+    pub rules: Rules,
+    /// Names of A and B (tags `A`, `B`).
+    pub players: [Option<String>; 2],
+    /// Tag `Date`, free text (ISO `2026-11-30` is written by the tools).
+    pub date: Option<String>,
+    /// Tag `Event`.
+    pub event: Option<String>,
+    /// Tag `Start`: the start position, when it is not the initial one.
+    pub start: Option<Setup>,
+    /// Tag `Result`.
+    pub result: Option<RecordResult>,
+    /// Tag `Termination`: why the game ended.
+    pub termination: Option<EndReason>,
+    /// Any other tags, in order.
+    pub extra: Vec<(String, String)>,
+    /// The actions, in order.
+    pub actions: Vec<Action>,
+}
+
+/// What is wrong in a record, and on which line (from 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordError {
+    /// The line of the record where the problem is (0 when it concerns the
+    /// whole record).
+    pub line: usize,
+    /// The problem.
+    pub kind: RecordErrorKind,
+}
+
+/// The kinds of [`RecordError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordErrorKind {
+    /// A tag line that is not `[Name "value"]`.
+    TagSyntax,
+    /// A tag given twice.
+    RepeatedTag(String),
+    /// The `Rules` tag is missing.
+    MissingRules,
+    /// The `Rules` tag does not parse.
+    Rules(ParseRulesError),
+    /// The `Start` tag is not a valid position.
+    Start(GpnError),
+    /// The `Result` tag is not `*`, `A-B` or `A-B without glory`.
+    ResultSyntax,
+    /// The `Termination` tag is not `board`, `repetition` or `ply-cap`.
+    TerminationSyntax,
+    /// A token among the actions does not parse.
+    Action(String, ParseActionError),
+    /// An action breaks a rule (its ply number, from 1).
+    Illegal(usize, Action, IllegalAction),
+    /// The `Result` tag does not match the replayed game.
+    ResultMismatch {
+        /// What the tag says.
+        claimed: RecordResult,
+        /// What the actions give.
+        actual: RecordResult,
+    },
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line > 0 {
+            write!(f, "record line {}: ", self.line)?;
+        } else {
+            f.write_str("record: ")?;
+        }
+        match &self.kind {
+            RecordErrorKind::TagSyntax => f.write_str("a tag is written [Name \"value\"]"),
+            RecordErrorKind::RepeatedTag(t) => write!(f, "tag {t} is given twice"),
+            RecordErrorKind::MissingRules => {
+                f.write_str("the Rules tag is required ([Rules \"standard\"])")
+            }
+            RecordErrorKind::Rules(e) => write!(f, "tag Rules: {e}"),
+            RecordErrorKind::Start(e) => write!(f, "tag Start: {e}"),
+            RecordErrorKind::ResultSyntax => {
+                f.write_str("tag Result: expected *, A-B adding up to 48, or A-B without glory")
+            }
+            RecordErrorKind::TerminationSyntax => {
+                f.write_str("tag Termination: expected board, repetition or ply-cap")
+            }
+            RecordErrorKind::Action(tok, e) => write!(f, "`{tok}`: {e}"),
+            RecordErrorKind::Illegal(ply, a, e) => write!(f, "action {ply} ({a}): {e}"),
+            RecordErrorKind::ResultMismatch { claimed, actual } => {
+                write!(f, "tag Result says {claimed} but the actions give {actual}")
+            }
+        }
+    }
+}
+
+impl core::error::Error for RecordError {}
+
+fn err(line: usize, kind: RecordErrorKind) -> RecordError {
+    RecordError { line, kind }
+}
+
+/// Reads `[Name "value"]`, unescaping `\"` and `\\`.
+fn parse_tag(line: &str) -> Option<(String, String)> {
+    let inner = line.strip_prefix('[')?.strip_suffix(']')?;
+    let (name, rest) = inner.split_once(' ')?;
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return None;
+    }
+    let body = rest.strip_prefix('"')?.strip_suffix('"')?;
+    let mut value = String::new();
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next()? {
+                c @ ('"' | '\\') => value.push(c),
+                _ => return None,
+            },
+            '"' => return None,
+            c => value.push(c),
+        }
+    }
+    Some((name.to_string(), value))
+}
+
+fn write_tag(out: &mut String, name: &str, value: &str) {
+    out.push('[');
+    out.push_str(name);
+    out.push_str(" \"");
+    for c in value.chars() {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        // Newlines would break the line format; records keep values on one line.
+        out.push(if c == '\n' || c == '\r' { ' ' } else { c });
+    }
+    out.push_str("\"]\n");
+}
+
+impl Record {
+    /// An empty record of a game under `rules` from the initial position.
+    pub fn new(rules: Rules) -> Record {
+        Record {
+            rules,
+            players: [None, None],
+            date: None,
+            event: None,
+            start: None,
+            result: None,
+            termination: None,
+            extra: Vec::new(),
+            actions: Vec::new(),
+        }
+    }
+
+    /// The record of a game: rules, start (when not initial), actions, and
+    /// the result (`*` while it goes on).
+    pub fn from_game(game: &Game) -> Record {
+        let mut r = Record::new(game.rules());
+        if *game.start() != Position::new(game.rules()) {
+            r.start = Some(game.start().to_setup());
+        }
+        r.actions = game.actions().to_vec();
+        r.result = Some(match game.outcome() {
+            None => RecordResult::Unfinished,
+            Some(o) => RecordResult::Finished {
+                seeds: o.seeds,
+                without_glory: o.without_glory(),
+            },
+        });
+        r.termination = game.outcome().map(|o| o.reason);
+        r
+    }
+
+    /// Reads a record. Syntax only, plus the start position's validity; use
+    /// [`Record::replay`] to check the actions and the result.
+    pub fn parse(text: &str) -> Result<Record, RecordError> {
+        let mut r = Record::new(Rules::STANDARD);
+        let mut have_rules = false;
+        let mut seen: Vec<String> = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line_no = i + 1;
+            let trimmed = raw.trim();
+            // `#` starts a comment among the actions; tag values may hold it.
+            let line = if trimmed.starts_with('[') {
+                trimmed
+            } else {
+                trimmed.split('#').next().unwrap_or("").trim()
+            };
+            if line.is_empty() {
+                continue;
+            }
+            if line.starts_with('[') {
+                let (name, value) =
+                    parse_tag(line).ok_or_else(|| err(line_no, RecordErrorKind::TagSyntax))?;
+                if seen.contains(&name) {
+                    return Err(err(line_no, RecordErrorKind::RepeatedTag(name)));
+                }
+                seen.push(name.clone());
+                match name.as_str() {
+                    "Rules" => {
+                        r.rules = value
+                            .parse()
+                            .map_err(|e| err(line_no, RecordErrorKind::Rules(e)))?;
+                        have_rules = true;
+                    }
+                    "A" => r.players[0] = Some(value),
+                    "B" => r.players[1] = Some(value),
+                    "Date" => r.date = Some(value),
+                    "Event" => r.event = Some(value),
+                    "Start" => {
+                        let s: Setup = value.parse().map_err(|e| {
+                            err(line_no, RecordErrorKind::Start(GpnError::Parse(e)))
+                        })?;
+                        r.start = Some(s);
+                    }
+                    "Result" => {
+                        r.result = Some(
+                            parse_result(&value)
+                                .ok_or_else(|| err(line_no, RecordErrorKind::ResultSyntax))?,
+                        )
+                    }
+                    "Termination" => {
+                        r.termination = Some(
+                            EndReason::from_word(&value)
+                                .ok_or_else(|| err(line_no, RecordErrorKind::TerminationSyntax))?,
+                        )
+                    }
+                    "Game" => {}
+                    _ => r.extra.push((name, value)),
+                }
+                continue;
+            }
+            for tok in line.split_whitespace() {
+                // Ply numbers such as `9.` are for readers.
+                if let Some(num) = tok.strip_suffix('.') {
+                    if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {
+                        continue;
+                    }
+                }
+                let a: Action = tok
+                    .parse()
+                    .map_err(|e| err(line_no, RecordErrorKind::Action(tok.to_string(), e)))?;
+                r.actions.push(a);
+            }
+        }
+        if !have_rules {
+            return Err(err(0, RecordErrorKind::MissingRules));
+        }
+        if let Some(s) = &r.start {
+            Position::from_setup(s, r.rules)
+                .map_err(|e| err(0, RecordErrorKind::Start(GpnError::Invalid(e))))?;
+        }
+        Ok(r)
+    }
+
+    /// The start position.
+    pub fn start_position(&self) -> Result<Position, RecordError> {
+        match &self.start {
+            None => Ok(Position::new(self.rules)),
+            Some(s) => Position::from_setup(s, self.rules)
+                .map_err(|e| err(0, RecordErrorKind::Start(GpnError::Invalid(e)))),
+        }
+    }
+
+    /// Replays the actions and checks the `Result` tag against them.
+    pub fn replay(&self) -> Result<Game, RecordError> {
+        let mut game = Game::from_position(self.start_position()?, self.rules);
+        for (i, &a) in self.actions.iter().enumerate() {
+            game.play(a)
+                .map_err(|e| err(0, RecordErrorKind::Illegal(i + 1, a, e)))?;
+        }
+        let actual = match game.outcome() {
+            None => RecordResult::Unfinished,
+            Some(o) => RecordResult::Finished {
+                seeds: o.seeds,
+                without_glory: o.without_glory(),
+            },
+        };
+        if let Some(claimed) = self.result {
+            if claimed != actual {
+                return Err(err(0, RecordErrorKind::ResultMismatch { claimed, actual }));
+            }
+        }
+        Ok(game)
+    }
+}
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        write_tag(&mut out, "Game", "Goré");
+        write_tag(&mut out, "Rules", &self.rules.to_string());
+        if let Some(e) = &self.event {
+            write_tag(&mut out, "Event", e);
+        }
+        if let Some(a) = &self.players[0] {
+            write_tag(&mut out, "A", a);
+        }
+        if let Some(b) = &self.players[1] {
+            write_tag(&mut out, "B", b);
+        }
+        if let Some(d) = &self.date {
+            write_tag(&mut out, "Date", d);
+        }
+        if let Some(s) = &self.start {
+            write_tag(&mut out, "Start", &s.to_string());
+        }
+        for (k, v) in &self.extra {
+            write_tag(&mut out, k, v);
+        }
+        if let Some(r) = &self.result {
+            write_tag(&mut out, "Result", &r.to_string());
+        }
+        if let Some(t) = &self.termination {
+            write_tag(&mut out, "Termination", t.as_str());
+        }
+        out.push('\n');
+        for (i, chunk) in self.actions.chunks(8).enumerate() {
+            let _ = write!(out, "{}.", i * 8 + 1);
+            for a in chunk {
+                let _ = write!(out, " {a}");
+            }
+            out.push('\n');
+        }
+        f.write_str(&out)
+    }
+}
