@@ -1,1 +1,50 @@
-fn main() {}
+//! `gore`: the command-line tool for Goré.
+//!
+//! Subcommands: `legal`, `apply`, `perft` (exact, scriptable output) and
+//! `play` (a game in the terminal).
+
+mod board;
+mod commands;
+mod play;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Goré, the mancala of the Guro people with its negotiation, in the terminal.
+#[derive(Parser)]
+#[command(name = "gore", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print every legal action of a position, one per line.
+    Legal(commands::LegalArgs),
+    /// Play actions from a position and print the GPN reached after each.
+    Apply(commands::ApplyArgs),
+    /// Count legal action sequences (perft) at every depth up to DEPTH.
+    Perft(commands::PerftArgs),
+    /// Play a game in the terminal, against a person or a random mover.
+    Play(play::PlayArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Legal(a) => commands::legal(a),
+        Command::Apply(a) => commands::apply(a),
+        Command::Perft(a) => commands::perft(a),
+        Command::Play(a) => play::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // One line, naming the problem: scripts read it.
+            eprintln!("gore: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

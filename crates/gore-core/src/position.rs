@@ -728,11 +728,44 @@ impl Position {
             0 => 1,
             1 => self.count_legal() as u64,
             _ => {
-                let mut total = 0;
-                for &a in &self.legal_actions() {
+                if self.is_ended() {
+                    return 0;
+                }
+                // Walk the actions in place rather than listing them: this
+                // is the hot loop of `gore perft`.
+                let child = |a: Action| {
                     let mut next = *self;
                     next.play_unchecked(a);
+                    next.perft(depth - 1)
+                };
+                if self.offer != 0 {
+                    return child(Action::Accept) + child(Action::Decline);
+                }
+                let mut total = 0;
+                let mut m = self.sowable();
+                if m == 0 {
+                    total += child(Action::Pass);
+                }
+                while m != 0 {
+                    let h = Hole::ALL[m.trailing_zeros() as usize];
+                    let mut next = *self;
+                    next.sow(h);
                     total += next.perft(depth - 1);
+                    m &= m - 1;
+                }
+                let k = self.max_offer();
+                if k > 0 {
+                    let own = self.controlled(self.to_move).0;
+                    let mut s: u8 = 0;
+                    loop {
+                        s = (s | !own).wrapping_add(1) & own;
+                        if s == 0 {
+                            break;
+                        }
+                        if s.count_ones() as usize <= k {
+                            total += child(Action::Offer(HoleSet(s)));
+                        }
+                    }
                 }
                 total
             }
