@@ -707,10 +707,7 @@ impl Position {
         let sowable = self.sowable().count_ones().max(1); // no sowing: a pass
         let k = self.max_offer();
         let own = self.controlled(self.to_move).len();
-        let mut offers = 0;
-        for size in 1..=k {
-            offers += BINOM[own][size] as u32;
-        }
+        let offers: u32 = BINOM[own][1..=k].iter().map(|&n| n as u32).sum();
         sowable + offers
     }
 

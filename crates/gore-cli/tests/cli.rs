@@ -1,0 +1,261 @@
+//! The `gore` binary's scriptable output, exactly as the README documents
+//! it. Expected positions are worked out by hand from RULES.md.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn gore(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gore"))
+        .args(args)
+        .output()
+        .expect("run gore")
+}
+
+fn gore_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gore"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run gore");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn lines(o: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn legal_from_start_and_pending_offer() {
+    let o = gore(&["legal"]);
+    assert!(o.status.success());
+    assert_eq!(lines(&o), ["a1", "a2", "a3", "a4"]);
+    // Fields may also come as five words.
+    let o = gore(&[
+        "legal",
+        "0,3,7,1/2,0,5,9",
+        "AAAA/BBBB",
+        "9-12",
+        "B",
+        "a2+a4",
+    ]);
+    assert_eq!(lines(&o), ["accept", "decline"]);
+}
+
+#[test]
+fn legal_of_an_ended_position_prints_nothing() {
+    let o = gore(&["legal", "0,0,0,0/0,0,0,0 AAAA/BBBB 24-24 A -"]);
+    assert!(o.status.success());
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn legal_lists_pass_and_offers_when_all_own_holes_are_empty() {
+    // A's holes are empty; B has 20 captured: offers of 1-3 of A's 4 holes.
+    let o = gore(&["legal", "0,0,0,0/5,3,0,7 AAAA/BBBB 13-20 A -"]);
+    let l = lines(&o);
+    assert_eq!(l.len(), 1 + 4 + 6 + 4);
+    assert!(l.contains(&"pass".to_string()));
+    assert!(l.contains(&"offer:a1,a2,a4".to_string()));
+    assert!(!l.contains(&"offer:a1,a2,a3,a4".to_string()));
+}
+
+#[test]
+fn apply_prints_each_position() {
+    let o = gore(&["apply", "a1", "b1"]);
+    assert!(o.status.success());
+    assert_eq!(
+        lines(&o),
+        [
+            "0,7,7,7/7,7,7,6 AAAA/BBBB 0-0 B -",
+            "1,8,8,8/0,8,8,7 AAAA/BBBB 0-0 A -"
+        ]
+    );
+}
+
+#[test]
+fn apply_whole_board_capture_ends_with_result() {
+    // Worked example 3: B sows b2 and takes every hole, 22 seeds.
+    let o = gore(&[
+        "apply",
+        "--from",
+        "3,2,4,2/4,3,1,3 AAAA/BBBB 13-13 B -",
+        "b2",
+    ]);
+    assert!(o.status.success());
+    assert_eq!(
+        lines(&o),
+        ["0,0,0,0/0,0,0,0 AAAA/BBBB 13-35 A -", "result 13-35"]
+    );
+}
+
+#[test]
+fn apply_end_sweeps_to_controllers() {
+    // A sows a1 into a2, a3, a4: every hole holds at most 2. A sweeps his
+    // row (3) and, having traded for it, b4 (2).
+    let o = gore(&[
+        "apply",
+        "--from",
+        "3,0,0,0/0,0,0,2 AAAA/BBBA 18-25 A -",
+        "a1",
+    ]);
+    assert_eq!(
+        lines(&o),
+        ["0,0,0,0/0,0,0,0 AAAA/BBBA 23-25 B -", "result 23-25"]
+    );
+}
+
+#[test]
+fn apply_repetition_and_ply_cap_end_the_game() {
+    // Offers and declines back to the same position: the third occurrence
+    // of the start ends the game; A sweeps 24, B 12.
+    let loop8 = [
+        "offer:a1", "decline", "offer:b1", "decline", "offer:a1", "decline", "offer:b1", "decline",
+    ];
+    let mut args = vec!["apply", "--from", "6,6,6,6/6,6,0,0 AAAA/BBBB 6-6 A -"];
+    args.extend(loop8);
+    let o = gore(&args);
+    let l = lines(&o);
+    assert_eq!(l.len(), 9, "{l:?}");
+    assert_eq!(l[7], "0,0,0,0/0,0,0,0 AAAA/BBBB 30-18 A -");
+    assert_eq!(l[8], "result 30-18");
+
+    let o = gore(&["apply", "--rules", "ply-cap=2", "a1", "b1"]);
+    assert_eq!(
+        lines(&o),
+        [
+            "0,7,7,7/7,7,7,6 AAAA/BBBB 0-0 B -",
+            "0,0,0,0/0,0,0,0 AAAA/BBBB 25-23 A -",
+            "result 25-23"
+        ]
+    );
+}
+
+#[test]
+fn apply_errors_keep_printed_lines_and_name_the_rule() {
+    let o = gore(&["apply", "a1", "a2"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(lines(&o), ["0,7,7,7/7,7,7,6 AAAA/BBBB 0-0 B -"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("a2") && err.contains("not controlled"),
+        "{err}"
+    );
+
+    let o = gore(&[
+        "apply",
+        "--from",
+        "3,2,4,2/4,3,1,3 AAAA/BBBB 13-13 B -",
+        "b2",
+        "a1",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(lines(&o).len(), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("ended"));
+
+    let o = gore(&["apply", "offer:a1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("6 seeds per offered hole"));
+
+    let o = gore(&["apply", "--from", "6,6,6,6/6,6,6,6 AAAA/BBBB 0-0 A", "a1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("GPN"));
+
+    let o = gore(&["apply", "--rules", "sideways", "a1"]);
+    assert_eq!(o.status.code(), Some(2)); // clap's usage error
+    assert!(String::from_utf8_lossy(&o.stderr).contains("rules"));
+}
+
+#[test]
+fn perft_prints_every_depth_and_a_summary() {
+    // Depth 1: A's four sowings; depth 2: B's four answers to each.
+    let o = gore(&["perft", "2"]);
+    let l = lines(&o);
+    assert_eq!(&l[..2], ["1 4", "2 16"]);
+    assert!(
+        l[2].starts_with("time ") && l[2].ends_with("leaves/s"),
+        "{}",
+        l[2]
+    );
+    assert_eq!(l.len(), 3);
+
+    let o = gore(&[
+        "perft",
+        "--divide",
+        "--from",
+        "0,3,7,1/2,0,5,9 AAAA/BBBB 9-12 B a2+a4",
+        "1",
+    ]);
+    let l = lines(&o);
+    assert_eq!(&l[..3], ["accept 1", "decline 1", "1 2"]);
+}
+
+#[test]
+fn play_two_people_with_declines_ends_without_glory_and_saves() {
+    let dir = std::env::temp_dir().join(format!("gore-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("game.gore");
+    let input = "b1\noffer:a1\ndecline\noffer:b1\ndecline\noffer:a1\nn\noffer:b1\ndecline\n";
+    let o = gore_stdin(
+        &[
+            "play",
+            "--opponent",
+            "human",
+            "--from",
+            "6,6,6,6/6,6,0,0 AAAA/BBBB 6-6 A -",
+            "--save",
+            file.to_str().unwrap(),
+        ],
+        input,
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("Refused: illegal: hole b1 is not controlled by player A"),
+        "{out}"
+    );
+    assert!(out.contains("Result 30-18 without glory"), "{out}");
+    assert!(out.contains("victory without glory"), "{out}");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("[Result \"30-18 without glory\"]"), "{text}");
+    assert!(text.contains("[Termination \"repetition\"]"), "{text}");
+
+    let o = gore(&["play", "--load", file.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("8. A decline"), "{out}");
+    assert!(out.contains("Result 30-18 without glory"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn play_against_random_mover_is_reproducible_and_survives_junk() {
+    // A person who only types junk and then leaves: the random mover
+    // never moves for A, the game stays unfinished, nothing panics.
+    let o = gore_stdin(
+        &["play", "--seed", "3", "--as", "B"],
+        "zz\nhelp\nlegal\nquit\n\n",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("A (random) plays a"), "{out}");
+    assert!(out.contains("Legal: b"), "{out}");
+    assert!(out.contains("unfinished"), "{out}");
+    let again = gore_stdin(
+        &["play", "--seed", "3", "--as", "B"],
+        "zz\nhelp\nlegal\nquit\n\n",
+    );
+    assert_eq!(o.stdout, again.stdout);
+}
