@@ -121,11 +121,15 @@ impl Game {
     /// A game from any valid position; repetition counts from here. A
     /// position already ended on the board gives a finished game.
     ///
-    /// The position's options are replaced by `rules`' (they must agree for
-    /// the position to be valid; build it with the same `rules`).
+    /// The options that shape play (`skip-origin`, `no-trades`,
+    /// `cede-all`) are the position's own, fixed when it was validated;
+    /// `rules` supplies the ply cap. [`Game::rules`] reports both.
     pub fn from_position(start: Position, rules: Rules) -> Game {
         let mut g = Game {
-            rules,
+            rules: Rules {
+                ply_cap: rules.ply_cap,
+                ..start.rules()
+            },
             start,
             position: start,
             actions: Vec::new(),

@@ -103,8 +103,13 @@ impl fmt::Display for Setup {
 }
 
 /// Reads a count of seeds: 1 or 2 decimal digits, at most 48.
-fn parse_count(s: &str) -> Option<u8> {
+pub(crate) fn parse_count(s: &str) -> Option<u8> {
+    // Canonical decimal only (no sign, no leading zero), so that every
+    // accepted text prints back the same.
     if s.is_empty() || s.len() > 2 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if s.len() > 1 && s.starts_with('0') {
         return None;
     }
     let n: u8 = s.parse().ok()?;
@@ -135,8 +140,10 @@ impl FromStr for Setup {
                 let part = parts
                     .next()
                     .ok_or(Field(GpnField::Seeds, "each row has four counts"))?;
-                seeds[row * 4 + i] = parse_count(part)
-                    .ok_or(Field(GpnField::Seeds, "a hole holds 0 to 48 seeds"))?;
+                seeds[row * 4 + i] = parse_count(part).ok_or(Field(
+                    GpnField::Seeds,
+                    "a hole holds 0 to 48 seeds, written without leading zeros",
+                ))?;
             }
             if parts.next().is_some() {
                 return Err(Field(GpnField::Seeds, "each row has four counts"));
@@ -151,10 +158,7 @@ impl FromStr for Setup {
             ));
         }
         let mut controllers = [Player::A; 8];
-        for (i, &c) in cb.iter().filter(|&&c| c != b'/').enumerate() {
-            if i >= 8 {
-                return Err(Field(GpnField::Controllers, "expected 8 letters"));
-            }
+        for (i, &c) in cb[..4].iter().chain(&cb[5..]).enumerate() {
             controllers[i] = Player::from_char(c as char)
                 .ok_or(Field(GpnField::Controllers, "each letter is A or B"))?;
         }
@@ -164,8 +168,14 @@ impl FromStr for Setup {
             "expected capturedA-capturedB (0-0)",
         ))?;
         let captured = [
-            parse_count(ca).ok_or(Field(GpnField::Captured, "a captured total is 0 to 48"))?,
-            parse_count(cb).ok_or(Field(GpnField::Captured, "a captured total is 0 to 48"))?,
+            parse_count(ca).ok_or(Field(
+                GpnField::Captured,
+                "a captured total is 0 to 48, written without leading zeros",
+            ))?,
+            parse_count(cb).ok_or(Field(
+                GpnField::Captured,
+                "a captured total is 0 to 48, written without leading zeros",
+            ))?,
         ];
 
         let to_move = match turn_f {
@@ -337,6 +347,10 @@ impl Position {
             }
         }
         if !setup.offer.is_empty() {
+            // No action is possible on an ended board, so no offer was made.
+            if pos.is_ended() {
+                return Err(PositionError::Offer(IllegalAction::GameOver));
+            }
             let offerer = setup.to_move.opponent();
             pos.check_offer(offerer, setup.offer)
                 .map_err(PositionError::Offer)?;
@@ -448,11 +462,14 @@ impl Position {
     }
 
     /// The position after the final sweep: every hole emptied into its
-    /// controller's captured total. Turn and pending offer are kept.
+    /// controller's captured total. The player to move is kept; a pending
+    /// offer lapses (the game is over, and no offer can stand on an ended
+    /// board).
     #[must_use]
     pub fn swept(&self) -> Position {
         Position {
             holes: 0,
+            offer: 0,
             captured: self.sweep_totals(),
             ..*self
         }

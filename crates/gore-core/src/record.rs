@@ -1,4 +1,4 @@
-//! Game records: tag lines, then the actions. See `docs/RECORDS.md`.
+//! Game records: tag lines, then the actions. See `docs/NOTATION.md`.
 //!
 //! ```text
 //! [Game "Goré"]
@@ -150,6 +150,15 @@ pub enum RecordErrorKind {
     Action(String, ParseActionError),
     /// An action breaks a rule (its ply number, from 1).
     Illegal(usize, Action, IllegalAction),
+    /// A tag line after the actions have begun.
+    TagAfterActions,
+    /// The `Termination` tag does not match the replayed game.
+    TerminationMismatch {
+        /// What the tag says.
+        claimed: EndReason,
+        /// Why the replayed game ended.
+        actual: EndReason,
+    },
     /// The `Result` tag does not match the replayed game.
     ResultMismatch {
         /// What the tag says.
@@ -177,11 +186,18 @@ impl fmt::Display for RecordError {
             RecordErrorKind::ResultSyntax => {
                 f.write_str("tag Result: expected *, A-B adding up to 48, or A-B without glory")
             }
-            RecordErrorKind::TerminationSyntax => {
-                f.write_str("tag Termination: expected board, repetition or ply-cap")
-            }
+            RecordErrorKind::TerminationSyntax => f.write_str(
+                "tag Termination: expected board, repetition or ply-cap, for a finished game",
+            ),
             RecordErrorKind::Action(tok, e) => write!(f, "`{tok}`: {e}"),
             RecordErrorKind::Illegal(ply, a, e) => write!(f, "action {ply} ({a}): {e}"),
+            RecordErrorKind::TagAfterActions => f.write_str("tags come before the actions"),
+            RecordErrorKind::TerminationMismatch { claimed, actual } => write!(
+                f,
+                "tag Termination says {} but the game ended by {}",
+                claimed.as_str(),
+                actual.as_str()
+            ),
             RecordErrorKind::ResultMismatch { claimed, actual } => {
                 write!(f, "tag Result says {claimed} but the actions give {actual}")
             }
@@ -213,6 +229,9 @@ fn parse_tag(line: &str) -> Option<(String, String)> {
         match c {
             '\\' => match chars.next()? {
                 c @ ('"' | '\\') => value.push(c),
+                'n' => value.push('\n'),
+                'r' => value.push('\r'),
+                't' => value.push('\t'),
                 _ => return None,
             },
             '"' => return None,
@@ -227,11 +246,15 @@ fn write_tag(out: &mut String, name: &str, value: &str) {
     out.push_str(name);
     out.push_str(" \"");
     for c in value.chars() {
-        if c == '"' || c == '\\' {
-            out.push('\\');
+        // Escapes keep every value on its one line.
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
         }
-        // Newlines would break the line format; records keep values on one line.
-        out.push(if c == '\n' || c == '\r' { ' ' } else { c });
     }
     out.push_str("\"]\n");
 }
@@ -290,6 +313,9 @@ impl Record {
                 continue;
             }
             if line.starts_with('[') {
+                if !r.actions.is_empty() {
+                    return Err(err(line_no, RecordErrorKind::TagAfterActions));
+                }
                 let (name, value) =
                     parse_tag(line).ok_or_else(|| err(line_no, RecordErrorKind::TagSyntax))?;
                 if seen.contains(&name) {
@@ -376,6 +402,18 @@ impl Record {
                 without_glory: o.without_glory(),
             },
         };
+        let reason = game.outcome().map(|o| o.reason);
+        if let (Some(claimed), Some(actual)) = (self.termination, reason) {
+            if claimed != actual {
+                return Err(err(
+                    0,
+                    RecordErrorKind::TerminationMismatch { claimed, actual },
+                ));
+            }
+        }
+        if self.termination.is_some() && reason.is_none() {
+            return Err(err(0, RecordErrorKind::TerminationSyntax));
+        }
         if let Some(claimed) = self.result {
             if claimed != actual {
                 return Err(err(0, RecordErrorKind::ResultMismatch { claimed, actual }));

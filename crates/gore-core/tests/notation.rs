@@ -548,7 +548,7 @@ fn bad_tags_give_their_line_number() {
         ("[Rules \"standard\"]\n[ \"x\"]\n", 2),
         ("[Rules \"standard\"]\n\n[A \"x\" ]\n", 3),
         ("[Rules \"standard\"]\n[A \"a\"b\"]\n", 2),
-        ("[Rules \"standard\"]\n[A \"a\\nb\"]\n", 2),
+        ("[Rules \"standard\"]\n[A \"a\\qb\"]\n", 2),
         ("[Rules \"standard\"]\n[A \"ab\\\"]\n", 2),
         ("[Rules \"standard\"]\n[A.B \"x\"]\n", 2),
         ("[Rules \"standard\"]\n[A x]\n", 2),
