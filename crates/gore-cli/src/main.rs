@@ -1,10 +1,13 @@
 //! `gore`: the command-line tool for Goré.
 //!
-//! Subcommands: `legal`, `apply`, `perft` (exact, scriptable output) and
-//! `play` (a game in the terminal).
+//! Subcommands: `legal`, `apply`, `perft` (exact, scriptable output),
+//! `play` (a game in the terminal), `analyze`, `engine` and `match`.
 
+mod analyze;
 mod board;
 mod commands;
+mod engine;
+mod matches;
 mod play;
 
 use std::process::ExitCode;
@@ -29,6 +32,12 @@ enum Command {
     Perft(commands::PerftArgs),
     /// Play a game in the terminal, against a person or a random mover.
     Play(play::PlayArgs),
+    /// Search a position and print the progress and the best line.
+    Analyze(analyze::AnalyzeArgs),
+    /// Speak the engine protocol on stdin/stdout (docs/PROTOCOL.md).
+    Engine(engine::EngineArgs),
+    /// Play a match between two engines, built-in or external.
+    Match(matches::MatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +47,9 @@ fn main() -> ExitCode {
         Command::Apply(a) => commands::apply(a),
         Command::Perft(a) => commands::perft(a),
         Command::Play(a) => play::run(a),
+        Command::Analyze(a) => analyze::run(a),
+        Command::Engine(a) => engine::run(a),
+        Command::Match(a) => matches::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -178,6 +178,12 @@ impl Game {
         self.declined[player.index()]
     }
 
+    /// Every position reached, the start first, before any final sweep:
+    /// what repetition counts (searches use it too).
+    pub fn history(&self) -> &[Position] {
+        &self.history
+    }
+
     /// How many times the current position has occurred (1 the first time).
     pub fn repetitions(&self) -> usize {
         let now = self.history.last().unwrap_or(&self.start);

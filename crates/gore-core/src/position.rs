@@ -503,6 +503,17 @@ impl Position {
         nonempty(self.holes) & self.controlled(self.to_move).0
     }
 
+    /// The holes the player to move may sow from (none while an offer is
+    /// pending or once the game has ended).
+    #[inline]
+    pub fn sowable_holes(&self) -> HoleSet {
+        if self.offer != 0 || self.is_ended() {
+            HoleSet::EMPTY
+        } else {
+            HoleSet(self.sowable())
+        }
+    }
+
     /// The largest offer the player to move could make: 0 if none.
     #[inline]
     fn max_offer(&self) -> usize {

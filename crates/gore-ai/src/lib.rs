@@ -1,0 +1,412 @@
+//! # gore-ai — a Goré player from beginner to full strength
+//!
+//! Negamax alpha-beta with principal-variation search, iterative deepening,
+//! aspiration windows, a transposition table keyed by the position's Zobrist
+//! hash, killer/history move ordering and a capture quiescence search.
+//! **Trades are moves like any other**: an offer is an action of the
+//! offerer, `accept`/`decline` a decision of the receiver, both searched.
+//! Repetition and the ply cap end lines inside the search exactly as the
+//! [`Game`] would end them.
+//!
+//! No I/O: the caller passes limits (depth, nodes, time) and a stop flag,
+//! and receives progress through a callback.
+//!
+//! ```
+//! use std::sync::atomic::AtomicBool;
+//! use gore_ai::{Engine, Limits, Options};
+//! use gore_core::{Game, Rules};
+//!
+//! let game = Game::new(Rules::STANDARD);
+//! let mut engine = Engine::new(Options::default());
+//! let stop = AtomicBool::new(false);
+//! let result = engine
+//!     .search(&game, &Limits::depth(6), &stop, &mut |_info| {})
+//!     .unwrap();
+//! assert!(game.position().is_legal(result.best));
+//! ```
+
+mod eval;
+mod search;
+mod tt;
+
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use gore_core::{Action, Game, Position};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+pub use eval::{evaluate, terminal, Weights, SEED};
+use search::{pv_from_table, Searcher, INF};
+use tt::Table;
+
+/// The strongest level: full search within the limits given.
+pub const MAX_LEVEL: u8 = 8;
+
+/// What the engine may spend on one decision. Unset limits are unlimited;
+/// with none at all the search stops at depth [`Limits::MAX_DEPTH`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Deepest iteration, in plies.
+    pub depth: Option<u32>,
+    /// Nodes searched.
+    pub nodes: Option<u64>,
+    /// Wall-clock time.
+    pub time: Option<Duration>,
+}
+
+impl Limits {
+    /// The deepest iteration ever started.
+    pub const MAX_DEPTH: u32 = 100;
+
+    /// Search to this depth.
+    pub fn depth(d: u32) -> Limits {
+        Limits {
+            depth: Some(d),
+            ..Limits::default()
+        }
+    }
+
+    /// Search for this long.
+    pub fn time(t: Duration) -> Limits {
+        Limits {
+            time: Some(t),
+            ..Limits::default()
+        }
+    }
+
+    /// Search this many nodes.
+    pub fn nodes(n: u64) -> Limits {
+        Limits {
+            nodes: Some(n),
+            ..Limits::default()
+        }
+    }
+}
+
+/// Engine settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// 1 (a beginner can win) to [`MAX_LEVEL`] (full strength).
+    pub level: u8,
+    /// Accept every offer (refusing is an offence; a win after refusing is
+    /// "without glory").
+    pub honourable: bool,
+    /// Transposition table size in MiB.
+    pub hash_mb: usize,
+    /// Seed of the lower levels' deliberate mistakes: same seed, same game.
+    pub seed: u64,
+    /// Evaluation weights.
+    pub weights: Weights,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            level: MAX_LEVEL,
+            honourable: false,
+            hash_mb: 16,
+            seed: 0,
+            weights: Weights::default(),
+        }
+    }
+}
+
+/// How each level plays: its depth cap, the noise added to root scores
+/// (score units, 100 = one seed), and how often it plays a random action.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LevelProfile {
+    /// Deepest search of the level (`None` = the limits given).
+    pub depth: Option<u32>,
+    /// Uniform noise of ± this many units added to each root action's score.
+    pub noise: i32,
+    /// Probability of a uniformly random legal action.
+    pub blunder: f64,
+}
+
+/// The profile of a level (clamped to 1..=[`MAX_LEVEL`]).
+pub fn level_profile(level: u8) -> LevelProfile {
+    let (depth, noise, blunder) = match level.clamp(1, MAX_LEVEL) {
+        1 => (Some(1), 400, 0.30),
+        2 => (Some(2), 250, 0.15),
+        3 => (Some(3), 150, 0.06),
+        4 => (Some(4), 60, 0.0),
+        5 => (Some(6), 0, 0.0),
+        6 => (Some(9), 0, 0.0),
+        7 => (Some(13), 0, 0.0),
+        _ => (None, 0, 0.0),
+    };
+    LevelProfile {
+        depth,
+        noise,
+        blunder,
+    }
+}
+
+/// A report of a finished iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Info {
+    /// The iteration's depth in plies.
+    pub depth: u32,
+    /// Expected final seed difference for the player to move, in units of
+    /// 1/100 seed ([`SEED`]).
+    pub score: i32,
+    /// Nodes searched so far.
+    pub nodes: u64,
+    /// Time spent so far.
+    pub elapsed: Duration,
+    /// The principal variation.
+    pub pv: Vec<Action>,
+}
+
+impl Info {
+    /// Nodes per second.
+    pub fn nps(&self) -> u64 {
+        let s = self.elapsed.as_secs_f64();
+        if s > 0.0 {
+            (self.nodes as f64 / s) as u64
+        } else {
+            0
+        }
+    }
+}
+
+/// The answer of a search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResult {
+    /// The action to play.
+    pub best: Action,
+    /// Expected final seed difference for the player to move, 1/100 seed.
+    pub score: i32,
+    /// Deepest completed iteration.
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time spent.
+    pub elapsed: Duration,
+    /// The principal variation, starting with `best`.
+    pub pv: Vec<Action>,
+}
+
+impl SearchResult {
+    /// The expected final seeds of the player to move and of his opponent,
+    /// from the score (they add up to 48).
+    pub fn expected_seeds(&self) -> (f64, f64) {
+        let d = self.score as f64 / SEED as f64;
+        ((48.0 + d) / 2.0, (48.0 - d) / 2.0)
+    }
+}
+
+/// A Goré engine: options and a transposition table kept between searches.
+pub struct Engine {
+    options: Options,
+    tt: Table,
+}
+
+impl Engine {
+    /// A new engine.
+    pub fn new(options: Options) -> Engine {
+        Engine {
+            tt: Table::new(options.hash_mb),
+            options,
+        }
+    }
+
+    /// The current options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Changes options; a new hash size reallocates the table.
+    pub fn set_options(&mut self, options: Options) {
+        if options.hash_mb != self.options.hash_mb {
+            self.tt = Table::new(options.hash_mb);
+        }
+        self.options = options;
+    }
+
+    /// Forgets what earlier searches learnt.
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+    }
+
+    fn searcher<'a>(&'a mut self, game: &Game, stop: &'a AtomicBool) -> Searcher<'a> {
+        let hashes: Vec<u64> = game.history().iter().map(Position::hash).collect();
+        let root = *game.position();
+        let mut s = Searcher::new(&mut self.tt, stop, &hashes);
+        s.weights = self.options.weights;
+        if self.options.honourable {
+            s.honourable = Some(root.to_move());
+        }
+        s.cap_left = game
+            .rules()
+            .ply_cap
+            .map(|cap| cap.saturating_sub(game.actions().len() as u32));
+        s
+    }
+
+    /// Full-strength search of the game's current position within `limits`
+    /// (the level plays no part here; see [`Engine::choose`]). Calls
+    /// `on_info` after each completed iteration. `None` when the game is
+    /// over.
+    pub fn search(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        stop: &AtomicBool,
+        on_info: &mut dyn FnMut(&Info),
+    ) -> Option<SearchResult> {
+        let root = *game.position();
+        if game.is_over() {
+            return None;
+        }
+        let legal = root.legal_actions();
+        let first = *legal.first()?;
+        let honourable = self.options.honourable;
+        let start = Instant::now();
+        let max_depth = limits
+            .depth
+            .unwrap_or(Limits::MAX_DEPTH)
+            .clamp(1, Limits::MAX_DEPTH);
+        let mut s = self.searcher(game, stop);
+        s.deadline = search::deadline(limits.time, start);
+        s.node_limit = limits.nodes;
+        let root_hash = root.hash();
+        let mut result = SearchResult {
+            best: if honourable && root.pending_offer().is_some() {
+                Action::Accept
+            } else {
+                first
+            },
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            elapsed: Duration::ZERO,
+            pv: vec![first],
+        };
+        // Only one choice: no need to search it.
+        if legal.len() == 1 || (honourable && root.pending_offer().is_some()) {
+            result.pv = vec![result.best];
+            result.score = crate::evaluate(&root, &s.weights);
+            return Some(result);
+        }
+        let mut prev = 0;
+        for depth in 1..=max_depth {
+            let (mut lo, mut hi) = if depth >= 4 {
+                (prev - 60, prev + 60)
+            } else {
+                (-INF, INF)
+            };
+            let score = loop {
+                let v = s.negamax(&root, root_hash, depth as i32, 0, lo, hi);
+                if s.aborted {
+                    break v;
+                }
+                if v <= lo && lo > -INF {
+                    lo = -INF;
+                } else if v >= hi && hi < INF {
+                    hi = INF;
+                } else {
+                    break v;
+                }
+            };
+            if s.aborted {
+                break;
+            }
+            prev = score;
+            let pv = pv_from_table(s.tt, &root, depth as usize);
+            if let Some(&best) = pv.first() {
+                result.best = best;
+            }
+            result.score = score;
+            result.depth = depth;
+            result.pv = if pv.is_empty() { vec![result.best] } else { pv };
+            let info = Info {
+                depth,
+                score,
+                nodes: s.nodes,
+                elapsed: start.elapsed(),
+                pv: result.pv.clone(),
+            };
+            on_info(&info);
+            // A decided game needs no deeper search.
+            if score.abs() >= 48 * SEED - 1 && depth > 2 {
+                break;
+            }
+        }
+        result.nodes = s.nodes;
+        result.elapsed = start.elapsed();
+        Some(result)
+    }
+
+    /// The action the engine plays at its level: full search at
+    /// [`MAX_LEVEL`], shallower and noisier below, deterministic for a
+    /// given seed and position. `None` when the game is over.
+    pub fn choose(&mut self, game: &Game, limits: &Limits, stop: &AtomicBool) -> Option<Action> {
+        let root = *game.position();
+        if game.is_over() {
+            return None;
+        }
+        let profile = level_profile(self.options.level);
+        let mut limits = *limits;
+        if let Some(d) = profile.depth {
+            limits.depth = Some(limits.depth.map_or(d, |x| x.min(d)));
+        }
+        if profile.noise == 0 && profile.blunder == 0.0 {
+            return self
+                .search(game, &limits, stop, &mut |_| {})
+                .map(|r| r.best);
+        }
+        if self.options.honourable && root.pending_offer().is_some() {
+            return Some(Action::Accept);
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(
+            self.options.seed ^ root.hash() ^ (game.actions().len() as u64).wrapping_mul(0x9e37),
+        );
+        let legal = root.legal_actions();
+        if rng.gen_bool(profile.blunder) {
+            // A beginner's slip: mostly a sowing, as people rarely trade at random.
+            let sows: Vec<Action> = legal
+                .iter()
+                .copied()
+                .filter(|a| matches!(a, Action::Sow(_)))
+                .collect();
+            let pool: &[Action] = if sows.is_empty() { &legal } else { &sows };
+            return Some(pool[rng.gen_range(0..pool.len())]);
+        }
+        // Score each root action with a shallower search, then add noise.
+        let depth = limits.depth.unwrap_or(1).max(1) - 1;
+        let mut best = (i32::MIN, legal[0]);
+        for &a in legal.iter() {
+            let mut g = game.clone();
+            if g.play(a).is_err() {
+                continue;
+            }
+            let me = root.to_move();
+            let v = match g.outcome() {
+                Some(o) => {
+                    (o.seeds[me.index()] as i32 - o.seeds[me.opponent().index()] as i32) * SEED
+                }
+                None => {
+                    let child = *g.position();
+                    let sub = if depth == 0 {
+                        crate::evaluate(&child, &self.options.weights)
+                    } else {
+                        self.search(&g, &Limits::depth(depth), stop, &mut |_| {})
+                            .map_or(0, |r| r.score)
+                    };
+                    if child.to_move() == me {
+                        sub
+                    } else {
+                        -sub
+                    }
+                }
+            };
+            let noisy = v + rng.gen_range(-profile.noise..=profile.noise);
+            if noisy > best.0 {
+                best = (noisy, a);
+            }
+        }
+        Some(best.1)
+    }
+}

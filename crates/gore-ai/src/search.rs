@@ -1,0 +1,352 @@
+//! Negamax alpha-beta with principal-variation search, iterative deepening,
+//! aspiration windows, a transposition table, killer and history ordering,
+//! and a capture quiescence search.
+//!
+//! Goré's turn order is irregular: after `accept` or `decline` the same
+//! player moves again. A child's score is therefore negated only when the
+//! player to move changes.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use gore_core::{Action, Player, Position};
+
+use crate::eval::{evaluate, terminal, Weights};
+use crate::tt::{encode, Bound, Table};
+
+pub(crate) const INF: i32 = 30_000;
+const MAX_PLY: usize = 128;
+const QMAX: u32 = 8;
+
+/// Filter size for the repetition pre-check (a power of two).
+const REP_FILTER: usize = 1 << 14;
+
+pub(crate) struct Searcher<'a> {
+    pub tt: &'a mut Table,
+    pub weights: Weights,
+    /// The side that accepts every offer made to it (honourable play).
+    pub honourable: Option<Player>,
+    /// Hashes of the game's positions, then of the search path.
+    pub path: Vec<u64>,
+    rep_filter: Vec<u8>,
+    /// Plies left before the ply cap ends the game, counted from the root.
+    pub cap_left: Option<u32>,
+    pub nodes: u64,
+    pub node_limit: Option<u64>,
+    pub deadline: Option<Instant>,
+    pub stop: &'a AtomicBool,
+    pub aborted: bool,
+    killers: [[u16; 2]; MAX_PLY],
+    history: Box<[[i32; 0x203]; 2]>,
+    lists: Vec<Vec<(i32, Action)>>,
+}
+
+impl<'a> Searcher<'a> {
+    pub fn new(tt: &'a mut Table, stop: &'a AtomicBool, history_hashes: &[u64]) -> Self {
+        let mut s = Searcher {
+            tt,
+            weights: Weights::default(),
+            honourable: None,
+            path: Vec::with_capacity(history_hashes.len() + MAX_PLY),
+            rep_filter: vec![0; REP_FILTER],
+            cap_left: None,
+            nodes: 0,
+            node_limit: None,
+            deadline: None,
+            stop,
+            aborted: false,
+            killers: [[0xffff; 2]; MAX_PLY],
+            history: Box::new([[0; 0x203]; 2]),
+            lists: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(32)).collect(),
+        };
+        for &h in history_hashes {
+            s.push(h);
+        }
+        s
+    }
+
+    #[inline]
+    fn push(&mut self, h: u64) {
+        self.path.push(h);
+        let slot = &mut self.rep_filter[h as usize & (REP_FILTER - 1)];
+        *slot = slot.saturating_add(1);
+    }
+
+    #[inline]
+    fn pop(&mut self) {
+        if let Some(h) = self.path.pop() {
+            let slot = &mut self.rep_filter[h as usize & (REP_FILTER - 1)];
+            *slot = slot.saturating_sub(1);
+        }
+    }
+
+    /// Whether the position with hash `h`, just pushed, is its third
+    /// occurrence: then repetition ends the game there.
+    #[inline]
+    fn third_occurrence(&self, h: u64) -> bool {
+        if self.rep_filter[h as usize & (REP_FILTER - 1)] < 3 {
+            return false;
+        }
+        self.path.iter().filter(|&&x| x == h).count() >= 3
+    }
+
+    #[inline]
+    fn check_limits(&mut self) {
+        if self.nodes & 1023 == 0 {
+            if self.stop.load(Ordering::Relaxed) {
+                self.aborted = true;
+            }
+            if let Some(d) = self.deadline {
+                if Instant::now() >= d {
+                    self.aborted = true;
+                }
+            }
+        }
+        if let Some(n) = self.node_limit {
+            if self.nodes >= n {
+                self.aborted = true;
+            }
+        }
+    }
+
+    /// The score of `child` (reached from `parent` by one action), from the
+    /// point of view of the player to move at `parent`.
+    #[inline]
+    fn child_score(
+        &mut self,
+        parent: &Position,
+        child: &Position,
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let h = child.hash();
+        self.push(h);
+        let same = child.to_move() == parent.to_move();
+        let v = if child.is_ended()
+            || self.third_occurrence(h)
+            || self.cap_left.is_some_and(|c| ply as u32 + 1 >= c)
+        {
+            // The game ends here: the sweep decides.
+            let t = if child.is_ended() {
+                terminal(child)
+            } else {
+                terminal(&child.swept())
+            };
+            self.nodes += 1;
+            if same {
+                t
+            } else {
+                -t
+            }
+        } else if same {
+            self.negamax(child, h, depth, ply + 1, alpha, beta)
+        } else {
+            -self.negamax(child, h, depth, ply + 1, -beta, -alpha)
+        };
+        self.pop();
+        v
+    }
+
+    /// Fills `list` with the legal actions of `pos` (the honourable side
+    /// only accepts), each with an ordering key; best first.
+    fn order(&self, pos: &Position, ply: usize, tt_move: u16, list: &mut Vec<(i32, Action)>) {
+        list.clear();
+        let me = pos.to_move();
+        if pos.pending_offer().is_some() && self.honourable == Some(me) {
+            list.push((0, Action::Accept));
+            return;
+        }
+        let killers = if ply < MAX_PLY {
+            self.killers[ply]
+        } else {
+            [0xffff; 2]
+        };
+        for &a in pos.legal_actions().iter() {
+            let code = encode(a);
+            let key = if code == tt_move {
+                1 << 28
+            } else {
+                let base = match a {
+                    Action::Sow(h) => {
+                        let mut c = *pos;
+                        c.play_unchecked(Action::Sow(h));
+                        let gain = c.captured(me) as i32 - pos.captured(me) as i32;
+                        if gain > 0 {
+                            (1 << 24) + gain * 4096
+                        } else {
+                            1 << 20
+                        }
+                    }
+                    _ => 0,
+                };
+                let killer = if code == killers[0] || code == killers[1] {
+                    1 << 22
+                } else {
+                    0
+                };
+                base + killer + self.history[me.index()][code as usize].min((1 << 19) - 1)
+            };
+            list.push((key, a));
+        }
+        list.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    }
+
+    pub fn negamax(
+        &mut self,
+        pos: &Position,
+        hash: u64,
+        depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        self.nodes += 1;
+        self.check_limits();
+        if self.aborted {
+            return 0;
+        }
+        if depth <= 0 || ply >= MAX_PLY {
+            return self.quiesce(pos, alpha, beta, 0);
+        }
+        let alpha0 = alpha;
+        let mut tt_move = 0xffff;
+        if let Some(hit) = self.tt.probe(hash) {
+            if let Some(a) = hit.action {
+                tt_move = encode(a);
+            }
+            if hit.depth >= depth && ply > 0 {
+                match hit.bound {
+                    Bound::Exact => return hit.score,
+                    Bound::Lower if hit.score >= beta => return hit.score,
+                    Bound::Upper if hit.score <= alpha => return hit.score,
+                    _ => {}
+                }
+            }
+        }
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        self.order(pos, ply, tt_move, &mut list);
+        let mut best = -INF;
+        let mut best_action = None;
+        for (i, &(_, a)) in list.iter().enumerate() {
+            let mut child = *pos;
+            child.play_unchecked(a);
+            let v = if i == 0 {
+                self.child_score(pos, &child, depth - 1, ply, alpha, beta)
+            } else {
+                let mut v = self.child_score(pos, &child, depth - 1, ply, alpha, alpha + 1);
+                if v > alpha && v < beta && !self.aborted {
+                    v = self.child_score(pos, &child, depth - 1, ply, alpha, beta);
+                }
+                v
+            };
+            if self.aborted {
+                break;
+            }
+            if v > best {
+                best = v;
+                best_action = Some(a);
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        let code = encode(a);
+                        if !matches!(a, Action::Sow(_))
+                            || child.captured(pos.to_move()) == pos.captured(pos.to_move())
+                        {
+                            if ply < MAX_PLY && self.killers[ply][0] != code {
+                                self.killers[ply][1] = self.killers[ply][0];
+                                self.killers[ply][0] = code;
+                            }
+                            let h = &mut self.history[pos.to_move().index()][code as usize];
+                            *h += depth * depth;
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        self.lists[ply] = list;
+        if self.aborted {
+            return 0;
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(hash, depth, best, bound, best_action);
+        best
+    }
+
+    /// Captures only, until the position is quiet.
+    fn quiesce(&mut self, pos: &Position, mut alpha: i32, beta: i32, qply: u32) -> i32 {
+        self.nodes += 1;
+        let stand = evaluate(pos, &self.weights);
+        if stand >= beta || qply >= QMAX || pos.pending_offer().is_some() {
+            return stand;
+        }
+        if stand > alpha {
+            alpha = stand;
+        }
+        let me = pos.to_move();
+        let mut best = stand;
+        for h in pos.sowable_holes().iter() {
+            let mut child = *pos;
+            child.play_unchecked(Action::Sow(h));
+            if child.captured(me) == pos.captured(me) && !child.is_ended() {
+                continue;
+            }
+            let v = if child.is_ended() {
+                -terminal(&child)
+            } else {
+                -self.quiesce(&child, -beta, -alpha, qply + 1)
+            };
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+/// Follows the table's best actions from `pos`: the principal variation.
+pub(crate) fn pv_from_table(tt: &Table, pos: &Position, max: usize) -> Vec<Action> {
+    let mut pv = Vec::new();
+    let mut p = *pos;
+    let mut seen = Vec::new();
+    while pv.len() < max {
+        let h = p.hash();
+        if seen.contains(&h) {
+            break;
+        }
+        seen.push(h);
+        let Some(a) = tt.probe(h).and_then(|hit| hit.action) else {
+            break;
+        };
+        match p.play(a) {
+            Ok(next) => {
+                pv.push(a);
+                p = next;
+            }
+            Err(_) => break,
+        }
+        if p.is_ended() {
+            break;
+        }
+    }
+    pv
+}
+
+/// Converts a time budget into a deadline.
+pub(crate) fn deadline(time: Option<Duration>, start: Instant) -> Option<Instant> {
+    time.map(|t| start + t)
+}
