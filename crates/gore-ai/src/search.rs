@@ -190,7 +190,7 @@ impl<'a> Searcher<'a> {
             };
             list.push((key, a));
         }
-        list.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        list.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
     }
 
     pub fn negamax(
