@@ -25,6 +25,7 @@
 //! assert!(game.position().is_legal(result.best));
 //! ```
 
+pub mod baselines;
 mod eval;
 mod search;
 mod tt;
