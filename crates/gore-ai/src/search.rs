@@ -17,9 +17,22 @@ use crate::tt::{encode, Bound, Table};
 pub(crate) const INF: i32 = 30_000;
 const MAX_PLY: usize = 128;
 const QMAX: u32 = 8;
+/// Shallowest remaining depth at which the transposition table is used.
+const TT_MIN_DEPTH: i32 = 2;
 
 /// Filter size for the repetition pre-check (a power of two).
 const REP_FILTER: usize = 1 << 14;
+
+/// An action with its ordering key and the position it leads to.
+#[derive(Clone, Copy)]
+struct Move {
+    key: i32,
+    action: Action,
+    child: Position,
+}
+
+/// Ordering keys of capturing sowings start here.
+const CAPTURE: i32 = 1 << 24;
 
 pub(crate) struct Searcher<'a> {
     pub tt: &'a mut Table,
@@ -38,7 +51,7 @@ pub(crate) struct Searcher<'a> {
     pub aborted: bool,
     killers: [[u16; 2]; MAX_PLY],
     history: Box<[[i32; 0x203]; 2]>,
-    lists: Vec<Vec<(i32, Action)>>,
+    lists: Vec<Vec<Move>>,
 }
 
 impl<'a> Searcher<'a> {
@@ -150,12 +163,19 @@ impl<'a> Searcher<'a> {
     }
 
     /// Fills `list` with the legal actions of `pos` (the honourable side
-    /// only accepts), each with an ordering key; best first.
-    fn order(&self, pos: &Position, ply: usize, tt_move: u16, list: &mut Vec<(i32, Action)>) {
+    /// only accepts), each with its child position and an ordering key;
+    /// best first. The key says whether the action captures (bit 24).
+    fn order(&self, pos: &Position, ply: usize, tt_move: u16, list: &mut Vec<Move>) {
         list.clear();
         let me = pos.to_move();
         if pos.pending_offer().is_some() && self.honourable == Some(me) {
-            list.push((0, Action::Accept));
+            let mut c = *pos;
+            c.play_unchecked(Action::Accept);
+            list.push(Move {
+                key: 0,
+                action: Action::Accept,
+                child: c,
+            });
             return;
         }
         let killers = if ply < MAX_PLY {
@@ -163,34 +183,35 @@ impl<'a> Searcher<'a> {
         } else {
             [0xffff; 2]
         };
+        let history = &self.history[me.index()];
         for &a in pos.legal_actions().iter() {
             let code = encode(a);
-            let key = if code == tt_move {
-                1 << 28
-            } else {
-                let base = match a {
-                    Action::Sow(h) => {
-                        let mut c = *pos;
-                        c.play_unchecked(Action::Sow(h));
-                        let gain = c.captured(me) as i32 - pos.captured(me) as i32;
-                        if gain > 0 {
-                            (1 << 24) + gain * 4096
-                        } else {
-                            1 << 20
-                        }
+            let mut c = *pos;
+            c.play_unchecked(a);
+            let mut key = match a {
+                Action::Sow(_) => {
+                    let gain = c.captured(me) as i32 - pos.captured(me) as i32;
+                    if gain > 0 {
+                        CAPTURE + gain * 4096
+                    } else {
+                        1 << 20
                     }
-                    _ => 0,
-                };
-                let killer = if code == killers[0] || code == killers[1] {
-                    1 << 22
-                } else {
-                    0
-                };
-                base + killer + self.history[me.index()][code as usize].min((1 << 19) - 1)
+                }
+                _ => 0,
             };
-            list.push((key, a));
+            if code == tt_move {
+                key += 1 << 28;
+            } else if code == killers[0] || code == killers[1] {
+                key += 1 << 22;
+            }
+            key += history[code as usize].min((1 << 19) - 1);
+            list.push(Move {
+                key,
+                action: a,
+                child: c,
+            });
         }
-        list.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+        list.sort_unstable_by_key(|m| std::cmp::Reverse(m.key));
     }
 
     pub fn negamax(
@@ -212,7 +233,10 @@ impl<'a> Searcher<'a> {
         }
         let alpha0 = alpha;
         let mut tt_move = 0xffff;
-        if let Some(hit) = self.tt.probe(hash) {
+        // Nodes next to the horizon are most of the tree; their table
+        // lookups would be cache misses costing more than they save.
+        let use_tt = depth >= TT_MIN_DEPTH;
+        if let Some(hit) = if use_tt { self.tt.probe(hash) } else { None } {
             if let Some(a) = hit.action {
                 tt_move = encode(a);
             }
@@ -229,15 +253,25 @@ impl<'a> Searcher<'a> {
         self.order(pos, ply, tt_move, &mut list);
         let mut best = -INF;
         let mut best_action = None;
-        for (i, &(_, a)) in list.iter().enumerate() {
-            let mut child = *pos;
-            child.play_unchecked(a);
+        for (i, m) in list.iter().enumerate() {
+            let (a, child) = (m.action, &m.child);
             let v = if i == 0 {
-                self.child_score(pos, &child, depth - 1, ply, alpha, beta)
+                self.child_score(pos, child, depth - 1, ply, alpha, beta)
             } else {
-                let mut v = self.child_score(pos, &child, depth - 1, ply, alpha, alpha + 1);
+                // Late, quiet actions are searched shallower first (LMR);
+                // any that beats alpha is searched again in full.
+                let quiet = m.key < CAPTURE && encode(a) != tt_move;
+                let r = if depth >= 3 && i >= 3 && quiet {
+                    1 + (i >= 8) as i32
+                } else {
+                    0
+                };
+                let mut v = self.child_score(pos, child, depth - 1 - r, ply, alpha, alpha + 1);
+                if r > 0 && v > alpha && !self.aborted {
+                    v = self.child_score(pos, child, depth - 1, ply, alpha, alpha + 1);
+                }
                 if v > alpha && v < beta && !self.aborted {
-                    v = self.child_score(pos, &child, depth - 1, ply, alpha, beta);
+                    v = self.child_score(pos, child, depth - 1, ply, alpha, beta);
                 }
                 v
             };
@@ -250,10 +284,8 @@ impl<'a> Searcher<'a> {
                 if v > alpha {
                     alpha = v;
                     if alpha >= beta {
-                        let code = encode(a);
-                        if !matches!(a, Action::Sow(_))
-                            || child.captured(pos.to_move()) == pos.captured(pos.to_move())
-                        {
+                        if m.key < CAPTURE {
+                            let code = encode(a);
                             if ply < MAX_PLY && self.killers[ply][0] != code {
                                 self.killers[ply][1] = self.killers[ply][0];
                                 self.killers[ply][0] = code;
@@ -277,7 +309,9 @@ impl<'a> Searcher<'a> {
         } else {
             Bound::Upper
         };
-        self.tt.store(hash, depth, best, bound, best_action);
+        if use_tt {
+            self.tt.store(hash, depth, best, bound, best_action);
+        }
         best
     }
 
