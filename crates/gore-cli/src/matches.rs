@@ -1,11 +1,720 @@
 //! `gore match`: engine-against-engine matches.
+//!
+//! Games are played in pairs: each opening (`--openings` random sowings
+//! from the start, drawn from `--seed`) is played twice, engine1 as A in
+//! the even games (0, 2, …) and as B in the odd ones. Each engine gets a
+//! seed per game, derived from `--seed`, the game's index and the engine's
+//! slot, so that lower levels err differently from game to game and a match
+//! is repeated exactly by the same command (unless an engine plays on the
+//! clock).
+//!
+//! `--concurrency` threads take games by index; results are counted in
+//! index order, so the statistics, the SPRT's stopping point and the
+//! output do not depend on which thread finished first.
+//!
+//! Output: see [`report`] and docs/STRENGTH.md.
 
-use anyhow::Result;
+#[path = "match_external.rs"]
+mod external;
+#[path = "match_players.rs"]
+mod players;
+#[path = "match_stats.rs"]
+mod stats;
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
+use gore_core::{Action, EndReason, Game, Player as Side, Record, Rules};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::commands::parse_rules;
+use players::{EngineSpec, Fault, Kind, Player, Setup};
+use stats::{Sprt, Tally, Verdict};
+
+/// The ply cap applied when the rules give none. Two engines that both
+/// avoid losing can shuffle seeds (and trade holes back and forth) for a
+/// very long time without repeating a position exactly, since the captured
+/// totals and controllers change too; the cap bounds every game, and so
+/// the match's time. Real games end by the board long before 300 actions.
+pub const DEFAULT_PLY_CAP: u32 = 300;
 
 #[derive(Args)]
-pub struct MatchArgs {}
+pub struct MatchArgs {
+    /// The first engine (results are given from its side): random, greedy,
+    /// ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB],
+    /// or cmd:[OPTIONS:]COMMAND for an external engine speaking the engine
+    /// protocol.
+    // Specs are checked by `run`, so that a bad one exits with status 1
+    // and a one-line message like every other error of the tool.
+    #[arg(long, value_name = "SPEC")]
+    engine1: String,
+    /// The second engine, written like --engine1.
+    #[arg(long, value_name = "SPEC")]
+    engine2: String,
+    /// Number of games (each opening is played twice, colours swapped).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    games: u64,
+    /// Rule set: `standard` or options such as `skip-origin,no-trades`.
+    #[arg(long, default_value = "standard", value_parser = parse_rules)]
+    rules: Rules,
+    /// Random sowings played from the start before the engines take over.
+    #[arg(long, default_value_t = 2)]
+    openings: u32,
+    /// Seed of the openings and of every engine's per-game seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Games played at once, on as many threads (default: available cores).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    concurrency: Option<u64>,
+    /// End every game after N actions (0: no cap). Default: the rules'
+    /// own ply cap, else 300 (see docs/STRENGTH.md).
+    #[arg(long, value_name = "N")]
+    ply_cap: Option<u32>,
+    /// Stop early by a sequential probability ratio test of engine1's Elo
+    /// advantage: H0 elo0 against H1 elo1 (alpha, beta default 0.05).
+    #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]")]
+    sprt: Option<String>,
+    /// Write every game's record to DIR/game-0001.gore, …
+    #[arg(long, value_name = "DIR")]
+    save: Option<PathBuf>,
+    /// Milliseconds per decision for engines that need a limit and whose
+    /// spec gives none (ai:8 and cmd: engines).
+    #[arg(long, default_value_t = 100, value_name = "MS")]
+    movetime: u64,
+    /// How long an external engine may take beyond its movetime to answer
+    /// (a late engine loses the game), in milliseconds.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    timeout: u64,
+    /// Show progress on stderr even when it is not a terminal (as lines).
+    #[arg(long)]
+    progress: bool,
+}
 
-pub fn run(_args: MatchArgs) -> Result<()> {
-    anyhow::bail!("not yet implemented")
+/// Why a game ended, for the counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    Over(EndReason),
+    /// The engine in this slot (0 = engine1) lost by a fault.
+    Forfeit(usize),
+}
+
+/// One finished game, as a worker reports it.
+#[derive(Debug)]
+struct GameResult {
+    index: usize,
+    /// Engine1's result: Greater a win, Equal a draw, Less a loss.
+    result: std::cmp::Ordering,
+    end: End,
+    plies: usize,
+    forfeit_note: Option<String>,
+    save_error: Option<String>,
+}
+
+/// What every worker shares.
+struct Match {
+    specs: [EngineSpec; 2],
+    rules: Rules,
+    seed: u64,
+    openings: Vec<Vec<Action>>,
+    opening_plies: u32,
+    setup: Setup,
+    save: Option<PathBuf>,
+    event: String,
+    date: String,
+    width: usize,
+}
+
+/// SplitMix64's finaliser: a well-mixed 64-bit function of a 64-bit input.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The seed of the engine in `slot` (0 = engine1) for game `index`.
+pub fn game_seed(seed: u64, index: usize, slot: usize) -> u64 {
+    mix(mix(seed) ^ mix((index as u64) << 1 | slot as u64))
+}
+
+/// `pairs` openings of `plies` random sowings from the start (any legal
+/// action when no sowing is possible), none ending the game, distinct as
+/// long as fresh ones can be found.
+fn make_openings(rules: Rules, plies: u32, pairs: usize, seed: u64) -> Result<Vec<Vec<Action>>> {
+    if let Some(cap) = rules.ply_cap {
+        if plies >= cap {
+            bail!("--openings: {plies} plies would reach the ply cap of {cap}");
+        }
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(mix(seed ^ 0x6f70_656e_696e_6773));
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(pairs);
+    for _ in 0..pairs {
+        let mut chosen = None;
+        for attempt in 0..1000 {
+            let Some(line) = random_opening(rules, plies, &mut rng) else {
+                continue;
+            };
+            if seen.insert(line.clone()) || attempt >= 20 {
+                chosen = Some(line);
+                break;
+            }
+        }
+        let line = chosen.ok_or_else(|| {
+            anyhow!("--openings: no line of {plies} random plies keeps the game going")
+        })?;
+        out.push(line);
+    }
+    Ok(out)
+}
+
+fn random_opening(rules: Rules, plies: u32, rng: &mut ChaCha8Rng) -> Option<Vec<Action>> {
+    let mut game = Game::new(rules);
+    for _ in 0..plies {
+        let legal = game.legal_actions();
+        let sows: Vec<Action> = legal
+            .iter()
+            .copied()
+            .filter(|a| matches!(a, Action::Sow(_)))
+            .collect();
+        let pool: Vec<Action> = if sows.is_empty() {
+            legal.iter().copied().collect()
+        } else {
+            sows
+        };
+        if pool.is_empty() {
+            return None;
+        }
+        let a = pool[rng.gen_range(0..pool.len())];
+        game.play(a).ok()?;
+        if game.is_over() {
+            return None;
+        }
+    }
+    Some(game.actions().to_vec())
+}
+
+/// Today's date, `YYYY-MM-DD` (UTC), for the records.
+fn today() -> String {
+    let days = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs() / 86_400)
+        .unwrap_or(0) as i64;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+impl Match {
+    /// Plays game `index` with the worker's two players (slot 0 = engine1);
+    /// `None` when the match stops before it ends.
+    fn play(
+        &self,
+        players: &mut [Player; 2],
+        index: usize,
+        stop: &AtomicBool,
+    ) -> Option<GameResult> {
+        let swap = index % 2 == 1;
+        // The slot of the engine playing A.
+        let slot_a = usize::from(swap);
+        let slot_of = |side: Side| if side == Side::A { slot_a } else { 1 - slot_a };
+        let mut game = Game::new(self.rules);
+        for &a in &self.openings[index / 2] {
+            game.play(a).expect("openings are legal");
+        }
+        let mut forfeit: Option<(usize, String)> = None;
+        for (slot, p) in players.iter_mut().enumerate() {
+            match p.new_game(game_seed(self.seed, index, slot), self.rules, stop) {
+                Ok(()) => {}
+                Err(Fault::Aborted) => return None,
+                Err(Fault::Forfeit(m)) => {
+                    forfeit = Some((slot, m));
+                    break;
+                }
+            }
+        }
+        while forfeit.is_none() && !game.is_over() {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            let slot = slot_of(game.position().to_move());
+            match players[slot].choose(&game, stop) {
+                Ok(a) => {
+                    if let Err(e) = game.play(a) {
+                        forfeit = Some((slot, format!("played the illegal action {a}: {e}")));
+                    }
+                }
+                Err(Fault::Aborted) => return None,
+                Err(Fault::Forfeit(m)) => forfeit = Some((slot, m)),
+            }
+        }
+        if stop.load(Ordering::Relaxed) && forfeit.is_some() {
+            // A fault while the match stops may be the stop's doing.
+            return None;
+        }
+        let (result, end) = match (&forfeit, game.outcome()) {
+            (Some((slot, _)), _) => {
+                let r = if *slot == 0 {
+                    std::cmp::Ordering::Less
+                } else {
+                    std::cmp::Ordering::Greater
+                };
+                (r, End::Forfeit(*slot))
+            }
+            (None, Some(o)) => {
+                let mine = o.seeds[slot_a];
+                (mine.cmp(&24), End::Over(o.reason))
+            }
+            (None, None) => unreachable!("the loop ends with an outcome or a forfeit"),
+        };
+        let forfeit_note = forfeit.as_ref().map(|(slot, m)| {
+            format!(
+                "game {}: engine{} `{}` forfeits: {m}",
+                index + 1,
+                slot + 1,
+                self.specs[*slot]
+            )
+        });
+        let save_error = self
+            .save(&game, index, slot_a, forfeit_note.as_deref())
+            .err()
+            .map(|e| format!("{e:#}"));
+        Some(GameResult {
+            index,
+            result,
+            end,
+            plies: game.actions().len(),
+            forfeit_note,
+            save_error,
+        })
+    }
+
+    /// Writes the record of game `index`, if asked to.
+    fn save(&self, game: &Game, index: usize, slot_a: usize, forfeit: Option<&str>) -> Result<()> {
+        let Some(dir) = &self.save else {
+            return Ok(());
+        };
+        let mut rec = Record::from_game(game);
+        rec.event = Some(self.event.clone());
+        rec.players = [
+            Some(self.specs[slot_a].text.clone()),
+            Some(self.specs[1 - slot_a].text.clone()),
+        ];
+        rec.date = Some(self.date.clone());
+        rec.extra.push(("Round".into(), (index + 1).to_string()));
+        rec.extra
+            .push(("Opening".into(), self.opening_plies.to_string()));
+        if let Some(f) = forfeit {
+            rec.extra.push(("Forfeit".into(), f.to_string()));
+        }
+        let path = dir.join(format!("game-{:0w$}.gore", index + 1, w = self.width));
+        std::fs::write(&path, rec.to_string())
+            .with_context(|| format!("--save: cannot write {}", path.display()))
+    }
+}
+
+/// Counts in index order.
+#[derive(Default)]
+struct Totals {
+    all: Tally,
+    /// Engine1's results as A and as B.
+    by_side: [Tally; 2],
+    board: u64,
+    repetition: u64,
+    ply_cap: u64,
+    forfeits: [u64; 2],
+    plies: u64,
+}
+
+impl Totals {
+    fn add(&mut self, r: &GameResult) {
+        self.all.add(r.result);
+        self.by_side[r.index % 2].add(r.result);
+        match r.end {
+            End::Over(EndReason::Board) => self.board += 1,
+            End::Over(EndReason::Repetition) => self.repetition += 1,
+            End::Over(EndReason::PlyCap) => self.ply_cap += 1,
+            End::Forfeit(slot) => self.forfeits[slot] += 1,
+        }
+        self.plies += r.plies as u64;
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+fn tally_line(t: &Tally) -> String {
+    format!("wins {}  draws {}  losses {}", t.wins, t.draws, t.losses)
+}
+
+/// The match's report on stdout: one `key value…` line each.
+///
+/// ```text
+/// engine1 ai:8:depth=4
+/// engine2 random
+/// rules ply-cap=300
+/// games 20  wins 20  draws 0  losses 0
+/// score 100.0%
+/// elo +inf ± inf (95%)
+/// as-a wins 10  draws 0  losses 0
+/// as-b wins 10  draws 0  losses 0
+/// ended board 20  repetition 0  ply-cap 0  forfeit 0
+/// forfeits engine1 0  engine2 0
+/// plies 61.4
+/// sprt llr 2.95  lower -2.94  upper 2.94  elo0 0  elo1 10  alpha 0.05  beta 0.05  result H1
+/// ```
+fn report(m: &Match, t: &Totals, sprt: Option<(&Sprt, f64)>) -> String {
+    let mut out = String::new();
+    let games = t.all.games();
+    let _ = writeln!(out, "engine1 {}", m.specs[0]);
+    let _ = writeln!(out, "engine2 {}", m.specs[1]);
+    let _ = writeln!(out, "rules {}", m.rules);
+    let _ = writeln!(out, "games {games}  {}", tally_line(&t.all));
+    let _ = writeln!(out, "score {}", pct(t.all.score()));
+    let _ = writeln!(
+        out,
+        "elo {:+.1} ± {:.1} (95%)",
+        t.all.elo(),
+        t.all.elo_margin()
+    );
+    let _ = writeln!(out, "as-a {}", tally_line(&t.by_side[0]));
+    let _ = writeln!(out, "as-b {}", tally_line(&t.by_side[1]));
+    let _ = writeln!(
+        out,
+        "ended board {}  repetition {}  ply-cap {}  forfeit {}",
+        t.board,
+        t.repetition,
+        t.ply_cap,
+        t.forfeits[0] + t.forfeits[1]
+    );
+    let _ = writeln!(
+        out,
+        "forfeits engine1 {}  engine2 {}",
+        t.forfeits[0], t.forfeits[1]
+    );
+    let _ = writeln!(
+        out,
+        "plies {:.1}",
+        if games > 0 {
+            t.plies as f64 / games as f64
+        } else {
+            0.0
+        }
+    );
+    if let Some((s, llr)) = sprt {
+        let _ = writeln!(
+            out,
+            "sprt llr {llr:.2}  lower {:.2}  upper {:.2}  elo0 {}  elo1 {}  alpha {}  beta {}  result {}",
+            s.lower(),
+            s.upper(),
+            s.elo0,
+            s.elo1,
+            s.alpha,
+            s.beta,
+            s.verdict(llr).as_str()
+        );
+    }
+    out
+}
+
+/// Progress on stderr: a bar on a terminal, else plain lines (with
+/// `--progress`), else nothing.
+enum Progress {
+    Bar(ProgressBar),
+    Lines { every: u64, total: u64 },
+    Off,
+}
+
+impl Progress {
+    fn new(total: u64, forced: bool) -> Progress {
+        if std::io::stderr().is_terminal() {
+            let bar = ProgressBar::new(total);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} games  {msg}  {elapsed_precise} eta {eta}",
+                )
+                .expect("valid template"),
+            );
+            Progress::Bar(bar)
+        } else if forced {
+            Progress::Lines {
+                every: (total / 20).max(1),
+                total,
+            }
+        } else {
+            Progress::Off
+        }
+    }
+
+    fn update(&self, done: u64, t: &Tally) {
+        let msg = format!(
+            "+{} ={} -{}  score {}",
+            t.wins,
+            t.draws,
+            t.losses,
+            pct(t.score())
+        );
+        match self {
+            Progress::Bar(b) => {
+                b.set_position(done);
+                b.set_message(msg);
+            }
+            Progress::Lines { every, total } => {
+                if done.is_multiple_of(*every) || done == *total {
+                    eprintln!("progress {done}/{total} games  {msg}");
+                }
+            }
+            Progress::Off => {}
+        }
+    }
+
+    fn finish(&self) {
+        if let Progress::Bar(b) = self {
+            b.finish_and_clear();
+        }
+    }
+
+    fn println(&self, line: &str) {
+        match self {
+            Progress::Bar(b) => b.println(line),
+            _ => eprintln!("{line}"),
+        }
+    }
+}
+
+pub fn run(args: MatchArgs) -> Result<()> {
+    let spec = |flag: &str, s: &str| -> Result<EngineSpec> {
+        s.parse().map_err(|e: String| anyhow!("{flag}: {e}"))
+    };
+    let specs = [
+        spec("--engine1", &args.engine1)?,
+        spec("--engine2", &args.engine2)?,
+    ];
+    let sprt = match &args.sprt {
+        None => None,
+        Some(s) => Some(Sprt::parse(s).map_err(|e| anyhow!("--sprt: {e}"))?),
+    };
+    let mut rules = args.rules;
+    match args.ply_cap {
+        Some(0) => rules.ply_cap = None,
+        Some(n) => rules.ply_cap = Some(n),
+        None if rules.ply_cap.is_none() => rules.ply_cap = Some(DEFAULT_PLY_CAP),
+        None => {}
+    }
+    let games = args.games as usize;
+    let pairs = games.div_ceil(2);
+    let openings = make_openings(rules, args.openings, pairs, args.seed)?;
+    let setup = Setup {
+        default_movetime: args.movetime.max(1),
+        timeout: Duration::from_millis(args.timeout),
+    };
+    // An external engine that cannot start is an error, not 100 forfeits.
+    let stop = AtomicBool::new(false);
+    for (i, spec) in specs.iter().enumerate() {
+        if let Kind::Cmd(command) = &spec.kind {
+            let mut probe = external::External::new(
+                spec.clone(),
+                command.clone(),
+                gore_ai::Limits::default(),
+                setup.timeout,
+            );
+            if let Err(Fault::Forfeit(m)) = probe.start(&stop) {
+                bail!("--engine{} `{spec}`: {m}", i + 1);
+            }
+        }
+    }
+    if let Some(dir) = &args.save {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("--save: cannot create {}", dir.display()))?;
+    }
+    let concurrency = args
+        .concurrency
+        .map(|c| c as usize)
+        .unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, games);
+    let m = Match {
+        event: format!("gore match: {} vs {}", specs[0], specs[1]),
+        specs,
+        rules,
+        seed: args.seed,
+        openings,
+        opening_plies: args.openings,
+        setup,
+        save: args.save,
+        date: today(),
+        width: games.to_string().len().max(4),
+    };
+    let progress = Progress::new(args.games, args.progress);
+    let clock = Instant::now();
+    let next_game = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<GameResult>();
+    let mut totals = Totals::default();
+    let mut llr = None;
+    let mut failure = None;
+    thread::scope(|scope| {
+        for _ in 0..concurrency {
+            let tx = tx.clone();
+            let (m, stop, next_game) = (&m, &stop, &next_game);
+            scope.spawn(move || {
+                let mut players = [
+                    Player::new(&m.specs[0], &m.setup),
+                    Player::new(&m.specs[1], &m.setup),
+                ];
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let index = next_game.fetch_add(1, Ordering::Relaxed);
+                    if index >= games {
+                        break;
+                    }
+                    match m.play(&mut players, index, stop) {
+                        Some(r) => {
+                            if tx.send(r).is_err() {
+                                break;
+                            }
+                        }
+                        None => break,
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut pending: Vec<Option<GameResult>> = (0..games).map(|_| None).collect();
+        let mut counted = 0;
+        let mut done = 0;
+        'receive: for r in rx.iter() {
+            done += 1;
+            if let Some(note) = &r.forfeit_note {
+                progress.println(&format!("gore: {note}"));
+            }
+            if let Some(e) = &r.save_error {
+                failure = Some(e.clone());
+                stop.store(true, Ordering::Relaxed);
+                break;
+            }
+            let index = r.index;
+            pending[index] = Some(r);
+            while counted < games {
+                let Some(r) = pending[counted].take() else {
+                    break;
+                };
+                totals.add(&r);
+                counted += 1;
+                // The test looks at whole pairs, so both colours weigh alike.
+                if let Some(s) = &sprt {
+                    if counted % 2 == 0 || counted == games {
+                        let l = s.llr(&totals.all);
+                        llr = Some(l);
+                        if s.verdict(l) != Verdict::Continue {
+                            stop.store(true, Ordering::Relaxed);
+                            break 'receive;
+                        }
+                    }
+                }
+            }
+            progress.update(done, &totals.all);
+        }
+        // Let the workers see the end quickly if the loop broke early.
+        stop.store(true, Ordering::Relaxed);
+    });
+    progress.finish();
+    if let Some(e) = failure {
+        bail!("{e}");
+    }
+    let sprt = sprt.as_ref().map(|s| (s, llr.unwrap_or(0.0)));
+    let mut out = std::io::stdout().lock();
+    out.write_all(report(&m, &totals, sprt).as_bytes())?;
+    out.flush()?;
+    let secs = clock.elapsed().as_secs_f64();
+    let timed: Vec<String> = m
+        .specs
+        .iter()
+        .filter(|s| s.is_timed(m.setup.default_movetime))
+        .map(|s| s.text.clone())
+        .collect();
+    eprintln!(
+        "time {secs:.1} s ({:.2} s/game, {concurrency} threads){}",
+        secs / totals.all.games().max(1) as f64,
+        if timed.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; on the clock, not exactly repeatable: {}",
+                timed.join(", ")
+            )
+        }
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_differ_by_game_and_slot() {
+        let mut all = HashSet::new();
+        for g in 0..100 {
+            for s in 0..2 {
+                assert!(all.insert(game_seed(7, g, s)));
+            }
+        }
+        assert_eq!(game_seed(7, 3, 1), game_seed(7, 3, 1));
+        assert_ne!(game_seed(7, 3, 1), game_seed(8, 3, 1));
+    }
+
+    #[test]
+    fn openings_are_deterministic_distinct_and_legal() {
+        let a = make_openings(Rules::STANDARD, 2, 16, 5).unwrap();
+        let b = make_openings(Rules::STANDARD, 2, 16, 5).unwrap();
+        assert_eq!(a, b);
+        // 16 two-ply openings exist: all of them, once each.
+        let set: HashSet<_> = a.iter().cloned().collect();
+        assert_eq!(set.len(), 16);
+        // More pairs than distinct openings: repeats are allowed.
+        let c = make_openings(Rules::STANDARD, 2, 40, 5).unwrap();
+        assert_eq!(c.len(), 40);
+        for line in make_openings(Rules::STANDARD, 12, 10, 1).unwrap() {
+            let mut g = Game::new(Rules::STANDARD);
+            for a in &line {
+                g.play(*a).unwrap();
+            }
+            assert_eq!(line.len(), 12);
+            assert!(!g.is_over());
+        }
+        assert!(make_openings(Rules::STANDARD, 0, 3, 1)
+            .unwrap()
+            .iter()
+            .all(Vec::is_empty));
+        let capped: Rules = "ply-cap=4".parse().unwrap();
+        assert!(make_openings(capped, 4, 1, 1).is_err());
+    }
+
+    #[test]
+    fn date_is_iso() {
+        let d = today();
+        assert_eq!(d.len(), 10);
+        assert!(d.starts_with("20"));
+        assert_eq!(&d[4..5], "-");
+    }
 }

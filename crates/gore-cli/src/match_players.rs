@@ -1,0 +1,339 @@
+//! The players of `gore match`: engine specs (`random`, `greedy`,
+//! `ai:LEVEL[:options]`, `cmd:[options:]COMMAND`) and the players they make.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use gore_ai::{baselines, Engine, Limits, Options, MAX_LEVEL};
+use gore_core::{Action, Game, Rules};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::external::External;
+
+/// What an engine spec names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// A uniformly random legal action.
+    Random,
+    /// The 1-ply greedy capturer.
+    Greedy,
+    /// The built-in gore-ai at a level.
+    Ai(u8),
+    /// An external engine speaking the engine protocol, run by `sh -c`.
+    Cmd(String),
+}
+
+/// An engine as given on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineSpec {
+    /// The spec as written (the player's name in records and output).
+    pub text: String,
+    pub kind: Kind,
+    /// `depth=N`: deepest iteration.
+    pub depth: Option<u32>,
+    /// `nodes=N`: nodes per decision.
+    pub nodes: Option<u64>,
+    /// `movetime=MS`: milliseconds per decision.
+    pub movetime: Option<u64>,
+    /// `honourable`: accept every offer.
+    pub honourable: bool,
+    /// `hash=MB`: transposition table size.
+    pub hash_mb: Option<usize>,
+    /// `level=N` (external engines; built-in ones give it as `ai:N`).
+    pub level: Option<u8>,
+}
+
+pub const SPEC_HELP: &str = "random, greedy, ai:LEVEL[:depth=N][:nodes=N][:movetime=MS]\
+[:honourable][:hash=MB] (LEVEL 1-8), or cmd:[OPTIONS:]COMMAND (OPTIONS as for ai, plus level=N)";
+
+impl fmt::Display for EngineSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl EngineSpec {
+    fn plain(text: &str, kind: Kind) -> EngineSpec {
+        EngineSpec {
+            text: text.to_string(),
+            kind,
+            depth: None,
+            nodes: None,
+            movetime: None,
+            honourable: false,
+            hash_mb: None,
+            level: None,
+        }
+    }
+
+    /// Applies one `key=value` or `honourable` option. `Ok(false)` when the
+    /// word is not an option at all (for `cmd:`, the command starts there).
+    fn option(&mut self, word: &str, allow_level: bool) -> Result<bool, String> {
+        if word == "honourable" {
+            self.honourable = true;
+            return Ok(true);
+        }
+        let Some((key, value)) = word.split_once('=') else {
+            return Ok(false);
+        };
+        fn positive<T: FromStr + PartialOrd + Default>(
+            key: &str,
+            value: &str,
+        ) -> Result<T, String> {
+            value
+                .parse::<T>()
+                .ok()
+                .filter(|v| *v > T::default())
+                .ok_or_else(|| format!("{key}={value}: expected a positive whole number"))
+        }
+        match key {
+            "depth" => self.depth = Some(positive(key, value)?),
+            "nodes" => self.nodes = Some(positive(key, value)?),
+            "movetime" => self.movetime = Some(positive(key, value)?),
+            "hash" => self.hash_mb = Some(positive(key, value)?),
+            "level" if allow_level => {
+                let l: u8 = positive(key, value)?;
+                if l > MAX_LEVEL {
+                    return Err(format!("level={value}: levels go from 1 to {MAX_LEVEL}"));
+                }
+                self.level = Some(l);
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The limits asked for by the spec; `None` when it gives none.
+    pub fn limits(&self) -> Option<Limits> {
+        if self.depth.is_none() && self.nodes.is_none() && self.movetime.is_none() {
+            return None;
+        }
+        Some(Limits {
+            depth: self.depth,
+            nodes: self.nodes,
+            time: self.movetime.map(Duration::from_millis),
+        })
+    }
+
+    /// Whether the engine's play depends on the clock (so a match with it
+    /// is not exactly repeatable).
+    pub fn is_timed(&self, default_movetime: u64) -> bool {
+        match self.kind {
+            Kind::Random | Kind::Greedy => false,
+            Kind::Ai(level) => {
+                self.movetime.is_some()
+                    || (level == MAX_LEVEL && self.limits().is_none() && default_movetime > 0)
+            }
+            Kind::Cmd(_) => self.movetime.is_some() || self.limits().is_none(),
+        }
+    }
+}
+
+impl FromStr for EngineSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<EngineSpec, String> {
+        let bad = |why: String| format!("`{s}`: {why}; an engine is {SPEC_HELP}");
+        match s {
+            "random" => return Ok(EngineSpec::plain(s, Kind::Random)),
+            "greedy" => return Ok(EngineSpec::plain(s, Kind::Greedy)),
+            _ => {}
+        }
+        if let Some(rest) = s.strip_prefix("ai:") {
+            let mut parts = rest.split(':');
+            let level_text = parts.next().unwrap_or("");
+            let level = level_text
+                .parse::<u8>()
+                .ok()
+                .filter(|l| (1..=MAX_LEVEL).contains(l))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "the level `{level_text}` is not a number from 1 to {MAX_LEVEL}"
+                    ))
+                })?;
+            let mut spec = EngineSpec::plain(s, Kind::Ai(level));
+            for word in parts {
+                if !spec.option(word, false).map_err(&bad)? {
+                    return Err(bad(format!("unknown option `{word}`")));
+                }
+            }
+            return Ok(spec);
+        }
+        if let Some(rest) = s.strip_prefix("cmd:") {
+            let mut spec = EngineSpec::plain(s, Kind::Cmd(String::new()));
+            let mut command = rest;
+            // Leading `option:` words, up to the first word that is not one.
+            while let Some((word, tail)) = command.split_once(':') {
+                if !spec.option(word, true).map_err(&bad)? {
+                    break;
+                }
+                command = tail;
+            }
+            if command.trim().is_empty() {
+                return Err(bad("no command after cmd:".into()));
+            }
+            spec.kind = Kind::Cmd(command.to_string());
+            return Ok(spec);
+        }
+        let kind = s.split(':').next().unwrap_or(s);
+        if kind == "random" || kind == "greedy" {
+            return Err(bad(format!("`{kind}` takes no options")));
+        }
+        Err(bad(format!("unknown engine kind `{kind}`")))
+    }
+}
+
+/// Why a player gave no action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// The player loses the game (crash, timeout, error, bad answer).
+    Forfeit(String),
+    /// The match is stopping: the game is abandoned.
+    Aborted,
+}
+
+/// What every player of a match shares.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// Milliseconds per decision for engines whose spec has no limit and
+    /// that need one: `ai:8` and external engines.
+    pub default_movetime: u64,
+    /// How long an external engine may take beyond its movetime.
+    pub timeout: Duration,
+}
+
+/// A player of one worker thread, kept from game to game.
+pub enum Player {
+    Random(ChaCha8Rng),
+    Greedy(ChaCha8Rng),
+    Ai { engine: Box<Engine>, limits: Limits },
+    External(Box<External>),
+}
+
+impl Player {
+    pub fn new(spec: &EngineSpec, setup: &Setup) -> Player {
+        let default_limits = Limits::time(Duration::from_millis(setup.default_movetime));
+        match &spec.kind {
+            Kind::Random => Player::Random(ChaCha8Rng::seed_from_u64(0)),
+            Kind::Greedy => Player::Greedy(ChaCha8Rng::seed_from_u64(0)),
+            Kind::Ai(level) => {
+                let limits = match spec.limits() {
+                    Some(l) => l,
+                    // The lower levels have their own depth caps.
+                    None if *level < MAX_LEVEL => Limits::default(),
+                    None => default_limits,
+                };
+                let engine = Engine::new(Options {
+                    level: *level,
+                    honourable: spec.honourable,
+                    hash_mb: spec.hash_mb.unwrap_or(Options::default().hash_mb),
+                    seed: 0,
+                    ..Options::default()
+                });
+                Player::Ai {
+                    engine: Box::new(engine),
+                    limits,
+                }
+            }
+            Kind::Cmd(command) => {
+                let limits = spec.limits().unwrap_or(default_limits);
+                Player::External(Box::new(External::new(
+                    spec.clone(),
+                    command.clone(),
+                    limits,
+                    setup.timeout,
+                )))
+            }
+        }
+    }
+
+    /// Gets ready for a game under `rules`, with its own seed.
+    pub fn new_game(&mut self, seed: u64, rules: Rules, stop: &AtomicBool) -> Result<(), Fault> {
+        match self {
+            Player::Random(rng) | Player::Greedy(rng) => {
+                *rng = ChaCha8Rng::seed_from_u64(seed);
+                Ok(())
+            }
+            Player::Ai { engine, .. } => {
+                let options = Options {
+                    seed,
+                    ..*engine.options()
+                };
+                engine.set_options(options);
+                engine.new_game();
+                Ok(())
+            }
+            Player::External(ext) => ext.new_game(seed, rules, stop),
+        }
+    }
+
+    /// The player's action in the game's current position.
+    pub fn choose(&mut self, game: &Game, stop: &AtomicBool) -> Result<Action, Fault> {
+        let none = || Fault::Forfeit("gave no action in a position that has some".into());
+        match self {
+            Player::Random(rng) => baselines::random_action(game.position(), rng).ok_or_else(none),
+            Player::Greedy(rng) => baselines::greedy_action(game.position(), rng).ok_or_else(none),
+            Player::Ai { engine, limits } => engine.choose(game, limits, stop).ok_or_else(none),
+            Player::External(ext) => ext.choose(game, stop),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(s: &str) -> EngineSpec {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn specs_parse() {
+        assert_eq!(spec("random").kind, Kind::Random);
+        assert_eq!(spec("greedy").kind, Kind::Greedy);
+        let s = spec("ai:8:depth=10:nodes=20000:movetime=50:honourable:hash=4");
+        assert_eq!(s.kind, Kind::Ai(8));
+        assert_eq!(
+            (s.depth, s.nodes, s.movetime, s.honourable, s.hash_mb),
+            (Some(10), Some(20000), Some(50), true, Some(4))
+        );
+        assert_eq!(
+            s.text,
+            "ai:8:depth=10:nodes=20000:movetime=50:honourable:hash=4"
+        );
+        assert_eq!(spec("ai:3").limits(), None);
+        let s = spec("cmd:movetime=30:level=4:/usr/bin/gore engine --x a:b");
+        assert_eq!(s.kind, Kind::Cmd("/usr/bin/gore engine --x a:b".into()));
+        assert_eq!((s.movetime, s.level), (Some(30), Some(4)));
+        assert_eq!(
+            spec("cmd:./engine").kind,
+            Kind::Cmd("./engine".into()),
+            "no options"
+        );
+    }
+
+    #[test]
+    fn bad_specs_say_why() {
+        for (s, why) in [
+            ("ai", "unknown engine kind `ai`"),
+            ("ai:9", "not a number from 1 to 8"),
+            ("ai:0", "not a number from 1 to 8"),
+            ("ai:x", "not a number from 1 to 8"),
+            ("ai:8:depth=0", "depth=0: expected a positive whole number"),
+            ("ai:8:fast", "unknown option `fast`"),
+            ("ai:8:level=3", "unknown option `level=3`"),
+            ("stockfish", "unknown engine kind `stockfish`"),
+            ("cmd:", "no command"),
+            ("cmd:depth=3:", "no command"),
+            ("cmd:level=12:x", "levels go from 1 to 8"),
+            ("random:depth=3", "`random` takes no options"),
+        ] {
+            let e = s.parse::<EngineSpec>().unwrap_err();
+            assert!(e.contains(why), "{s}: {e}");
+            assert!(e.contains("an engine is random, greedy"), "{s}: {e}");
+        }
+    }
+}
