@@ -1,0 +1,178 @@
+// The server's HTTP and WebSocket API (docs/API.md). The seat token is the
+// HttpOnly cookie the server sets, so requests carry it by themselves.
+
+export class ApiError extends Error {
+  /** @param {number} status @param {string} code @param {string} message */
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {any} [body]
+ */
+async function call(method, path, body) {
+  /** @type {RequestInit} */
+  const init = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin' };
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers = { ...init.headers, 'Content-Type': 'application/json' };
+  }
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (e) {
+    throw new ApiError(0, 'network', String(e && /** @type {Error} */ (e).message || e));
+  }
+  const text = await res.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch (_) { data = null; }
+  if (!res.ok) {
+    const err = data && data.error ? data.error : { code: `http_${res.status}`, message: text || res.statusText };
+    throw new ApiError(res.status, err.code, err.message);
+  }
+  return data;
+}
+
+/** @param {{mode: string, rules?: string, level?: number, colour?: string, honourable?: boolean}} req */
+export const createGame = (req) => call('POST', '/api/games', req);
+/** @param {string} id */
+export const getGame = (id) => call('GET', `/api/games/${encodeURIComponent(id)}`);
+/** @param {string} id @param {string} action @param {number} [ply] */
+export const postAction = (id, action, ply) => call('POST', `/api/games/${encodeURIComponent(id)}/actions`, ply === undefined ? { action } : { action, ply });
+/** @param {string} id */
+export const rematch = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/rematch`, {});
+/** @param {string} id */
+export const recordUrl = (id) => `/api/games/${encodeURIComponent(id)}/record`;
+
+/**
+ * A live connection to a game: `state` messages, reconnecting with backoff.
+ * onStatus gets 'connecting' | 'open' | 'closed' (with the delay before the
+ * next try, in ms).
+ */
+export class LiveGame {
+  /**
+   * @param {string} id
+   * @param {{onState: (s: any) => void, onError?: (e: {code: string, message: string}) => void,
+   *   onStatus?: (status: string, retryMs?: number) => void}} handlers
+   */
+  constructor(id, handlers) {
+    this.id = id;
+    this.h = handlers;
+    this.attempt = 0;
+    this.stopped = false;
+    /** @type {WebSocket|null} */
+    this.ws = null;
+    /** @type {number|undefined} */
+    this.timer = undefined;
+    this.onVisible = () => {
+      if (document.visibilityState === 'visible' && !this.ws && !this.stopped) this.connectNow();
+    };
+    document.addEventListener('visibilitychange', this.onVisible);
+    window.addEventListener('online', this.onVisible);
+    this.connect();
+  }
+
+  connect() {
+    if (this.stopped) return;
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const url = `${proto}//${location.host}/api/games/${encodeURIComponent(this.id)}/ws`;
+    this.h.onStatus && this.h.onStatus('connecting');
+    let ws;
+    try {
+      ws = new WebSocket(url);
+    } catch (_) {
+      this.retry();
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+      this.h.onStatus && this.h.onStatus('open');
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (_) { return; }
+      if (msg && msg.type === 'state' && msg.state) this.h.onState(msg.state);
+      else if (msg && msg.type === 'error' && this.h.onError) this.h.onError(msg.error || { code: 'error', message: '' });
+    };
+    ws.onclose = () => {
+      if (this.ws === ws) this.ws = null;
+      this.retry();
+    };
+    ws.onerror = () => { /* onclose follows */ };
+  }
+
+  retry() {
+    if (this.stopped) return;
+    const base = Math.min(15000, 500 * 2 ** this.attempt);
+    const delay = Math.round(base * (0.75 + Math.random() * 0.5));
+    this.attempt += 1;
+    this.h.onStatus && this.h.onStatus('closed', delay);
+    clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => this.connect(), delay);
+  }
+
+  /** Tries again at once (after a "retry now" click, or when the page comes back). */
+  connectNow() {
+    clearTimeout(this.timer);
+    if (this.ws) return;
+    this.attempt = 0;
+    this.connect();
+  }
+
+  /** @param {string} action @param {number} ply */
+  send(action, ply) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify({ type: 'action', action, ply }));
+      return true;
+    }
+    return false;
+  }
+
+  get open() { return !!this.ws && this.ws.readyState === WebSocket.OPEN; }
+
+  close() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    document.removeEventListener('visibilitychange', this.onVisible);
+    window.removeEventListener('online', this.onVisible);
+    if (this.ws) {
+      const ws = this.ws;
+      this.ws = null;
+      ws.onclose = null;
+      ws.close();
+    }
+  }
+}
+
+// This browser's games, kept in localStorage (ids and what we know of them).
+const GAMES_KEY = 'gore.games';
+
+/** @returns {Array<{id: string, mode?: string, seat?: string, invite?: string, created?: number}>} */
+export function myGames() {
+  try {
+    const v = JSON.parse(localStorage.getItem(GAMES_KEY) || '[]');
+    return Array.isArray(v) ? v.filter((g) => g && typeof g.id === 'string') : [];
+  } catch (_) {
+    return [];
+  }
+}
+
+/** @param {{id: string, mode?: string, seat?: string, invite?: string, created?: number}} g */
+export function rememberGame(g) {
+  const list = myGames();
+  const old = list.find((x) => x.id === g.id);
+  if (old) Object.assign(old, g);
+  else list.unshift({ created: Date.now(), ...g });
+  try { localStorage.setItem(GAMES_KEY, JSON.stringify(list.slice(0, 50))); } catch (_) { /* ignore */ }
+}
+
+/** @param {string} id */
+export function forgetGame(id) {
+  try { localStorage.setItem(GAMES_KEY, JSON.stringify(myGames().filter((g) => g.id !== id))); } catch (_) { /* ignore */ }
+}

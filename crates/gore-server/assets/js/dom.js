@@ -1,0 +1,48 @@
+// Small DOM helpers.
+
+/**
+ * Creates an element: h('button', {class: 'x', onclick: f}, 'text', child).
+ * Attributes starting with "on" are listeners; `null`/`false` ones are left out.
+ * @param {string} tag
+ * @param {Record<string, any>|null} [attrs]
+ * @param {...(Node|string|number|null|undefined|false)} children
+ * @returns {HTMLElement}
+ */
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  if (attrs) {
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+      else if (k === 'class') el.className = v;
+      else if (k === 'text') el.textContent = v;
+      else if (v === true) el.setAttribute(k, '');
+      else el.setAttribute(k, String(v));
+    }
+  }
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : String(c));
+  }
+  return el;
+}
+
+/** Says something to screen readers through the live region. @param {string} text */
+export function announce(text) {
+  const live = document.getElementById('live');
+  if (!live) return;
+  live.textContent = '';
+  // A fresh text node, so that repeated messages are read again.
+  setTimeout(() => { live.textContent = text; }, 30);
+}
+
+let toastTimer = 0;
+/** A short visible message (errors). @param {string} text */
+export function toast(text) {
+  const el = document.getElementById('toast');
+  if (!el) return;
+  el.textContent = text;
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = window.setTimeout(() => { el.hidden = true; }, 6000);
+}

@@ -1,0 +1,108 @@
+// Translations: assets/i18n/{en,es,fr,eu}.json, flat keys, `{name}` placeholders.
+// The language comes from localStorage ("gore.lang"), else navigator.languages,
+// else English; <html lang> follows it.
+
+export const LANGS = ['en', 'es', 'fr', 'eu'];
+const STORE_KEY = 'gore.lang';
+
+/** @type {Record<string, string>} */
+let dict = {};
+/** @type {Record<string, string>} */
+let fallback = {};
+let current = 'en';
+/** @type {Array<() => void>} */
+const listeners = [];
+
+/** The language to start with. */
+export function initialLang() {
+  try {
+    const saved = localStorage.getItem(STORE_KEY);
+    if (saved && LANGS.includes(saved)) return saved;
+  } catch (_) { /* storage may be blocked */ }
+  const wanted = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || 'en'];
+  for (const l of wanted) {
+    const base = String(l).toLowerCase().split('-')[0];
+    if (LANGS.includes(base)) return base;
+  }
+  return 'en';
+}
+
+/** @param {string} lang */
+async function load(lang) {
+  const res = await fetch(`/assets/i18n/${lang}.json`, { cache: 'no-cache' });
+  if (!res.ok) throw new Error(`i18n ${lang}: ${res.status}`);
+  return res.json();
+}
+
+/**
+ * Switches the language (loads it, sets <html lang>, translates the static
+ * parts of the page and tells the listeners).
+ * @param {string} lang
+ * @param {boolean} remember whether the choice is saved
+ */
+export async function setLang(lang, remember) {
+  if (!LANGS.includes(lang)) lang = 'en';
+  if (!Object.keys(fallback).length) fallback = await load('en');
+  dict = lang === 'en' ? fallback : await load(lang);
+  current = lang;
+  document.documentElement.lang = lang;
+  if (remember) {
+    try { localStorage.setItem(STORE_KEY, lang); } catch (_) { /* ignore */ }
+  }
+  translateStatic(document);
+  for (const f of listeners) f();
+}
+
+export function lang() { return current; }
+
+/** @param {() => void} f called after every language change */
+export function onLangChange(f) { listeners.push(f); }
+
+/**
+ * Translates a key.
+ * @param {string} key
+ * @param {Record<string, string|number>} [vars]
+ */
+export function t(key, vars) {
+  let s = dict[key] ?? fallback[key];
+  if (s === undefined) {
+    console.warn('missing translation', key);
+    s = key;
+  }
+  if (vars) s = s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
+  return s;
+}
+
+/**
+ * "7 seeds", "1 seed" (keys `<base>.one` / `<base>.other`, `{n}` inside).
+ * @param {string} base
+ * @param {number} n
+ * @param {Record<string, string|number>} [vars]
+ */
+export function tn(base, n, vars) {
+  const form = new Intl.PluralRules(current).select(n) === 'one' ? 'one' : 'other';
+  return t(`${base}.${form}`, { n, ...(vars || {}) });
+}
+
+/**
+ * A list of names joined as the language does it: "a1, a2 and a3".
+ * @param {string[]} items
+ */
+export function tlist(items) {
+  try {
+    return new Intl.ListFormat(current, { style: 'long', type: 'conjunction' }).format(items);
+  } catch (_) {
+    return items.join(', ');
+  }
+}
+
+/**
+ * Fills elements marked with data-i18n (text), data-i18n-aria (aria-label)
+ * and data-i18n-title (title).
+ * @param {ParentNode} root
+ */
+export function translateStatic(root) {
+  root.querySelectorAll('[data-i18n]').forEach((el) => { el.textContent = t(el.getAttribute('data-i18n') || ''); });
+  root.querySelectorAll('[data-i18n-aria]').forEach((el) => { el.setAttribute('aria-label', t(el.getAttribute('data-i18n-aria') || '')); });
+  root.querySelectorAll('[data-i18n-title]').forEach((el) => { el.setAttribute('title', t(el.getAttribute('data-i18n-title') || '')); });
+}
