@@ -1,7 +1,7 @@
 //! `gore`: the command-line tool for Goré.
 //!
 //! Subcommands: `legal`, `apply`, `perft` (exact, scriptable output),
-//! `play` (a game in the terminal), `analyze`, `engine` and `match`.
+//! `play` (a game in the terminal), `analyze`, `engine`, `match` and `serve` (the web app).
 
 mod analyze;
 mod board;
@@ -9,6 +9,7 @@ mod commands;
 mod engine;
 mod matches;
 mod play;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -38,6 +39,8 @@ enum Command {
     Engine(engine::EngineArgs),
     /// Play a match between two engines, built-in or external.
     Match(matches::MatchArgs),
+    /// Serve the web app and its API (docs/API.md).
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Analyze(a) => analyze::run(a),
         Command::Engine(a) => engine::run(a),
         Command::Match(a) => matches::run(a),
+        Command::Serve(a) => serve::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

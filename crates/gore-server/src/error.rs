@@ -1,0 +1,148 @@
+//! The API's errors: a code, a message and an HTTP status, answered as
+//! `{"error": {"code": …, "message": …}}`.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+
+/// The `code` of an error answer (docs/API.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Malformed JSON or field (400).
+    BadRequest,
+    /// Unknown game (404).
+    NotFound,
+    /// No seat, a wrong token, or not your turn (403).
+    Forbidden,
+    /// The action breaks a rule (422).
+    IllegalAction,
+    /// The `ply` sent is not the current one (409).
+    Stale,
+    /// The game has ended (409).
+    GameOver,
+    /// Body or message too large (413).
+    TooLarge,
+    /// Too many requests from one address (429).
+    RateLimited,
+    /// The server failed (500); nothing was changed.
+    Internal,
+}
+
+impl ErrorCode {
+    /// The HTTP status of this code.
+    pub fn status(self) -> StatusCode {
+        match self {
+            ErrorCode::BadRequest => StatusCode::BAD_REQUEST,
+            ErrorCode::NotFound => StatusCode::NOT_FOUND,
+            ErrorCode::Forbidden => StatusCode::FORBIDDEN,
+            ErrorCode::IllegalAction => StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::Stale | ErrorCode::GameOver => StatusCode::CONFLICT,
+            ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+/// An error answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{message}")]
+pub struct ApiError {
+    /// What kind of error.
+    pub code: ErrorCode,
+    /// One sentence for people, naming the field or the rule.
+    pub message: String,
+}
+
+impl ApiError {
+    /// An error with this code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// `bad_request`.
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(ErrorCode::BadRequest, message)
+    }
+
+    /// `not_found`, for an unknown game.
+    pub fn no_game() -> ApiError {
+        ApiError::new(ErrorCode::NotFound, "no such game")
+    }
+
+    /// `forbidden`.
+    pub fn forbidden(message: impl Into<String>) -> ApiError {
+        ApiError::new(ErrorCode::Forbidden, message)
+    }
+
+    /// `too_large`.
+    pub fn too_large(what: &str, limit: usize) -> ApiError {
+        ApiError::new(
+            ErrorCode::TooLarge,
+            format!("{what} is larger than {} KiB", limit / 1024),
+        )
+    }
+
+    /// `rate_limited`.
+    pub fn rate_limited() -> ApiError {
+        ApiError::new(
+            ErrorCode::RateLimited,
+            "too many requests from your address; slow down and try again in a moment",
+        )
+    }
+
+    /// `internal`: the server failed and changed nothing.
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError::new(ErrorCode::Internal, message)
+    }
+
+    /// The JSON body: `{"error": {"code": …, "message": …}}`.
+    pub fn body(&self) -> serde_json::Value {
+        serde_json::json!({ "error": self })
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut res = (self.code.status(), Json(self.body())).into_response();
+        if self.code == ErrorCode::RateLimited {
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        res
+    }
+}
+
+/// A database failure, seen by the handlers as an internal error.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// SQLite refused.
+    #[error("database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    /// The database thread has stopped.
+    #[error("database: the database thread has stopped")]
+    Closed,
+}
+
+impl DbError {
+    /// Whether this is a primary-key (or unique) conflict.
+    pub fn is_conflict(&self) -> bool {
+        matches!(
+            self,
+            DbError::Sql(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::ConstraintViolation
+        )
+    }
+}
+
+impl From<DbError> for ApiError {
+    fn from(e: DbError) -> ApiError {
+        tracing::error!("{e}");
+        ApiError::internal("the server could not save the game; nothing was changed, try again")
+    }
+}

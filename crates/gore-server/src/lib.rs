@@ -1,0 +1,108 @@
+//! # gore-server — Goré on the web
+//!
+//! The server of the web app: games against the AI, against a friend (an
+//! invitation link) or on one device, over a JSON API and a WebSocket
+//! (docs/API.md), the browser app embedded from `assets/`, and SQLite to
+//! keep every game.
+//!
+//! The server is authoritative: the rules library checks every action, the
+//! action is committed to the database (a transaction, `synchronous=FULL`)
+//! before it is acknowledged or broadcast, and a game whose AI was to move
+//! when the server stopped is resumed when it starts again.
+//!
+//! ```no_run
+//! # async fn f() -> anyhow::Result<()> {
+//! let config = gore_server::Config::default();
+//! gore_server::run(config).await
+//! # }
+//! ```
+
+mod assets;
+mod db;
+mod error;
+mod http;
+mod limit;
+mod room;
+mod state;
+mod ws;
+
+use std::io::Write;
+use std::net::SocketAddr;
+
+use anyhow::Context;
+use tokio::net::TcpListener;
+
+pub use db::{DbUrl, SCHEMA_VERSION};
+pub use error::{ApiError, ErrorCode};
+pub use http::{app, BODY_LIMIT};
+pub use room::{Mode, Seat, Status};
+pub use state::{AppState, Config, Created, NewGame};
+pub use ws::MESSAGE_LIMIT;
+
+/// Serves the app on a bound listener until `shutdown` completes (then
+/// waits for open requests a few seconds at most).
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let server = axum::serve(
+        listener,
+        app(state).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        shutdown.await;
+        let _ = tx.send(());
+    });
+    tokio::select! {
+        r = server => r,
+        _ = async {
+            let _ = rx.await;
+            // Open sockets would hold a graceful shutdown forever.
+            tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+        } => Ok(()),
+    }
+}
+
+/// Runs `gore serve`: opens the database, binds, prints the one line
+/// `Goré is ready: open http://ADDR:PORT/` to stdout, and serves until
+/// Ctrl-C or SIGTERM.
+pub async fn run(config: Config) -> anyhow::Result<()> {
+    let state = AppState::open(config.clone()).await?;
+    let listener = TcpListener::bind(config.addr)
+        .await
+        .with_context(|| format!("cannot listen on {}", config.addr))?;
+    let addr = listener.local_addr()?;
+    {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "Goré is ready: open http://{addr}/")?;
+        out.flush()?;
+    }
+    tracing::info!("listening on {addr}, database {}", config.db);
+    serve(listener, state, shutdown_signal()).await?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
