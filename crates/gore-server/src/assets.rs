@@ -102,16 +102,25 @@ mod tests {
 
     #[test]
     fn types() {
-        assert_eq!(content_type("app.js", "application/javascript"), "text/javascript; charset=utf-8");
+        assert_eq!(
+            content_type("app.js", "application/javascript"),
+            "text/javascript; charset=utf-8"
+        );
         assert_eq!(content_type("i18n/fr.json", ""), "application/json");
         assert_eq!(content_type("x.css", ""), "text/css; charset=utf-8");
-        assert_eq!(content_type("x.weird", "application/octet-stream"), "application/octet-stream");
+        assert_eq!(
+            content_type("x.weird", "application/octet-stream"),
+            "application/octet-stream"
+        );
         assert_eq!(content_type("x.csv", "text/csv"), "text/csv; charset=utf-8");
     }
 
     #[test]
     fn index_exists() {
         assert!(Assets::get("index.html").is_some());
-        assert_eq!(asset("../Cargo.toml", &HeaderMap::new()).status(), StatusCode::NOT_FOUND);
+        assert_eq!(
+            asset("../Cargo.toml", &HeaderMap::new()).status(),
+            StatusCode::NOT_FOUND
+        );
     }
 }

@@ -258,9 +258,8 @@ impl Db {
             .spawn(move || {
                 while let Ok(job) = rx.recv() {
                     // A failing job must not take the others down with it.
-                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        job(&mut conn)
-                    }));
+                    let r =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&mut conn)));
                     if r.is_err() {
                         tracing::error!("a database job panicked");
                     }
@@ -287,7 +286,11 @@ impl Db {
 
     /// Inserts a new game; when `rematch_of` is given, links it from that
     /// game, in the same transaction.
-    pub async fn create_game(&self, row: GameRow, rematch_of: Option<String>) -> Result<(), DbError> {
+    pub async fn create_game(
+        &self,
+        row: GameRow,
+        rematch_of: Option<String>,
+    ) -> Result<(), DbError> {
         self.call(move |c| {
             let tx = c.transaction()?;
             row.insert(&tx)?;
@@ -303,10 +306,17 @@ impl Db {
     }
 
     /// A game and its actions in order, or `None`.
-    pub async fn load_game(&self, id: String) -> Result<Option<(GameRow, Vec<ActionRow>)>, DbError> {
+    pub async fn load_game(
+        &self,
+        id: String,
+    ) -> Result<Option<(GameRow, Vec<ActionRow>)>, DbError> {
         self.call(move |c| {
             let Some(row) = c
-                .query_row("SELECT * FROM games WHERE id = ?1", [&id], GameRow::from_sql)
+                .query_row(
+                    "SELECT * FROM games WHERE id = ?1",
+                    [&id],
+                    GameRow::from_sql,
+                )
                 .optional()?
             else {
                 return Ok(None);
@@ -360,7 +370,12 @@ impl Db {
     }
 
     /// Sets a game's status (a friend arriving: `waiting` → `playing`).
-    pub async fn set_status(&self, id: String, status: &'static str, now: i64) -> Result<(), DbError> {
+    pub async fn set_status(
+        &self,
+        id: String,
+        status: &'static str,
+        now: i64,
+    ) -> Result<(), DbError> {
         self.call(move |c| {
             c.execute(
                 "UPDATE games SET status = ?2, updated_at = ?3 WHERE id = ?1",
@@ -422,7 +437,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("g.sqlite3");
         let c = open_connection(&path).unwrap();
-        let v: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        let v: i64 = c
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(v as usize, SCHEMA_VERSION);
         let sync: i64 = c.query_row("PRAGMA synchronous", [], |r| r.get(0)).unwrap();
         assert_eq!(sync, 2, "synchronous=FULL");

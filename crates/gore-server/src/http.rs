@@ -3,9 +3,9 @@
 use std::net::SocketAddr;
 
 use axum::body::Bytes;
-use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{
     ConnectInfo, DefaultBodyLimit, Extension, FromRequest, Path, Query, Request, State,
 };
@@ -223,7 +223,10 @@ async fn rematch(
     Ok(created_response(c))
 }
 
-async fn record(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+async fn record(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     let text = state.record(&id).await?;
     let disposition = HeaderValue::from_str(&format!("attachment; filename=\"gore-{id}.gore\""))
         .map_err(|_| ApiError::no_game())?;

@@ -159,7 +159,11 @@ pub fn new_token() -> String {
 
 /// Compares secrets in time independent of where they differ.
 fn same_secret(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 /// Unix time in milliseconds (the rules core never reads the clock).
@@ -180,8 +184,8 @@ pub struct Entry {
     pub action: Action,
     /// The holes a sowing captured.
     pub captured: HoleSet,
-    /// The position after it (after the final sweep for the last action of
-    /// a finished game).
+    /// The position after it; for the action that ends a game, before the
+    /// final sweep (the game's position is after it).
     pub position: String,
 }
 
@@ -341,11 +345,7 @@ impl GameRoom {
             (&self.row.token_both, Seat::Both),
         ]
         .into_iter()
-        .find_map(|(t, seat)| {
-            t.as_deref()
-                .filter(|t| same_secret(t, token))
-                .map(|_| seat)
-        })
+        .find_map(|(t, seat)| t.as_deref().filter(|t| same_secret(t, token)).map(|_| seat))
     }
 
     /// The token of a seat, if it has one.
@@ -402,7 +402,8 @@ impl GameRoom {
 
     /// Plays `action` on a copy of the game: the rules core checks it.
     pub fn prepare(&self, action: Action) -> Result<Prepared, ApiError> {
-        let illegal = |e: gore_core::IllegalAction| ApiError::new(ErrorCode::IllegalAction, e.to_string());
+        let illegal =
+            |e: gore_core::IllegalAction| ApiError::new(ErrorCode::IllegalAction, e.to_string());
         let before = *self.game.position();
         let captured = match action {
             Action::Sow(h) if !self.game.is_over() => before.play_sow(h).map_err(illegal)?.1,
@@ -415,7 +416,8 @@ impl GameRoom {
             player: before.to_move(),
             action,
             captured,
-            position: game.position().to_string(),
+            // Before the final sweep: the board the action left.
+            position: game.history().last().unwrap_or(game.position()).to_string(),
         };
         Ok(Prepared { game, entry })
     }
@@ -519,8 +521,8 @@ impl GameRoom {
             "result": result,
             "rematch": rematch,
         });
-        let actor = (self.status == Status::Playing && !over && !self.ai_to_move())
-            .then(|| pos.to_move());
+        let actor =
+            (self.status == Status::Playing && !over && !self.ai_to_move()).then(|| pos.to_move());
         let legal = if actor.is_some() {
             self.game
                 .legal_actions()

@@ -143,9 +143,7 @@ impl AppState {
                         return true;
                     }
                     match room.try_lock() {
-                        Ok(r) => {
-                            r.watchers() > 0 || r.ai_busy || r.touched.elapsed() < IDLE_ROOM
-                        }
+                        Ok(r) => r.watchers() > 0 || r.ai_busy || r.touched.elapsed() < IDLE_ROOM,
                         Err(_) => true,
                     }
                 });
@@ -211,7 +209,10 @@ impl AppState {
         room.dead = true;
         room.close_channel();
         let mut rooms = self.rooms();
-        if rooms.get(room.id()).is_some_and(|r| Arc::ptr_eq(r, room_ref)) {
+        if rooms
+            .get(room.id())
+            .is_some_and(|r| Arc::ptr_eq(r, room_ref))
+        {
             rooms.remove(room.row.id.as_str());
         }
     }

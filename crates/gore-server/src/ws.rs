@@ -33,7 +33,11 @@ struct Incoming {
 }
 
 fn state_message(snapshot: &Snapshot, seat: Option<Seat>) -> Message {
-    Message::Text(json!({"type": "state", "state": snapshot.view(seat)}).to_string().into())
+    Message::Text(
+        json!({"type": "state", "state": snapshot.view(seat)})
+            .to_string()
+            .into(),
+    )
 }
 
 fn error_message(e: &ApiError) -> Message {
@@ -153,9 +157,13 @@ async fn handle(
                 .map_err(|e| (e, false))?;
             Ok(None)
         }
-        "ping" => Ok(Some(Message::Text(json!({"type": "pong"}).to_string().into()))),
+        "ping" => Ok(Some(Message::Text(
+            json!({"type": "pong"}).to_string().into(),
+        ))),
         other => Err((
-            ApiError::bad_request(format!("type: `{other}` is not a message type (action, ping)")),
+            ApiError::bad_request(format!(
+                "type: `{other}` is not a message type (action, ping)"
+            )),
             true,
         )),
     }

@@ -1,0 +1,229 @@
+//! A real server on a loopback port with a SQLite file in a temporary
+//! directory, and clients for it.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use gore_server::{AppState, Config};
+use serde_json::{json, Value};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+pub struct Server {
+    /// `http://127.0.0.1:PORT`
+    pub url: String,
+    pub addr: SocketAddr,
+    pub dir: tempfile::TempDir,
+    pub state: AppState,
+}
+
+impl Server {
+    pub async fn start(rate_limit: u32) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("gore.sqlite3");
+        Server::start_on(dir, db.to_str().unwrap().to_string(), rate_limit).await
+    }
+
+    /// Another server on the same database.
+    pub async fn start_on(dir: tempfile::TempDir, db: String, rate_limit: u32) -> Server {
+        let config = Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            db,
+            rate_limit,
+            ai_time: Duration::from_millis(300),
+        };
+        let state = AppState::open(config).await.unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(gore_server::serve(
+            listener,
+            state.clone(),
+            std::future::pending(),
+        ));
+        Server {
+            url: format!("http://{addr}"),
+            addr,
+            dir,
+            state,
+        }
+    }
+
+    pub fn at(&self, path: &str) -> String {
+        format!("{}{path}", self.url)
+    }
+
+    /// A socket on a game, with a token in the query or none (spectator).
+    pub async fn ws(&self, id: &str, token: Option<&str>) -> Ws {
+        let url = match token {
+            Some(t) => format!("ws://{}/api/games/{id}/ws?token={t}", self.addr),
+            None => format!("ws://{}/api/games/{id}/ws", self.addr),
+        };
+        tokio_tungstenite::connect_async(url).await.unwrap().0
+    }
+
+    /// A socket on a game with `Authorization: Bearer`.
+    pub async fn ws_bearer(&self, id: &str, token: &str) -> Ws {
+        let mut req = format!("ws://{}/api/games/{id}/ws", self.addr)
+            .into_client_request()
+            .unwrap();
+        req.headers_mut()
+            .insert("authorization", format!("Bearer {token}").parse().unwrap());
+        tokio_tungstenite::connect_async(req).await.unwrap().0
+    }
+}
+
+/// A client that keeps cookies, like a browser.
+pub fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap()
+}
+
+/// A client without cookies (a bot, or a stranger).
+pub fn bot() -> reqwest::Client {
+    reqwest::Client::builder().build().unwrap()
+}
+
+/// `POST /api/games`; panics unless 201.
+pub async fn create(c: &reqwest::Client, s: &Server, body: Value) -> Value {
+    let r = c.post(s.at("/api/games")).json(&body).send().await.unwrap();
+    assert_eq!(r.status(), 201, "{:?}", r.text().await);
+    r.json().await.unwrap()
+}
+
+/// `GET /api/games/{id}`.
+pub async fn get(c: &reqwest::Client, s: &Server, id: &str) -> (u16, Value) {
+    let r = c
+        .get(s.at(&format!("/api/games/{id}")))
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+/// `POST /api/games/{id}/actions` with an optional bearer token.
+pub async fn act(
+    c: &reqwest::Client,
+    s: &Server,
+    id: &str,
+    token: Option<&str>,
+    body: Value,
+) -> (u16, Value) {
+    let mut req = c
+        .post(s.at(&format!("/api/games/{id}/actions")))
+        .json(&body);
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    let r = req.send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+/// The next JSON message (ping/pong skipped), within 10 s.
+pub async fn next_msg(ws: &mut Ws) -> Value {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(10), ws.next())
+            .await
+            .expect("no message within 10 s")
+            .expect("socket closed")
+            .expect("socket error");
+        match m {
+            Message::Text(t) => return serde_json::from_str(t.as_str()).unwrap(),
+            Message::Close(f) => panic!("closed: {f:?}"),
+            _ => continue,
+        }
+    }
+}
+
+/// The next `state` message's state.
+pub async fn next_state(ws: &mut Ws) -> Value {
+    loop {
+        let m = next_msg(ws).await;
+        if m["type"] == "state" {
+            return m["state"].clone();
+        }
+    }
+}
+
+/// Waits for a state with at least `n` actions.
+pub async fn state_with(ws: &mut Ws, n: usize) -> Value {
+    loop {
+        let s = next_state(ws).await;
+        if s["actions"].as_array().unwrap().len() >= n {
+            return s;
+        }
+    }
+}
+
+/// The next `error` message's error.
+pub async fn next_error(ws: &mut Ws) -> Value {
+    loop {
+        let m = next_msg(ws).await;
+        if m["type"] == "error" {
+            return m["error"].clone();
+        }
+    }
+}
+
+pub async fn send(ws: &mut Ws, v: Value) {
+    ws.send(Message::Text(v.to_string().into())).await.unwrap();
+}
+
+pub async fn send_action(ws: &mut Ws, action: &str, ply: usize) {
+    send(ws, json!({"type": "action", "action": action, "ply": ply})).await;
+}
+
+pub fn legal(state: &Value) -> Vec<String> {
+    state["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect()
+}
+
+pub fn ply(state: &Value) -> usize {
+    state["actions"].as_array().unwrap().len()
+}
+
+/// Polls `GET` until `pred` holds (10 s at most).
+pub async fn poll_until(
+    c: &reqwest::Client,
+    s: &Server,
+    id: &str,
+    pred: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, v) = get(c, s, id).await;
+        if pred(&v) {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "condition not reached: {v}"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// `GET /api/games/{id}` with a bearer token.
+pub async fn get_as(c: &reqwest::Client, s: &Server, id: &str, token: &str) -> Value {
+    let r = c
+        .get(s.at(&format!("/api/games/{id}")))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.json().await.unwrap()
+}

@@ -1,0 +1,340 @@
+//! What the server refuses, and that a refusal changes nothing and harms
+//! no other game.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use futures_util::SinkExt;
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::Message;
+
+fn code(v: &Value) -> &str {
+    v["error"]["code"].as_str().unwrap_or("")
+}
+
+fn message(v: &Value) -> &str {
+    v["error"]["message"].as_str().unwrap_or("")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn wrong_actions_are_refused_and_change_nothing() {
+    let s = Server::start(0).await;
+    let c = bot();
+    let g = create(&c, &s, json!({"mode": "friend", "colour": "A"})).await;
+    let id = g["id"].as_str().unwrap().to_string();
+    let ta = g["token"].as_str().unwrap().to_string();
+    let tb = g["invite"]
+        .as_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_string();
+    c.get(s.at(g["invite"].as_str().unwrap()))
+        .send()
+        .await
+        .unwrap();
+    act(&c, &s, &id, Some(&ta), json!({"action": "a3", "ply": 0})).await;
+    let (_, before) = get(&c, &s, &id).await;
+    assert_eq!(ply(&before), 1);
+
+    let cases: Vec<(Option<&str>, Value, u16, &str, &str)> = vec![
+        // Wrong token, a spectator, not your turn.
+        (
+            Some("0123456789abcdef0123456789abcdef"),
+            json!({"action": "b1"}),
+            403,
+            "forbidden",
+            "no seat",
+        ),
+        (
+            None,
+            json!({"action": "b1"}),
+            403,
+            "forbidden",
+            "spectators only watch",
+        ),
+        (
+            Some(&ta),
+            json!({"action": "a1"}),
+            403,
+            "forbidden",
+            "not your turn",
+        ),
+        // Illegal: the message names the rule.
+        (
+            Some(&tb),
+            json!({"action": "a1"}),
+            422,
+            "illegal_action",
+            "not controlled by player B",
+        ),
+        (
+            Some(&tb),
+            json!({"action": "accept"}),
+            422,
+            "illegal_action",
+            "no offer is pending",
+        ),
+        (
+            Some(&tb),
+            json!({"action": "pass"}),
+            422,
+            "illegal_action",
+            "pass is allowed only",
+        ),
+        (
+            Some(&tb),
+            json!({"action": "offer:b1"}),
+            422,
+            "illegal_action",
+            "6 seeds per offered hole",
+        ),
+        // Malformed fields.
+        (
+            Some(&tb),
+            json!({"action": "b9"}),
+            400,
+            "bad_request",
+            "action",
+        ),
+        (
+            Some(&tb),
+            json!({"action": 3}),
+            400,
+            "bad_request",
+            "action",
+        ),
+        (
+            Some(&tb),
+            json!({"move": "b1"}),
+            400,
+            "bad_request",
+            "action",
+        ),
+        (
+            Some(&tb),
+            json!({"action": "b1", "ply": -1}),
+            400,
+            "bad_request",
+            "ply",
+        ),
+        // Stale ply.
+        (
+            Some(&tb),
+            json!({"action": "b1", "ply": 0}),
+            409,
+            "stale",
+            "ply 0",
+        ),
+        (
+            Some(&tb),
+            json!({"action": "b1", "ply": 7}),
+            409,
+            "stale",
+            "ply 7",
+        ),
+    ];
+    for (token, body, status, want, words) in cases {
+        let (st, e) = act(&c, &s, &id, token, body.clone()).await;
+        assert_eq!((st, code(&e)), (status, want), "{body}: {e}");
+        assert!(message(&e).contains(words), "{body}: {e}");
+    }
+    // Malformed JSON, a body that is not an object.
+    for raw in ["{\"action\": ", "not json", "[1,2]", ""] {
+        let r = c
+            .post(s.at(&format!("/api/games/{id}/actions")))
+            .bearer_auth(&tb)
+            .header("content-type", "application/json")
+            .body(raw)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400, "{raw}");
+        let e: Value = r.json().await.unwrap();
+        assert_eq!(code(&e), "bad_request");
+    }
+    // Oversized body.
+    let big = json!({"action": "b1", "pad": "x".repeat(20_000)});
+    let (st, e) = act(&c, &s, &id, Some(&tb), big).await;
+    assert_eq!((st, code(&e)), (413, "too_large"), "{e}");
+    let r = c
+        .post(s.at("/api/games"))
+        .json(&json!({"mode": "local", "pad": "x".repeat(17_000)}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 413);
+
+    // Nothing changed.
+    let (_, after) = get(&c, &s, &id).await;
+    assert_eq!(after, before);
+    // And the right action still works, once (a retry with the same ply is stale).
+    let (st, _) = act(&c, &s, &id, Some(&tb), json!({"action": "b1", "ply": 1})).await;
+    assert_eq!(st, 200);
+    let (st, e) = act(&c, &s, &id, Some(&tb), json!({"action": "b1", "ply": 1})).await;
+    assert_eq!((st, code(&e)), (409, "stale"));
+
+    // Unknown games: 404 everywhere.
+    for id in ["zzzzzzzzzz", "nope", "0000000000"] {
+        assert_eq!(get(&c, &s, id).await.0, 404);
+        let (st, e) = act(&c, &s, id, Some(&tb), json!({"action": "b1"})).await;
+        assert_eq!((st, code(&e)), (404, "not_found"));
+        for path in ["record", "ws"] {
+            let r = c
+                .get(s.at(&format!("/api/games/{id}/{path}")))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 404, "{path}");
+        }
+        let r = c
+            .post(s.at(&format!("/api/games/{id}/rematch")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 404);
+        let ws =
+            tokio_tungstenite::connect_async(format!("ws://{}/api/games/{id}/ws", s.addr)).await;
+        assert!(ws.is_err());
+    }
+    // A cross-site write is refused.
+    let r = c
+        .post(s.at(&format!("/api/games/{id}/actions")))
+        .bearer_auth(&ta)
+        .header("origin", "http://evil.example")
+        .json(&json!({"action": "a1"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn wrong_socket_messages_get_errors_to_their_sender_only() {
+    let s = Server::start(0).await;
+    let c = bot();
+    let g = create(&c, &s, json!({"mode": "local"})).await;
+    let id = g["id"].as_str().unwrap();
+    let t = g["token"].as_str().unwrap();
+    let mut player = s.ws(id, Some(t)).await;
+    let mut spectator = s.ws(id, None).await;
+    next_state(&mut player).await;
+    next_state(&mut spectator).await;
+
+    // A spectator may not act.
+    send_action(&mut spectator, "a1", 0).await;
+    let e = next_error(&mut spectator).await;
+    assert_eq!(e["code"], "forbidden");
+    // Illegal, stale, malformed, oversized, binary, unknown type.
+    send_action(&mut player, "b1", 0).await;
+    let e = next_error(&mut player).await;
+    assert_eq!(e["code"], "illegal_action");
+    assert!(
+        e["message"].as_str().unwrap().contains("not controlled"),
+        "{e}"
+    );
+    send_action(&mut player, "a1", 5).await;
+    assert_eq!(next_error(&mut player).await["code"], "stale");
+    player.send(Message::Text("{oops".into())).await.unwrap();
+    assert_eq!(next_error(&mut player).await["code"], "bad_request");
+    let huge = json!({"type": "action", "action": "a1", "pad": "x".repeat(5000)}).to_string();
+    player.send(Message::Text(huge.into())).await.unwrap();
+    assert_eq!(next_error(&mut player).await["code"], "too_large");
+    send(&mut player, json!({"type": "dance"})).await;
+    assert_eq!(next_error(&mut player).await["code"], "bad_request");
+    // The socket still works: a ping, then a good action reaches both.
+    send(&mut player, json!({"type": "ping"})).await;
+    assert_eq!(next_msg(&mut player).await["type"], "pong");
+    send_action(&mut player, "a1", 0).await;
+    assert_eq!(ply(&next_state(&mut player).await), 1);
+    // The spectator got only the state, never the player's errors.
+    let m = next_msg(&mut spectator).await;
+    assert_eq!(m["type"], "state");
+    assert_eq!(ply(&m["state"]), 1);
+
+    // Repeated abuse closes the socket.
+    for _ in 0..5 {
+        player
+            .send(Message::Binary(vec![0u8; 10].into()))
+            .await
+            .unwrap();
+    }
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        use futures_util::StreamExt;
+        while let Some(m) = player.next().await {
+            match m {
+                Ok(Message::Close(f)) => return f.map(|f| u16::from(f.code)),
+                Err(_) => return None,
+                _ => {}
+            }
+        }
+        None
+    })
+    .await
+    .unwrap();
+    assert_eq!(closed, Some(1008));
+    // The game goes on for others.
+    send_action(&mut spectator, "b1", 1).await; // still refused: a spectator
+    assert_eq!(next_error(&mut spectator).await["code"], "forbidden");
+    let (st, _) = act(&c, &s, id, Some(t), json!({"action": "b1", "ply": 1})).await;
+    assert_eq!(st, 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_flood_is_limited_and_other_games_go_on() {
+    let s = Server::start(5).await; // 5 a second, bursts of 10
+                                    // One address floods...
+    let flooder = reqwest::Client::builder()
+        .local_address("127.0.0.2".parse::<std::net::IpAddr>().unwrap())
+        .build()
+        .unwrap();
+    let g = create(&flooder, &s, json!({"mode": "local"})).await;
+    let id = g["id"].as_str().unwrap();
+    let mut limited = 0;
+    for _ in 0..40 {
+        let r = flooder
+            .get(s.at(&format!("/api/games/{id}")))
+            .send()
+            .await
+            .unwrap();
+        if r.status() == 429 {
+            assert_eq!(r.headers()["retry-after"], "1");
+            let e: Value = r.json().await.unwrap();
+            assert_eq!(code(&e), "rate_limited");
+            limited += 1;
+        }
+    }
+    assert!(limited >= 25, "only {limited} of 40 refused");
+    // ... while another address plays on, its game and the flooder's too.
+    let c = bot();
+    let g2 = create(&c, &s, json!({"mode": "local"})).await;
+    let (st, _) = act(
+        &c,
+        &s,
+        g2["id"].as_str().unwrap(),
+        g2["token"].as_str(),
+        json!({"action": "a1"}),
+    )
+    .await;
+    assert_eq!(st, 200);
+    let (st, v) = act(
+        &c,
+        &s,
+        id,
+        g["token"].as_str(),
+        json!({"action": "a2", "ply": 0}),
+    )
+    .await;
+    assert_eq!(st, 200, "{v}");
+    // After a pause the flooder is served again.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let r = flooder
+        .get(s.at(&format!("/api/games/{id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}
