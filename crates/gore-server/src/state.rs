@@ -197,7 +197,12 @@ impl AppState {
             }
         };
         if inserted {
-            tracing::debug!("game {id} loaded ({} actions)", actions.len());
+            let ai_to_move = room.lock().await.ai_to_move();
+            if ai_to_move {
+                tracing::info!("game {id} loaded: the AI is to move, resuming it");
+            } else {
+                tracing::debug!("game {id} loaded ({} actions)", actions.len());
+            }
             self.start_ai(room.clone());
         }
         Ok(room)
