@@ -129,9 +129,17 @@ fn same_origin(headers: &HeaderMap) -> bool {
     matches!((origin, host), (Some(o), Some(h)) if !o.is_empty() && o.eq_ignore_ascii_case(h))
 }
 
-/// Per-address rate limit: `429 rate_limited` when an address goes over.
+/// Per-address rate limit on the API and invitations: `429 rate_limited`
+/// when an address goes over. Pages and assets are served from memory and
+/// not counted, so that a classroom behind one address can load the app.
 async fn rate_limit(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    if let Some(ConnectInfo(addr)) = req.extensions().get::<ConnectInfo<SocketAddr>>() {
+    let path = req.uri().path();
+    let counted = path.starts_with("/api/") || path.starts_with("/join/");
+    if let Some(ConnectInfo(addr)) = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .filter(|_| counted)
+    {
         if !state.limiter().allow(addr.ip()) {
             return ApiError::rate_limited().into_response();
         }

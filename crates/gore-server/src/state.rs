@@ -381,20 +381,31 @@ impl AppState {
     /// Stores a new game and makes its room; returns the creator's seat.
     async fn insert_game(
         &self,
-        row: GameRow,
+        mut row: GameRow,
         creator: Seat,
         rematch_of: Option<String>,
     ) -> Result<Created, ApiError> {
+        let mut tries = 0;
+        loop {
+            match self.0.db.create_game(row.clone(), rematch_of.clone()).await {
+                Ok(()) => break,
+                // 50 random bits rarely collide; draw again if they do.
+                Err(e) if e.is_conflict() && tries < 3 => {
+                    tries += 1;
+                    row.id = new_id();
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
         let room = GameRoom::load(row.clone(), &[]).map_err(|e| {
             tracing::error!("{e}");
             ApiError::internal("the game could not be made")
         })?;
         let id = row.id.clone();
-        self.0.db.create_game(row, rematch_of).await?;
         let created = created(&room, creator, true);
         let room = Arc::new(Mutex::new(room));
         self.rooms().insert(id.clone(), room.clone());
-        tracing::info!("game {id} created ({})", created.seat);
+        tracing::info!("game {id} created ({} {})", row.mode, created.seat);
         self.start_ai(room);
         Ok(created)
     }
@@ -462,11 +473,10 @@ impl AppState {
                 room.row.honourable,
                 new_seat,
             );
-            let new_id = row.id.clone();
             let c = state
                 .insert_game(row, new_seat, Some(room.row.id.clone()))
                 .await?;
-            room.row.rematch = Some(new_id);
+            room.row.rematch = Some(c.id.clone());
             room.changed();
             Ok(c)
         })

@@ -308,6 +308,9 @@ async fn a_flood_is_limited_and_other_games_go_on() {
         }
     }
     assert!(limited >= 25, "only {limited} of 40 refused");
+    // The page itself is not counted: a classroom behind one address loads it.
+    let r = flooder.get(s.at("/")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
     // ... while another address plays on, its game and the flooder's too.
     let c = bot();
     let g2 = create(&c, &s, json!({"mode": "local"})).await;
