@@ -112,6 +112,13 @@ impl Proc {
             .map_err(|e| format!("cannot send `{line}`: {e}"))
     }
 
+    /// Sends a line; a failure means the engine is gone, so it forfeits
+    /// with how it ended.
+    fn tell(&mut self, line: &str) -> Result<(), Fault> {
+        self.send(line)
+            .map_err(|e| Fault::Forfeit(format!("{} ({e})", self.death_note())))
+    }
+
     fn read_line(&mut self, deadline: Instant, stop: &AtomicBool) -> Result<String, ReadError> {
         loop {
             if stop.load(Ordering::Relaxed) {
@@ -210,7 +217,7 @@ impl External {
     pub fn start(&mut self, stop: &AtomicBool) -> Result<Option<String>, Fault> {
         self.proc = None;
         let mut p = Proc::spawn(&self.command).map_err(Fault::Forfeit)?;
-        p.send("gpi").map_err(Fault::Forfeit)?;
+        p.tell("gpi")?;
         let deadline = Instant::now() + self.timeout;
         let mut name = None;
         loop {
@@ -247,7 +254,7 @@ impl External {
             options.push(format!("setoption name hash value {h}"));
         }
         for o in &options {
-            p.send(o).map_err(Fault::Forfeit)?;
+            p.tell(o)?;
         }
         self.proc = Some(p);
         Ok(name)
@@ -277,7 +284,7 @@ impl External {
         let timeout = self.timeout;
         let p = self.proc.as_mut().expect("started");
         for c in commands {
-            p.send(c).map_err(Fault::Forfeit)?;
+            p.tell(c)?;
         }
         let deadline = Instant::now() + timeout;
         let mut errors = Vec::new();
@@ -362,10 +369,9 @@ impl External {
         let Some(p) = self.proc.as_mut() else {
             return Err(Fault::Forfeit("is not running".into()));
         };
-        p.send(&Self::position_command(game))
-            .map_err(Fault::Forfeit)?;
+        p.tell(&Self::position_command(game))?;
         let go = Self::go_command(&self.limits);
-        p.send(&go).map_err(Fault::Forfeit)?;
+        p.tell(&go)?;
         let deadline = Instant::now() + budget;
         loop {
             match p.read_line(deadline, stop) {

@@ -475,8 +475,8 @@ impl Progress {
         );
         match self {
             Progress::Bar(b) => {
-                b.set_position(done);
                 b.set_message(msg);
+                b.set_position(done);
             }
             Progress::Lines { every, total } => {
                 if done.is_multiple_of(*every) || done == *total {
@@ -653,7 +653,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
         .map(|s| s.text.clone())
         .collect();
     eprintln!(
-        "time {secs:.1} s ({:.2} s/game, {concurrency} threads){}",
+        "time {secs:.1} s ({:.2} s/game, concurrency {concurrency}){}",
         secs / totals.all.games().max(1) as f64,
         if timed.is_empty() {
             String::new()

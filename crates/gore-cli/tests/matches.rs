@@ -281,6 +281,7 @@ fn a_misbehaving_external_engine_forfeits() {
     let script = "while read l; do case \"$l\" in gpi) echo gpiok;; isready) echo readyok;; \
                   go*) echo bestaction a9;; quit) exit;; esac; done";
     let spec = format!("cmd:{script}");
+    let dir = temp_dir("forfeit");
     let o = gore(&[
         "match",
         "--engine1",
@@ -289,12 +290,22 @@ fn a_misbehaving_external_engine_forfeits() {
         &spec,
         "--games",
         "2",
+        "--save",
+        dir.to_str().unwrap(),
     ]);
     let r = report(&o);
     assert_eq!(r["games"], "2  wins 2  draws 0  losses 0");
     assert_eq!(r["forfeits"], "engine1 0  engine2 2");
     assert!(stderr(&o).contains("engine2"), "{}", stderr(&o));
     assert!(stderr(&o).contains("`bestaction a9`"), "{}", stderr(&o));
+    // The record of a forfeited game is unfinished and says why.
+    let text = std::fs::read_to_string(dir.join("game-0002.gore")).unwrap();
+    let rec = Record::parse(&text).unwrap();
+    assert_eq!(rec.result, Some(RecordResult::Unfinished));
+    assert!(!rec.replay().unwrap().is_over());
+    let forfeit = rec.extra.iter().find(|(k, _)| k == "Forfeit").unwrap();
+    assert!(forfeit.1.contains("engine2"), "{forfeit:?}");
+    let _ = std::fs::remove_dir_all(&dir);
     // Silent after the handshake: a timeout.
     let script = "while read l; do case \"$l\" in gpi) echo gpiok;; isready) echo readyok;; \
                   quit) exit;; esac; done";
