@@ -1,6 +1,5 @@
 //! `gore serve`: the web app and its API (docs/API.md).
 
-use std::io::IsTerminal;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
@@ -31,14 +30,7 @@ pub struct ServeArgs {
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     // Logs go to stderr; stdout carries only the line that says where to go.
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .try_init();
+    gore_server::init_logging();
     // Checked before anything starts, so that a bad URL is the only error.
     gore_server::DbUrl::parse(&args.db)?;
     let config = gore_server::Config {

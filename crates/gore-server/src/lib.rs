@@ -85,6 +85,20 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Sends the server's logs to stderr, filtered by `RUST_LOG` (default
+/// `info`), in colour only on a terminal. Does nothing if a subscriber is
+/// already set.
+pub fn init_logging() {
+    use std::io::IsTerminal;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(filter)
+        .try_init();
+}
+
 /// Ctrl-C, or SIGTERM on Unix.
 async fn shutdown_signal() {
     let ctrl_c = async {
