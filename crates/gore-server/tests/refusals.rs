@@ -341,3 +341,69 @@ async fn a_flood_is_limited_and_other_games_go_on() {
         .unwrap();
     assert_eq!(r.status(), 200);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_retries_commit_once() {
+    let s = Server::start(0).await;
+    let c = bot();
+    let g = create(&c, &s, json!({"mode": "local"})).await;
+    let id = g["id"].as_str().unwrap().to_string();
+    let t = g["token"].as_str().unwrap().to_string();
+    let mut tasks = Vec::new();
+    for i in 0..12 {
+        let (c, url, t) = (
+            c.clone(),
+            s.at(&format!("/api/games/{id}/actions")),
+            t.clone(),
+        );
+        let action = ["a1", "a2", "a3", "a4"][i % 4];
+        tasks.push(tokio::spawn(async move {
+            c.post(url)
+                .bearer_auth(t)
+                .json(&json!({"action": action, "ply": 0}))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }));
+    }
+    let mut codes = Vec::new();
+    for t in tasks {
+        codes.push(t.await.unwrap());
+    }
+    assert_eq!(codes.iter().filter(|&&c| c == 200).count(), 1, "{codes:?}");
+    assert!(codes.iter().all(|&c| c == 200 || c == 409), "{codes:?}");
+    assert_eq!(ply(&get(&c, &s, &id).await.1), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_damaged_game_does_not_harm_the_others() {
+    let s = Server::start(0).await;
+    let c = bot();
+    let good = create(&c, &s, json!({"mode": "local"})).await;
+    // A game whose stored actions break the rules (written behind the
+    // server's back).
+    let db = rusqlite::Connection::open(s.dir.path().join("gore.sqlite3")).unwrap();
+    db.execute_batch(
+        "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_both,
+             status, created_at, updated_at)
+         VALUES ('bbbbbbbbbb', 'local', 'standard', '6,6,6,6/6,6,6,6 AAAA/BBBB 0-0 A -', 4, 0,
+             'both', 'ffffffffffffffffffffffffffffffff', 'playing', 0, 0);
+         INSERT INTO actions VALUES ('bbbbbbbbbb', 1, 'b1', 0);",
+    )
+    .unwrap();
+    let (st, e) = get(&c, &s, "bbbbbbbbbb").await;
+    assert_eq!((st, code(&e)), (500, "internal"), "{e}");
+    let (st, _) = act(
+        &c,
+        &s,
+        good["id"].as_str().unwrap(),
+        good["token"].as_str(),
+        json!({"action": "a1"}),
+    )
+    .await;
+    assert_eq!(st, 200);
+    let fresh = create(&c, &s, json!({"mode": "ai", "level": 1})).await;
+    assert_eq!(get(&c, &s, fresh["id"].as_str().unwrap()).await.0, 200);
+}
