@@ -81,7 +81,10 @@ async fn main() -> Result<()> {
             .context("creating a game")?
             .json()
             .await?;
-        let id = r["id"].as_str().ok_or_else(|| anyhow!("no id"))?.to_string();
+        let id = r["id"]
+            .as_str()
+            .ok_or_else(|| anyhow!("no id"))?
+            .to_string();
         let token = r["token"]
             .as_str()
             .ok_or_else(|| anyhow!("no token"))?
@@ -143,7 +146,13 @@ async fn main() -> Result<()> {
 }
 
 /// Plays one game over its WebSocket.
-async fn drive(url: &str, args: &Args, index: u64, deadline: Instant, totals: &Totals) -> Result<()> {
+async fn drive(
+    url: &str,
+    args: &Args,
+    index: u64,
+    deadline: Instant,
+    totals: &Totals,
+) -> Result<()> {
     let (mut ws, _) = tokio_tungstenite::connect_async(url)
         .await
         .context("connecting the WebSocket")?;
