@@ -203,7 +203,14 @@ pub struct Ending {
     pub reason: String,
 }
 
-type Job = Box<dyn FnOnce(&mut Connection) + Send>;
+/// Called once the batch a job ran in is committed (`None`) or failed
+/// (the reason): only then does the caller hear of its result.
+type Finish = Box<dyn FnOnce(Option<String>) + Send>;
+/// Work for the database thread, run inside the batch's transaction.
+type Job = Box<dyn FnOnce(&Connection) -> Finish + Send>;
+
+/// The most jobs committed together.
+const BATCH: usize = 256;
 
 /// A handle on the database thread. Cheap to clone.
 #[derive(Clone)]
@@ -246,42 +253,107 @@ fn migrate(c: &mut Connection) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Runs `f` between `SAVEPOINT` and `RELEASE`, or rolls back to the
+/// savepoint when it fails.
+fn in_savepoint<R>(
+    c: &Connection,
+    f: impl FnOnce(&Connection) -> rusqlite::Result<R>,
+) -> rusqlite::Result<R> {
+    c.execute_batch("SAVEPOINT job")?;
+    match f(c) {
+        Ok(v) => {
+            c.execute_batch("RELEASE job")?;
+            Ok(v)
+        }
+        Err(e) => {
+            c.execute_batch("ROLLBACK TO job; RELEASE job")?;
+            Err(e)
+        }
+    }
+}
+
+/// One transaction for a batch of jobs; then every job hears how it went.
+fn run_batch(conn: &Connection, batch: Vec<Job>) {
+    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+        // The jobs never ran: dropping them tells each caller it failed.
+        drop(batch);
+        tracing::error!("database: cannot begin a transaction: {e}");
+        return;
+    }
+    let mut finishers = Vec::with_capacity(batch.len());
+    let mut panicked = false;
+    for job in batch {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(conn))) {
+            Ok(f) => finishers.push(f),
+            Err(_) => panicked = true,
+        }
+    }
+    let failed = if panicked {
+        Some("a database job failed".to_string())
+    } else {
+        conn.execute_batch("COMMIT").err().map(|e| e.to_string())
+    };
+    if let Some(why) = &failed {
+        tracing::error!("database: the batch was not committed: {why}");
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    for f in finishers {
+        f(failed.clone());
+    }
+}
+
 impl Db {
     /// Opens (creating if need be) and migrates the database, then starts
     /// its thread.
+    ///
+    /// The thread commits in groups: it takes every job waiting (up to
+    /// [`BATCH`]), runs each in a savepoint of one transaction, commits
+    /// once (one sync to disk for all), and only then answers each job.
+    /// An action is thus on disk before it is acknowledged, and a busy
+    /// server does not wait for one sync per action.
     pub fn open(url: &DbUrl) -> anyhow::Result<Db> {
         let DbUrl::Sqlite(path) = url;
-        let mut conn = open_connection(path)?;
+        let conn = open_connection(path)?;
         let (jobs, rx) = mpsc::channel::<Job>();
         thread::Builder::new()
             .name("gore-db".into())
             .spawn(move || {
-                while let Ok(job) = rx.recv() {
-                    // A failing job must not take the others down with it.
-                    let r =
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&mut conn)));
-                    if r.is_err() {
-                        tracing::error!("a database job panicked");
+                while let Ok(first) = rx.recv() {
+                    let mut batch = vec![first];
+                    while batch.len() < BATCH {
+                        match rx.try_recv() {
+                            Ok(j) => batch.push(j),
+                            Err(_) => break,
+                        }
                     }
+                    run_batch(&conn, batch);
                 }
             })
             .context("cannot start the database thread")?;
         Ok(Db { jobs })
     }
 
-    /// Runs `f` on the database thread and waits for its answer.
+    /// Runs `f` on the database thread, in a savepoint of a transaction,
+    /// and answers once that transaction is committed. An error from `f`
+    /// undoes only what `f` did.
     pub async fn call<R, F>(&self, f: F) -> Result<R, DbError>
     where
         R: Send + 'static,
-        F: FnOnce(&mut Connection) -> rusqlite::Result<R> + Send + 'static,
+        F: FnOnce(&Connection) -> rusqlite::Result<R> + Send + 'static,
     {
-        let (tx, rx) = oneshot::channel();
+        let (tx, rx) = oneshot::channel::<Result<R, DbError>>();
         self.jobs
-            .send(Box::new(move |c| {
-                let _ = tx.send(f(c));
+            .send(Box::new(move |c: &Connection| -> Finish {
+                let result = in_savepoint(c, f);
+                Box::new(move |failed: Option<String>| {
+                    let _ = tx.send(match failed {
+                        None => result.map_err(DbError::Sql),
+                        Some(why) => Err(DbError::Commit(why)),
+                    });
+                })
             }))
             .map_err(|_| DbError::Closed)?;
-        Ok(rx.await.map_err(|_| DbError::Closed)??)
+        rx.await.map_err(|_| DbError::Closed)?
     }
 
     /// Inserts a new game; when `rematch_of` is given, links it from that
@@ -292,15 +364,14 @@ impl Db {
         rematch_of: Option<String>,
     ) -> Result<(), DbError> {
         self.call(move |c| {
-            let tx = c.transaction()?;
-            row.insert(&tx)?;
+            row.insert(c)?;
             if let Some(old) = rematch_of {
-                tx.execute(
+                c.execute(
                     "UPDATE games SET rematch = ?2, updated_at = ?3 WHERE id = ?1",
                     params![old, row.id, row.created_at],
                 )?;
             }
-            tx.commit()
+            Ok(())
         })
         .await
     }
@@ -348,23 +419,22 @@ impl Db {
         ending: Option<Ending>,
     ) -> Result<(), DbError> {
         self.call(move |c| {
-            let tx = c.transaction()?;
-            tx.execute(
+            c.execute(
                 "INSERT INTO actions (game_id, ply, action, created_at) VALUES (?1, ?2, ?3, ?4)",
                 params![game_id, action.ply, action.action, action.created_at],
             )?;
             match ending {
-                Some(e) => tx.execute(
+                Some(e) => c.execute(
                     "UPDATE games SET status = 'over', result = ?2, reason = ?3, updated_at = ?4
                      WHERE id = ?1",
                     params![game_id, e.result, e.reason, action.created_at],
                 )?,
-                None => tx.execute(
+                None => c.execute(
                     "UPDATE games SET updated_at = ?2 WHERE id = ?1",
                     params![game_id, action.created_at],
                 )?,
             };
-            tx.commit()
+            Ok(())
         })
         .await
     }

@@ -124,6 +124,9 @@ pub enum DbError {
     /// SQLite refused.
     #[error("database: {0}")]
     Sql(#[from] rusqlite::Error),
+    /// The transaction holding this work was not committed.
+    #[error("database: not committed: {0}")]
+    Commit(String),
     /// The database thread has stopped.
     #[error("database: the database thread has stopped")]
     Closed,
