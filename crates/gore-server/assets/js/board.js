@@ -113,7 +113,8 @@ export class Board {
     }
     svgEl('circle', { cx: x, cy: y, r: R + 7, class: 'hole-ring' }, g);
     const bg = svgEl('circle', { cx: x, cy: y, r: R, class: 'hole-bg' }, g);
-    const seeds = /** @type {SVGGElement} */ (svgEl('g', { class: 'seeds', transform: `translate(${x} ${y})` }, g));
+    // Seeds a little away from the count, which sits on the inner edge.
+    const seeds = /** @type {SVGGElement} */ (svgEl('g', { class: 'seeds', transform: `translate(${x} ${top ? y - 4 : y + 4})` }, g));
     const py = top ? y + R : y - R;
     svgEl('rect', { x: x - 17, y: py - 13, width: 34, height: 26, rx: 13, class: 'count-pill' }, g);
     const count = /** @type {SVGTextElement} */ (svgEl('text', { x, y: py + 1, class: 'count' }, g));

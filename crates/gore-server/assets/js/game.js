@@ -117,7 +117,7 @@ export function gamePage(main, id) {
     };
     const speed = h('select', { id: 'anim-speed', onchange: (/** @type {Event} */ e) => saveSpeed(/** @type {HTMLSelectElement} */ (e.target).value) });
     for (const s of ['slow', 'normal', 'fast', 'off']) speed.append(h('option', { value: s, selected: savedSpeed() === s }, t(`settings.speed.${s}`)));
-    main.append(h('div', { class: 'game-page' },
+    el.page = h('div', { class: 'game-page', id: 'game-page' },
       h('div', { class: 'game-top' }, el.title, el.conn),
       el.players,
       el.turn,
@@ -136,7 +136,8 @@ export function gamePage(main, id) {
         h('summary', null, t('settings.title')),
         h('label', { class: 'field', for: 'anim-speed' }, h('span', null, t('settings.speed')), speed)),
       el.links,
-    ));
+    );
+    main.append(el.page);
     update();
   }
 
@@ -159,6 +160,11 @@ export function gamePage(main, id) {
     updateMoves();
     updateLinks();
     if (!animating) drawBoard();
+    // For tests and styles: what the page shows.
+    el.page.dataset.ply = String(shownCount);
+    el.page.dataset.status = state.status;
+    el.page.dataset.busy = animating || sending ? '1' : '0';
+    el.page.dataset.you = String(you());
     // Focus that was on a removed control goes back to the board or the turn line.
     if (focused && focused !== document.body && !focused.isConnected) {
       const first = main.querySelector('.hole[aria-disabled="false"]');
@@ -366,16 +372,23 @@ export function gamePage(main, id) {
     if (!r.winner) headline = t('result.draw');
     else if (me === 'A' || me === 'B') headline = r.winner === me ? t('result.youWin') : t('result.youLose');
     else headline = t('result.winner', { player: r.winner });
-    box.append(
+    const rm = state.rematch;
+    const mineRematch = rm && myGames().some((g) => g.id === rm.id);
+    let rematchButton = null;
+    if (rm && mineRematch) rematchButton = h('a', { class: 'button primary', id: 'rematch-link', href: rm.url || `/g/${rm.id}` }, t('result.openRematch'));
+    else if (me) rematchButton = h('button', { type: 'button', class: 'primary', id: 'rematch-btn', onclick: doRematch }, rm ? t('result.joinRematch') : t('result.rematch'));
+    box.append(...[
       h('h2', { id: 'result-title' }, t('result.title')),
       h('p', { class: 'final-score', id: 'final-score' },
         h('span', { class: 'score-A' }, `A ${r.seeds[0]}`), ' – ', h('span', { class: 'score-B' }, `${r.seeds[1]} B`)),
       h('p', { class: 'headline', id: 'result-headline' }, headline, r.winner && (me === 'A' || me === 'B') ? ` (${t('result.winner', { player: r.winner })})` : ''),
       r.without_glory ? h('p', { class: 'without-glory', id: 'without-glory' }, h('span', { class: 'glory-badge', 'aria-hidden': 'true' }, '☾'), ' ', t('result.withoutGlory', { player: r.winner })) : null,
       h('p', { class: 'muted' }, t(`result.reason.${r.reason || 'board'}`)),
+      rm && !mineRematch && me ? h('p', { class: 'notice', id: 'rematch-offer' }, t('result.rematchWaiting')) : null,
       h('div', { class: 'button-row' },
-        me ? h('button', { type: 'button', class: 'primary', id: 'rematch-btn', onclick: doRematch }, t('result.rematch')) : null,
-        h('a', { class: 'button', id: 'download-btn', href: recordUrl(id), download: `gore-${id}.gore` }, t('result.download'))));
+        rematchButton,
+        h('a', { class: 'button', id: 'download-btn', href: recordUrl(id), download: `gore-${id}.gore` }, t('result.download'))),
+    ].filter(Boolean));
   }
 
   function updateReview() {
@@ -393,15 +406,28 @@ export function gamePage(main, id) {
     else if (step.sweep) label = t('review.sweep');
     else label = t('review.move', { k: step.k, n: state.actions.length, action: step.entry.action, player: step.entry.player });
     box.setAttribute('aria-label', t('review.title'));
-    const btn = (/** @type {string} */ idName, /** @type {string} */ key, /** @type {string} */ sym, /** @type {number} */ to, /** @type {boolean} */ disabled) => h('button', { type: 'button', id: idName, 'aria-label': t(key), title: t(key), disabled, onclick: () => goReview(to) }, sym);
+    const btn = (/** @type {string} */ idName, /** @type {string} */ key, /** @type {string} */ sym, /** @type {number} */ to, /** @type {boolean} */ disabled) => h('button', { type: 'button', id: idName, class: 'icon', 'aria-label': t(key), title: t(key), disabled, onclick: () => goReview(to) }, icon(sym));
     box.append(
       h('h2', { class: 'sr-only' }, t('review.title')),
-      btn('review-first', 'review.first', '⏮', 0, i === 0),
-      btn('review-prev', 'review.prev', '◀', i - 1, i === 0),
+      btn('review-first', 'review.first', 'first', 0, i === 0),
+      btn('review-prev', 'review.prev', 'prev', i - 1, i === 0),
       h('span', { class: 'review-label', id: 'review-label', 'aria-live': 'polite' }, label),
-      btn('review-next', 'review.next', '▶', i + 1, i === last),
-      btn('review-last', 'review.last', '⏭', last, i === last),
+      btn('review-next', 'review.next', 'next', i + 1, i === last),
+      btn('review-last', 'review.last', 'last', last, i === last),
       h('p', { class: 'hint review-hint' }, t('review.keys')));
+  }
+
+  /** A small arrow icon (SVG, so that no font is needed). @param {string} kind */
+  function icon(kind) {
+    const paths = {
+      first: 'M5 4h2v12H5zM17 4v12L8 10z',
+      prev: 'M15 4v12L6 10z',
+      next: 'M5 4v12l9-6z',
+      last: 'M13 4h2v12h-2zM3 4v12l9-6z',
+    };
+    const span = h('span', { 'aria-hidden': 'true', class: 'icon-svg' });
+    span.innerHTML = `<svg viewBox="0 0 20 20" width="20" height="20"><path fill="currentColor" d="${paths[/** @type {keyof typeof paths} */ (kind)]}"/></svg>`;
+    return span;
   }
 
   /** @param {number} k */
@@ -507,6 +533,8 @@ export function gamePage(main, id) {
       const s = await postAction(id, action, state.actions.length);
       sending = false;
       onState(s);
+      // The answer may be older than a state the socket already brought.
+      if (!animating) update();
     } catch (e) {
       sending = false;
       const err = /** @type {ApiError} */ (e);
@@ -515,7 +543,8 @@ export function gamePage(main, id) {
       } else {
         toast(t('error.action', { message: err.message || String(e) }));
       }
-      try { onState(await getGame(id)); } catch (_) { update(); }
+      try { onState(await getGame(id)); } catch (_) { /* the socket will bring it */ }
+      if (!animating) update();
     }
   }
 
@@ -593,8 +622,6 @@ export function gamePage(main, id) {
       if (r) announce(resultText(r));
     }
     update();
-    const first = main.querySelector('.hole[aria-disabled="false"]');
-    if (first && (document.activeElement === document.body || !document.activeElement)) /** @type {any} */ (first).focus();
     if (shownCount < state.actions.length) catchUp();
   }
 

@@ -1,0 +1,1096 @@
+//! Browser tests of the web app: a real `gore serve` and headless Chromium
+//! (Debian's /usr/bin/chromium), driven over the DevTools protocol with
+//! chromiumoxide. They click what a person clicks: holes, the offer
+//! buttons, the language switch.
+//!
+//! Without Chromium they print a loud warning and pass, except on CI
+//! (`CI=true`), where a missing browser is a failure. Screenshots of the
+//! key moments go to `target/screenshots/`.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::handler::viewport::Viewport;
+use chromiumoxide::page::ScreenshotParams;
+use chromiumoxide::Page;
+use futures::StreamExt;
+use serde_json::Value;
+
+/// One browser test at a time: each starts a server and one or two
+/// Chromiums, which is plenty for a small machine.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+// ---------------------------------------------------------------- setup --
+
+/// Debian's Chromium, or `$CHROMIUM`.
+fn chromium() -> Option<PathBuf> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Ok(p) = std::env::var("CHROMIUM") {
+        candidates.push(p.into());
+    }
+    candidates.push("/usr/bin/chromium".into());
+    candidates.push("/usr/bin/chromium-browser".into());
+    candidates.into_iter().find(|p| p.is_file())
+}
+
+/// The browser, or `None` after a loud warning (a failure on CI).
+fn browser_or_skip(test: &str) -> Option<PathBuf> {
+    if let Some(p) = chromium() {
+        return Some(p);
+    }
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let msg = format!(
+        "\n\
+         ************************************************************\n\
+         *  BROWSER TEST {test} SKIPPED: Chromium not found\n\
+         *  (looked for $CHROMIUM, /usr/bin/chromium).\n\
+         *  Install it with: apt-get install -y chromium\n\
+         ************************************************************\n"
+    );
+    if ci {
+        panic!("{msg}(CI=true: a missing browser is a failure)");
+    }
+    eprintln!("{msg}");
+    None
+}
+
+fn screenshots_dir() -> PathBuf {
+    // tests run in the crate's folder; the workspace target is two up.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/screenshots");
+    std::fs::create_dir_all(&dir).expect("create target/screenshots");
+    dir
+}
+
+/// A `gore serve` on a free port with a fresh database.
+struct Server {
+    child: Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    fn start() -> Server {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("db.sqlite3");
+        let bin = std::env::var("GORE_DEV_SERVER")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_gore").to_string());
+        let mut child = Command::new(bin)
+            .args(["serve", "--port", "0", "--db"])
+            .arg(&db)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .env("RUST_LOG", "warn")
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start gore serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("read the ready line");
+        let url = line
+            .trim()
+            .strip_prefix("Goré is ready: open ")
+            .unwrap_or_else(|| panic!("unexpected first line from gore serve: {line:?}"))
+            .trim_end_matches('/')
+            .to_string();
+        Server {
+            child,
+            url,
+            _dir: dir,
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One Chromium with its own profile (its own cookies and localStorage).
+struct Chrome {
+    browser: Browser,
+    handler: tokio::task::JoinHandle<()>,
+    _profile: tempfile::TempDir,
+}
+
+impl Chrome {
+    async fn launch(exe: &Path, width: u32, height: u32) -> Res<Chrome> {
+        let profile = tempfile::tempdir()?;
+        let config = BrowserConfig::builder()
+            .chrome_executable(exe)
+            .no_sandbox()
+            .user_data_dir(profile.path())
+            .viewport(Viewport {
+                width,
+                height,
+                device_scale_factor: Some(1.0),
+                emulating_mobile: width < 500,
+                is_landscape: false,
+                has_touch: width < 500,
+            })
+            .window_size(width, height)
+            .args([
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--lang=en-US",
+            ])
+            .launch_timeout(Duration::from_secs(60))
+            .request_timeout(Duration::from_secs(60))
+            .build()?;
+        let (browser, mut handler) = Browser::launch(config).await?;
+        let handler = tokio::spawn(async move {
+            while let Some(event) = handler.next().await {
+                if event.is_err() {
+                    // Unknown events from a newer Chromium are not fatal.
+                    continue;
+                }
+            }
+        });
+        Ok(Chrome {
+            browser,
+            handler,
+            _profile: profile,
+        })
+    }
+
+    async fn page(&self, url: &str) -> Res<Page> {
+        let page = self.browser.new_page(url).await?;
+        page.wait_for_navigation().await?;
+        Ok(page)
+    }
+
+    async fn close(mut self) {
+        let _ = self.browser.close().await;
+        let _ = self.browser.wait().await;
+        self.handler.abort();
+    }
+}
+
+// -------------------------------------------------------------- helpers --
+
+/// Evaluates JavaScript (an expression, or a function body when it starts
+/// with `return`) and returns its JSON value.
+async fn js(page: &Page, code: &str) -> Res<Value> {
+    let expr = if code.trim_start().starts_with("return") {
+        format!("(() => {{ {code} }})()")
+    } else {
+        code.to_string()
+    };
+    let result = page.evaluate(expr).await?;
+    Ok(result.value().cloned().unwrap_or(Value::Null))
+}
+
+/// Waits until `cond` (a JavaScript expression) is true.
+async fn wait_for(page: &Page, cond: &str, what: &str, secs: u64) -> Res<()> {
+    let start = Instant::now();
+    loop {
+        match js(page, &format!("!!({cond})")).await {
+            Ok(Value::Bool(true)) => return Ok(()),
+            Ok(_) | Err(_) => {}
+        }
+        if start.elapsed() > Duration::from_secs(secs) {
+            let text = js(
+                page,
+                "document.body ? document.body.innerText.slice(0, 1500) : ''",
+            )
+            .await
+            .unwrap_or(Value::Null);
+            return Err(format!(
+                "timed out after {secs} s waiting for {what} ({cond}); page text: {text}"
+            )
+            .into());
+        }
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+}
+
+/// Clicks the element a selector finds, as a mouse would.
+async fn click(page: &Page, selector: &str) -> Res<()> {
+    let el = page
+        .find_element(selector)
+        .await
+        .map_err(|e| format!("no element {selector}: {e}"))?;
+    el.scroll_into_view().await?;
+    el.click().await?;
+    Ok(())
+}
+
+async fn shot(page: &Page, name: &str) -> Res<()> {
+    let path = screenshots_dir().join(format!("{name}.png"));
+    page.save_screenshot(ScreenshotParams::builder().full_page(true).build(), &path)
+        .await?;
+    Ok(())
+}
+
+async fn text(page: &Page, selector: &str) -> Res<String> {
+    let v = js(
+        page,
+        &format!(
+            "(() => {{ const e = document.querySelector({}); return e ? e.textContent : null; }})()",
+            serde_json::to_string(selector)?
+        ),
+    )
+    .await?;
+    Ok(v.as_str().unwrap_or_default().to_string())
+}
+
+/// What the game page offers the player now.
+#[derive(Debug)]
+struct View {
+    status: String,
+    busy: bool,
+    ply: u64,
+    holes: Vec<String>,
+    accept: bool,
+    pass: bool,
+    offer: bool,
+}
+
+async fn view(page: &Page) -> Res<View> {
+    let r = view_inner(page).await;
+    if r.is_err() {
+        let _ = shot(page, "fail-view").await;
+    }
+    r
+}
+
+async fn view_inner(page: &Page) -> Res<View> {
+    let v = js(
+        page,
+        r#"(() => {
+            const g = document.getElementById('game-page');
+            if (!g) return null;
+            return {
+                status: g.dataset.status || '',
+                busy: g.dataset.busy === '1',
+                ply: Number(g.dataset.ply || 0),
+                holes: [...document.querySelectorAll('.hole[aria-disabled="false"]')].map(e => e.dataset.hole),
+                accept: !!document.getElementById('accept-btn'),
+                pass: !!document.getElementById('pass-btn'),
+                offer: !!document.getElementById('offer-btn'),
+            };
+        })()"#,
+    )
+    .await?;
+    if v.is_null() {
+        return Err("not on a game page".into());
+    }
+    Ok(View {
+        status: v["status"].as_str().unwrap_or_default().to_string(),
+        busy: v["busy"].as_bool().unwrap_or(false),
+        ply: v["ply"].as_u64().unwrap_or(0),
+        holes: v["holes"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|h| h.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        accept: v["accept"].as_bool().unwrap_or(false),
+        pass: v["pass"].as_bool().unwrap_or(false),
+        offer: v["offer"].as_bool().unwrap_or(false),
+    })
+}
+
+/// A small deterministic generator for choosing holes.
+struct Lcg(u64);
+impl Lcg {
+    fn pick(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
+/// Sets the animation speed (kept in localStorage, read at each move).
+async fn set_speed(page: &Page, speed: &str) -> Res<()> {
+    js(
+        page,
+        &format!("localStorage.setItem('gore.animation', '{speed}')"),
+    )
+    .await?;
+    Ok(())
+}
+
+/// From the home page: choose the options and start a game; returns once
+/// the game page shows.
+async fn new_game(page: &Page, mode: &str, colour: &str, level: u8) -> Res<()> {
+    wait_for(
+        page,
+        "document.getElementById('start-game')",
+        "the new-game form",
+        20,
+    )
+    .await?;
+    click(page, &format!("#mode-{mode}")).await?;
+    if mode == "ai" {
+        js(
+            page,
+            &format!(
+                "(() => {{ const s = document.getElementById('level'); s.value = '{level}'; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()"
+            ),
+        )
+        .await?;
+    }
+    if mode != "local" {
+        click(page, &format!("#colour-{colour}")).await?;
+    }
+    click(page, "#start-game").await?;
+    wait_for(
+        page,
+        "location.pathname.startsWith('/g/') && document.getElementById('game-page')",
+        "the game page",
+        20,
+    )
+    .await?;
+    Ok(())
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+// ---------------------------------------------------------------- tests --
+
+/// A whole game against the AI at level 1, clicking legal holes (and
+/// answering offers) until the end; then the result, the review and the
+/// record link.
+#[test]
+fn ai_game_played_to_the_end() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("ai_game_played_to_the_end") else {
+        return;
+    };
+    let server = Server::start();
+    runtime().block_on(async {
+        let chrome = Chrome::launch(&exe, 1000, 900)
+            .await
+            .expect("launch chromium");
+        let r = ai_game(&chrome, &server).await;
+        chrome.close().await;
+        r.expect("ai game");
+    });
+}
+
+async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
+    let started = Instant::now();
+    let page = chrome.page(&format!("{}/", server.url)).await?;
+    wait_for(
+        &page,
+        "document.getElementById('start-game')",
+        "home page",
+        20,
+    )
+    .await?;
+    shot(&page, "01-home").await?;
+    set_speed(&page, "normal").await?;
+    new_game(&page, "ai", "A", 1).await?;
+    wait_for(
+        &page,
+        "document.querySelectorAll('.hole[aria-disabled=\"false\"]').length === 4",
+        "A's four legal holes",
+        20,
+    )
+    .await?;
+    // Every hole is a labelled button; the legal ones are enabled.
+    let labels = js(
+        &page,
+        "[...document.querySelectorAll('.hole')].map(h => h.getAttribute('role') + '|' + h.getAttribute('tabindex') + '|' + h.getAttribute('aria-label'))",
+    )
+    .await?;
+    let labels: Vec<String> = serde_json::from_value(labels)?;
+    assert_eq!(labels.len(), 8);
+    assert!(
+        labels.contains(&"button|0|hole a3, 6 seeds, controlled by A".to_string()),
+        "{labels:?}"
+    );
+    // B's row on top, right to left; A's row at the bottom, left to right.
+    let order = js(
+        &page,
+        "[...document.querySelectorAll('.hole')].map(h => { const r = h.querySelector('.hole-bg').getBoundingClientRect(); return [h.dataset.hole, Math.round(r.x), Math.round(r.y)]; })",
+    )
+    .await?;
+    let pos: Vec<(String, i64, i64)> = serde_json::from_value(order)?;
+    let at = |h: &str| pos.iter().find(|p| p.0 == h).cloned().unwrap();
+    assert!(
+        at("a1").1 < at("a2").1 && at("a2").1 < at("a4").1,
+        "{pos:?}"
+    );
+    assert!(
+        at("b4").1 < at("b1").1 && at("b1").2 < at("a1").2,
+        "{pos:?}"
+    );
+    assert!((at("b4").1 - at("a1").1).abs() < 3, "b4 above a1: {pos:?}");
+    shot(&page, "02-ai-start").await?;
+
+    // The first sowing, animated: caught mid-flight, then skipped.
+    let first = js(
+        &page,
+        "document.querySelector('.hole[data-hole=\"a3\"] .count').textContent",
+    )
+    .await?;
+    assert_eq!(first, Value::String("6".into()));
+    click(&page, ".hole[data-hole=a3]").await?;
+    wait_for(
+        &page,
+        "document.getElementById('skip-btn')",
+        "the skip button",
+        10,
+    )
+    .await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    shot(&page, "03-sowing-animation").await?;
+    let mid = js(
+        &page,
+        "document.querySelectorAll('.fx .seed.flying').length",
+    )
+    .await?;
+    click(&page, "#skip-btn").await?;
+    wait_for(
+        &page,
+        "document.getElementById('game-page').dataset.busy === '0'",
+        "the animation to stop after skipping",
+        5,
+    )
+    .await?;
+    assert!(mid.as_u64().unwrap_or(0) <= 12);
+    assert_eq!(text(&page, "#moves li[data-ply='1'] .tok").await?, "a3");
+
+    // A few moves fast, then the rest without animation.
+    set_speed(&page, "fast").await?;
+    let mut rng = Lcg(7);
+    let mut answered = 0;
+    let mut clicks = 0;
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        if Instant::now() > deadline {
+            return Err(format!("the game did not end in time ({clicks} clicks)").into());
+        }
+        let v = view(&page).await?;
+        if v.status == "over" && !v.busy {
+            break;
+        }
+        if v.busy {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        }
+        let before = v.ply;
+        if v.accept {
+            // The AI offered: answer it (accept).
+            shot(&page, "04-ai-offer").await?;
+            click(&page, "#accept-btn").await?;
+            answered += 1;
+        } else if v.pass {
+            click(&page, "#pass-btn").await?;
+        } else if !v.holes.is_empty() {
+            let h = &v.holes[rng.pick(v.holes.len())];
+            click(&page, &format!(".hole[data-hole={h}]")).await?;
+        } else {
+            tokio::time::sleep(Duration::from_millis(80)).await;
+            continue;
+        }
+        clicks += 1;
+        if clicks == 6 {
+            set_speed(&page, "off").await?;
+        }
+        wait_for(
+            &page,
+            &format!("(g => g.dataset.status === 'over' || Number(g.dataset.ply) > {before})(document.getElementById('game-page'))"),
+            "the action to be shown",
+            30,
+        )
+        .await?;
+    }
+    wait_for(
+        &page,
+        "!document.getElementById('result').hidden",
+        "the result",
+        10,
+    )
+    .await?;
+    shot(&page, "05-ai-game-over").await?;
+    let score = text(&page, "#final-score").await?;
+    let nums: Vec<u32> = score
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
+    assert_eq!(nums.len(), 2, "{score}");
+    assert_eq!(nums[0] + nums[1], 48, "{score}");
+    let headline = text(&page, "#result-headline").await?;
+    assert!(
+        headline.contains("You win") || headline.contains("You lose") || headline.contains("draw"),
+        "{headline}"
+    );
+    // The board is swept: every hole empty, the trays hold everything.
+    let counts = js(
+        &page,
+        "[...document.querySelectorAll('.hole .count')].map(c => c.textContent).join(',')",
+    )
+    .await?;
+    assert_eq!(counts, Value::String("0,0,0,0,0,0,0,0".into()));
+    let plies = js(
+        &page,
+        "Number(document.getElementById('game-page').dataset.ply)",
+    )
+    .await?;
+    let plies = plies.as_u64().unwrap();
+    assert!(plies >= 2);
+    // Step through the game with the keyboard.
+    js(
+        &page,
+        "document.activeElement && document.activeElement.blur()",
+    )
+    .await?;
+    page.find_element("body").await?.press_key("Home").await?;
+    wait_for(
+        &page,
+        "document.getElementById('review-label').textContent === 'Start position'",
+        "the start position",
+        5,
+    )
+    .await?;
+    let counts = js(
+        &page,
+        "[...document.querySelectorAll('.hole .count')].map(c => c.textContent).join(',')",
+    )
+    .await?;
+    assert_eq!(counts, Value::String("6,6,6,6,6,6,6,6".into()));
+    page.find_element("body")
+        .await?
+        .press_key("ArrowRight")
+        .await?;
+    wait_for(
+        &page,
+        "document.getElementById('review-label').textContent.startsWith('Move 1 of')",
+        "move 1",
+        5,
+    )
+    .await?;
+    assert_eq!(text(&page, ".hole[data-hole=a3] .count").await?, "0");
+    assert!(
+        js(
+            &page,
+            "document.querySelector('.hole[data-hole=a3]').classList.contains('origin')"
+        )
+        .await?
+            == Value::Bool(true)
+    );
+    click(&page, "#review-next").await?;
+    wait_for(
+        &page,
+        "document.getElementById('review-label').textContent.startsWith('Move 2 of')",
+        "move 2",
+        5,
+    )
+    .await?;
+    shot(&page, "06-review").await?;
+    click(&page, "#review-last").await?;
+    wait_for(
+        &page,
+        "document.getElementById('review-next').disabled",
+        "the last position",
+        5,
+    )
+    .await?;
+    // The record and the rematch.
+    let href = js(
+        &page,
+        "document.getElementById('download-btn').getAttribute('href')",
+    )
+    .await?;
+    let href = href.as_str().unwrap_or_default().to_string();
+    assert!(
+        href.starts_with("/api/games/") && href.ends_with("/record"),
+        "{href}"
+    );
+    let record = js(&page, &format!("fetch('{href}').then(r => r.text())")).await?;
+    let record = record.as_str().unwrap_or_default();
+    assert!(record.contains("[Rules \"standard\"]"), "{record}");
+    assert!(record.contains("1. a3"), "{record}");
+    let old = js(&page, "location.pathname").await?;
+    click(&page, "#rematch-btn").await?;
+    wait_for(
+        &page,
+        &format!("location.pathname !== {old} && document.getElementById('game-page') && document.getElementById('game-page').dataset.status === 'playing'"),
+        "the rematch",
+        20,
+    )
+    .await?;
+    assert_eq!(
+        js(&page, "document.getElementById('game-page').dataset.you").await?,
+        Value::String("B".into())
+    );
+    // Home lists both games.
+    click(&page, ".site-header nav a[href='/']").await?;
+    wait_for(&page, "document.querySelectorAll('#my-games .game-item').length === 2 && !document.body.innerText.includes('Loading')", "the list of games", 10).await?;
+    shot(&page, "07-home-with-games").await?;
+    eprintln!(
+        "ai game: {plies} actions, {clicks} clicks, {answered} offers answered, {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Two browsers play a friend game: one offer is accepted, one declined
+/// (with the without-glory warning).
+#[test]
+fn friend_game_with_offers() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("friend_game_with_offers") else {
+        return;
+    };
+    let server = Server::start();
+    runtime().block_on(async {
+        let host = Chrome::launch(&exe, 900, 1000)
+            .await
+            .expect("launch chromium");
+        let guest = Chrome::launch(&exe, 900, 1000)
+            .await
+            .expect("launch chromium");
+        let r = friend_game(&host, &guest, &server).await;
+        host.close().await;
+        guest.close().await;
+        r.expect("friend game");
+    });
+}
+
+async fn friend_game(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
+    let started = Instant::now();
+    let p1 = host.page(&format!("{}/", server.url)).await?;
+    set_speed(&p1, "off").await?;
+    // Up to three games: random sowings may end a game before both offers.
+    for attempt in 0..3 {
+        if attempt > 0 {
+            p1.goto(format!("{}/", server.url)).await?;
+        }
+        new_game(&p1, "friend", "A", 1).await?;
+        wait_for(
+            &p1,
+            "document.getElementById('invite-link')",
+            "the invitation",
+            10,
+        )
+        .await?;
+        assert_eq!(
+            js(&p1, "document.getElementById('game-page').dataset.status").await?,
+            Value::String("waiting".into())
+        );
+        if attempt == 0 {
+            shot(&p1, "10-friend-invite").await?;
+        }
+        let link = js(&p1, "document.getElementById('invite-link').value").await?;
+        let link = link.as_str().ok_or("no invitation link")?.to_string();
+        assert!(link.contains("/join/"), "{link}");
+        let p2 = guest.page(&link).await?;
+        set_speed(&p2, "off").await?;
+        wait_for(&p2, "document.getElementById('game-page') && document.getElementById('game-page').dataset.status === 'playing'", "the guest's game", 20).await?;
+        assert_eq!(
+            js(&p2, "document.getElementById('game-page').dataset.you").await?,
+            Value::String("B".into())
+        );
+        wait_for(
+            &p1,
+            "document.getElementById('game-page').dataset.status === 'playing'",
+            "the host sees the friend arrive",
+            20,
+        )
+        .await?;
+        if play_until_offers(&p1, &p2, attempt).await? {
+            eprintln!("friend game: {:.1} s", started.elapsed().as_secs_f64());
+            return Ok(());
+        }
+        p2.close().await?;
+    }
+    Err("no game reached both an accepted and a declined offer".into())
+}
+
+/// Plays sowings (both sides) and offers as soon as they are legal; the
+/// first offer is accepted, the second declined. False if the game ended
+/// first.
+async fn play_until_offers(p1: &Page, p2: &Page, attempt: u64) -> Res<bool> {
+    let pages = [p1, p2];
+    let mut rng = Lcg(11 + attempt);
+    let mut offers = 0;
+    let mut accepted = false;
+    let deadline = Instant::now() + Duration::from_secs(240);
+    loop {
+        if Instant::now() > deadline {
+            return Err("the friend game took too long".into());
+        }
+        // Whose turn: the page with something to do.
+        let mut acted = false;
+        for (i, page) in pages.iter().enumerate() {
+            let v = view(page).await?;
+            if v.status == "over" {
+                return Ok(false);
+            }
+            if v.busy {
+                continue;
+            }
+            let other = pages[1 - i];
+            let before = v.ply;
+            if v.accept {
+                wait_for(page, "document.getElementById('incoming-offer') && !document.getElementById('incoming-offer').hidden", "the offer box", 5).await?;
+                let title = text(page, "#incoming-title").await?;
+                assert!(title.contains("offers you"), "{title}");
+                if !accepted {
+                    shot(page, "12-offer-received").await?;
+                    click(page, "#accept-btn").await?;
+                    accepted = true;
+                    wait_for(
+                        page,
+                        &format!(
+                            "Number(document.getElementById('game-page').dataset.ply) > {before}"
+                        ),
+                        "the acceptance",
+                        10,
+                    )
+                    .await?;
+                    // The traded holes are marked on both boards.
+                    wait_for(
+                        other,
+                        "document.querySelector('.hole.traded')",
+                        "a traded hole on the offerer's board",
+                        10,
+                    )
+                    .await?;
+                    let label = js(
+                        page,
+                        "document.querySelector('.hole.traded').getAttribute('aria-label')",
+                    )
+                    .await?;
+                    let label = label.as_str().unwrap_or_default().to_string();
+                    assert!(label.contains("traded"), "{label}");
+                    let badge = js(
+                        page,
+                        "document.querySelector('.hole.traded .badge').textContent",
+                    )
+                    .await?;
+                    let me = js(page, "document.getElementById('game-page').dataset.you").await?;
+                    assert_eq!(badge, me, "the traded hole now shows its new controller");
+                    shot(other, "13-offer-accepted").await?;
+                } else {
+                    click(page, "#decline-btn").await?;
+                    wait_for(
+                        page,
+                        "document.getElementById('glory-warning')",
+                        "the without-glory warning",
+                        5,
+                    )
+                    .await?;
+                    let warning = text(page, "#glory-warning").await?;
+                    assert!(warning.contains("victory without glory"), "{warning}");
+                    shot(page, "14-decline-warning").await?;
+                    click(page, "#confirm-decline-btn").await?;
+                    wait_for(
+                        page,
+                        &format!(
+                            "Number(document.getElementById('game-page').dataset.ply) > {before}"
+                        ),
+                        "the refusal",
+                        10,
+                    )
+                    .await?;
+                    wait_for(other, "document.getElementById('notice') && !document.getElementById('notice').hidden && document.getElementById('notice').textContent.includes('declined')", "the offerer told of the refusal", 10).await?;
+                    let notice = text(other, "#notice").await?;
+                    assert!(notice.contains("without glory"), "{notice}");
+                    let mark = text(
+                        page,
+                        ".player.player-A .declined-mark, .player.player-B .declined-mark",
+                    )
+                    .await?;
+                    assert!(!mark.is_empty(), "the decliner is marked");
+                    shot(other, "15-offer-declined").await?;
+                    return Ok(true);
+                }
+                acted = true;
+            } else if v.offer && offers < 2 && (offers == 0 || accepted) {
+                click(page, "#offer-btn").await?;
+                wait_for(page, "document.getElementById('offer-panel') && !document.getElementById('offer-panel').hidden", "the offer panel", 5).await?;
+                // Nothing chosen: the offer cannot be sent.
+                assert_eq!(
+                    js(page, "document.getElementById('send-offer-btn').disabled").await?,
+                    Value::Bool(true)
+                );
+                let choices = js(page, "[...document.querySelectorAll('.hole[aria-disabled=\"false\"]')].map(e => e.dataset.hole)").await?;
+                let choices: Vec<String> = serde_json::from_value(choices)?;
+                assert!(!choices.is_empty());
+                click(page, &format!(".hole[data-hole={}]", choices[0])).await?;
+                wait_for(page, &format!("document.querySelector('.hole[data-hole={}]').getAttribute('aria-pressed') === 'true'", choices[0]), "the hole selected", 5).await?;
+                let summary = text(page, "#offer-summary").await?;
+                assert!(summary.contains("Price: 6 seeds"), "{summary}");
+                let ok = js(page, "!document.getElementById('send-offer-btn').disabled").await?;
+                assert_eq!(
+                    ok,
+                    Value::Bool(true),
+                    "a one-hole offer is legal: {summary}"
+                );
+                if offers == 0 {
+                    shot(page, "11-offer-panel").await?;
+                }
+                click(page, "#send-offer-btn").await?;
+                offers += 1;
+                wait_for(
+                    page,
+                    &format!("Number(document.getElementById('game-page').dataset.ply) > {before}"),
+                    "the offer",
+                    10,
+                )
+                .await?;
+                wait_for(
+                    other,
+                    "document.getElementById('accept-btn')",
+                    "the offer on the other screen",
+                    10,
+                )
+                .await?;
+                acted = true;
+            } else if v.pass {
+                click(page, "#pass-btn").await?;
+                acted = true;
+            } else if !v.holes.is_empty() {
+                let h = &v.holes[rng.pick(v.holes.len())];
+                click(page, &format!(".hole[data-hole={h}]")).await?;
+                acted = true;
+            }
+            if acted {
+                wait_for(page, &format!("(g => g.dataset.status === 'over' || Number(g.dataset.ply) > {before})(document.getElementById('game-page'))"), "the action", 10).await?;
+                // The other browser hears of it over the socket.
+                wait_for(other, &format!("(g => g.dataset.status === 'over' || Number(g.dataset.ply) > {before})(document.getElementById('game-page'))"), "the action on the other screen", 10).await?;
+                break;
+            }
+        }
+        if !acted {
+            tokio::time::sleep(Duration::from_millis(60)).await;
+        }
+    }
+}
+
+/// The language switch: Basque everywhere (remembered), the rules page
+/// with its three example boards, and a phone-sized screen.
+#[test]
+fn languages_rules_and_phone_layout() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("languages_rules_and_phone_layout") else {
+        return;
+    };
+    let server = Server::start();
+    runtime().block_on(async {
+        let chrome = Chrome::launch(&exe, 360, 740)
+            .await
+            .expect("launch chromium");
+        let r = languages(&chrome, &server).await;
+        chrome.close().await;
+        r.expect("languages");
+    });
+}
+
+async fn choose_lang(page: &Page, lang: &str) -> Res<()> {
+    js(
+        page,
+        &format!("(() => {{ const s = document.getElementById('lang-select'); s.value = '{lang}'; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()"),
+    )
+    .await?;
+    wait_for(
+        page,
+        &format!("document.documentElement.lang === '{lang}'"),
+        "the language",
+        10,
+    )
+    .await?;
+    Ok(())
+}
+
+/// No untranslated key (like `home.start`) shows anywhere.
+async fn no_raw_keys(page: &Page) -> Res<()> {
+    let raw = js(
+        page,
+        r"(document.body.innerText.match(/\b(nav|home|game|offer|status|result|review|settings|rules|invite|notice|player|conn|error|hole|board|describe|mode)\.[a-zA-Z-]+/g) || []).join(' ')",
+    )
+    .await?;
+    assert_eq!(raw, Value::String(String::new()), "untranslated keys");
+    Ok(())
+}
+
+/// The page is no wider than the screen.
+async fn fits(page: &Page, what: &str) -> Res<()> {
+    let w = js(
+        page,
+        "[document.documentElement.scrollWidth, window.innerWidth]",
+    )
+    .await?;
+    let (sw, iw) = (w[0].as_u64().unwrap_or(0), w[1].as_u64().unwrap_or(0));
+    assert!(
+        sw <= iw,
+        "{what}: the page is {sw} px wide on a {iw} px screen"
+    );
+    Ok(())
+}
+
+async fn languages(chrome: &Chrome, server: &Server) -> Res<()> {
+    let page = chrome.page(&format!("{}/", server.url)).await?;
+    wait_for(
+        &page,
+        "document.getElementById('start-game')",
+        "home page",
+        20,
+    )
+    .await?;
+    assert_eq!(
+        js(&page, "document.documentElement.lang").await?,
+        Value::String("en".into())
+    );
+    assert_eq!(text(&page, "#start-game").await?, "Start the game");
+    fits(&page, "home").await?;
+    shot(&page, "20-phone-home-en").await?;
+
+    choose_lang(&page, "eu").await?;
+    wait_for(
+        &page,
+        "document.getElementById('start-game').textContent === 'Hasi partida'",
+        "Basque",
+        5,
+    )
+    .await?;
+    assert_eq!(
+        text(&page, ".site-header nav a[href='/rules']").await?,
+        "Arauak"
+    );
+    assert_eq!(text(&page, "#new-game h2").await?, "Partida berria");
+    assert_eq!(
+        text(&page, "label[for=level] span, .field span").await?,
+        "Maila"
+    );
+    let body = js(&page, "document.body.innerText").await?;
+    let body = body.as_str().unwrap_or_default();
+    for s in [
+        "Ordenagailuaren aurka",
+        "Lagun baten aurka",
+        "Zure partidak",
+        "Arau-aukerak",
+    ] {
+        assert!(
+            body.contains(s),
+            "{s:?} missing from the Basque page: {body}"
+        );
+    }
+    no_raw_keys(&page).await?;
+    shot(&page, "21-phone-home-eu").await?;
+
+    // Remembered across a reload.
+    page.reload().await?;
+    wait_for(
+        &page,
+        "document.getElementById('start-game') && document.documentElement.lang === 'eu'",
+        "Basque after reload",
+        10,
+    )
+    .await?;
+    assert_eq!(text(&page, "#start-game").await?, "Hasi partida");
+
+    // The rules in Basque, with the three worked examples drawn.
+    click(&page, ".site-header nav a[href='/rules']").await?;
+    wait_for(
+        &page,
+        "document.querySelectorAll('.example svg.board').length === 6",
+        "the example boards",
+        10,
+    )
+    .await?;
+    assert_eq!(text(&page, ".rules-page h1").await?, "Goré jokoaren arauak");
+    let rules = js(&page, "document.querySelector('.rules-page').innerText").await?;
+    assert!(rules
+        .as_str()
+        .unwrap_or_default()
+        .contains("loriarik gabeko garaipena"));
+    // Example 1 after the sowing: a2 holds 4, and a2, a1, b4 are marked captured.
+    let captured = js(&page, "[...document.querySelectorAll('.example')[0].querySelectorAll('svg.board')[1].querySelectorAll('.hole.captured')].map(h => h.dataset.hole).join(',')").await?;
+    assert_eq!(captured, Value::String("a1,a2,b4".into()));
+    let a2 = js(&page, "document.querySelectorAll('.example')[0].querySelectorAll('svg.board')[1].querySelector('.hole[data-hole=a2] .count').textContent").await?;
+    assert_eq!(a2, Value::String("4".into()));
+    fits(&page, "rules").await?;
+    no_raw_keys(&page).await?;
+    shot(&page, "22-phone-rules-eu").await?;
+    // Play example 3 (the whole board) to its end.
+    js(&page, "localStorage.setItem('gore.animation', 'fast')").await?;
+    click(&page, ".example:nth-of-type(3) .button-row button.primary").await?;
+    wait_for(&page, "document.querySelectorAll('.example')[2].querySelector('svg.board .tray-B .tray-count').textContent === '35'", "example 3 played: B takes the 22 seeds", 30).await?;
+    let counts = js(&page, "[...document.querySelectorAll('.example')[2].querySelector('svg.board').querySelectorAll('.hole .count')].map(c => c.textContent).join(',')").await?;
+    assert_eq!(counts, Value::String("0,0,0,0,0,0,0,0".into()));
+
+    // Spanish and French too.
+    choose_lang(&page, "es").await?;
+    wait_for(&page, "document.querySelector('.rules-page h1') && document.querySelector('.rules-page h1').textContent === 'Las reglas del goré'", "Spanish rules", 10).await?;
+    assert!(
+        js(
+            &page,
+            "document.querySelector('.rules-page').innerText.includes('victoria sin gloria')"
+        )
+        .await?
+            == Value::Bool(true)
+    );
+    choose_lang(&page, "fr").await?;
+    wait_for(&page, "document.querySelector('.rules-page h1') && document.querySelector('.rules-page h1').textContent === 'Les règles du goré'", "French rules", 10).await?;
+    assert!(
+        js(
+            &page,
+            "document.querySelector('.rules-page').innerText.includes('victoire sans gloire')"
+        )
+        .await?
+            == Value::Bool(true)
+    );
+
+    // A game on one device, on the phone, in Basque.
+    choose_lang(&page, "eu").await?;
+    click(&page, ".site-header nav a[href='/']").await?;
+    new_game(&page, "local", "A", 1).await?;
+    wait_for(
+        &page,
+        "document.querySelectorAll('.hole[aria-disabled=\"false\"]').length === 4",
+        "legal holes",
+        10,
+    )
+    .await?;
+    let label = js(
+        &page,
+        "document.querySelector('.hole[data-hole=a3]').getAttribute('aria-label')",
+    )
+    .await?;
+    assert_eq!(
+        label,
+        Value::String("a3 zuloa, 6 hazi, A-k kontrolatua".into())
+    );
+    assert_eq!(text(&page, "#moves-title").await?, "Jokaldiak");
+    fits(&page, "game").await?;
+    no_raw_keys(&page).await?;
+    // Touch targets: a hole is at least 40 px across on a 360 px screen.
+    let w = js(
+        &page,
+        "document.querySelector('.hole[data-hole=a1] .hole-bg').getBoundingClientRect().width",
+    )
+    .await?;
+    assert!(w.as_f64().unwrap_or(0.0) >= 40.0, "hole width {w}");
+    shot(&page, "23-phone-game-eu").await?;
+    Ok(())
+}
