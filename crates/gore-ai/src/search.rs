@@ -29,6 +29,7 @@ struct Move {
     key: i32,
     action: Action,
     child: Position,
+    hash: u64,
 }
 
 /// Ordering keys of capturing sowings start here.
@@ -128,13 +129,13 @@ impl<'a> Searcher<'a> {
     fn child_score(
         &mut self,
         parent: &Position,
-        child: &Position,
+        m: &Move,
         depth: i32,
         ply: usize,
         alpha: i32,
         beta: i32,
     ) -> i32 {
-        let h = child.hash();
+        let (child, h) = (&m.child, m.hash);
         self.push(h);
         let same = child.to_move() == parent.to_move();
         let v = if child.is_ended()
@@ -175,6 +176,7 @@ impl<'a> Searcher<'a> {
                 key: 0,
                 action: Action::Accept,
                 child: c,
+                hash: c.hash(),
             });
             return;
         }
@@ -205,10 +207,12 @@ impl<'a> Searcher<'a> {
                 key += 1 << 22;
             }
             key += history[code as usize].min((1 << 19) - 1);
+            let hash = c.hash();
             list.push(Move {
                 key,
                 action: a,
                 child: c,
+                hash,
             });
         }
         list.sort_unstable_by_key(|m| std::cmp::Reverse(m.key));
@@ -254,9 +258,9 @@ impl<'a> Searcher<'a> {
         let mut best = -INF;
         let mut best_action = None;
         for (i, m) in list.iter().enumerate() {
-            let (a, child) = (m.action, &m.child);
+            let a = m.action;
             let v = if i == 0 {
-                self.child_score(pos, child, depth - 1, ply, alpha, beta)
+                self.child_score(pos, m, depth - 1, ply, alpha, beta)
             } else {
                 // Late, quiet actions are searched shallower first (LMR);
                 // any that beats alpha is searched again in full.
@@ -266,12 +270,12 @@ impl<'a> Searcher<'a> {
                 } else {
                     0
                 };
-                let mut v = self.child_score(pos, child, depth - 1 - r, ply, alpha, alpha + 1);
+                let mut v = self.child_score(pos, m, depth - 1 - r, ply, alpha, alpha + 1);
                 if r > 0 && v > alpha && !self.aborted {
-                    v = self.child_score(pos, child, depth - 1, ply, alpha, alpha + 1);
+                    v = self.child_score(pos, m, depth - 1, ply, alpha, alpha + 1);
                 }
                 if v > alpha && v < beta && !self.aborted {
-                    v = self.child_score(pos, child, depth - 1, ply, alpha, beta);
+                    v = self.child_score(pos, m, depth - 1, ply, alpha, beta);
                 }
                 v
             };
