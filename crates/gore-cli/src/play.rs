@@ -1,11 +1,15 @@
-//! `gore play`: a game in the terminal.
+//! `gore play`: a game in the terminal, against the AI (the default), a
+//! random mover or another person.
 
 use std::fs;
 use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 use clap::{Args, ValueEnum};
+use gore_ai::{level_profile, Engine, Limits, Options, MAX_LEVEL};
 use gore_core::{Action, Game, Player, Position, Record, Rules};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -17,6 +21,8 @@ use crate::commands::parse_rules;
 /// Who plays the other side.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Opponent {
+    /// The built-in AI, at the level given by `--level`.
+    Ai,
     /// Another person at the same keyboard.
     Human,
     /// A player that picks a legal action at random.
@@ -28,13 +34,24 @@ pub struct PlayArgs {
     /// Rule set: `standard` or options such as `no-trades,skip-origin`.
     #[arg(long, default_value = "standard", value_parser = parse_rules)]
     rules: Rules,
-    /// The opponent: another person, or a random mover.
-    #[arg(long, value_enum, default_value = "random")]
+    /// The opponent: the AI, another person, or a random mover.
+    #[arg(long, value_enum, default_value = "ai")]
     opponent: Opponent,
     /// Which side you play against a computer opponent (A moves first).
     #[arg(long = "as", default_value = "A", value_parser = parse_player)]
     side: Player,
-    /// Seed of the random mover, so that a game can be reproduced.
+    /// The AI's level: 1 (a beginner can win) to 8 (full strength).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=MAX_LEVEL as i64))]
+    level: u8,
+    /// The AI's thinking time per action at level 8, in milliseconds (the
+    /// lower levels search to their own depth).
+    #[arg(long, default_value_t = 1000)]
+    movetime: u64,
+    /// The AI accepts every offer you make (refusing is frowned upon).
+    #[arg(long)]
+    honourable: bool,
+    /// Seed of the computer opponent's choices, so that a game can be
+    /// reproduced (the AI's below level 8, which thinks against the clock).
     #[arg(long)]
     seed: Option<u64>,
     /// Start from this position (GPN) instead of the initial one.
@@ -79,13 +96,30 @@ pub fn run(args: PlayArgs) -> Result<()> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let names = match args.opponent {
         Opponent::Human => ["(A)".to_string(), "(B)".to_string()],
-        Opponent::Random => {
-            let mut n = ["(random)".to_string(), "(random)".to_string()];
+        Opponent::Random | Opponent::Ai => {
+            let them = match args.opponent {
+                Opponent::Ai => format!("(AI level {})", args.level),
+                _ => "(random)".to_string(),
+            };
+            let mut n = [them.clone(), them];
             n[args.side.index()] = "(you)".to_string();
             n
         }
     };
     let is_human = |p: Player| args.opponent == Opponent::Human || p == args.side;
+    let mut engine = Engine::new(Options {
+        level: args.level,
+        honourable: args.honourable,
+        seed,
+        ..Options::default()
+    });
+    // Level 8 thinks for the time given; the lower levels search to their
+    // own depth, so that a seed replays the same game.
+    let limits = match level_profile(args.level).depth {
+        Some(d) if args.level < MAX_LEVEL => Limits::depth(d),
+        _ => Limits::time(Duration::from_millis(args.movetime.max(1))),
+    };
+    let stop = AtomicBool::new(false);
 
     let stdin = io::stdin();
     let mut lines = stdin.lock().lines();
@@ -93,8 +127,15 @@ pub fn run(args: PlayArgs) -> Result<()> {
         "Goré — rules: {}. Type `help` for the commands.",
         args.rules
     );
-    if args.opponent == Opponent::Random {
-        println!("Random mover seed: {seed}");
+    match args.opponent {
+        Opponent::Random => println!("Random mover seed: {seed}"),
+        Opponent::Ai => println!(
+            "You play {} against the AI, level {}{} (seed {seed}).",
+            args.side,
+            args.level,
+            if args.honourable { ", honourable" } else { "" }
+        ),
+        Opponent::Human => {}
     }
     while !game.is_over() {
         let pos = *game.position();
@@ -154,11 +195,17 @@ pub fn run(args: PlayArgs) -> Result<()> {
                 },
             }
         } else {
-            let legal = pos.legal_actions();
-            let a = *legal
-                .choose(&mut rng)
-                .ok_or_else(|| anyhow!("no legal action in a live game"))?;
-            println!("{me} {} plays {a}", names[me.index()]);
+            let a = if args.opponent == Opponent::Ai {
+                engine.choose(&game, &limits, &stop)
+            } else {
+                pos.legal_actions().choose(&mut rng).copied()
+            }
+            .ok_or_else(|| anyhow!("no legal action in a live game"))?;
+            match a {
+                Action::Accept => println!("{me} accepts your offer."),
+                Action::Decline => println!("{me} declines your offer."),
+                _ => println!("{me} {} plays {a}", names[me.index()]),
+            }
             a
         };
         match game.play(action) {

@@ -244,18 +244,98 @@ fn play_two_people_with_declines_ends_without_glory_and_saves() {
 fn play_against_random_mover_is_reproducible_and_survives_junk() {
     // A person who only types junk and then leaves: the random mover
     // never moves for A, the game stays unfinished, nothing panics.
-    let o = gore_stdin(
-        &["play", "--seed", "3", "--as", "B"],
-        "zz\nhelp\nlegal\nquit\n\n",
-    );
+    let args = ["play", "--opponent", "random", "--seed", "3", "--as", "B"];
+    let o = gore_stdin(&args, "zz\nhelp\nlegal\nquit\n\n");
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}");
     assert!(out.contains("A (random) plays a"), "{out}");
     assert!(out.contains("Legal: b"), "{out}");
     assert!(out.contains("unfinished"), "{out}");
-    let again = gore_stdin(
-        &["play", "--seed", "3", "--as", "B"],
-        "zz\nhelp\nlegal\nquit\n\n",
-    );
+    let again = gore_stdin(&args, "zz\nhelp\nlegal\nquit\n\n");
     assert_eq!(o.stdout, again.stdout);
+}
+
+/// The lines of `out` that say what a player (not the person) played.
+fn plays<'a>(out: &'a str, who: &str) -> Vec<&'a str> {
+    out.lines()
+        .filter_map(|l| l.strip_prefix(who))
+        .filter_map(|l| l.strip_prefix(" plays "))
+        .collect()
+}
+
+#[test]
+fn play_is_against_the_ai_by_default_and_it_moves_first_for_a() {
+    // The person plays B and leaves after the AI's first action.
+    let o = gore_stdin(&["play", "--as", "B", "--seed", "7"], "quit\n\n");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("against the AI, level 4"), "{out}");
+    let first = plays(&out, "A (AI level 4)");
+    assert_eq!(first.len(), 1, "{out}");
+    // A's legal first actions are his four sowings.
+    assert!(["a1", "a2", "a3", "a4"].contains(&first[0]), "{out}");
+    assert!(out.contains("B (you) to move>"), "{out}");
+    assert!(out.contains("unfinished"), "{out}");
+    // Below level 8 the AI searches to its level's depth: same seed, same action.
+    let again = gore_stdin(&["play", "--as", "B", "--seed", "7"], "quit\n\n");
+    assert_eq!(o.stdout, again.stdout);
+
+    // Any level, and the full-strength AI on the clock.
+    for level in ["1", "8"] {
+        let o = gore_stdin(
+            &[
+                "play",
+                "--as",
+                "B",
+                "--level",
+                level,
+                "--movetime",
+                "50",
+                "--seed",
+                "1",
+            ],
+            "quit\n\n",
+        );
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{out}");
+        let first = plays(&out, &format!("A (AI level {level})"));
+        assert_eq!(first.len(), 1, "{out}");
+        assert!(["a1", "a2", "a3", "a4"].contains(&first[0]), "{out}");
+    }
+    let o = gore(&["play", "--level", "9"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--level"));
+}
+
+#[test]
+fn play_the_ai_answers_an_offer() {
+    // A offers a1 to B (who has 16 captured). If B declines, his b4 drops
+    // its seed in a1 (2, A's) and takes a1, then forward a2 (4), a3 (2), a4
+    // (4) and b1 (2, his own) until b2 (1) stops it: 14 seeds and the game
+    // ends 17-31. Accepting would put 6 seeds into a1 and break that chain.
+    let from = "1,4,2,4/2,1,0,1 AAAA/BBBB 17-16 A -";
+    let o = gore_stdin(
+        &["play", "--from", from, "--seed", "2"],
+        "offer:a1\n\nquit\n\n",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("A offers a1 to B for 6 captured seeds."),
+        "{out}"
+    );
+    assert!(out.contains("B declines your offer."), "{out}");
+    // Then B takes his normal turn.
+    assert_eq!(plays(&out, "B (AI level 4)").len(), 1, "{out}");
+
+    // The honourable AI accepts, then moves on.
+    let o = gore_stdin(
+        &["play", "--from", from, "--seed", "2", "--honourable"],
+        "offer:a1\n\nquit\n\n",
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("B accepts your offer."), "{out}");
+    assert!(!out.contains("declines"), "{out}");
+    assert_eq!(plays(&out, "B (AI level 4)").len(), 1, "{out}");
 }
