@@ -38,6 +38,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 pub use eval::{evaluate, terminal, Weights, SEED};
+use gore_core::Player;
 use search::{pv_from_table, Searcher, INF};
 use tt::Table;
 
@@ -231,14 +232,16 @@ impl Engine {
         self.tt.clear();
     }
 
-    fn searcher<'a>(&'a mut self, game: &Game, stop: &'a AtomicBool) -> Searcher<'a> {
+    fn searcher<'a>(
+        &'a mut self,
+        game: &Game,
+        stop: &'a AtomicBool,
+        honourable: Option<Player>,
+    ) -> Searcher<'a> {
         let hashes: Vec<u64> = game.history().iter().map(Position::hash).collect();
-        let root = *game.position();
         let mut s = Searcher::new(&mut self.tt, stop, &hashes);
         s.weights = self.options.weights;
-        if self.options.honourable {
-            s.honourable = Some(root.to_move());
-        }
+        s.honourable = honourable;
         s.cap_left = game
             .rules()
             .ply_cap
@@ -257,19 +260,34 @@ impl Engine {
         stop: &AtomicBool,
         on_info: &mut dyn FnMut(&Info),
     ) -> Option<SearchResult> {
+        let side = self.options.honourable.then(|| game.position().to_move());
+        self.search_as(game, limits, stop, on_info, side)
+    }
+
+    /// [`Engine::search`] where `honourable` is the side (if any) that
+    /// accepts every offer: the engine's own side, also when the search
+    /// starts at a position where the opponent is to move.
+    fn search_as(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        stop: &AtomicBool,
+        on_info: &mut dyn FnMut(&Info),
+        honourable_side: Option<Player>,
+    ) -> Option<SearchResult> {
         let root = *game.position();
         if game.is_over() {
             return None;
         }
         let legal = root.legal_actions();
         let first = *legal.first()?;
-        let honourable = self.options.honourable;
+        let honourable = honourable_side == Some(root.to_move());
         let start = Instant::now();
         let max_depth = limits
             .depth
             .unwrap_or(Limits::MAX_DEPTH)
             .clamp(1, Limits::MAX_DEPTH);
-        let mut s = self.searcher(game, stop);
+        let mut s = self.searcher(game, stop, honourable_side);
         s.deadline = search::deadline(limits.time, start);
         s.node_limit = limits.nodes;
         let root_hash = root.hash();
@@ -315,7 +333,7 @@ impl Engine {
                 break;
             }
             prev = score;
-            let pv = pv_from_table(s.tt, &root, depth as usize);
+            let pv = pv_from_table(s.tt, &root, depth as usize, s.cap_left);
             if let Some(&best) = pv.first() {
                 result.best = best;
             }
@@ -393,7 +411,8 @@ impl Engine {
                     let sub = if depth == 0 {
                         crate::evaluate(&child, &self.options.weights)
                     } else {
-                        self.search(&g, &Limits::depth(depth), stop, &mut |_| {})
+                        let side = self.options.honourable.then_some(me);
+                        self.search_as(&g, &Limits::depth(depth), stop, &mut |_| {}, side)
                             .map_or(0, |r| r.score)
                     };
                     if child.to_move() == me {

@@ -240,7 +240,8 @@ impl<'a> Searcher<'a> {
         // Nodes next to the horizon are most of the tree; their table
         // lookups would be cache misses costing more than they save.
         let use_tt = depth >= TT_MIN_DEPTH;
-        if let Some(hit) = if use_tt { self.tt.probe(hash) } else { None } {
+        let key = tt_key(hash, self.cap_left, ply);
+        if let Some(hit) = if use_tt { self.tt.probe(key) } else { None } {
             if let Some(a) = hit.action {
                 tt_move = encode(a);
             }
@@ -314,7 +315,7 @@ impl<'a> Searcher<'a> {
             Bound::Upper
         };
         if use_tt {
-            self.tt.store(hash, depth, best, bound, best_action);
+            self.tt.store(key, depth, best, bound, best_action);
         }
         best
     }
@@ -356,8 +357,30 @@ impl<'a> Searcher<'a> {
     }
 }
 
+/// The table key of a position `ply` plies below the root. Under a ply cap
+/// a position's value depends on how many actions are left, so that number
+/// is part of the key.
+#[inline]
+pub(crate) fn tt_key(hash: u64, cap_left: Option<u32>, ply: usize) -> u64 {
+    match cap_left {
+        None => hash,
+        Some(c) => {
+            let left = (c as u64).wrapping_sub(ply as u64);
+            hash ^ left
+                .wrapping_add(1)
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                .rotate_left(29)
+        }
+    }
+}
+
 /// Follows the table's best actions from `pos`: the principal variation.
-pub(crate) fn pv_from_table(tt: &Table, pos: &Position, max: usize) -> Vec<Action> {
+pub(crate) fn pv_from_table(
+    tt: &Table,
+    pos: &Position,
+    max: usize,
+    cap_left: Option<u32>,
+) -> Vec<Action> {
     let mut pv = Vec::new();
     let mut p = *pos;
     let mut seen = Vec::new();
@@ -367,7 +390,8 @@ pub(crate) fn pv_from_table(tt: &Table, pos: &Position, max: usize) -> Vec<Actio
             break;
         }
         seen.push(h);
-        let Some(a) = tt.probe(h).and_then(|hit| hit.action) else {
+        let key = tt_key(h, cap_left, pv.len());
+        let Some(a) = tt.probe(key).and_then(|hit| hit.action) else {
             break;
         };
         match p.play(a) {

@@ -31,7 +31,7 @@ enum Command {
     Apply(commands::ApplyArgs),
     /// Count legal action sequences (perft) at every depth up to DEPTH.
     Perft(commands::PerftArgs),
-    /// Play a game in the terminal, against a person or a random mover.
+    /// Play a game in the terminal: against the AI, a person or a random mover.
     Play(play::PlayArgs),
     /// Search a position and print the progress and the best line.
     Analyze(analyze::AnalyzeArgs),
