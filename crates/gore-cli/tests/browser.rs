@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::cdp::browser_protocol::page::Viewport as ClipViewport;
 use chromiumoxide::handler::viewport::Viewport;
 use chromiumoxide::page::ScreenshotParams;
 use chromiumoxide::Page;
@@ -71,6 +72,7 @@ fn screenshots_dir() -> PathBuf {
 struct Server {
     child: Child,
     url: String,
+    db: PathBuf,
     _dir: tempfile::TempDir,
 }
 
@@ -78,14 +80,22 @@ impl Server {
     fn start() -> Server {
         let dir = tempfile::tempdir().expect("tempdir");
         let db = dir.path().join("db.sqlite3");
-        let bin = std::env::var("GORE_DEV_SERVER")
-            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_gore").to_string());
-        let mut child = Command::new(bin)
-            .args(["serve", "--port", "0", "--db"])
-            .arg(&db)
+        let (child, url) = Server::spawn(&db, 0);
+        Server {
+            child,
+            url,
+            db,
+            _dir: dir,
+        }
+    }
+
+    fn spawn(db: &Path, port: u16) -> (Child, String) {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gore"))
+            .args(["serve", "--port", &port.to_string(), "--db"])
+            .arg(db)
+            .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .env("RUST_LOG", "warn")
             .stderr(Stdio::inherit())
             .spawn()
             .expect("start gore serve");
@@ -100,11 +110,34 @@ impl Server {
             .unwrap_or_else(|| panic!("unexpected first line from gore serve: {line:?}"))
             .trim_end_matches('/')
             .to_string();
-        Server {
-            child,
-            url,
-            _dir: dir,
+        (child, url)
+    }
+
+    fn port(&self) -> u16 {
+        self.url.rsplit(':').next().unwrap().parse().unwrap()
+    }
+
+    /// Stops the server (as a crash would).
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts it again on the same port and database.
+    fn restart(&mut self) {
+        let port = self.port();
+        let mut tries = 0;
+        loop {
+            // The port may take a moment to be free again.
+            if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() || tries > 50 {
+                break;
+            }
+            tries += 1;
+            std::thread::sleep(Duration::from_millis(100));
         }
+        let (child, url) = Server::spawn(&self.db, port);
+        assert_eq!(url, self.url);
+        self.child = child;
     }
 }
 
@@ -197,9 +230,8 @@ async fn js(page: &Page, code: &str) -> Res<Value> {
 async fn wait_for(page: &Page, cond: &str, what: &str, secs: u64) -> Res<()> {
     let start = Instant::now();
     loop {
-        match js(page, &format!("!!({cond})")).await {
-            Ok(Value::Bool(true)) => return Ok(()),
-            Ok(_) | Err(_) => {}
+        if let Ok(Value::Bool(true)) = js(page, &format!("!!({cond})")).await {
+            return Ok(());
         }
         if start.elapsed() > Duration::from_secs(secs) {
             let text = js(
@@ -228,10 +260,27 @@ async fn click(page: &Page, selector: &str) -> Res<()> {
     Ok(())
 }
 
+/// A screenshot of the whole page. (chromiumoxide's `full_page` resets
+/// the emulated screen afterwards, so the page is captured beyond the
+/// viewport instead, keeping a phone-sized screen phone-sized.)
 async fn shot(page: &Page, name: &str) -> Res<()> {
     let path = screenshots_dir().join(format!("{name}.png"));
-    page.save_screenshot(ScreenshotParams::builder().full_page(true).build(), &path)
-        .await?;
+    let m = page.layout_metrics().await?;
+    let clip = ClipViewport {
+        x: 0.0,
+        y: 0.0,
+        width: m.css_content_size.width,
+        height: m.css_content_size.height,
+        scale: 1.0,
+    };
+    page.save_screenshot(
+        ScreenshotParams::builder()
+            .capture_beyond_viewport(true)
+            .clip(clip)
+            .build(),
+        &path,
+    )
+    .await?;
     Ok(())
 }
 
@@ -941,6 +990,7 @@ async fn fits(page: &Page, what: &str) -> Res<()> {
     )
     .await?;
     let (sw, iw) = (w[0].as_u64().unwrap_or(0), w[1].as_u64().unwrap_or(0));
+    assert_eq!(iw, 360, "{what}: the screen is a phone's");
     assert!(
         sw <= iw,
         "{what}: the page is {sw} px wide on a {iw} px screen"
@@ -962,6 +1012,7 @@ async fn languages(chrome: &Chrome, server: &Server) -> Res<()> {
         Value::String("en".into())
     );
     assert_eq!(text(&page, "#start-game").await?, "Start the game");
+    assert_eq!(js(&page, "window.innerWidth").await?, Value::from(360));
     fits(&page, "home").await?;
     shot(&page, "20-phone-home-en").await?;
 
@@ -1092,5 +1143,208 @@ async fn languages(chrome: &Chrome, server: &Server) -> Res<()> {
     .await?;
     assert!(w.as_f64().unwrap_or(0.0) >= 40.0, "hole width {w}");
     shot(&page, "23-phone-game-eu").await?;
+    Ok(())
+}
+
+/// A game on one device from a set position: A's pending offer of a1 is
+/// declined (the warning first), the server goes away and comes back (the
+/// page reconnects), then B's last sowing, played with the keyboard, ends
+/// the game: the sweep, the score and the "victory without glory" mark.
+#[test]
+fn without_glory_keyboard_and_reconnection() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("without_glory_keyboard_and_reconnection") else {
+        return;
+    };
+    let mut server = Server::start();
+    runtime().block_on(async {
+        let chrome = Chrome::launch(&exe, 1000, 1000)
+            .await
+            .expect("launch chromium");
+        let r = without_glory(&chrome, &mut server).await;
+        chrome.close().await;
+        r.expect("without glory");
+    });
+}
+
+async fn without_glory(chrome: &Chrome, server: &mut Server) -> Res<()> {
+    let page = chrome.page(&format!("{}/", server.url)).await?;
+    wait_for(
+        &page,
+        "document.getElementById('start-game')",
+        "home page",
+        20,
+    )
+    .await?;
+    set_speed(&page, "normal").await?;
+    // A pending offer of a1 from A; B holds 31 captured seeds; b4 has 3.
+    let url = js(
+        &page,
+        r#"fetch('/api/games', {method: 'POST', headers: {'Content-Type': 'application/json'},
+            body: JSON.stringify({mode: 'local', start: '1,1,0,0/0,0,0,3 AAAA/BBBB 12-31 B a1'})})
+            .then(r => r.json()).then(j => j.url)"#,
+    )
+    .await?;
+    let url = url.as_str().ok_or("no game url")?.to_string();
+    page.goto(format!("{}{url}", server.url)).await?;
+    wait_for(
+        &page,
+        "document.getElementById('accept-btn')",
+        "the pending offer",
+        20,
+    )
+    .await?;
+    assert_eq!(text(&page, "#incoming-title").await?, "A offers B a1");
+    assert!(
+        js(
+            &page,
+            "document.querySelector('.hole[data-hole=a1]').classList.contains('offered')"
+        )
+        .await?
+            == Value::Bool(true)
+    );
+    let label = js(
+        &page,
+        "document.querySelector('.hole[data-hole=a1]').getAttribute('aria-label')",
+    )
+    .await?;
+    assert_eq!(
+        label,
+        Value::String("hole a1, 1 seed, controlled by A, offered".into())
+    );
+    wait_for(
+        &page,
+        "document.querySelector('#conn.conn-open')",
+        "the live connection",
+        10,
+    )
+    .await?;
+    assert_eq!(text(&page, "#conn .conn-text").await?, "Live");
+
+    // The server goes away: the page says so and keeps trying.
+    server.stop();
+    wait_for(
+        &page,
+        "document.querySelector('#conn.conn-closed')",
+        "the lost connection",
+        20,
+    )
+    .await?;
+    let conn = text(&page, "#conn .conn-text").await?;
+    assert!(conn.starts_with("Connection lost; retrying in"), "{conn}");
+    shot(&page, "30-connection-lost").await?;
+    server.restart();
+    wait_for(
+        &page,
+        "document.querySelector('#conn.conn-open')",
+        "the connection back",
+        30,
+    )
+    .await?;
+
+    // Decline: first the warning, and Back; then decline for good.
+    click(&page, "#decline-btn").await?;
+    wait_for(
+        &page,
+        "document.getElementById('glory-warning')",
+        "the warning",
+        5,
+    )
+    .await?;
+    click(&page, "#cancel-decline-btn").await?;
+    wait_for(
+        &page,
+        "document.getElementById('accept-btn') && !document.getElementById('glory-warning')",
+        "back to the offer",
+        5,
+    )
+    .await?;
+    click(&page, "#decline-btn").await?;
+    wait_for(
+        &page,
+        "document.getElementById('confirm-decline-btn')",
+        "the confirmation",
+        5,
+    )
+    .await?;
+    click(&page, "#confirm-decline-btn").await?;
+    wait_for(&page, "(g => g.dataset.ply === '1' && g.dataset.busy === '0')(document.getElementById('game-page'))", "the refusal", 10).await?;
+    assert!(text(&page, "#player-B .declined-mark")
+        .await?
+        .contains("declined"));
+    wait_for(
+        &page,
+        "document.getElementById('live').textContent === 'B declined the offer.'",
+        "the announcement",
+        5,
+    )
+    .await?;
+
+    // B's only sowing, with the keyboard: b4 is a focusable button.
+    let legal = view(&page).await?.holes;
+    assert_eq!(legal, ["b4"]);
+    let b4 = page.find_element(".hole[data-hole=b4]").await?;
+    b4.focus().await?;
+    assert_eq!(
+        js(&page, "document.activeElement.dataset.hole").await?,
+        Value::String("b4".into())
+    );
+    b4.press_key("Enter").await?;
+    // The sowing and then the sweep, seed by seed.
+    wait_for(
+        &page,
+        "document.getElementById('skip-btn')",
+        "the animation",
+        5,
+    )
+    .await?;
+    wait_for(
+        &page,
+        "document.querySelector('.hole.flash-sweep')",
+        "the sweep",
+        10,
+    )
+    .await?;
+    shot(&page, "31-sweep").await?;
+    wait_for(
+        &page,
+        "!document.getElementById('result').hidden",
+        "the result",
+        15,
+    )
+    .await?;
+    assert_eq!(text(&page, "#final-score").await?, "A 17 – 31 B");
+    assert_eq!(text(&page, "#result-headline").await?, "B wins.");
+    let glory = text(&page, "#without-glory").await?;
+    assert!(
+        glory.contains("Victory without glory: B declined an offer."),
+        "{glory}"
+    );
+    wait_for(
+        &page,
+        "document.getElementById('live').textContent.startsWith('Game over: A 17, B 31. B wins.')",
+        "the result announced",
+        5,
+    )
+    .await?;
+    shot(&page, "32-without-glory").await?;
+    // The review has the start, the refusal, the sowing and the sweep.
+    page.find_element("body")
+        .await?
+        .press_key("ArrowLeft")
+        .await?;
+    wait_for(
+        &page,
+        "document.getElementById('review-label').textContent.startsWith('Move 2 of 2')",
+        "the board before the sweep",
+        5,
+    )
+    .await?;
+    let counts = js(
+        &page,
+        "[...document.querySelectorAll('.hole .count')].map(c => c.textContent).join(',')",
+    )
+    .await?;
+    assert_eq!(counts, Value::String("2,2,1,0,0,0,0,0".into()));
     Ok(())
 }

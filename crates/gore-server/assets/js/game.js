@@ -148,7 +148,7 @@ export function gamePage(main, id) {
     const p = pos();
     el.title.textContent = t(`mode.${state.mode}`) + (state.rules && state.rules !== 'standard' ? ` · ${state.rules}` : '');
     updateConn();
-    updatePlayers(p);
+    updatePlayers(animating ? posAfter(shownCount) : isOver() ? displayedPos() : p);
     updateTurn(p);
     updateInvite();
     updateNotice(p);
@@ -205,8 +205,8 @@ export function gamePage(main, id) {
     const me = you();
     const L = legal();
     if (state.status === 'waiting') s = t('status.waitingFriend');
-    else if (isOver()) s = t('status.over');
     else if (animating) s = t('status.animating');
+    else if (isOver()) s = t('status.over');
     else if (sending) s = t('status.sending');
     else if (L.length) {
       const who = me === 'both' ? t('status.playerPrefix', { player: p.toMove }) : '';
@@ -457,8 +457,14 @@ export function gamePage(main, id) {
       else { li.append(...content); li.setAttribute('title', describe(e, before, after)); }
       ol.append(li);
     }
-    const cur = ol.querySelector('.current');
-    if (cur && /** @type {any} */ (cur).scrollIntoView && !isOver()) cur.scrollIntoView({ block: 'nearest' });
+    // Keep the current move in sight inside the list (without scrolling the page).
+    const cur = /** @type {HTMLElement|null} */ (ol.querySelector('.current') || ol.lastElementChild);
+    if (cur) {
+      const top = cur.offsetTop - ol.offsetTop;
+      if (top < ol.scrollTop || top + cur.offsetHeight > ol.scrollTop + ol.clientHeight) {
+        ol.scrollTop = Math.max(0, top - ol.clientHeight / 2);
+      }
+    }
   }
 
   function currentReviewAction() {
@@ -474,6 +480,15 @@ export function gamePage(main, id) {
       h('a', { href: '/' }, t('nav.home')),
       h('a', { href: recordUrl(id), download: `gore-${id}.gore`, id: 'record-link' }, t('result.download')),
       h('a', { href: '/rules' }, t('nav.rules')));
+  }
+
+  /** The position on the board: the review step's once the game is over. */
+  function displayedPos() {
+    if (isOver() && review !== null) {
+      const steps = reviewSteps();
+      return steps[Math.min(review, steps.length - 1)].pos;
+    }
+    return pos();
   }
 
   /** Draws the board for the current state (or review step). */

@@ -3,7 +3,7 @@
 
 import { createGame, forgetGame, getGame, myGames, rememberGame } from './api.js';
 import { h, toast } from './dom.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 import { parseGpn } from './gpn.js';
 
 const FORM_KEY = 'gore.newGame';
@@ -128,7 +128,7 @@ export function homePage(main) {
         if (s.legal && s.legal.length) bits.push(t('status.yourTurnShort'));
         else if (p) bits.push(t('status.toMove', { player: p.toMove }));
       }
-      bits.push(t('home.moves', { n: s.actions ? s.actions.length : 0 }));
+      bits.push(tn('home.moves', s.actions ? s.actions.length : 0));
     }
     const yourTurn = s && s.legal && s.legal.length && s.status !== 'over';
     return h('li', { class: `game-item${yourTurn ? ' your-turn' : ''}`, 'data-game': g.id },
@@ -142,14 +142,18 @@ export function homePage(main) {
   }
 
   async function refreshGames() {
-    const list = myGames();
-    await Promise.all(list.map(async (g) => {
-      try {
-        states.set(g.id, await getGame(g.id));
-      } catch (e) {
-        if (/** @type {any} */ (e).code === 'not_found') forgetGame(g.id);
+    // A few at a time, the most recent first: the server limits requests.
+    const queue = myGames().slice(0, 30);
+    const worker = async () => {
+      for (let g = queue.shift(); g; g = queue.shift()) {
+        try {
+          states.set(g.id, await getGame(g.id));
+        } catch (e) {
+          if (/** @type {any} */ (e).code === 'not_found') forgetGame(g.id);
+        }
       }
-    }));
+    };
+    await Promise.all([worker(), worker(), worker()]);
     const old = document.getElementById('my-games');
     if (old && old.isConnected) old.replaceWith(gamesSection());
   }
