@@ -1274,7 +1274,7 @@ async fn without_glory(chrome: &Chrome, server: &mut Server) -> Res<()> {
         .contains("declined"));
     wait_for(
         &page,
-        "document.getElementById('live').textContent === 'B declined the offer.'",
+        "document.getElementById('live').textContent.startsWith('B declined the offer.')",
         "the announcement",
         5,
     )

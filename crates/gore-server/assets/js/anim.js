@@ -1,3 +1,4 @@
+// @ts-check
 // Seed-by-seed animation of an action, from the previous position to the
 // next one, on a Board. Skippable at any moment: skip() finishes every
 // running animation and makes the rest instant; the caller then draws the

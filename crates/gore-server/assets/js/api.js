@@ -1,3 +1,4 @@
+// @ts-check
 // The server's HTTP and WebSocket API (docs/API.md). The seat token is the
 // HttpOnly cookie the server sets, so requests carry it by themselves.
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The board as SVG: B's row on top, right to left (b4 b3 b2 b1); A's row at
 // the bottom, left to right (a1 … a4), so sowing runs counter-clockwise.
 // Seeds are drawn as small circles (up to 20 a hole) with their number.
@@ -78,7 +79,7 @@ export class Board {
     this.svg.setAttribute('aria-label', opts.label || t('board.label'));
     svgEl('rect', { x: 70, y: 6, width: 460, height: 298, rx: 34, class: 'board-wood' }, this.svg);
     svgEl('line', { x1: 86, y1: 155, x2: 514, y2: 155, class: 'board-line' }, this.svg);
-    /** @type {Record<string, {g: SVGGElement, seeds: SVGGElement, count: SVGTextElement, pill: SVGRectElement, badge: SVGTextElement, badgeBg: SVGCircleElement, trade: SVGTextElement, name: SVGTextElement}>} */
+    /** @type {Record<string, {g: SVGGElement, seeds: SVGGElement, count: SVGTextElement, n: number}>} */
     this.trays = {};
     for (const p of /** @type {('A'|'B')[]} */ (['B', 'A'])) {
       const g = /** @type {SVGGElement} */ (svgEl('g', { class: `tray tray-${p}` }, this.svg));

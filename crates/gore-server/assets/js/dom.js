@@ -1,3 +1,4 @@
+// @ts-check
 // Small DOM helpers.
 
 /**

@@ -1,3 +1,4 @@
+// @ts-check
 // The game page: the board, the turn, the negotiation, the end, the move
 // list and the review of a finished game. The server's state decides
 // everything (`legal` says what may be played); the page only shows it,
@@ -601,6 +602,7 @@ export function gamePage(main, id) {
 
   async function catchUp() {
     if (animating) return;
+    let lastSaid = '';
     animating = true;
     anim = new Animator(savedSpeed());
     update();
@@ -622,7 +624,8 @@ export function gamePage(main, id) {
         }
         board.clearFx();
         shownCount = k;
-        announce(describe(e, prev, posAfter(k)));
+        lastSaid = describe(e, prev, posAfter(k));
+        announce(lastSaid);
         if (!anim.skipped) updateMoves();
       }
     } finally {
@@ -637,6 +640,8 @@ export function gamePage(main, id) {
       if (r) announce(resultText(r));
     }
     update();
+    // Then whose turn it is, when it is yours.
+    if (!isOver() && legal().length && lastSaid) announce(`${lastSaid} ${el.turn.textContent || ''}`);
     if (shownCount < state.actions.length) catchUp();
   }
 

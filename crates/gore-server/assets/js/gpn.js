@@ -1,3 +1,4 @@
+// @ts-check
 // Reading the project notation (docs/NOTATION.md) for display and animation.
 // The browser never decides legality: the server's `legal` list does.
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The home page: a new game (computer, friend, one device) and this
 // browser's games.
 
@@ -27,7 +28,7 @@ export function homePage(main) {
     main.textContent = '';
     const f = savedForm();
     const mode = f.mode || 'ai';
-    const radio = (/** @type {string} */ name, /** @type {string} */ value, /** @type {string} */ label, /** @type {boolean} */ checked, /** @type {string} */ [hint] = []) => h('label', { class: 'choice' },
+    const radio = (/** @type {string} */ name, /** @type {string} */ value, /** @type {string} */ label, /** @type {boolean} */ checked, /** @type {string} */ hint = '') => h('label', { class: 'choice' },
       h('input', { type: 'radio', name, value, id: `${name}-${value}`, checked }),
       h('span', { class: 'choice-text' }, h('span', { class: 'choice-label' }, label), hint ? h('span', { class: 'hint' }, hint) : null));
     const check = (/** @type {string} */ opt, /** @type {boolean} */ checked) => h('label', { class: 'choice' },
@@ -43,9 +44,9 @@ export function homePage(main) {
       h('h2', null, t('home.newGame')),
       h('fieldset', { class: 'modes' },
         h('legend', null, t('home.opponent')),
-        radio('mode', 'ai', t('home.mode.ai'), mode === 'ai', [t('home.mode.ai.hint')]),
-        radio('mode', 'friend', t('home.mode.friend'), mode === 'friend', [t('home.mode.friend.hint')]),
-        radio('mode', 'local', t('home.mode.local'), mode === 'local', [t('home.mode.local.hint')])),
+        radio('mode', 'ai', t('home.mode.ai'), mode === 'ai', t('home.mode.ai.hint')),
+        radio('mode', 'friend', t('home.mode.friend'), mode === 'friend', t('home.mode.friend.hint')),
+        radio('mode', 'local', t('home.mode.local'), mode === 'local', t('home.mode.local.hint'))),
       h('fieldset', { class: 'ai-only' },
         h('legend', null, t('home.computer')),
         h('label', { class: 'field', for: 'level' }, h('span', null, t('home.level')), levelSelect),

@@ -1,3 +1,4 @@
+// @ts-check
 // Translations: assets/i18n/{en,es,fr,eu}.json, flat keys, `{name}` placeholders.
 // The language comes from localStorage ("gore.lang"), else navigator.languages,
 // else English; <html lang> follows it.

@@ -1,3 +1,4 @@
+// @ts-check
 // The app: `/` home, `/g/{id}` a game, `/rules` the rules. The server sends
 // index.html for all three; the page is chosen here from location.pathname.
 

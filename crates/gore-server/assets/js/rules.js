@@ -1,3 +1,4 @@
+// @ts-check
 // The rules page: assets/rules/{lang}.html, with its boards drawn by the
 // same renderer as the game (figures marked data-gpn, worked examples
 // marked data-before / data-sown / data-after).
