@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::cdp::browser_protocol::emulation::SetUserAgentOverrideParams;
 use chromiumoxide::cdp::browser_protocol::page::Viewport as ClipViewport;
 use chromiumoxide::handler::viewport::Viewport;
 use chromiumoxide::page::ScreenshotParams;
@@ -178,8 +179,8 @@ impl Chrome {
                 "--disable-background-networking",
                 "--disable-component-update",
                 "--disable-sync",
-                "--lang=en-US",
             ])
+            .arg("--lang=en-US")
             .launch_timeout(Duration::from_secs(60))
             .request_timeout(Duration::from_secs(60))
             .build()?;
@@ -952,6 +953,13 @@ fn languages_rules_and_phone_layout() {
         let r = languages(&chrome, &server).await;
         chrome.close().await;
         r.expect("languages");
+        // A browser that prefers Spanish gets Spanish at once.
+        let chrome = Chrome::launch(&exe, 800, 800)
+            .await
+            .expect("launch chromium");
+        let r = first_language(&chrome, &server).await;
+        chrome.close().await;
+        r.expect("first language");
     });
 }
 
@@ -1346,5 +1354,39 @@ async fn without_glory(chrome: &Chrome, server: &mut Server) -> Res<()> {
     )
     .await?;
     assert_eq!(counts, Value::String("2,2,1,0,0,0,0,0".into()));
+    Ok(())
+}
+
+async fn first_language(chrome: &Chrome, server: &Server) -> Res<()> {
+    let page = chrome.page("about:blank").await?;
+    // The browser's preferred language, as a Spanish-speaking user's.
+    let ua = chrome.browser.user_agent().await?;
+    page.execute(
+        SetUserAgentOverrideParams::builder()
+            .user_agent(ua)
+            .accept_language("es-ES,es")
+            .build()?,
+    )
+    .await?;
+    page.goto(format!("{}/rules", server.url)).await?;
+    let nav = js(&page, "navigator.language").await?;
+    assert!(nav.as_str().unwrap_or_default().starts_with("es"), "{nav}");
+    wait_for(
+        &page,
+        "document.documentElement.lang === 'es' && document.querySelector('.rules-page h1')",
+        "Spanish from navigator.language",
+        10,
+    )
+    .await?;
+    assert_eq!(text(&page, ".rules-page h1").await?, "Las reglas del goré");
+    assert_eq!(
+        js(&page, "document.getElementById('lang-select').value").await?,
+        Value::String("es".into())
+    );
+    // Not remembered until chosen.
+    assert_eq!(
+        js(&page, "localStorage.getItem('gore.lang')").await?,
+        Value::Null
+    );
     Ok(())
 }

@@ -114,6 +114,7 @@ export class Board {
     }
     svgEl('circle', { cx: x, cy: y, r: R + 7, class: 'hole-ring' }, g);
     const bg = svgEl('circle', { cx: x, cy: y, r: R, class: 'hole-bg' }, g);
+    svgEl('circle', { cx: x, cy: y, r: R - 8, class: 'capture-mark' }, g);
     // Seeds a little away from the count, which sits on the inner edge.
     const seeds = /** @type {SVGGElement} */ (svgEl('g', { class: 'seeds', transform: `translate(${x} ${top ? y - 4 : y + 4})` }, g));
     const py = top ? y + R : y - R;

@@ -219,6 +219,8 @@ export function gamePage(main, id) {
     else s = t('status.toMove', { player: p.toMove });
     el.turn.textContent = s;
     el.turn.classList.toggle('your-turn', L.length > 0 && !animating);
+    // The tab's title says when it is your turn.
+    document.title = `${L.length > 0 && !isOver() ? '● ' : ''}Goré · ${t('game.title')}`;
   }
 
   function updateInvite() {
