@@ -578,6 +578,7 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
         10,
     )
     .await?;
+    no_raw_keys(&page).await?;
     shot(&page, "05-ai-game-over").await?;
     let score = text(&page, "#final-score").await?;
     let nums: Vec<u32> = score
@@ -747,6 +748,7 @@ async fn friend_game(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> 
             Value::String("waiting".into())
         );
         if attempt == 0 {
+            no_raw_keys(&p1).await?;
             shot(&p1, "10-friend-invite").await?;
         }
         let link = js(&p1, "document.getElementById('invite-link').value").await?;
@@ -979,7 +981,7 @@ async fn choose_lang(page: &Page, lang: &str) -> Res<()> {
     Ok(())
 }
 
-/// No untranslated key (like `home.start`) shows anywhere.
+/// No untranslated key (like `home.start`) nor `null` shows anywhere.
 async fn no_raw_keys(page: &Page) -> Res<()> {
     let raw = js(
         page,
@@ -987,6 +989,16 @@ async fn no_raw_keys(page: &Page) -> Res<()> {
     )
     .await?;
     assert_eq!(raw, Value::String(String::new()), "untranslated keys");
+    let stray = js(
+        page,
+        r"(document.body.innerText.match(/\b(null|undefined|NaN|\[object Object\])\b/g) || []).join(' ')",
+    )
+    .await?;
+    assert_eq!(
+        stray,
+        Value::String(String::new()),
+        "stray text on the page"
+    );
     Ok(())
 }
 
@@ -1335,6 +1347,7 @@ async fn without_glory(chrome: &Chrome, server: &mut Server) -> Res<()> {
         5,
     )
     .await?;
+    no_raw_keys(&page).await?;
     shot(&page, "32-without-glory").await?;
     // The review has the start, the refusal, the sowing and the sweep.
     page.find_element("body")

@@ -246,7 +246,8 @@ export function gamePage(main, id) {
               toast(t('invite.copyHint'));
             }
           } }, t('invite.copy'))),
-        navigator.share ? h('button', { type: 'button', class: 'ghost', onclick: () => navigator.share({ title: 'Goré', text: t('invite.shareText'), url }).catch(() => undefined) }, t('invite.share')) : null);
+      );
+      if ('share' in navigator) el.invite.append(h('button', { type: 'button', class: 'ghost', onclick: () => navigator.share({ title: 'Goré', text: t('invite.shareText'), url }).catch(() => undefined) }, t('invite.share')));
     } else {
       el.invite.append(h('p', null, t('status.waitingFriend')));
     }
