@@ -526,6 +526,30 @@ impl Position {
         own.saturating_sub(keep).min(affordable).min(3)
     }
 
+    /// The legal offers of the player to move (on a normal turn), by
+    /// increasing hole mask: the submasks of his holes small enough to keep
+    /// a hole and to be paid for.
+    #[inline]
+    fn offers(&self) -> impl Iterator<Item = HoleSet> {
+        let k = self.max_offer() as u32;
+        let own = if k == 0 {
+            0
+        } else {
+            self.controlled(self.to_move).0
+        };
+        let mut s: u8 = 0;
+        core::iter::from_fn(move || loop {
+            // The next submask of `own` in increasing order.
+            s = (s | !own).wrapping_add(1) & own;
+            if s == 0 {
+                return None;
+            }
+            if s.count_ones() <= k {
+                return Some(HoleSet(s));
+            }
+        })
+    }
+
     /// Whether `offerer` may offer `set` now (ignoring whose turn it is).
     fn check_offer(&self, offerer: Player, set: HoleSet) -> Result<(), IllegalAction> {
         if self.flags & NO_TRADES != 0 {
@@ -705,20 +729,8 @@ impl Position {
                 m &= m - 1;
             }
         }
-        let k = self.max_offer();
-        if k > 0 {
-            let own = self.controlled(self.to_move).0;
-            // Submasks of `own` in increasing order.
-            let mut s: u8 = 0;
-            loop {
-                s = (s | !own).wrapping_add(1) & own;
-                if s == 0 {
-                    break;
-                }
-                if s.count_ones() as usize <= k {
-                    list.push(Action::Offer(HoleSet(s)));
-                }
-            }
+        for set in self.offers() {
+            list.push(Action::Offer(set));
         }
         list
     }
@@ -778,19 +790,8 @@ impl Position {
                     total += next.perft(depth - 1);
                     m &= m - 1;
                 }
-                let k = self.max_offer();
-                if k > 0 {
-                    let own = self.controlled(self.to_move).0;
-                    let mut s: u8 = 0;
-                    loop {
-                        s = (s | !own).wrapping_add(1) & own;
-                        if s == 0 {
-                            break;
-                        }
-                        if s.count_ones() as usize <= k {
-                            total += child(Action::Offer(HoleSet(s)));
-                        }
-                    }
+                for set in self.offers() {
+                    total += child(Action::Offer(set));
                 }
                 total
             }
