@@ -206,21 +206,11 @@ fn random_opening(rules: Rules, plies: u32, rng: &mut ChaCha8Rng) -> Option<Vec<
 
 /// Today's date, `YYYY-MM-DD` (UTC), for the records.
 fn today() -> String {
-    let days = SystemTime::now()
+    let ms = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_secs() / 86_400)
-        .unwrap_or(0) as i64;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0);
+    gore_core::iso_date(ms)
 }
 
 impl Match {

@@ -50,6 +50,6 @@ pub use error::{
 };
 pub use game::{EndReason, Game, Outcome};
 pub use position::{ActionList, Position, Setup, MAX_ACTIONS};
-pub use record::{Record, RecordError, RecordErrorKind, RecordResult};
+pub use record::{iso_date, Record, RecordError, RecordErrorKind, RecordResult};
 pub use rules::Rules;
 pub use types::{Hole, HoleSet, Player};

@@ -23,6 +23,27 @@ use crate::game::{EndReason, Game};
 use crate::position::{Position, Setup};
 use crate::rules::Rules;
 
+/// The `YYYY-MM-DD` date (UTC) of a Unix time in milliseconds, as the tools
+/// write the `Date` tag. Pure: the caller reads the clock.
+///
+/// ```
+/// assert_eq!(gore_core::iso_date(0), "1970-01-01");
+/// assert_eq!(gore_core::iso_date(951_782_400_000), "2000-02-29");
+/// ```
+pub fn iso_date(unix_ms: i64) -> String {
+    // Howard Hinnant's days-to-civil.
+    let z = unix_ms.div_euclid(86_400_000) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    alloc::format!("{y:04}-{m:02}-{d:02}")
+}
+
 /// The result a record claims.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RecordResult {
