@@ -13,7 +13,7 @@ fn sample(rules: Rules, n: usize) -> Vec<(Position, Action)> {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
-        let mut p = Position::new(rules);
+        let mut p = Position::new(rules.variant);
         loop {
             let legal = p.legal_actions();
             let Some(&a) = legal.choose(&mut rng) else {
@@ -108,7 +108,7 @@ fn perft(c: &mut Criterion) {
             "no-trades,skip-origin".parse().unwrap(),
         ),
     ] {
-        let start = Position::new(rules);
+        let start = Position::new(rules.variant);
         let depth = 10;
         g.throughput(Throughput::Elements(start.perft(depth)));
         g.bench_with_input(BenchmarkId::new(name, depth), &start, |b, p| {

@@ -16,6 +16,30 @@ impl fmt::Display for ParseHoleError {
 
 impl core::error::Error for ParseHoleError {}
 
+/// A player letter that is not `A` or `B`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParsePlayerError;
+
+impl fmt::Display for ParsePlayerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a player is A or B")
+    }
+}
+
+impl core::error::Error for ParsePlayerError {}
+
+/// An end reason that is not one of the words records use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseEndReasonError;
+
+impl fmt::Display for ParseEndReasonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an end reason is board, no-hole, repetition or ply-cap")
+    }
+}
+
+impl core::error::Error for ParseEndReasonError {}
+
 /// An action token that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParseActionError {
@@ -60,8 +84,13 @@ pub enum ParseRulesError {
     Repeated(&'static str),
     /// `ply-cap=N` with N missing, not a number, or 0.
     PlyCap,
+    /// `seeds=N` with N missing or not 3 to 8.
+    Seeds,
     /// `standard` combined with options.
     StandardWithOptions,
+    /// `ply-cap=N` where only a position's options belong (a GPN's rules):
+    /// the ply cap is a game's.
+    PlyCapInVariant,
 }
 
 impl fmt::Display for ParseRulesError {
@@ -70,12 +99,18 @@ impl fmt::Display for ParseRulesError {
             ParseRulesError::Empty => f.write_str("rules: empty (use `standard`)"),
             ParseRulesError::UnknownOption(i) => write!(
                 f,
-                "rules: option {i} is unknown (options: skip-origin, no-trades, cede-all, ply-cap=N)"
+                "rules: option {i} is unknown (options: skip-origin, no-trades, cede-all, ply-cap=N, seeds=N)"
             ),
             ParseRulesError::Repeated(o) => write!(f, "rules: option {o} is given twice"),
             ParseRulesError::PlyCap => {
                 f.write_str("rules: ply-cap needs a whole number of actions from 1, as ply-cap=200")
             }
+            ParseRulesError::Seeds => f.write_str(
+                "rules: seeds needs the seeds per hole at the start, 3 to 8, as seeds=4",
+            ),
+            ParseRulesError::PlyCapInVariant => f.write_str(
+                "rules: ply-cap belongs to a game, not to a position; leave it out here",
+            ),
             ParseRulesError::StandardWithOptions => {
                 f.write_str("rules: `standard` stands alone; list only the options that differ")
             }
@@ -138,8 +173,14 @@ impl core::error::Error for ParseGpnError {}
 /// A setup that parses but is not a valid position under the rules.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PositionError {
-    /// Holes and both captured totals do not add up to 48.
-    SeedCount(u32),
+    /// Holes and both captured totals do not add up to the game's seeds
+    /// (48, or 8N under `seeds=N`).
+    SeedCount {
+        /// The seeds the setup holds.
+        found: u32,
+        /// The seeds the variant has.
+        expected: u8,
+    },
     /// A player controls no hole (allowed only with `cede-all`).
     NoHole(Player),
     /// The pending offer could not legally have been made.
@@ -149,9 +190,9 @@ pub enum PositionError {
 impl fmt::Display for PositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PositionError::SeedCount(n) => write!(
+            PositionError::SeedCount { found, expected } => write!(
                 f,
-                "position: holes and captured totals hold {n} seeds, not 48"
+                "position: holes and captured totals hold {found} seeds, not {expected}"
             ),
             PositionError::NoHole(p) => write!(
                 f,
@@ -232,7 +273,7 @@ pub enum IllegalAction {
 impl fmt::Display for IllegalAction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            IllegalAction::GameOver => f.write_str("illegal: the game has ended (every hole holds at most 2 seeds, or repetition or ply cap)"),
+            IllegalAction::GameOver => f.write_str("illegal: the game has ended (every hole holds at most 2 seeds, a player has no hole, or repetition or ply cap)"),
             IllegalAction::OfferPending => {
                 f.write_str("illegal: an offer is pending; answer it with accept or decline")
             }

@@ -3,9 +3,11 @@
 
 use alloc::vec::Vec;
 use core::fmt;
+use core::str::FromStr;
 
 use crate::action::Action;
-use crate::error::IllegalAction;
+use crate::effect::Effect;
+use crate::error::{IllegalAction, ParseEndReasonError};
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::types::Player;
@@ -15,6 +17,9 @@ use crate::types::Player;
 pub enum EndReason {
     /// After a sowing, every hole held at most 2 seeds.
     Board,
+    /// After an accepted offer, the offerer controlled no hole (only
+    /// possible under `cede-all`).
+    NoHole,
     /// The same position occurred for the third time.
     Repetition,
     /// The `ply-cap` option's number of actions was reached.
@@ -22,24 +27,58 @@ pub enum EndReason {
 }
 
 impl EndReason {
-    /// The word used in records: `board`, `repetition`, `ply-cap`.
+    /// Every reason, in the order of RULES.md.
+    pub const ALL: [EndReason; 4] = [
+        EndReason::Board,
+        EndReason::NoHole,
+        EndReason::Repetition,
+        EndReason::PlyCap,
+    ];
+
+    /// The word used in records: `board`, `no-hole`, `repetition`, `ply-cap`.
     pub const fn as_str(self) -> &'static str {
         match self {
             EndReason::Board => "board",
+            EndReason::NoHole => "no-hole",
             EndReason::Repetition => "repetition",
             EndReason::PlyCap => "ply-cap",
         }
     }
+}
+
+impl fmt::Display for EndReason {
+    /// The word of [`EndReason::as_str`].
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for EndReason {
+    type Err = ParseEndReasonError;
 
     /// Reads the word written by [`EndReason::as_str`].
-    pub fn from_word(s: &str) -> Option<EndReason> {
-        match s {
-            "board" => Some(EndReason::Board),
-            "repetition" => Some(EndReason::Repetition),
-            "ply-cap" => Some(EndReason::PlyCap),
-            _ => None,
-        }
+    ///
+    /// ```
+    /// use gore_core::EndReason;
+    /// assert_eq!("no-hole".parse(), Ok(EndReason::NoHole));
+    /// assert!("Board".parse::<EndReason>().is_err());
+    /// ```
+    fn from_str(s: &str) -> Result<EndReason, ParseEndReasonError> {
+        EndReason::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or(ParseEndReasonError)
     }
+}
+
+/// What [`Game::play`] did: the action's [`Effect`] and, if it ended the
+/// game, the outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Played {
+    /// The holes sown and captured.
+    pub effect: Effect,
+    /// The result, if this action ended the game.
+    pub outcome: Option<Outcome>,
 }
 
 /// The result of a finished game.
@@ -55,14 +94,15 @@ impl EndReason {
 pub struct Outcome {
     /// Why the game ended.
     pub reason: EndReason,
-    /// Final seeds of A and B, after the sweep (they add up to 48).
+    /// Final seeds of A and B, after the sweep (they add up to the game's
+    /// seeds: 48, or 8N under `seeds=N`).
     pub seeds: [u8; 2],
     /// Whether each player declined an offer during the game.
     pub declined: [bool; 2],
 }
 
 impl Outcome {
-    /// The player with more seeds; `None` for 24–24.
+    /// The player with more seeds; `None` for a draw (24–24).
     pub fn winner(&self) -> Option<Player> {
         use core::cmp::Ordering::*;
         match self.seeds[0].cmp(&self.seeds[1]) {
@@ -102,7 +142,7 @@ impl fmt::Display for Outcome {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Game {
-    rules: Rules,
+    ply_cap: Option<u32>,
     start: Position,
     position: Position,
     actions: Vec<Action>,
@@ -113,23 +153,20 @@ pub struct Game {
 }
 
 impl Game {
-    /// A new game from the start position.
+    /// A new game from the start position of `rules`' variant.
     pub fn new(rules: Rules) -> Game {
-        Game::from_position(Position::new(rules), rules)
+        Game::from_position(Position::new(rules.variant), rules.ply_cap)
     }
 
-    /// A game from any valid position; repetition counts from here. A
-    /// position already ended on the board gives a finished game.
+    /// A game from any valid position, ending after `ply_cap` actions if
+    /// one is given; repetition counts from here. A position already ended
+    /// on the board gives a finished game.
     ///
-    /// The options that shape play (`skip-origin`, `no-trades`,
-    /// `cede-all`) are the position's own, fixed when it was validated;
-    /// `rules` supplies the ply cap. [`Game::rules`] reports both.
-    pub fn from_position(start: Position, rules: Rules) -> Game {
+    /// The variant is the position's own, fixed when it was validated;
+    /// [`Game::rules`] reports it with the ply cap.
+    pub fn from_position(start: Position, ply_cap: Option<u32>) -> Game {
         let mut g = Game {
-            rules: Rules {
-                ply_cap: rules.ply_cap,
-                ..start.rules()
-            },
+            ply_cap,
             start,
             position: start,
             actions: Vec::new(),
@@ -138,14 +175,26 @@ impl Game {
             outcome: None,
         };
         if start.is_ended() {
-            g.finish(EndReason::Board);
+            g.finish(Game::board_end(&start));
         }
         g
     }
 
-    /// The rule set, ply cap included.
+    /// Why an ended position ended.
+    fn board_end(position: &Position) -> EndReason {
+        if position.player_without_hole().is_some() {
+            EndReason::NoHole
+        } else {
+            EndReason::Board
+        }
+    }
+
+    /// The rule set: the start position's variant and the ply cap.
     pub fn rules(&self) -> Rules {
-        self.rules
+        Rules {
+            variant: self.start.variant(),
+            ply_cap: self.ply_cap,
+        }
     }
 
     /// Where the game started.
@@ -199,13 +248,13 @@ impl Game {
         }
     }
 
-    /// Plays an action. On error nothing changes. Returns the outcome if
-    /// this action ended the game.
-    pub fn play(&mut self, action: Action) -> Result<Option<Outcome>, IllegalAction> {
+    /// Plays an action. On error nothing changes. Returns what it did (the
+    /// holes sown and captured) and the outcome if it ended the game.
+    pub fn play(&mut self, action: Action) -> Result<Played, IllegalAction> {
         if self.outcome.is_some() {
             return Err(IllegalAction::GameOver);
         }
-        let next = self.position.play(action)?;
+        let (next, effect) = self.position.play_effect(action)?;
         if action == Action::Decline {
             self.declined[self.position.to_move().index()] = true;
         }
@@ -213,17 +262,19 @@ impl Game {
         self.actions.push(action);
         self.history.push(next);
         if next.is_ended() {
-            self.finish(EndReason::Board);
+            self.finish(Game::board_end(&next));
         } else if self.repetitions() >= 3 {
             self.finish(EndReason::Repetition);
         } else if self
-            .rules
             .ply_cap
             .is_some_and(|cap| self.actions.len() as u64 >= cap as u64)
         {
             self.finish(EndReason::PlyCap);
         }
-        Ok(self.outcome)
+        Ok(Played {
+            effect,
+            outcome: self.outcome,
+        })
     }
 
     fn finish(&mut self, reason: EndReason) {

@@ -6,10 +6,11 @@ use core::ops::Deref;
 use core::str::FromStr;
 
 use crate::action::Action;
+use crate::effect::{Effect, Sowing};
 use crate::error::{GpnError, GpnField, IllegalAction, ParseGpnError, PositionError};
-use crate::rules::{Rules, CEDE_ALL, NO_TRADES, SKIP_ORIGIN};
+use crate::rules::{Variant, CEDE_ALL, NO_TRADES, SKIP_ORIGIN};
 use crate::tables::{
-    all_at_most_two, byte_sum, equal, nonempty, BINOM, EXPAND, LO, SOW, TOTAL, ZOBRIST,
+    all_at_most_two, byte_sum, equal, nonempty, BINOM, EXPAND, LO, MAX_TOTAL, SOW, ZOBRIST,
 };
 use crate::types::{Hole, HoleSet, Player};
 
@@ -17,8 +18,9 @@ use crate::types::{Hole, HoleSet, Player};
 /// any controllers. Turn it into a [`Position`] with
 /// [`Position::from_setup`].
 ///
-/// Its `FromStr` reads GPN syntax only (each field well-formed); whether the
-/// seeds add up to 48 and the offer could have been made is checked by
+/// Its `FromStr` reads GPN syntax only (each field well-formed, counts at
+/// most 64); whether the seeds add up to the variant's total (48, or 8N
+/// under `seeds=N`) and the offer could have been made is checked by
 /// [`Position::from_setup`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Setup {
@@ -52,6 +54,24 @@ impl Setup {
         to_move: Player::A,
         offer: HoleSet::EMPTY,
     };
+}
+
+impl Setup {
+    /// The start of a game under `variant`: its seeds in every hole, each
+    /// player controlling his row, A to move.
+    ///
+    /// ```
+    /// use gore_core::{Setup, Variant};
+    /// assert_eq!(Setup::start(Variant::STANDARD), Setup::INITIAL);
+    /// let four = Variant::STANDARD.with_seeds_per_hole(4).unwrap();
+    /// assert_eq!(Setup::start(four).to_string(), "4,4,4,4/4,4,4,4 AAAA/BBBB 0-0 A -");
+    /// ```
+    pub const fn start(variant: Variant) -> Setup {
+        Setup {
+            seeds: [variant.seeds_per_hole(); 8],
+            ..Setup::INITIAL
+        }
+    }
 }
 
 impl Default for Setup {
@@ -102,7 +122,8 @@ impl fmt::Display for Setup {
     }
 }
 
-/// Reads a count of seeds: 1 or 2 decimal digits, at most 48.
+/// Reads a count of seeds: 1 or 2 decimal digits, at most 64 (the seeds of
+/// the largest variant).
 pub(crate) fn parse_count(s: &str) -> Option<u8> {
     // Canonical decimal only (no sign, no leading zero), so that every
     // accepted text prints back the same.
@@ -113,7 +134,7 @@ pub(crate) fn parse_count(s: &str) -> Option<u8> {
         return None;
     }
     let n: u8 = s.parse().ok()?;
-    (n as u32 <= TOTAL).then_some(n)
+    (n as usize <= MAX_TOTAL).then_some(n)
 }
 
 impl FromStr for Setup {
@@ -142,7 +163,7 @@ impl FromStr for Setup {
                     .ok_or(Field(GpnField::Seeds, "each row has four counts"))?;
                 seeds[row * 4 + i] = parse_count(part).ok_or(Field(
                     GpnField::Seeds,
-                    "a hole holds 0 to 48 seeds, written without leading zeros",
+                    "a hole holds 0 to 64 seeds, written without leading zeros",
                 ))?;
             }
             if parts.next().is_some() {
@@ -170,19 +191,17 @@ impl FromStr for Setup {
         let captured = [
             parse_count(ca).ok_or(Field(
                 GpnField::Captured,
-                "a captured total is 0 to 48, written without leading zeros",
+                "a captured total is 0 to 64, written without leading zeros",
             ))?,
             parse_count(cb).ok_or(Field(
                 GpnField::Captured,
-                "a captured total is 0 to 48, written without leading zeros",
+                "a captured total is 0 to 64, written without leading zeros",
             ))?,
         ];
 
-        let to_move = match turn_f {
-            "A" => Player::A,
-            "B" => Player::B,
-            _ => return Err(Field(GpnField::ToMove, "expected A or B")),
-        };
+        let to_move: Player = turn_f
+            .parse()
+            .map_err(|_| Field(GpnField::ToMove, "expected A or B"))?;
 
         let offer = if offer_f == "-" {
             HoleSet::EMPTY
@@ -253,16 +272,17 @@ impl<'a> IntoIterator for &'a ActionList {
     }
 }
 
-/// A valid position: seeds add up to 48, each player controls a hole (unless
-/// `cede-all`), and any pending offer could legally have been made. It knows
-/// the options that shape play (`skip-origin`, `no-trades`, `cede-all`).
+/// A valid position: seeds add up to the variant's total (48, or 8N under
+/// `seeds=N`), each player controls a hole (unless `cede-all`), and any
+/// pending offer could legally have been made. It knows the [`Variant`] it
+/// is played under.
 ///
 /// It is small and `Copy`; [`Position::play`] returns the new position and
 /// leaves `self` untouched, so an illegal action changes nothing.
 ///
 /// ```
-/// use gore_core::{Action, Hole, Position, Rules};
-/// let start = Position::new(Rules::STANDARD);
+/// use gore_core::{Action, Hole, Position, Variant};
+/// let start = Position::new(Variant::STANDARD);
 /// assert_eq!(start.to_string(), "6,6,6,6/6,6,6,6 AAAA/BBBB 0-0 A -");
 /// let next = start.play(Action::Sow(Hole::A3)).unwrap();
 /// assert_eq!(next.to_string(), "7,6,0,7/7,7,7,7 AAAA/BBBB 0-0 B -");
@@ -278,13 +298,15 @@ pub struct Position {
     to_move: Player,
     /// The pending offer's holes; 0 when none.
     offer: u8,
-    /// Option bits from [`Rules::flags`].
+    /// Option bits from [`Variant::flags`].
     flags: u8,
+    /// The variant's seeds per hole at the start (3 to 8).
+    seeds_per_hole: u8,
 }
 
 impl fmt::Debug for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Position({self} [{}])", Rules::from_flags(self.flags))
+        write!(f, "Position({self} [{}])", self.variant())
     }
 }
 
@@ -296,32 +318,39 @@ impl fmt::Display for Position {
 }
 
 impl Position {
-    /// The start position under `rules`.
-    pub const fn new(rules: Rules) -> Position {
+    /// The start position under `variant`.
+    pub const fn new(variant: Variant) -> Position {
         Position {
-            holes: 6 * LO,
+            holes: variant.seeds_per_hole() as u64 * LO,
             b_controls: 0xf0,
             captured: [0, 0],
             to_move: Player::A,
             offer: 0,
-            flags: rules.flags(),
+            flags: variant.flags(),
+            seeds_per_hole: variant.seeds_per_hole(),
         }
     }
 
-    /// Checks a setup against the rules.
+    /// Checks a setup against the rules of `variant`.
     ///
     /// ```
-    /// use gore_core::{Position, PositionError, Rules, Setup};
+    /// use gore_core::{Position, PositionError, Setup, Variant};
     /// let mut s = Setup::INITIAL;
     /// s.seeds[0] = 7;
-    /// assert_eq!(Position::from_setup(&s, Rules::STANDARD), Err(PositionError::SeedCount(49)));
+    /// assert_eq!(
+    ///     Position::from_setup(&s, Variant::STANDARD),
+    ///     Err(PositionError::SeedCount { found: 49, expected: 48 })
+    /// );
     /// ```
-    pub fn from_setup(setup: &Setup, rules: Rules) -> Result<Position, PositionError> {
+    pub fn from_setup(setup: &Setup, variant: Variant) -> Result<Position, PositionError> {
         let total: u32 = setup.seeds.iter().map(|&n| n as u32).sum::<u32>()
             + setup.captured[0] as u32
             + setup.captured[1] as u32;
-        if total != TOTAL {
-            return Err(PositionError::SeedCount(total));
+        if total != variant.total_seeds() as u32 {
+            return Err(PositionError::SeedCount {
+                found: total,
+                expected: variant.total_seeds(),
+            });
         }
         let mut holes = 0u64;
         let mut b_controls = 0u8;
@@ -337,9 +366,10 @@ impl Position {
             captured: setup.captured,
             to_move: setup.to_move,
             offer: setup.offer.0,
-            flags: rules.flags(),
+            flags: variant.flags(),
+            seeds_per_hole: variant.seeds_per_hole(),
         };
-        if !rules.cede_all {
+        if !variant.cede_all {
             for p in Player::ALL {
                 if pos.controlled(p).is_empty() {
                     return Err(PositionError::NoHole(p));
@@ -358,17 +388,17 @@ impl Position {
         Ok(pos)
     }
 
-    /// Reads a GPN position and checks it against the rules.
+    /// Reads a GPN position and checks it against the rules of `variant`.
     ///
     /// ```
-    /// use gore_core::{Position, Rules, Player};
-    /// let p = Position::from_gpn("0,3,7,1/2,0,5,9 AAAA/BBBB 9-12 B a2+a4", Rules::STANDARD).unwrap();
+    /// use gore_core::{Position, Player, Variant};
+    /// let p = Position::from_gpn("0,3,7,1/2,0,5,9 AAAA/BBBB 9-12 B a2+a4", Variant::STANDARD).unwrap();
     /// assert_eq!(p.to_move(), Player::B);
-    /// assert!(Position::from_gpn("0,3,7,1/2,0,5,9 AAAA/BBBB 9-11 B a2+a4", Rules::STANDARD).is_err());
+    /// assert!(Position::from_gpn("0,3,7,1/2,0,5,9 AAAA/BBBB 9-11 B a2+a4", Variant::STANDARD).is_err());
     /// ```
-    pub fn from_gpn(gpn: &str, rules: Rules) -> Result<Position, GpnError> {
+    pub fn from_gpn(gpn: &str, variant: Variant) -> Result<Position, GpnError> {
         let setup: Setup = gpn.parse()?;
-        Ok(Position::from_setup(&setup, rules)?)
+        Ok(Position::from_setup(&setup, variant)?)
     }
 
     /// The position as an unchecked setup.
@@ -387,10 +417,9 @@ impl Position {
         s
     }
 
-    /// The options this position is played under (its ply cap is `None`:
-    /// that belongs to a [`Game`](crate::Game)).
-    pub const fn rules(&self) -> Rules {
-        Rules::from_flags(self.flags)
+    /// The variant this position is played under.
+    pub const fn variant(&self) -> Variant {
+        Variant::from_parts(self.flags, self.seeds_per_hole)
     }
 
     /// Seeds in `hole`.
@@ -447,10 +476,21 @@ impl Position {
     }
 
     /// Whether the game is over on the board: every hole holds at most 2
-    /// seeds (an empty board included). Such a position has no action.
+    /// seeds (an empty board included), or a player controls no hole (only
+    /// possible under `cede-all`). Such a position has no action.
     #[inline]
     pub const fn is_ended(&self) -> bool {
-        all_at_most_two(self.holes)
+        all_at_most_two(self.holes) || self.b_controls == 0 || self.b_controls == 0xff
+    }
+
+    /// The player who controls no hole, if one does (only possible under
+    /// `cede-all`, after he ceded his last holes): the game has ended.
+    pub const fn player_without_hole(&self) -> Option<Player> {
+        match self.b_controls {
+            0 => Some(Player::B),
+            0xff => Some(Player::A),
+            _ => None,
+        }
     }
 
     /// Each player's total if the game ended now: his captured seeds plus
@@ -612,11 +652,51 @@ impl Position {
     /// The end of the game is a property of the result
     /// ([`Position::is_ended`]); the sweep is [`Position::swept`], and
     /// repetition and the ply cap are the [`Game`](crate::Game)'s business.
+    /// To learn what the action did as well, use [`Position::play_effect`].
     pub fn play(&self, action: Action) -> Result<Position, IllegalAction> {
         self.check(action)?;
         let mut next = *self;
         next.play_unchecked(action);
         Ok(next)
+    }
+
+    /// Plays a legal action like [`Position::play`] and also returns what
+    /// happened: the holes sown, in order, and the holes captured, for
+    /// interfaces that show it. The action is played once.
+    ///
+    /// ```
+    /// use gore_core::{Action, Hole, HoleSet, Position, Variant};
+    /// // RULES.md's first worked example: b2's 4 seeds reach a2, which is
+    /// // taken with a1 (backward) and b4 (forward).
+    /// let p = Position::from_gpn("1,3,1,5/3,4,2,1 AAAA/BBBB 14-14 B -", Variant::STANDARD)?;
+    /// let (next, effect) = p.play_effect(Action::Sow(Hole::B2))?;
+    /// let sown: Vec<Hole> = effect.sowing.unwrap().holes().collect();
+    /// assert_eq!(sown, [Hole::B3, Hole::B4, Hole::A1, Hole::A2]);
+    /// assert_eq!(effect.captured, HoleSet::single(Hole::A1).with(Hole::A2).with(Hole::B4));
+    /// assert_eq!(effect.seeds_captured, 8);
+    /// assert_eq!(next, p.play(Action::Sow(Hole::B2))?);
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
+    /// ```
+    pub fn play_effect(&self, action: Action) -> Result<(Position, Effect), IllegalAction> {
+        self.check(action)?;
+        let mut next = *self;
+        let effect = match action {
+            Action::Sow(h) => {
+                let seeds = self.seeds(h);
+                let before = self.captured[self.to_move.index()];
+                let captured = next.sow(h);
+                Effect {
+                    sowing: Some(Sowing::new(h, seeds, self.flags & SKIP_ORIGIN != 0)),
+                    captured,
+                    seeds_captured: next.captured[self.to_move.index()] - before,
+                }
+            }
+            _ => {
+                next.play_unchecked(action);
+                Effect::NONE
+            }
+        };
+        Ok((next, effect))
     }
 
     /// The fast path for search: plays an action known to be legal, without
@@ -697,15 +777,6 @@ impl Position {
         HoleSet(taken)
     }
 
-    /// Sows from `hole` like [`Position::play_unchecked`], returning the
-    /// holes captured (empty if none). For interfaces that show captures.
-    pub fn play_sow(&self, hole: Hole) -> Result<(Position, HoleSet), IllegalAction> {
-        self.check(Action::Sow(hole))?;
-        let mut next = *self;
-        let taken = next.sow(hole);
-        Ok((next, taken))
-    }
-
     /// Every legal action, in a fixed order: sowings in board order, then
     /// a pass, then offers by increasing hole mask; or `accept`, `decline`.
     /// Empty when the game has ended.
@@ -756,8 +827,8 @@ impl Position {
     /// ply cap are ignored).
     ///
     /// ```
-    /// use gore_core::{Position, Rules};
-    /// let start = Position::new(Rules::STANDARD);
+    /// use gore_core::{Position, Variant};
+    /// let start = Position::new(Variant::STANDARD);
     /// assert_eq!(start.perft(1), 4); // four sowings; nobody can pay for an offer yet
     /// ```
     pub fn perft(&self, depth: u32) -> u64 {

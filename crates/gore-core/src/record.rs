@@ -16,11 +16,12 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt::{self, Write as _};
+use core::str::FromStr;
 
 use crate::action::Action;
 use crate::error::{GpnError, IllegalAction, ParseActionError, ParseRulesError};
 use crate::game::{EndReason, Game};
-use crate::position::{Position, Setup};
+use crate::position::{parse_count, Position, Setup};
 use crate::rules::Rules;
 
 /// The `YYYY-MM-DD` date (UTC) of a Unix time in milliseconds, as the tools
@@ -76,6 +77,8 @@ impl fmt::Display for RecordResult {
     }
 }
 
+/// Reads a `Result` tag's syntax; that the seeds add up to the variant's
+/// total is checked once the `Rules` tag is known.
 fn parse_result(s: &str) -> Option<RecordResult> {
     if s == "*" {
         return Some(RecordResult::Unfinished);
@@ -85,16 +88,7 @@ fn parse_result(s: &str) -> Option<RecordResult> {
         None => (s, false),
     };
     let (a, b) = score.split_once('-')?;
-    let num = |t: &str| -> Option<u8> {
-        if t.is_empty() || t.len() > 2 || !t.bytes().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        t.parse().ok().filter(|&n: &u8| n <= 48)
-    };
-    let seeds = [num(a)?, num(b)?];
-    if seeds[0] as u32 + seeds[1] as u32 != 48 {
-        return None;
-    }
+    let seeds = [parse_count(a)?, parse_count(b)?];
     if without_glory && seeds[0] == seeds[1] {
         return None;
     }
@@ -165,12 +159,27 @@ pub enum RecordErrorKind {
     Start(GpnError),
     /// The `Result` tag is not `*`, `A-B` or `A-B without glory`.
     ResultSyntax,
-    /// The `Termination` tag is not `board`, `repetition` or `ply-cap`.
+    /// The `Result` tag's seeds do not add up to the game's seeds.
+    ResultTotal {
+        /// The seeds the tag gives in all.
+        found: u32,
+        /// The seeds of the `Rules` tag's variant (48, or 8N).
+        expected: u8,
+    },
+    /// The `Termination` tag is not `board`, `no-hole`, `repetition` or
+    /// `ply-cap`, or names a reason for an unfinished game.
     TerminationSyntax,
     /// A token among the actions does not parse.
     Action(String, ParseActionError),
-    /// An action breaks a rule (its ply number, from 1).
-    Illegal(usize, Action, IllegalAction),
+    /// An action breaks a rule.
+    Illegal {
+        /// Its ply number, from 1.
+        ply: usize,
+        /// The action.
+        action: Action,
+        /// The rule it breaks.
+        error: IllegalAction,
+    },
     /// A tag line after the actions have begun.
     TagAfterActions,
     /// The `Termination` tag does not match the replayed game.
@@ -204,14 +213,20 @@ impl fmt::Display for RecordError {
             }
             RecordErrorKind::Rules(e) => write!(f, "tag Rules: {e}"),
             RecordErrorKind::Start(e) => write!(f, "tag Start: {e}"),
-            RecordErrorKind::ResultSyntax => {
-                f.write_str("tag Result: expected *, A-B adding up to 48, or A-B without glory")
-            }
+            RecordErrorKind::ResultSyntax => f.write_str(
+                "tag Result: expected *, A-B adding up to the game's seeds, or A-B without glory",
+            ),
+            RecordErrorKind::ResultTotal { found, expected } => write!(
+                f,
+                "tag Result: the seeds add up to {found}, not to the game's {expected}"
+            ),
             RecordErrorKind::TerminationSyntax => f.write_str(
-                "tag Termination: expected board, repetition or ply-cap, for a finished game",
+                "tag Termination: expected board, no-hole, repetition or ply-cap, for a finished game",
             ),
             RecordErrorKind::Action(tok, e) => write!(f, "`{tok}`: {e}"),
-            RecordErrorKind::Illegal(ply, a, e) => write!(f, "action {ply} ({a}): {e}"),
+            RecordErrorKind::Illegal { ply, action, error } => {
+                write!(f, "action {ply} ({action}): {error}")
+            }
             RecordErrorKind::TagAfterActions => f.write_str("tags come before the actions"),
             RecordErrorKind::TerminationMismatch { claimed, actual } => write!(
                 f,
@@ -300,7 +315,7 @@ impl Record {
     /// the result (`*` while it goes on).
     pub fn from_game(game: &Game) -> Record {
         let mut r = Record::new(game.rules());
-        if *game.start() != Position::new(game.rules()) {
+        if *game.start() != Position::new(game.rules().variant) {
             r.start = Some(game.start().to_setup());
         }
         r.actions = game.actions().to_vec();
@@ -320,6 +335,7 @@ impl Record {
     pub fn parse(text: &str) -> Result<Record, RecordError> {
         let mut r = Record::new(Rules::STANDARD);
         let mut have_rules = false;
+        let mut result_line = 0;
         let mut seen: Vec<String> = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line_no = i + 1;
@@ -361,6 +377,7 @@ impl Record {
                         r.start = Some(s);
                     }
                     "Result" => {
+                        result_line = line_no;
                         r.result = Some(
                             parse_result(&value)
                                 .ok_or_else(|| err(line_no, RecordErrorKind::ResultSyntax))?,
@@ -368,8 +385,9 @@ impl Record {
                     }
                     "Termination" => {
                         r.termination = Some(
-                            EndReason::from_word(&value)
-                                .ok_or_else(|| err(line_no, RecordErrorKind::TerminationSyntax))?,
+                            value
+                                .parse()
+                                .map_err(|_| err(line_no, RecordErrorKind::TerminationSyntax))?,
                         )
                     }
                     "Game" => {}
@@ -393,8 +411,18 @@ impl Record {
         if !have_rules {
             return Err(err(0, RecordErrorKind::MissingRules));
         }
+        if let Some(RecordResult::Finished { seeds, .. }) = r.result {
+            let found = seeds[0] as u32 + seeds[1] as u32;
+            let expected = r.rules.variant.total_seeds();
+            if found != expected as u32 {
+                return Err(err(
+                    result_line,
+                    RecordErrorKind::ResultTotal { found, expected },
+                ));
+            }
+        }
         if let Some(s) = &r.start {
-            Position::from_setup(s, r.rules)
+            Position::from_setup(s, r.rules.variant)
                 .map_err(|e| err(0, RecordErrorKind::Start(GpnError::Invalid(e))))?;
         }
         Ok(r)
@@ -403,18 +431,26 @@ impl Record {
     /// The start position.
     pub fn start_position(&self) -> Result<Position, RecordError> {
         match &self.start {
-            None => Ok(Position::new(self.rules)),
-            Some(s) => Position::from_setup(s, self.rules)
+            None => Ok(Position::new(self.rules.variant)),
+            Some(s) => Position::from_setup(s, self.rules.variant)
                 .map_err(|e| err(0, RecordErrorKind::Start(GpnError::Invalid(e)))),
         }
     }
 
     /// Replays the actions and checks the `Result` tag against them.
     pub fn replay(&self) -> Result<Game, RecordError> {
-        let mut game = Game::from_position(self.start_position()?, self.rules);
-        for (i, &a) in self.actions.iter().enumerate() {
-            game.play(a)
-                .map_err(|e| err(0, RecordErrorKind::Illegal(i + 1, a, e)))?;
+        let mut game = Game::from_position(self.start_position()?, self.rules.ply_cap);
+        for (i, &action) in self.actions.iter().enumerate() {
+            game.play(action).map_err(|error| {
+                err(
+                    0,
+                    RecordErrorKind::Illegal {
+                        ply: i + 1,
+                        action,
+                        error,
+                    },
+                )
+            })?;
         }
         let actual = match game.outcome() {
             None => RecordResult::Unfinished,
@@ -441,6 +477,15 @@ impl Record {
             }
         }
         Ok(game)
+    }
+}
+
+impl FromStr for Record {
+    type Err = RecordError;
+
+    /// [`Record::parse`].
+    fn from_str(text: &str) -> Result<Record, RecordError> {
+        Record::parse(text)
     }
 }
 

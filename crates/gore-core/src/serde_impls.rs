@@ -5,7 +5,7 @@ use core::str::FromStr;
 
 use serde::{de::Error as _, Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::{Action, Hole, Player, Rules, Setup};
+use crate::{Action, Hole, Player, Rules, Setup, Variant};
 
 macro_rules! via_string {
     ($($t:ty),*) => {$(
@@ -23,21 +23,4 @@ macro_rules! via_string {
     )*};
 }
 
-via_string!(Action, Hole, Rules, Setup);
-
-impl Serialize for Player {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.to_string())
-    }
-}
-
-impl<'de> Deserialize<'de> for Player {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        match text.as_str() {
-            "A" => Ok(Player::A),
-            "B" => Ok(Player::B),
-            _ => Err(D::Error::custom("a player is A or B")),
-        }
-    }
-}
+via_string!(Action, Hole, Player, Rules, Setup, Variant);

@@ -2,8 +2,11 @@
 //!
 //! They are constants, not global state: nothing here changes at run time.
 
-/// Seeds in the game.
-pub(crate) const TOTAL: u32 = 48;
+/// The most seeds a game holds (8 holes of `seeds=8`), so the most any
+/// hole or captured total can hold.
+pub(crate) const MAX_TOTAL: usize = 8 * crate::rules::MAX_SEEDS_PER_HOLE as usize;
+/// Table rows per seed count: 0 to [`MAX_TOTAL`].
+const N: usize = MAX_TOTAL + 1;
 
 /// A hole's seeds as a byte of a `u64`: byte `i` is hole `i`.
 pub(crate) const LO: u64 = 0x0101_0101_0101_0101;
@@ -12,21 +15,21 @@ pub(crate) const HI: u64 = 0x8080_8080_8080_8080;
 /// What sowing `n` seeds from `origin` adds to each hole (the origin's own
 /// seeds are removed separately), and where the last seed lands.
 pub(crate) struct SowTable {
-    pub add: [[[u64; 49]; 8]; 2],
-    pub last: [[[u8; 49]; 8]; 2],
+    pub add: [[[u64; N]; 8]; 2],
+    pub last: [[[u8; N]; 8]; 2],
 }
 
 const fn build_sow() -> SowTable {
     let mut t = SowTable {
-        add: [[[0; 49]; 8]; 2],
-        last: [[[0; 49]; 8]; 2],
+        add: [[[0; N]; 8]; 2],
+        last: [[[0; N]; 8]; 2],
     };
     let mut skip = 0;
     while skip < 2 {
         let mut origin = 0;
         while origin < 8 {
             let mut n = 1;
-            while n < 49 {
+            while n < N {
                 // Seed k (1-based) goes k steps forward, stepping over the
                 // origin when skipping.
                 let mut add = 0u64;
@@ -78,7 +81,7 @@ pub(crate) const fn gather(high_bits: u64) -> u8 {
     (((high_bits >> 7) & LO).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
 }
 
-/// Holes holding at least one seed (every byte ≤ 48, so no carry crosses bytes).
+/// Holes holding at least one seed (every byte ≤ 64 < 128, so no carry crosses bytes).
 #[inline(always)]
 pub(crate) const fn nonempty(holes: u64) -> u8 {
     gather(holes.wrapping_add(0x7f * LO) & HI)
@@ -90,7 +93,7 @@ pub(crate) const fn equal(holes: u64, c: u8) -> u8 {
     !nonempty(holes ^ (c as u64 * LO))
 }
 
-/// Sum of all bytes (the total is ≤ 48, so it fits the top byte).
+/// Sum of all bytes (the total is ≤ 64, so it fits the top byte).
 #[inline(always)]
 pub(crate) const fn byte_sum(x: u64) -> u32 {
     (x.wrapping_mul(LO) >> 56) as u32
@@ -104,9 +107,9 @@ pub(crate) const fn all_at_most_two(holes: u64) -> bool {
 
 /// Zobrist keys for the position hash.
 pub(crate) struct Zobrist {
-    pub seeds: [[u64; 49]; 8],
+    pub seeds: [[u64; N]; 8],
     pub b_controls: [u64; 8],
-    pub captured: [[u64; 49]; 2],
+    pub captured: [[u64; N]; 2],
     pub offer: [u64; 8],
     pub b_to_move: u64,
 }
@@ -122,9 +125,9 @@ const fn splitmix(state: &mut u64) -> u64 {
 const fn build_zobrist() -> Zobrist {
     let mut s = 0x6f72_e947_6f72_e947u64;
     let mut z = Zobrist {
-        seeds: [[0; 49]; 8],
+        seeds: [[0; N]; 8],
         b_controls: [0; 8],
-        captured: [[0; 49]; 2],
+        captured: [[0; N]; 2],
         offer: [0; 8],
         b_to_move: 0,
     };
@@ -149,6 +152,19 @@ const fn build_zobrist() -> Zobrist {
         p += 1;
     }
     z.b_to_move = splitmix(&mut s);
+    // Counts above 48 (from `seeds=7` up) drawn last, so that the keys of
+    // the standard game stay what they were.
+    let mut c = 49;
+    while c < N {
+        let mut i = 0;
+        while i < 8 {
+            z.seeds[i][c] = splitmix(&mut s);
+            i += 1;
+        }
+        z.captured[0][c] = splitmix(&mut s);
+        z.captured[1][c] = splitmix(&mut s);
+        c += 1;
+    }
     z
 }
 

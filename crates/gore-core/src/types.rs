@@ -4,7 +4,7 @@ use core::fmt;
 use core::ops::Not;
 use core::str::FromStr;
 
-use crate::error::ParseHoleError;
+use crate::error::{ParseHoleError, ParsePlayerError};
 
 /// One of the two players. `A` sits South and moves first; `B` sits North.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -43,7 +43,8 @@ impl Player {
         }
     }
 
-    /// Reads `'A'` or `'B'`.
+    /// Reads `'A'` or `'B'`: the one parser of a player letter (its
+    /// [`FromStr`] reads a one-letter string with it).
     pub const fn from_char(c: char) -> Option<Player> {
         match c {
             'A' => Some(Player::A),
@@ -58,6 +59,26 @@ impl Not for Player {
     #[inline]
     fn not(self) -> Player {
         self.opponent()
+    }
+}
+
+impl FromStr for Player {
+    type Err = ParsePlayerError;
+
+    /// Reads `A` or `B`.
+    ///
+    /// ```
+    /// use gore_core::Player;
+    /// assert_eq!("B".parse::<Player>(), Ok(Player::B));
+    /// assert!("a".parse::<Player>().is_err());
+    /// assert!("AB".parse::<Player>().is_err());
+    /// ```
+    fn from_str(s: &str) -> Result<Player, ParsePlayerError> {
+        let mut chars = s.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => Player::from_char(c).ok_or(ParsePlayerError),
+            _ => Err(ParsePlayerError),
+        }
     }
 }
 

@@ -3,8 +3,11 @@
 
 mod common;
 
-use common::{all_flag_sets, lib_legal, pick, random_model, rules_of, Flags, Model, NAMES};
-use gore_core::{Action, Hole, HoleSet, Player, Position, Rules, Setup};
+use common::{
+    all_flag_sets, all_variants, lib_legal, pick, random_model, rules_of, variant_of, Flags, Model,
+    NAMES,
+};
+use gore_core::{Action, Hole, HoleSet, Player, Position, Rules, Setup, Variant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -14,7 +17,7 @@ fn flags(s: &str) -> Flags {
 
 fn lib_position(m: &Model) -> Position {
     let rules = rules_of(m.flags());
-    match Position::from_gpn(&m.gpn(), rules) {
+    match Position::from_gpn(&m.gpn(), rules.variant) {
         Ok(p) => p,
         Err(e) => panic!("library rejects model-valid {} [{rules}]: {e}", m.gpn()),
     }
@@ -100,13 +103,9 @@ fn model_reproduces_the_worked_examples_of_rules_md() {
         let each = (48 - on_board) / 2;
         let gpn = format!("{board} AAAA/BBBB {each}-{each} B -");
         let mut m = Model::parse_gpn(&gpn, Flags::default()).unwrap();
-        // Sow without the capture to compare the intermediate board.
-        let mut sown = m.clone();
-        sown.ctrl = ['B'; 8]; // no opponent hole: no capture
-        sown.cap = [0, 0];
-        sown.cede_all = true;
-        sown.apply("b2").unwrap();
-        let s: Vec<String> = sown.seeds.iter().map(|n| n.to_string()).collect();
+        // The board after sowing, before the capture.
+        let sown = m.sown_board(common::hole_index("b2").unwrap());
+        let s: Vec<String> = sown.iter().map(|n| n.to_string()).collect();
         assert_eq!(
             format!("{}/{}", s[..4].join(","), s[4..].join(",")),
             after_sowing[k]
@@ -118,10 +117,11 @@ fn model_reproduces_the_worked_examples_of_rules_md() {
         assert_eq!(m.cap, [each, each + seeds]);
         assert_eq!(m.to_move, 'A');
         // The library agrees with the model here.
-        let p = Position::from_gpn(&gpn, Rules::STANDARD).unwrap();
-        let (q, set) = p.play_sow(Hole::B2).unwrap();
+        let p = Position::from_gpn(&gpn, Variant::STANDARD).unwrap();
+        let (q, effect) = p.play_effect(Action::Sow(Hole::B2)).unwrap();
         assert_eq!(q.to_string(), m.gpn(), "example {k}");
-        let lib_taken: Vec<String> = set.iter().map(|h| h.to_string()).collect();
+        assert_eq!(effect.seeds_captured as u32, *seeds, "example {k}");
+        let lib_taken: Vec<String> = effect.captured.iter().map(|h| h.to_string()).collect();
         assert_eq!(lib_taken, *taken, "example {k}");
     }
     // The third example ends the game.
@@ -178,7 +178,7 @@ fn model_sows_laps_with_and_without_the_origin() {
     // The origin is skipped: a2 gets 2, a3 gets 2 (the 8th and 9th seeds).
     assert_eq!(s.seeds, [0, 2, 2, 1, 1, 1, 1, 1]);
     for (m, f) in [(&m, Flags::default()), (&s, flags("skip-origin"))] {
-        let p = Position::from_gpn(gpn, rules_of(f)).unwrap();
+        let p = Position::from_gpn(gpn, variant_of(f)).unwrap();
         assert_eq!(p.play(Action::Sow(Hole::A1)).unwrap().to_string(), m.gpn());
     }
 }
@@ -192,9 +192,14 @@ fn perft_from_the_start_matches_the_model() {
         ("no-trades", 4),
         ("cede-all", 4),
         ("skip-origin,no-trades,cede-all", 4),
+        ("seeds=3", 6),
+        ("seeds=3,cede-all", 6),
+        ("seeds=4", 5),
+        ("seeds=8,skip-origin", 4),
+        ("seeds=8", 4),
     ] {
         let r: Rules = rules.parse().unwrap();
-        let p = Position::new(r);
+        let p = Position::new(r.variant);
         let m = Model::start(Flags::of(&r));
         for d in 0..=depth {
             assert_eq!(
@@ -206,8 +211,49 @@ fn perft_from_the_start_matches_the_model() {
     }
     // A value worked out by hand: from the start A has 4 sowings and no
     // offer (B has captured nothing), and after each B has 4 sowings.
-    assert_eq!(Position::new(Rules::STANDARD).perft(1), 4);
-    assert_eq!(Position::new(Rules::STANDARD).perft(2), 16);
+    assert_eq!(Position::new(Variant::STANDARD).perft(1), 4);
+    assert_eq!(Position::new(Variant::STANDARD).perft(2), 16);
+}
+
+/// Models per perft.txt line are walked up to this many leaves (the model
+/// is slow on purpose).
+const MODEL_MAX_LEAVES: u64 = 200_000;
+
+#[test]
+fn perft_txt_values_match_the_model() {
+    // Every regression value small enough for the naive model, the seeds=N
+    // lines included, is recomputed here from RULES.md alone.
+    let mut checked = 0;
+    let mut variants = std::collections::BTreeSet::new();
+    for line in include_str!("perft.txt").lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+        let f = flags(fields[0]);
+        let m = Model::parse_gpn(fields[1], f).unwrap();
+        for (i, count) in fields[2].split_whitespace().enumerate() {
+            let expected: u64 = count.parse().unwrap();
+            if expected > MODEL_MAX_LEAVES {
+                break;
+            }
+            assert_eq!(
+                m.perft(i as u32 + 1),
+                expected,
+                "model perft({}) of {} under {}",
+                i + 1,
+                fields[1],
+                fields[0]
+            );
+            checked += 1;
+        }
+        variants.insert(f.seeds);
+    }
+    assert!(checked >= 40, "only {checked} counts checked");
+    for n in [3, 4, 6, 8] {
+        assert!(variants.contains(&n), "perft.txt has no seeds={n} line");
+    }
 }
 
 struct Stats {
@@ -311,9 +357,20 @@ fn random_games_match_the_model() {
         perfts: 0,
     };
     let mut rng = ChaCha8Rng::seed_from_u64(0x6017_ed1f);
-    let sets = all_flag_sets();
-    // 8 rule sets x 40 games from the start, and 8 x 15 from random
-    // positions (changed controllers, pending offers).
+    // The 8 option sets, each with a seeds=N drawn from 3 to 8 half the
+    // time: x 40 games from the start, and x 15 from random positions
+    // (changed controllers, pending offers).
+    let sets: Vec<Flags> = all_flag_sets()
+        .into_iter()
+        .map(|f| Flags {
+            seeds: if rng.gen_bool(0.5) {
+                6
+            } else {
+                rng.gen_range(3..=8)
+            },
+            ..f
+        })
+        .collect();
     for f in &sets {
         for _ in 0..40 {
             play_random_game(&mut rng, Model::start(*f), 160, 25, &mut st);
@@ -348,8 +405,10 @@ fn every_action_of_random_positions_matches_the_model() {
     let space = action_space();
     let mut with_offer = 0;
     let mut traded_ctrl = 0;
-    for k in 0..400 {
-        let f = all_flag_sets()[k % 8];
+    let variants = all_variants();
+    for k in 0..1200 {
+        // Every option set with every seeds=N, 3 to 8.
+        let f = variants[k % variants.len()];
         let m = random_model(&mut rng, f);
         let p = lib_position(&m);
         compare_position(&p, &m);
@@ -387,6 +446,7 @@ fn every_action_of_random_positions_matches_the_model() {
             assert_eq!(p.perft(2), m.perft(2), "perft(2) of {}", m.gpn());
         }
     }
+    eprintln!("with offer {with_offer}, traded controllers {traded_ctrl}");
     assert!(with_offer > 40, "{with_offer}");
     assert!(traded_ctrl > 150, "{traded_ctrl}");
 }
@@ -396,7 +456,7 @@ fn perft_from_random_positions_matches_the_model() {
     let mut rng = ChaCha8Rng::seed_from_u64(99);
     let mut total = 0u64;
     for k in 0..24 {
-        let f = all_flag_sets()[k % 8];
+        let f = all_variants()[(k * 7) % 48];
         let mut m = random_model(&mut rng, f);
         // Walk a few random plies to reach a "played" position.
         for _ in 0..rng.gen_range(0..6) {
@@ -490,7 +550,7 @@ fn position_validity_matches_the_model() {
             _ => {}
         }
         let model_ok = m.validate().is_ok();
-        let lib = Position::from_setup(&setup_of(&m), rules_of(f));
+        let lib = Position::from_setup(&setup_of(&m), variant_of(f));
         assert_eq!(
             lib.is_ok(),
             model_ok,
@@ -500,7 +560,7 @@ fn position_validity_matches_the_model() {
             m.validate(),
             lib
         );
-        let by_gpn = Position::from_gpn(&m.gpn(), rules_of(f));
+        let by_gpn = Position::from_gpn(&m.gpn(), variant_of(f));
         assert_eq!(by_gpn.is_ok(), model_ok, "from_gpn of {}", m.gpn());
         if let Ok(p) = lib {
             accepted += 1;
@@ -524,7 +584,7 @@ fn ended_board_with_a_pending_offer_is_not_a_valid_position() {
     let gpn = "2,2,2,2/2,2,2,2 AAAA/BBBB 16-16 B a1";
     let m = Model::parse_gpn_syntax(gpn, Flags::default()).unwrap();
     assert!(m.validate().is_err());
-    if let Ok(p) = Position::from_gpn(gpn, Rules::STANDARD) {
+    if let Ok(p) = Position::from_gpn(gpn, Variant::STANDARD) {
         panic!(
             "library accepts {gpn} (offer pending on an ended board): legal {:?}, pending {:?}",
             p.legal_actions(),
@@ -532,7 +592,7 @@ fn ended_board_with_a_pending_offer_is_not_a_valid_position() {
         );
     }
     // Without the offer the same board is valid (and has no action).
-    let p = Position::from_gpn("2,2,2,2/2,2,2,2 AAAA/BBBB 16-16 B -", Rules::STANDARD).unwrap();
+    let p = Position::from_gpn("2,2,2,2/2,2,2,2 AAAA/BBBB 16-16 B -", Variant::STANDARD).unwrap();
     assert!(p.legal_actions().is_empty());
     assert_eq!(p.perft(1), 0);
 }
@@ -591,12 +651,15 @@ fn traded_positions_and_pending_offers_by_hand() {
     for mm in [&m5, &m6] {
         compare_position(&lib_position(mm), mm);
     }
-    // After ceding all, B controls nothing: he can only pass.
+    // After ceding all, B controls nothing: the game is over at once
+    // (RULES.md, "A player without a hole"), with no action for anyone.
     let mut m7 = m5.clone();
     m7.apply("offer:b3,b4").unwrap();
     m7.apply("accept").unwrap();
-    m7.apply("a1").unwrap();
-    assert_eq!(m7.to_move, 'B');
-    assert_eq!(m7.legal(), vec!["pass"]);
-    compare_position(&lib_position(&m7), &m7);
+    assert!(m7.controlled('B').is_empty());
+    assert!(m7.is_ended());
+    assert_eq!(m7.legal(), Vec::<String>::new());
+    let p7 = lib_position(&m7);
+    compare_position(&p7, &m7);
+    assert_eq!(p7.player_without_hole(), Some(Player::B));
 }

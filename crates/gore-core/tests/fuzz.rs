@@ -9,7 +9,7 @@ mod common;
 use std::panic::catch_unwind;
 
 use common::{all_flag_sets, pick, random_model, rules_of, Flags, Model};
-use gore_core::{Action, Game, Hole, Position, Record, Rules, Setup};
+use gore_core::{Action, Game, Hole, Position, Record, Rules, Setup, Variant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -163,11 +163,15 @@ fn check_all(s: &str, counts: &mut Counts) {
         let rules: Rules = rs.parse().unwrap();
         let flags = Flags::of(&rules);
         let model = Model::parse_gpn(s, flags);
-        match Position::from_gpn(s, rules) {
+        match Position::from_gpn(s, rules.variant) {
             Ok(p) => {
                 counts.positions += 1;
                 let t = p.to_string();
-                assert_eq!(Position::from_gpn(&t, rules), Ok(p), "{s:?} -> {t:?}");
+                assert_eq!(
+                    Position::from_gpn(&t, rules.variant),
+                    Ok(p),
+                    "{s:?} -> {t:?}"
+                );
                 let total = p.seeds_on_board()
                     + u32::from(p.captured(gore_core::Player::A))
                     + u32::from(p.captured(gore_core::Player::B));
@@ -273,8 +277,8 @@ fn corpus(rng: &mut ChaCha8Rng) -> Corpus {
             random_model(rng, f)
         };
         let mut m = start.clone();
-        let p = Position::from_gpn(&m.gpn(), rules).unwrap();
-        let mut g = Game::from_position(p, rules);
+        let p = Position::from_gpn(&m.gpn(), rules.variant).unwrap();
+        let mut g = Game::from_position(p, rules.ply_cap);
         c.gpns.push(m.gpn());
         for _ in 0..rng.gen_range(0..40) {
             if g.is_over() {
@@ -441,7 +445,7 @@ fn gpn_controllers_field_is_four_letters_a_slash_four_letters() {
         "6,6,6,6/6,6,6,6 AAAA/BBB/ 0-0 A -",
     ] {
         assert!(Model::parse_gpn_syntax(gpn, Flags::default()).is_err());
-        if let Ok(p) = Position::from_gpn(gpn, Rules::STANDARD) {
+        if let Ok(p) = Position::from_gpn(gpn, Variant::STANDARD) {
             panic!("from_gpn accepts {gpn:?} and reads it as {p}");
         }
         assert!(gpn.parse::<Setup>().is_err(), "Setup accepts {gpn:?}");

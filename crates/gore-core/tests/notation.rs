@@ -3,7 +3,7 @@
 use gore_core::{
     Action, EndReason, Game, GpnError, GpnField, Hole, HoleSet, IllegalAction, ParseActionError,
     ParseGpnError, ParseRulesError, Player, Position, PositionError, Record, RecordErrorKind,
-    RecordResult, Rules, Setup,
+    RecordResult, Rules, Setup, Variant,
 };
 
 const START: &str = "6,6,6,6/6,6,6,6 AAAA/BBBB 0-0 A -";
@@ -29,7 +29,7 @@ fn field_of(s: &str) -> GpnField {
 }
 
 fn invalid(s: &str, r: Rules) -> PositionError {
-    match Position::from_gpn(s, r) {
+    match Position::from_gpn(s, r.variant) {
         Err(GpnError::Invalid(e)) => e,
         other => panic!("{s:?}: expected an invalid position, got {other:?}"),
     }
@@ -40,13 +40,13 @@ fn invalid(s: &str, r: Rules) -> PositionError {
 
 #[test]
 fn gpn_start_and_example_round_trip() {
-    let start = Position::from_gpn(START, Rules::STANDARD).unwrap();
-    assert_eq!(start, Position::new(Rules::STANDARD));
+    let start = Position::from_gpn(START, Variant::STANDARD).unwrap();
+    assert_eq!(start, Position::new(Variant::STANDARD));
     assert_eq!(start.to_string(), START);
     assert_eq!(Setup::INITIAL.to_string(), START);
     assert_eq!(START.parse::<Setup>().unwrap(), Setup::INITIAL);
 
-    let ex = Position::from_gpn(EXAMPLE, Rules::STANDARD).unwrap();
+    let ex = Position::from_gpn(EXAMPLE, Variant::STANDARD).unwrap();
     assert_eq!(ex.to_string(), EXAMPLE);
     assert_eq!(ex.to_move(), Player::B);
     assert_eq!(ex.seeds(Hole::A3), 7);
@@ -74,7 +74,9 @@ fn gpn_traded_controllers_and_three_hole_offer_round_trip() {
         "48,0,0,0/0,0,0,0 AAAA/BBBB 0-0 A -",
     ] {
         assert_eq!(
-            Position::from_gpn(s, Rules::STANDARD).unwrap().to_string(),
+            Position::from_gpn(s, Variant::STANDARD)
+                .unwrap()
+                .to_string(),
             s
         );
     }
@@ -91,7 +93,8 @@ fn gpn_seeds_field_errors() {
         "6,6,x,6/6,6,6,6 AAAA/BBBB 0-0 A -",
         "6,6,,6/6,6,6,6 AAAA/BBBB 0-0 A -",
         "6,6,-6,6/6,6,6,6 AAAA/BBBB 0-0 A -",
-        "6,6,6,6/6,6,6,49 AAAA/BBBB 0-0 A -",
+        // 64 seeds (seeds=8) is the most any hole can hold.
+        "6,6,6,6/6,6,6,65 AAAA/BBBB 0-0 A -",
         "6,6,6,6/6,6,6,100 AAAA/BBBB 0-0 A -",
         "6;6;6;6/6;6;6;6 AAAA/BBBB 0-0 A -",
         "6,6,6,6/6,6,6,6/6 AAAA/BBBB 0-0 A -",
@@ -135,7 +138,7 @@ fn gpn_captured_field_errors() {
         "6,6,6,6/6,6,6,6 AAAA/BBBB 0- A -",
         "6,6,6,6/6,6,6,6 AAAA/BBBB -0 A -",
         "6,6,6,6/6,6,6,6 AAAA/BBBB 0-x A -",
-        "6,6,6,6/6,6,6,6 AAAA/BBBB 49-0 A -",
+        "6,6,6,6/6,6,6,6 AAAA/BBBB 65-0 A -",
         "6,6,6,6/6,6,6,6 AAAA/BBBB 0-0-0 A -",
     ] {
         assert_eq!(field_of(s), GpnField::Captured, "{s}");
@@ -185,7 +188,7 @@ fn gpn_wrong_field_count() {
         assert_eq!(gpn_err(s), ParseGpnError::FieldCount, "{s:?}");
     }
     assert!(matches!(
-        Position::from_gpn("6,6,6,6/6,6,6,6 AAAA/BBBB 0-0 A", Rules::STANDARD),
+        Position::from_gpn("6,6,6,6/6,6,6,6 AAAA/BBBB 0-0 A", Variant::STANDARD),
         Err(GpnError::Parse(ParseGpnError::FieldCount))
     ));
 }
@@ -203,15 +206,24 @@ fn gpn_error_messages_name_the_field() {
 fn gpn_seed_count_must_be_48() {
     assert_eq!(
         invalid("6,6,6,6/6,6,6,6 AAAA/BBBB 1-0 A -", Rules::STANDARD),
-        PositionError::SeedCount(49)
+        PositionError::SeedCount {
+            found: 49,
+            expected: 48
+        }
     );
     assert_eq!(
         invalid("6,6,6,6/6,6,6,5 AAAA/BBBB 0-0 A -", Rules::STANDARD),
-        PositionError::SeedCount(47)
+        PositionError::SeedCount {
+            found: 47,
+            expected: 48
+        }
     );
     assert_eq!(
         invalid("0,0,0,0/0,0,0,0 AAAA/BBBB 0-0 A -", Rules::STANDARD),
-        PositionError::SeedCount(0)
+        PositionError::SeedCount {
+            found: 0,
+            expected: 48
+        }
     );
     let e = invalid("6,6,6,6/6,6,6,6 AAAA/BBBB 1-0 A -", Rules::STANDARD);
     assert!(e.to_string().contains("48"));
@@ -227,7 +239,11 @@ fn gpn_each_player_needs_a_hole_unless_cede_all() {
         invalid("6,6,6,6/6,6,6,6 BBBB/BBBB 0-0 B -", Rules::STANDARD),
         PositionError::NoHole(Player::A)
     );
-    let p = Position::from_gpn("6,6,6,6/6,6,6,6 AAAA/AAAA 0-0 A -", rules("cede-all")).unwrap();
+    let p = Position::from_gpn(
+        "6,6,6,6/6,6,6,6 AAAA/AAAA 0-0 A -",
+        rules("cede-all").variant,
+    )
+    .unwrap();
     assert_eq!(p.controlled(Player::B), HoleSet::EMPTY);
 }
 
@@ -258,14 +274,18 @@ fn gpn_pending_offer_must_be_one_that_could_have_been_made() {
         invalid(all_of_a, std),
         PositionError::Offer(IllegalAction::MustKeepHole)
     );
-    assert!(Position::from_gpn(all_of_a, rules("cede-all")).is_ok());
+    assert!(Position::from_gpn(all_of_a, rules("cede-all").variant).is_ok());
     // Any offer under no-trades.
     assert_eq!(
         invalid(EXAMPLE, rules("no-trades")),
         PositionError::Offer(IllegalAction::TradesDisabled)
     );
     // The same GPN without an offer is fine under no-trades.
-    assert!(Position::from_gpn("0,3,7,1/2,0,5,9 AAAA/BBBB 9-12 B -", rules("no-trades")).is_ok());
+    assert!(Position::from_gpn(
+        "0,3,7,1/2,0,5,9 AAAA/BBBB 9-12 B -",
+        rules("no-trades").variant
+    )
+    .is_ok());
     let e = invalid("0,3,7,1/2,0,5,9 AAAA/BBBB 10-11 B a2+a4", std);
     assert!(e.to_string().contains("offer"), "{e}");
 }
@@ -347,14 +367,20 @@ fn rule_sets_parse_and_print_in_rules_md_order() {
     assert_eq!(Rules::STANDARD.to_string(), "standard");
 
     let r = rules("skip-origin");
-    assert!(r.skip_origin && !r.no_trades && !r.cede_all && r.ply_cap.is_none());
+    assert!(
+        r.variant.skip_origin && !r.variant.no_trades && !r.variant.cede_all && r.ply_cap.is_none()
+    );
     let r = rules("no-trades");
-    assert!(!r.skip_origin && r.no_trades && !r.cede_all && r.ply_cap.is_none());
+    assert!(
+        !r.variant.skip_origin && r.variant.no_trades && !r.variant.cede_all && r.ply_cap.is_none()
+    );
     let r = rules("cede-all");
-    assert!(!r.skip_origin && !r.no_trades && r.cede_all && r.ply_cap.is_none());
+    assert!(
+        !r.variant.skip_origin && !r.variant.no_trades && r.variant.cede_all && r.ply_cap.is_none()
+    );
     let r = rules("ply-cap=200");
     assert_eq!(r.ply_cap, Some(200));
-    assert!(!r.skip_origin && !r.no_trades && !r.cede_all);
+    assert!(!r.variant.skip_origin && !r.variant.no_trades && !r.variant.cede_all);
 
     for (input, printed) in [
         ("skip-origin", "skip-origin"),
@@ -415,7 +441,7 @@ fn rule_set_errors() {
 
 #[test]
 fn perft_counts_every_action() {
-    let start = Position::new(Rules::STANDARD);
+    let start = Position::new(Variant::STANDARD);
     assert_eq!(start.perft(0), 1);
     // Four sowings; nobody can pay for an offer.
     assert_eq!(start.perft(1), 4);
@@ -423,7 +449,7 @@ fn perft_counts_every_action() {
     // B has four sowings after each: 16.
     assert_eq!(start.perft(2), 16);
     // A pending offer: accept or decline.
-    let ex = Position::from_gpn(EXAMPLE, Rules::STANDARD).unwrap();
+    let ex = Position::from_gpn(EXAMPLE, Variant::STANDARD).unwrap();
     assert_eq!(ex.perft(1), 2);
     // Accepting leaves B (to move again) 6 holes with seeds in 5 (b2 empty)
     // and A with 9 captured: 1 hole offers of 6 holes -> 5 + 6 = 11.
@@ -432,13 +458,18 @@ fn perft_counts_every_action() {
     assert_eq!(ex.perft(2), 18);
     // Only a pass, or offers: A's row is empty, B has 18: 1 + (4 + 6 + 4).
     let empty_a =
-        Position::from_gpn("0,0,0,0/3,3,3,3 AAAA/BBBB 18-18 A -", Rules::STANDARD).unwrap();
+        Position::from_gpn("0,0,0,0/3,3,3,3 AAAA/BBBB 18-18 A -", Variant::STANDARD).unwrap();
     assert_eq!(empty_a.perft(1), 15);
     // The same under no-trades: only the pass.
-    let nt = Position::from_gpn("0,0,0,0/3,3,3,3 AAAA/BBBB 18-18 A -", rules("no-trades")).unwrap();
+    let nt = Position::from_gpn(
+        "0,0,0,0/3,3,3,3 AAAA/BBBB 18-18 A -",
+        rules("no-trades").variant,
+    )
+    .unwrap();
     assert_eq!(nt.perft(1), 1);
     // An ended position has no action.
-    let ended = Position::from_gpn("2,2,2,2/2,2,2,2 AAAA/BBBB 16-16 A -", Rules::STANDARD).unwrap();
+    let ended =
+        Position::from_gpn("2,2,2,2/2,2,2,2 AAAA/BBBB 16-16 A -", Variant::STANDARD).unwrap();
     assert_eq!(ended.perft(1), 0);
     assert_eq!(ended.perft(3), 0);
 }
@@ -486,11 +517,11 @@ fn a_record_with_an_illegal_action_names_the_ply() {
     let e = rec.replay().unwrap_err();
     assert_eq!(
         e.kind,
-        RecordErrorKind::Illegal(
-            2,
-            Action::Sow(Hole::A2),
-            IllegalAction::NotControlled(Hole::A2, Player::B)
-        )
+        RecordErrorKind::Illegal {
+            ply: 2,
+            action: Action::Sow(Hole::A2),
+            error: IllegalAction::NotControlled(Hole::A2, Player::B)
+        }
     );
     assert!(e.to_string().contains("action 2"), "{e}");
     // An action after the end is illegal too.
@@ -499,7 +530,11 @@ fn a_record_with_an_illegal_action_names_the_ply() {
     let e = sample.replay().unwrap_err();
     assert_eq!(
         e.kind,
-        RecordErrorKind::Illegal(52, Action::Sow(Hole::B1), IllegalAction::GameOver)
+        RecordErrorKind::Illegal {
+            ply: 52,
+            action: Action::Sow(Hole::B1),
+            error: IllegalAction::GameOver
+        }
     );
 }
 
@@ -566,7 +601,29 @@ fn bad_tags_give_their_line_number() {
         (3, RecordErrorKind::RepeatedTag("A".into()))
     );
     let e = Record::parse("[Rules \"standard\"]\n[Result \"30-17\"]\n").unwrap_err();
-    assert_eq!((e.line, e.kind), (2, RecordErrorKind::ResultSyntax));
+    assert_eq!(
+        (e.line, e.kind),
+        (
+            2,
+            RecordErrorKind::ResultTotal {
+                found: 47,
+                expected: 48
+            }
+        )
+    );
+    // The total is the variant's: 32 under seeds=4, whichever tag comes first.
+    let e = Record::parse("[Result \"30-18\"]\n[Rules \"seeds=4\"]\n").unwrap_err();
+    assert_eq!(
+        (e.line, e.kind),
+        (
+            1,
+            RecordErrorKind::ResultTotal {
+                found: 48,
+                expected: 32
+            }
+        )
+    );
+    assert!(Record::parse("[Result \"20-12\"]\n[Rules \"seeds=4\"]\n").is_ok());
     let e = Record::parse("[Rules \"standard\"]\n[Result \"24-24 without glory\"]\n").unwrap_err();
     assert_eq!((e.line, e.kind), (2, RecordErrorKind::ResultSyntax));
     let e = Record::parse("[Rules \"standard\"]\n[Termination \"resign\"]\n").unwrap_err();
@@ -584,8 +641,8 @@ fn bad_tags_give_their_line_number() {
 #[test]
 fn a_record_with_a_start_tag_round_trips() {
     let r = rules("cede-all,ply-cap=40");
-    let start = Position::from_gpn("0,3,7,1/2,0,5,9 AAAA/BBBB 9-12 B a2+a4", r).unwrap();
-    let mut game = Game::from_position(start, r);
+    let start = Position::from_gpn("0,3,7,1/2,0,5,9 AAAA/BBBB 9-12 B a2+a4", r.variant).unwrap();
+    let mut game = Game::from_position(start, r.ply_cap);
     for a in ["accept", "a2", "a3"] {
         game.play(a.parse().unwrap()).unwrap();
     }
@@ -629,7 +686,10 @@ fn an_invalid_start_tag_is_rejected() {
         .unwrap_err();
     assert_eq!(
         e.kind,
-        RecordErrorKind::Start(GpnError::Invalid(PositionError::SeedCount(49)))
+        RecordErrorKind::Start(GpnError::Invalid(PositionError::SeedCount {
+            found: 49,
+            expected: 48
+        }))
     );
     let e = Record::parse("[Rules \"standard\"]\n[Start \"6,6,6,6/6,6,6,6\"]\n").unwrap_err();
     assert_eq!(
@@ -671,4 +731,65 @@ fn actions_are_written_eight_per_line_with_ply_numbers() {
     // Ply numbers are optional when reading.
     let bare = "[Rules \"standard\"]\n\na1 b1\n";
     assert_eq!(Record::parse(bare).unwrap().actions.len(), 2);
+}
+
+#[test]
+fn the_seeds_option_parses_checks_its_range_and_prints_first() {
+    let r = rules("cede-all,seeds=3");
+    assert_eq!(r.variant.seeds_per_hole(), 3);
+    assert_eq!(r.variant.total_seeds(), 24);
+    assert!(r.variant.cede_all);
+    assert_eq!(r.to_string(), "seeds=3,cede-all");
+    // 6 is the default: it is not written.
+    assert_eq!(rules("seeds=6"), Rules::STANDARD);
+    assert_eq!(rules("seeds=8,ply-cap=9").to_string(), "seeds=8,ply-cap=9");
+    for bad in [
+        "seeds=2", "seeds=9", "seeds=", "seeds", "seeds=04", "seeds=x", "seeds=-3",
+    ] {
+        assert_eq!(bad.parse::<Rules>(), Err(ParseRulesError::Seeds), "{bad}");
+    }
+    assert_eq!(
+        "seeds=4,seeds=4".parse::<Rules>(),
+        Err(ParseRulesError::Repeated("seeds"))
+    );
+    // A position's variant refuses the game's ply cap.
+    assert_eq!(
+        "seeds=4,ply-cap=3".parse::<Variant>(),
+        Err(ParseRulesError::PlyCapInVariant)
+    );
+    // Positions count 8N seeds.
+    let v = rules("seeds=4").variant;
+    assert_eq!(
+        Position::new(v).to_string(),
+        "4,4,4,4/4,4,4,4 AAAA/BBBB 0-0 A -"
+    );
+    assert_eq!(
+        invalid(START, rules("seeds=4")),
+        PositionError::SeedCount {
+            found: 48,
+            expected: 32
+        }
+    );
+    assert!(Position::from_gpn(
+        "8,8,8,8/8,8,8,8 AAAA/BBBB 0-0 A -",
+        rules("seeds=8").variant
+    )
+    .is_ok());
+}
+
+#[test]
+fn players_and_end_reasons_parse_what_they_print() {
+    for p in Player::ALL {
+        assert_eq!(p.to_string().parse::<Player>(), Ok(p));
+    }
+    for bad in ["", "a", "C", "AA", " A"] {
+        assert!(bad.parse::<Player>().is_err(), "{bad:?}");
+    }
+    for r in EndReason::ALL {
+        assert_eq!(r.to_string().parse::<EndReason>(), Ok(r));
+    }
+    assert_eq!("no-hole".parse::<EndReason>(), Ok(EndReason::NoHole));
+    assert!("resign".parse::<EndReason>().is_err());
+    let rec: Record = SAMPLE.parse().unwrap();
+    assert_eq!(rec, Record::parse(SAMPLE).unwrap());
 }

@@ -17,7 +17,7 @@ fn perft_suite() {
         let fields: Vec<&str> = line.split('|').map(str::trim).collect();
         assert_eq!(fields.len(), 3, "perft.txt line {}", n + 1);
         let rules: Rules = fields[0].parse().unwrap();
-        let pos = Position::from_gpn(fields[1], rules).unwrap();
+        let pos = Position::from_gpn(fields[1], rules.variant).unwrap();
         for (i, count) in fields[2].split_whitespace().enumerate() {
             let expected: u64 = count.parse().unwrap();
             if expected > PERFT_MAX_NODES {
@@ -55,7 +55,7 @@ fn perft_matches_listed_actions() {
         ("standard", "0,0,0,0/5,3,0,7 AAAA/BBBB 13-20 A -"),
     ] {
         let rules: Rules = rules.parse().unwrap();
-        let p = Position::from_gpn(gpn, rules).unwrap();
+        let p = Position::from_gpn(gpn, rules.variant).unwrap();
         for d in 1..=5 {
             assert_eq!(p.perft(d), slow(&p, d), "{gpn} depth {d}");
         }

@@ -5,9 +5,12 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{all_flag_sets, lib_legal, pick, random_model, rules_of, Flags, Model};
+use common::{
+    all_flag_sets, all_variants, lib_legal, pick, random_model, rules_of, variant_of, Flags, Model,
+};
 use gore_core::{
     Action, EndReason, Game, Hole, HoleSet, Player, Position, Record, RecordResult, Rules, Setup,
+    Variant,
 };
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -26,17 +29,17 @@ fn check_position(p: &Position, rules: Rules) {
     // Seeds are conserved.
     let total =
         p.seeds_on_board() + u32::from(p.captured(Player::A)) + u32::from(p.captured(Player::B));
-    assert_eq!(total, 48, "{p}");
+    assert_eq!(total, 8 * u32::from(rules.variant.seeds_per_hole()), "{p}");
     let by_holes: u32 = Hole::ALL.iter().map(|&h| u32::from(p.seeds(h))).sum();
     assert_eq!(by_holes, p.seeds_on_board());
     // GPN round trip.
     let gpn = p.to_string();
-    let back = Position::from_gpn(&gpn, rules).expect("GPN round trip");
+    let back = Position::from_gpn(&gpn, rules.variant).expect("GPN round trip");
     assert_eq!(back, *p, "{gpn}");
     assert_eq!(back.hash(), p.hash());
     // Setup round trip.
     let s = p.to_setup();
-    assert_eq!(Position::from_setup(&s, rules), Ok(*p));
+    assert_eq!(Position::from_setup(&s, rules.variant), Ok(*p));
     assert_eq!(s.to_string(), gpn);
     assert_eq!(s.to_string().parse::<Setup>(), Ok(s));
     // The setup says what the accessors say.
@@ -74,9 +77,36 @@ fn check_actions(p: &Position, rng: &mut ChaCha8Rng, space: &[Action], samples: 
         let mut r = *p;
         r.play_unchecked(a);
         assert_eq!(q, r, "play and play_unchecked differ for {a} in {p}");
-        if let Action::Sow(h) = a {
-            let (q2, _) = p.play_sow(h).unwrap();
-            assert_eq!(q2, q);
+        // play_effect plays the same action and reports it: a sowing's
+        // holes are its seeds' count, each the next along the cycle
+        // (stepping over the origin only on a skip-origin lap), and its
+        // captured seeds are the mover's gain.
+        let (q2, effect) = p.play_effect(a).unwrap();
+        assert_eq!(q2, q);
+        match a {
+            Action::Sow(h) => {
+                let sowing = effect.sowing.expect("a sowing reports its holes");
+                let holes: Vec<Hole> = sowing.holes().collect();
+                assert_eq!(holes.len(), p.seeds(h) as usize);
+                let mut at = h;
+                for &next in &holes {
+                    at = at.next();
+                    if p.variant().skip_origin && at == h {
+                        at = at.next();
+                    }
+                    assert_eq!(next, at, "sowing {a} in {p}");
+                }
+                let me = p.to_move();
+                assert_eq!(
+                    q.captured(me) - p.captured(me),
+                    effect.seeds_captured,
+                    "{a} in {p}"
+                );
+                for c in effect.captured.iter() {
+                    assert_eq!(q.seeds(c), 0, "captured {c} still holds seeds");
+                }
+            }
+            _ => assert_eq!(effect, gore_core::Effect::NONE, "{a} in {p}"),
         }
         // Token round trip.
         let tok = a.to_string();
@@ -103,7 +133,13 @@ fn check_actions(p: &Position, rng: &mut ChaCha8Rng, space: &[Action], samples: 
 }
 
 fn random_rules(rng: &mut ChaCha8Rng) -> Rules {
-    let f = all_flag_sets()[rng.gen_range(0..8)];
+    // The standard seeds half the time, any `seeds=N` otherwise.
+    let f = if rng.gen_bool(0.5) {
+        all_flag_sets()[rng.gen_range(0..8)]
+    } else {
+        let all = all_variants();
+        all[rng.gen_range(0..all.len())]
+    };
     let mut r = rules_of(f);
     if rng.gen_bool(0.3) {
         r.ply_cap = Some(rng.gen_range(1..120));
@@ -114,6 +150,7 @@ fn random_rules(rng: &mut ChaCha8Rng) -> Rules {
 #[derive(Default, Debug)]
 struct EndStats {
     board: u32,
+    no_hole: u32,
     repetition: u32,
     ply_cap: u32,
     unfinished: u32,
@@ -133,8 +170,8 @@ fn play_game(
 ) -> Game {
     let space = action_space();
     let flags = Flags::of(&rules);
-    let start_pos = Position::from_gpn(&start.gpn(), rules).unwrap();
-    let mut g = Game::from_position(start_pos, rules);
+    let start_pos = Position::from_gpn(&start.gpn(), rules.variant).unwrap();
+    let mut g = Game::from_position(start_pos, rules.ply_cap);
     let mut m = start;
     let mut seen: HashMap<String, usize> = HashMap::new();
     seen.insert(m.gpn(), 1);
@@ -175,7 +212,12 @@ fn play_game(
         *count += 1;
         let mut reasons = Vec::new();
         if m.is_ended() {
-            reasons.push(EndReason::Board);
+            let holeless = m.controlled('A').is_empty() || m.controlled('B').is_empty();
+            reasons.push(if holeless {
+                EndReason::NoHole
+            } else {
+                EndReason::Board
+            });
         }
         if *count >= 3 {
             reasons.push(EndReason::Repetition);
@@ -183,7 +225,7 @@ fn play_game(
         if rules.ply_cap == Some(ply as u32) {
             reasons.push(EndReason::PlyCap);
         }
-        let result = g.play(tok.parse().unwrap()).expect("legal action");
+        let result = g.play(tok.parse().unwrap()).expect("legal action").outcome;
         assert_eq!(g.actions().len(), ply);
         assert_eq!(g.has_declined(Player::A), declined[0]);
         assert_eq!(g.has_declined(Player::B), declined[1]);
@@ -201,7 +243,7 @@ fn play_game(
         assert_eq!(o.reason, reasons[0], "applicable: {reasons:?}");
         let want = pre_sweep.sweep_totals();
         assert_eq!(o.seeds.map(u32::from), want, "sweep of {}", pre_sweep.gpn());
-        assert_eq!(u32::from(o.seeds[0]) + u32::from(o.seeds[1]), 48);
+        assert_eq!(u32::from(o.seeds[0]) + u32::from(o.seeds[1]), flags.total());
         assert_eq!(o.declined, declined);
         let winner = match want[0].cmp(&want[1]) {
             std::cmp::Ordering::Greater => Some(Player::A),
@@ -230,6 +272,7 @@ fn play_game(
         assert_eq!(g, before);
         match o.reason {
             EndReason::Board => st.board += 1,
+            EndReason::NoHole => st.no_hole += 1,
             EndReason::Repetition => st.repetition += 1,
             EndReason::PlyCap => st.ply_cap += 1,
         }
@@ -320,6 +363,7 @@ fn random_games_keep_every_invariant() {
     }
     eprintln!("{games} games: {st:?}, {} distinct positions", hashes.len());
     assert!(st.board > 30, "{st:?}");
+    assert!(st.no_hole > 5, "{st:?}");
     assert!(st.repetition > 10, "{st:?}");
     assert!(st.ply_cap > 10, "{st:?}");
     assert!(st.without_glory > 5, "{st:?}");
@@ -350,10 +394,10 @@ fn a_game_from_an_ended_position_is_over_at_once() {
         if m.validate().is_err() {
             continue;
         }
-        let p = Position::from_gpn(&m.gpn(), Rules::STANDARD).unwrap();
+        let p = Position::from_gpn(&m.gpn(), Variant::STANDARD).unwrap();
         assert!(p.is_ended());
         assert!(p.legal_actions().is_empty());
-        let g = Game::from_position(p, Rules::STANDARD);
+        let g = Game::from_position(p, None);
         assert!(g.is_over());
         let o = g.outcome().unwrap();
         assert_eq!(o.reason, EndReason::Board);
@@ -369,13 +413,16 @@ fn repetition_ends_an_offer_decline_loop() {
     // four actions; its third occurrence ends the game.
     let gpn = "6,6,0,0/0,0,6,6 AAAA/BBBB 12-12 A -";
     let rules = Rules::STANDARD;
-    let mut g = Game::from_position(Position::from_gpn(gpn, rules).unwrap(), rules);
+    let mut g = Game::from_position(
+        Position::from_gpn(gpn, rules.variant).unwrap(),
+        rules.ply_cap,
+    );
     let plan = ["offer:a1", "decline", "offer:b3", "decline"];
     let mut n = 0;
     let outcome = loop {
         let tok = plan[n % 4];
         n += 1;
-        if let Some(o) = g.play(tok.parse().unwrap()).unwrap() {
+        if let Some(o) = g.play(tok.parse().unwrap()).unwrap().outcome {
             break o;
         }
         assert!(n < 20, "no repetition");
@@ -412,7 +459,7 @@ fn ply_cap_ends_the_game_after_n_actions() {
                 m.clone()
             };
             k += 1;
-            match g.play(tok.parse().unwrap()).unwrap() {
+            match g.play(tok.parse().unwrap()).unwrap().outcome {
                 Some(o) => break (o, pre),
                 None => assert!(k < cap),
             }
@@ -457,8 +504,8 @@ fn rules_round_trip() {
             assert_eq!(text.contains("cede-all"), f.cede_all);
             assert_eq!(text == "standard", r == Rules::STANDARD);
             // A position keeps the options but not the ply cap.
-            let p = Position::new(r);
-            assert_eq!(p.rules(), rules_of(f));
+            let p = Position::new(r.variant);
+            assert_eq!(p.variant(), variant_of(f));
         }
     }
     for bad in [
@@ -507,7 +554,7 @@ fn equal_positions_hash_equal_and_transpositions_meet() {
     let mut by_gpn: HashMap<String, (Position, u64)> = HashMap::new();
     let mut meets = 0;
     for _ in 0..300 {
-        let mut p = Position::new(Rules::STANDARD);
+        let mut p = Position::new(Variant::STANDARD);
         for _ in 0..rng.gen_range(0..8) {
             let l = p.legal_actions();
             if l.is_empty() {
@@ -540,7 +587,7 @@ fn equal_positions_hash_equal_and_transpositions_meet() {
     }
     // Small changes change the hash: the player to move, an offer, a
     // controller, a seed moved, captured seeds moved.
-    let base = Position::from_gpn("4,3,7,1/2,0,5,9 AAAA/BBBB 9-8 A -", Rules::STANDARD).unwrap();
+    let base = Position::from_gpn("4,3,7,1/2,0,5,9 AAAA/BBBB 9-8 A -", Variant::STANDARD).unwrap();
     for v in [
         "4,3,7,1/2,0,5,9 AAAA/BBBB 9-8 B -",
         "4,3,7,1/2,0,5,9 AAAA/BBBB 9-8 B a1",
@@ -548,7 +595,7 @@ fn equal_positions_hash_equal_and_transpositions_meet() {
         "3,4,7,1/2,0,5,9 AAAA/BBBB 9-8 A -",
         "4,3,7,1/2,0,5,9 AAAA/BBBB 8-9 A -",
     ] {
-        let q = Position::from_gpn(v, Rules::STANDARD).unwrap();
+        let q = Position::from_gpn(v, Variant::STANDARD).unwrap();
         assert_ne!(q, base);
         assert_ne!(q.hash(), base.hash(), "{v}");
     }
@@ -621,11 +668,11 @@ proptest! {
         s.offer = HoleSet(if offer % 3 == 0 { offer } else { 0 });
         let text = s.to_string();
         let m = Model::parse_gpn_syntax(&text, f).unwrap();
-        let lib = Position::from_setup(&s, rules_of(f));
+        let lib = Position::from_setup(&s, variant_of(f));
         prop_assert_eq!(lib.is_ok(), m.validate().is_ok(), "{}", text);
         if let Ok(p) = lib {
             prop_assert_eq!(p.to_string(), text.clone());
-            prop_assert_eq!(Position::from_gpn(&text, rules_of(f)), Ok(p));
+            prop_assert_eq!(Position::from_gpn(&text, variant_of(f)), Ok(p));
         }
     }
 }

@@ -12,7 +12,7 @@ fn rules(s: &str) -> Rules {
 }
 
 fn pos_r(gpn: &str, r: Rules) -> Position {
-    Position::from_gpn(gpn, r).unwrap_or_else(|e| panic!("{gpn}: {e}"))
+    Position::from_gpn(gpn, r.variant).unwrap_or_else(|e| panic!("{gpn}: {e}"))
 }
 
 fn pos(gpn: &str) -> Position {
@@ -47,7 +47,15 @@ fn illegal(gpn: &str, action: &str) -> IllegalAction {
 }
 
 fn game(gpn: &str, r: Rules) -> Game {
-    Game::from_position(pos_r(gpn, r), r)
+    Game::from_position(pos_r(gpn, r), r.ply_cap)
+}
+
+/// Sows `hole`, returning the new position and the holes captured.
+fn sow_taken(p: Position, hole: Hole) -> (Position, HoleSet) {
+    let (next, effect) = p
+        .play_effect(Action::Sow(hole))
+        .unwrap_or_else(|e| panic!("{p} {hole}: {e}"));
+    (next, effect.captured)
 }
 
 fn set(holes: &[Hole]) -> HoleSet {
@@ -63,7 +71,7 @@ fn worked_example_1_backward_chain_into_own_row() {
     // a2=4 (A's) is taken, backward a1=2, b4=2, b3=3 stops; forward a3=1
     // stops. 4+2+2 = 8.
     let before = pos("1,3,1,5/3,4,2,1 AAAA/BBBB 14-14 B -");
-    let (next, taken) = before.play_sow(Hole::B2).unwrap();
+    let (next, taken) = sow_taken(before, Hole::B2);
     assert_eq!(next.to_string(), "0,0,1,5/3,0,3,0 AAAA/BBBB 14-22 A -");
     assert_eq!(taken, set(&[Hole::A1, Hole::A2, Hole::B4]));
     assert_eq!(next.captured(Player::B) - before.captured(Player::B), 8);
@@ -76,7 +84,7 @@ fn worked_example_2_chain_both_ways() {
     // a3 2, a4 2. a4=2 is taken; forward b1=2, then b2=0 stops; backward
     // a3=2, a2=2, then a1=1 stops. b3=4 is not reached. 2+2+2+2 = 8.
     let before = pos("0,1,1,1/2,6,3,0 AAAA/BBBB 17-17 B -");
-    let (next, taken) = before.play_sow(Hole::B2).unwrap();
+    let (next, taken) = sow_taken(before, Hole::B2);
     assert_eq!(next.to_string(), "1,0,0,0/0,0,4,1 AAAA/BBBB 17-25 A -");
     assert_eq!(taken, set(&[Hole::A2, Hole::A3, Hole::A4, Hole::B1]));
     assert_eq!(next.captured(Player::B) - before.captured(Player::B), 8);
@@ -88,7 +96,7 @@ fn worked_example_3_whole_board_ends_the_game() {
     // Board holds 22, captured 13-13. b2 (3) -> b3 2, b4 4, a1 4: every
     // hole with seeds holds 2 or 4, so all 22 are taken and the game ends.
     let gpn = "3,2,4,2/4,3,1,3 AAAA/BBBB 13-13 B -";
-    let (next, taken) = pos(gpn).play_sow(Hole::B2).unwrap();
+    let (next, taken) = sow_taken(pos(gpn), Hole::B2);
     assert_eq!(next.to_string(), "0,0,0,0/0,0,0,0 AAAA/BBBB 13-35 A -");
     assert_eq!(taken.len(), 7, "every hole but the emptied origin");
     assert!(next.is_ended());
@@ -97,6 +105,7 @@ fn worked_example_3_whole_board_ends_the_game() {
     let out = g
         .play(Action::Sow(Hole::B2))
         .unwrap()
+        .outcome
         .expect("the game ends");
     assert_eq!(out.reason, EndReason::Board);
     assert_eq!(out.seeds, [13, 35]);
@@ -190,7 +199,7 @@ fn capture_needs_exactly_2_or_4_in_the_landing_hole() {
         let board = 18 + k as u32;
         let cap_b = 48 - board - 15;
         let gpn = format!("3,3,3,1/{},3,3,3 AAAA/BBBB 15-{cap_b} A -", k - 1);
-        let (next, taken) = pos(&gpn).play_sow(Hole::A4).unwrap();
+        let (next, taken) = sow_taken(pos(&gpn), Hole::A4);
         if k == 2 || k == 4 {
             assert_eq!(taken, HoleSet::single(Hole::B1), "k={k}");
             assert_eq!(
@@ -242,7 +251,7 @@ fn an_empty_hole_stops_the_chain() {
     // A sows a3 (2): a4 2, b1 2. b1 taken; backward a4 = 2 taken, then the
     // emptied a3 stops the chain: a2 = 2 and a1 = 4 stay. Forward b2 = 3.
     let s = "4,2,2,1/1,3,3,3 AAAA/BBBB 15-14 A -";
-    let (next, taken) = pos(s).play_sow(Hole::A3).unwrap();
+    let (next, taken) = sow_taken(pos(s), Hole::A3);
     assert_eq!(taken, set(&[Hole::A4, Hole::B1]));
     assert_eq!(next.to_string(), "4,2,0,0/0,3,3,3 AAAA/BBBB 19-14 B -");
 }
@@ -252,7 +261,7 @@ fn the_whole_board_can_be_taken_each_hole_once() {
     // B sows b4 (1) into a1 = 2. Backward, the emptied b4 stops at once;
     // forward a2..b3 all hold 2 or 4. 2+4+2+4+2+4+2 = 20: the whole board.
     let s = "1,4,2,4/2,4,2,1 AAAA/BBBB 14-14 B -";
-    let (next, taken) = pos(s).play_sow(Hole::B4).unwrap();
+    let (next, taken) = sow_taken(pos(s), Hole::B4);
     assert_eq!(taken.len(), 7);
     assert!(!taken.contains(Hole::B4));
     assert_eq!(next.to_string(), "0,0,0,0/0,0,0,0 AAAA/BBBB 14-34 A -");
@@ -266,7 +275,7 @@ fn a_chain_round_the_whole_board_takes_each_hole_once() {
     // chain stops at a1, already taken; forward finds a2 already taken.
     // 24 seeds in all, each hole once.
     let s = "1,0,2,0/2,0,2,17 AAAA/BBBB 12-12 B -";
-    let (next, taken) = pos(s).play_sow(Hole::B4).unwrap();
+    let (next, taken) = sow_taken(pos(s), Hole::B4);
     assert_eq!(taken, HoleSet::FULL);
     assert_eq!(next.to_string(), "0,0,0,0/0,0,0,0 AAAA/BBBB 12-36 A -");
 }
@@ -414,16 +423,36 @@ fn the_offerer_must_keep_a_hole_unless_cede_all() {
 fn cede_all_then_accept_leaves_a_player_with_no_hole() {
     let r = rules("cede-all");
     // A controls a1, a2 only; B has 12. A cedes both, B accepts: a1 1+6,
-    // a2 2+6, B's captured 12-12 = 0. A then controls nothing and passes.
+    // a2 2+6, B's captured 12-12 = 0. A then controls nothing: the game
+    // ends at once with the sweep (RULES.md, "A player without a hole").
     let s = "1,2,7,1/2,4,5,9 AABB/BBBB 5-12 A -";
     let offered = after_r(s, r, "offer:a1,a2");
     assert_eq!(offered, "1,2,7,1/2,4,5,9 AABB/BBBB 5-12 B a1+a2");
     let accepted = after_r(&offered, r, "accept");
     assert_eq!(accepted, "7,8,7,1/2,4,5,9 BBBB/BBBB 5-0 B -");
-    // B sows b1 (2): b2 5, b3 6; own hole, no capture. A to move: pass.
-    let sown = after_r(&accepted, r, "b1");
-    assert_eq!(sown, "7,8,7,1/0,5,6,9 BBBB/BBBB 5-0 A -");
-    assert_eq!(pos_r(&sown, r).legal_actions().to_vec(), vec![Action::Pass]);
+    let p = pos_r(&accepted, r);
+    assert!(p.is_ended());
+    assert_eq!(p.player_without_hole(), Some(Player::A));
+    assert!(p.legal_actions().is_empty());
+    assert_eq!(p.perft(1), 0);
+    assert_eq!(illegal_r(&accepted, r, act("b1")), IllegalAction::GameOver);
+    // In a game: the accept ends it. B sweeps the 43 seeds on the board.
+    let mut g = game(&offered, r);
+    let out = g
+        .play(Action::Accept)
+        .unwrap()
+        .outcome
+        .expect("the game ends");
+    assert_eq!(out.reason, EndReason::NoHole);
+    assert_eq!(out.seeds, [5, 43]);
+    assert_eq!(out.winner(), Some(Player::B));
+    assert_eq!(
+        g.position().to_string(),
+        "0,0,0,0/0,0,0,0 BBBB/BBBB 5-43 B -"
+    );
+    // Declining instead keeps A's holes and the game.
+    let mut g = game(&offered, r);
+    assert_eq!(g.play(Action::Decline).map(|p| p.outcome), Ok(None));
 }
 
 #[test]
@@ -532,7 +561,7 @@ fn decline_changes_nothing_but_the_offer_and_the_decliner_moves() {
     let mut g = game(offered, Rules::STANDARD);
     assert!(!g.has_declined(Player::A));
     assert!(!g.has_declined(Player::B));
-    assert_eq!(g.play(Action::Decline), Ok(None));
+    assert_eq!(g.play(Action::Decline).map(|p| p.outcome), Ok(None));
     assert!(g.has_declined(Player::B));
     assert!(!g.has_declined(Player::A));
     assert_eq!(g.position().to_move(), Player::B);
@@ -594,7 +623,11 @@ fn a_win_after_declining_is_without_glory() {
     // no capture. Every hole <= 2: sweep A 2+1 = 3 -> 17, B 1 -> 31.
     let mut g = game("1,0,0,0/0,0,3,0 AAAA/BBBB 14-30 B a1", Rules::STANDARD);
     g.play(Action::Decline).unwrap();
-    let out = g.play(Action::Sow(Hole::B3)).unwrap().expect("ends");
+    let out = g
+        .play(Action::Sow(Hole::B3))
+        .unwrap()
+        .outcome
+        .expect("ends");
     assert_eq!(out.reason, EndReason::Board);
     assert_eq!(out.seeds, [17, 31]);
     assert_eq!(out.declined, [false, true]);
@@ -610,7 +643,11 @@ fn a_loss_after_declining_has_no_glory_mark() {
     let mut g = game("0,0,3,0/1,0,0,0 AAAA/BBBB 14-30 A b1", Rules::STANDARD);
     g.play(Action::Decline).unwrap();
     assert!(g.has_declined(Player::A));
-    let out = g.play(Action::Sow(Hole::A3)).unwrap().expect("ends");
+    let out = g
+        .play(Action::Sow(Hole::A3))
+        .unwrap()
+        .outcome
+        .expect("ends");
     assert_eq!(out.seeds, [15, 33]);
     assert_eq!(out.winner(), Some(Player::B));
     assert!(!out.without_glory());
@@ -622,7 +659,11 @@ fn a_draw_after_declining_has_no_glory_mark() {
     // Same play with captured 23-21: sweep A 1 -> 24, B 3 -> 24.
     let mut g = game("0,0,3,0/1,0,0,0 AAAA/BBBB 23-21 A b1", Rules::STANDARD);
     g.play(Action::Decline).unwrap();
-    let out = g.play(Action::Sow(Hole::A3)).unwrap().expect("ends");
+    let out = g
+        .play(Action::Sow(Hole::A3))
+        .unwrap()
+        .outcome
+        .expect("ends");
     assert_eq!(out.seeds, [24, 24]);
     assert_eq!(out.winner(), None);
     assert!(!out.without_glory());
@@ -657,7 +698,11 @@ fn the_sweep_gives_each_hole_to_its_controller() {
     // b2 1, b3 1; b3 is B's own. Every hole <= 2: the game ends.
     // A: 0+1+0+2 = 3 -> 23; B: 0+1+1+2 = 4 -> 25 (by rows it would be 21-27).
     let mut g = game("0,1,0,3/1,0,0,2 AAAB/ABBB 20-21 B -", Rules::STANDARD);
-    let out = g.play(Action::Sow(Hole::A4)).unwrap().expect("ends");
+    let out = g
+        .play(Action::Sow(Hole::A4))
+        .unwrap()
+        .outcome
+        .expect("ends");
     assert_eq!(out.reason, EndReason::Board);
     assert_eq!(out.seeds, [23, 25]);
     assert_eq!(out.winner(), Some(Player::B));
@@ -675,7 +720,11 @@ fn the_game_ends_when_every_hole_holds_at_most_2() {
     // A sows a4 (3): b1 1, b2 1, b3 1 (no capture). Board 2,2,2,0/1,1,1,0:
     // every hole <= 2. Sweep A 6 -> 26, B 3 -> 22.
     let mut g = game("2,2,2,3/0,0,0,0 AAAA/BBBB 20-19 A -", Rules::STANDARD);
-    let out = g.play(Action::Sow(Hole::A4)).unwrap().expect("ends");
+    let out = g
+        .play(Action::Sow(Hole::A4))
+        .unwrap()
+        .outcome
+        .expect("ends");
     assert_eq!(out.seeds, [26, 22]);
     assert_eq!(
         g.position().to_string(),
@@ -683,7 +732,7 @@ fn the_game_ends_when_every_hole_holds_at_most_2() {
     );
     // One hole with 3 (b4) keeps the game going.
     let mut g = game("2,2,2,3/0,0,0,3 AAAA/BBBB 20-16 A -", Rules::STANDARD);
-    assert_eq!(g.play(Action::Sow(Hole::A4)), Ok(None));
+    assert_eq!(g.play(Action::Sow(Hole::A4)).map(|p| p.outcome), Ok(None));
     assert_eq!(
         g.position().to_string(),
         "2,2,2,0/1,1,1,3 AAAA/BBBB 20-16 B -"
@@ -709,7 +758,11 @@ fn a_24_24_game_is_a_draw() {
     // A sows a4 (3): b1 1, b2 1, b3 1; no capture. Board 2,2,2,0/1,1,1,0.
     // Sweep: A 6 -> 24, B 3 -> 24.
     let mut g = game("2,2,2,3/0,0,0,0 AAAA/BBBB 18-21 A -", Rules::STANDARD);
-    let out = g.play(Action::Sow(Hole::A4)).unwrap().expect("ends");
+    let out = g
+        .play(Action::Sow(Hole::A4))
+        .unwrap()
+        .outcome
+        .expect("ends");
     assert_eq!(out.seeds, [24, 24]);
     assert_eq!(out.winner(), None);
     assert!(!out.without_glory());
@@ -724,7 +777,7 @@ fn threefold_repetition_ends_the_game() {
     let mut g = game(start, Rules::STANDARD);
     let cycle = ["offer:a1", "decline", "offer:b1", "decline"];
     for (i, a) in cycle.iter().chain(cycle.iter()).enumerate() {
-        let r = g.play(act(a)).unwrap();
+        let r = g.play(act(a)).unwrap().outcome;
         if i < 7 {
             assert_eq!(r, None, "ply {}", i + 1);
         } else {
@@ -751,11 +804,15 @@ fn ply_cap_ends_the_game_after_n_actions() {
     let r = rules("ply-cap=3");
     let mut g = Game::new(r);
     // a1 (6): a2..b3 +1 -> 0,7,7,7/7,7,7,6.
-    assert_eq!(g.play(act("a1")), Ok(None));
+    assert_eq!(g.play(act("a1")).map(|p| p.outcome), Ok(None));
     // b1 (7): b2..a4 +1 -> 1,8,8,8/0,8,8,7; a4 = 8.
-    assert_eq!(g.play(act("b1")), Ok(None));
+    assert_eq!(g.play(act("b1")).map(|p| p.outcome), Ok(None));
     // a2 (8): a3..a1 +1 and a2 itself -> 2,1,9,9/1,9,9,8, A's own.
-    let out = g.play(act("a2")).unwrap().expect("the cap ends the game");
+    let out = g
+        .play(act("a2"))
+        .unwrap()
+        .outcome
+        .expect("the cap ends the game");
     assert_eq!(out.reason, EndReason::PlyCap);
     // Sweep: A 2+1+9+9 = 21, B 1+9+9+8 = 27.
     assert_eq!(out.seeds, [21, 27]);
@@ -766,7 +823,7 @@ fn ply_cap_ends_the_game_after_n_actions() {
     // Without the cap the game goes on.
     let mut g = Game::new(Rules::STANDARD);
     for a in ["a1", "b1", "a2"] {
-        assert_eq!(g.play(act(a)), Ok(None));
+        assert_eq!(g.play(act(a)).map(|p| p.outcome), Ok(None));
     }
 }
 
@@ -775,8 +832,8 @@ fn ply_cap_counts_actions_from_the_start_of_the_game() {
     // Offers and answers count as actions.
     let r = rules("ply-cap=2");
     let mut g = game("6,6,6,6/6,6,0,0 AAAA/BBBB 6-6 A -", r);
-    assert_eq!(g.play(act("offer:a1")), Ok(None));
-    let out = g.play(act("decline")).unwrap().expect("cap");
+    assert_eq!(g.play(act("offer:a1")).map(|p| p.outcome), Ok(None));
+    let out = g.play(act("decline")).unwrap().outcome.expect("cap");
     assert_eq!(out.reason, EndReason::PlyCap);
     assert_eq!(out.seeds, [30, 18]);
 }
@@ -785,7 +842,7 @@ fn ply_cap_counts_actions_from_the_start_of_the_game() {
 fn board_end_comes_before_the_ply_cap() {
     // Worked example 3 with ply-cap=1: the board end is reported.
     let mut g = game("3,2,4,2/4,3,1,3 AAAA/BBBB 13-13 B -", rules("ply-cap=1"));
-    let out = g.play(act("b2")).unwrap().unwrap();
+    let out = g.play(act("b2")).unwrap().outcome.unwrap();
     assert_eq!(out.reason, EndReason::Board);
 }
 
@@ -895,7 +952,7 @@ fn seeds_are_always_conserved_and_games_end_legally() {
                     + p.captured(Player::B) as u32;
                 assert_eq!(total, 48, "{before} {a} -> {p}");
                 // Re-reading the GPN gives the same position.
-                assert_eq!(&Position::from_gpn(&p.to_string(), r).unwrap(), p);
+                assert_eq!(&Position::from_gpn(&p.to_string(), r.variant).unwrap(), p);
             }
             if let Some(o) = g.outcome() {
                 assert_eq!(o.seeds[0] as u32 + o.seeds[1] as u32, 48);

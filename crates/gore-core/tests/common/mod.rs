@@ -19,7 +19,8 @@ use std::collections::BTreeSet;
 /// The names of the holes, in board (sowing) order.
 pub const NAMES: [&str; 8] = ["a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4"];
 
-/// Every hole starts with 6 seeds; there are 48 in all.
+/// Every hole starts with 6 seeds in the standard game; there are 48 in
+/// all (8N under `seeds=N`).
 pub const TOTAL: u32 = 48;
 
 /// The price of one hole in a trade.
@@ -49,20 +50,40 @@ pub fn pidx(p: char) -> usize {
 }
 
 /// The rule options that matter to a position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Flags {
     pub skip_origin: bool,
     pub no_trades: bool,
     pub cede_all: bool,
+    /// Seeds per hole at the start (`seeds=N`, 6 by default).
+    pub seeds: u32,
+}
+
+impl Default for Flags {
+    fn default() -> Flags {
+        Flags {
+            skip_origin: false,
+            no_trades: false,
+            cede_all: false,
+            seeds: 6,
+        }
+    }
 }
 
 impl Flags {
     pub fn of(rules: &gore_core::Rules) -> Flags {
+        let v = rules.variant;
         Flags {
-            skip_origin: rules.skip_origin,
-            no_trades: rules.no_trades,
-            cede_all: rules.cede_all,
+            skip_origin: v.skip_origin,
+            no_trades: v.no_trades,
+            cede_all: v.cede_all,
+            seeds: v.seeds_per_hole() as u32,
         }
+    }
+
+    /// The seeds in the game: 8 per-hole counts.
+    pub fn total(&self) -> u32 {
+        8 * self.seeds
     }
 }
 
@@ -124,6 +145,8 @@ pub struct Model {
     pub skip_origin: bool,
     pub no_trades: bool,
     pub cede_all: bool,
+    /// Seeds per hole at the start (`seeds=N`).
+    pub seeds_per_hole: u32,
 }
 
 /// What one sowing did (for statistics in the tests).
@@ -135,11 +158,11 @@ pub struct SowReport {
 }
 
 impl Model {
-    /// The start: 6 seeds everywhere, A controls a1..a4, B controls b1..b4,
-    /// A to move.
+    /// The start: N seeds everywhere (6 by default), A controls a1..a4,
+    /// B controls b1..b4, A to move.
     pub fn start(flags: Flags) -> Model {
         Model {
-            seeds: [6; 8],
+            seeds: [flags.seeds; 8],
             ctrl: ['A', 'A', 'A', 'A', 'B', 'B', 'B', 'B'],
             cap: [0, 0],
             to_move: 'A',
@@ -147,6 +170,7 @@ impl Model {
             skip_origin: flags.skip_origin,
             no_trades: flags.no_trades,
             cede_all: flags.cede_all,
+            seeds_per_hole: flags.seeds,
         }
     }
 
@@ -155,6 +179,7 @@ impl Model {
             skip_origin: self.skip_origin,
             no_trades: self.no_trades,
             cede_all: self.cede_all,
+            seeds: self.seeds_per_hole,
         }
     }
 
@@ -163,9 +188,12 @@ impl Model {
         (0..8).filter(|&i| self.ctrl[i] == p).collect()
     }
 
-    /// Every hole holds at most 2 seeds: the game is over, no action.
+    /// Every hole holds at most 2 seeds, or (RULES.md, "A player without a
+    /// hole") a player controls no hole: the game is over, no action.
     pub fn is_ended(&self) -> bool {
         self.seeds.iter().all(|&s| s <= 2)
+            || self.controlled('A').is_empty()
+            || self.controlled('B').is_empty()
     }
 
     pub fn total(&self) -> u32 {
@@ -291,15 +319,16 @@ impl Model {
             skip_origin: flags.skip_origin,
             no_trades: flags.no_trades,
             cede_all: flags.cede_all,
+            seeds_per_hole: flags.seeds,
         })
     }
 
     /// RULES.md: "A position is valid only if its holes and both captured
-    /// totals add up to 48, each player controls at least one hole (unless
-    /// cede-all), and a pending offer is one that could legally have been
-    /// made."
+    /// totals add up to 48 (8N under `seeds=N`), each player controls at
+    /// least one hole (unless cede-all), and a pending offer is one that
+    /// could legally have been made."
     pub fn validate(&self) -> Result<(), String> {
-        if self.total() != TOTAL {
+        if self.total() != 8 * self.seeds_per_hole {
             return Err(format!("{} seeds", self.total()));
         }
         if !self.cede_all {
@@ -408,22 +437,35 @@ impl Model {
         Ok(None)
     }
 
-    /// Sows from `origin` seed by seed and makes the captures, for the
-    /// player to move (the turn is not changed here).
-    fn sow(&mut self, origin: usize) -> SowReport {
-        let me = self.to_move;
-        let mut hand = self.seeds[origin];
-        self.seeds[origin] = 0;
+    /// The seeds after sowing from `origin`, before any capture, and the
+    /// hole the last seed fell in.
+    fn distribute(&self, origin: usize) -> ([u32; 8], usize) {
+        let mut seeds = self.seeds;
+        let mut hand = seeds[origin];
+        seeds[origin] = 0;
         let mut at = origin;
         while hand > 0 {
             at = (at + 1) % 8;
             if self.skip_origin && at == origin {
                 continue;
             }
-            self.seeds[at] += 1;
+            seeds[at] += 1;
             hand -= 1;
         }
-        let last = at;
+        (seeds, at)
+    }
+
+    /// The board after sowing from `origin`, before the capture.
+    pub fn sown_board(&self, origin: usize) -> [u32; 8] {
+        self.distribute(origin).0
+    }
+
+    /// Sows from `origin` seed by seed and makes the captures, for the
+    /// player to move (the turn is not changed here).
+    fn sow(&mut self, origin: usize) -> SowReport {
+        let me = self.to_move;
+        let (seeds, last) = self.distribute(origin);
+        self.seeds = seeds;
         let mut report = SowReport {
             last,
             ..SowReport::default()
@@ -482,7 +524,7 @@ impl Model {
 /// a pending offer.
 pub fn random_model<R: rand::Rng>(rng: &mut R, flags: Flags) -> Model {
     loop {
-        // Distribute 48 seeds over 10 bins (8 holes + 2 captured totals),
+        // Distribute the game's seeds over 10 bins (8 holes + 2 captured totals),
         // with a random weight per bin so that some bins are large.
         let mut bins = [0u32; 10];
         let weights: Vec<u32> = (0..10).map(|_| rng.gen_range(0..5u32)).collect();
@@ -490,7 +532,7 @@ pub fn random_model<R: rand::Rng>(rng: &mut R, flags: Flags) -> Model {
         if wsum == 0 {
             continue;
         }
-        for _ in 0..TOTAL {
+        for _ in 0..flags.total() {
             let mut x = rng.gen_range(0..wsum);
             let mut k = 0;
             while x >= weights[k] {
@@ -516,6 +558,7 @@ pub fn random_model<R: rand::Rng>(rng: &mut R, flags: Flags) -> Model {
             skip_origin: flags.skip_origin,
             no_trades: flags.no_trades,
             cede_all: flags.cede_all,
+            seeds_per_hole: flags.seeds,
         };
         if m.validate().is_err() || m.is_ended() {
             continue;
@@ -548,7 +591,8 @@ pub fn pick<R: rand::Rng>(rng: &mut R, legal: &[String], p_offer: f64) -> String
     others[rng.gen_range(0..others.len())].clone()
 }
 
-/// The distinct option combinations (without a ply cap).
+/// The distinct option combinations of the standard 6 seeds per hole
+/// (without a ply cap).
 pub fn all_flag_sets() -> Vec<Flags> {
     let mut v = Vec::new();
     for bits in 0..8u8 {
@@ -556,19 +600,37 @@ pub fn all_flag_sets() -> Vec<Flags> {
             skip_origin: bits & 1 != 0,
             no_trades: bits & 2 != 0,
             cede_all: bits & 4 != 0,
+            seeds: 6,
         });
     }
     v
 }
 
+/// Every option combination with every `seeds=N`, 3 to 8.
+pub fn all_variants() -> Vec<Flags> {
+    let mut v = Vec::new();
+    for seeds in 3..=8 {
+        for f in all_flag_sets() {
+            v.push(Flags { seeds, ..f });
+        }
+    }
+    v
+}
+
+/// The `Variant` of a flag set, built from its fields (not parsed).
+pub fn variant_of(f: Flags) -> gore_core::Variant {
+    let mut v = gore_core::Variant::STANDARD
+        .with_seeds_per_hole(f.seeds as u8)
+        .expect("3 to 8 seeds per hole");
+    v.skip_origin = f.skip_origin;
+    v.no_trades = f.no_trades;
+    v.cede_all = f.cede_all;
+    v
+}
+
 /// `Rules` for a flag set (no ply cap).
 pub fn rules_of(f: Flags) -> gore_core::Rules {
-    gore_core::Rules {
-        skip_origin: f.skip_origin,
-        no_trades: f.no_trades,
-        cede_all: f.cede_all,
-        ply_cap: None,
-    }
+    gore_core::Rules::new(variant_of(f))
 }
 
 /// Sorted action strings of the library's legal list.
