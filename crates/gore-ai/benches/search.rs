@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use gore_ai::{Engine, Limits, Options};
-use gore_core::{Game, Position, Rules};
+use gore_core::{Game, Position, Variant};
 
 fn positions() -> Vec<(&'static str, &'static str, u32)> {
     vec![
@@ -20,10 +20,7 @@ fn search(c: &mut Criterion) {
     let mut g = c.benchmark_group("search");
     g.sample_size(10);
     for (name, gpn, depth) in positions() {
-        let game = Game::from_position(
-            Position::from_gpn(gpn, Rules::STANDARD).unwrap(),
-            Rules::STANDARD,
-        );
+        let game = Game::from_position(Position::from_gpn(gpn, Variant::STANDARD).unwrap(), None);
         let stop = AtomicBool::new(false);
         // Count the nodes of one search to report nodes per second.
         let mut engine = Engine::new(Options::default());

@@ -188,14 +188,19 @@ pub struct SearchResult {
     pub elapsed: Duration,
     /// The principal variation, starting with `best`.
     pub pv: Vec<Action>,
+    /// The seeds in the game (48, or 8N under `seeds=N`): what the two
+    /// expected totals add up to.
+    pub total_seeds: u8,
 }
 
 impl SearchResult {
     /// The expected final seeds of the player to move and of his opponent,
-    /// from the score (they add up to 48).
+    /// from the score (they add up to the game's seeds, 48 in the standard
+    /// game).
     pub fn expected_seeds(&self) -> (f64, f64) {
         let d = self.score as f64 / SEED as f64;
-        ((48.0 + d) / 2.0, (48.0 - d) / 2.0)
+        let total = self.total_seeds as f64;
+        ((total + d) / 2.0, (total - d) / 2.0)
     }
 }
 
@@ -298,6 +303,7 @@ impl Engine {
                 first
             },
             score: 0,
+            total_seeds: root.variant().total_seeds(),
             depth: 0,
             nodes: 0,
             elapsed: Duration::ZERO,
@@ -349,7 +355,7 @@ impl Engine {
             };
             on_info(&info);
             // A decided game needs no deeper search.
-            if score.abs() >= 48 * SEED - 1 && depth > 2 {
+            if score.abs() >= root.variant().total_seeds() as i32 * SEED - 1 && depth > 2 {
                 break;
             }
         }

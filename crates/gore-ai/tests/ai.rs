@@ -366,7 +366,12 @@ fn endings_solved_to_the_end() {
         let best: Action = c.best.parse().unwrap();
         // The hand calculation of the tactic.
         if let Action::Sow(h) = best {
-            let (_, taken) = game.position().play_sow(h).unwrap();
+            let taken = game
+                .position()
+                .play_effect(Action::Sow(h))
+                .unwrap()
+                .1
+                .captured;
             let expect: HoleSet = c.takes.iter().copied().collect();
             assert_eq!(taken, expect, "{}: {}", c.gpn, c.why);
         }

@@ -36,7 +36,7 @@ pub struct AnalyzeArgs {
 
 pub fn run(args: AnalyzeArgs) -> Result<()> {
     let pos = parse_position(&args.gpn, args.rules)?;
-    let game = Game::from_position(pos, args.rules);
+    let game = Game::from_position(pos, args.rules.ply_cap);
     if game.is_over() {
         let o = game.outcome().expect("over");
         println!("game over: result {o}");

@@ -16,15 +16,15 @@ pub fn parse_rules(s: &str) -> Result<Rules> {
 /// Reads a position given as one argument or as its five fields.
 pub fn parse_position(words: &[String], rules: Rules) -> Result<Position> {
     if words.is_empty() {
-        return Ok(Position::new(rules));
+        return Ok(Position::new(rules.variant));
     }
     let text = words.join(" ");
-    Position::from_gpn(text.trim(), rules).map_err(|e| anyhow!("{e}"))
+    Position::from_gpn(text.trim(), rules.variant).map_err(|e| anyhow!("{e}"))
 }
 
 #[derive(Args)]
 pub struct LegalArgs {
-    /// Rule set: `standard` or options such as `skip-origin,no-trades`.
+    /// Rule set: `standard` or options such as `skip-origin,no-trades` or `seeds=4`.
     #[arg(long, default_value = "standard", value_parser = parse_rules)]
     rules: Rules,
     /// The position in GPN (quoted, or as five words); the start if omitted.
@@ -56,10 +56,12 @@ pub struct ApplyArgs {
 
 pub fn apply(args: ApplyArgs) -> Result<()> {
     let start = match &args.from {
-        None => Position::new(args.rules),
-        Some(g) => Position::from_gpn(g.trim(), args.rules).map_err(|e| anyhow!("--from: {e}"))?,
+        None => Position::new(args.rules.variant),
+        Some(g) => {
+            Position::from_gpn(g.trim(), args.rules.variant).map_err(|e| anyhow!("--from: {e}"))?
+        }
     };
-    let mut game = Game::from_position(start, args.rules);
+    let mut game = Game::from_position(start, args.rules.ply_cap);
     let mut out = io::stdout().lock();
     for (i, token) in args.actions.iter().enumerate() {
         let n = i + 1;
@@ -68,7 +70,8 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
             .map_err(|e| anyhow!("action {n} `{token}`: {e}"))?;
         let ended = game
             .play(action)
-            .map_err(|e| anyhow!("action {n} `{token}`: {e}"))?;
+            .map_err(|e| anyhow!("action {n} `{token}`: {e}"))?
+            .outcome;
         // Each line is flushed at once so that it stays printed if a later
         // action fails.
         writeln!(out, "{}", game.position())?;
@@ -100,8 +103,10 @@ pub fn perft(args: PerftArgs) -> Result<()> {
         bail!("DEPTH: must be at least 1");
     }
     let pos = match &args.from {
-        None => Position::new(args.rules),
-        Some(g) => Position::from_gpn(g.trim(), args.rules).map_err(|e| anyhow!("--from: {e}"))?,
+        None => Position::new(args.rules.variant),
+        Some(g) => {
+            Position::from_gpn(g.trim(), args.rules.variant).map_err(|e| anyhow!("--from: {e}"))?
+        }
     };
     let mut out = io::stdout().lock();
     let clock = Instant::now();

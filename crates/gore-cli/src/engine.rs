@@ -303,7 +303,7 @@ impl Session {
 
     fn position(&mut self, args: &[&str]) -> Result<(), String> {
         let (start, rest) = match args.split_first() {
-            Some((&"startpos", rest)) => (Position::new(self.rules), rest),
+            Some((&"startpos", rest)) => (Position::new(self.rules.variant), rest),
             Some((&"gpn", rest)) => {
                 let end = rest
                     .iter()
@@ -313,7 +313,7 @@ impl Session {
                     return Err("position gpn: missing the five GPN fields".to_string());
                 }
                 let gpn = rest[..end].join(" ");
-                let pos = Position::from_gpn(&gpn, self.rules).map_err(|e| match e {
+                let pos = Position::from_gpn(&gpn, self.rules.variant).map_err(|e| match e {
                     GpnError::Parse(e) => format!("position gpn: {e}"),
                     // "position: holes and captured totals hold ..."
                     GpnError::Invalid(e) => format!("position gpn: invalid {e}"),
@@ -333,7 +333,7 @@ impl Session {
                 )
             }
         };
-        let mut game = Game::from_position(start, self.rules);
+        let mut game = Game::from_position(start, self.rules.ply_cap);
         match rest.split_first() {
             None => {}
             Some((&"actions", actions)) => {

@@ -322,7 +322,7 @@ impl External {
 
     /// The `position` command for the game as it stands.
     pub fn position_command(game: &Game) -> String {
-        let mut cmd = if *game.start() == Position::new(game.rules()) {
+        let mut cmd = if *game.start() == Position::new(game.rules().variant) {
             "position startpos".to_string()
         } else {
             format!("position gpn {}", game.start())
@@ -408,7 +408,7 @@ impl External {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gore_core::Hole;
+    use gore_core::{Hole, Variant};
 
     #[test]
     fn commands() {
@@ -421,8 +421,8 @@ mod tests {
             "position startpos actions a2 b4"
         );
         let start =
-            Position::from_gpn("1,3,1,5/3,4,2,1 AAAA/BBBB 14-14 B -", Rules::STANDARD).unwrap();
-        let mut g = Game::from_position(start, Rules::STANDARD);
+            Position::from_gpn("1,3,1,5/3,4,2,1 AAAA/BBBB 14-14 B -", Variant::STANDARD).unwrap();
+        let mut g = Game::from_position(start, None);
         g.play(Action::Sow(Hole::B2)).unwrap();
         assert_eq!(
             External::position_command(&g),

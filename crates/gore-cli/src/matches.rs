@@ -339,7 +339,8 @@ impl Totals {
         self.all.add(r.result);
         self.by_side[r.index % 2].add(r.result);
         match r.end {
-            End::Over(EndReason::Board) => self.board += 1,
+            // A player left without a hole is an end on the board too.
+            End::Over(EndReason::Board | EndReason::NoHole) => self.board += 1,
             End::Over(EndReason::Repetition) => self.repetition += 1,
             End::Over(EndReason::PlyCap) => self.ply_cap += 1,
             End::Forfeit(slot) => self.forfeits[slot] += 1,

@@ -88,10 +88,12 @@ pub fn run(args: PlayArgs) -> Result<()> {
         return replay(path);
     }
     let start = match &args.from {
-        None => Position::new(args.rules),
-        Some(g) => Position::from_gpn(g.trim(), args.rules).map_err(|e| anyhow!("--from: {e}"))?,
+        None => Position::new(args.rules.variant),
+        Some(g) => {
+            Position::from_gpn(g.trim(), args.rules.variant).map_err(|e| anyhow!("--from: {e}"))?
+        }
     };
-    let mut game = Game::from_position(start, args.rules);
+    let mut game = Game::from_position(start, args.rules.ply_cap);
     let seed = args.seed.unwrap_or_else(|| rand::thread_rng().gen());
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let names = match args.opponent {
@@ -226,6 +228,7 @@ fn announce(game: &Game) {
     let Some(o) = game.outcome() else { return };
     let why = match o.reason {
         gore_core::EndReason::Board => "every hole holds at most 2 seeds",
+        gore_core::EndReason::NoHole => "a player has no hole left",
         gore_core::EndReason::Repetition => "the same position occurred three times",
         gore_core::EndReason::PlyCap => "the ply cap was reached",
     };
@@ -278,7 +281,7 @@ fn replay(path: &PathBuf) -> Result<()> {
     ];
     let mut game = Game::from_position(
         record.start_position().map_err(|e| anyhow!("{e}"))?,
-        record.rules,
+        record.rules.ply_cap,
     );
     println!("Replaying {} — rules: {}", path.display(), record.rules);
     print!("{}", board::render(game.position(), &names));

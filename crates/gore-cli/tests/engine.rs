@@ -8,7 +8,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use gore_core::{Action, Game, Position, Rules};
+use gore_core::{Action, Game, Position, Rules, Variant};
 
 /// Generous: debug builds search slowly, and CI machines are busy.
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -115,10 +115,7 @@ impl Drop for Gore {
 
 /// The game a `position gpn` command sets up.
 fn game_at(gpn: &str) -> Game {
-    Game::from_position(
-        Position::from_gpn(gpn, Rules::STANDARD).unwrap(),
-        Rules::STANDARD,
-    )
+    Game::from_position(Position::from_gpn(gpn, Variant::STANDARD).unwrap(), None)
 }
 
 /// Checks an `info` line's form and returns its depth and principal variation.
@@ -238,7 +235,7 @@ fn go_depth_gives_wellformed_info_and_a_legal_action() {
     g.send("position startpos actions a1");
     g.send("go nodes 3000");
     let best = bestaction(g.until("bestaction").last().unwrap());
-    assert!(Position::new(Rules::STANDARD)
+    assert!(Position::new(Variant::STANDARD)
         .play(Action::Sow("a1".parse().unwrap()))
         .unwrap()
         .is_legal(best));

@@ -266,6 +266,25 @@ pub struct LoadError {
     why: String,
 }
 
+/// Plays `action` on `game` once and returns its log entry, with the holes
+/// it captured as the core reports them; on error `game` is unchanged.
+fn play_logged(game: &mut Game, action: Action) -> Result<Entry, ApiError> {
+    let player = game.position().to_move();
+    let captured = game
+        .play(action)
+        .map_err(|e| ApiError::new(ErrorCode::IllegalAction, e.to_string()))?
+        .effect
+        .captured;
+    Ok(Entry {
+        ply: game.actions().len(),
+        player,
+        action,
+        captured,
+        // Before the final sweep: the board the action left.
+        position: game.history().last().unwrap_or(game.position()).to_string(),
+    })
+}
+
 impl GameRoom {
     /// Builds the room from its row and its stored actions, replaying them.
     pub fn load(row: GameRow, actions: &[ActionRow]) -> Result<GameRoom, LoadError> {
@@ -280,17 +299,14 @@ impl GameRoom {
         let mut status =
             Status::from_word(&row.status).ok_or_else(|| err(format!("status {}", row.status)))?;
         let ai_seat = match (&row.ai_seat, mode) {
-            (Some(s), Mode::Ai) => Some(match s.as_str() {
-                "A" => Player::A,
-                "B" => Player::B,
-                _ => return Err(err(format!("ai seat {s}"))),
-            }),
+            (Some(s), Mode::Ai) => Some(s.parse().map_err(|_| err(format!("ai seat {s}")))?),
             (None, Mode::Ai) => return Err(err("ai game without an ai seat".into())),
             _ => None,
         };
         let rules: Rules = row.rules.parse().map_err(|e| err(format!("{e}")))?;
-        let start = Position::from_gpn(&row.start, rules).map_err(|e| err(format!("{e}")))?;
-        let game = Game::from_position(start, rules);
+        let start =
+            Position::from_gpn(&row.start, rules.variant).map_err(|e| err(format!("{e}")))?;
+        let game = Game::from_position(start, rules.ply_cap);
         let (tx, _) = broadcast::channel(16);
         let mut room = GameRoom {
             row,
@@ -318,11 +334,10 @@ impl GameRoom {
                 .action
                 .parse()
                 .map_err(|e| err(format!("ply {}: {e}", a.ply)))?;
-            let p = room
-                .prepare(action)
+            // Stored actions were committed: played in place, not on copies.
+            let entry = play_logged(&mut room.game, action)
                 .map_err(|e| err(format!("ply {}: {}", a.ply, e.message)))?;
-            room.game = p.game;
-            room.log.push(p.entry);
+            room.log.push(entry);
         }
         if room.game.is_over() {
             status = Status::Over;
@@ -400,25 +415,11 @@ impl GameRoom {
         Ok(to_move)
     }
 
-    /// Plays `action` on a copy of the game: the rules core checks it.
+    /// Plays `action` on a copy of the game (kept apart until the action
+    /// is committed): the rules core checks it.
     pub fn prepare(&self, action: Action) -> Result<Prepared, ApiError> {
-        let illegal =
-            |e: gore_core::IllegalAction| ApiError::new(ErrorCode::IllegalAction, e.to_string());
-        let before = *self.game.position();
-        let captured = match action {
-            Action::Sow(h) if !self.game.is_over() => before.play_sow(h).map_err(illegal)?.1,
-            _ => HoleSet::EMPTY,
-        };
         let mut game = self.game.clone();
-        game.play(action).map_err(illegal)?;
-        let entry = Entry {
-            ply: game.actions().len(),
-            player: before.to_move(),
-            action,
-            captured,
-            // Before the final sweep: the board the action left.
-            position: game.history().last().unwrap_or(game.position()).to_string(),
-        };
+        let entry = play_logged(&mut game, action)?;
         Ok(Prepared { game, entry })
     }
 

@@ -351,9 +351,9 @@ impl AppState {
             }
         };
         let start = match req.start.as_deref() {
-            None => Position::new(rules),
+            None => Position::new(rules.variant),
             Some(gpn) => {
-                let p = Position::from_gpn(gpn.trim(), rules)
+                let p = Position::from_gpn(gpn.trim(), rules.variant)
                     .map_err(|e| ApiError::bad_request(format!("start: {e}")))?;
                 if p.is_ended() {
                     return Err(ApiError::bad_request(

@@ -119,18 +119,15 @@ pub fn after(game: &Game, action: Action) -> Game {
 /// A game from a GPN and a rule set.
 pub fn game_from(gpn: &str, rules: &str) -> Game {
     let rules: Rules = rules.parse().expect("rules");
-    let pos = Position::from_gpn(gpn, rules).unwrap_or_else(|e| panic!("{gpn}: {e}"));
-    Game::from_position(pos, rules)
+    let pos = Position::from_gpn(gpn, rules.variant).unwrap_or_else(|e| panic!("{gpn}: {e}"));
+    Game::from_position(pos, rules.ply_cap)
 }
 
 /// `game` with its rules' ply cap set `left` actions after its current
 /// position (the same actions replayed from the same start).
 pub fn capped(game: &Game, left: u32) -> Game {
-    let rules = Rules {
-        ply_cap: Some(game.actions().len() as u32 + left),
-        ..game.rules()
-    };
-    let mut g = Game::from_position(*game.start(), rules);
+    let cap = game.actions().len() as u32 + left;
+    let mut g = Game::from_position(*game.start(), Some(cap));
     for &a in game.actions() {
         g.play(a).expect("replay");
     }
