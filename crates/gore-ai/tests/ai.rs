@@ -175,8 +175,11 @@ fn check_every_level(game: &Game, rng: &mut ChaCha8Rng, cov: &mut Coverage) {
     let pos = *game.position();
     if game.is_over() {
         cov.over += 1;
-        if game.outcome().unwrap().reason == EndReason::PlyCap {
-            cov.over_by_cap += 1;
+        match game.outcome().unwrap().reason {
+            EndReason::PlyCap => cov.over_by_cap += 1,
+            // A player without a hole: the game ended (cede-all).
+            EndReason::NoHole => cov.no_hole += 1,
+            _ => {}
         }
         for level in 1..=MAX_LEVEL {
             let mut e = Engine::new(options(level, level % 2 == 0, 7));
@@ -191,9 +194,6 @@ fn check_every_level(game: &Game, rng: &mut ChaCha8Rng, cov: &mut Coverage) {
     }
     if Hole::ALL.iter().any(|&h| pos.controller(h) != h.row()) {
         cov.traded_hole += 1;
-    }
-    if Player::ALL.iter().any(|&p| pos.controlled(p).is_empty()) {
-        cov.no_hole += 1;
     }
     for level in 1..=MAX_LEVEL {
         let honourable = rng.gen_bool(0.3);
@@ -246,8 +246,8 @@ fn every_level_plays_legal_actions_in_random_positions() {
             check_every_level(&game, &mut rng, &mut cov);
         }
     }
-    // Positions the random games may not reach: nobody to move holds a
-    // hole (cede-all), a pending offer of every hole the offerer holds, a
+    // Positions the random games may not reach: a player without a hole
+    // (cede-all: the game is over), a pending offer of every hole the offerer holds, a
     // pass.
     for (gpn, rules) in [
         ("3,0,2,5/1,0,4,6 BBBB/BBBB 20-7 A -", "cede-all"),
@@ -270,8 +270,10 @@ fn every_level_plays_legal_actions_in_random_positions() {
 
 #[test]
 fn the_only_legal_action_is_returned_without_search() {
-    // Cede-all: A holds no hole, so he can only pass.
-    let game = game_from("3,0,2,5/1,0,4,6 BBBB/BBBB 20-7 A -", "cede-all");
+    // A's holes are empty and B cannot pay for an offer (5 < 6): A can
+    // only pass.
+    let game = game_from("0,0,0,0/1,0,4,6 AAAA/BBBB 32-5 A -", "standard");
+    assert_eq!(game.legal_actions().to_vec(), vec![Action::Pass]);
     for level in 1..=MAX_LEVEL {
         let mut e = Engine::new(options(level, false, 3));
         assert_eq!(choose(&mut e, &game, &Limits::depth(4)), Some(Action::Pass));

@@ -339,3 +339,48 @@ fn play_the_ai_answers_an_offer() {
     assert!(!out.contains("declines"), "{out}");
     assert_eq!(plays(&out, "B (AI level 4)").len(), 1, "{out}");
 }
+
+#[test]
+fn seeds_option_in_perft_and_apply() {
+    // seeds=3, by hand: A's four sowings; after a1 B has 4 sowings, after
+    // a2, a3 or a4 (each a capture of 12) 3, 2 or 1 sowings and 10 offers.
+    let o = gore(&["perft", "--rules", "seeds=3", "2"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(&lines(&o)[..2], ["1 4", "2 40"]);
+    // a4 (3): b1 4, b2 4, b3 4; b3 is taken with b2 and b1 (backward; the
+    // emptied a4 stops), forward b4 = 3 stops: 12 seeds.
+    let o = gore(&["apply", "--rules", "seeds=3", "a4"]);
+    assert_eq!(lines(&o), ["3,3,3,0/0,0,0,3 AAAA/BBBB 12-0 B -"]);
+    // Under cede-all, B gives his last two holes away for A's 12 seeds:
+    // he has no hole left, the game ends and A sweeps all 24.
+    let o = gore(&[
+        "apply",
+        "--rules",
+        "seeds=3,cede-all",
+        "--from",
+        "3,3,3,0/0,0,0,3 AAAB/AAAB 12-0 B -",
+        "offer:a4,b4",
+        "accept",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        lines(&o),
+        [
+            "3,3,3,0/0,0,0,3 AAAB/AAAB 12-0 A a4+b4",
+            "0,0,0,0/0,0,0,0 AAAA/AAAA 24-0 A -",
+            "result 24-0"
+        ]
+    );
+    // The standard 48 seeds are refused under seeds=3, naming the count.
+    let o = gore(&[
+        "legal",
+        "--rules",
+        "seeds=3",
+        "6,6,6,6/6,6,6,6 AAAA/BBBB 0-0 A -",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("48 seeds, not 24"), "{err}");
+    let o = gore(&["perft", "--rules", "seeds=9", "1"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("3 to 8"));
+}

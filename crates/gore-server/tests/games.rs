@@ -95,6 +95,23 @@ async fn creates_each_kind_of_game() {
     assert_eq!(v["rules"], "skip-origin,no-trades");
     assert_eq!(legal(&v).len(), 4);
 
+    // seeds=N: N seeds in each hole at the start (the home page's "seeds
+    // per hole"); a4 (4) reaches b1..b4, and b4 = 5 is not taken.
+    let g = create(
+        &c4,
+        &s,
+        json!({"mode": "local", "rules": "seeds=4,cede-all"}),
+    )
+    .await;
+    let id = g["id"].as_str().unwrap();
+    let (_, v) = get(&c4, &s, id).await;
+    assert_eq!(v["rules"], "seeds=4,cede-all");
+    assert_eq!(v["position"], "4,4,4,4/4,4,4,4 AAAA/BBBB 0-0 A -");
+    let token = g["token"].as_str().unwrap();
+    let (status, v) = act(&c4, &s, id, Some(token), json!({"action": "a4", "ply": 0})).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["position"], "4,4,4,0/5,5,5,5 AAAA/BBBB 0-0 B -");
+
     // Defaults: level 4, standard rules, a random seat.
     let g = create(&bot(), &s, json!({"mode": "ai"})).await;
     assert!(g["seat"] == "A" || g["seat"] == "B");
@@ -111,6 +128,7 @@ async fn creates_each_kind_of_game() {
         (json!({"mode": "ai", "level": "hard"}), "level"),
         (json!({"mode": "ai", "colour": "C"}), "colour"),
         (json!({"mode": "ai", "rules": "fast"}), "rules"),
+        (json!({"mode": "ai", "rules": "seeds=2"}), "rules"),
         (
             json!({"mode": "local", "start": "6,6,6,6/6,6,6,7 AAAA/BBBB 0-0 A -"}),
             "start",

@@ -40,6 +40,11 @@ export function homePage(main) {
       levelSelect.append(h('option', { value: l, selected: Number(f.level || 3) === l }, t('home.levelN', { n: l }) + (l === 1 ? ` (${t('home.levelEasiest')})` : l === 8 ? ` (${t('home.levelStrongest')})` : '')));
     }
     const rulesChecked = new Set(f.rules || []);
+    // seeds=N (3 to 8, RULES.md "Options"); 6 is the standard game.
+    const seedsSelect = h('select', { id: 'seeds', name: 'seeds' });
+    for (let n = 3; n <= 8; n++) {
+      seedsSelect.append(h('option', { value: n, selected: Number(f.seeds || 6) === n }, t('home.seeds.option', { n, total: 8 * n })));
+    }
     const form = h('form', { id: 'new-game', class: 'card', onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); start(/** @type {HTMLFormElement} */ (form)); } },
       h('h2', null, t('home.newGame')),
       h('fieldset', { class: 'modes' },
@@ -60,6 +65,8 @@ export function homePage(main) {
           radio('colour', 'random', t('home.colour.random'), f.colour === 'random'))),
       h('fieldset', null,
         h('legend', null, t('home.ruleOptions')),
+        h('label', { class: 'field', for: 'seeds' }, h('span', null, t('home.seeds')), seedsSelect),
+        h('p', { class: 'hint' }, t('home.seeds.hint')),
         check('skip-origin', rulesChecked.has('skip-origin')),
         check('no-trades', rulesChecked.has('no-trades')),
         check('cede-all', rulesChecked.has('cede-all'))),
@@ -165,12 +172,14 @@ export function homePage(main) {
     const fd = new FormData(form);
     const mode = String(fd.get('mode') || 'ai');
     const rules = /** @type {string[]} */ (fd.getAll('rule').map(String));
+    const seeds = Number(fd.get('seeds') || 6);
     const level = Number(fd.get('level') || 3);
     const colour = String(fd.get('colour') || 'A');
     const honourable = fd.get('honourable') !== null;
-    try { localStorage.setItem(FORM_KEY, JSON.stringify({ mode, rules, level, colour, honourable })); } catch (_) { /* ignore */ }
+    try { localStorage.setItem(FORM_KEY, JSON.stringify({ mode, rules, seeds, level, colour, honourable })); } catch (_) { /* ignore */ }
     /** @type {any} */
-    const req = { mode, rules: rules.length ? rules.join(',') : 'standard' };
+    const options = seeds === 6 ? rules : [`seeds=${seeds}`, ...rules];
+    const req = { mode, rules: options.length ? options.join(',') : 'standard' };
     if (mode === 'ai') { req.level = level; req.honourable = honourable; }
     if (mode !== 'local') req.colour = colour;
     busy = true;
