@@ -262,7 +262,7 @@ async fn wrong_socket_messages_get_errors_to_their_sender_only() {
             .await
             .unwrap();
     }
-    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+    let closed = tokio::time::timeout(Duration::from_secs(30), async {
         use futures_util::StreamExt;
         while let Some(m) = player.next().await {
             match m {
