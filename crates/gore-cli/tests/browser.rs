@@ -227,9 +227,16 @@ async fn js(page: &Page, code: &str) -> Res<Value> {
     Ok(result.value().cloned().unwrap_or(Value::Null))
 }
 
-/// Waits until `cond` (a JavaScript expression) is true.
+/// How much slower than a quiet machine a loaded one may run the page and
+/// the server: every deadline of `wait_for` is multiplied by it. They only
+/// bound how long a failing test waits, so a large factor costs nothing.
+const SLACK: u64 = 3;
+
+/// Waits until `cond` (a JavaScript expression) is true, `secs` seconds on
+/// a quiet machine (times [`SLACK`]).
 async fn wait_for(page: &Page, cond: &str, what: &str, secs: u64) -> Res<()> {
     let start = Instant::now();
+    let secs = secs * SLACK;
     loop {
         if let Ok(Value::Bool(true)) = js(page, &format!("!!({cond})")).await {
             return Ok(());
@@ -493,28 +500,34 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
     assert!((at("b4").1 - at("a1").1).abs() < 3, "b4 above a1: {pos:?}");
     shot(&page, "02-ai-start").await?;
 
-    // The first sowing, animated: caught mid-flight, then skipped.
+    // The first sowing, animated: seeds seen in flight, then skipped. A
+    // MutationObserver counts every flying seed drawn, however fast or
+    // slow the page runs; without animation `Board.fly` draws none. Slow
+    // speed keeps the skip button up long enough on a loaded machine.
     let first = js(
         &page,
         "document.querySelector('.hole[data-hole=\"a3\"] .count').textContent",
     )
     .await?;
     assert_eq!(first, Value::String("6".into()));
+    js(
+        &page,
+        "return (() => { window.__flown = 0; \
+         new MutationObserver((ms) => { for (const m of ms) for (const n of m.addedNodes) \
+         if (n.classList && n.classList.contains('flying')) window.__flown += 1; }) \
+         .observe(document.body, { childList: true, subtree: true }); return true; })()",
+    )
+    .await?;
+    set_speed(&page, "slow").await?;
     click(&page, ".hole[data-hole=a3]").await?;
     wait_for(
         &page,
-        "document.getElementById('skip-btn')",
-        "the skip button",
+        "window.__flown >= 1 && document.getElementById('skip-btn')",
+        "a seed in flight and the skip button",
         10,
     )
     .await?;
-    tokio::time::sleep(Duration::from_millis(500)).await;
     shot(&page, "03-sowing-animation").await?;
-    let mid = js(
-        &page,
-        "document.querySelectorAll('.fx .seed.flying').length",
-    )
-    .await?;
     click(&page, "#skip-btn").await?;
     wait_for(
         &page,
@@ -523,7 +536,8 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
         5,
     )
     .await?;
-    assert!(mid.as_u64().unwrap_or(0) <= 12);
+    let flown = js(&page, "window.__flown").await?;
+    assert!(flown.as_u64().unwrap_or(0) >= 1, "no seed flew: {flown}");
     assert_eq!(text(&page, "#moves li[data-ply='1'] .tok").await?, "a3");
 
     // A few moves fast, then the rest without animation.

@@ -540,7 +540,7 @@ impl GameRoom {
     pub fn record(&self) -> String {
         let mut r = gore_core::Record::from_game(&self.game);
         r.event = Some(format!("Goré online, game {}", self.row.id));
-        r.date = Some(civil_date(self.row.created_at));
+        r.date = Some(gore_core::iso_date(self.row.created_at));
         for p in Player::ALL {
             r.players[p.index()] = Some(if self.ai_seat == Some(p) {
                 format!("gore-ai level {}", self.row.level)
@@ -550,11 +550,6 @@ impl GameRoom {
         }
         r.to_string()
     }
-}
-
-/// `YYYY-MM-DD` (UTC) of a Unix time in milliseconds.
-pub fn civil_date(ms: i64) -> String {
-    gore_core::iso_date(ms)
 }
 
 #[cfg(test)]
@@ -577,10 +572,56 @@ mod tests {
         assert!(!same_secret(&t, &t[1..]));
     }
 
+    /// A stored row of an ai game, created at `created_at`.
+    fn row(created_at: i64) -> GameRow {
+        GameRow {
+            id: "0123456789".into(),
+            mode: "ai".into(),
+            rules: "standard".into(),
+            start: "6,6,6,6/6,6,6,6 AAAA/BBBB 0-0 A -".into(),
+            level: 3,
+            honourable: false,
+            creator: "A".into(),
+            token_a: Some(new_token()),
+            token_b: None,
+            token_both: None,
+            ai_seat: Some("B".into()),
+            status: "playing".into(),
+            created_at,
+            updated_at: created_at,
+            result: None,
+            reason: None,
+            rematch: None,
+        }
+    }
+
+    /// What the server adds to the core's record: the game's own date (the
+    /// day it was created, UTC, not the day of the download), the event and
+    /// who sat where.
     #[test]
-    fn dates() {
-        assert_eq!(civil_date(0), "1970-01-01");
-        assert_eq!(civil_date(951_782_400_000), "2000-02-29");
-        assert_eq!(civil_date(1_795_996_800_000), "2026-11-30");
+    fn the_record_names_the_event_the_date_and_the_players() {
+        // 2000-02-29 23:59:59.999 UTC: the last millisecond of a leap day.
+        let created = 951_868_799_999;
+        let actions = [ActionRow {
+            ply: 1,
+            action: "a3".into(),
+            created_at: created + 10_000,
+        }];
+        let room = GameRoom::load(row(created), &actions).unwrap();
+        let text = room.record();
+        let r = gore_core::Record::parse(&text).unwrap();
+        assert_eq!(r.date.as_deref(), Some("2000-02-29"), "{text}");
+        assert_eq!(
+            r.event.as_deref(),
+            Some("Goré online, game 0123456789"),
+            "{text}"
+        );
+        assert_eq!(r.players[0].as_deref(), Some("Player A"), "{text}");
+        assert_eq!(r.players[1].as_deref(), Some("gore-ai level 3"), "{text}");
+        assert_eq!(r.actions, vec![Action::Sow(gore_core::Hole::A3)]);
+        // One millisecond later is the next day.
+        let next = GameRoom::load(row(created + 1), &actions).unwrap();
+        let r = gore_core::Record::parse(&next.record()).unwrap();
+        assert_eq!(r.date.as_deref(), Some("2000-03-01"));
     }
 }

@@ -128,12 +128,13 @@ pub async fn act(
     (status, r.json().await.unwrap_or(Value::Null))
 }
 
-/// The next JSON message (ping/pong skipped), within 10 s.
+/// The next JSON message (ping/pong skipped), within 30 s (a deadline
+/// for a failing test, generous for a loaded machine).
 pub async fn next_msg(ws: &mut Ws) -> Value {
     loop {
-        let m = tokio::time::timeout(Duration::from_secs(10), ws.next())
+        let m = tokio::time::timeout(Duration::from_secs(30), ws.next())
             .await
-            .expect("no message within 10 s")
+            .expect("no message within 30 s")
             .expect("socket closed")
             .expect("socket error");
         match m {
@@ -195,14 +196,15 @@ pub fn ply(state: &Value) -> usize {
     state["actions"].as_array().unwrap().len()
 }
 
-/// Polls `GET` until `pred` holds (10 s at most).
+/// Polls `GET` until `pred` holds (30 s at most: a deadline for a failing
+/// test, generous for a loaded machine).
 pub async fn poll_until(
     c: &reqwest::Client,
     s: &Server,
     id: &str,
     pred: impl Fn(&Value) -> bool,
 ) -> Value {
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
         let (_, v) = get(c, s, id).await;
         if pred(&v) {

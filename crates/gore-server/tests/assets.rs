@@ -1,0 +1,393 @@
+//! Checks of the embedded front end that need no browser: the four
+//! translations agree with each other and with the keys the code uses, and
+//! the worked examples drawn on the rules pages are what the rules do.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::PathBuf;
+
+use gore_core::{Action, Hole, HoleSet, Position, Rules, Setup};
+
+const LANGS: [&str; 4] = ["en", "es", "fr", "eu"];
+
+fn asset(path: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join(path);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+// ---------------------------------------------------------- translations --
+
+/// A translation file's entries in file order, duplicates kept (a map would
+/// hide a key written twice).
+struct Entries(Vec<(String, String)>);
+
+impl<'de> serde::Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entries, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Entries;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of strings")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut m: M,
+            ) -> Result<Entries, M::Error> {
+                let mut v = Vec::new();
+                while let Some(entry) = m.next_entry::<String, String>()? {
+                    v.push(entry);
+                }
+                Ok(Entries(v))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Each language's translations, checked for duplicate keys.
+fn translations() -> Vec<(&'static str, BTreeMap<String, String>)> {
+    LANGS
+        .iter()
+        .map(|&lang| {
+            let file = format!("i18n/{lang}.json");
+            let Entries(entries) =
+                serde_json::from_str(&asset(&file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+            let mut map = BTreeMap::new();
+            for (k, v) in entries {
+                assert!(!map.contains_key(&k), "{file}: key {k} is written twice");
+                map.insert(k, v);
+            }
+            (lang, map)
+        })
+        .collect()
+}
+
+/// The `{name}` placeholders of a text, as i18n.js's `t` replaces them
+/// (`/\{(\w+)\}/g`).
+fn placeholders(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = text;
+    while let Some(i) = rest.find('{') {
+        rest = &rest[i + 1..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() && rest[name.len()..].starts_with('}') {
+            out.insert(name);
+        }
+    }
+    out
+}
+
+#[test]
+fn placeholders_are_read_as_i18n_js_reads_them() {
+    let names = |s: &str| placeholders(s).into_iter().collect::<Vec<_>>();
+    assert_eq!(names("{n} seeds, {player_1}"), ["n", "player_1"]);
+    assert_eq!(names("{n}{n} { n} {} {a-b} {x"), ["n"]);
+    assert!(names("no placeholder").is_empty());
+}
+
+#[test]
+fn every_language_has_the_same_keys_and_placeholders() {
+    let all = translations();
+    let (_, en) = &all[0];
+    assert!(en.len() > 100, "only {} English keys", en.len());
+    for (lang, map) in &all[1..] {
+        let missing: Vec<_> = en.keys().filter(|k| !map.contains_key(*k)).collect();
+        let extra: Vec<_> = map.keys().filter(|k| !en.contains_key(*k)).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "{lang}.json: missing {missing:?}, not in en.json {extra:?}"
+        );
+        for (key, text) in en {
+            assert_eq!(
+                placeholders(&map[key]),
+                placeholders(text),
+                "{lang}.json {key}: {:?} against English {text:?}",
+                map[key]
+            );
+        }
+        for (key, text) in map {
+            assert!(!text.trim().is_empty(), "{lang}.json {key} is empty");
+        }
+    }
+}
+
+#[test]
+fn plural_forms_come_in_pairs() {
+    // i18n.js's `tn(base, n)` reads `base.one` or `base.other` and fills `{n}`.
+    for (lang, map) in translations() {
+        for key in map.keys() {
+            for (form, pair) in [(".one", ".other"), (".other", ".one")] {
+                if let Some(base) = key.strip_suffix(form) {
+                    assert!(
+                        map.contains_key(&format!("{base}{pair}")),
+                        "{lang}.json: {key} without {base}{pair}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The literal keys the front end asks for: `t('…')` and `tn('…')` in the
+/// scripts, `data-i18n*="…"` in the page (keys built at run time, such as
+/// `t(\`mode.${mode}\`)`, cannot be read this way).
+fn keys_used() -> BTreeSet<String> {
+    let mut keys = BTreeSet::new();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/js");
+    let mut scripts: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "js"))
+        .collect();
+    scripts.sort();
+    assert!(scripts.len() >= 5, "{scripts:?}");
+    for script in scripts {
+        let text = std::fs::read_to_string(&script).unwrap();
+        for (call, plural) in [("t('", false), ("tn('", true)] {
+            for (i, _) in text.match_indices(call) {
+                // A call, not the end of another name (`set('`).
+                let before = text[..i].chars().next_back();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+                    continue;
+                }
+                let rest = &text[i + call.len()..];
+                let key = &rest[..rest.find('\'').unwrap()];
+                if plural {
+                    keys.insert(format!("{key}.one"));
+                    keys.insert(format!("{key}.other"));
+                } else {
+                    keys.insert(key.to_string());
+                }
+            }
+        }
+    }
+    let page = asset("index.html");
+    for attr in ["data-i18n=\"", "data-i18n-aria=\"", "data-i18n-title=\""] {
+        for (i, _) in page.match_indices(attr) {
+            let rest = &page[i + attr.len()..];
+            keys.insert(rest[..rest.find('"').unwrap()].to_string());
+        }
+    }
+    keys
+}
+
+#[test]
+fn every_key_the_front_end_uses_is_translated() {
+    let used = keys_used();
+    assert!(used.len() > 100, "only {} keys found", used.len());
+    assert!(used.contains("seeds.one") && used.contains("nav.skip"));
+    let all = translations();
+    let (_, en) = &all[0];
+    let missing: Vec<_> = used.iter().filter(|k| !en.contains_key(*k)).collect();
+    assert!(missing.is_empty(), "not in en.json: {missing:?}");
+}
+
+// ------------------------------------------------------- the rules pages --
+
+/// The attributes of every tag that starts with `open` (e.g.
+/// `<div class="example"`), in page order. Simple scanning: the pages are
+/// ours and write every attribute as `name="value"`.
+fn tags(page: &str, open: &str) -> Vec<BTreeMap<String, String>> {
+    let mut out = Vec::new();
+    for (i, _) in page.match_indices(open) {
+        let rest = &page[i + open.len()..];
+        let tag = &rest[..rest.find('>').expect("an unclosed tag")];
+        let mut attrs = BTreeMap::new();
+        let mut s = tag.trim_start();
+        while let Some(eq) = s.find("=\"") {
+            let name = s[..eq].trim().to_string();
+            let value_and_rest = &s[eq + 2..];
+            let end = value_and_rest.find('"').expect("an unclosed attribute");
+            attrs.insert(name, value_and_rest[..end].to_string());
+            s = value_and_rest[end + 1..].trim_start();
+        }
+        assert!(s.trim().is_empty(), "cannot read the tag {open}{tag}>");
+        out.push(attrs);
+    }
+    out
+}
+
+/// One worked example as a page draws it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Example {
+    before: String,
+    sown: String,
+    after: String,
+    action: String,
+    captured: Vec<String>,
+}
+
+fn examples(lang: &str) -> Vec<Example> {
+    let page = asset(&format!("rules/{lang}.html"));
+    tags(&page, "<div class=\"example\"")
+        .into_iter()
+        .map(|mut a| {
+            let mut take = |name: &str| {
+                a.remove(name)
+                    .unwrap_or_else(|| panic!("rules/{lang}.html: an example without {name}"))
+            };
+            let ex = Example {
+                before: take("data-before"),
+                sown: take("data-sown"),
+                after: take("data-after"),
+                action: take("data-action"),
+                captured: take("data-captured")
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            };
+            assert!(a.is_empty(), "rules/{lang}.html: unknown attributes {a:?}");
+            ex
+        })
+        .collect()
+}
+
+/// Sowing seed by seed as RULES.md says (one lap, forward, the origin
+/// emptied; the pages draw the standard rules): the board after the drops,
+/// before any capture, and the hole of the last seed.
+fn sow_by_hand(before: &Setup, origin: Hole) -> (Setup, Hole) {
+    let mut s = *before;
+    let mut hand = s.seeds[origin.index()];
+    s.seeds[origin.index()] = 0;
+    let mut at = origin;
+    while hand > 0 {
+        at = at.next();
+        s.seeds[at.index()] += 1;
+        hand -= 1;
+    }
+    (s, at)
+}
+
+/// Checks one example; `Err` says what is wrong.
+fn check_example(ex: &Example) -> Result<(), String> {
+    let rules = Rules::STANDARD;
+    let before = Position::from_gpn(&ex.before, rules).map_err(|e| format!("before: {e}"))?;
+    let origin = match ex.action.parse::<Action>() {
+        Ok(Action::Sow(h)) => h,
+        other => return Err(format!("action {:?} is not a sowing: {other:?}", ex.action)),
+    };
+    // The drawing of the board after the drops: sown seed by seed here.
+    let (sown, landing) = sow_by_hand(&before.to_setup(), origin);
+    let drawn: Setup = ex.sown.parse().map_err(|e| format!("sown: {e}"))?;
+    if drawn != sown {
+        return Err(format!(
+            "sown: the page draws {}, sowing gives {sown:?}",
+            ex.sown
+        ));
+    }
+    // The board after the captures, and the captured holes: gore-core.
+    let (after, taken) = before
+        .play_sow(origin)
+        .map_err(|e| format!("{}: {e}", ex.action))?;
+    if after.to_string() != ex.after {
+        return Err(format!(
+            "after: the page says {}, gore-core {after}",
+            ex.after
+        ));
+    }
+    let listed: Vec<Hole> = ex
+        .captured
+        .iter()
+        .map(|h| h.parse().map_err(|_| format!("captured: no hole {h}")))
+        .collect::<Result<_, _>>()?;
+    let set: HoleSet = listed.iter().copied().collect();
+    if set != taken || set.len() != listed.len() {
+        return Err(format!(
+            "captured: the page says {:?}, gore-core {:?}",
+            ex.captured,
+            taken.iter().map(|h| h.to_string()).collect::<Vec<_>>()
+        ));
+    }
+    // The animation takes them in the listed order, which is RULES.md's:
+    // the landing hole, the chain backward, then the chain forward.
+    if !listed.is_empty() {
+        let mut order = vec![landing];
+        let mut h = landing.prev();
+        while taken.contains(h) && !order.contains(&h) {
+            order.push(h);
+            h = h.prev();
+        }
+        let mut h = landing.next();
+        while taken.contains(h) && !order.contains(&h) {
+            order.push(h);
+            h = h.next();
+        }
+        if order != listed {
+            return Err(format!(
+                "captured: listed as {:?}, taken in the order {:?}",
+                ex.captured,
+                order.iter().map(|h| h.to_string()).collect::<Vec<_>>()
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_worked_examples_are_what_the_rules_do() {
+    let en = examples("en");
+    assert_eq!(en.len(), 3, "three worked examples in rules/en.html");
+    for ex in &en {
+        if let Err(e) = check_example(ex) {
+            panic!("rules/en.html, example from {}: {e}", ex.before);
+        }
+    }
+    // Every example captures, and the third takes the whole board.
+    assert!(en.iter().all(|ex| !ex.captured.is_empty()));
+    assert!(
+        en[2].after.starts_with("0,0,0,0/0,0,0,0 "),
+        "{}",
+        en[2].after
+    );
+    for lang in &LANGS[1..] {
+        assert_eq!(examples(lang), en, "rules/{lang}.html draws other examples");
+    }
+}
+
+#[test]
+fn a_wrong_example_is_caught() {
+    let good = &examples("en")[0];
+    let wrong = |f: &dyn Fn(&mut Example)| {
+        let mut ex = good.clone();
+        f(&mut ex);
+        check_example(&ex)
+    };
+    assert!(wrong(&|_| {}).is_ok());
+    // One seed moved in the drawing after the drops.
+    assert!(wrong(&|ex| ex.sown = ex.sown.replacen("2,4,", "3,3,", 1)).is_err());
+    // A hole missing from the captures, or listed out of order.
+    assert!(wrong(&|ex| {
+        ex.captured.pop();
+    })
+    .is_err());
+    assert!(wrong(&|ex| ex.captured.reverse()).is_err());
+    // A wrong total after the captures.
+    assert!(wrong(&|ex| ex.after = ex.after.replace("14-22", "14-21")).is_err());
+    // Another hole sown.
+    assert!(wrong(&|ex| ex.action = "b3".into()).is_err());
+}
+
+#[test]
+fn the_board_figures_are_valid_positions_on_every_page() {
+    let gpns = |lang: &str| -> Vec<String> {
+        let page = asset(&format!("rules/{lang}.html"));
+        tags(&page, "<figure class=\"board-figure\"")
+            .into_iter()
+            .map(|a| a["data-gpn"].clone())
+            .collect()
+    };
+    let en = gpns("en");
+    assert!(!en.is_empty());
+    for gpn in &en {
+        Position::from_gpn(gpn, Rules::STANDARD).unwrap_or_else(|e| panic!("{gpn}: {e}"));
+    }
+    for lang in &LANGS[1..] {
+        assert_eq!(gpns(lang), en, "rules/{lang}.html draws other figures");
+    }
+}
