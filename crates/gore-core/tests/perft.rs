@@ -116,7 +116,7 @@ impl Rng {
 /// A position reached by up to 80 random actions from the start, each
 /// chosen among the actions the rules allow.
 fn random_playout(rules: Rules, rng: &mut Rng, every: &[Action]) -> Position {
-    let mut p = Position::new(rules);
+    let mut p = Position::new(rules.variant);
     for _ in 0..rng.below(81) {
         let legal = legal_by_the_rules(&p, every);
         if legal.is_empty() {
@@ -138,7 +138,7 @@ fn random_setup(rules: Rules, rng: &mut Rng) -> Position {
             continue;
         }
         let mut bins = [0u8; 10];
-        for _ in 0..48 {
+        for _ in 0..rules.variant.total_seeds() {
             let mut r = rng.below(sum);
             let mut i = 0;
             while r >= weights[i] {
@@ -163,11 +163,11 @@ fn random_setup(rules: Rules, rng: &mut Rng) -> Position {
                 .take(3)
                 .collect();
         }
-        if let Ok(p) = Position::from_setup(&setup, rules) {
+        if let Ok(p) = Position::from_setup(&setup, rules.variant) {
             return p;
         }
         setup.offer = HoleSet::EMPTY;
-        if let Ok(p) = Position::from_setup(&setup, rules) {
+        if let Ok(p) = Position::from_setup(&setup, rules.variant) {
             return p;
         }
     }
@@ -219,7 +219,7 @@ fn perft_matches_a_walk_from_the_rules() {
         }
         let fields: Vec<&str> = line.split('|').map(str::trim).collect();
         let rules: Rules = fields[0].parse().unwrap();
-        let pos = Position::from_gpn(fields[1], rules).unwrap();
+        let pos = Position::from_gpn(fields[1], rules.variant).unwrap();
         compared += compare_with_the_rules(&pos, &format!("{} under {rules}", fields[1]), &every);
     }
     let mut rng = Rng(0x601e);
@@ -233,9 +233,12 @@ fn perft_matches_a_walk_from_the_rules() {
         "skip-origin,cede-all",
         "no-trades,cede-all",
         "skip-origin,no-trades,cede-all",
+        "seeds=3",
+        "seeds=4,cede-all",
+        "seeds=8,skip-origin",
     ] {
         let rules: Rules = rules.parse().unwrap();
-        let start = Position::new(rules);
+        let start = Position::new(rules.variant);
         compared += compare_with_the_rules(&start, &format!("the start under {rules}"), &every);
         for _ in 0..10 {
             for p in [

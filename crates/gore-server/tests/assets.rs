@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::PathBuf;
 
-use gore_core::{Action, Hole, HoleSet, Position, Rules, Setup};
+use gore_core::{Action, Hole, HoleSet, Position, Setup, Variant};
 
 const LANGS: [&str; 4] = ["en", "es", "fr", "eu"];
 
@@ -266,8 +266,8 @@ fn sow_by_hand(before: &Setup, origin: Hole) -> (Setup, Hole) {
 
 /// Checks one example; `Err` says what is wrong.
 fn check_example(ex: &Example) -> Result<(), String> {
-    let rules = Rules::STANDARD;
-    let before = Position::from_gpn(&ex.before, rules).map_err(|e| format!("before: {e}"))?;
+    let before =
+        Position::from_gpn(&ex.before, Variant::STANDARD).map_err(|e| format!("before: {e}"))?;
     let origin = match ex.action.parse::<Action>() {
         Ok(Action::Sow(h)) => h,
         other => return Err(format!("action {:?} is not a sowing: {other:?}", ex.action)),
@@ -282,9 +282,10 @@ fn check_example(ex: &Example) -> Result<(), String> {
         ));
     }
     // The board after the captures, and the captured holes: gore-core.
-    let (after, taken) = before
-        .play_sow(origin)
+    let (after, effect) = before
+        .play_effect(Action::Sow(origin))
         .map_err(|e| format!("{}: {e}", ex.action))?;
+    let taken = effect.captured;
     if after.to_string() != ex.after {
         return Err(format!(
             "after: the page says {}, gore-core {after}",
@@ -385,7 +386,7 @@ fn the_board_figures_are_valid_positions_on_every_page() {
     let en = gpns("en");
     assert!(!en.is_empty());
     for gpn in &en {
-        Position::from_gpn(gpn, Rules::STANDARD).unwrap_or_else(|e| panic!("{gpn}: {e}"));
+        Position::from_gpn(gpn, Variant::STANDARD).unwrap_or_else(|e| panic!("{gpn}: {e}"));
     }
     for lang in &LANGS[1..] {
         assert_eq!(gpns(lang), en, "rules/{lang}.html draws other figures");
