@@ -1,6 +1,9 @@
 //! Criterion benchmarks of the rules core: sowing (the fast path), listing
 //! legal actions, and perft. Run with `cargo bench -p gore-core`.
 
+// `criterion_group!` defines a public function that cannot carry a doc comment.
+#![allow(missing_docs)]
+
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use gore_core::{Action, Position, Rules};
 use rand::seq::SliceRandom;

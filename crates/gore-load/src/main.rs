@@ -206,7 +206,7 @@ async fn drive(
         }
         let msg = json!({"type": "action", "action": action, "ply": ply}).to_string();
         pending = Some((ply + 1, Instant::now()));
-        ws.send(Message::Text(msg)).await?;
+        ws.send(Message::Text(msg.into())).await?;
         played += 1;
     }
     let _ = ws.close(None).await;

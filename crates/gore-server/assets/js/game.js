@@ -392,7 +392,7 @@ export function gamePage(main, id) {
       h('div', { class: 'button-row' },
         rematchButton,
         h('a', { class: 'button', id: 'download-btn', href: recordUrl(id), download: `gore-${id}.gore` }, t('result.download'))),
-    ].filter(Boolean));
+    ].filter((x) => x !== null));
   }
 
   function updateReview() {
