@@ -4,7 +4,7 @@
 //! (or 8N under the `seeds=N` option),
 //! two-way chain captures of 2s and 4s, and a negotiation in which a player
 //! cedes holes to his opponent for 6 captured seeds each. This crate is the
-//! rules as `../shared/RULES.md` fixes them, and nothing else: no I/O, no
+//! rules as `docs/RULES.md` fixes them, and nothing else: no I/O, no
 //! clock, no randomness, no global state (`no_std` with `alloc`).
 //!
 //! - [`Position`]: a validated position (an unchecked [`Setup`] sits beside
@@ -32,7 +32,6 @@
 //! ```
 #![no_std]
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 extern crate alloc;
 

@@ -1,4 +1,4 @@
-//! A naive reference model of Goré, written straight from `shared/RULES.md`
+//! A naive reference model of Goré, written straight from `docs/RULES.md`
 //! and nothing else. It is deliberately slow and literal: seeds are sown
 //! one by one in a loop, actions are strings in the token notation, and
 //! every rule is a plain `if`. The integration tests compare the library
