@@ -177,8 +177,8 @@ export function homePage(main) {
     const colour = String(fd.get('colour') || 'A');
     const honourable = fd.get('honourable') !== null;
     try { localStorage.setItem(FORM_KEY, JSON.stringify({ mode, rules, seeds, level, colour, honourable })); } catch (_) { /* ignore */ }
-    /** @type {any} */
     const options = seeds === 6 ? rules : [`seeds=${seeds}`, ...rules];
+    /** @type {any} */
     const req = { mode, rules: options.length ? options.join(',') : 'standard' };
     if (mode === 'ai') { req.level = level; req.honourable = honourable; }
     if (mode !== 'local') req.colour = colour;
