@@ -1417,3 +1417,68 @@ async fn first_language(chrome: &Chrome, server: &Server) -> Res<()> {
     );
     Ok(())
 }
+
+/// The home page's "seeds per hole" starts a `seeds=N` game: the board
+/// shows N in every hole, and the server holds the same rules.
+#[test]
+fn seeds_per_hole_starts_a_smaller_game() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("seeds_per_hole_starts_a_smaller_game") else {
+        return;
+    };
+    let server = Server::start();
+    runtime().block_on(async {
+        let chrome = Chrome::launch(&exe, 1000, 900)
+            .await
+            .expect("launch chromium");
+        let r = seeds_game(&chrome, &server).await;
+        chrome.close().await;
+        r.expect("seeds game");
+    });
+}
+
+async fn seeds_game(chrome: &Chrome, server: &Server) -> Res<()> {
+    let page = chrome.page(&server.url).await?;
+    wait_for(
+        &page,
+        "document.getElementById('seeds')",
+        "the seeds-per-hole choice",
+        20,
+    )
+    .await?;
+    // Six choices, 3 to 8, the standard 6 chosen.
+    let choices = js(
+        &page,
+        "return [...document.querySelectorAll('#seeds option')].map(o => o.value + (o.selected ? '*' : ''))",
+    )
+    .await?;
+    assert_eq!(choices, serde_json::json!(["3", "4", "5", "6*", "7", "8"]));
+    js(
+        &page,
+        "(() => { const s = document.getElementById('seeds'); s.value = '3'; s.dispatchEvent(new Event('change', {bubbles: true})); })()",
+    )
+    .await?;
+    new_game(&page, "local", "A", 1).await?;
+    wait_for(
+        &page,
+        "document.querySelectorAll('.hole .count').length === 8",
+        "the board",
+        20,
+    )
+    .await?;
+    let counts = js(
+        &page,
+        "return [...document.querySelectorAll('.hole .count')].map(c => c.textContent)",
+    )
+    .await?;
+    assert_eq!(
+        counts,
+        serde_json::json!(["3", "3", "3", "3", "3", "3", "3", "3"])
+    );
+    let title = text(&page, "#game-page h1, #game-page h2")
+        .await
+        .unwrap_or_default();
+    shot(&page, "seeds-3").await?;
+    assert!(title.contains("seeds=3"), "title: {title}");
+    Ok(())
+}
