@@ -14,11 +14,8 @@
 //!
 //! Output: see [`report`] and docs/STRENGTH.md.
 
-#[path = "match_external.rs"]
 mod external;
-#[path = "match_players.rs"]
 mod players;
-#[path = "match_stats.rs"]
 mod stats;
 
 use std::collections::HashSet;
@@ -50,13 +47,21 @@ pub const DEFAULT_PLY_CAP: u32 = 300;
 
 #[derive(Args)]
 pub struct MatchArgs {
-    /// The first engine (results are given from its side): random, greedy,
-    /// ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB],
-    /// or cmd:[OPTIONS:]COMMAND for an external engine speaking the engine
+    /// The first engine (results are given from its side): `random`,
+    /// `greedy`, `ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB]`,
+    /// or `cmd:[OPTIONS:]COMMAND` for an external engine speaking the engine
     /// protocol.
     // Specs are checked by `run`, so that a bad one exits with status 1
-    // and a one-line message like every other error of the tool.
-    #[arg(long, value_name = "SPEC")]
+    // and a one-line message like every other error of the tool. The help
+    // text is given apart so that `--help` shows the forms without the
+    // backquotes the doc comment needs.
+    #[arg(
+        long,
+        value_name = "SPEC",
+        help = "The first engine (results are given from its side): random, greedy, \
+                ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB], \
+                or cmd:[OPTIONS:]COMMAND for an external engine speaking the engine protocol"
+    )]
     engine1: String,
     /// The second engine, written like --engine1.
     #[arg(long, value_name = "SPEC")]
