@@ -442,6 +442,41 @@ mod tests {
         );
     }
 
+    /// An engine that dies at once is reported the same way whether the
+    /// client's `gpi` finds its input closed or its output ends first.
+    #[test]
+    fn an_engine_that_cannot_start_gets_one_message_whichever_end_breaks_first() {
+        let stop = AtomicBool::new(false);
+        // Its output ends first: it reads `gpi`, then dies.
+        let spec: EngineSpec = "cmd:x".parse().unwrap();
+        let mut e = External::new(
+            spec,
+            "read l; echo oops >&2; exit 3".into(),
+            Limits::depth(1),
+            Duration::from_secs(10),
+        );
+        let Err(Fault::Forfeit(read_first)) = e.start(&stop) else {
+            panic!("should forfeit");
+        };
+        // Its input is closed first: the client writes only once it has
+        // exited (polled, not guessed).
+        let mut p = Proc::spawn("echo oops >&2; exit 3").unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        while p.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < until, "the shell did not exit");
+            thread::sleep(Duration::from_millis(5));
+        }
+        p.reaped = true;
+        let Err(Fault::Forfeit(write_first)) = p.tell(&Command::Gpi, "gpiok") else {
+            panic!("writing to an exited engine fails");
+        };
+        assert_eq!(
+            read_first,
+            "exited (exit status: 3); stderr: oops before `gpiok`"
+        );
+        assert_eq!(write_first, read_first);
+    }
+
     #[test]
     fn a_crashing_engine_forfeits_with_its_last_words() {
         let spec: EngineSpec = "cmd:x".parse().unwrap();
