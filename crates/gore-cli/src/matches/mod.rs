@@ -709,7 +709,8 @@ mod tests {
     /// from 1970, then whole months (a different method from the one the
     /// tools use).
     fn naive_date(unix_secs: u64) -> (u64, u64, u64) {
-        let leap = |y: u64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+        let leap =
+            |y: u64| (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400);
         let mut days = unix_secs / 86_400;
         let mut year = 1970;
         while days >= if leap(year) { 366 } else { 365 } {
