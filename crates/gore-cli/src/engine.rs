@@ -1,5 +1,7 @@
 //! `gore engine`: the line-based engine protocol on stdin/stdout
-//! (docs/PROTOCOL.md).
+//! (docs/PROTOCOL.md). Lines are read as [`Command`]s and answered with
+//! [`Reply`]s: the grammar is [`crate::protocol`]'s; this module does what
+//! the commands ask.
 //!
 //! The main thread reads commands and answers them at once; `go` hands the
 //! engine and a copy of the game to a worker thread, which prints `info`

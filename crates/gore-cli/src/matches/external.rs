@@ -13,7 +13,8 @@
 //! `rules R`, `newgame`, `isready` → `readyok`. Per move: `position
 //! startpos [actions ...]` (or `position gpn <GPN> [actions ...]` for a game
 //! that does not start from the initial position), `go [depth N] [nodes N]
-//! [movetime MS]`, then lines until `bestaction X`.
+//! [movetime MS]`, then lines until `bestaction X`. Commands are written
+//! and replies read by [`crate::protocol`], the grammar `gore engine` uses.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
@@ -459,7 +460,10 @@ mod tests {
             panic!("should forfeit");
         };
         // Its input is closed first: the client writes only once it has
-        // exited (polled, not guessed).
+        // exited (polled, not guessed). The write itself is made to fail:
+        // a real write may still succeed, as a process forked meanwhile by
+        // another thread (another test, another match worker) can hold
+        // the pipe open for a moment; the read then ends, as above.
         let mut p = Proc::spawn("echo oops >&2; exit 3").unwrap();
         let until = Instant::now() + Duration::from_secs(10);
         while p.child.try_wait().unwrap().is_none() {
@@ -467,6 +471,7 @@ mod tests {
             thread::sleep(Duration::from_millis(5));
         }
         p.reaped = true;
+        p.stdin = None;
         let Err(Fault::Forfeit(write_first)) = p.tell(&Command::Gpi, "gpiok") else {
             panic!("writing to an exited engine fails");
         };
