@@ -27,6 +27,7 @@
 
 pub mod baselines;
 mod eval;
+mod level;
 mod search;
 mod tt;
 
@@ -39,11 +40,9 @@ use rand_chacha::ChaCha8Rng;
 
 pub use eval::{evaluate, terminal, Weights, SEED};
 use gore_core::Player;
+pub use level::{Level, LevelError, LevelProfile, MAX_LEVEL};
 use search::{pv_from_table, Searcher, INF};
 use tt::Table;
-
-/// The strongest level: full search within the limits given.
-pub const MAX_LEVEL: u8 = 8;
 
 /// What the engine may spend on one decision. Unset limits are unlimited;
 /// with none at all the search stops at depth [`Limits::MAX_DEPTH`].
@@ -90,7 +89,7 @@ impl Limits {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Options {
     /// 1 (a beginner can win) to [`MAX_LEVEL`] (full strength).
-    pub level: u8,
+    pub level: Level,
     /// Accept every offer (refusing is an offence; a win after refusing is
     /// "without glory").
     pub honourable: bool,
@@ -105,43 +104,12 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            level: MAX_LEVEL,
+            level: Level::MAX,
             honourable: false,
             hash_mb: 16,
             seed: 0,
             weights: Weights::default(),
         }
-    }
-}
-
-/// How each level plays: its depth cap, the noise added to root scores
-/// (score units, 100 = one seed), and how often it plays a random action.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LevelProfile {
-    /// Deepest search of the level (`None` = the limits given).
-    pub depth: Option<u32>,
-    /// Uniform noise of ± this many units added to each root action's score.
-    pub noise: i32,
-    /// Probability of a uniformly random legal action.
-    pub blunder: f64,
-}
-
-/// The profile of a level (clamped to 1..=[`MAX_LEVEL`]).
-pub fn level_profile(level: u8) -> LevelProfile {
-    let (depth, noise, blunder) = match level.clamp(1, MAX_LEVEL) {
-        1 => (Some(1), 400, 0.30),
-        2 => (Some(2), 250, 0.15),
-        3 => (Some(3), 150, 0.06),
-        4 => (Some(4), 60, 0.0),
-        5 => (Some(6), 0, 0.0),
-        6 => (Some(9), 0, 0.0),
-        7 => (Some(13), 0, 0.0),
-        _ => (None, 0, 0.0),
-    };
-    LevelProfile {
-        depth,
-        noise,
-        blunder,
     }
 }
 
@@ -208,6 +176,8 @@ impl SearchResult {
 pub struct Engine {
     options: Options,
     tt: Table,
+    /// Nodes spent by the last decision ([`Engine::last_nodes`]).
+    last_nodes: u64,
 }
 
 impl Engine {
@@ -216,6 +186,7 @@ impl Engine {
         Engine {
             tt: Table::new(options.hash_mb),
             options,
+            last_nodes: 0,
         }
     }
 
@@ -230,6 +201,14 @@ impl Engine {
             self.tt = Table::new(options.hash_mb);
         }
         self.options = options;
+    }
+
+    /// The nodes the last [`Engine::search`] or [`Engine::choose`] spent:
+    /// positions searched, and at the lowest levels positions evaluated.
+    /// 0 when the answer needed no search (a single legal action, an
+    /// honourable answer, a game over).
+    pub fn last_nodes(&self) -> u64 {
+        self.last_nodes
     }
 
     /// Forgets what earlier searches learnt.
@@ -281,6 +260,7 @@ impl Engine {
         honourable_side: Option<Player>,
     ) -> Option<SearchResult> {
         let root = *game.position();
+        self.last_nodes = 0;
         if game.is_over() {
             return None;
         }
@@ -361,6 +341,7 @@ impl Engine {
         }
         result.nodes = s.nodes;
         result.elapsed = start.elapsed();
+        self.last_nodes = result.nodes;
         Some(result)
     }
 
@@ -369,14 +350,13 @@ impl Engine {
     /// given seed and position. `None` when the game is over.
     pub fn choose(&mut self, game: &Game, limits: &Limits, stop: &AtomicBool) -> Option<Action> {
         let root = *game.position();
+        self.last_nodes = 0;
         if game.is_over() {
             return None;
         }
-        let profile = level_profile(self.options.level);
-        let mut limits = *limits;
-        if let Some(d) = profile.depth {
-            limits.depth = Some(limits.depth.map_or(d, |x| x.min(d)));
-        }
+        let level = self.options.level;
+        let profile = level.profile();
+        let limits = level.cap(*limits);
         if profile.noise == 0 && profile.blunder == 0.0 {
             return self
                 .search(game, &limits, stop, &mut |_| {})
@@ -385,10 +365,14 @@ impl Engine {
         if self.options.honourable && root.pending_offer().is_some() {
             return Some(Action::Accept);
         }
+        let legal = root.legal_actions();
+        // Only one choice: nothing to weigh, at any level.
+        if legal.len() == 1 {
+            return Some(legal[0]);
+        }
         let mut rng = ChaCha8Rng::seed_from_u64(
             self.options.seed ^ root.hash() ^ (game.actions().len() as u64).wrapping_mul(0x9e37),
         );
-        let legal = root.legal_actions();
         if rng.gen_bool(profile.blunder) {
             // A beginner's slip: mostly a sowing, as people rarely trade at random.
             let sows: Vec<Action> = legal
@@ -402,6 +386,7 @@ impl Engine {
         // Score each root action with a shallower search, then add noise.
         let depth = limits.depth.unwrap_or(1).max(1) - 1;
         let mut best = (i32::MIN, legal[0]);
+        let mut nodes = 0;
         for &a in legal.iter() {
             let mut g = game.clone();
             if g.play(a).is_err() {
@@ -415,11 +400,13 @@ impl Engine {
                 None => {
                     let child = *g.position();
                     let sub = if depth == 0 {
+                        nodes += 1;
                         crate::evaluate(&child, &self.options.weights)
                     } else {
                         let side = self.options.honourable.then_some(me);
-                        self.search_as(&g, &Limits::depth(depth), stop, &mut |_| {}, side)
-                            .map_or(0, |r| r.score)
+                        let r = self.search_as(&g, &Limits::depth(depth), stop, &mut |_| {}, side);
+                        nodes += r.as_ref().map_or(0, |r| r.nodes);
+                        r.map_or(0, |r| r.score)
                     };
                     if child.to_move() == me {
                         sub
@@ -433,6 +420,7 @@ impl Engine {
                 best = (noisy, a);
             }
         }
+        self.last_nodes = nodes;
         Some(best.1)
     }
 }

@@ -50,10 +50,16 @@ pub(crate) struct Searcher<'a> {
     pub deadline: Option<Instant>,
     pub stop: &'a AtomicBool,
     pub aborted: bool,
+    /// The node count at which the stop flag and the clock are looked at
+    /// next ([`CHECK_EVERY`] apart).
+    next_check: u64,
     killers: [[u16; 2]; MAX_PLY],
     history: Box<[[i32; 0x203]; 2]>,
     lists: Vec<Vec<Move>>,
 }
+
+/// Nodes between two looks at the stop flag and the clock.
+pub const CHECK_EVERY: u64 = 1024;
 
 impl<'a> Searcher<'a> {
     pub fn new(tt: &'a mut Table, stop: &'a AtomicBool, history_hashes: &[u64]) -> Self {
@@ -69,6 +75,7 @@ impl<'a> Searcher<'a> {
             deadline: None,
             stop,
             aborted: false,
+            next_check: 0,
             killers: [[0xffff; 2]; MAX_PLY],
             history: Box::new([[0; 0x203]; 2]),
             lists: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(32)).collect(),
@@ -106,7 +113,10 @@ impl<'a> Searcher<'a> {
 
     #[inline]
     fn check_limits(&mut self) {
-        if self.nodes & 1023 == 0 {
+        // A count reached, not a multiple met: the nodes counted outside
+        // the main search (quiescence, child scores) cannot skip a look.
+        if self.nodes >= self.next_check {
+            self.next_check = self.nodes + CHECK_EVERY;
             if self.stop.load(Ordering::Relaxed) {
                 self.aborted = true;
             }

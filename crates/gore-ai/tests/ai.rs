@@ -20,13 +20,13 @@ mod common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{
     action_values, after, best_value, capped, final_diff, game_from, random_game, rule_sets,
     trading_action, value_of, Tree,
 };
-use gore_ai::{level_profile, Engine, Limits, Options, SearchResult, MAX_LEVEL, SEED};
+use gore_ai::{Engine, Info, Level, Limits, Options, SearchResult, MAX_LEVEL, SEED};
 use gore_core::{Action, EndReason, Game, Hole, HoleSet, Player, Rules};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -34,7 +34,7 @@ use rand_chacha::ChaCha8Rng;
 /// Options with a small table: tests build many engines.
 fn options(level: u8, honourable: bool, seed: u64) -> Options {
     Options {
-        level,
+        level: Level::new(level).expect("a level"),
         honourable,
         hash_mb: 1,
         seed,
@@ -137,7 +137,7 @@ fn check_solved(
         ));
     }
     for level in 5..=MAX_LEVEL {
-        let p = level_profile(level);
+        let p = Level::new(level).unwrap().profile();
         if p.noise != 0 || p.blunder > 0.0 || p.depth.is_some_and(|d| d < limits.depth.unwrap()) {
             continue;
         }
@@ -270,17 +270,35 @@ fn every_level_plays_legal_actions_in_random_positions() {
 
 #[test]
 fn the_only_legal_action_is_returned_without_search() {
-    // A's holes are empty and B cannot pay for an offer (5 < 6): A can
-    // only pass.
-    let game = game_from("0,0,0,0/1,0,4,6 AAAA/BBBB 32-5 A -", "standard");
-    assert_eq!(game.legal_actions().to_vec(), vec![Action::Pass]);
+    // A holds only a4 (5 seeds) and cannot offer it, since B has fewer
+    // than the 6 captured seeds an offer costs him: the sowing of a4 is
+    // A's only action. 5 + 11 on the board and 28 + 4 captured: 48.
+    let game = game_from("0,0,0,5/1,0,4,6 AAAA/BBBB 28-4 A -", "standard");
+    assert_eq!(
+        game.legal_actions().iter().copied().collect::<Vec<_>>(),
+        [Action::Sow(Hole::A4)]
+    );
+    // With two choices the engine does search, at every level: the node
+    // count below can see a search.
+    let two = game_from("0,0,3,5/1,0,4,6 AAAA/BBBB 25-4 A -", "standard");
+    assert_eq!(two.legal_actions().len(), 2);
     for level in 1..=MAX_LEVEL {
         let mut e = Engine::new(options(level, false, 3));
-        assert_eq!(choose(&mut e, &game, &Limits::depth(4)), Some(Action::Pass));
-        assert_eq!(
-            search(&mut e, &game, &Limits::depth(4)).map(|r| r.best),
-            Some(Action::Pass)
+        assert!(choose(&mut e, &two, &Limits::depth(4)).is_some());
+        assert!(
+            e.last_nodes() > 0,
+            "level {level}: no search with two choices"
         );
+
+        assert_eq!(
+            choose(&mut e, &game, &Limits::depth(4)),
+            Some(Action::Sow(Hole::A4))
+        );
+        assert_eq!(e.last_nodes(), 0, "level {level}: choose searched");
+        let r = search(&mut e, &game, &Limits::depth(4)).unwrap();
+        assert_eq!(r.best, Action::Sow(Hole::A4));
+        assert_eq!((r.nodes, r.depth), (0, 0), "level {level}: search searched");
+        assert_eq!(e.last_nodes(), 0);
     }
 }
 
@@ -665,7 +683,7 @@ fn honour_binds_only_the_engine_side() {
 /// must not give A one of its holes of 7 seeds for 6 captured ones.
 #[test]
 fn honour_does_not_make_the_opponent_accept_at_low_levels() {
-    assert_eq!(level_profile(2).depth, Some(2));
+    assert_eq!(Level::new(2).unwrap().profile().depth, Some(2));
     let mut differences = Vec::new();
     let mut compare = |game: &Game, seed: u64| {
         let mut plain = Engine::new(options(2, false, seed));
@@ -929,49 +947,86 @@ fn different_seeds_give_different_games_at_level_1() {
 // ---------------------------------------------------------------------------
 // Limits and the stop flag
 
+/// The search looks at the stop flag and the clock at a node of the main
+/// search once 1024 nodes have been counted since the last look; the
+/// quiescence nodes below one node can only delay that a little, so a
+/// raised flag is seen within 2 × 1024 nodes.
+const CHECK_EVERY: u64 = 1024;
+
 #[test]
 fn the_stop_flag_ends_an_unlimited_search_promptly() {
-    let stop = Arc::new(AtomicBool::new(false));
+    // The flag is raised from inside the search, as the first iteration
+    // past 20,000 nodes ends: no clock, no thread, the same count of nodes
+    // on any machine. The next iteration costs more than the 2 × 1024
+    // nodes the flag may take to be seen, so it is abandoned.
+    let stop = AtomicBool::new(false);
     let game = random_game(&mut ChaCha8Rng::seed_from_u64(9), Rules::STANDARD, 12);
     assert!(!game.is_over());
+    let mut at_stop = None;
+    let mut e = Engine::new(Options::default());
+    let r = e
+        .search(&game, &Limits::default(), &stop, &mut |info: &Info| {
+            if at_stop.is_none() && info.nodes >= 20_000 {
+                at_stop = Some((info.depth, info.nodes));
+                stop.store(true, Ordering::Relaxed);
+            }
+        })
+        .expect("a live game");
+    assert_legal(&game, r.best, "stopped search");
+    let (depth, nodes) = at_stop.expect("the search reached 20,000 nodes");
+    assert_eq!(
+        r.depth, depth,
+        "the iteration after the flag is not reported"
+    );
+    assert!(
+        r.nodes - nodes <= 2 * CHECK_EVERY,
+        "{} nodes after the flag",
+        r.nodes - nodes
+    );
+}
+
+#[test]
+fn a_search_started_with_the_flag_raised_ends_at_once() {
+    // Raised before the search starts: the search ends at its first look,
+    // whatever the machine's load.
+    let stop = Arc::new(AtomicBool::new(true));
+    let game = random_game(&mut ChaCha8Rng::seed_from_u64(9), Rules::STANDARD, 12);
     let (g, s) = (game.clone(), Arc::clone(&stop));
-    let started = Instant::now();
     let worker = std::thread::spawn(move || {
         let mut e = Engine::new(Options::default());
-        let r = e.search(&g, &Limits::default(), &s, &mut |_| {});
-        (r, Instant::now())
+        e.search(&g, &Limits::default(), &s, &mut |_| {})
     });
-    std::thread::sleep(Duration::from_millis(100));
-    let flagged = Instant::now();
-    stop.store(true, Ordering::Relaxed);
-    let (r, returned) = worker.join().unwrap();
-    let r = r.expect("a live game");
+    let r = worker.join().unwrap().expect("a live game");
     assert_legal(&game, r.best, "stopped search");
-    assert!(
-        returned >= flagged,
-        "the search ended by itself after {:?}",
-        returned - started
-    );
-    assert!(
-        returned - flagged < Duration::from_millis(1000),
-        "stopped after {:?}",
-        returned - flagged
-    );
+    assert!(r.nodes <= 2 * CHECK_EVERY, "{} nodes", r.nodes);
     assert!(r.depth < Limits::MAX_DEPTH);
 }
 
 #[test]
 fn time_and_node_limits_are_kept() {
     let game = random_game(&mut ChaCha8Rng::seed_from_u64(10), Rules::STANDARD, 10);
-    let mut e = full_strength();
-    let t = Instant::now();
-    let r = search(&mut e, &game, &Limits::time(Duration::from_millis(150))).unwrap();
-    assert!(
-        t.elapsed() < Duration::from_millis(1000),
-        "{:?}",
-        t.elapsed()
-    );
+    // A time limit already spent when the search starts: the search stops
+    // at its first look at the clock, so within a count of nodes that no
+    // machine's speed changes (the node limit is only a backstop, far
+    // above, for a search that would ignore the clock).
+    let spent = Limits {
+        depth: None,
+        nodes: Some(1_000_000),
+        time: Some(Duration::ZERO),
+    };
+    let r = search(&mut full_strength(), &game, &spent).unwrap();
     assert_legal(&game, r.best, "timed search");
+    assert!(r.nodes <= 2 * CHECK_EVERY, "{} nodes", r.nodes);
+    // A real budget on the clock: the search ends by itself. No upper
+    // bound on the time here: a loaded machine may stall any thread.
+    let r = search(
+        &mut full_strength(),
+        &game,
+        &Limits::time(Duration::from_millis(50)),
+    )
+    .unwrap();
+    assert_legal(&game, r.best, "timed search");
+    assert!(r.depth < Limits::MAX_DEPTH);
     let r = search(&mut full_strength(), &game, &Limits::nodes(5_000)).unwrap();
     assert_legal(&game, r.best, "node-limited search");
     // The node count is checked at every node of the main search: the

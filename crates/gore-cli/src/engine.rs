@@ -1,5 +1,7 @@
 //! `gore engine`: the line-based engine protocol on stdin/stdout
-//! (docs/PROTOCOL.md).
+//! (docs/PROTOCOL.md). Lines are read as [`Command`]s and answered with
+//! [`Reply`]s: the grammar is [`crate::protocol`]'s; this module does what
+//! the commands ask.
 //!
 //! The main thread reads commands and answers them at once; `go` hands the
 //! engine and a copy of the game to a worker thread, which prints `info`
@@ -16,8 +18,12 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
-use gore_ai::{Engine, Info, Limits, Options, MAX_LEVEL};
+use gore_ai::{Engine, Level, Limits, Options};
 use gore_core::{Action, Game, GpnError, Position, Rules};
+
+use crate::protocol::{
+    quote, Command, EngineOption, Go, InfoLine, OptionKind, Reply, Start, HASH_MAX, HASH_MIN,
+};
 
 #[derive(Args)]
 pub struct EngineArgs {}
@@ -26,11 +32,6 @@ pub struct EngineArgs {}
 const MAX_LINE: usize = 64 * 1024;
 /// The search time of a `go` without any limit.
 const DEFAULT_MOVETIME: Duration = Duration::from_millis(1000);
-/// Bounds of the `hash` option, in MiB.
-const HASH_MIN: usize = 1;
-const HASH_MAX: usize = 4096;
-/// Bounds of `go depth` (the search never goes deeper).
-const DEPTH_MAX: u64 = Limits::MAX_DEPTH as u64;
 
 pub fn run(_args: EngineArgs) -> Result<()> {
     let mut input = io::stdin().lock();
@@ -51,7 +52,7 @@ pub fn run(_args: EngineArgs) -> Result<()> {
             return Ok(());
         }
         if buf.len() > MAX_LINE {
-            send(&format!("error line longer than {MAX_LINE} bytes"));
+            reply(&Reply::Error(format!("line longer than {MAX_LINE} bytes")));
             continue;
         }
         let line = String::from_utf8_lossy(&buf);
@@ -100,22 +101,9 @@ fn send(line: &str) {
     let _ = out.flush();
 }
 
-/// A piece of the input, quoted for an error line: control characters
-/// escaped, at most 40 characters.
-fn quote(s: &str) -> String {
-    let mut t = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i == 40 {
-            t.push('…');
-            break;
-        }
-        if c.is_control() {
-            t.extend(c.escape_default());
-        } else {
-            t.push(c);
-        }
-    }
-    format!("`{t}`")
+/// Writes one reply line.
+fn reply(r: &Reply) {
+    send(&r.to_string());
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -189,222 +177,117 @@ impl Session {
 
     /// Answers one command line.
     fn handle(&mut self, line: &str) -> Flow {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let Some((&cmd, args)) = words.split_first() else {
+        if line.split_whitespace().next().is_none() {
             return Flow::Continue;
-        };
-        let result = match cmd {
-            "gpi" => no_args(cmd, args).map(|()| gpi()),
-            "isready" => no_args(cmd, args).map(|()| send("readyok")),
-            "setoption" => self.setoption(args),
-            "rules" => self.set_rules(args),
-            "newgame" => no_args(cmd, args).map(|()| {
-                self.clear_hash = true;
-                self.game = Game::new(self.rules);
-            }),
-            "position" => self.position(args),
-            "go" => self.go(args),
-            "stop" => no_args(cmd, args).map(|()| self.join(true)),
-            "legal" => no_args(cmd, args).map(|()| {
-                let mut line = String::from("legal");
-                for a in self.game.legal_actions().iter() {
-                    line.push(' ');
-                    line.push_str(&a.to_string());
+        }
+        // A `go` during a search is refused as such, whatever its
+        // parameters: the search must be stopped first.
+        if line.split_whitespace().next() == Some("go") && self.searching() {
+            reply(&Reply::Error(
+                "go: already searching (send stop first)".into(),
+            ));
+            return Flow::Continue;
+        }
+        let result = match line.parse::<Command>() {
+            Err(e) => Err(e.0),
+            Ok(command) => match command {
+                Command::Gpi => {
+                    gpi();
+                    Ok(())
                 }
-                send(&line);
-            }),
-            "d" | "show" => no_args(cmd, args).map(|()| {
-                send(&format!("position {}", self.game.position()));
-                send(&format!("rules {}", self.rules));
-            }),
-            "quit" => match no_args(cmd, args) {
-                Ok(()) => return Flow::Quit,
-                Err(e) => Err(e),
+                Command::IsReady => {
+                    reply(&Reply::ReadyOk);
+                    Ok(())
+                }
+                Command::SetOption(o) => {
+                    self.setoption(o);
+                    Ok(())
+                }
+                Command::Rules(rules) => {
+                    self.rules = rules;
+                    self.game = Game::new(rules);
+                    Ok(())
+                }
+                Command::NewGame => {
+                    self.clear_hash = true;
+                    self.game = Game::new(self.rules);
+                    Ok(())
+                }
+                Command::Position { start, actions } => self.position(&start, &actions),
+                Command::Go(go) => self.go(go),
+                Command::Stop => {
+                    self.join(true);
+                    Ok(())
+                }
+                Command::Legal => {
+                    reply(&Reply::Legal(
+                        self.game.legal_actions().iter().copied().collect(),
+                    ));
+                    Ok(())
+                }
+                Command::Show => {
+                    reply(&Reply::Position(self.game.position().to_string()));
+                    reply(&Reply::Rules(self.rules));
+                    Ok(())
+                }
+                Command::Quit => return Flow::Quit,
             },
-            _ => Err(format!(
-                "unknown command {} (commands: gpi isready setoption rules newgame position go stop legal d show quit)",
-                quote(cmd)
-            )),
         };
         if let Err(e) = result {
-            send(&format!("error {e}"));
+            reply(&Reply::Error(e));
         }
         Flow::Continue
     }
 
-    fn setoption(&mut self, args: &[&str]) -> Result<(), String> {
-        const USAGE: &str = "setoption: expected `setoption name <name> value <value>`";
-        let [name_kw, name, value_kw, value] = args else {
-            return Err(match args {
-                [] => USAGE.to_string(),
-                ["name"] => "setoption: missing the option name".to_string(),
-                ["name", _] | ["name", _, "value"] => {
-                    "setoption: missing the value (setoption name <name> value <value>)".to_string()
-                }
-                _ => USAGE.to_string(),
-            });
-        };
-        if *name_kw != "name" || *value_kw != "value" {
-            return Err(USAGE.to_string());
+    fn setoption(&mut self, option: EngineOption) {
+        match option {
+            EngineOption::Level(l) => self.options.level = l,
+            EngineOption::Honourable(h) => self.options.honourable = h,
+            EngineOption::Hash(h) => self.options.hash_mb = h,
+            EngineOption::Seed(s) => self.options.seed = s,
         }
-        let mut o = self.options;
-        match name.to_ascii_lowercase().as_str() {
-            "level" => {
-                o.level = parse_num(value, 1, MAX_LEVEL as u64)
-                    .map_err(|e| format!("setoption level: {e}"))? as u8
-            }
-            "honourable" => {
-                o.honourable = match value.to_ascii_lowercase().as_str() {
-                    "true" => true,
-                    "false" => false,
-                    _ => {
-                        return Err(format!(
-                            "setoption honourable: {} is not true or false",
-                            quote(value)
-                        ))
-                    }
-                }
-            }
-            "hash" => {
-                o.hash_mb = parse_num(value, HASH_MIN as u64, HASH_MAX as u64)
-                    .map_err(|e| format!("setoption hash: {e}"))?
-                    as usize
-            }
-            "seed" => {
-                o.seed =
-                    parse_num(value, 0, u64::MAX).map_err(|e| format!("setoption seed: {e}"))?
-            }
-            _ => {
-                return Err(format!(
-                    "setoption: unknown option {} (options: level, honourable, hash, seed)",
-                    quote(name)
-                ))
-            }
-        }
-        self.options = o;
-        Ok(())
     }
 
-    fn set_rules(&mut self, args: &[&str]) -> Result<(), String> {
-        let [text] = args else {
-            return Err(if args.is_empty() {
-                "rules: missing the rule set, as `rules standard` or `rules skip-origin,ply-cap=200`"
-                    .to_string()
-            } else {
-                "rules: expected one word, options joined by commas without spaces (skip-origin,ply-cap=200)"
-                    .to_string()
-            });
-        };
-        let rules: Rules = text.parse().map_err(|e| format!("{e}"))?;
-        self.rules = rules;
-        self.game = Game::new(rules);
-        Ok(())
-    }
-
-    fn position(&mut self, args: &[&str]) -> Result<(), String> {
-        let (start, rest) = match args.split_first() {
-            Some((&"startpos", rest)) => (Position::new(self.rules.variant), rest),
-            Some((&"gpn", rest)) => {
-                let end = rest
-                    .iter()
-                    .position(|w| *w == "actions")
-                    .unwrap_or(rest.len());
-                if end == 0 {
-                    return Err("position gpn: missing the five GPN fields".to_string());
-                }
-                let gpn = rest[..end].join(" ");
-                let pos = Position::from_gpn(&gpn, self.rules.variant).map_err(|e| match e {
+    fn position(&mut self, start: &Start, actions: &[Action]) -> Result<(), String> {
+        let start = match start {
+            Start::StartPos => Position::new(self.rules.variant),
+            Start::Gpn(gpn) => {
+                Position::from_gpn(gpn, self.rules.variant).map_err(|e| match e {
                     GpnError::Parse(e) => format!("position gpn: {e}"),
                     // "position: holes and captured totals hold ..."
                     GpnError::Invalid(e) => format!("position gpn: invalid {e}"),
-                })?;
-                (pos, &rest[end..])
-            }
-            Some((w, _)) => {
-                return Err(format!(
-                    "position: expected startpos or gpn, not {}",
-                    quote(w)
-                ))
-            }
-            None => {
-                return Err(
-                    "position: expected `position startpos` or `position gpn <GPN>`, then optionally `actions <a1> <a2> ...`"
-                        .to_string(),
-                )
+                })?
             }
         };
         let mut game = Game::from_position(start, self.rules.ply_cap);
-        match rest.split_first() {
-            None => {}
-            Some((&"actions", actions)) => {
-                for (i, token) in actions.iter().enumerate() {
-                    let n = i + 1;
-                    let action: Action = token
-                        .parse()
-                        .map_err(|e| format!("position: action {n} {}: {e}", quote(token)))?;
-                    game.play(action)
-                        .map_err(|e| format!("position: action {n} {}: {e}", quote(token)))?;
-                }
-            }
-            Some((w, _)) => {
-                return Err(format!(
-                    "position: expected `actions` after the position, not {}",
-                    quote(w)
-                ))
-            }
+        for (i, &action) in actions.iter().enumerate() {
+            game.play(action).map_err(|e| {
+                format!(
+                    "position: action {} {}: {e}",
+                    i + 1,
+                    quote(&action.to_string())
+                )
+            })?;
         }
         self.game = game;
         Ok(())
     }
 
-    fn go(&mut self, args: &[&str]) -> Result<(), String> {
-        if self.searching() {
-            return Err("go: already searching (send stop first)".to_string());
-        }
-        let mut limits = Limits::default();
-        let mut infinite = false;
-        let mut it = args.iter();
-        while let Some(&word) = it.next() {
-            let mut value = |name: &str, lo: u64, hi: u64| -> Result<u64, String> {
-                let v = it
-                    .next()
-                    .ok_or_else(|| format!("go {name}: missing the number"))?;
-                parse_num(v, lo, hi).map_err(|e| format!("go {name}: {e}"))
-            };
-            let twice = match word {
-                "depth" => limits
-                    .depth
-                    .replace(value(word, 1, DEPTH_MAX)? as u32)
-                    .is_some(),
-                "nodes" => limits.nodes.replace(value(word, 1, u64::MAX)?).is_some(),
-                "movetime" => limits
-                    .time
-                    .replace(Duration::from_millis(value(word, 1, u64::MAX)?))
-                    .is_some(),
-                "infinite" => std::mem::replace(&mut infinite, true),
-                _ => {
-                    return Err(format!(
-                    "go: unknown parameter {} (go [depth N] [nodes N] [movetime MS] [infinite])",
-                    quote(word)
-                ))
-                }
-            };
-            if twice {
-                return Err(format!("go: {word} is given twice"));
-            }
-        }
-        let limited = limits != Limits::default();
-        if infinite && limited {
-            return Err(
-                "go: infinite runs until stop; it takes no depth, nodes or movetime".into(),
-            );
-        }
+    fn go(&mut self, go: Go) -> Result<(), String> {
         if self.game.is_over() {
             return Err("game over".to_string());
         }
-        if !infinite && !limited {
-            limits.time = Some(DEFAULT_MOVETIME);
-        }
+        let infinite = go == Go::Infinite;
+        let limits = match go.limits() {
+            None => Limits::default(),
+            // No limit at all: the default movetime, at every level (the
+            // lower ones also stop at their own depth).
+            Some(l) if l == Limits::default() => self
+                .options
+                .level
+                .limits_within(DEFAULT_MOVETIME, DEFAULT_MOVETIME),
+            Some(l) => l,
+        };
 
         self.join(false);
         let mut engine = self
@@ -425,7 +308,7 @@ impl Session {
             }));
             let Ok(best) = outcome else {
                 worker_done.store(true, Ordering::SeqCst);
-                send("error internal: the search failed");
+                reply(&Reply::Error("internal: the search failed".into()));
                 return None;
             };
             // `go infinite` answers only after `stop`, even when the
@@ -435,8 +318,8 @@ impl Session {
             }
             worker_done.store(true, Ordering::SeqCst);
             match best {
-                Some(a) => send(&format!("bestaction {a}")),
-                None => send("error game over"),
+                Some(a) => reply(&Reply::BestAction(a)),
+                None => reply(&Reply::Error("game over".into())),
             }
             Some(engine)
         });
@@ -453,72 +336,46 @@ impl Session {
 /// The engine's decision: full search with `info` lines at the top level,
 /// level play below it.
 fn decide(engine: &mut Engine, game: &Game, limits: &Limits, stop: &AtomicBool) -> Option<Action> {
-    if engine.options().level < MAX_LEVEL {
-        engine.choose(game, limits, stop)
-    } else {
+    if engine.options().level.is_max() {
         engine
-            .search(game, limits, stop, &mut |info| send(&info_line(info)))
+            .search(game, limits, stop, &mut |info| {
+                reply(&Reply::Info(InfoLine::from_info(info)))
+            })
             .map(|r| r.best)
+    } else {
+        engine.choose(game, limits, stop)
     }
-}
-
-/// `info depth <d> score <s> nodes <n> nps <n> time <ms> pv <actions...>`.
-fn info_line(info: &Info) -> String {
-    let mut line = format!(
-        "info depth {} score {} nodes {} nps {} time {} pv",
-        info.depth,
-        info.score,
-        info.nodes,
-        info.nps(),
-        info.elapsed.as_millis()
-    );
-    for a in &info.pv {
-        line.push(' ');
-        line.push_str(&a.to_string());
-    }
-    line
 }
 
 /// The answer to `gpi`.
 fn gpi() {
-    send(&format!("id name gore {}", env!("CARGO_PKG_VERSION")));
-    send("id author The Goré project");
     let d = Options::default();
-    send(&format!(
-        "option name level type spin default {MAX_LEVEL} min 1 max {MAX_LEVEL}"
-    ));
-    send(&format!(
-        "option name honourable type check default {}",
-        d.honourable
-    ));
-    send(&format!(
-        "option name hash type spin default {} min {HASH_MIN} max {HASH_MAX}",
-        d.hash_mb
-    ));
-    send(&format!("option name seed type spin default {}", d.seed));
-    send("gpiok");
-}
-
-/// A command that takes no argument.
-fn no_args(cmd: &str, args: &[&str]) -> Result<(), String> {
-    match args.first() {
-        None => Ok(()),
-        Some(w) => Err(format!("{cmd}: unexpected argument {}", quote(w))),
-    }
-}
-
-/// A whole number in decimal digits, from `lo` to `hi`.
-fn parse_num(s: &str, lo: u64, hi: u64) -> Result<u64, String> {
-    let range = if hi == u64::MAX {
-        format!("a whole number from {lo}")
-    } else {
-        format!("a whole number from {lo} to {hi}")
+    let spin = |name: &str, default: u64, range: Option<(u64, u64)>| Reply::Option {
+        name: name.into(),
+        kind: OptionKind::Spin { default, range },
     };
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(format!("{} is not {range}", quote(s)));
-    }
-    match s.parse::<u64>() {
-        Ok(v) if (lo..=hi).contains(&v) => Ok(v),
-        _ => Err(format!("{} is not {range}", quote(s))),
+    for r in [
+        Reply::IdName(format!("gore {}", env!("CARGO_PKG_VERSION"))),
+        Reply::IdAuthor("The Goré project".into()),
+        spin(
+            "level",
+            u64::from(Level::MAX.get()),
+            Some((u64::from(Level::MIN.get()), u64::from(Level::MAX.get()))),
+        ),
+        Reply::Option {
+            name: "honourable".into(),
+            kind: OptionKind::Check {
+                default: d.honourable,
+            },
+        },
+        spin(
+            "hash",
+            d.hash_mb as u64,
+            Some((HASH_MIN as u64, HASH_MAX as u64)),
+        ),
+        spin("seed", d.seed, None),
+        Reply::GpiOk,
+    ] {
+        reply(&r);
     }
 }

@@ -9,6 +9,7 @@ mod commands;
 mod engine;
 mod matches;
 mod play;
+mod protocol;
 mod serve;
 
 use std::process::ExitCode;

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 use clap::{Args, ValueEnum};
-use gore_ai::{level_profile, Engine, Limits, Options, MAX_LEVEL};
+use gore_ai::{Engine, Level, Options, MAX_LEVEL};
 use gore_core::{Action, Game, Player, Position, Record, Rules};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -109,18 +109,17 @@ pub fn run(args: PlayArgs) -> Result<()> {
         }
     };
     let is_human = |p: Player| args.opponent == Opponent::Human || p == args.side;
+    // Checked by clap already; a level out of range is an error, not a panic.
+    let level = Level::new(args.level).map_err(|e| anyhow!("--level: {e}"))?;
     let mut engine = Engine::new(Options {
-        level: args.level,
+        level,
         honourable: args.honourable,
         seed,
         ..Options::default()
     });
     // Level 8 thinks for the time given; the lower levels search to their
     // own depth, so that a seed replays the same game.
-    let limits = match level_profile(args.level).depth {
-        Some(d) if args.level < MAX_LEVEL => Limits::depth(d),
-        _ => Limits::time(Duration::from_millis(args.movetime.max(1))),
-    };
+    let limits = level.limits(Duration::from_millis(args.movetime.max(1)));
     let stop = AtomicBool::new(false);
 
     let stdin = io::stdin();

@@ -252,7 +252,17 @@ fn go_without_limits_uses_the_default_movetime() {
     g.send("go");
     let lines = g.until("bestaction");
     let t = start.elapsed();
-    assert!(t < Duration::from_secs(5), "took {t:?}");
+    // docs/PROTOCOL.md: with no parameter the engine searches for 1000 ms.
+    // The position is far from decided, so the search runs to its time:
+    // never less (the engine's clock starts after ours). The upper bound is
+    // only that of a search that stopped by the clock at all, with room
+    // for a loaded machine.
+    let default = Duration::from_millis(1000);
+    assert!(
+        t >= default,
+        "answered after {t:?}, before the default movetime"
+    );
+    assert!(t < default + TIMEOUT, "took {t:?}");
     for l in &lines[..lines.len() - 1] {
         parse_info(l);
     }
@@ -264,7 +274,8 @@ fn infinite_search_answers_isready_and_stops_at_once() {
     let mut g = Gore::start();
     g.send("position startpos actions a2 b3 a1");
     g.send("go infinite");
-    thread::sleep(Duration::from_millis(300));
+    // The first iteration's report: the search is running.
+    assert!(g.line().starts_with("info depth 1 "));
     // Searching: isready is answered at once, go is refused.
     g.send("isready");
     g.send("go depth 1");
@@ -291,14 +302,11 @@ fn infinite_search_answers_isready_and_stops_at_once() {
         }
         assert!(l.starts_with("info "), "{l}");
     }
-    let start = Instant::now();
+    // An infinite search never answers by itself (this position is far
+    // from decided), so a `bestaction` within the read timeout is the
+    // stop's doing.
     g.send("stop");
     let lines = g.until("bestaction");
-    assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "stop took {:?}",
-        start.elapsed()
-    );
     // The search was of the position given before `go`.
     let mut game = Game::new(Rules::STANDARD);
     for a in ["a2", "b3", "a1"] {
@@ -531,7 +539,7 @@ fn quit_and_end_of_input_exit_with_success() {
     // quit during an infinite search.
     let mut g = Gore::start();
     g.send("go infinite");
-    thread::sleep(Duration::from_millis(100));
+    assert!(g.line().starts_with("info depth 1 "), "searching");
     g.send("quit");
     assert!(g.exit_status().success());
 

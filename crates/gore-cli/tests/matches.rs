@@ -225,7 +225,13 @@ fn bad_engine_specs_are_clear_errors() {
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
     assert!(e.contains("--engine2 `cmd:/nonexistent/engine`"), "{e}");
+    // One message, whether the shell had exited before `gpi` was written
+    // (the write fails) or after (its output ends): how it ended, its last
+    // words, and what did not come.
+    assert!(e.contains("exited (exit status: 127); stderr: "), "{e}");
+    assert!(e.contains("/nonexistent/engine"), "{e}");
     assert!(e.contains("before `gpiok`"), "{e}");
+    assert!(!e.contains("cannot send"), "{e}");
     // Bad SPRT and rules are named too.
     let o = gore(&[
         "match",

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
 
-use gore_ai::{Engine, Limits, Options, MAX_LEVEL};
+use gore_ai::{Engine, Level, Options, MAX_LEVEL};
 use gore_core::{Action, Player, Position, Rules};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -513,7 +513,9 @@ impl AppState {
                     room.ai_busy = false;
                     return Ok(());
                 }
-                let level = room.row.level;
+                // Checked when the game was made; a damaged row is refused.
+                let level = Level::new(room.row.level)
+                    .map_err(|e| ApiError::internal(format!("the stored level: {e}")))?;
                 let options = Options {
                     level,
                     honourable: room.row.honourable,
@@ -521,12 +523,10 @@ impl AppState {
                     seed: ai_seed(room.id(), room.ply()),
                     ..Options::default()
                 };
-                let limits = if level >= MAX_LEVEL {
-                    Limits::time(self.0.config.ai_time)
-                } else {
-                    // The level's own depth; the time is only a safety net.
-                    Limits::time(self.0.config.ai_time * 5)
-                };
+                // The top level thinks for the time given; the others search
+                // to their own depth, with the time as a safety net only.
+                let ai_time = self.0.config.ai_time;
+                let limits = level.limits_within(ai_time, ai_time * 5);
                 (
                     room.game.clone(),
                     options,

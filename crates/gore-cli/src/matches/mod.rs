@@ -14,11 +14,8 @@
 //!
 //! Output: see [`report`] and docs/STRENGTH.md.
 
-#[path = "match_external.rs"]
 mod external;
-#[path = "match_players.rs"]
 mod players;
-#[path = "match_stats.rs"]
 mod stats;
 
 use std::collections::HashSet;
@@ -50,13 +47,21 @@ pub const DEFAULT_PLY_CAP: u32 = 300;
 
 #[derive(Args)]
 pub struct MatchArgs {
-    /// The first engine (results are given from its side): random, greedy,
-    /// ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB],
-    /// or cmd:[OPTIONS:]COMMAND for an external engine speaking the engine
+    /// The first engine (results are given from its side): `random`,
+    /// `greedy`, `ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB]`,
+    /// or `cmd:[OPTIONS:]COMMAND` for an external engine speaking the engine
     /// protocol.
     // Specs are checked by `run`, so that a bad one exits with status 1
-    // and a one-line message like every other error of the tool.
-    #[arg(long, value_name = "SPEC")]
+    // and a one-line message like every other error of the tool. The help
+    // text is given apart so that `--help` shows the forms without the
+    // backquotes the doc comment needs.
+    #[arg(
+        long,
+        value_name = "SPEC",
+        help = "The first engine (results are given from its side): random, greedy, \
+                ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB], \
+                or cmd:[OPTIONS:]COMMAND for an external engine speaking the engine protocol"
+    )]
     engine1: String,
     /// The second engine, written like --engine1.
     #[arg(long, value_name = "SPEC")]
@@ -701,11 +706,90 @@ mod tests {
         assert!(make_openings(capped, 4, 1, 1).is_err());
     }
 
+    /// The UTC date of a Unix second, counted the slow way: whole years
+    /// from 1970, then whole months (a different method from the one the
+    /// tools use).
+    fn naive_date(unix_secs: u64) -> (u64, u64, u64) {
+        let leap =
+            |y: u64| (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400);
+        let mut days = unix_secs / 86_400;
+        let mut year = 1970;
+        while days >= if leap(year) { 366 } else { 365 } {
+            days -= if leap(year) { 366 } else { 365 };
+            year += 1;
+        }
+        let feb = if leap(year) { 29 } else { 28 };
+        let lengths = [31, feb, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+        let mut month = 1;
+        for len in lengths {
+            if days < len {
+                break;
+            }
+            days -= len;
+            month += 1;
+        }
+        (year, month, days + 1)
+    }
+
+    /// `YYYY-MM-DD` read back into numbers, each in its range.
+    fn read_iso(d: &str) -> (u64, u64, u64) {
+        let parts: Vec<&str> = d.split('-').collect();
+        assert_eq!(parts.len(), 3, "{d}");
+        assert_eq!(
+            parts.iter().map(|p| p.len()).collect::<Vec<_>>(),
+            [4, 2, 2],
+            "{d}"
+        );
+        assert!(d.bytes().all(|b| b.is_ascii_digit() || b == b'-'), "{d}");
+        let n: Vec<u64> = parts.iter().map(|p| p.parse().unwrap()).collect();
+        assert!((1..=12).contains(&n[1]), "month: {d}");
+        assert!((1..=31).contains(&n[2]), "day: {d}");
+        (n[0], n[1], n[2])
+    }
+
     #[test]
-    fn date_is_iso() {
+    fn the_slow_count_agrees_with_the_calendar() {
+        // Worked by hand: 1,700,000,000 s is 19,675 days and 80,000 s, and
+        // 19,675 days from 1970-01-01 is 2023-11-14; 951,782,400 s is 11,016
+        // days: 30 years (7 of them leap) are 10,957, then 31 + 28 more
+        // reach 2000-02-29, a leap day (2000 divides by 400). 2100 does not:
+        // its 28 February is followed by 1 March.
+        assert_eq!(naive_date(0), (1970, 1, 1));
+        assert_eq!(naive_date(1_700_000_000), (2023, 11, 14));
+        assert_eq!(naive_date(951_782_400), (2000, 2, 29));
+        assert_eq!(naive_date(978_307_200), (2001, 1, 1));
+        assert_eq!(naive_date(4_107_456_000), (2100, 2, 28));
+        assert_eq!(naive_date(4_107_542_400), (2100, 3, 1));
+    }
+
+    #[test]
+    fn dates_are_iso() {
+        for secs in [
+            0,
+            1_700_000_000,
+            951_782_400,
+            951_868_799,
+            978_307_199,
+            4_107_542_400,
+        ] {
+            let d = gore_core::iso_date(secs as i64 * 1000);
+            assert_eq!(read_iso(&d), naive_date(secs), "{secs}: {d}");
+        }
+        // Today's date is the one of the clock's second, read just before
+        // or just after (midnight may fall between).
+        let now = || {
+            SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap()
+                .as_secs()
+        };
+        let before = now();
         let d = today();
-        assert_eq!(d.len(), 10);
-        assert!(d.starts_with("20"));
-        assert_eq!(&d[4..5], "-");
+        let after = now();
+        let got = read_iso(&d);
+        assert!(
+            got == naive_date(before) || got == naive_date(after),
+            "{d} at {before}"
+        );
     }
 }

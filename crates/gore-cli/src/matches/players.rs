@@ -6,7 +6,7 @@ use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use gore_ai::{baselines, Engine, Limits, Options, MAX_LEVEL};
+use gore_ai::{baselines, Engine, Level, Limits, Options, MAX_LEVEL};
 use gore_core::{Action, Game, Rules};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -21,7 +21,7 @@ pub enum Kind {
     /// The 1-ply greedy capturer.
     Greedy,
     /// The built-in gore-ai at a level.
-    Ai(u8),
+    Ai(Level),
     /// An external engine speaking the engine protocol, run by `sh -c`.
     Cmd(String),
 }
@@ -43,7 +43,7 @@ pub struct EngineSpec {
     /// `hash=MB`: transposition table size.
     pub hash_mb: Option<usize>,
     /// `level=N` (external engines; built-in ones give it as `ai:N`).
-    pub level: Option<u8>,
+    pub level: Option<Level>,
 }
 
 pub const SPEC_HELP: &str = "random, greedy, ai:LEVEL[:depth=N][:nodes=N][:movetime=MS]\
@@ -96,10 +96,9 @@ impl EngineSpec {
             "hash" => self.hash_mb = Some(positive(key, value)?),
             "level" if allow_level => {
                 let l: u8 = positive(key, value)?;
-                if l > MAX_LEVEL {
-                    return Err(format!("level={value}: levels go from 1 to {MAX_LEVEL}"));
-                }
-                self.level = Some(l);
+                let level = Level::new(l)
+                    .map_err(|_| format!("level={value}: levels go from 1 to {MAX_LEVEL}"))?;
+                self.level = Some(level);
             }
             _ => return Ok(false),
         }
@@ -125,7 +124,12 @@ impl EngineSpec {
             Kind::Random | Kind::Greedy => false,
             Kind::Ai(level) => {
                 self.movetime.is_some()
-                    || (level == MAX_LEVEL && self.limits().is_none() && default_movetime > 0)
+                    || (self.limits().is_none()
+                        && default_movetime > 0
+                        && level
+                            .limits(Duration::from_millis(default_movetime))
+                            .time
+                            .is_some())
             }
             Kind::Cmd(_) => self.movetime.is_some() || self.limits().is_none(),
         }
@@ -148,7 +152,7 @@ impl FromStr for EngineSpec {
             let level = level_text
                 .parse::<u8>()
                 .ok()
-                .filter(|l| (1..=MAX_LEVEL).contains(l))
+                .and_then(|l| Level::new(l).ok())
                 .ok_or_else(|| {
                     bad(format!(
                         "the level `{level_text}` is not a number from 1 to {MAX_LEVEL}"
@@ -215,17 +219,12 @@ pub enum Player {
 
 impl Player {
     pub fn new(spec: &EngineSpec, setup: &Setup) -> Player {
-        let default_limits = Limits::time(Duration::from_millis(setup.default_movetime));
+        let movetime = Duration::from_millis(setup.default_movetime);
         match &spec.kind {
             Kind::Random => Player::Random(ChaCha8Rng::seed_from_u64(0)),
             Kind::Greedy => Player::Greedy(ChaCha8Rng::seed_from_u64(0)),
             Kind::Ai(level) => {
-                let limits = match spec.limits() {
-                    Some(l) => l,
-                    // The lower levels have their own depth caps.
-                    None if *level < MAX_LEVEL => Limits::default(),
-                    None => default_limits,
-                };
+                let limits = spec.limits().unwrap_or_else(|| level.limits(movetime));
                 let engine = Engine::new(Options {
                     level: *level,
                     honourable: spec.honourable,
@@ -239,7 +238,9 @@ impl Player {
                 }
             }
             Kind::Cmd(command) => {
-                let limits = spec.limits().unwrap_or(default_limits);
+                // The engine's own level policy is its business: it gets
+                // the movetime.
+                let limits = spec.limits().unwrap_or(Limits::time(movetime));
                 Player::External(Box::new(External::new(
                     spec.clone(),
                     command.clone(),
@@ -295,7 +296,7 @@ mod tests {
         assert_eq!(spec("random").kind, Kind::Random);
         assert_eq!(spec("greedy").kind, Kind::Greedy);
         let s = spec("ai:8:depth=10:nodes=20000:movetime=50:honourable:hash=4");
-        assert_eq!(s.kind, Kind::Ai(8));
+        assert_eq!(s.kind, Kind::Ai(Level::MAX));
         assert_eq!(
             (s.depth, s.nodes, s.movetime, s.honourable, s.hash_mb),
             (Some(10), Some(20000), Some(50), true, Some(4))
@@ -307,7 +308,7 @@ mod tests {
         assert_eq!(spec("ai:3").limits(), None);
         let s = spec("cmd:movetime=30:level=4:/usr/bin/gore engine --x a:b");
         assert_eq!(s.kind, Kind::Cmd("/usr/bin/gore engine --x a:b".into()));
-        assert_eq!((s.movetime, s.level), (Some(30), Some(4)));
+        assert_eq!((s.movetime, s.level), (Some(30), Level::new(4).ok()));
         assert_eq!(
             spec("cmd:./engine").kind,
             Kind::Cmd("./engine".into()),

@@ -13,15 +13,16 @@
 //! `rules R`, `newgame`, `isready` → `readyok`. Per move: `position
 //! startpos [actions ...]` (or `position gpn <GPN> [actions ...]` for a game
 //! that does not start from the initial position), `go [depth N] [nodes N]
-//! [movetime MS]`, then lines until `bestaction X`.
+//! [movetime MS]`, then lines until `bestaction X`. Commands are written
+//! and replies read by [`crate::protocol`], the grammar `gore engine` uses.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{self, Child, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -29,6 +30,7 @@ use gore_ai::Limits;
 use gore_core::{Action, Game, Position, Rules};
 
 use super::players::{EngineSpec, Fault};
+use crate::protocol::{Command, EngineOption, Go, Reply, Start};
 
 /// How often a wait checks the match's stop flag.
 const POLL: Duration = Duration::from_millis(50);
@@ -56,13 +58,26 @@ struct Proc {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
-    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    stderr: Arc<StderrTail>,
     reaped: bool,
 }
 
+/// The last lines of the engine's stderr, and whether it has ended.
+#[derive(Default)]
+struct StderrTail {
+    state: Mutex<(VecDeque<String>, bool)>,
+    ended: Condvar,
+}
+
+/// How long a death report waits for the process to exit and for its
+/// stderr to end. Long enough for a loaded machine; only a process that
+/// closes its output but lives on (or leaves a child holding stderr) makes
+/// the report wait this long.
+const DEATH_WAIT: Duration = Duration::from_secs(3);
+
 impl Proc {
     fn spawn(command: &str) -> Result<Proc, String> {
-        let mut child = Command::new("sh")
+        let mut child = process::Command::new("sh")
             .arg("-c")
             .arg(command)
             .stdin(Stdio::piped())
@@ -82,41 +97,48 @@ impl Proc {
                 }
             }
         });
-        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
-        let tail = Arc::clone(&stderr_tail);
+        let tail = Arc::new(StderrTail::default());
+        let writer = Arc::clone(&tail);
         thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
-                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
-                if t.len() == STDERR_TAIL {
-                    t.pop_front();
+                let mut t = writer.state.lock().unwrap_or_else(|e| e.into_inner());
+                if t.0.len() == STDERR_TAIL {
+                    t.0.pop_front();
                 }
-                t.push_back(line);
+                t.0.push_back(line);
             }
+            writer.state.lock().unwrap_or_else(|e| e.into_inner()).1 = true;
+            writer.ended.notify_all();
         });
         Ok(Proc {
             stdin: child.stdin.take(),
             child,
             lines,
-            stderr_tail,
+            stderr: tail,
             reaped: false,
         })
     }
 
-    fn send(&mut self, line: &str) -> Result<(), String> {
-        let stdin = self.stdin.as_mut().ok_or("its input is closed")?;
-        stdin
-            .write_all(line.as_bytes())
-            .and_then(|()| stdin.write_all(b"\n"))
-            .and_then(|()| stdin.flush())
-            .map_err(|e| format!("cannot send `{line}`: {e}"))
+    fn send(&mut self, command: &Command) -> std::io::Result<()> {
+        let line = format!("{command}\n");
+        let stdin = self.stdin.as_mut().ok_or(std::io::ErrorKind::BrokenPipe)?;
+        stdin.write_all(line.as_bytes())?;
+        stdin.flush()
     }
 
-    /// Sends a line; a failure means the engine is gone, so it forfeits
-    /// with how it ended.
-    fn tell(&mut self, line: &str) -> Result<(), Fault> {
-        self.send(line)
-            .map_err(|e| Fault::Forfeit(format!("{} ({e})", self.death_note())))
+    /// Sends a command while waiting for the answer `awaited`. A failure
+    /// means the engine is gone: it forfeits with the same message as when
+    /// its output ends first ([`Proc::gone`]), since which of the two the
+    /// client sees first is a race.
+    fn tell(&mut self, command: &Command, awaited: &str) -> Result<(), Fault> {
+        self.send(command).map_err(|_| self.gone(awaited))
+    }
+
+    /// The fault of an engine that ended (closed its input or output)
+    /// before sending `awaited`.
+    fn gone(&mut self, awaited: &str) -> Fault {
+        Fault::Forfeit(format!("{} before `{awaited}`", self.death_note()))
     }
 
     fn read_line(&mut self, deadline: Instant, stop: &AtomicBool) -> Result<String, ReadError> {
@@ -139,23 +161,34 @@ impl Proc {
     /// How the process ended, with the last line of its stderr.
     fn death_note(&mut self) -> String {
         let mut status = None;
-        let until = Instant::now() + Duration::from_millis(500);
+        let until = Instant::now() + DEATH_WAIT;
         while Instant::now() < until {
             if let Ok(Some(s)) = self.child.try_wait() {
                 self.reaped = true;
                 status = Some(s);
                 break;
             }
-            thread::sleep(Duration::from_millis(10));
+            thread::sleep(Duration::from_millis(5));
         }
         let mut note = match status {
             Some(s) => format!("exited ({s})"),
             None => "closed its output".to_string(),
         };
-        // Give the stderr thread a moment to catch the last words.
-        thread::sleep(Duration::from_millis(20));
-        let tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(last) = tail.back() {
+        // The last words: wait until stderr ends (its last line is read),
+        // which follows the exit unless something the engine started
+        // still holds it.
+        let wait = if status.is_some() {
+            DEATH_WAIT
+        } else {
+            Duration::ZERO
+        };
+        let guard = self.stderr.state.lock().unwrap_or_else(|e| e.into_inner());
+        let (tail, _) = self
+            .stderr
+            .ended
+            .wait_timeout_while(guard, wait, |(_, ended)| !*ended)
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(last) = tail.0.back() {
             note.push_str(&format!("; stderr: {last}"));
         }
         note
@@ -175,7 +208,7 @@ impl Proc {
 
 impl Drop for Proc {
     fn drop(&mut self) {
-        let _ = self.send("quit");
+        let _ = self.send(&Command::Quit);
         self.stdin = None;
         let until = Instant::now() + Duration::from_millis(300);
         while !self.reaped && Instant::now() < until {
@@ -217,20 +250,17 @@ impl External {
     pub fn start(&mut self, stop: &AtomicBool) -> Result<Option<String>, Fault> {
         self.proc = None;
         let mut p = Proc::spawn(&self.command).map_err(Fault::Forfeit)?;
-        p.tell("gpi")?;
+        p.tell(&Command::Gpi, "gpiok")?;
         let deadline = Instant::now() + self.timeout;
         let mut name = None;
         loop {
             match p.read_line(deadline, stop) {
-                Ok(line) => {
-                    let line = line.trim();
-                    if line == "gpiok" {
-                        break;
-                    }
-                    if let Some(n) = line.strip_prefix("id name ") {
-                        name = Some(n.trim().to_string());
-                    }
-                }
+                // Lines the client does not know are skipped.
+                Ok(line) => match line.parse::<Reply>() {
+                    Ok(Reply::GpiOk) => break,
+                    Ok(Reply::IdName(n)) => name = Some(n),
+                    _ => {}
+                },
                 Err(ReadError::Aborted) => return Err(Fault::Aborted),
                 Err(ReadError::Timeout) => {
                     return Err(Fault::Forfeit(format!(
@@ -238,23 +268,23 @@ impl External {
                         self.timeout.as_millis()
                     )))
                 }
-                Err(ReadError::Closed) => {
-                    return Err(Fault::Forfeit(format!("{} before `gpiok`", p.death_note())))
-                }
+                Err(ReadError::Closed) => return Err(p.gone("gpiok")),
             }
         }
         let mut options = Vec::new();
         if let Some(l) = self.spec.level {
-            options.push(format!("setoption name level value {l}"));
+            options.push(EngineOption::Level(l));
         }
         if self.spec.honourable {
-            options.push("setoption name honourable value true".to_string());
+            options.push(EngineOption::Honourable(true));
         }
         if let Some(h) = self.spec.hash_mb {
-            options.push(format!("setoption name hash value {h}"));
+            options.push(EngineOption::Hash(h));
         }
-        for o in &options {
-            p.tell(o)?;
+        for o in options {
+            // An engine that died after `gpiok` is found out by the next
+            // exchange, with one message whichever end breaks first.
+            let _ = p.send(&Command::SetOption(o));
         }
         self.proc = Some(p);
         Ok(name)
@@ -268,10 +298,10 @@ impl External {
             self.start(stop)?;
         }
         let commands = [
-            format!("setoption name seed value {seed}"),
-            format!("rules {rules}"),
-            "newgame".to_string(),
-            "isready".to_string(),
+            Command::SetOption(EngineOption::Seed(seed)),
+            Command::Rules(rules),
+            Command::NewGame,
+            Command::IsReady,
         ];
         let result = self.exchange(&commands, stop);
         if result.is_err() {
@@ -280,25 +310,21 @@ impl External {
         result
     }
 
-    fn exchange(&mut self, commands: &[String], stop: &AtomicBool) -> Result<(), Fault> {
+    fn exchange(&mut self, commands: &[Command], stop: &AtomicBool) -> Result<(), Fault> {
         let timeout = self.timeout;
         let p = self.proc.as_mut().expect("started");
         for c in commands {
-            p.tell(c)?;
+            p.tell(c, "readyok")?;
         }
         let deadline = Instant::now() + timeout;
         let mut errors = Vec::new();
         let outcome = loop {
             match p.read_line(deadline, stop) {
-                Ok(line) => {
-                    let line = line.trim();
-                    if line == "readyok" {
-                        break Ok(());
-                    }
-                    if line.starts_with("error") {
-                        errors.push(line.to_string());
-                    }
-                }
+                Ok(line) => match line.parse::<Reply>() {
+                    Ok(Reply::ReadyOk) => break Ok(()),
+                    Ok(Reply::Error(_)) => errors.push(line.trim().to_string()),
+                    _ => {}
+                },
                 Err(ReadError::Aborted) => break Err(Fault::Aborted),
                 Err(ReadError::Timeout) => {
                     break Err(Fault::Forfeit(format!(
@@ -306,12 +332,7 @@ impl External {
                         timeout.as_millis()
                     )))
                 }
-                Err(ReadError::Closed) => {
-                    break Err(Fault::Forfeit(format!(
-                        "{} before `readyok`",
-                        p.death_note()
-                    )))
-                }
+                Err(ReadError::Closed) => break Err(p.gone("readyok")),
             }
         };
         if let Some(e) = errors.first() {
@@ -321,35 +342,16 @@ impl External {
     }
 
     /// The `position` command for the game as it stands.
-    pub fn position_command(game: &Game) -> String {
-        let mut cmd = if *game.start() == Position::new(game.rules().variant) {
-            "position startpos".to_string()
+    pub fn position_command(game: &Game) -> Command {
+        let start = if *game.start() == Position::new(game.rules().variant) {
+            Start::StartPos
         } else {
-            format!("position gpn {}", game.start())
+            Start::Gpn(game.start().to_string())
         };
-        if !game.actions().is_empty() {
-            cmd.push_str(" actions");
-            for a in game.actions() {
-                cmd.push(' ');
-                cmd.push_str(&a.to_string());
-            }
+        Command::Position {
+            start,
+            actions: game.actions().to_vec(),
         }
-        cmd
-    }
-
-    /// The `go` command for the engine's limits.
-    pub fn go_command(limits: &Limits) -> String {
-        let mut cmd = "go".to_string();
-        if let Some(d) = limits.depth {
-            cmd.push_str(&format!(" depth {d}"));
-        }
-        if let Some(n) = limits.nodes {
-            cmd.push_str(&format!(" nodes {n}"));
-        }
-        if let Some(t) = limits.time {
-            cmd.push_str(&format!(" movetime {}", t.as_millis()));
-        }
-        cmd
     }
 
     /// Asks for an action: a crash, a timeout, an `error` answer or a
@@ -369,22 +371,25 @@ impl External {
         let Some(p) = self.proc.as_mut() else {
             return Err(Fault::Forfeit("is not running".into()));
         };
-        p.tell(&Self::position_command(game))?;
-        let go = Self::go_command(&self.limits);
-        p.tell(&go)?;
+        p.tell(&Self::position_command(game), "bestaction")?;
+        let go = Command::Go(Go::from_limits(&self.limits));
+        p.tell(&go, "bestaction")?;
         let deadline = Instant::now() + budget;
         loop {
             match p.read_line(deadline, stop) {
                 Ok(line) => {
                     let line = line.trim();
-                    if let Some(token) = line.strip_prefix("bestaction") {
-                        let token = token.trim();
-                        return token.parse::<Action>().map_err(|e| {
-                            Fault::Forfeit(format!("answered `{line}`: `{token}`: {e}"))
-                        });
-                    }
-                    if line.starts_with("error") {
-                        return Err(Fault::Forfeit(format!("answered `{line}` to `{go}`")));
+                    match line.parse::<Reply>() {
+                        Ok(Reply::BestAction(a)) => return Ok(a),
+                        Ok(Reply::Error(_)) => {
+                            return Err(Fault::Forfeit(format!("answered `{line}` to `{go}`")))
+                        }
+                        // A `bestaction` line that does not parse.
+                        Err(e) if line.split_whitespace().next() == Some("bestaction") => {
+                            return Err(Fault::Forfeit(format!("answered `{line}`: {e}")))
+                        }
+                        // `info` and lines the client does not know.
+                        _ => {}
                     }
                 }
                 Err(ReadError::Aborted) => return Err(Fault::Aborted),
@@ -394,12 +399,7 @@ impl External {
                         budget.as_millis()
                     )))
                 }
-                Err(ReadError::Closed) => {
-                    return Err(Fault::Forfeit(format!(
-                        "{} before `bestaction`",
-                        p.death_note()
-                    )))
-                }
+                Err(ReadError::Closed) => return Err(p.gone("bestaction")),
             }
         }
     }
@@ -413,11 +413,14 @@ mod tests {
     #[test]
     fn commands() {
         let mut g = Game::new(Rules::STANDARD);
-        assert_eq!(External::position_command(&g), "position startpos");
+        assert_eq!(
+            External::position_command(&g).to_string(),
+            "position startpos"
+        );
         g.play(Action::Sow(Hole::A2)).unwrap();
         g.play(Action::Sow(Hole::B4)).unwrap();
         assert_eq!(
-            External::position_command(&g),
+            External::position_command(&g).to_string(),
             "position startpos actions a2 b4"
         );
         let start =
@@ -425,16 +428,58 @@ mod tests {
         let mut g = Game::from_position(start, None);
         g.play(Action::Sow(Hole::B2)).unwrap();
         assert_eq!(
-            External::position_command(&g),
+            External::position_command(&g).to_string(),
             "position gpn 1,3,1,5/3,4,2,1 AAAA/BBBB 14-14 B - actions b2"
         );
-        assert_eq!(External::go_command(&Limits::depth(4)), "go depth 4");
+        assert_eq!(Go::from_limits(&Limits::depth(4)).to_string(), "go depth 4");
         let l = Limits {
             depth: Some(3),
             nodes: Some(500),
             time: Some(Duration::from_millis(40)),
         };
-        assert_eq!(External::go_command(&l), "go depth 3 nodes 500 movetime 40");
+        assert_eq!(
+            Go::from_limits(&l).to_string(),
+            "go depth 3 nodes 500 movetime 40"
+        );
+    }
+
+    /// An engine that dies at once is reported the same way whether the
+    /// client's `gpi` finds its input closed or its output ends first.
+    #[test]
+    fn an_engine_that_cannot_start_gets_one_message_whichever_end_breaks_first() {
+        let stop = AtomicBool::new(false);
+        // Its output ends first: it reads `gpi`, then dies.
+        let spec: EngineSpec = "cmd:x".parse().unwrap();
+        let mut e = External::new(
+            spec,
+            "read l; echo oops >&2; exit 3".into(),
+            Limits::depth(1),
+            Duration::from_secs(10),
+        );
+        let Err(Fault::Forfeit(read_first)) = e.start(&stop) else {
+            panic!("should forfeit");
+        };
+        // Its input is closed first: the client writes only once it has
+        // exited (polled, not guessed). The write itself is made to fail:
+        // a real write may still succeed, as a process forked meanwhile by
+        // another thread (another test, another match worker) can hold
+        // the pipe open for a moment; the read then ends, as above.
+        let mut p = Proc::spawn("echo oops >&2; exit 3").unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        while p.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < until, "the shell did not exit");
+            thread::sleep(Duration::from_millis(5));
+        }
+        p.reaped = true;
+        p.stdin = None;
+        let Err(Fault::Forfeit(write_first)) = p.tell(&Command::Gpi, "gpiok") else {
+            panic!("writing to an exited engine fails");
+        };
+        assert_eq!(
+            read_first,
+            "exited (exit status: 3); stderr: oops before `gpiok`"
+        );
+        assert_eq!(write_first, read_first);
     }
 
     #[test]

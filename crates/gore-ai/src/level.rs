@@ -1,0 +1,302 @@
+//! The one place that says what a level means: its depth cap, its noise,
+//! how often it blunders, and what one decision may spend when the caller
+//! gives no limit of its own.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use crate::Limits;
+
+/// The strongest level: full search within the limits given.
+pub const MAX_LEVEL: u8 = 8;
+
+/// A playing strength, from 1 (a beginner can win) to [`MAX_LEVEL`] (full
+/// strength). It cannot hold a level that does not exist.
+///
+/// ```
+/// use std::time::Duration;
+/// use gore_ai::{Level, Limits};
+///
+/// let level: Level = "3".parse().unwrap();
+/// assert_eq!(level.limits(Duration::from_millis(500)), Limits::depth(3));
+/// assert_eq!(Level::MAX.limits(Duration::from_millis(500)), Limits::time(Duration::from_millis(500)));
+/// assert!("9".parse::<Level>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Level(u8);
+
+/// How each level plays: its depth cap, the noise added to root scores
+/// (score units, 100 = one seed), and how often it plays a random action.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LevelProfile {
+    /// Deepest search of the level (`None` = the limits given).
+    pub depth: Option<u32>,
+    /// Uniform noise of ± this many units added to each root action's score.
+    pub noise: i32,
+    /// Probability of a uniformly random legal action.
+    pub blunder: f64,
+}
+
+/// A number that is not a level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LevelError {
+    /// The text that was read (the number, for [`Level::new`]).
+    pub text: String,
+}
+
+impl fmt::Display for LevelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}` is not a level: levels go from 1 to {MAX_LEVEL}",
+            self.text
+        )
+    }
+}
+
+impl std::error::Error for LevelError {}
+
+impl Level {
+    /// The weakest level.
+    pub const MIN: Level = Level(1);
+    /// Full strength.
+    pub const MAX: Level = Level(MAX_LEVEL);
+
+    /// The level `n`, if there is one.
+    pub fn new(n: u8) -> Result<Level, LevelError> {
+        if (1..=MAX_LEVEL).contains(&n) {
+            Ok(Level(n))
+        } else {
+            Err(LevelError {
+                text: n.to_string(),
+            })
+        }
+    }
+
+    /// Every level, weakest first.
+    pub fn all() -> impl DoubleEndedIterator<Item = Level> {
+        (1..=MAX_LEVEL).map(Level)
+    }
+
+    /// The level as a number, 1 to [`MAX_LEVEL`].
+    pub const fn get(self) -> u8 {
+        self.0
+    }
+
+    /// Whether this is full strength ([`Level::MAX`]).
+    pub const fn is_max(self) -> bool {
+        self.0 == MAX_LEVEL
+    }
+
+    /// How the level plays. The depths are the ladder of docs/STRENGTH.md.
+    pub fn profile(self) -> LevelProfile {
+        let (depth, noise, blunder) = match self.0 {
+            1 => (Some(1), 400, 0.30),
+            2 => (Some(2), 250, 0.15),
+            3 => (Some(3), 150, 0.06),
+            4 => (Some(4), 60, 0.0),
+            5 => (Some(6), 0, 0.0),
+            6 => (Some(9), 0, 0.0),
+            7 => (Some(13), 0, 0.0),
+            _ => (None, 0, 0.0),
+        };
+        LevelProfile {
+            depth,
+            noise,
+            blunder,
+        }
+    }
+
+    /// The given limits with the level's depth cap applied (the smaller of
+    /// the two depths). The top level leaves them as they are.
+    pub fn cap(self, limits: Limits) -> Limits {
+        let mut limits = limits;
+        if let Some(d) = self.profile().depth {
+            limits.depth = Some(limits.depth.map_or(d, |x| x.min(d)));
+        }
+        limits
+    }
+
+    /// What one decision may spend when the caller sets no limit of its
+    /// own: the top level thinks for `movetime`; the levels below search to
+    /// their own depth and are not on the clock, so that a seed replays the
+    /// same game.
+    pub fn limits(self, movetime: Duration) -> Limits {
+        match self.profile().depth {
+            Some(d) => Limits::depth(d),
+            None => Limits::time(movetime),
+        }
+    }
+
+    /// Like [`Level::limits`], but the levels below the top also stop
+    /// after `bound`, a safety net for a slow machine (their answer then
+    /// depends on the clock).
+    pub fn limits_within(self, movetime: Duration, bound: Duration) -> Limits {
+        let mut limits = self.limits(movetime);
+        if !self.is_max() {
+            limits.time = Some(bound);
+        }
+        limits
+    }
+}
+
+impl Default for Level {
+    /// Full strength.
+    fn default() -> Level {
+        Level::MAX
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl FromStr for Level {
+    type Err = LevelError;
+
+    /// A level in decimal digits, `1` to `8`.
+    fn from_str(s: &str) -> Result<Level, LevelError> {
+        let err = || LevelError {
+            text: s.to_string(),
+        };
+        if s.is_empty() || s.len() > 3 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(err());
+        }
+        let n: u8 = s.parse().map_err(|_| err())?;
+        Level::new(n).map_err(|_| err())
+    }
+}
+
+impl TryFrom<u8> for Level {
+    type Error = LevelError;
+
+    fn try_from(n: u8) -> Result<Level, LevelError> {
+        Level::new(n)
+    }
+}
+
+impl From<Level> for u8 {
+    fn from(level: Level) -> u8 {
+        level.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(250);
+
+    #[test]
+    fn levels_below_the_top_are_depth_limited_as_the_ladder_says() {
+        // docs/STRENGTH.md: "Levels 1–7 have their own depth caps (1, 2, 3,
+        // 4, 6, 9, 13 plies)".
+        let ladder = [1, 2, 3, 4, 6, 9, 13];
+        for (n, depth) in (1..=7).zip(ladder) {
+            let level = Level::new(n).unwrap();
+            assert!(!level.is_max());
+            assert_eq!(level.profile().depth, Some(depth), "level {n}");
+            // Not on the clock: a seed replays the same game.
+            assert_eq!(level.limits(MS), Limits::depth(depth), "level {n}");
+            assert_eq!(
+                level.limits_within(MS, 5 * MS),
+                Limits {
+                    depth: Some(depth),
+                    nodes: None,
+                    time: Some(5 * MS)
+                },
+                "level {n}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_top_level_thinks_for_the_time_given() {
+        assert!(Level::MAX.is_max());
+        assert_eq!(Level::MAX.get(), 8);
+        assert_eq!(Level::MAX.profile().depth, None);
+        assert_eq!(Level::MAX.limits(MS), Limits::time(MS));
+        // The safety net is for the lower levels only.
+        assert_eq!(Level::MAX.limits_within(MS, 5 * MS), Limits::time(MS));
+        let given = Limits {
+            depth: Some(20),
+            nodes: Some(7),
+            time: None,
+        };
+        assert_eq!(Level::MAX.cap(given), given);
+    }
+
+    #[test]
+    fn noise_and_blunders_only_at_levels_1_to_4() {
+        for level in Level::all() {
+            let p = level.profile();
+            let noisy = p.noise > 0 || p.blunder > 0.0;
+            assert_eq!(noisy, level.get() <= 4, "level {level}");
+            assert!((0.0..1.0).contains(&p.blunder));
+        }
+        // Weaker levels err more.
+        let noise: Vec<i32> = Level::all().map(|l| l.profile().noise).collect();
+        assert!(noise.windows(2).all(|w| w[0] >= w[1]), "{noise:?}");
+    }
+
+    #[test]
+    fn the_cap_takes_the_smaller_depth() {
+        let three = Level::new(3).unwrap();
+        assert_eq!(three.cap(Limits::default()), Limits::depth(3));
+        assert_eq!(three.cap(Limits::depth(2)), Limits::depth(2));
+        assert_eq!(three.cap(Limits::depth(9)), Limits::depth(3));
+        let t = three.cap(Limits::time(MS));
+        assert_eq!((t.depth, t.time), (Some(3), Some(MS)));
+    }
+
+    #[test]
+    fn out_of_range_is_refused_naming_the_range() {
+        for n in [0u8, 9, 255] {
+            let e = Level::new(n).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("`{n}` is not a level: levels go from 1 to 8")
+            );
+            assert!(Level::try_from(n).is_err());
+        }
+        for s in [
+            "",
+            "0",
+            "9",
+            "08x",
+            "-1",
+            "+3",
+            " 3",
+            "3 ",
+            "1000",
+            "99999999999",
+            "é",
+        ] {
+            let e = s.parse::<Level>().unwrap_err();
+            assert!(
+                e.to_string().contains("levels go from 1 to 8"),
+                "{s:?}: {e}"
+            );
+            assert_eq!(e.text, s);
+        }
+    }
+
+    #[test]
+    fn text_round_trips() {
+        let all: Vec<Level> = Level::all().collect();
+        assert_eq!(all.len(), 8);
+        for (i, level) in all.into_iter().enumerate() {
+            let n = i as u8 + 1;
+            assert_eq!(level.get(), n);
+            assert_eq!(u8::from(level), n);
+            assert_eq!(level.to_string(), n.to_string());
+            assert_eq!(level.to_string().parse::<Level>(), Ok(level));
+        }
+        assert_eq!("05".parse::<Level>().map(Level::get), Ok(5));
+        assert_eq!(Level::default(), Level::MAX);
+        assert!(Level::MIN < Level::MAX);
+    }
+}
