@@ -502,7 +502,7 @@ mod tests {
         // Silent: a timeout.
         let mut e = External::new(
             spec,
-            "sleep 5".into(),
+            "sleep 120".into(),
             Limits::depth(1),
             Duration::from_millis(200),
         );
@@ -511,7 +511,9 @@ mod tests {
             Err(Fault::Forfeit(m)) => assert!(m.contains("no `gpiok` within 200 ms"), "{m}"),
             _ => panic!("should forfeit"),
         }
+        // Dropping kills the silent engine rather than waiting for it: far
+        // less than its 120 s, with room for a loaded machine.
         drop(e);
-        assert!(t.elapsed() < Duration::from_secs(3));
+        assert!(t.elapsed() < Duration::from_secs(60), "{:?}", t.elapsed());
     }
 }
