@@ -23,9 +23,40 @@ pub struct ServeArgs {
     /// many; 0 turns the limit off.
     #[arg(long, default_value_t = 20)]
     rate_limit: u32,
-    /// How long the AI thinks at level 8, in milliseconds.
+    /// How long the AI thinks at level 8, in milliseconds: the budget
+    /// every AI turn is cut from.
     #[arg(long, default_value_t = 1000)]
     ai_time_ms: u64,
+    /// Threads for AI searches (default: the machine's cores).
+    #[arg(long)]
+    ai_threads: Option<usize>,
+    /// AI turns that may wait for a thread; more AI games are refused
+    /// `busy`.
+    #[arg(long, default_value_t = 64)]
+    ai_queue: usize,
+    /// AI games thinking or waiting at once per client address.
+    #[arg(long, default_value_t = 2)]
+    ai_per_client: usize,
+    /// Plies per game at most; the game then ends as a ply cap ends it.
+    #[arg(long, default_value_t = 2000)]
+    max_plies: u32,
+    /// The site's public address, e.g. https://gore.example: the only
+    /// `Host` accepted, and secure cookies when it is https.
+    #[arg(long)]
+    public_url: Option<String>,
+    /// A proxy (address or CIDR range, repeatable) whose X-Forwarded-For
+    /// and X-Forwarded-Proto are believed.
+    #[arg(long, value_name = "CIDR")]
+    trust_proxy: Vec<gore_server::Cidr>,
+    /// Open connections per client address at most.
+    #[arg(long, default_value_t = 64)]
+    max_conns_per_ip: usize,
+    /// Sockets per game at most (players and spectators).
+    #[arg(long, default_value_t = 200)]
+    max_sockets_per_game: usize,
+    /// Sockets per client address at most.
+    #[arg(long, default_value_t = 32)]
+    max_sockets_per_ip: usize,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -33,11 +64,22 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     gore_server::init_logging();
     // Checked before anything starts, so that a bad URL is the only error.
     gore_server::DbUrl::parse(&args.db)?;
+    let defaults = gore_server::Config::default();
     let config = gore_server::Config {
         addr: SocketAddr::new(args.addr, args.port),
         db: args.db,
         rate_limit: args.rate_limit,
         ai_time: Duration::from_millis(args.ai_time_ms.max(1)),
+        ai_threads: args.ai_threads.unwrap_or(defaults.ai_threads).max(1),
+        ai_queue: args.ai_queue,
+        ai_per_client: args.ai_per_client.max(1),
+        max_plies: args.max_plies.max(1),
+        public_url: args.public_url,
+        trust_proxy: args.trust_proxy,
+        max_conns_per_ip: args.max_conns_per_ip.max(1),
+        max_sockets_per_game: args.max_sockets_per_game.max(1),
+        max_sockets_per_ip: args.max_sockets_per_ip.max(1),
+        ..defaults
     };
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -4,10 +4,10 @@
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The `code` of an error answer (docs/API.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// Malformed JSON or field (400).
@@ -28,6 +28,19 @@ pub enum ErrorCode {
     RateLimited,
     /// The server failed (500); nothing was changed.
     Internal,
+    /// The method is not one this path answers (405).
+    MethodNotAllowed,
+    /// The invitation was already claimed by another browser, or the link
+    /// was revoked (410).
+    Claimed,
+    /// The `Host` is not this site's (`--public-url`) (421).
+    WrongHost,
+    /// The AI, a game's sockets or the connections are at their limit (503,
+    /// `Retry-After`).
+    Busy,
+    /// The database failed: the server stopped accepting changes until an
+    /// operator restarts it; reads still work (503).
+    Unavailable,
 }
 
 impl ErrorCode {
@@ -42,12 +55,16 @@ impl ErrorCode {
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ErrorCode::Claimed => StatusCode::GONE,
+            ErrorCode::WrongHost => StatusCode::MISDIRECTED_REQUEST,
+            ErrorCode::Busy | ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 }
 
 /// An error answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[error("{message}")]
 pub struct ApiError {
     /// What kind of error.
@@ -101,6 +118,20 @@ impl ApiError {
         ApiError::new(ErrorCode::Internal, message)
     }
 
+    /// `busy`: a limit was reached; try again later.
+    pub fn busy(message: impl Into<String>) -> ApiError {
+        ApiError::new(ErrorCode::Busy, message)
+    }
+
+    /// `unavailable`: the database failed and the server only reads.
+    pub fn unavailable() -> ApiError {
+        ApiError::new(
+            ErrorCode::Unavailable,
+            "the server's database failed: it accepts no changes until an operator restarts it; \
+             games can still be watched",
+        )
+    }
+
     /// The JSON body: `{"error": {"code": …, "message": …}}`.
     pub fn body(&self) -> serde_json::Value {
         serde_json::json!({ "error": self })
@@ -110,7 +141,7 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut res = (self.code.status(), Json(self.body())).into_response();
-        if self.code == ErrorCode::RateLimited {
+        if matches!(self.code, ErrorCode::RateLimited | ErrorCode::Busy) {
             res.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }

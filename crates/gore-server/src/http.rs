@@ -19,7 +19,8 @@ use serde::Deserialize;
 
 use crate::assets;
 use crate::error::ApiError;
-use crate::state::{AppState, Created, NewGame};
+use crate::api::{Created, NewGame};
+use crate::state::AppState;
 use crate::ws;
 
 /// The largest request body.

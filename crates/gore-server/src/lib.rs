@@ -17,7 +17,9 @@
 //! # }
 //! ```
 
+pub mod api;
 mod assets;
+mod config;
 mod db;
 mod error;
 mod http;
@@ -36,7 +38,8 @@ pub use db::{DbUrl, SCHEMA_VERSION};
 pub use error::{ApiError, ErrorCode};
 pub use http::{app, BODY_LIMIT};
 pub use room::{Mode, Seat, Status};
-pub use state::{AppState, Config, Created, NewGame};
+pub use config::{Cidr, Config};
+pub use state::AppState;
 pub use ws::MESSAGE_LIMIT;
 
 /// Serves the app on a bound listener until `shutdown` completes (then

@@ -46,13 +46,14 @@ impl Mode {
 }
 
 /// What a token holds: one player's seat, or both (a local game).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Seat {
     /// Player A.
     A,
     /// Player B.
     B,
     /// Both players (one device).
+    #[serde(rename = "both")]
     Both,
 }
 
@@ -103,7 +104,8 @@ impl Seat {
 }
 
 /// Where a game stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Status {
     /// A friend game whose friend has not opened the invitation yet.
     Waiting,

@@ -2,7 +2,6 @@
 //! create, load, play, join, rematch, and the AI's turns.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
@@ -10,38 +9,15 @@ use std::time::{Duration, Instant};
 use gore_ai::{Engine, Level, Options, MAX_LEVEL};
 use gore_core::{Action, Player, Position, Rules};
 use rand::Rng;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::{Mutex, Semaphore};
 
+use crate::api::{Created, NewGame};
+use crate::config::Config;
 use crate::db::{ActionRow, Db, DbUrl, Ending, GameRow};
 use crate::error::{ApiError, ErrorCode};
 use crate::limit::RateLimiter;
 use crate::room::{new_id, new_token, now_ms, valid_id, GameRoom, Mode, Seat, Status};
-
-/// What `gore serve` is given.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// Where to listen (port 0: any free port).
-    pub addr: SocketAddr,
-    /// The database: a path or `sqlite://PATH`.
-    pub db: String,
-    /// Requests a second per address (bursts of twice that); 0: no limit.
-    pub rate_limit: u32,
-    /// How long the AI thinks at the top level.
-    pub ai_time: Duration,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
-            db: "gore.sqlite3".into(),
-            rate_limit: 20,
-            ai_time: Duration::from_secs(1),
-        }
-    }
-}
 
 /// A room, shared.
 pub type RoomRef = Arc<Mutex<GameRoom>>;
@@ -59,39 +35,6 @@ struct Inner {
     rooms: StdMutex<HashMap<String, RoomRef>>,
     limiter: RateLimiter,
     ai_slots: Semaphore,
-}
-
-/// The body of `POST /api/games`.
-#[derive(Debug, Clone, Deserialize)]
-pub struct NewGame {
-    /// ai, friend or local.
-    pub mode: Mode,
-    /// The rule set (`standard`).
-    pub rules: Option<String>,
-    /// 1–8, ai games (4).
-    pub level: Option<u8>,
-    /// `A`, `B` or `random` (the default).
-    pub colour: Option<String>,
-    /// The AI accepts every offer.
-    pub honourable: Option<bool>,
-    /// A start position in GPN (the initial one by default).
-    pub start: Option<String>,
-}
-
-/// The answer to a game's creation (or a rematch).
-#[derive(Debug, Clone, Serialize)]
-pub struct Created {
-    /// The game id.
-    pub id: String,
-    /// `A`, `B` or `both`.
-    pub seat: String,
-    /// The seat's secret.
-    pub token: String,
-    /// The game page.
-    pub url: String,
-    /// The invitation path for the friend (friend games).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub invite: Option<String>,
 }
 
 impl AppState {
@@ -405,7 +348,7 @@ impl AppState {
         let created = created(&room, creator, true);
         let room = Arc::new(Mutex::new(room));
         self.rooms().insert(id.clone(), room.clone());
-        tracing::info!("game {id} created ({} {})", row.mode, created.seat);
+        tracing::info!("game {id} created ({} {})", row.mode, created.seat.as_str());
         self.start_ai(room);
         Ok(created)
     }
@@ -644,7 +587,7 @@ fn created(room: &GameRoom, seat: Seat, with_invite: bool) -> Created {
         .flatten()
         .map(|t| format!("/join/{id}/{t}"));
     Created {
-        seat: seat.as_str().into(),
+        seat,
         token: room.token_of(seat).unwrap_or_default().into(),
         url: format!("/g/{id}"),
         invite,

@@ -37,7 +37,14 @@ impl Server {
             db,
             rate_limit,
             ai_time: Duration::from_millis(300),
+            ..Config::default()
         };
+        Server::start_with(dir, config).await
+    }
+
+    /// A server with any configuration (its `addr` is ignored: a free
+    /// loopback port is taken).
+    pub async fn start_with(dir: tempfile::TempDir, config: Config) -> Server {
         let state = AppState::open(config).await.unwrap();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();

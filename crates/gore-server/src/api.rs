@@ -1,0 +1,277 @@
+//! The wire types: every body of the HTTP API and every WebSocket message
+//! (docs/API.md), typed with serde. The server writes them, and clients
+//! (gore-load, the tests) read them with the same definitions.
+
+use gore_core::{Action, Hole, Player, Rules};
+use serde::{Deserialize, Serialize};
+
+pub use crate::error::{ApiError, ErrorCode};
+pub use crate::room::{Mode, Seat, Status};
+
+/// The body of `POST /api/games`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewGame {
+    /// ai, friend or local.
+    pub mode: Mode,
+    /// The rule set (`standard`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
+    /// 1–8, ai games (4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<u8>,
+    /// `A`, `B` or `random` (the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colour: Option<String>,
+    /// The AI accepts every offer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub honourable: Option<bool>,
+    /// A start position in GPN (the initial one by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+}
+
+/// The answer to a game's creation, a rematch, or a claimed link.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Created {
+    /// The game id.
+    pub id: String,
+    /// The seat this answer gives.
+    pub seat: Seat,
+    /// The seat's secret (bots send it as `Authorization: Bearer`).
+    pub token: String,
+    /// The game page.
+    pub url: String,
+    /// The invitation path for the friend (friend games, for the creator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invite: Option<String>,
+}
+
+/// The body of `POST /api/games/{id}/actions`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayBody {
+    /// The action token (`a1`, `offer:a1,a3`, `accept`, `decline`, `pass`).
+    pub action: String,
+    /// The number of actions the client has seen; another is `stale`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ply: Option<u64>,
+}
+
+/// The body of `POST /api/games/{id}/join` and `…/continue`: the code of
+/// the link that was opened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimBody {
+    /// The last part of `/join/{id}/{code}` or `/continue/{id}/{code}`.
+    pub code: String,
+}
+
+/// The answer to `POST /api/games/{id}/devices`: a link that opens the
+/// caller's seat on another device, until revoked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceLink {
+    /// `/continue/{id}/{code}`.
+    pub url: String,
+}
+
+/// Who sits in one seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum SeatView {
+    /// A person.
+    Human {
+        /// False only for the friend's seat of a `waiting` game.
+        joined: bool,
+    },
+    /// The server's AI.
+    Ai {
+        /// 1–8.
+        level: u8,
+        /// It accepts every offer.
+        honourable: bool,
+        /// Always true.
+        joined: bool,
+    },
+}
+
+/// One value per player, as `{"A": …, "B": …}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerPlayer<T> {
+    /// Player A's.
+    #[serde(rename = "A")]
+    pub a: T,
+    /// Player B's.
+    #[serde(rename = "B")]
+    pub b: T,
+}
+
+impl<T> PerPlayer<T> {
+    /// Player `p`'s value.
+    pub fn get(&self, p: Player) -> &T {
+        match p {
+            Player::A => &self.a,
+            Player::B => &self.b,
+        }
+    }
+}
+
+/// One action of the log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// From 1.
+    pub ply: usize,
+    /// Who played it.
+    pub player: Player,
+    /// The action.
+    pub action: Action,
+    /// The holes it captured, in the order taken.
+    pub captured: Vec<Hole>,
+    /// The position after it (GPN); for the action that ends the game, the
+    /// board it left, before the final sweep.
+    pub position: String,
+}
+
+/// A finished game's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultView {
+    /// Seeds of A and B.
+    pub seeds: [u8; 2],
+    /// `None` for a draw.
+    pub winner: Option<Player>,
+    /// The winner had declined an offer.
+    pub without_glory: bool,
+    /// `board`, `no-hole`, `repetition` or `ply-cap`.
+    pub reason: String,
+}
+
+/// The rematch of a game, once asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RematchView {
+    /// The new game's id.
+    pub id: String,
+    /// Its page.
+    pub url: String,
+}
+
+/// What changes with each action: everything of a state but the game's
+/// fixed facts and its log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Head {
+    /// waiting, playing or over.
+    pub status: Status,
+    /// The current position (GPN; after the final sweep once over).
+    pub position: String,
+    /// Who is to act; `None` once over.
+    pub to_move: Option<Player>,
+    /// Who sits where.
+    pub seats: PerPlayer<SeatView>,
+    /// The actions the recipient may play now (empty when not his turn).
+    pub legal: Vec<Action>,
+    /// Actions played.
+    pub ply: usize,
+    /// Whether each player has declined an offer.
+    pub declined: PerPlayer<bool>,
+    /// Once over.
+    pub result: Option<ResultView>,
+    /// Once a rematch was asked for.
+    pub rematch: Option<RematchView>,
+    /// The AI is thinking (or waiting for a thread) on this game.
+    #[serde(default)]
+    pub thinking: bool,
+}
+
+/// A game's whole state, as `GET /api/games/{id}` and the first socket
+/// message give it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameView {
+    /// The game id.
+    pub id: String,
+    /// ai, friend or local.
+    pub mode: Mode,
+    /// The rule set.
+    pub rules: Rules,
+    /// The start position (GPN).
+    pub start: String,
+    /// The recipient's seat; `None` for a spectator.
+    pub you: Option<Seat>,
+    /// Every action so far.
+    pub actions: Vec<Entry>,
+    /// Everything else.
+    #[serde(flatten)]
+    pub head: Head,
+}
+
+impl GameView {
+    /// Applies an update that follows this state (its `since` is this
+    /// state's `ply`); `false`, changing nothing, if it does not.
+    pub fn apply(&mut self, update: &Update) -> bool {
+        if update.since != self.head.ply || update.since + update.actions.len() != update.head.ply
+        {
+            return false;
+        }
+        self.actions.extend(update.actions.iter().cloned());
+        self.head = update.head.clone();
+        true
+    }
+}
+
+/// What changed since the state a socket already has.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Update {
+    /// The game id.
+    pub id: String,
+    /// The `ply` this update follows.
+    pub since: usize,
+    /// The actions played since (often one; none for a change of status,
+    /// seats or the AI's thinking).
+    pub actions: Vec<Entry>,
+    /// The new head.
+    #[serde(flatten)]
+    pub head: Head,
+}
+
+/// A message from the server on a game's socket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// The whole state: first, and after a `resync`.
+    State {
+        /// The state as this socket's seat sees it.
+        state: Box<GameView>,
+    },
+    /// What changed since the last state or update.
+    Update {
+        /// The change.
+        update: Box<Update>,
+    },
+    /// A refused message, to its sender only.
+    Error {
+        /// Why.
+        error: ApiError,
+    },
+    /// The answer to a `ping`.
+    Pong,
+}
+
+/// A message from a client on a game's socket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMsg {
+    /// Play an action (the holder of a seat).
+    Action {
+        /// The action token.
+        action: String,
+        /// The number of actions the client has seen.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ply: Option<u64>,
+    },
+    /// Send the whole state again.
+    Resync,
+    /// Answered by a `pong`.
+    Ping,
+}
+
+/// The body of every error answer: `{"error": {"code": …, "message": …}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// The error.
+    pub error: ApiError,
+}

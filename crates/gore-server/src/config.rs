@@ -1,0 +1,167 @@
+//! What `gore serve` is given: every operator limit in one place, with its
+//! default (docs/SECURITY.md lists them).
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+/// A network range, as `--trust-proxy 10.0.0.0/8` or `::1/128` writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cidr {
+    /// The range's first address (host bits cleared).
+    pub addr: IpAddr,
+    /// The prefix length.
+    pub prefix: u8,
+}
+
+impl Cidr {
+    /// Whether `ip` is in the range (an IPv4-mapped IPv6 address counts as
+    /// its IPv4 address).
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            v4 => v4,
+        };
+        match (self.addr, ip) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                let mask = u32::MAX.checked_shl(32 - u32::from(self.prefix)).unwrap_or(0);
+                u32::from(net) & mask == u32::from(ip) & mask
+            }
+            (IpAddr::V6(net), IpAddr::V6(ip)) => {
+                let mask = u128::MAX
+                    .checked_shl(128 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                u128::from(net) & mask == u128::from(ip) & mask
+            }
+            _ => false,
+        }
+    }
+}
+
+impl std::str::FromStr for Cidr {
+    type Err = String;
+
+    /// `ADDR/PREFIX`, or a bare address (a range of one).
+    fn from_str(s: &str) -> Result<Cidr, String> {
+        let (a, p) = match s.split_once('/') {
+            Some((a, p)) => (a, Some(p)),
+            None => (s, None),
+        };
+        let addr: IpAddr = a
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{a}` is not an IP address"))?;
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let prefix = match p {
+            None => max,
+            Some(p) => p
+                .trim()
+                .parse::<u8>()
+                .ok()
+                .filter(|&n| n <= max)
+                .ok_or_else(|| format!("`/{p}`: the prefix is 0 to {max}"))?,
+        };
+        let addr = match addr {
+            IpAddr::V4(v) => {
+                let mask = u32::MAX.checked_shl(32 - u32::from(prefix)).unwrap_or(0);
+                IpAddr::V4((u32::from(v) & mask).into())
+            }
+            IpAddr::V6(v) => {
+                let mask = u128::MAX.checked_shl(128 - u32::from(prefix)).unwrap_or(0);
+                IpAddr::V6((u128::from(v) & mask).into())
+            }
+        };
+        Ok(Cidr { addr, prefix })
+    }
+}
+
+/// What `gore serve` is given.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where to listen (port 0: any free port).
+    pub addr: SocketAddr,
+    /// The database: a path or `sqlite://PATH`.
+    pub db: String,
+    /// Requests a second per client (bursts of twice that); 0: no limit.
+    pub rate_limit: u32,
+    /// How long the AI thinks at the top level (`--ai-time-ms`); the
+    /// budget every AI turn is cut from.
+    pub ai_time: Duration,
+    /// Threads that run AI searches (`--ai-threads`); default: the cores.
+    pub ai_threads: usize,
+    /// AI turns waiting for a thread, at most; a new AI game beyond that is
+    /// refused `busy`.
+    pub ai_queue: usize,
+    /// AI games thinking or waiting at once per client address.
+    pub ai_per_client: usize,
+    /// Plies per game at most (`--max-plies`): the game then ends as the
+    /// rules' ply cap ends it.
+    pub max_plies: u32,
+    /// The site's public address (`--public-url https://gore.example`):
+    /// the only `Host` accepted, and `Secure` cookies when it is https.
+    pub public_url: Option<String>,
+    /// Proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
+    pub trust_proxy: Vec<Cidr>,
+    /// Open connections per client address at most.
+    pub max_conns_per_ip: usize,
+    /// Time to send a request's headers, and then its body.
+    pub read_timeout: Duration,
+    /// A keep-alive connection with no request for this long is closed.
+    pub idle_timeout: Duration,
+    /// A socket that answers no ping for this long is closed.
+    pub ws_idle_timeout: Duration,
+    /// Sockets per game at most (players and spectators).
+    pub max_sockets_per_game: usize,
+    /// Sockets per client address at most.
+    pub max_sockets_per_ip: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            db: "gore.sqlite3".into(),
+            rate_limit: 20,
+            ai_time: Duration::from_secs(1),
+            ai_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            ai_queue: 64,
+            ai_per_client: 2,
+            max_plies: 2000,
+            public_url: None,
+            trust_proxy: Vec::new(),
+            max_conns_per_ip: 64,
+            read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            ws_idle_timeout: Duration::from_secs(60),
+            max_sockets_per_game: 200,
+            max_sockets_per_ip: 32,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn ranges() {
+        let c: Cidr = "10.1.2.3/8".parse().unwrap();
+        assert_eq!(c.addr, ip("10.0.0.0"));
+        assert!(c.contains(ip("10.255.0.1")));
+        assert!(!c.contains(ip("11.0.0.1")));
+        assert!(c.contains(ip("::ffff:10.9.9.9")), "v4-mapped");
+        let one: Cidr = "127.0.0.1".parse().unwrap();
+        assert!(one.contains(ip("127.0.0.1")) && !one.contains(ip("127.0.0.2")));
+        let v6: Cidr = "2001:db8::/32".parse().unwrap();
+        assert!(v6.contains(ip("2001:db8:1::9")));
+        assert!(!v6.contains(ip("2001:db9::1")));
+        assert!(!v6.contains(ip("10.0.0.1")));
+        let all: Cidr = "0.0.0.0/0".parse().unwrap();
+        assert!(all.contains(ip("8.8.8.8")));
+        assert!("10.0.0.0/33".parse::<Cidr>().is_err());
+        assert!("nope/8".parse::<Cidr>().is_err());
+    }
+}
