@@ -17,9 +17,9 @@ use axum::{Json, Router};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
+use crate::api::{Created, NewGame};
 use crate::assets;
 use crate::error::ApiError;
-use crate::api::{Created, NewGame};
 use crate::state::AppState;
 use crate::ws;
 
