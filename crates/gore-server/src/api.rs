@@ -5,8 +5,8 @@
 use gore_core::{Action, Hole, Player, Rules};
 use serde::{Deserialize, Serialize};
 
+pub use crate::domain::{Mode, Seat, Status};
 pub use crate::error::{ApiError, ErrorCode};
-pub use crate::room::{Mode, Seat, Status};
 
 /// The body of `POST /api/games`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
