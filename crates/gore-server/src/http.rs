@@ -333,6 +333,16 @@ async fn join(
     headers: HeaderMap,
     JsonBody(body): JsonBody<ClaimBody>,
 ) -> Result<Response, ApiError> {
+    // The creator opening his own link keeps his seat: the link is for
+    // the friend.
+    if let Some(t) = token(&state, &headers, &id).await {
+        if state.games().seat_of(&id, &t).await?.is_some() {
+            return Err(ApiError::forbidden(
+                "this is your own invitation: you already hold a seat in this game; \
+                 send the link to your friend",
+            ));
+        }
+    }
     let grant = state.games().claim_invite(&id, &body.code).await?;
     grant_response(&state, &headers, StatusCode::OK, grant).await
 }

@@ -465,8 +465,10 @@ impl SqliteStore {
                 }
                 Box::new(move |failed: Option<String>| {
                     let _ = tx.send(match failed {
-                        None => result.map_err(DbError::Sql),
-                        Some(why) => Err(DbError::Commit(why)),
+                        // A read needs no commit: what it read stands even
+                        // when the batch is rolled back.
+                        Some(why) if writes => Err(DbError::Commit(why)),
+                        _ => result.map_err(DbError::Sql),
                     });
                 })
             }))
