@@ -29,9 +29,16 @@ fn error_message(e: &ApiError) -> Message {
     text(&ServerMsg::Error { error: e.clone() })
 }
 
-/// The whole state for `seat`, and its ply.
-async fn full_state(room: &RoomRef, seat: Option<Seat>) -> (Message, usize) {
-    let view = room.lock().await.view(seat);
+/// The whole state for `seat`, and its ply (a spectator's is encoded
+/// once per change for all spectators).
+fn state_of(room: &crate::domain::Room, seat: Option<Seat>) -> (Message, usize) {
+    if seat.is_none() {
+        return (
+            Message::Text(room.spectator_state().as_ref().into()),
+            room.ply(),
+        );
+    }
+    let view = room.view(seat);
     let ply = view.head.ply;
     (
         text(&ServerMsg::State {
@@ -39,6 +46,10 @@ async fn full_state(room: &RoomRef, seat: Option<Seat>) -> (Message, usize) {
         }),
         ply,
     )
+}
+
+async fn full_state(room: &RoomRef, seat: Option<Seat>) -> (Message, usize) {
+    state_of(&*room.lock().await, seat)
 }
 
 /// Serves one socket until it closes: the whole state first, then each
@@ -57,16 +68,8 @@ pub async fn session(
     let (seat, mut updates, first, mut ply) = {
         let r = room.lock().await;
         let seat = token.as_deref().and_then(|t| r.seat_of(t));
-        let view = r.view(seat);
-        let ply = view.head.ply;
-        (
-            seat,
-            r.subscribe(),
-            text(&ServerMsg::State {
-                state: Box::new(view),
-            }),
-            ply,
-        )
+        let (first, ply) = state_of(&r, seat);
+        (seat, r.subscribe(), first, ply)
     };
     // Only a seat's token is worth keeping.
     let token = token.filter(|_| seat.is_some());

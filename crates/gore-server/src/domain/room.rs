@@ -51,6 +51,9 @@ pub struct Room {
     pub dead: bool,
     /// The last request that touched it.
     pub touched: Instant,
+    /// The whole state as a spectator sees it, encoded, and its ply: a
+    /// crowd of spectators arriving costs one encoding per change.
+    spectator: std::sync::Mutex<Option<(usize, Arc<str>)>>,
 }
 
 /// The log entry of the action just played on `game`.
@@ -85,6 +88,7 @@ impl Room {
             ai_busy: false,
             dead: false,
             touched: Instant::now(),
+            spectator: std::sync::Mutex::new(None),
         }
     }
 
@@ -207,8 +211,28 @@ impl Room {
         Ok(stored)
     }
 
+    /// The `state` message for a spectator, encoded once per change.
+    pub fn spectator_state(&self) -> Arc<str> {
+        let mut cache = self.spectator.lock().unwrap_or_else(|e| e.into_inner());
+        match &*cache {
+            Some((ply, text)) if *ply == self.ply() => text.clone(),
+            _ => {
+                let text: Arc<str> = serde_json::to_string(&ServerMsg::State {
+                    state: Box::new(self.view(None)),
+                })
+                .unwrap_or_default()
+                .into();
+                *cache = Some((self.ply(), text.clone()));
+                text
+            }
+        }
+    }
+
     /// Tells every socket what changed since `since`.
     pub fn changed(&mut self, since: usize) {
+        // A change without a new action (a friend arriving, a rematch)
+        // changes the state at the same ply.
+        *self.spectator.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let actor = self.actor();
         let update = |legal: bool| Update {
             id: self.info.id.clone(),
