@@ -203,8 +203,7 @@ impl GameView {
     /// Applies an update that follows this state (its `since` is this
     /// state's `ply`); `false`, changing nothing, if it does not.
     pub fn apply(&mut self, update: &Update) -> bool {
-        if update.since != self.head.ply || update.since + update.actions.len() != update.head.ply
-        {
+        if update.since != self.head.ply || update.since + update.actions.len() != update.head.ply {
             return false;
         }
         self.actions.extend(update.actions.iter().cloned());
