@@ -20,6 +20,15 @@ pub const MESSAGE_LIMIT: usize = 4 * 1024;
 pub const HARD_LIMIT: usize = 64 * 1024;
 /// Bad messages before the socket is closed.
 const ABUSE_LIMIT: u32 = 5;
+/// The socket's read buffer (a client's messages are 4 KiB at most).
+pub const READ_BUFFER: usize = 4 * 1024;
+/// Written at once beyond this (the states are sent whole).
+pub const WRITE_BUFFER: usize = 4 * 1024;
+/// A message waiting to be written, at most (a 2,000-ply state is a few
+/// hundred KiB).
+pub const MAX_WRITE_BUFFER: usize = 8 * 1024 * 1024;
+/// The server pings this often at most (and at half the idle timeout).
+const PING_EVERY: Duration = Duration::from_secs(30);
 
 fn text(msg: &ServerMsg) -> Message {
     Message::Text(serde_json::to_string(msg).unwrap_or_default().into())
@@ -74,12 +83,20 @@ pub async fn session(
     // Only a seat's token is worth keeping.
     let token = token.filter(|_| seat.is_some());
     let (mut tx, mut rx) = socket.split();
-    if tx.send(first).await.is_err() {
+    // A client that sends nothing (not even a pong) for this long, or reads
+    // nothing, is gone: the socket is closed.
+    let idle = state
+        .config()
+        .ws_idle_timeout
+        .max(Duration::from_millis(10));
+    if !send_within(&mut tx, idle, first).await {
         return;
     }
     let mut abuse = 0u32;
-    let mut ping = tokio::time::interval(Duration::from_secs(30));
+    let mut ping = tokio::time::interval(PING_EVERY.min(idle / 2));
     ping.tick().await;
+    let silence = tokio::time::sleep(idle);
+    tokio::pin!(silence);
     loop {
         let outgoing: Option<Message> = tokio::select! {
             update = updates.recv() => match update {
@@ -102,7 +119,16 @@ pub async fn session(
                     break;
                 }
             },
-            incoming = rx.next() => match incoming {
+            () = &mut silence => {
+                let _ = tokio::time::timeout(Duration::from_secs(1), tx.send(Message::Close(Some(
+                    CloseFrame { code: 1001, reason: "idle".into() },
+                ))))
+                .await;
+                break;
+            }
+            incoming = rx.next() => {
+                silence.as_mut().reset(tokio::time::Instant::now() + idle);
+                match incoming {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
                 Some(Ok(Message::Text(t))) => {
                     match handle(&state, &id, token.clone(), ip, t.as_str()).await {
@@ -127,25 +153,40 @@ pub async fn session(
                         ApiError::bad_request("message: send JSON text, not binary")
                     }))
                 }
-                Some(Ok(_)) => None, // ping, pong
-            },
+                Some(Ok(_)) => {
+                    // Ping, pong: tungstenite answers pings itself, so a
+                    // flood of them costs tokens like messages do.
+                    if ip.is_some_and(|ip| !state.limiter().allow(ip)) {
+                        abuse += 1;
+                    }
+                    None
+                }
+            }},
             _ = ping.tick() => Some(Message::Ping(Default::default())),
         };
         if let Some(m) = outgoing {
-            if tx.send(m).await.is_err() {
+            if !send_within(&mut tx, idle, m).await {
                 break;
             }
         }
         if abuse >= ABUSE_LIMIT {
-            let _ = tx
-                .send(Message::Close(Some(CloseFrame {
-                    code: 1008,
-                    reason: "too many bad messages".into(),
-                })))
-                .await;
+            let close = tx.send(Message::Close(Some(CloseFrame {
+                code: 1008,
+                reason: "too many bad or rate-limited messages".into(),
+            })));
+            let _ = tokio::time::timeout(Duration::from_secs(1), close).await;
             break;
         }
     }
+}
+
+/// Sends `m` unless the client reads nothing for `idle`; whether it went.
+async fn send_within(
+    tx: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    idle: Duration,
+    m: Message,
+) -> bool {
+    matches!(tokio::time::timeout(idle, tx.send(m)).await, Ok(Ok(())))
 }
 
 /// What a good message asks the socket to send back.
@@ -172,7 +213,9 @@ async fn handle(
     }
     if let Some(ip) = ip {
         if !state.limiter().allow(ip) {
-            return Err((ApiError::rate_limited(), false));
+            // Counts as abuse: a client that keeps sending while refused
+            // is closed like one that sends garbage.
+            return Err((ApiError::rate_limited(), true));
         }
     }
     let msg: ClientMsg = parse_json(text.as_bytes()).map_err(|e| (e, true))?;
