@@ -17,7 +17,7 @@ use axum::{Json, Router};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use crate::api::{ClaimBody, Created, DeviceLink, NewGame, PlayBody};
+use crate::api::{parse_json, ClaimBody, Created, DeviceLink, NewGame, PlayBody};
 use crate::assets;
 use crate::domain::{new_token, GameError, NewGameSpec, SeatGrant};
 use crate::error::{ApiError, ErrorCode};
@@ -78,31 +78,6 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
         })?;
         parse_json(&bytes).map(JsonBody)
     }
-}
-
-/// Reads one JSON object, naming the field that is wrong. Anything but
-/// an object (serde would read an array as a struct's fields in order)
-/// and anything after the object are refused.
-pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let first = bytes
-        .iter()
-        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
-    if first != Some(&b'{') {
-        return Err(ApiError::bad_request("body: expected a JSON object `{…}`"));
-    }
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        if path.is_empty() || path == "." || path == "?" {
-            ApiError::bad_request(format!("body: {inner}"))
-        } else {
-            ApiError::bad_request(format!("{path}: {inner}"))
-        }
-    })?;
-    de.end()
-        .map_err(|_| ApiError::bad_request("body: trailing data after the JSON object"))?;
-    Ok(value)
 }
 
 /// The browser session cookie: one for all of a browser's seats.

@@ -10,7 +10,7 @@
 //! before it is acknowledged or broadcast, and a game whose AI was to move
 //! when the server stopped is resumed when it starts again.
 //!
-//! Three layers, each knowing only the one below: the edges ([`http`],
+//! Three layers, each knowing only the one below: the edges (`http`,
 //! `ws`) read requests into typed [`api`] messages and map errors; the
 //! [`domain`] holds the games, seats, turns and AI turns; the [`store`]
 //! keeps them (SQLite), behind the [`store::Store`] trait.

@@ -8,10 +8,9 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::api::{ClientMsg, ServerMsg};
+use crate::api::{parse_json, ClientMsg, ServerMsg};
 use crate::domain::{RoomRef, Seat};
 use crate::error::ApiError;
-use crate::http::parse_json;
 use crate::state::{AppState, SocketSlot};
 
 /// The largest message a client may send.

@@ -402,7 +402,7 @@ impl SqliteStore {
     /// its thread.
     ///
     /// The thread commits in groups: it takes every job waiting (up to
-    /// [`BATCH`]), runs each in a savepoint of one transaction, commits
+    /// `BATCH`, 256), runs each in a savepoint of one transaction, commits
     /// once (one sync to disk for all), and only then answers each job.
     /// An action is thus on disk before it is acknowledged, and a busy
     /// server does not wait for one sync per action. Before each batch the
