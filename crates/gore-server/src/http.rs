@@ -525,11 +525,17 @@ async fn socket(
         None => token(&state, &headers, &id).await,
     };
     let ip = addr.map(|Extension(ClientIp(a))| a);
-    if room.lock().await.watchers() >= state.config().max_sockets_per_game {
-        return Err(ApiError::busy(
-            "this game has as many watchers as it can take; try again later",
-        ));
-    }
+    // Counted and subscribed under one lock: a rush of sockets cannot all
+    // pass the count before any of them subscribes.
+    let updates = {
+        let r = room.lock().await;
+        if r.watchers() >= state.config().max_sockets_per_game {
+            return Err(ApiError::busy(
+                "this game has as many watchers as it can take; try again later",
+            ));
+        }
+        r.subscribe()
+    };
     let slot = match ip {
         Some(ip) => Some(state.socket_slot(ip).ok_or_else(|| {
             ApiError::busy("too many open sockets from your address; close some games")
@@ -544,7 +550,7 @@ async fn socket(
         .read_buffer_size(ws::READ_BUFFER)
         .write_buffer_size(ws::WRITE_BUFFER)
         .max_write_buffer_size(ws::MAX_WRITE_BUFFER)
-        .on_upgrade(move |socket| ws::session(state, id, room, token, ip, slot, socket)))
+        .on_upgrade(move |socket| ws::session(state, id, room, token, ip, slot, updates, socket)))
 }
 
 #[cfg(test)]

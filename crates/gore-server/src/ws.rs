@@ -6,10 +6,12 @@ use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
-use tokio::sync::broadcast::error::RecvError;
+use std::sync::Arc;
+
+use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::api::{parse_json, ClientMsg, ServerMsg};
-use crate::domain::{RoomRef, Seat};
+use crate::domain::{Change, RoomRef, Seat};
 use crate::error::ApiError;
 use crate::state::{AppState, SocketSlot};
 
@@ -70,14 +72,15 @@ pub async fn session(
     token: Option<String>,
     ip: Option<IpAddr>,
     slot: Option<SocketSlot>,
+    mut updates: broadcast::Receiver<Arc<Change>>,
     socket: WebSocket,
 ) {
     let _slot = slot;
-    let (seat, mut updates, first, mut ply) = {
+    let (seat, first, mut ply) = {
         let r = room.lock().await;
         let seat = token.as_deref().and_then(|t| r.seat_of(t));
         let (first, ply) = state_of(&r, seat);
-        (seat, r.subscribe(), first, ply)
+        (seat, first, ply)
     };
     // Only a seat's token is worth keeping.
     let token = token.filter(|_| seat.is_some());
@@ -103,6 +106,8 @@ pub async fn session(
                     ply = change.ply;
                     Some(Message::Text(change.text_for(seat).as_ref().into()))
                 }
+                // Already in the first state (subscribed before it was made).
+                Ok(change) if change.ply <= ply => None,
                 Ok(_) | Err(RecvError::Lagged(_)) => {
                     // A change missed: the whole state again.
                     let (m, p) = full_state(&room, seat).await;
