@@ -65,6 +65,9 @@ async fn full_state(room: &RoomRef, seat: Option<Seat>) -> (Message, usize) {
 /// Serves one socket until it closes: the whole state first, then each
 /// change as an `update` (encoded once for every socket), or the whole
 /// state again when this socket missed a change or asks for it.
+/// (`updates` was subscribed when the socket was counted against the
+/// game's cap.)
+#[allow(clippy::too_many_arguments)] // each is one fact of the socket
 pub async fn session(
     state: AppState,
     id: String,
