@@ -12,6 +12,8 @@
 //! cargo run --release -p gore-load -- --url http://127.0.0.1:8080 --games 1000 --actions 20
 //! ```
 
+mod line;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -47,6 +49,31 @@ struct Args {
     /// Seed of the random actions.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Spectators on one more game, a long one that goes on during the
+    /// run (the flood of issue 8, point 6); they read every message.
+    #[arg(long, default_value_t = 0)]
+    spectators: usize,
+    /// Plies of the spectated game before the spectators arrive.
+    #[arg(long, default_value_t = 150)]
+    spectate_plies: usize,
+    /// Milliseconds between the spectated game's actions during the run.
+    #[arg(long, default_value_t = 100)]
+    spectate_pace_ms: u64,
+    /// Instead of the games: play one game of this many plies over HTTP,
+    /// a line found to last (`line.rs`), and report the time and the
+    /// server's CPU per action along the game (the server's `--max-plies`
+    /// must allow it).
+    #[arg(long)]
+    long_game: Option<usize>,
+    /// The server's process id, to read its CPU time (`/proc/PID/stat`).
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// The long game over HTTP rather than its WebSocket.
+    #[arg(long)]
+    long_over_http: bool,
+    /// Actions per line of the long game's report.
+    #[arg(long, default_value_t = 1000)]
+    window: usize,
 }
 
 #[derive(Default)]
@@ -60,6 +87,9 @@ struct Totals {
 async fn main() -> Result<()> {
     let args = Args::parse();
     let http = reqwest::Client::new();
+    if let Some(plies) = args.long_game {
+        return long_game(&http, &args, plies).await;
+    }
     let totals = Arc::new(Totals::default());
     let deadline = Instant::now() + Duration::from_secs(args.duration);
     let ws_base = args
@@ -97,6 +127,12 @@ async fn main() -> Result<()> {
         created.elapsed().as_secs_f64()
     );
 
+    let watched = if args.spectators > 0 {
+        Some(spectate(&http, &args, &ws_base).await?)
+    } else {
+        None
+    };
+
     let started = Instant::now();
     let mut tasks = Vec::new();
     for (i, (id, token)) in games.into_iter().enumerate() {
@@ -114,6 +150,24 @@ async fn main() -> Result<()> {
         let _ = t.await;
     }
     let wall = started.elapsed();
+    if let Some(w) = watched {
+        w.stop.store(true, Ordering::Relaxed);
+        let played = w.player.await??;
+        for r in w.readers {
+            r.abort();
+        }
+        let (msgs, bytes) = (
+            w.msgs.load(Ordering::Relaxed),
+            w.bytes.load(Ordering::Relaxed),
+        );
+        println!(
+            "spectated game: {} plies, {played} more during the run; {} spectators read {msgs} \
+             messages, {:.0} bytes each on average",
+            args.spectate_plies,
+            w.sockets,
+            bytes as f64 / msgs.max(1) as f64
+        );
+    }
     let mut lat = totals.latencies_us.lock().await.clone();
     lat.sort_unstable();
     let pct = |p: f64| -> f64 {
@@ -221,5 +275,210 @@ async fn drive(
     }
     let _ = ws.close(None).await;
     totals.latencies_us.lock().await.extend(local);
+    Ok(())
+}
+
+/// Creates a local game; its id and token.
+async fn create_local(http: &reqwest::Client, url: &str) -> Result<(String, String)> {
+    let body = NewGame {
+        mode: Mode::Local,
+        rules: None,
+        level: None,
+        colour: None,
+        honourable: None,
+        start: None,
+    };
+    let r: Created = http
+        .post(format!("{url}/api/games"))
+        .json(&body)
+        .send()
+        .await?
+        .error_for_status()
+        .context("creating a game")?
+        .json()
+        .await?;
+    Ok((r.id, r.token))
+}
+
+/// Plays `action` at `ply` over HTTP.
+async fn play_http(
+    http: &reqwest::Client,
+    url: &str,
+    id: &str,
+    token: &str,
+    action: gore_core::Action,
+    ply: usize,
+) -> Result<()> {
+    let r = http
+        .post(format!("{url}/api/games/{id}/actions"))
+        .bearer_auth(token)
+        .json(&serde_json::json!({"action": action.to_string(), "ply": ply}))
+        .send()
+        .await?;
+    if !r.status().is_success() {
+        bail!("ply {ply}: {} {}", r.status(), r.text().await?);
+    }
+    Ok(())
+}
+
+/// The spectated game: its spectators' readers and the task playing it.
+struct Watched {
+    sockets: usize,
+    readers: Vec<tokio::task::JoinHandle<()>>,
+    player: tokio::task::JoinHandle<Result<usize>>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    msgs: Arc<AtomicU64>,
+    bytes: Arc<AtomicU64>,
+}
+
+/// Plays `--spectate-plies` in a new game, opens `--spectators` sockets
+/// on it (each reads its first state), and starts playing it on.
+async fn spectate(http: &reqwest::Client, args: &Args, ws_base: &str) -> Result<Watched> {
+    let (id, token) = create_local(http, &args.url).await?;
+    let line = line::long_line(args.spectate_plies + 20_000, args.seed)
+        .ok_or_else(|| anyhow!("no line found"))?;
+    for (i, a) in line[..args.spectate_plies].iter().enumerate() {
+        play_http(http, &args.url, &id, &token, *a, i).await?;
+    }
+    let msgs = Arc::new(AtomicU64::new(0));
+    let bytes = Arc::new(AtomicU64::new(0));
+    let mut readers = Vec::new();
+    let url = format!("{ws_base}/api/games/{id}/ws");
+    for _ in 0..args.spectators {
+        let (mut ws, _) = tokio_tungstenite::connect_async(&url)
+            .await
+            .context("a spectator's socket")?;
+        match ws.next().await {
+            Some(Ok(Message::Text(_))) => {}
+            m => bail!("a spectator's first message: {m:?}"),
+        }
+        let (msgs, bytes) = (msgs.clone(), bytes.clone());
+        readers.push(tokio::spawn(async move {
+            while let Some(Ok(m)) = ws.next().await {
+                if let Message::Text(t) = m {
+                    msgs.fetch_add(1, Ordering::Relaxed);
+                    bytes.fetch_add(t.len() as u64, Ordering::Relaxed);
+                }
+            }
+        }));
+    }
+    eprintln!(
+        "{} spectators on a game of {} plies",
+        args.spectators, args.spectate_plies
+    );
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let player = {
+        let (http, url, stop) = (http.clone(), args.url.clone(), stop.clone());
+        let (from, pace) = (
+            args.spectate_plies,
+            Duration::from_millis(args.spectate_pace_ms),
+        );
+        tokio::spawn(async move {
+            let mut n = 0;
+            while !stop.load(Ordering::Relaxed) && from + n < line.len() {
+                play_http(&http, &url, &id, &token, line[from + n], from + n).await?;
+                n += 1;
+                tokio::time::sleep(pace).await;
+            }
+            Ok(n)
+        })
+    };
+    Ok(Watched {
+        sockets: args.spectators,
+        readers,
+        player,
+        stop,
+        msgs,
+        bytes,
+    })
+}
+
+/// The CPU time (user and system) of process `pid`, from `/proc/PID/stat`.
+fn cpu_time(pid: u32) -> Result<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // The fields after the command's closing parenthesis; utime and stime
+    // are the 14th and 15th of the line, in clock ticks.
+    let rest = stat.rsplit_once(')').map(|x| x.1).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 =
+        f.get(11).unwrap_or(&"0").parse::<u64>()? + f.get(12).unwrap_or(&"0").parse::<u64>()?;
+    // In USER_HZ, which Linux fixes at 100 for /proc.
+    Ok(Duration::from_millis(ticks * 10))
+}
+
+/// `--long-game`: one game of `plies` actions, one after the other, over
+/// the game's WebSocket as the page plays (or over HTTP with
+/// `--long-over-http`, whose answer is the whole state, log included),
+/// reporting every `--window` actions the median time per action and,
+/// with `--server-pid`, the server's CPU time per action.
+async fn long_game(http: &reqwest::Client, args: &Args, plies: usize) -> Result<()> {
+    let t = Instant::now();
+    let line = line::long_line(plies, args.seed).ok_or_else(|| anyhow!("no line found"))?;
+    eprintln!(
+        "a line of {plies} plies found in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let (id, token) = create_local(http, &args.url).await?;
+    println!("game {id}");
+    let ws_url = format!(
+        "{}/api/games/{id}/ws?token={token}",
+        args.url.replacen("http://", "ws://", 1)
+    );
+    let mut ws = if args.long_over_http {
+        None
+    } else {
+        let (mut ws, _) = tokio_tungstenite::connect_async(&ws_url).await?;
+        ws.next().await.ok_or_else(|| anyhow!("no first state"))??;
+        Some(ws)
+    };
+    println!("plies            action p50 ms   server CPU ms/action");
+    let mut times = Vec::with_capacity(args.window);
+    let mut cpu0 = args.server_pid.map(cpu_time).transpose()?;
+    for (i, a) in line.iter().enumerate() {
+        let t = Instant::now();
+        match ws.as_mut() {
+            None => play_http(http, &args.url, &id, &token, *a, i).await?,
+            Some(ws) => {
+                let msg = serde_json::to_string(&ClientMsg::Action {
+                    action: a.to_string(),
+                    ply: Some(i as u64),
+                })?;
+                ws.send(Message::Text(msg.into())).await?;
+                // Until the update that carries it.
+                loop {
+                    let m = tokio::time::timeout(Duration::from_secs(30), ws.next())
+                        .await
+                        .context("no message for 30 s")?
+                        .ok_or_else(|| anyhow!("closed"))??;
+                    let Message::Text(text) = m else { continue };
+                    match serde_json::from_str::<ServerMsg>(&text)? {
+                        ServerMsg::Update { update } if update.head.ply > i => break,
+                        ServerMsg::State { state } if state.head.ply > i => break,
+                        ServerMsg::Error { error } => bail!("ply {i}: {error}"),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        times.push(t.elapsed());
+        if times.len() == args.window || i + 1 == plies {
+            times.sort_unstable();
+            let cpu1 = args.server_pid.map(cpu_time).transpose()?;
+            let cpu = match (cpu0, cpu1) {
+                (Some(a), Some(b)) => {
+                    format!("{:.2}", (b - a).as_secs_f64() * 1e3 / times.len() as f64)
+                }
+                _ => "-".into(),
+            };
+            println!(
+                "{:>6}-{:<6}    {:>8.2}        {cpu:>8}",
+                i + 2 - times.len(),
+                i + 1,
+                times[times.len() / 2].as_secs_f64() * 1e3
+            );
+            times.clear();
+            cpu0 = cpu1;
+        }
+    }
     Ok(())
 }

@@ -1,0 +1,163 @@
+"""The floods of issue 8 against a release `gore serve`, with an innocent
+game's latency measured by gore-load meanwhile (docs/BENCHMARKS.md).
+
+    python3 crates/gore-server/scripts/floods.py idle   target/release 1100 [many]
+    python3 crates/gore-server/scripts/floods.py slow   target/release 500  [many]
+    python3 crates/gore-server/scripts/floods.py gets   target/release DB GAME_ID
+
+`idle`: N connections that send nothing; `slow`: N that send a request
+head a byte every half second, never finishing. From one address
+(127.0.0.2, the server's default caps) or, with `many`, each from its own
+(127.0.x.y: the per-address cap does not help; the server runs under
+`ulimit -n 1024`, so the descriptor reserve and the timeouts are what
+act). The innocent: `gore-load --games 10 --actions 50 --think-ms 50`
+from 127.0.0.1. Prints the innocent's figures, how many attacking
+connections the server refused or closed, and how long it held the rest.
+
+`gets`: restarts a server on DB (whose GAME_ID is long), sends 16
+concurrent `GET /api/games/GAME_ID` and, at the same time, one unrelated
+request (`POST /api/games`); prints their times. Five rounds.
+
+Python's standard library only.
+"""
+import http.client, json, os, resource, socket, subprocess, sys, tempfile, threading, time
+
+def serve(bin_dir, db, *flags, nofile=None):
+    def limit():
+        if nofile:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+    p = subprocess.Popen([f"{bin_dir}/gore", "serve", "--port", "0", "--db", db, "--rate-limit", "0",
+                          *flags], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                         preexec_fn=limit)
+    line = p.stdout.readline()
+    host, port = line.split("http://")[1].strip().strip("/").rsplit(":", 1)
+    return p, host, int(port)
+
+def innocent(bin_dir, port):
+    out = subprocess.run([f"{bin_dir}/gore-load", "--url", f"http://127.0.0.1:{port}", "--games", "10",
+                          "--actions", "50", "--think-ms", "50"], capture_output=True, text=True)
+    return (out.stdout + out.stderr).strip()
+
+def source(i, many):
+    if not many:
+        return "127.0.0.2"
+    return f"127.0.{1 + i // 250}.{1 + i % 250}"
+
+def attack(kind, bin_dir, n, many):
+    db = tempfile.mkdtemp() + "/gore.sqlite3"
+    p, host, port = serve(bin_dir, db, *(["--max-conns-per-ip", "100000"] if many else []),
+                          nofile=1024 if many else None)
+    base = innocent(bin_dir, port)
+    socks, opened = [], time.time()
+    for i in range(n):
+        s = socket.socket()
+        s.bind((source(i, many), 0))
+        s.settimeout(5)
+        try:
+            s.connect((host, port))
+            if kind == "slow":
+                s.sendall(f"GET / HTTP/1.1\r\nHost: {host}:{port}\r\n".encode())
+            socks.append(s)
+        except OSError:
+            s.close()
+    stop = threading.Event()
+    status = {"refused": 0, "closed": 0, "held": 0}
+    closed_at = []
+
+    def watch():
+        # Trickles the slow heads, and notes when the server closes each.
+        alive = list(socks)
+        while alive and not stop.is_set():
+            for s in list(alive):
+                try:
+                    s.setblocking(False)
+                    try:
+                        data = s.recv(4096)
+                        if data.startswith(b"HTTP/1.1 503"):
+                            status["refused"] += 1
+                            alive.remove(s)
+                            continue
+                        if not data:
+                            status["closed"] += 1
+                            closed_at.append(time.time() - opened)
+                            alive.remove(s)
+                            continue
+                    except BlockingIOError:
+                        pass
+                    if kind == "slow":
+                        s.send(b"x")
+                except OSError:
+                    status["closed"] += 1
+                    closed_at.append(time.time() - opened)
+                    alive.remove(s)
+            time.sleep(0.5)
+        status["held"] = len(alive)
+
+    w = threading.Thread(target=watch)
+    w.start()
+    under = innocent(bin_dir, port)
+    # Until the server has closed every one it accepted (60 s at most).
+    deadline = time.time() + 60
+    while w.is_alive() and time.time() < deadline:
+        w.join(1)
+    stop.set()
+    w.join()
+    closed_at.sort()
+    print(f"{kind}: {n} connections from {'as many addresses' if many else 'one address'}")
+    print(f"  innocent alone:  {base.splitlines()[-1]}")
+    print(f"  under the flood: {' | '.join(under.splitlines()[-2:])}")
+    print(f"  refused 503 at once: {status['refused']}, closed by the server: {status['closed']}"
+          + (f" (median after {closed_at[len(closed_at) // 2]:.1f} s, last after {closed_at[-1]:.1f} s)"
+             if closed_at else "")
+          + f", still open after 60 s: {status['held']}")
+    for s in socks:
+        s.close()
+    p.kill()
+
+def gets(bin_dir, db, gid):
+    rounds = []
+    for r in range(5):
+        p, host, port = serve(bin_dir, db, "--max-plies", "20000")
+        times, lock = {}, threading.Lock()
+
+        def get(i):
+            c = http.client.HTTPConnection(host, port, timeout=120)
+            t = time.time()
+            c.request("GET", f"/api/games/{gid}")
+            body = c.getresponse().read()
+            with lock:
+                times[i] = (time.time() - t, len(body))
+
+        def unrelated():
+            c = http.client.HTTPConnection(host, port, timeout=120)
+            t = time.time()
+            c.request("POST", "/api/games", json.dumps({"mode": "local"}),
+                      {"Content-Type": "application/json"})
+            c.getresponse().read()
+            with lock:
+                times["unrelated"] = (time.time() - t, 0)
+
+        ts = [threading.Thread(target=get, args=(i,)) for i in range(16)]
+        ts.append(threading.Thread(target=unrelated))
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        slowest = max(v[0] for k, v in times.items() if k != "unrelated")
+        rounds.append((times["unrelated"][0], slowest))
+        print(f"round {r + 1}: unrelated POST {times['unrelated'][0] * 1e3:.1f} ms; "
+              f"16 GETs of {times[0][1]} bytes, the slowest {slowest * 1e3:.0f} ms")
+        p.kill()
+        p.wait()
+    u = sorted(x[0] for x in rounds)[2]
+    g = sorted(x[1] for x in rounds)[2]
+    print(f"median: unrelated {u * 1e3:.1f} ms, slowest GET {g * 1e3:.0f} ms")
+
+if __name__ == "__main__":
+    cmd, bin_dir = sys.argv[1], sys.argv[2]
+    if cmd in ("idle", "slow"):
+        attack(cmd, bin_dir, int(sys.argv[3]), len(sys.argv) > 4 and sys.argv[4] == "many")
+    elif cmd == "gets":
+        gets(bin_dir, sys.argv[3], sys.argv[4])
+    else:
+        sys.exit(__doc__)
