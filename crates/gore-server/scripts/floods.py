@@ -4,6 +4,7 @@ game's latency measured by gore-load meanwhile (docs/BENCHMARKS.md).
     python3 crates/gore-server/scripts/floods.py idle   target/release 1100 [many]
     python3 crates/gore-server/scripts/floods.py slow   target/release 500  [many]
     python3 crates/gore-server/scripts/floods.py gets   target/release DB GAME_ID
+    python3 crates/gore-server/scripts/floods.py ai     target/release 60
 
 `idle`: N connections that send nothing; `slow`: N that send a request
 head a byte every half second, never finishing. From one address
@@ -17,6 +18,12 @@ connections the server refused or closed, and how long it held the rest.
 `gets`: restarts a server on DB (whose GAME_ID is long), sends 16
 concurrent `GET /api/games/GAME_ID` and, at the same time, one unrelated
 request (`POST /api/games`); prints their times. Five rounds.
+
+`ai`: N level-8 AI games created at once, each from its own client
+address (`X-Forwarded-For` through `--trust-proxy 127.0.0.1`, so that the
+per-client cap does not refuse them all), then one innocent level-1 game:
+prints how many were refused `busy` and how long the innocent waited for
+the AI's first move. Five rounds.
 
 Python's standard library only.
 """
@@ -36,7 +43,12 @@ def serve(bin_dir, db, *flags, nofile=None):
 def innocent(bin_dir, port):
     out = subprocess.run([f"{bin_dir}/gore-load", "--url", f"http://127.0.0.1:{port}", "--games", "10",
                           "--actions", "50", "--think-ms", "50"], capture_output=True, text=True)
-    return (out.stdout + out.stderr).strip()
+    lines = [l for l in (out.stdout + out.stderr).splitlines()
+             if l.startswith(("games ", "latency ms"))]
+    if out.returncode != 0:
+        errs = [l for l in out.stderr.splitlines() if l.startswith("game ")]
+        lines.append(f"FAILED ({len(errs)} games failed; first: {errs[0] if errs else out.stderr[-200:]})")
+    return " | ".join(lines)
 
 def source(i, many):
     if not many:
@@ -95,6 +107,18 @@ def attack(kind, bin_dir, n, many):
 
     w = threading.Thread(target=watch)
     w.start()
+    # The innocent's first request that is served, from the flood's start.
+    refused_innocent = 0
+    while True:
+        try:
+            c = http.client.HTTPConnection(host, port, timeout=2)
+            c.request("GET", "/api/games/none")
+            c.getresponse().read()
+            break
+        except OSError:
+            refused_innocent += 1
+            time.sleep(0.2)
+    served_after = time.time() - opened
     under = innocent(bin_dir, port)
     # Until the server has closed every one it accepted (60 s at most).
     deadline = time.time() + 60
@@ -104,8 +128,10 @@ def attack(kind, bin_dir, n, many):
     w.join()
     closed_at.sort()
     print(f"{kind}: {n} connections from {'as many addresses' if many else 'one address'}")
-    print(f"  innocent alone:  {base.splitlines()[-1]}")
-    print(f"  under the flood: {' | '.join(under.splitlines()[-2:])}")
+    print(f"  innocent alone:  {base}")
+    print(f"  the innocent's first request served {served_after:.1f} s after the flood began"
+          f" ({refused_innocent} refused before)")
+    print(f"  under the flood: {under}")
     print(f"  refused 503 at once: {status['refused']}, closed by the server: {status['closed']}"
           + (f" (median after {closed_at[len(closed_at) // 2]:.1f} s, last after {closed_at[-1]:.1f} s)"
              if closed_at else "")
@@ -153,10 +179,53 @@ def gets(bin_dir, db, gid):
     g = sorted(x[1] for x in rounds)[2]
     print(f"median: unrelated {u * 1e3:.1f} ms, slowest GET {g * 1e3:.0f} ms")
 
+def ai(bin_dir, n):
+    waits = []
+    for r in range(5):
+        db = tempfile.mkdtemp() + "/gore.sqlite3"
+        p, host, port = serve(bin_dir, db, "--trust-proxy", "127.0.0.1", "--max-conns-per-ip", "100000")
+        codes = {}
+
+        def new(level, xff):
+            c = http.client.HTTPConnection(host, port, timeout=120)
+            c.request("POST", "/api/games", json.dumps({"mode": "ai", "level": level, "colour": "B"}),
+                      {"Content-Type": "application/json", "X-Forwarded-For": xff})
+            res = c.getresponse()
+            body = json.loads(res.read() or b"null")
+            return res.status, body
+
+        def attacker(i):
+            st, _ = new(8, f"198.51.{i // 250}.{1 + i % 250}")
+            codes[st] = codes.get(st, 0) + 1
+
+        ts = [threading.Thread(target=attacker, args=(i,)) for i in range(n)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        t0 = time.time()
+        st, g = new(1, "203.0.113.7")
+        assert st == 201, (st, g)
+        while True:
+            c = http.client.HTTPConnection(host, port, timeout=120)
+            c.request("GET", f"/api/games/{g['id']}", headers={"X-Forwarded-For": "203.0.113.7"})
+            v = json.loads(c.getresponse().read())
+            if len(v["actions"]) >= 1:
+                break
+            time.sleep(0.05)
+        waits.append(time.time() - t0)
+        print(f"round {r + 1}: {n} level-8 games: {codes}; the innocent level-1 game's first AI move "
+              f"after {waits[-1] * 1e3:.0f} ms")
+        p.kill()
+        p.wait()
+    print(f"median wait {sorted(waits)[len(waits) // 2] * 1e3:.0f} ms")
+
 if __name__ == "__main__":
     cmd, bin_dir = sys.argv[1], sys.argv[2]
     if cmd in ("idle", "slow"):
         attack(cmd, bin_dir, int(sys.argv[3]), len(sys.argv) > 4 and sys.argv[4] == "many")
+    elif cmd == "ai":
+        ai(bin_dir, int(sys.argv[3]))
     elif cmd == "gets":
         gets(bin_dir, sys.argv[3], sys.argv[4])
     else:
