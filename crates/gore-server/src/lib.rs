@@ -17,6 +17,7 @@
 //! # }
 //! ```
 
+pub mod ai;
 pub mod api;
 mod assets;
 mod config;
@@ -34,11 +35,11 @@ use std::net::SocketAddr;
 use anyhow::Context;
 use tokio::net::TcpListener;
 
+pub use config::{Cidr, Config};
 pub use db::{DbUrl, SCHEMA_VERSION};
 pub use error::{ApiError, ErrorCode};
 pub use http::{app, BODY_LIMIT};
 pub use room::{Mode, Seat, Status};
-pub use config::{Cidr, Config};
 pub use state::AppState;
 pub use ws::MESSAGE_LIMIT;
 
