@@ -472,6 +472,30 @@ impl AiPool {
         Ok(AiTicket::new(rx, key, stop, shared.clone()))
     }
 
+    /// Whether a job of `client` costing `cost` would be taken now (its
+    /// client under the cap, and a thread free for it or room in the
+    /// queue), without taking anything: for refusing a new game before it
+    /// is stored. A later [`AiPool::submit`] may still be refused.
+    pub fn check(&self, client: &ClientKey, cost: u32) -> Result<(), AiBusy> {
+        let shared = &self.handle.shared;
+        let g = shared.lock();
+        if g.clients.get(client).copied().unwrap_or(0) >= shared.per_client {
+            return Err(AiBusy::Client {
+                limit: shared.per_client,
+            });
+        }
+        let expensive = cost > shared.cheap_max;
+        let at_once = g.has_idle()
+            && !g.shutdown
+            && (!expensive || g.running_expensive < shared.expensive_cap);
+        if !at_once && g.waiting.len() >= shared.queue {
+            return Err(AiBusy::Queue {
+                limit: shared.queue,
+            });
+        }
+        Ok(())
+    }
+
     /// What the pool holds now.
     pub fn stats(&self) -> AiStats {
         let g = self.handle.shared.lock();
@@ -818,6 +842,29 @@ mod tests {
         // Refused jobs never ran.
         let order: Vec<String> = starts.try_iter().collect();
         assert_eq!(order, ["w1", "w2"]);
+    }
+
+    #[tokio::test]
+    async fn check_says_what_submit_would_answer() {
+        let pool = AiPool::new(2, 1, 1, 1).unwrap();
+        let (tx, starts) = mpsc::channel();
+        assert_eq!(pool.check(&client(1), 8), Ok(()));
+        let (e1, open) = gated(&tx, client(1), "e1", 8);
+        let e1 = pool.submit(e1).unwrap();
+        assert_eq!(started(&starts), "e1");
+        assert_eq!(pool.check(&client(1), 1), Err(AiBusy::Client { limit: 1 }));
+        // The idle thread is the cheap lane: an expensive job would wait.
+        assert_eq!(pool.check(&client(2), 8), Ok(()));
+        let e2 = pool.submit(quick(&tx, client(2), "e2", 8)).unwrap();
+        assert_eq!(pool.check(&client(3), 8), Err(AiBusy::Queue { limit: 1 }));
+        // A cheap one still has the free thread.
+        assert_eq!(pool.check(&client(3), 1), Ok(()));
+        // Checking took nothing.
+        assert_eq!(pool.stats().waiting, 1);
+        assert_eq!(pool.client_jobs(&client(3)), 0);
+        open.send(()).unwrap();
+        e1.await.unwrap();
+        e2.await.unwrap();
     }
 
     #[tokio::test]

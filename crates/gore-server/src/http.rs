@@ -290,12 +290,22 @@ fn new_game_spec(req: NewGame) -> Result<NewGameSpec, ApiError> {
     })
 }
 
+/// The client's address, when the connection's is known: the AI's cap per
+/// client counts against it.
+fn client_ip(addr: Option<Extension<ConnectInfo<SocketAddr>>>) -> Option<std::net::IpAddr> {
+    addr.map(|Extension(ConnectInfo(a))| a.ip())
+}
+
 async fn create(
     State(state): State<AppState>,
+    addr: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     JsonBody(req): JsonBody<NewGame>,
 ) -> Result<Response, ApiError> {
-    let grant = state.games().create(new_game_spec(req)?).await?;
+    let grant = state
+        .games()
+        .create(new_game_spec(req)?, client_ip(addr))
+        .await?;
     grant_response(&state, &headers, StatusCode::CREATED, grant).await
 }
 
@@ -312,6 +322,7 @@ async fn game(
 async fn play(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    addr: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     body: Result<JsonBody<PlayBody>, ApiError>,
 ) -> Result<Response, ApiError> {
@@ -321,7 +332,7 @@ async fn play(
     let token = token(&state, &headers, &id).await;
     let view = state
         .games()
-        .play(&id, token, body.action, body.ply)
+        .play(&id, token, body.action, body.ply, client_ip(addr))
         .await?;
     Ok(Json(view).into_response())
 }
@@ -374,10 +385,11 @@ async fn revoke_device(
 async fn rematch(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    addr: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let token = token(&state, &headers, &id).await;
-    let grant = state.games().rematch(&id, token).await?;
+    let grant = state.games().rematch(&id, token, client_ip(addr)).await?;
     grant_response(&state, &headers, StatusCode::CREATED, grant).await
 }
 

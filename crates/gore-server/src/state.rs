@@ -63,8 +63,10 @@ impl AppState {
                 max_plies: config.max_plies,
                 ai_time: config.ai_time,
                 ai_threads: config.ai_threads,
+                ai_queue: config.ai_queue,
+                ai_per_client: config.ai_per_client,
             },
-        );
+        )?;
         let state = AppState(Arc::new(Inner {
             limiter: RateLimiter::new(config.rate_limit),
             config,

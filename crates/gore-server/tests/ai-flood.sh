@@ -5,16 +5,15 @@
 #
 #   ai-flood.sh URL GAMES [ADDRESSES]
 #
-# URL        the server, started with --rate-limit 0 (the flood is not what
-#            the rate limit is measured on) and, for ADDRESSES > 1,
-#            --trust-proxy 127.0.0.1 so that X-Forwarded-For is believed
+# URL        the server on loopback, started with --rate-limit 0 (the flood
+#            is not what the rate limit is measured on)
 # GAMES      level-8 games the flood creates at once, each with the AI to
 #            move first
-# ADDRESSES  how many client addresses the flood comes from (10.9.x.y,
-#            sent as X-Forwarded-For); default 1
+# ADDRESSES  how many client addresses the flood comes from: curl binds
+#            127.1.x.y (all of 127/8 is loopback on Linux); default 1
 #
 # Prints the flood's answers by HTTP status, then the time from the
-# innocent's create request (level 1, address 192.0.2.77, the AI to move
+# innocent's create request (level 1, from 127.0.0.77, the AI to move
 # first) until its game shows the AI's first action (polled every 20 ms).
 set -euo pipefail
 url=${1:?URL}
@@ -26,7 +25,7 @@ trap 'rm -f "$codes"' EXIT
 for i in $(seq 0 $((games - 1))); do
   a=$((i % addrs))
   curl -s -o /dev/null -w '%{http_code}\n' \
-    -H "X-Forwarded-For: 10.9.$((a / 256)).$((a % 256))" \
+    --interface "127.1.$((a / 256)).$((a % 256 + 1))" \
     -H 'content-type: application/json' \
     -d '{"mode":"ai","level":8,"colour":"B"}' "$url/api/games" >>"$codes" &
 done
@@ -35,10 +34,10 @@ echo "flood of $games level-8 games from $addrs address(es):"
 sort "$codes" | uniq -c | sed 's/^/  HTTP /'
 
 start=$(date +%s%N)
-id=$(curl -s -H 'X-Forwarded-For: 192.0.2.77' -H 'content-type: application/json' \
+id=$(curl -s --interface 127.0.0.77 -H 'content-type: application/json' \
   -d '{"mode":"ai","level":1,"colour":"B"}' "$url/api/games" | jq -r .id)
 while :; do
-  ply=$(curl -s "$url/api/games/$id" | jq '.head.ply // .ply // 0')
+  ply=$(curl -s "$url/api/games/$id" | jq '.ply // .head.ply // 0')
   [ "$ply" -ge 1 ] && break
   sleep 0.02
 done

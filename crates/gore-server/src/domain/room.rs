@@ -46,6 +46,9 @@ pub struct Room {
     tx: broadcast::Sender<Arc<Change>>,
     /// An AI task owns this game's AI turns.
     pub ai_busy: bool,
+    /// Whose the AI's searches count as (crate::ai's cap per client): the
+    /// address that created the game or last acted in it, if known.
+    pub ai_client: Option<crate::ai::ClientKey>,
     /// Dropped from memory after a store failure: the next request loads
     /// the truth again.
     pub dead: bool,
@@ -83,6 +86,7 @@ impl Room {
             log,
             tx: broadcast::channel(64).0,
             ai_busy: false,
+            ai_client: None,
             dead: false,
             touched: Instant::now(),
         }
