@@ -58,7 +58,10 @@ export function gamePage(main, id) {
    * @type {Array<{kind: string, since?: number, ply: number, added: number, applied: boolean}>}
    */
   const trace = [];
+  /** For tests: the ply of every action drawn on the board, as `window.goreShown`. @type {number[]} */
+  const shown = [];
   /** @type {any} */ (window).goreTrace = trace;
+  /** @type {any} */ (window).goreShown = shown;
 
   const board = new Board({ interactive: true, onHole });
   /** @type {Record<string, HTMLElement>} */
@@ -69,7 +72,14 @@ export function gamePage(main, id) {
   const pos = () => parseGpn(state.position);
   const start = () => parseGpn(state.start);
   const rules = () => ruleOptions(state.rules);
-  const legal = () => (/** @type {string[]} */ (state && state.legal) || []);
+  /** What you may play now: the server's `legal`, and only on your turn
+   *  (a shared update must not let a spectator or the other seat click). */
+  const legal = () => {
+    if (!state) return /** @type {string[]} */ ([]);
+    const me = state.you;
+    if (me !== 'both' && (me !== 'A' && me !== 'B' || (state.to_move && state.to_move !== me))) return [];
+    return /** @type {string[]} */ (state.legal || []);
+  };
   const you = () => (state ? state.you : null);
   const isOver = () => state && state.status === 'over';
   /** The number of actions a state or update has. @param {any} s */
@@ -805,6 +815,7 @@ export function gamePage(main, id) {
         }
         board.clearFx();
         shownCount = k;
+        shown.push(k);
         lastSaid = describe(e, prev, posAfter(k));
         announce(lastSaid);
         if (!anim.skipped) updateMoves();
