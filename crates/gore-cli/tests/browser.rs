@@ -477,7 +477,19 @@ async fn new_game(page: &Page, mode: &str, colour: &str, level: u8) -> Res<()> {
         20,
     )
     .await?;
-    Ok(())
+    live(page).await
+}
+
+/// Waits for the game page's socket: actions go over it once it is open
+/// (before, by HTTP, which [`rendered_once`] would count as a fallback).
+async fn live(page: &Page) -> Res<()> {
+    wait_for(
+        page,
+        "document.querySelector('#conn.conn-open')",
+        "the live connection",
+        20,
+    )
+    .await
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -928,6 +940,7 @@ async fn friend_game(host: &Chrome, guest: &Chrome, exe: &Path, server: &Server)
             20,
         )
         .await?;
+        live(&p2).await?;
         if attempt == 0 {
             // A third browser opening the claimed link is refused plainly.
             let third = Chrome::launch(exe, 900, 800).await?;
@@ -1740,6 +1753,7 @@ async fn another_device(first: &Chrome, exe: &Path, server: &Server) -> Res<()> 
             20,
         )
         .await?;
+        live(&p2).await?;
         wait_for(
             &p2,
             "document.querySelector('.hole[data-hole=a2][aria-disabled=\"false\"]')",

@@ -602,7 +602,7 @@ export function gamePage(main, id) {
         endPending();
         try { onState(await getGame(id), 'get'); } catch (_) { /* the socket or the poll will bring it */ }
         if (!animating) update();
-      }, 5000);
+      }, 8000);
       return;
     }
     try {
