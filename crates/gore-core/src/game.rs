@@ -129,6 +129,23 @@ impl fmt::Display for Outcome {
     }
 }
 
+/// Why [`Game::from_history`] refused a stored history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryError {
+    /// The step refused, from 1.
+    pub ply: usize,
+    /// What is wrong with it.
+    pub why: &'static str,
+}
+
+impl core::fmt::Display for HistoryError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "ply {}: {}", self.ply, self.why)
+    }
+}
+
+impl core::error::Error for HistoryError {}
+
 /// A game in progress or finished: it owns the history, counts
 /// repetitions, applies the ply cap, remembers declined offers and holds the
 /// result. An illegal action returns the rule it breaks and changes nothing.
@@ -239,6 +256,69 @@ impl Game {
         self.history.iter().filter(|p| *p == now).count()
     }
 
+    /// Rebuilds a game from what a store kept of it: its start, its ply cap
+    /// and each action with the position it led to (before any final
+    /// sweep), without sowing again. The steps are trusted to come from an
+    /// earlier [`Game::play`] of this game; what is cheap to check is
+    /// checked (every position has the start's variant, a game over takes
+    /// no more actions), and the result,
+    /// repetitions and declines are worked out as `play` works them out.
+    ///
+    /// ```
+    /// use gore_core::{Action, Game, Hole, Rules};
+    /// let mut g = Game::new(Rules::STANDARD);
+    /// g.play(Action::Sow(Hole::A3)).unwrap();
+    /// g.play(Action::Sow(Hole::B1)).unwrap();
+    /// let steps = g.actions().iter().copied().zip(g.history()[1..].iter().copied());
+    /// let again = Game::from_history(*g.start(), None, steps).unwrap();
+    /// assert_eq!(again, g);
+    /// ```
+    pub fn from_history(
+        start: Position,
+        ply_cap: Option<u32>,
+        steps: impl IntoIterator<Item = (Action, Position)>,
+    ) -> Result<Game, HistoryError> {
+        let mut g = Game::from_position(start, ply_cap);
+        for (i, (action, next)) in steps.into_iter().enumerate() {
+            let ply = i + 1;
+            if g.outcome.is_some() {
+                return Err(HistoryError {
+                    ply,
+                    why: "the game was already over",
+                });
+            }
+            if next.variant() != start.variant() {
+                return Err(HistoryError {
+                    ply,
+                    why: "the position has another variant",
+                });
+            }
+            if action == Action::Decline {
+                g.declined[g.position.to_move().index()] = true;
+            }
+            g.position = next;
+            g.actions.push(action);
+            g.history.push(next);
+            g.conclude();
+        }
+        Ok(g)
+    }
+
+    /// Ends the game if the last position calls for it.
+    fn conclude(&mut self) {
+        let next = self.position;
+        if next.is_ended() {
+            self.finish(Game::board_end(&next));
+        } else if self.repetitions() >= 3 {
+            self.finish(EndReason::Repetition);
+        } else if self
+            .ply_cap
+            .is_some_and(|cap| self.actions.len() as u64 >= cap as u64)
+        {
+            self.finish(EndReason::PlyCap);
+        }
+    }
+
     /// The legal actions now: none once the game is over.
     pub fn legal_actions(&self) -> crate::ActionList {
         if self.is_over() {
@@ -261,16 +341,7 @@ impl Game {
         self.position = next;
         self.actions.push(action);
         self.history.push(next);
-        if next.is_ended() {
-            self.finish(Game::board_end(&next));
-        } else if self.repetitions() >= 3 {
-            self.finish(EndReason::Repetition);
-        } else if self
-            .ply_cap
-            .is_some_and(|cap| self.actions.len() as u64 >= cap as u64)
-        {
-            self.finish(EndReason::PlyCap);
-        }
+        self.conclude();
         Ok(Played {
             effect,
             outcome: self.outcome,

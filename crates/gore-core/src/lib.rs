@@ -53,7 +53,7 @@ pub use error::{
     GpnError, GpnField, IllegalAction, ParseActionError, ParseEndReasonError, ParseGpnError,
     ParseHoleError, ParsePlayerError, ParseRulesError, PositionError,
 };
-pub use game::{EndReason, Game, Outcome, Played};
+pub use game::{EndReason, Game, HistoryError, Outcome, Played};
 pub use position::{ActionList, Position, Setup, MAX_ACTIONS};
 pub use record::{iso_date, Record, RecordError, RecordErrorKind, RecordResult};
 pub use rules::{Rules, Variant, MAX_SEEDS_PER_HOLE, MIN_SEEDS_PER_HOLE};

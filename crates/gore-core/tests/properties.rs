@@ -635,6 +635,12 @@ proptest! {
                 prop_assert_eq!(o.seeds.map(u32::from), m.sweep_totals());
             }
         }
+        // What a store keeps (each action and the position it led to)
+        // rebuilds the same game without sowing again: result, repetition
+        // count and declines included.
+        let steps = g.actions().iter().copied().zip(g.history()[1..].iter().copied());
+        let restored = Game::from_history(*g.start(), cap, steps).unwrap();
+        prop_assert_eq!(&restored, &g);
         let rec = Record::from_game(&g);
         let back = Record::parse(&rec.to_string()).unwrap();
         prop_assert_eq!(&back, &rec);
@@ -675,4 +681,29 @@ proptest! {
             prop_assert_eq!(Position::from_gpn(&text, variant_of(f)), Ok(p));
         }
     }
+}
+
+/// A stored history that could not come from play is refused, naming the
+/// step: another variant, an action after the end.
+#[test]
+fn from_history_refuses_what_play_could_not_have_made() {
+    use gore_core::{Action, Hole};
+    let start = Position::new(Variant::STANDARD);
+    // A fixture only: what the expectations below check is the refusal.
+    let after = start.play(Action::Sow(Hole::A3)).unwrap();
+    let g = Game::from_history(start, None, [(Action::Sow(Hole::A3), after)]).unwrap();
+    assert_eq!(g.actions(), &[Action::Sow(Hole::A3)]);
+    assert!(!g.is_over());
+    let mut no_trades = Variant::STANDARD;
+    no_trades.no_trades = true;
+    let other = Position::from_gpn(&after.to_string(), no_trades).unwrap();
+    let e = Game::from_history(start, None, [(Action::Sow(Hole::A3), other)]).unwrap_err();
+    assert_eq!(e.ply, 1, "{e}");
+    // A ply cap of 1 ends the game after the first step: a second is refused.
+    let steps = [
+        (Action::Sow(Hole::A3), after),
+        (Action::Sow(Hole::B1), after),
+    ];
+    let e = Game::from_history(start, Some(1), steps).unwrap_err();
+    assert_eq!((e.ply, e.why), (2, "the game was already over"));
 }

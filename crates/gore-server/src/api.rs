@@ -5,8 +5,8 @@
 use gore_core::{Action, Hole, Player, Rules};
 use serde::{Deserialize, Serialize};
 
+pub use crate::domain::{Mode, Seat, Status};
 pub use crate::error::{ApiError, ErrorCode};
-pub use crate::room::{Mode, Seat, Status};
 
 /// The body of `POST /api/games`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -203,8 +203,7 @@ impl GameView {
     /// Applies an update that follows this state (its `since` is this
     /// state's `ply`); `false`, changing nothing, if it does not.
     pub fn apply(&mut self, update: &Update) -> bool {
-        if update.since != self.head.ply || update.since + update.actions.len() != update.head.ply
-        {
+        if update.since != self.head.ply || update.since + update.actions.len() != update.head.ply {
             return false;
         }
         self.actions.extend(update.actions.iter().cloned());

@@ -6,6 +6,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
+use crate::domain::GameError;
+
 /// The `code` of an error answer (docs/API.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -149,34 +151,22 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// A database failure, seen by the handlers as an internal error.
-#[derive(Debug, thiserror::Error)]
-pub enum DbError {
-    /// SQLite refused.
-    #[error("database: {0}")]
-    Sql(#[from] rusqlite::Error),
-    /// The transaction holding this work was not committed.
-    #[error("database: not committed: {0}")]
-    Commit(String),
-    /// The database thread has stopped.
-    #[error("database: the database thread has stopped")]
-    Closed,
-}
-
-impl DbError {
-    /// Whether this is a primary-key (or unique) conflict.
-    pub fn is_conflict(&self) -> bool {
-        matches!(
-            self,
-            DbError::Sql(rusqlite::Error::SqliteFailure(e, _))
-                if e.code == rusqlite::ErrorCode::ConstraintViolation
-        )
-    }
-}
-
-impl From<DbError> for ApiError {
-    fn from(e: DbError) -> ApiError {
-        tracing::error!("{e}");
-        ApiError::internal("the server could not save the game; nothing was changed, try again")
+impl From<GameError> for ApiError {
+    fn from(e: GameError) -> ApiError {
+        let code = match &e {
+            GameError::NoGame => ErrorCode::NotFound,
+            GameError::BadField { .. } | GameError::BadAction(_) => ErrorCode::BadRequest,
+            GameError::NoSeat | GameError::NotYourTurn(_) | GameError::Waiting => {
+                ErrorCode::Forbidden
+            }
+            GameError::Stale { .. } | GameError::Raced => ErrorCode::Stale,
+            GameError::Over => ErrorCode::GameOver,
+            GameError::Illegal(_) => ErrorCode::IllegalAction,
+            GameError::Claimed(_) => ErrorCode::Claimed,
+            GameError::Busy(_) => ErrorCode::Busy,
+            GameError::Unavailable => return ApiError::unavailable(),
+            GameError::Internal(_) => ErrorCode::Internal,
+        };
+        ApiError::new(code, e.to_string())
     }
 }

@@ -17,11 +17,14 @@ use axum::{Json, Router};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
+use crate::api::{ClaimBody, Created, DeviceLink, NewGame, PlayBody};
 use crate::assets;
+use crate::domain::{new_token, GameError, NewGameSpec, SeatGrant};
 use crate::error::ApiError;
-use crate::api::{Created, NewGame};
 use crate::state::AppState;
 use crate::ws;
+use gore_ai::{Level, MAX_LEVEL};
+use gore_core::{Player, Position, Rules};
 
 /// The largest request body.
 pub const BODY_LIMIT: usize = 16 * 1024;
@@ -33,10 +36,17 @@ pub fn app(state: AppState) -> Router {
         .route("/g/{id}", get(page))
         .route("/rules", get(page))
         .route("/assets/{*path}", get(asset))
-        .route("/join/{id}/{token}", get(join))
+        .route("/join/{id}/{code}", get(page))
+        .route("/continue/{id}/{code}", get(page))
         .route("/api/games", post(create))
         .route("/api/games/{id}", get(game))
         .route("/api/games/{id}/actions", post(play))
+        .route("/api/games/{id}/join", post(join))
+        .route("/api/games/{id}/continue", post(continue_here))
+        .route(
+            "/api/games/{id}/devices",
+            post(device_link).delete(revoke_device),
+        )
         .route("/api/games/{id}/rematch", post(rematch))
         .route("/api/games/{id}/record", get(record))
         .route("/api/games/{id}/ws", get(socket))
@@ -80,8 +90,31 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     })
 }
 
-/// The token presented: `Authorization: Bearer`, else the seat cookie.
-pub fn token(headers: &HeaderMap, id: &str) -> Option<String> {
+/// The browser session cookie: one for all of a browser's seats.
+const SESSION_COOKIE: &str = "gore_session";
+
+/// The value of cookie `name`, if sent.
+fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim_matches('"'))
+}
+
+/// The browser's session id, if it sent a well-formed one.
+fn session_of(headers: &HeaderMap) -> Option<&str> {
+    cookie(headers, SESSION_COOKIE)
+        .filter(|s| s.len() == 32 && s.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The token presented for game `id`: `Authorization: Bearer`, else the
+/// seat the browser session holds, else a per-game cookie of older
+/// versions (`gore_<id>`).
+pub async fn token(state: &AppState, headers: &HeaderMap, id: &str) -> Option<String> {
     if let Some(v) = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -90,30 +123,55 @@ pub fn token(headers: &HeaderMap, id: &str) -> Option<String> {
             return Some(t.trim().to_string());
         }
     }
-    let name = format!("gore_{id}");
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.trim_matches('"').to_string())
+    if let Some(session) = session_of(headers) {
+        match state.games().session_token(session, id).await {
+            Ok(Some(t)) => return Some(t),
+            Ok(None) => {}
+            Err(e) => tracing::warn!("session lookup: {e}"),
+        }
+    }
+    cookie(headers, &format!("gore_{id}")).map(str::to_string)
 }
 
-/// The seat cookie of a game.
-fn seat_cookie(id: &str, token: &str) -> HeaderValue {
+/// The session cookie.
+fn session_cookie(session: &str) -> HeaderValue {
     HeaderValue::from_str(&format!(
-        "gore_{id}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000"
+        "{SESSION_COOKIE}={session}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000"
     ))
-    .unwrap_or_else(|_| HeaderValue::from_static("gore=; Path=/"))
+    .unwrap_or_else(|_| HeaderValue::from_static("gore_session=; Path=/"))
 }
 
-fn created_response(c: Created) -> Response {
-    let cookie = seat_cookie(&c.id, &c.token);
-    let mut res = (StatusCode::CREATED, Json(c)).into_response();
-    res.headers_mut().insert(header::SET_COOKIE, cookie);
-    res
+/// Answers a seat given to this caller: the seat is remembered in the
+/// browser's session (a new session cookie if it had none).
+async fn grant_response(
+    state: &AppState,
+    headers: &HeaderMap,
+    status: StatusCode,
+    grant: SeatGrant,
+) -> Result<Response, ApiError> {
+    let (session, new) = match session_of(headers) {
+        Some(s) => (s.to_string(), false),
+        None => (new_token(), true),
+    };
+    state
+        .games()
+        .remember_seat(session.clone(), grant.id.clone(), grant.token.clone())
+        .await?;
+    let created = Created {
+        url: format!("/g/{}", grant.id),
+        invite: grant
+            .invite
+            .map(|code| format!("/join/{}/{code}", grant.id)),
+        id: grant.id,
+        seat: grant.seat,
+        token: grant.token,
+    };
+    let mut res = (status, Json(created)).into_response();
+    if new {
+        res.headers_mut()
+            .insert(header::SET_COOKIE, session_cookie(&session));
+    }
+    Ok(res)
 }
 
 /// Whether a request comes from this site (or from a tool: no `Origin`).
@@ -185,11 +243,60 @@ async fn fallback(uri: Uri) -> Response {
     }
 }
 
-async fn create(State(state): State<AppState>, JsonBody(req): JsonBody<NewGame>) -> Response {
-    match state.create(req).await {
-        Ok(c) => created_response(c),
-        Err(e) => e.into_response(),
-    }
+/// Reads the body of `POST /api/games`, naming the field that is wrong.
+fn new_game_spec(req: NewGame) -> Result<NewGameSpec, ApiError> {
+    let bad = |field: &'static str, why: String| ApiError::from(GameError::BadField { field, why });
+    let rules: Rules = match req.rules.as_deref() {
+        None => Rules::STANDARD,
+        Some(r) => r.trim().parse().map_err(|e| bad("rules", format!("{e}")))?,
+    };
+    let level = req.level.unwrap_or(4);
+    let level = Level::new(level).map_err(|_| {
+        bad(
+            "level",
+            format!("{level} is not a level; levels go from 1 to {MAX_LEVEL}"),
+        )
+    })?;
+    let colour = match req.colour.as_deref().unwrap_or("random") {
+        "random" => None,
+        c => Some(
+            c.parse::<Player>()
+                .ok()
+                .filter(|_| c.len() == 1)
+                .ok_or_else(|| bad("colour", format!("`{c}` is not A, B or random")))?,
+        ),
+    };
+    let start = match req.start.as_deref() {
+        None => Position::new(rules.variant),
+        Some(gpn) => {
+            let p = Position::from_gpn(gpn.trim(), rules.variant)
+                .map_err(|e| bad("start", format!("{e}")))?;
+            if p.is_ended() {
+                return Err(bad(
+                    "start",
+                    "every hole holds at most 2 seeds there: the game would be over at once".into(),
+                ));
+            }
+            p
+        }
+    };
+    Ok(NewGameSpec {
+        mode: req.mode,
+        rules,
+        start,
+        level,
+        honourable: req.honourable.unwrap_or(false),
+        colour,
+    })
+}
+
+async fn create(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    JsonBody(req): JsonBody<NewGame>,
+) -> Result<Response, ApiError> {
+    let grant = state.games().create(new_game_spec(req)?).await?;
+    grant_response(&state, &headers, StatusCode::CREATED, grant).await
 }
 
 async fn game(
@@ -197,15 +304,9 @@ async fn game(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let view = state.view(&id, token(&headers, &id).as_deref()).await?;
+    let token = token(&state, &headers, &id).await;
+    let view = state.games().view(&id, token.as_deref()).await?;
     Ok(Json(view).into_response())
-}
-
-/// The body of `POST /api/games/{id}/actions`.
-#[derive(Deserialize)]
-struct PlayBody {
-    action: String,
-    ply: Option<u64>,
 }
 
 async fn play(
@@ -215,12 +316,59 @@ async fn play(
     body: Result<JsonBody<PlayBody>, ApiError>,
 ) -> Result<Response, ApiError> {
     // An unknown game is 404 whatever the body.
-    state.room(&id).await?;
+    state.games().room(&id).await?;
     let JsonBody(body) = body?;
+    let token = token(&state, &headers, &id).await;
     let view = state
-        .play(&id, token(&headers, &id), body.action, body.ply)
+        .games()
+        .play(&id, token, body.action, body.ply)
         .await?;
     Ok(Json(view).into_response())
+}
+
+/// `POST /api/games/{id}/join`: the friend claims the invitation.
+async fn join(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<ClaimBody>,
+) -> Result<Response, ApiError> {
+    let grant = state.games().claim_invite(&id, &body.code).await?;
+    grant_response(&state, &headers, StatusCode::OK, grant).await
+}
+
+/// `POST /api/games/{id}/continue`: a player opens his seat on this device.
+async fn continue_here(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<ClaimBody>,
+) -> Result<Response, ApiError> {
+    let grant = state.games().claim_device(&id, &body.code).await?;
+    grant_response(&state, &headers, StatusCode::OK, grant).await
+}
+
+async fn device_link(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let token = token(&state, &headers, &id).await;
+    let code = state.games().device_code(&id, token).await?;
+    let link = DeviceLink {
+        url: format!("/continue/{id}/{code}"),
+    };
+    Ok((StatusCode::CREATED, Json(link)).into_response())
+}
+
+async fn revoke_device(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let token = token(&state, &headers, &id).await;
+    state.games().revoke_device(&id, token).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 async fn rematch(
@@ -228,15 +376,16 @@ async fn rematch(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let c = state.rematch(&id, token(&headers, &id)).await?;
-    Ok(created_response(c))
+    let token = token(&state, &headers, &id).await;
+    let grant = state.games().rematch(&id, token).await?;
+    grant_response(&state, &headers, StatusCode::CREATED, grant).await
 }
 
 async fn record(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let text = state.record(&id).await?;
+    let text = state.games().record(&id).await?;
     let disposition = HeaderValue::from_str(&format!("attachment; filename=\"gore-{id}.gore\""))
         .map_err(|_| ApiError::no_game())?;
     Ok((
@@ -250,20 +399,6 @@ async fn record(
         text,
     )
         .into_response())
-}
-
-async fn join(
-    State(state): State<AppState>,
-    Path((id, token)): Path<(String, String)>,
-) -> Result<Response, ApiError> {
-    state.join(&id, token.clone()).await?;
-    let mut res = StatusCode::SEE_OTHER.into_response();
-    let h = res.headers_mut();
-    h.insert(header::SET_COOKIE, seat_cookie(&id, &token));
-    if let Ok(v) = HeaderValue::from_str(&format!("/g/{id}")) {
-        h.insert(header::LOCATION, v);
-    }
-    Ok(res)
 }
 
 /// `?token=` on the socket's address.
@@ -280,18 +415,29 @@ async fn socket(
     addr: Option<Extension<ConnectInfo<SocketAddr>>>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let room = state.room(&id).await?;
+    let room = state.games().room(&id).await?;
     let upgrade = match upgrade {
         Ok(u) => u,
         Err(e) => return Ok(e.into_response()),
     };
-    let token = query
-        .ok()
-        .and_then(|Query(q)| q.token)
-        .or_else(|| token(&headers, &id));
+    let token = match query.ok().and_then(|Query(q)| q.token) {
+        Some(t) => Some(t),
+        None => token(&state, &headers, &id).await,
+    };
     let ip = addr.map(|Extension(ConnectInfo(a))| a.ip());
+    if room.lock().await.watchers() >= state.config().max_sockets_per_game {
+        return Err(ApiError::busy(
+            "this game has as many watchers as it can take; try again later",
+        ));
+    }
+    let slot = match ip {
+        Some(ip) => Some(state.socket_slot(ip).ok_or_else(|| {
+            ApiError::busy("too many open sockets from your address; close some games")
+        })?),
+        None => None,
+    };
     Ok(upgrade
         .max_message_size(ws::HARD_LIMIT)
         .max_frame_size(ws::HARD_LIMIT)
-        .on_upgrade(move |socket| ws::session(state, id, room, token, ip, socket)))
+        .on_upgrade(move |socket| ws::session(state, id, room, token, ip, slot, socket)))
 }

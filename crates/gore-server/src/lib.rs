@@ -10,6 +10,11 @@
 //! before it is acknowledged or broadcast, and a game whose AI was to move
 //! when the server stopped is resumed when it starts again.
 //!
+//! Three layers, each knowing only the one below: the edges ([`http`],
+//! `ws`) read requests into typed [`api`] messages and map errors; the
+//! [`domain`] holds the games, seats, turns and AI turns; the [`store`]
+//! keeps them (SQLite), behind the [`store::Store`] trait.
+//!
 //! ```no_run
 //! # async fn f() -> anyhow::Result<()> {
 //! let config = gore_server::Config::default();
@@ -20,12 +25,12 @@
 pub mod api;
 mod assets;
 mod config;
-mod db;
+pub mod domain;
 mod error;
 mod http;
 mod limit;
-mod room;
 mod state;
+pub mod store;
 mod ws;
 
 use std::io::Write;
@@ -34,12 +39,13 @@ use std::net::SocketAddr;
 use anyhow::Context;
 use tokio::net::TcpListener;
 
-pub use db::{DbUrl, SCHEMA_VERSION};
+pub use config::{Cidr, Config};
+pub use domain::{Mode, Seat, Status};
 pub use error::{ApiError, ErrorCode};
 pub use http::{app, BODY_LIMIT};
-pub use room::{Mode, Seat, Status};
-pub use config::{Cidr, Config};
-pub use state::AppState;
+pub use state::{AppState, SocketSlot};
+pub use store::sqlite::{SqliteOptions, SCHEMA_VERSION};
+pub use store::DbUrl;
 pub use ws::MESSAGE_LIMIT;
 
 /// Serves the app on a bound listener until `shutdown` completes (then

@@ -2,19 +2,17 @@
 //! errors to their sender only.
 
 use std::net::IpAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
-use serde::Deserialize;
-use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
+use crate::api::{ClientMsg, ServerMsg};
+use crate::domain::{RoomRef, Seat};
 use crate::error::ApiError;
 use crate::http::parse_json;
-use crate::room::{Seat, Snapshot};
-use crate::state::{AppState, RoomRef};
+use crate::state::{AppState, SocketSlot};
 
 /// The largest message a client may send.
 pub const MESSAGE_LIMIT: usize = 4 * 1024;
@@ -23,60 +21,74 @@ pub const HARD_LIMIT: usize = 64 * 1024;
 /// Bad messages before the socket is closed.
 const ABUSE_LIMIT: u32 = 5;
 
-/// A client's message.
-#[derive(Deserialize)]
-struct Incoming {
-    #[serde(rename = "type")]
-    kind: String,
-    action: Option<String>,
-    ply: Option<u64>,
-}
-
-fn state_message(snapshot: &Snapshot, seat: Option<Seat>) -> Message {
-    Message::Text(
-        json!({"type": "state", "state": snapshot.view(seat)})
-            .to_string()
-            .into(),
-    )
+fn text(msg: &ServerMsg) -> Message {
+    Message::Text(serde_json::to_string(msg).unwrap_or_default().into())
 }
 
 fn error_message(e: &ApiError) -> Message {
-    let mut v: Value = e.body();
-    v["type"] = "error".into();
-    Message::Text(v.to_string().into())
+    text(&ServerMsg::Error { error: e.clone() })
 }
 
-/// Serves one socket until it closes.
+/// The whole state for `seat`, and its ply.
+async fn full_state(room: &RoomRef, seat: Option<Seat>) -> (Message, usize) {
+    let view = room.lock().await.view(seat);
+    let ply = view.head.ply;
+    (
+        text(&ServerMsg::State {
+            state: Box::new(view),
+        }),
+        ply,
+    )
+}
+
+/// Serves one socket until it closes: the whole state first, then each
+/// change as an `update` (encoded once for every socket), or the whole
+/// state again when this socket missed a change or asks for it.
 pub async fn session(
     state: AppState,
     id: String,
     room: RoomRef,
     token: Option<String>,
     ip: Option<IpAddr>,
+    slot: Option<SocketSlot>,
     socket: WebSocket,
 ) {
-    let (seat, mut updates, first) = {
+    let _slot = slot;
+    let (seat, mut updates, first, mut ply) = {
         let r = room.lock().await;
         let seat = token.as_deref().and_then(|t| r.seat_of(t));
-        (seat, r.subscribe(), r.snapshot())
+        let view = r.view(seat);
+        let ply = view.head.ply;
+        (
+            seat,
+            r.subscribe(),
+            text(&ServerMsg::State {
+                state: Box::new(view),
+            }),
+            ply,
+        )
     };
     // Only a seat's token is worth keeping.
     let token = token.filter(|_| seat.is_some());
     let (mut tx, mut rx) = socket.split();
-    if tx.send(state_message(&first, seat)).await.is_err() {
+    if tx.send(first).await.is_err() {
         return;
     }
-    drop(first);
     let mut abuse = 0u32;
     let mut ping = tokio::time::interval(Duration::from_secs(30));
     ping.tick().await;
     loop {
         let outgoing: Option<Message> = tokio::select! {
             update = updates.recv() => match update {
-                Ok(s) => Some(state_message(&s, seat)),
-                Err(RecvError::Lagged(_)) => {
-                    let s: Arc<Snapshot> = room.lock().await.snapshot();
-                    Some(state_message(&s, seat))
+                Ok(change) if change.since == ply => {
+                    ply = change.ply;
+                    Some(Message::Text(change.text_for(seat).as_ref().into()))
+                }
+                Ok(_) | Err(RecvError::Lagged(_)) => {
+                    // A change missed: the whole state again.
+                    let (m, p) = full_state(&room, seat).await;
+                    ply = p;
+                    Some(m)
                 }
                 Err(RecvError::Closed) => {
                     // The game was reloaded: the client reconnects.
@@ -89,9 +101,15 @@ pub async fn session(
             },
             incoming = rx.next() => match incoming {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
-                Some(Ok(Message::Text(text))) => {
-                    match handle(&state, &id, token.clone(), ip, text.as_str()).await {
-                        Ok(reply) => reply,
+                Some(Ok(Message::Text(t))) => {
+                    match handle(&state, &id, token.clone(), ip, t.as_str()).await {
+                        Ok(Reply::None) => None,
+                        Ok(Reply::Pong) => Some(text(&ServerMsg::Pong)),
+                        Ok(Reply::Resync) => {
+                            let (m, p) = full_state(&room, seat).await;
+                            ply = p;
+                            Some(m)
+                        }
                         Err((e, bad)) => {
                             abuse += u32::from(bad);
                             Some(error_message(&e))
@@ -127,15 +145,25 @@ pub async fn session(
     }
 }
 
-/// One text message: an answer to send, or an error (and whether it
-/// counts as abuse).
+/// What a good message asks the socket to send back.
+enum Reply {
+    /// Nothing (an action: its update reaches every socket).
+    None,
+    /// A `pong`.
+    Pong,
+    /// The whole state.
+    Resync,
+}
+
+/// One text message: what to answer, or an error (and whether it counts
+/// as abuse).
 async fn handle(
     state: &AppState,
     id: &str,
     token: Option<String>,
     ip: Option<IpAddr>,
     text: &str,
-) -> Result<Option<Message>, (ApiError, bool)> {
+) -> Result<Reply, (ApiError, bool)> {
     if text.len() > MESSAGE_LIMIT {
         return Err((ApiError::too_large("the message", MESSAGE_LIMIT), true));
     }
@@ -144,27 +172,17 @@ async fn handle(
             return Err((ApiError::rate_limited(), false));
         }
     }
-    let msg: Incoming = parse_json(text.as_bytes()).map_err(|e| (e, true))?;
-    match msg.kind.as_str() {
-        "action" => {
-            let Some(action) = msg.action else {
-                return Err((ApiError::bad_request("action: missing"), true));
-            };
-            // The new state reaches every socket, this one included.
+    let msg: ClientMsg = parse_json(text.as_bytes()).map_err(|e| (e, true))?;
+    match msg {
+        ClientMsg::Action { action, ply } => {
             state
-                .play(id, token, action, msg.ply)
+                .games()
+                .play(id, token, action, ply)
                 .await
-                .map_err(|e| (e, false))?;
-            Ok(None)
+                .map_err(|e| (e.into(), false))?;
+            Ok(Reply::None)
         }
-        "ping" => Ok(Some(Message::Text(
-            json!({"type": "pong"}).to_string().into(),
-        ))),
-        other => Err((
-            ApiError::bad_request(format!(
-                "type: `{other}` is not a message type (action, ping)"
-            )),
-            true,
-        )),
+        ClientMsg::Resync => Ok(Reply::Resync),
+        ClientMsg::Ping => Ok(Reply::Pong),
     }
 }

@@ -28,7 +28,8 @@ async fn creates_each_kind_of_game() {
     let g: serde_json::Value = r.json().await.unwrap();
     let id = g["id"].as_str().unwrap();
     assert_eq!(id.len(), 10);
-    assert!(cookie.starts_with(&format!("gore_{id}=")), "{cookie}");
+    // One session cookie for all of the browser's seats.
+    assert!(cookie.starts_with("gore_session="), "{cookie}");
     assert!(
         cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Path=/")
     );
@@ -155,14 +156,6 @@ async fn http_and_ws_actions_reach_both_players_and_a_spectator() {
     let g = create(&alice, &s, json!({"mode": "friend", "colour": "A"})).await;
     let id = g["id"].as_str().unwrap().to_string();
     let ta = g["token"].as_str().unwrap().to_string();
-    let tb = g["invite"]
-        .as_str()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_string();
-
     let mut wa = s.ws(&id, Some(&ta)).await;
     let mut spectator = s.ws(&id, None).await;
     let st = next_state(&mut wa).await;
@@ -177,7 +170,8 @@ async fn http_and_ws_actions_reach_both_players_and_a_spectator() {
     let st = next_state(&mut spectator).await;
     assert_eq!(st["you"], serde_json::Value::Null);
 
-    // The friend opens the invitation in his browser.
+    // The friend opens the invitation in his browser: the page only; then
+    // he presses "join".
     let bob = browser();
     let r = bob
         .get(s.at(g["invite"].as_str().unwrap()))
@@ -185,11 +179,14 @@ async fn http_and_ws_actions_reach_both_players_and_a_spectator() {
         .await
         .unwrap();
     assert_eq!(r.status(), 200);
-    assert_eq!(r.url().path(), format!("/g/{id}"));
     assert!(r.headers()["content-type"]
         .to_str()
         .unwrap()
         .starts_with("text/html"));
+    let tb = claim(&bob, &s, g["invite"].as_str().unwrap()).await["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let (_, v) = get(&bob, &s, &id).await;
     assert_eq!(v["you"], "B");
     assert_eq!(v["status"], "playing");
@@ -351,20 +348,33 @@ async fn a_friend_game_with_offers_declined_and_accepted() {
     let id = g["id"].as_str().unwrap().to_string();
     let invite = g["invite"].as_str().unwrap().to_string();
 
-    // A wrong token or an unknown game: 404, and nobody joins.
+    // A wrong code or an unknown game: 404, and nobody joins.
     let stranger = browser();
-    let r = stranger
-        .get(s.at(&format!("/join/{id}/{}", "0".repeat(32))))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 404);
-    let r = stranger
-        .get(s.at(&format!("/join/zzzzzzzzzz/{}", "0".repeat(32))))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 404);
+    let (code, _) = post_json(
+        &stranger,
+        &s,
+        &format!("/api/games/{id}/join"),
+        json!({"code": "0".repeat(32)}),
+    )
+    .await;
+    assert_eq!(code, 404);
+    let (code, _) = post_json(
+        &stranger,
+        &s,
+        "/api/games/zzzzzzzzzz/join",
+        json!({"code": "0".repeat(32)}),
+    )
+    .await;
+    assert_eq!(code, 404);
+    // Opening the link (a browser, or a link-preview bot's GET and HEAD)
+    // is only the page: nothing changes until "join" is pressed.
+    for r in [
+        stranger.get(s.at(&invite)).send().await.unwrap(),
+        stranger.head(s.at(&invite)).send().await.unwrap(),
+    ] {
+        assert_eq!(r.status(), 200);
+        assert!(r.headers().get("set-cookie").is_none());
+    }
     assert_eq!(get(&alice, &s, &id).await.1["status"], "waiting");
     // Before the friend arrives, A may not play.
     let (code, e) = act(&alice, &s, &id, None, json!({"action": "a1"})).await;
@@ -373,23 +383,32 @@ async fn a_friend_game_with_offers_declined_and_accepted() {
         (403, Some("forbidden"))
     );
 
-    // The friend's client: the invitation sets its cookie.
+    // The friend claims the invitation: his own new secret, not a token
+    // that travelled in the link, and a session cookie.
     let bob = browser();
-    let r = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-        .get(s.at(&invite))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 303);
-    assert_eq!(r.headers()["location"], format!("/g/{id}"));
-    assert!(r.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .starts_with(&format!("gore_{id}=")));
-    bob.get(s.at(&invite)).send().await.unwrap();
+    let joined = claim(&bob, &s, &invite).await;
+    assert_eq!(joined["seat"], "B");
+    assert!(!invite.ends_with(joined["token"].as_str().unwrap()));
+    assert_eq!(get(&bob, &s, &id).await.1["you"], "B");
+    // The link is spent: another browser opening it later is refused
+    // `claimed`, and the friend keeps his seat.
+    let (code, e) = post_json(
+        &stranger,
+        &s,
+        &format!("/api/games/{id}/join"),
+        json!({"code": invite.rsplit('/').next().unwrap()}),
+    )
+    .await;
+    assert_eq!(
+        (code, e["error"]["code"].as_str()),
+        (410, Some("claimed")),
+        "{e}"
+    );
+    assert_eq!(
+        get(&stranger, &s, &id).await.1["you"],
+        serde_json::Value::Null
+    );
+    assert_eq!(get(&bob, &s, &id).await.1["you"], "B");
     let mut wa = s.ws_bearer(&id, g["token"].as_str().unwrap()).await;
     assert_eq!(next_state(&mut wa).await["status"], "playing");
 
@@ -527,10 +546,7 @@ async fn a_game_to_its_end_its_record_and_rematches() {
     )
     .await;
     let id = g["id"].as_str().unwrap();
-    bob.get(s.at(g["invite"].as_str().unwrap()))
-        .send()
-        .await
-        .unwrap();
+    claim(&bob, &s, g["invite"].as_str().unwrap()).await;
     // A spectator may not ask.
     let r = bot()
         .post(s.at(&format!("/api/games/{id}/rematch")))

@@ -25,17 +25,10 @@ async fn wrong_actions_are_refused_and_change_nothing() {
     let g = create(&c, &s, json!({"mode": "friend", "colour": "A"})).await;
     let id = g["id"].as_str().unwrap().to_string();
     let ta = g["token"].as_str().unwrap().to_string();
-    let tb = g["invite"]
+    let tb = claim(&c, &s, g["invite"].as_str().unwrap()).await["token"]
         .as_str()
         .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
         .to_string();
-    c.get(s.at(g["invite"].as_str().unwrap()))
-        .send()
-        .await
-        .unwrap();
     act(&c, &s, &id, Some(&ta), json!({"action": "a3", "ply": 0})).await;
     let (_, before) = get(&c, &s, &id).await;
     assert_eq!(ply(&before), 1);
@@ -250,10 +243,15 @@ async fn wrong_socket_messages_get_errors_to_their_sender_only() {
     assert_eq!(next_msg(&mut player).await["type"], "pong");
     send_action(&mut player, "a1", 0).await;
     assert_eq!(ply(&next_state(&mut player).await), 1);
-    // The spectator got only the state, never the player's errors.
+    // The spectator got only the change, never the player's errors: an
+    // update carrying the one new action, not the log again.
     let m = next_msg(&mut spectator).await;
-    assert_eq!(m["type"], "state");
-    assert_eq!(ply(&m["state"]), 1);
+    assert_eq!(m["type"], "update", "{m}");
+    assert_eq!(
+        (m["update"]["since"].as_u64(), m["update"]["ply"].as_u64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(m["update"]["actions"].as_array().unwrap().len(), 1);
 
     // Repeated abuse closes the socket: on a fresh one, 5 bad messages
     // (API.md). Each is answered before the next is sent, and nothing is
@@ -423,7 +421,7 @@ async fn a_damaged_game_does_not_harm_the_others() {
              status, created_at, updated_at)
          VALUES ('bbbbbbbbbb', 'local', 'standard', '6,6,6,6/6,6,6,6 AAAA/BBBB 0-0 A -', 4, 0,
              'both', 'ffffffffffffffffffffffffffffffff', 'playing', 0, 0);
-         INSERT INTO actions VALUES ('bbbbbbbbbb', 1, 'b1', 0);",
+         INSERT INTO actions (game_id, ply, action, created_at) VALUES ('bbbbbbbbbb', 1, 'b1', 0);",
     )
     .unwrap();
     let (st, e) = get(&c, &s, "bbbbbbbbbb").await;

@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use gore_server::api::{GameView, ServerMsg};
 use gore_server::{AppState, Config};
 use serde_json::{json, Value};
 use tokio::net::{TcpListener, TcpStream};
@@ -13,7 +14,30 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+/// A game socket and the state its messages have built so far: `state`
+/// replaces it, `update` is applied to it with the same
+/// [`GameView::apply`] a client would use.
+pub struct Ws {
+    pub inner: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    pub view: Option<GameView>,
+}
+
+impl std::ops::Deref for Ws {
+    type Target = WebSocketStream<MaybeTlsStream<TcpStream>>;
+    fn deref(&self) -> &Self::Target {
+        &self.inner
+    }
+}
+
+impl std::ops::DerefMut for Ws {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.inner
+    }
+}
+
+fn ws_of(inner: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Ws {
+    Ws { inner, view: None }
+}
 
 pub struct Server {
     /// `http://127.0.0.1:PORT`
@@ -71,7 +95,7 @@ impl Server {
             Some(t) => format!("ws://{}/api/games/{id}/ws?token={t}", self.addr),
             None => format!("ws://{}/api/games/{id}/ws", self.addr),
         };
-        tokio_tungstenite::connect_async(url).await.unwrap().0
+        ws_of(tokio_tungstenite::connect_async(url).await.unwrap().0)
     }
 
     /// A socket on a game with `Authorization: Bearer`.
@@ -81,7 +105,7 @@ impl Server {
             .unwrap();
         req.headers_mut()
             .insert("authorization", format!("Bearer {token}").parse().unwrap());
-        tokio_tungstenite::connect_async(req).await.unwrap().0
+        ws_of(tokio_tungstenite::connect_async(req).await.unwrap().0)
     }
 }
 
@@ -152,13 +176,23 @@ pub async fn next_msg(ws: &mut Ws) -> Value {
     }
 }
 
-/// The next `state` message's state.
+/// The state after the next `state` or `update` message, as JSON (an
+/// update is applied to the state the socket has: it must follow it).
 pub async fn next_state(ws: &mut Ws) -> Value {
     loop {
         let m = next_msg(ws).await;
-        if m["type"] == "state" {
-            return m["state"].clone();
+        if m["type"] != "state" && m["type"] != "update" {
+            continue;
         }
+        match serde_json::from_value::<ServerMsg>(m.clone()).expect("a server message") {
+            ServerMsg::State { state } => ws.view = Some(*state),
+            ServerMsg::Update { update } => {
+                let view = ws.view.as_mut().expect("an update before any state");
+                assert!(view.apply(&update), "an update that does not follow: {m}");
+            }
+            _ => unreachable!(),
+        }
+        return serde_json::to_value(ws.view.as_ref().unwrap()).unwrap();
     }
 }
 
@@ -225,6 +259,24 @@ pub async fn poll_until(
     }
 }
 
+/// Claims a friend game's invitation (`POST /api/games/{id}/join` with
+/// the code of the link) as `c`; panics unless 200. The answer holds the
+/// friend's new seat and token.
+pub async fn claim(c: &reqwest::Client, s: &Server, invite: &str) -> Value {
+    let (id, code) = invite
+        .strip_prefix("/join/")
+        .and_then(|r| r.split_once('/'))
+        .expect("an invitation path");
+    let r = c
+        .post(s.at(&format!("/api/games/{id}/join")))
+        .json(&json!({ "code": code }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "{:?}", r.text().await);
+    r.json().await.unwrap()
+}
+
 /// `GET /api/games/{id}` with a bearer token.
 pub async fn get_as(c: &reqwest::Client, s: &Server, id: &str, token: &str) -> Value {
     let r = c
@@ -235,4 +287,11 @@ pub async fn get_as(c: &reqwest::Client, s: &Server, id: &str, token: &str) -> V
         .unwrap();
     assert_eq!(r.status(), 200);
     r.json().await.unwrap()
+}
+
+/// `POST` a JSON body to `path`: the status and the JSON answer.
+pub async fn post_json(c: &reqwest::Client, s: &Server, path: &str, body: Value) -> (u16, Value) {
+    let r = c.post(s.at(path)).json(&body).send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
 }

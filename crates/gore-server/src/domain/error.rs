@@ -1,0 +1,64 @@
+//! What the domain answers when it refuses: one variant per reason, each
+//! naming the rule or the field; the edges map them to API errors.
+
+use gore_core::{IllegalAction, Player};
+
+/// Why the domain refused or failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    /// No game has that id.
+    #[error("no such game")]
+    NoGame,
+    /// A field of a new game is wrong.
+    #[error("{field}: {why}")]
+    BadField {
+        /// The field.
+        field: &'static str,
+        /// What is wrong, for people.
+        why: String,
+    },
+    /// The caller holds no seat.
+    #[error("you hold no seat in this game: spectators only watch")]
+    NoSeat,
+    /// It is the other player's turn.
+    #[error("not your turn: player {0} is to move")]
+    NotYourTurn(Player),
+    /// A friend game whose friend has not arrived.
+    #[error("the game has not started: your friend has not opened the invitation yet")]
+    Waiting,
+    /// The client's ply is not the current one.
+    #[error(
+        "ply {sent} is not the current one: {current} actions have been played; reload the game"
+    )]
+    Stale {
+        /// What the client sent.
+        sent: u64,
+        /// The current ply.
+        current: usize,
+    },
+    /// Another action was committed first (by another request or server).
+    #[error("another action was saved first; reload the game")]
+    Raced,
+    /// The game has ended.
+    #[error("the game is over")]
+    Over,
+    /// The rules refuse the action.
+    #[error("{0}")]
+    Illegal(IllegalAction),
+    /// An action token that does not read.
+    #[error("action: {0}")]
+    BadAction(String),
+    /// The invitation or device link was used already or revoked.
+    #[error("{0}")]
+    Claimed(&'static str),
+    /// A limit was reached (the AI's queue, a game's sockets).
+    #[error("{0}")]
+    Busy(String),
+    /// The store failed and accepts no writes until restarted.
+    #[error("the database failed")]
+    Unavailable,
+    /// The store failed on this request; whether it was saved is unknown
+    /// only if the store says so (then [`GameError::Unavailable`]).
+    #[error("{0}")]
+    Internal(String),
+}

@@ -1,0 +1,278 @@
+//! The game domain: games, their seats and turns, the AI's turns, and the
+//! broadcast of every change. It knows neither HTTP nor SQL: it talks to a
+//! [`Store`](crate::store::Store) and answers [`GameError`]s, which the
+//! edges (http.rs, ws.rs) turn into API errors.
+
+mod error;
+mod room;
+mod service;
+
+use gore_ai::Level;
+use gore_core::{Player, Position, Rules};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+pub use error::GameError;
+pub use room::{Change, Room};
+pub use service::{GameSettings, Games, NewGameSpec, RoomRef, SeatGrant};
+
+/// How a game is played.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Against the server's AI.
+    Ai,
+    /// Against a friend who opens the invitation link.
+    Friend,
+    /// Two people on one device.
+    Local,
+}
+
+impl Mode {
+    /// `ai`, `friend`, `local`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Ai => "ai",
+            Mode::Friend => "friend",
+            Mode::Local => "local",
+        }
+    }
+
+    /// Reads [`Mode::as_str`].
+    pub fn from_word(s: &str) -> Option<Mode> {
+        match s {
+            "ai" => Some(Mode::Ai),
+            "friend" => Some(Mode::Friend),
+            "local" => Some(Mode::Local),
+            _ => None,
+        }
+    }
+}
+
+/// What a token holds: one player's seat, or both (a local game).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Seat {
+    /// Player A.
+    A,
+    /// Player B.
+    B,
+    /// Both players (one device).
+    #[serde(rename = "both")]
+    Both,
+}
+
+impl Seat {
+    /// `A`, `B`, `both`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Seat::A => "A",
+            Seat::B => "B",
+            Seat::Both => "both",
+        }
+    }
+
+    /// Reads [`Seat::as_str`].
+    pub fn from_word(s: &str) -> Option<Seat> {
+        match s {
+            "A" => Some(Seat::A),
+            "B" => Some(Seat::B),
+            "both" => Some(Seat::Both),
+            _ => None,
+        }
+    }
+
+    /// The seat of one player.
+    pub fn of(p: Player) -> Seat {
+        match p {
+            Player::A => Seat::A,
+            Player::B => Seat::B,
+        }
+    }
+
+    /// Whether this seat may act for `p`.
+    pub fn acts_for(self, p: Player) -> bool {
+        matches!(
+            (self, p),
+            (Seat::Both, _) | (Seat::A, Player::A) | (Seat::B, Player::B)
+        )
+    }
+
+    /// The other seat (`both` stays `both`): a rematch swaps the seats.
+    pub fn swapped(self) -> Seat {
+        match self {
+            Seat::A => Seat::B,
+            Seat::B => Seat::A,
+            Seat::Both => Seat::Both,
+        }
+    }
+
+    /// The three seats.
+    pub const ALL: [Seat; 3] = [Seat::A, Seat::B, Seat::Both];
+
+    fn index(self) -> usize {
+        match self {
+            Seat::A => 0,
+            Seat::B => 1,
+            Seat::Both => 2,
+        }
+    }
+}
+
+/// Where a game stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// A friend game whose friend has not claimed the invitation yet.
+    Waiting,
+    /// Being played.
+    Playing,
+    /// Finished.
+    Over,
+}
+
+impl Status {
+    /// `waiting`, `playing`, `over`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Playing => "playing",
+            Status::Over => "over",
+        }
+    }
+
+    /// Reads [`Status::as_str`].
+    pub fn from_word(s: &str) -> Option<Status> {
+        match s {
+            "waiting" => Some(Status::Waiting),
+            "playing" => Some(Status::Playing),
+            "over" => Some(Status::Over),
+            _ => None,
+        }
+    }
+}
+
+/// One secret per seat (`None`: the seat has none).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PerSeat(pub [Option<String>; 3]);
+
+impl PerSeat {
+    /// The seat's secret.
+    pub fn get(&self, seat: Seat) -> Option<&str> {
+        self.0[seat.index()].as_deref()
+    }
+
+    /// Sets the seat's secret.
+    pub fn set(&mut self, seat: Seat, v: Option<String>) {
+        self.0[seat.index()] = v;
+    }
+
+    /// The seat whose secret is `secret`, compared in constant time.
+    pub fn find(&self, secret: &str) -> Option<Seat> {
+        Seat::ALL
+            .into_iter()
+            .find(|&s| self.get(s).is_some_and(|t| same_secret(t, secret)))
+    }
+}
+
+/// A game's facts: what it is, who sits where, where it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameInfo {
+    /// 10 base-32 characters.
+    pub id: String,
+    /// ai, friend or local.
+    pub mode: Mode,
+    /// The rule set it was created with.
+    pub rules: Rules,
+    /// Its start position.
+    pub start: Position,
+    /// The AI's level (kept for every game, used by ai games).
+    pub level: Level,
+    /// The AI accepts every offer.
+    pub honourable: bool,
+    /// The creator's seat.
+    pub creator: Seat,
+    /// The AI's seat in an ai game.
+    pub ai_seat: Option<Player>,
+    /// waiting, playing or over.
+    pub status: Status,
+    /// Unix time in milliseconds.
+    pub created_at: i64,
+    /// The rematch game, once asked for.
+    pub rematch: Option<String>,
+    /// Each seat's secret.
+    pub tokens: PerSeat,
+    /// A friend game's invitation code, until claimed.
+    pub invite: Option<String>,
+    /// Each seat's "continue on another device" code, until revoked.
+    pub devices: PerSeat,
+}
+
+/// The base-32 alphabet of game ids (no i, l, o, u).
+const ID_ALPHABET: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
+/// The length of a game id.
+pub const ID_LEN: usize = 10;
+
+/// A new random game id: 10 base-32 characters (50 bits).
+pub fn new_id() -> String {
+    let mut rng = rand::thread_rng();
+    (0..ID_LEN)
+        .map(|_| ID_ALPHABET[rng.gen_range(0..32)] as char)
+        .collect()
+}
+
+/// Whether `s` could be a game id (checked before touching the store).
+pub fn valid_id(s: &str) -> bool {
+    s.len() == ID_LEN && s.bytes().all(|b| ID_ALPHABET.contains(&b))
+}
+
+/// A new secret: 128 random bits in 32 hex digits.
+pub fn new_token() -> String {
+    let bits: u128 = rand::thread_rng().gen();
+    format!("{bits:032x}")
+}
+
+/// Compares secrets in time independent of where they differ.
+pub fn same_secret(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// Unix time in milliseconds (the rules core never reads the clock).
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_tokens() {
+        let id = new_id();
+        assert!(valid_id(&id), "{id}");
+        assert!(!valid_id("ABCDEFGHIJ"));
+        assert!(!valid_id("0123456789a"));
+        assert!(!valid_id("01234567i9"));
+        let t = new_token();
+        assert_eq!(t.len(), 32);
+        assert!(t.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_ne!(t, new_token());
+        assert!(same_secret(&t, &t.clone()));
+        assert!(!same_secret(&t, &new_token()));
+        assert!(!same_secret(&t, &t[1..]));
+    }
+
+    #[test]
+    fn secrets_find_their_seat() {
+        let mut s = PerSeat::default();
+        s.set(Seat::B, Some("b-secret".into()));
+        assert_eq!(s.find("b-secret"), Some(Seat::B));
+        assert_eq!(s.find("a-secret"), None);
+        assert_eq!(s.find(""), None, "no seat's empty secret matches");
+    }
+}

@@ -1,0 +1,506 @@
+//! One game in memory: its facts, the rules' [`Game`], the log shown to
+//! clients, and the channel that carries every change to the sockets.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use gore_core::{Action, Game, Player};
+use tokio::sync::broadcast;
+
+use super::{GameError, GameInfo, Mode, Seat, Status};
+use crate::api::{
+    Entry, GameView, Head, PerPlayer, RematchView, ResultView, SeatView, ServerMsg, Update,
+};
+use crate::store::{StoredAction, StoredGame};
+
+/// One change of a game, encoded once for every socket that watches it:
+/// the update with the actor's legal actions, and without.
+#[derive(Debug)]
+pub struct Change {
+    /// The ply the change follows.
+    pub since: usize,
+    /// The ply after it.
+    pub ply: usize,
+    actor: Option<Player>,
+    for_actor: Arc<str>,
+    for_others: Arc<str>,
+}
+
+impl Change {
+    /// The encoded `update` message for a socket holding `seat`.
+    pub fn text_for(&self, seat: Option<Seat>) -> &Arc<str> {
+        match (seat, self.actor) {
+            (Some(s), Some(p)) if s.acts_for(p) => &self.for_actor,
+            _ => &self.for_others,
+        }
+    }
+}
+
+/// One game in memory.
+pub struct Room {
+    /// Its facts (kept equal to what was committed).
+    pub info: GameInfo,
+    /// The rules' game.
+    pub game: Game,
+    log: Vec<Entry>,
+    tx: broadcast::Sender<Arc<Change>>,
+    /// An AI task owns this game's AI turns.
+    pub ai_busy: bool,
+    /// Dropped from memory after a store failure: the next request loads
+    /// the truth again.
+    pub dead: bool,
+    /// The last request that touched it.
+    pub touched: Instant,
+}
+
+/// The log entry of the action just played on `game`.
+fn entry_of(game: &Game, player: Player, captured: gore_core::HoleSet) -> Entry {
+    Entry {
+        ply: game.actions().len(),
+        player,
+        action: *game.actions().last().expect("an action was just played"),
+        captured: captured.iter().collect(),
+        // Before the final sweep: the board the action left.
+        position: game.history().last().unwrap_or(game.position()).to_string(),
+    }
+}
+
+impl Room {
+    /// A room for a new game (no action yet).
+    pub fn new(info: GameInfo, max_plies: u32) -> Room {
+        let cap = effective_cap(info.rules.ply_cap, max_plies, 0);
+        let game = Game::from_position(info.start, cap);
+        Room::with(info, game, Vec::new())
+    }
+
+    fn with(mut info: GameInfo, game: Game, log: Vec<Entry>) -> Room {
+        if game.is_over() {
+            info.status = Status::Over;
+        }
+        Room {
+            info,
+            game,
+            log,
+            tx: broadcast::channel(64).0,
+            ai_busy: false,
+            dead: false,
+            touched: Instant::now(),
+        }
+    }
+
+    /// Builds the room of a stored game: from the positions the store
+    /// kept (no sowing again), or, for games stored before positions were
+    /// kept, by replaying the actions.
+    pub fn load(stored: StoredGame, max_plies: u32) -> Result<Room, String> {
+        let StoredGame { info, actions } = stored;
+        let cap = effective_cap(info.rules.ply_cap, max_plies, actions.len());
+        for (i, a) in actions.iter().enumerate() {
+            if a.ply as usize != i + 1 {
+                return Err(format!("action {} is stored as ply {}", i + 1, a.ply));
+            }
+        }
+        let kept: Option<Vec<_>> = actions
+            .iter()
+            .map(|a| a.position.map(|p| (a.action, p)))
+            .collect();
+        let (game, log) = match kept {
+            Some(steps) => {
+                let game = Game::from_history(info.start, cap, steps).map_err(|e| e.to_string())?;
+                let log = actions
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| Entry {
+                        ply: i + 1,
+                        player: game.history()[i].to_move(),
+                        action: a.action,
+                        captured: a.captured.clone(),
+                        position: game.history()[i + 1].to_string(),
+                    })
+                    .collect();
+                (game, log)
+            }
+            None => {
+                let mut game = Game::from_position(info.start, cap);
+                let mut log = Vec::with_capacity(actions.len());
+                for a in &actions {
+                    let player = game.position().to_move();
+                    let played = game
+                        .play(a.action)
+                        .map_err(|e| format!("ply {}: {e}", a.ply))?;
+                    log.push(entry_of(&game, player, played.effect.captured));
+                }
+                (game, log)
+            }
+        };
+        Ok(Room::with(info, game, log))
+    }
+
+    /// The game id.
+    pub fn id(&self) -> &str {
+        &self.info.id
+    }
+
+    /// The number of actions played.
+    pub fn ply(&self) -> usize {
+        self.game.actions().len()
+    }
+
+    /// The seat a token holds, if any.
+    pub fn seat_of(&self, token: &str) -> Option<Seat> {
+        self.info.tokens.find(token)
+    }
+
+    /// Whether the server's AI is to act now.
+    pub fn ai_to_move(&self) -> bool {
+        self.info.status == Status::Playing
+            && !self.game.is_over()
+            && self.info.ai_seat == Some(self.game.position().to_move())
+    }
+
+    /// Who may act now: none while waiting, once over, or on the AI's turn.
+    fn actor(&self) -> Option<Player> {
+        (self.info.status == Status::Playing && !self.game.is_over() && !self.ai_to_move())
+            .then(|| self.game.position().to_move())
+    }
+
+    /// Checks that `seat` may act now (at `ply`, if given).
+    pub fn check_turn(&self, seat: Seat, ply: Option<u64>) -> Result<Player, GameError> {
+        if let Some(p) = ply {
+            if p != self.ply() as u64 {
+                return Err(GameError::Stale {
+                    sent: p,
+                    current: self.ply(),
+                });
+            }
+        }
+        if self.info.status == Status::Over || self.game.is_over() {
+            return Err(GameError::Over);
+        }
+        if self.info.status == Status::Waiting {
+            return Err(GameError::Waiting);
+        }
+        let to_move = self.game.position().to_move();
+        if !seat.acts_for(to_move) {
+            return Err(GameError::NotYourTurn(to_move));
+        }
+        Ok(to_move)
+    }
+
+    /// Plays `action` on the game in place and returns what to store; on
+    /// an illegal action nothing changes. The caller commits the result
+    /// before anyone sees it, and drops the room if that fails.
+    pub fn play(&mut self, action: Action, at: i64) -> Result<StoredAction, GameError> {
+        let player = self.game.position().to_move();
+        let played = self.game.play(action).map_err(GameError::Illegal)?;
+        let entry = entry_of(&self.game, player, played.effect.captured);
+        let stored = StoredAction {
+            ply: entry.ply as u32,
+            action,
+            captured: entry.captured.clone(),
+            position: self.game.history().last().copied(),
+            at,
+        };
+        self.log.push(entry);
+        if self.game.is_over() {
+            self.info.status = Status::Over;
+        }
+        Ok(stored)
+    }
+
+    /// Tells every socket what changed since `since`.
+    pub fn changed(&mut self, since: usize) {
+        let actor = self.actor();
+        let update = |legal: bool| Update {
+            id: self.info.id.clone(),
+            since,
+            actions: self.log[since.min(self.log.len())..].to_vec(),
+            head: self.head(legal),
+        };
+        let encode = |u: Update| -> Arc<str> {
+            serde_json::to_string(&ServerMsg::Update {
+                update: Box::new(u),
+            })
+            .unwrap_or_default()
+            .into()
+        };
+        let for_others: Arc<str> = encode(update(false));
+        let for_actor = if actor.is_some() {
+            encode(update(true))
+        } else {
+            for_others.clone()
+        };
+        // No receiver is not an error: nobody is watching.
+        let _ = self.tx.send(Arc::new(Change {
+            since,
+            ply: self.ply(),
+            actor,
+            for_actor,
+            for_others,
+        }));
+    }
+
+    /// A receiver of every later change.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Change>> {
+        self.tx.subscribe()
+    }
+
+    /// How many sockets are watching.
+    pub fn watchers(&self) -> usize {
+        self.tx.receiver_count()
+    }
+
+    /// Closes every socket's subscription (they reconnect and reload).
+    pub fn close_channel(&mut self) {
+        self.tx = broadcast::channel(64).0;
+    }
+
+    fn seats(&self) -> PerPlayer<SeatView> {
+        let seat = |p: Player| {
+            if self.info.ai_seat == Some(p) {
+                SeatView::Ai {
+                    level: self.info.level.into(),
+                    honourable: self.info.honourable,
+                    joined: true,
+                }
+            } else {
+                SeatView::Human {
+                    joined: !(self.info.mode == Mode::Friend
+                        && self.info.status == Status::Waiting
+                        && Seat::of(p) != self.info.creator),
+                }
+            }
+        };
+        PerPlayer {
+            a: seat(Player::A),
+            b: seat(Player::B),
+        }
+    }
+
+    /// What changes with each action; `legal` for the actor or nobody.
+    fn head(&self, with_legal: bool) -> Head {
+        let pos = self.game.position();
+        let over = self.game.is_over();
+        Head {
+            status: self.info.status,
+            position: pos.to_string(),
+            to_move: (!over).then(|| pos.to_move()),
+            seats: self.seats(),
+            legal: if with_legal && self.actor().is_some() {
+                self.game.legal_actions().iter().copied().collect()
+            } else {
+                Vec::new()
+            },
+            ply: self.ply(),
+            declined: PerPlayer {
+                a: self.game.has_declined(Player::A),
+                b: self.game.has_declined(Player::B),
+            },
+            result: self.game.outcome().map(|o| ResultView {
+                seeds: o.seeds,
+                winner: o.winner(),
+                without_glory: o.without_glory(),
+                reason: o.reason.as_str().into(),
+            }),
+            rematch: self.info.rematch.as_ref().map(|id| RematchView {
+                id: id.clone(),
+                url: format!("/g/{id}"),
+            }),
+            thinking: self.ai_to_move(),
+        }
+    }
+
+    /// The whole state as the holder of `seat` (`None`: a spectator) sees it.
+    pub fn view(&self, seat: Option<Seat>) -> GameView {
+        let with_legal = matches!((seat, self.actor()), (Some(s), Some(p)) if s.acts_for(p));
+        GameView {
+            id: self.info.id.clone(),
+            mode: self.info.mode,
+            rules: self.info.rules,
+            start: self.info.start.to_string(),
+            you: seat,
+            actions: self.log.clone(),
+            head: self.head(with_legal),
+        }
+    }
+
+    /// The game record, with the date and the players' names.
+    pub fn record(&self) -> String {
+        let mut r = gore_core::Record::from_game(&self.game);
+        r.event = Some(format!("Goré online, game {}", self.info.id));
+        r.date = Some(gore_core::iso_date(self.info.created_at));
+        for p in Player::ALL {
+            r.players[p.index()] = Some(if self.info.ai_seat == Some(p) {
+                format!("gore-ai level {}", self.info.level)
+            } else {
+                format!("Player {p}")
+            });
+        }
+        r.to_string()
+    }
+}
+
+/// The ply cap a game is played under: the rules' own, and the operator's
+/// `--max-plies`, but never one that a game already stored has passed
+/// (it then ends at its next action).
+fn effective_cap(rules_cap: Option<u32>, max_plies: u32, stored: usize) -> Option<u32> {
+    let operator = max_plies.max(stored as u32 + u32::from(stored as u32 >= max_plies));
+    Some(rules_cap.map_or(operator, |c| c.min(operator)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::PerSeat;
+    use gore_ai::Level;
+    use gore_core::{Hole, Position, Rules};
+
+    /// A stored ai game, created at `created_at`.
+    fn info(created_at: i64) -> GameInfo {
+        GameInfo {
+            id: "0123456789".into(),
+            mode: Mode::Ai,
+            rules: Rules::STANDARD,
+            start: Position::new(Rules::STANDARD.variant),
+            level: Level::new(3).unwrap(),
+            honourable: false,
+            creator: Seat::A,
+            ai_seat: Some(Player::B),
+            status: Status::Playing,
+            created_at,
+            rematch: None,
+            tokens: PerSeat::default(),
+            invite: None,
+            devices: PerSeat::default(),
+        }
+    }
+
+    fn stored(created_at: i64, actions: &[&str], keep_positions: bool) -> StoredGame {
+        let mut g = Game::new(Rules::STANDARD);
+        let actions = actions
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let action: Action = a.parse().unwrap();
+                let p = g.play(action).unwrap();
+                StoredAction {
+                    ply: i as u32 + 1,
+                    action,
+                    captured: p.effect.captured.iter().collect(),
+                    position: keep_positions.then(|| *g.history().last().unwrap()),
+                    at: created_at,
+                }
+            })
+            .collect();
+        StoredGame {
+            info: info(created_at),
+            actions,
+        }
+    }
+
+    /// What the server adds to the core's record: the game's own date (the
+    /// day it was created, UTC, not the day of the download), the event and
+    /// who sat where.
+    #[test]
+    fn the_record_names_the_event_the_date_and_the_players() {
+        // 2000-02-29 23:59:59.999 UTC: the last millisecond of a leap day.
+        let created = 951_868_799_999;
+        let room = Room::load(stored(created, &["a3"], true), 2000).unwrap();
+        let text = room.record();
+        let r = gore_core::Record::parse(&text).unwrap();
+        assert_eq!(r.date.as_deref(), Some("2000-02-29"), "{text}");
+        assert_eq!(
+            r.event.as_deref(),
+            Some("Goré online, game 0123456789"),
+            "{text}"
+        );
+        assert_eq!(r.players[0].as_deref(), Some("Player A"), "{text}");
+        assert_eq!(r.players[1].as_deref(), Some("gore-ai level 3"), "{text}");
+        assert_eq!(r.actions, vec![Action::Sow(Hole::A3)]);
+        // One millisecond later is the next day.
+        let next = Room::load(stored(created + 1, &["a3"], true), 2000).unwrap();
+        let r = gore_core::Record::parse(&next.record()).unwrap();
+        assert_eq!(r.date.as_deref(), Some("2000-03-01"));
+    }
+
+    /// Loading from the kept positions and replaying the actions (old rows)
+    /// give the same room: same game, same log.
+    #[test]
+    fn kept_positions_and_replay_load_the_same_room() {
+        let actions = ["a3", "b1", "a1", "b2", "a4", "b3"];
+        let kept = Room::load(stored(0, &actions, true), 2000).unwrap();
+        let replayed = Room::load(stored(0, &actions, false), 2000).unwrap();
+        assert_eq!(kept.game, replayed.game);
+        assert_eq!(kept.log, replayed.log);
+        assert_eq!(kept.log.len(), 6);
+        assert_eq!(kept.log[1].player, Player::B);
+    }
+
+    /// `--max-plies` ends a game as a ply cap does; a stored game longer
+    /// than the cap ends at its next action instead of being cut.
+    #[test]
+    fn the_operator_ply_limit() {
+        assert_eq!(effective_cap(None, 2000, 0), Some(2000));
+        assert_eq!(effective_cap(Some(50), 2000, 0), Some(50));
+        assert_eq!(effective_cap(None, 4, 4), Some(5));
+        assert_eq!(effective_cap(None, 4, 9), Some(10));
+        let mut room = Room::new(info(0), 2);
+        room.play("a3".parse().unwrap(), 0).unwrap();
+        assert!(!room.game.is_over());
+        room.play("b1".parse().unwrap(), 0).unwrap();
+        assert_eq!(
+            room.game.outcome().map(|o| o.reason),
+            Some(gore_core::EndReason::PlyCap)
+        );
+        assert_eq!(room.info.status, Status::Over);
+    }
+
+    /// Each change is encoded once per kind of recipient: the actor's copy
+    /// lists his legal actions, the others' copy none, and both carry only
+    /// the new action, not the log.
+    #[test]
+    fn a_change_carries_only_what_changed() {
+        let mut room = Room::new(
+            GameInfo {
+                mode: Mode::Local,
+                ai_seat: None,
+                ..info(0)
+            },
+            2000,
+        );
+        let mut rx = room.subscribe();
+        room.play("a3".parse().unwrap(), 0).unwrap();
+        room.changed(0);
+        room.play("b1".parse().unwrap(), 0).unwrap();
+        room.changed(1);
+        rx.try_recv().unwrap();
+        let c = rx.try_recv().unwrap();
+        assert_eq!((c.since, c.ply), (1, 2));
+        let read = |t: &str| match serde_json::from_str::<ServerMsg>(t).unwrap() {
+            ServerMsg::Update { update } => *update,
+            m => panic!("{m:?}"),
+        };
+        let mine = read(c.text_for(Some(Seat::Both)));
+        let theirs = read(c.text_for(None));
+        assert_eq!(mine.actions.len(), 1);
+        assert_eq!(mine.actions[0].action, "b1".parse().unwrap());
+        // A to move in the opening with every hole full: 4 sowings, no offer
+        // (nobody has captured yet).
+        assert_eq!(mine.head.legal.len(), 4);
+        assert!(theirs.head.legal.is_empty());
+        let mut view = {
+            let mut r = Room::new(
+                GameInfo {
+                    mode: Mode::Local,
+                    ai_seat: None,
+                    ..info(0)
+                },
+                2000,
+            );
+            r.play("a3".parse().unwrap(), 0).unwrap();
+            r.view(Some(Seat::Both))
+        };
+        assert!(view.apply(&mine));
+        assert_eq!(view, room.view(Some(Seat::Both)));
+        assert!(!view.apply(&mine), "an update already applied is refused");
+    }
+}

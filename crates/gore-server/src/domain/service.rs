@@ -1,0 +1,756 @@
+//! The game operations behind the edges: create, load, play, claim a link,
+//! rematch, and the AI's turns. Every change is committed to the store
+//! before it is applied for anyone to see, and broadcast after.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::{Duration, Instant};
+
+use gore_ai::{Engine, Level, Options};
+use gore_core::{Action, Player, Position, Rules};
+use rand::Rng;
+use tokio::sync::{Mutex, OnceCell, Semaphore};
+
+use super::{
+    new_id, new_token, now_ms, same_secret, valid_id, GameError, GameInfo, Mode, PerSeat, Room,
+    Seat, Status,
+};
+use crate::api::GameView;
+use crate::store::{Store, StoreError};
+
+/// A room, shared.
+pub type RoomRef = Arc<Mutex<Room>>;
+
+/// Idle rooms nobody watches are dropped from memory after this long.
+const IDLE_ROOM: Duration = Duration::from_secs(600);
+
+/// A new game, its fields read and checked by the edge.
+#[derive(Debug, Clone)]
+pub struct NewGameSpec {
+    /// ai, friend or local.
+    pub mode: Mode,
+    /// The rule set.
+    pub rules: Rules,
+    /// The start position (valid under `rules`, not ended).
+    pub start: Position,
+    /// The AI's level.
+    pub level: Level,
+    /// The AI accepts every offer.
+    pub honourable: bool,
+    /// The creator's colour (ai and friend games); `None`: drawn at random.
+    pub colour: Option<Player>,
+}
+
+/// A seat given to a caller: by a creation, a rematch or a claimed link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatGrant {
+    /// The game.
+    pub id: String,
+    /// The seat.
+    pub seat: Seat,
+    /// Its secret.
+    pub token: String,
+    /// The friend's invitation code, for the creator of a friend game.
+    pub invite: Option<String>,
+}
+
+/// What the domain is given by the operator.
+#[derive(Debug, Clone)]
+pub struct GameSettings {
+    /// Plies per game at most.
+    pub max_plies: u32,
+    /// The AI's time at the top level.
+    pub ai_time: Duration,
+    /// Searches at once.
+    pub ai_threads: usize,
+}
+
+/// Every game, in memory as needed and in the store always. Cheap to clone.
+#[derive(Clone)]
+pub struct Games(Arc<Inner>);
+
+struct Inner {
+    store: Arc<dyn Store>,
+    /// One cell per game being loaded or loaded: a game is loaded once
+    /// however many requests ask for it at the same time.
+    rooms: StdMutex<HashMap<String, Arc<OnceCell<RoomRef>>>>,
+    settings: GameSettings,
+    ai_slots: Semaphore,
+}
+
+fn store_error(e: StoreError) -> GameError {
+    match e {
+        StoreError::Conflict => GameError::Raced,
+        StoreError::Failed(_) => GameError::Unavailable,
+        e => {
+            tracing::error!("{e}");
+            GameError::Internal(
+                "the server could not save the game; nothing was changed, try again".into(),
+            )
+        }
+    }
+}
+
+fn join_error(e: tokio::task::JoinError) -> GameError {
+    tracing::error!("a game task failed: {e}");
+    GameError::Internal("the server failed on this request; nothing was changed".into())
+}
+
+impl Games {
+    /// The games kept in `store`; starts the housekeeping tasks (which
+    /// needs a Tokio runtime).
+    pub fn new(store: Arc<dyn Store>, settings: GameSettings) -> Games {
+        let games = Games(Arc::new(Inner {
+            store,
+            rooms: StdMutex::new(HashMap::new()),
+            ai_slots: Semaphore::new(settings.ai_threads.max(1)),
+            settings,
+        }));
+        games.clone().spawn_janitor();
+        games.clone().resume_ai_games();
+        games
+    }
+
+    /// Why the store takes no writes, once it failed.
+    pub fn failure(&self) -> Option<String> {
+        self.0.store.failure()
+    }
+
+    fn rooms(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<OnceCell<RoomRef>>>> {
+        self.0.rooms.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Every minute: forget idle rooms nobody watches.
+    fn spawn_janitor(self) {
+        let weak = Arc::downgrade(&self.0);
+        drop(self);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(60));
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                Games(inner).rooms().retain(|_, cell| {
+                    if Arc::strong_count(cell) > 1 {
+                        return true; // being loaded or used right now
+                    }
+                    match cell.get().map(|r| r.try_lock()) {
+                        None => false,
+                        Some(Ok(r)) => {
+                            r.watchers() > 0 || r.ai_busy || r.touched.elapsed() < IDLE_ROOM
+                        }
+                        Some(Err(_)) => true,
+                    }
+                });
+            }
+        });
+    }
+
+    /// After a restart: load the ai games still going, which resumes the
+    /// AI where it was to move.
+    fn resume_ai_games(self) {
+        tokio::spawn(async move {
+            match self.0.store.active_ai_games(1000).await {
+                Ok(ids) => {
+                    for id in ids {
+                        if let Err(e) = self.room(&id).await {
+                            tracing::warn!("game {id}: cannot resume: {e}");
+                        }
+                    }
+                }
+                Err(e) => tracing::error!("cannot list the ai games to resume: {e}"),
+            }
+        });
+    }
+
+    /// A game's room, loaded from the store the first time it is touched;
+    /// concurrent first requests share one load (single flight), which
+    /// runs off the async threads.
+    pub async fn room(&self, id: &str) -> Result<RoomRef, GameError> {
+        if !valid_id(id) {
+            return Err(GameError::NoGame);
+        }
+        let cell = self.rooms().entry(id.to_string()).or_default().clone();
+        if let Some(r) = cell.get() {
+            return Ok(r.clone());
+        }
+        let loaded = cell
+            .get_or_try_init(|| async {
+                let stored = self
+                    .0
+                    .store
+                    .load_game(id.to_string())
+                    .await
+                    .map_err(|e| {
+                        tracing::error!("game {id}: {e}");
+                        GameError::Internal(
+                            "this game's stored record is damaged and cannot be loaded".into(),
+                        )
+                    })?
+                    .ok_or(GameError::NoGame)?;
+                let n = stored.actions.len();
+                let max_plies = self.0.settings.max_plies;
+                let room = tokio::task::spawn_blocking(move || Room::load(stored, max_plies))
+                    .await
+                    .map_err(join_error)?
+                    .map_err(|e| {
+                        tracing::error!("game {id}: {e}");
+                        GameError::Internal(
+                            "this game's stored record is damaged and cannot be loaded".into(),
+                        )
+                    })?;
+                tracing::debug!("game {id} loaded ({n} actions)");
+                Ok::<_, GameError>(Arc::new(Mutex::new(room)))
+            })
+            .await;
+        match loaded {
+            Ok(room) => {
+                let room = room.clone();
+                self.start_ai(room.clone());
+                Ok(room)
+            }
+            Err(e) => {
+                // Unknown ids must not fill the map.
+                let mut rooms = self.rooms();
+                if rooms.get(id).is_some_and(|c| Arc::ptr_eq(c, &cell)) {
+                    rooms.remove(id);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Drops a room from memory after a failure, so that the next request
+    /// loads the truth from the store.
+    fn evict(&self, room_ref: &RoomRef, room: &mut Room) {
+        room.dead = true;
+        room.close_channel();
+        let mut rooms = self.rooms();
+        if rooms
+            .get(room.id())
+            .and_then(|c| c.get())
+            .is_some_and(|r| Arc::ptr_eq(r, room_ref))
+        {
+            rooms.remove(room.info.id.as_str());
+        }
+    }
+
+    /// Plays an action (the caller checked whose turn it is) on the game
+    /// itself, commits it, then broadcasts it. An illegal action changes
+    /// nothing; if the store refuses, the room is dropped from memory (it
+    /// had played the action) and reloaded from the store on next use.
+    async fn commit(
+        &self,
+        room_ref: &RoomRef,
+        room: &mut Room,
+        action: Action,
+    ) -> Result<(), GameError> {
+        if room.dead {
+            return Err(GameError::Internal(
+                "the game is being reloaded; try again".into(),
+            ));
+        }
+        if self.failure().is_some() {
+            return Err(GameError::Unavailable);
+        }
+        let since = room.ply();
+        let stored = room.play(action, now_ms())?;
+        let ending = room.game.outcome().copied();
+        let id = room.info.id.clone();
+        if let Err(e) = self.0.store.append_action(id, stored, ending).await {
+            self.evict(room_ref, room);
+            return Err(store_error(e));
+        }
+        room.changed(since);
+        Ok(())
+    }
+
+    /// Plays an action for the holder of `token`; returns the new state as
+    /// that player sees it. Runs to its end even if the client goes away.
+    pub async fn play(
+        &self,
+        id: &str,
+        token: Option<String>,
+        action: String,
+        ply: Option<u64>,
+    ) -> Result<GameView, GameError> {
+        let room_ref = self.room(id).await?;
+        let games = self.clone();
+        tokio::spawn(async move {
+            let mut room = room_ref.lock().await;
+            room.touched = Instant::now();
+            let seat = seat_for(&room, token.as_deref())?;
+            room.check_turn(seat, ply)?;
+            let action: Action = action
+                .trim()
+                .parse()
+                .map_err(|e| GameError::BadAction(format!("{e}")))?;
+            games.commit(&room_ref, &mut room, action).await?;
+            let view = room.view(Some(seat));
+            if room.ai_to_move() {
+                games.start_ai(room_ref.clone());
+            }
+            Ok(view)
+        })
+        .await
+        .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    /// The state as the holder of `token` (or a spectator) sees it.
+    pub async fn view(&self, id: &str, token: Option<&str>) -> Result<GameView, GameError> {
+        let room_ref = self.room(id).await?;
+        let mut room = room_ref.lock().await;
+        room.touched = Instant::now();
+        let seat = token.and_then(|t| room.seat_of(t));
+        if room.ai_to_move() && !room.ai_busy {
+            // An earlier AI task failed: try again.
+            self.start_ai(room_ref.clone());
+        }
+        Ok(room.view(seat))
+    }
+
+    /// The seat a token holds in a game, if any.
+    pub async fn seat_of(&self, id: &str, token: &str) -> Result<Option<Seat>, GameError> {
+        let room_ref = self.room(id).await?;
+        let room = room_ref.lock().await;
+        Ok(room.seat_of(token))
+    }
+
+    /// The game record.
+    pub async fn record(&self, id: &str) -> Result<String, GameError> {
+        let room_ref = self.room(id).await?;
+        let room = room_ref.lock().await;
+        Ok(room.record())
+    }
+
+    /// Creates a game; returns the creator's seat.
+    pub async fn create(&self, spec: NewGameSpec) -> Result<SeatGrant, GameError> {
+        let colour = spec.colour.unwrap_or_else(|| {
+            if rand::thread_rng().gen() {
+                Player::A
+            } else {
+                Player::B
+            }
+        });
+        let creator = match spec.mode {
+            Mode::Local => Seat::Both,
+            _ => Seat::of(colour),
+        };
+        let info = new_info(&spec, creator);
+        self.insert_game(info, None).await
+    }
+
+    /// Stores a new game and makes its room; returns the creator's seat.
+    async fn insert_game(
+        &self,
+        mut info: GameInfo,
+        rematch_of: Option<String>,
+    ) -> Result<SeatGrant, GameError> {
+        if self.failure().is_some() {
+            return Err(GameError::Unavailable);
+        }
+        let mut tries = 0;
+        loop {
+            match self
+                .0
+                .store
+                .create_game(info.clone(), rematch_of.clone())
+                .await
+            {
+                Ok(()) => break,
+                // 50 random bits rarely collide; draw again if they do.
+                Err(StoreError::Conflict) if tries < 3 => {
+                    tries += 1;
+                    info.id = new_id();
+                }
+                Err(e) => return Err(store_error(e)),
+            }
+        }
+        let grant = SeatGrant {
+            id: info.id.clone(),
+            seat: info.creator,
+            token: info.tokens.get(info.creator).unwrap_or_default().into(),
+            invite: info.invite.clone(),
+        };
+        let id = info.id.clone();
+        tracing::info!(
+            "game {id} created ({} {})",
+            info.mode.as_str(),
+            info.creator.as_str()
+        );
+        let room = Arc::new(Mutex::new(Room::new(info, self.0.settings.max_plies)));
+        let cell = Arc::new(OnceCell::new_with(Some(room.clone())));
+        self.rooms().insert(id, cell);
+        self.start_ai(room);
+        Ok(grant)
+    }
+
+    /// Claims a friend game's invitation: the friend's seat gets a new
+    /// secret, the game starts, and the code is spent. A code already
+    /// spent is `Claimed`; a code that never was this game's, `NoGame`.
+    pub async fn claim_invite(&self, id: &str, code: &str) -> Result<SeatGrant, GameError> {
+        let room_ref = self.room(id).await?;
+        let games = self.clone();
+        let code = code.to_string();
+        tokio::spawn(async move {
+            let mut room = room_ref.lock().await;
+            room.touched = Instant::now();
+            games.claim_locked(&room_ref, &mut room, &code).await
+        })
+        .await
+        .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    async fn claim_locked(
+        &self,
+        room_ref: &RoomRef,
+        room: &mut Room,
+        code: &str,
+    ) -> Result<SeatGrant, GameError> {
+        if room.info.mode != Mode::Friend {
+            return Err(GameError::NoGame);
+        }
+        let Some(invite) = room.info.invite.clone() else {
+            return Err(GameError::Claimed(
+                "this invitation has already been used by another browser; \
+                 ask your friend for a new game",
+            ));
+        };
+        if !same_secret(&invite, code) {
+            return Err(GameError::NoGame);
+        }
+        if room.dead {
+            return Err(GameError::Internal(
+                "the game is being reloaded; try again".into(),
+            ));
+        }
+        let seat = room.info.creator.swapped();
+        let player = match seat {
+            Seat::A => Player::A,
+            _ => Player::B,
+        };
+        let token = new_token();
+        let claimed = self
+            .0
+            .store
+            .claim_invite(
+                room.info.id.clone(),
+                invite,
+                player,
+                token.clone(),
+                now_ms(),
+            )
+            .await
+            .map_err(|e| {
+                self.evict(room_ref, room);
+                store_error(e)
+            })?;
+        if !claimed {
+            // Another server claimed it first: what is in memory is old.
+            self.evict(room_ref, room);
+            return Err(GameError::Claimed(
+                "this invitation has already been used by another browser; \
+                 ask your friend for a new game",
+            ));
+        }
+        room.info.invite = None;
+        room.info.tokens.set(seat, Some(token.clone()));
+        room.info.status = Status::Playing;
+        let ply = room.ply();
+        room.changed(ply);
+        tracing::info!("game {}: the friend has arrived", room.id());
+        Ok(SeatGrant {
+            id: room.info.id.clone(),
+            seat,
+            token,
+            invite: None,
+        })
+    }
+
+    /// The link code that opens the caller's seat on another device
+    /// (made the first time, then the same until revoked).
+    pub async fn device_code(&self, id: &str, token: Option<String>) -> Result<String, GameError> {
+        let room_ref = self.room(id).await?;
+        let games = self.clone();
+        tokio::spawn(async move {
+            let mut room = room_ref.lock().await;
+            let seat = seat_for(&room, token.as_deref())?;
+            if let Some(code) = room.info.devices.get(seat) {
+                return Ok(code.to_string());
+            }
+            let code = new_token();
+            games
+                .0
+                .store
+                .set_device(room.info.id.clone(), seat, Some(code.clone()))
+                .await
+                .map_err(store_error)?;
+            room.info.devices.set(seat, Some(code.clone()));
+            Ok(code)
+        })
+        .await
+        .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    /// Revokes the caller's device link: opening it is then refused.
+    pub async fn revoke_device(&self, id: &str, token: Option<String>) -> Result<(), GameError> {
+        let room_ref = self.room(id).await?;
+        let games = self.clone();
+        tokio::spawn(async move {
+            let mut room = room_ref.lock().await;
+            let seat = seat_for(&room, token.as_deref())?;
+            games
+                .0
+                .store
+                .set_device(room.info.id.clone(), seat, None)
+                .await
+                .map_err(store_error)?;
+            room.info.devices.set(seat, None);
+            Ok(())
+        })
+        .await
+        .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    /// Opens a device link: the seat it was made for.
+    pub async fn claim_device(&self, id: &str, code: &str) -> Result<SeatGrant, GameError> {
+        let room_ref = self.room(id).await?;
+        let room = room_ref.lock().await;
+        let seat = room.info.devices.find(code).ok_or(GameError::Claimed(
+            "this link was revoked, or is not this game's: ask for a new one",
+        ))?;
+        let token = room
+            .info
+            .tokens
+            .get(seat)
+            .ok_or(GameError::NoSeat)?
+            .to_string();
+        Ok(SeatGrant {
+            id: room.info.id.clone(),
+            seat,
+            token,
+            invite: None,
+        })
+    }
+
+    /// A new game with the same mode, rules, start and level, the seats
+    /// swapped. The first caller creates it; the other player of a friend
+    /// game, calling later, gets the other seat of that same rematch.
+    pub async fn rematch(&self, id: &str, token: Option<String>) -> Result<SeatGrant, GameError> {
+        let room_ref = self.room(id).await?;
+        let games = self.clone();
+        tokio::spawn(async move {
+            let mut room = room_ref.lock().await;
+            room.touched = Instant::now();
+            let seat = seat_for(&room, token.as_deref())?;
+            let new_seat = seat.swapped();
+            if let Some(new_id) = room.info.rematch.clone() {
+                let new_ref = games.room(&new_id).await?;
+                let mut new = new_ref.lock().await;
+                if new_seat == new.info.creator {
+                    return Ok(SeatGrant {
+                        id: new_id,
+                        seat: new_seat,
+                        token: new.info.tokens.get(new_seat).unwrap_or_default().into(),
+                        invite: new.info.invite.clone(),
+                    });
+                }
+                return match new.info.invite.clone() {
+                    Some(code) => games.claim_locked(&new_ref, &mut new, &code).await,
+                    None => Err(GameError::Claimed(
+                        "the other seat of this rematch is already taken",
+                    )),
+                };
+            }
+            let spec = NewGameSpec {
+                mode: room.info.mode,
+                rules: room.info.rules,
+                start: room.info.start,
+                level: room.info.level,
+                honourable: room.info.honourable,
+                colour: None,
+            };
+            let info = new_info(&spec, new_seat);
+            let grant = games.insert_game(info, Some(room.info.id.clone())).await?;
+            room.info.rematch = Some(grant.id.clone());
+            let ply = room.ply();
+            room.changed(ply);
+            Ok(grant)
+        })
+        .await
+        .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    /// Remembers that a browser session holds a seat.
+    pub async fn remember_seat(
+        &self,
+        session: String,
+        id: String,
+        token: String,
+    ) -> Result<(), GameError> {
+        self.0
+            .store
+            .remember_seat(session, id, token)
+            .await
+            .map_err(store_error)
+    }
+
+    /// The token a browser session holds in a game.
+    pub async fn session_token(
+        &self,
+        session: &str,
+        id: &str,
+    ) -> Result<Option<String>, GameError> {
+        if !valid_id(id) {
+            return Ok(None);
+        }
+        self.0
+            .store
+            .session_token(session.to_string(), id.to_string())
+            .await
+            .map_err(store_error)
+    }
+
+    /// Starts the AI on this game if it is to act and not already busy.
+    pub fn start_ai(&self, room: RoomRef) {
+        let games = self.clone();
+        tokio::spawn(async move {
+            {
+                let mut r = room.lock().await;
+                if r.ai_busy || !r.ai_to_move() || r.dead {
+                    return;
+                }
+                r.ai_busy = true;
+            }
+            if let Err(e) = games.ai_turns(&room).await {
+                tracing::warn!("AI: {e}");
+                room.lock().await.ai_busy = false;
+            }
+        });
+    }
+
+    /// The AI acts while it is to act (an answer to an offer, then its
+    /// own turn); each action committed, then broadcast. Clears `ai_busy`
+    /// when it stops, under the same lock as the check.
+    async fn ai_turns(&self, room_ref: &RoomRef) -> Result<(), GameError> {
+        loop {
+            let (game, options, limits, ply, id) = {
+                let mut room = room_ref.lock().await;
+                if !room.ai_to_move() || room.dead {
+                    room.ai_busy = false;
+                    return Ok(());
+                }
+                let level = room.info.level;
+                let options = Options {
+                    level,
+                    honourable: room.info.honourable,
+                    hash_mb: 16,
+                    seed: ai_seed(room.id(), room.ply()),
+                    ..Options::default()
+                };
+                // The top level thinks for the time given; the others search
+                // to their own depth, with the time as a safety net only.
+                let ai_time = self.0.settings.ai_time;
+                let limits = level.limits_within(ai_time, ai_time * 5);
+                (
+                    room.game.clone(),
+                    options,
+                    limits,
+                    room.ply(),
+                    room.info.id.clone(),
+                )
+            };
+            let permit = self
+                .0
+                .ai_slots
+                .acquire()
+                .await
+                .map_err(|_| GameError::Internal("the AI is shutting down".into()))?;
+            let started = Instant::now();
+            let chosen = tokio::task::spawn_blocking(move || {
+                let stop = AtomicBool::new(false);
+                Engine::new(options).choose(&game, &limits, &stop)
+            })
+            .await
+            .map_err(join_error)?;
+            drop(permit);
+            let Some(action) = chosen else {
+                room_ref.lock().await.ai_busy = false;
+                return Ok(());
+            };
+            let mut room = room_ref.lock().await;
+            if room.ply() != ply || room.dead {
+                continue;
+            }
+            self.commit(room_ref, &mut room, action).await?;
+            tracing::debug!(
+                "game {id}: the AI played {action} at ply {} in {:?}",
+                ply + 1,
+                started.elapsed()
+            );
+        }
+    }
+}
+
+/// The seat of a token, or why it may not act.
+fn seat_for(room: &Room, token: Option<&str>) -> Result<Seat, GameError> {
+    token.and_then(|t| room.seat_of(t)).ok_or(GameError::NoSeat)
+}
+
+/// The AI's seed: from the game id and the ply, so that a game replays
+/// the same.
+fn ai_seed(id: &str, ply: usize) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in id.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^ (ply as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// A new game's facts, with fresh id and secrets: the creator's seat gets
+/// its secret; a friend game's other seat gets an invitation code instead,
+/// which mints that seat's secret when it is claimed.
+fn new_info(spec: &NewGameSpec, creator: Seat) -> GameInfo {
+    let mut tokens = PerSeat::default();
+    let (ai_seat, invite) = match (spec.mode, creator) {
+        (Mode::Local, _) | (_, Seat::Both) => {
+            tokens.set(Seat::Both, Some(new_token()));
+            (None, None)
+        }
+        (Mode::Ai, seat) => {
+            tokens.set(seat, Some(new_token()));
+            (
+                Some(if seat == Seat::A {
+                    Player::B
+                } else {
+                    Player::A
+                }),
+                None,
+            )
+        }
+        (Mode::Friend, seat) => {
+            tokens.set(seat, Some(new_token()));
+            (None, Some(new_token()))
+        }
+    };
+    GameInfo {
+        id: new_id(),
+        mode: spec.mode,
+        rules: spec.rules,
+        start: spec.start,
+        level: spec.level,
+        honourable: spec.honourable,
+        creator,
+        ai_seat,
+        status: if spec.mode == Mode::Friend {
+            Status::Waiting
+        } else {
+            Status::Playing
+        },
+        created_at: now_ms(),
+        rematch: None,
+        tokens,
+        invite,
+        devices: PerSeat::default(),
+    }
+}

@@ -1,0 +1,696 @@
+//! The SQLite store, on a thread of its own: games, their actions, and the
+//! seats each browser session holds.
+//!
+//! Every write is a transaction with `synchronous=FULL` in WAL mode, so an
+//! action is on disk when [`SqliteStore::append_action`] resolves. The
+//! schema is migrated on start with `PRAGMA user_version`.
+//!
+//! Failing closed: a write or sync that fails, or a database file deleted
+//! or replaced under the server, puts the store in a failed state in which
+//! every write is refused ([`StoreError::Failed`]) and reads go on, until
+//! an operator restarts the server — the rule PostgreSQL adopted after its
+//! fsync bug: after a failed sync, what is on disk is unknown, so stop
+//! acknowledging.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::thread;
+
+use anyhow::{bail, Context};
+use gore_ai::Level;
+use gore_core::{Hole, Outcome, Player, Position, Rules};
+use rusqlite::{params, Connection, OptionalExtension};
+use tokio::sync::oneshot;
+
+use super::{Store, StoreError, StoreFuture, StoredAction, StoredGame};
+use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status};
+
+/// A failure of the SQLite layer, before it is a [`StoreError`].
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// SQLite refused.
+    #[error("database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    /// The transaction holding this work was not committed.
+    #[error("database: not committed: {0}")]
+    Commit(String),
+    /// The database thread has stopped.
+    #[error("database: the database thread has stopped")]
+    Closed,
+    /// The store has failed earlier and takes no writes.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl DbError {
+    /// Whether this is a primary-key (or unique) conflict.
+    pub fn is_conflict(&self) -> bool {
+        matches!(
+            self,
+            DbError::Sql(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::ConstraintViolation
+        )
+    }
+}
+
+impl From<DbError> for StoreError {
+    fn from(e: DbError) -> StoreError {
+        match e {
+            e if e.is_conflict() => StoreError::Conflict,
+            DbError::Failed(why) | DbError::Commit(why) => StoreError::Failed(why),
+            e => StoreError::Other(e.to_string()),
+        }
+    }
+}
+
+/// The schema, one migration per step of `user_version`.
+const MIGRATIONS: &[&str] = &[
+    // 1: games and actions.
+    "CREATE TABLE games (
+        id          TEXT PRIMARY KEY,
+        mode        TEXT NOT NULL CHECK (mode IN ('ai', 'friend', 'local')),
+        rules       TEXT NOT NULL,
+        start       TEXT NOT NULL,
+        level       INTEGER NOT NULL,
+        honourable  INTEGER NOT NULL DEFAULT 0,
+        creator     TEXT NOT NULL CHECK (creator IN ('A', 'B', 'both')),
+        token_a     TEXT,
+        token_b     TEXT,
+        token_both  TEXT,
+        ai_seat     TEXT CHECK (ai_seat IN ('A', 'B')),
+        status      TEXT NOT NULL CHECK (status IN ('waiting', 'playing', 'over')),
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL,
+        result      TEXT,
+        reason      TEXT,
+        rematch     TEXT
+    );
+    CREATE INDEX games_mode_status ON games (mode, status);
+    CREATE TABLE actions (
+        game_id     TEXT NOT NULL REFERENCES games (id),
+        ply         INTEGER NOT NULL CHECK (ply >= 1),
+        action      TEXT NOT NULL,
+        created_at  INTEGER NOT NULL,
+        PRIMARY KEY (game_id, ply)
+    ) WITHOUT ROWID;",
+    // 2: positions kept with each action (a game loads without replaying
+    // it), one-time invitations, device links, and browser sessions. The
+    // friend's seat of a game still waiting had its secret in the old
+    // invitation link: that secret becomes the invitation code.
+    "ALTER TABLE actions ADD COLUMN position TEXT;
+    ALTER TABLE actions ADD COLUMN captured TEXT;
+    ALTER TABLE games ADD COLUMN invite TEXT;
+    ALTER TABLE games ADD COLUMN device_a TEXT;
+    ALTER TABLE games ADD COLUMN device_b TEXT;
+    ALTER TABLE games ADD COLUMN device_both TEXT;
+    UPDATE games SET invite = token_b, token_b = NULL
+        WHERE mode = 'friend' AND status = 'waiting' AND creator = 'A';
+    UPDATE games SET invite = token_a, token_a = NULL
+        WHERE mode = 'friend' AND status = 'waiting' AND creator = 'B';
+    CREATE TABLE session_seats (
+        session     TEXT NOT NULL,
+        game_id     TEXT NOT NULL REFERENCES games (id),
+        token       TEXT NOT NULL,
+        PRIMARY KEY (session, game_id)
+    ) WITHOUT ROWID;",
+];
+
+/// The schema version this server writes.
+pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
+
+fn bad(id: &str, why: impl Into<String>) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(
+        0,
+        rusqlite::types::Type::Text,
+        format!("stored game {id}: {}", why.into()).into(),
+    )
+}
+
+/// Reads a games row into typed data; a value that does not read is an
+/// error naming the game and the column.
+fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameInfo> {
+    let id: String = r.get("id")?;
+    let word = |col: &str| -> rusqlite::Result<String> { r.get(col) };
+    let mode = Mode::from_word(&word("mode")?).ok_or_else(|| bad(&id, "mode"))?;
+    let rules: Rules = word("rules")?
+        .parse()
+        .map_err(|e| bad(&id, format!("rules: {e}")))?;
+    let start = Position::from_gpn(&word("start")?, rules.variant)
+        .map_err(|e| bad(&id, format!("start: {e}")))?;
+    let level = Level::new(r.get("level")?).map_err(|e| bad(&id, format!("level: {e}")))?;
+    let creator = Seat::from_word(&word("creator")?).ok_or_else(|| bad(&id, "creator"))?;
+    let ai_seat = match r.get::<_, Option<String>>("ai_seat")? {
+        None => None,
+        Some(s) => Some(
+            s.parse::<Player>()
+                .map_err(|_| bad(&id, format!("ai seat {s}")))?,
+        ),
+    };
+    if (mode == Mode::Ai) != ai_seat.is_some() {
+        return Err(bad(&id, "an ai game has one ai seat, others none"));
+    }
+    let status = Status::from_word(&word("status")?).ok_or_else(|| bad(&id, "status"))?;
+    Ok(GameInfo {
+        mode,
+        rules,
+        start,
+        level,
+        honourable: r.get("honourable")?,
+        creator,
+        ai_seat,
+        status,
+        created_at: r.get("created_at")?,
+        rematch: r.get("rematch")?,
+        tokens: PerSeat([r.get("token_a")?, r.get("token_b")?, r.get("token_both")?]),
+        invite: r.get("invite")?,
+        devices: PerSeat([
+            r.get("device_a")?,
+            r.get("device_b")?,
+            r.get("device_both")?,
+        ]),
+        id,
+    })
+}
+
+fn insert_game(c: &Connection, g: &GameInfo, now: i64) -> rusqlite::Result<()> {
+    c.execute(
+        "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_a,
+             token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
+             device_a, device_b, device_both)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+             ?18, ?19)",
+        params![
+            g.id,
+            g.mode.as_str(),
+            g.rules.to_string(),
+            g.start.to_string(),
+            u8::from(g.level),
+            g.honourable,
+            g.creator.as_str(),
+            g.tokens.0[0],
+            g.tokens.0[1],
+            g.tokens.0[2],
+            g.ai_seat.map(|p| p.char().to_string()),
+            g.status.as_str(),
+            g.created_at,
+            now,
+            g.rematch,
+            g.invite,
+            g.devices.0[0],
+            g.devices.0[1],
+            g.devices.0[2],
+        ],
+    )?;
+    Ok(())
+}
+
+fn holes_text(holes: &[Hole]) -> String {
+    holes
+        .iter()
+        .map(|h| h.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Called once the batch a job ran in is committed (`None`) or failed
+/// (the reason): only then does the caller hear of its result.
+type Finish = Box<dyn FnOnce(Option<String>) + Send>;
+/// Work for the database thread, run inside the batch's transaction.
+type Job = Box<dyn FnOnce(&Connection) -> Finish + Send>;
+
+/// The most jobs committed together.
+const BATCH: usize = 256;
+
+/// Options of the SQLite store beyond its path.
+#[derive(Debug, Clone, Default)]
+pub struct SqliteOptions {
+    /// A cap on the file's size in pages (`PRAGMA max_page_count`): a
+    /// write past it fails as a full disk does (the fail-closed tests use
+    /// it).
+    pub max_pages: Option<u32>,
+}
+
+/// The SQLite store: a handle on its thread. Cheap to clone.
+#[derive(Clone)]
+pub struct SqliteStore {
+    jobs: mpsc::Sender<Job>,
+    failed: Arc<Failure>,
+}
+
+/// The store's failed state, shared with its thread.
+#[derive(Default)]
+struct Failure {
+    set: AtomicBool,
+    why: Mutex<Option<String>>,
+}
+
+impl Failure {
+    fn fail(&self, why: String) {
+        if !self.set.swap(true, Ordering::SeqCst) {
+            tracing::error!(
+                "DATABASE FAILURE: {why}. The server accepts no more changes (503) until it is \
+                 restarted; games can still be watched. Check the disk and the database file, \
+                 then restart."
+            );
+            *self.why.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
+        }
+    }
+
+    fn get(&self) -> Option<String> {
+        if !self.set.load(Ordering::SeqCst) {
+            return None;
+        }
+        self.why.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// The identity of the database file (device and inode on Unix): a file
+/// deleted, or replaced by another, under the server no longer matches.
+#[cfg(unix)]
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    std::fs::metadata(path).ok().map(|_| (0, 0))
+}
+
+/// Opens the file, sets durability pragmas, migrates the schema, and
+/// proves it can write (a transaction that syncs).
+fn open_connection(path: &Path, options: &SqliteOptions) -> anyhow::Result<Connection> {
+    let mut c = Connection::open(path)
+        .with_context(|| format!("cannot open the database {}", path.display()))?;
+    c.busy_timeout(std::time::Duration::from_secs(5))?;
+    let mode: String = c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        tracing::warn!("the database is in journal mode {mode}, not WAL");
+    }
+    c.pragma_update(None, "synchronous", "FULL")?;
+    c.pragma_update(None, "foreign_keys", "ON")?;
+    migrate(&mut c).with_context(|| format!("cannot migrate the database {}", path.display()))?;
+    // Writable now, not at the first player's action: a transaction that
+    // rewrites the schema version and syncs.
+    let v: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    c.execute_batch(&format!(
+        "BEGIN IMMEDIATE; PRAGMA user_version = {v}; COMMIT"
+    ))
+    .with_context(|| format!("the database {} is not writable", path.display()))?;
+    if let Some(pages) = options.max_pages {
+        c.pragma_update(None, "max_page_count", pages)?;
+    }
+    Ok(c)
+}
+
+/// Brings the schema up to [`SCHEMA_VERSION`], one transaction per step.
+fn migrate(c: &mut Connection) -> anyhow::Result<()> {
+    let version: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version < 0 || version as usize > MIGRATIONS.len() {
+        bail!(
+            "the database's schema version is {version}, newer than this server's ({}); \
+             use a newer gore",
+            MIGRATIONS.len()
+        );
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+        let tx = c.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.commit()?;
+        tracing::info!("database schema migrated to version {}", i + 1);
+    }
+    Ok(())
+}
+
+/// Runs `f` between `SAVEPOINT` and `RELEASE`, or rolls back to the
+/// savepoint when it fails.
+fn in_savepoint<R>(
+    c: &Connection,
+    f: impl FnOnce(&Connection) -> rusqlite::Result<R>,
+) -> rusqlite::Result<R> {
+    c.execute_batch("SAVEPOINT job")?;
+    match f(c) {
+        Ok(v) => {
+            c.execute_batch("RELEASE job")?;
+            Ok(v)
+        }
+        Err(e) => {
+            c.execute_batch("ROLLBACK TO job; RELEASE job")?;
+            Err(e)
+        }
+    }
+}
+
+/// Whether an error of a job means the disk or the file failed (rather
+/// than the job's own query being refused).
+fn is_io_failure(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode as C;
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _)
+            if matches!(f.code, C::SystemIoFailure | C::DiskFull | C::DatabaseCorrupt
+                | C::ReadOnly | C::CannotOpen | C::NotADatabase)
+    )
+}
+
+/// One transaction for a batch of jobs; then every job hears how it went.
+fn run_batch(conn: &Connection, batch: Vec<Job>, failure: &Failure) {
+    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+        if is_io_failure(&e) {
+            failure.fail(format!("cannot begin a transaction: {e}"));
+        }
+        // The jobs never ran: dropping them tells each caller it failed.
+        drop(batch);
+        tracing::error!("database: cannot begin a transaction: {e}");
+        return;
+    }
+    let mut finishers = Vec::with_capacity(batch.len());
+    let mut panicked = false;
+    for job in batch {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(conn))) {
+            Ok(f) => finishers.push(f),
+            Err(_) => panicked = true,
+        }
+    }
+    let failed = if panicked {
+        Some("a database job failed".to_string())
+    } else if let Some(why) = failure.get() {
+        // A job met a disk failure: what it wrote is not to be trusted.
+        Some(why)
+    } else {
+        conn.execute_batch("COMMIT").err().map(|e| {
+            // A failed COMMIT is a failed write or sync: from now on the
+            // state on disk is unknown.
+            let why = format!("the commit failed: {e}");
+            failure.fail(why.clone());
+            why
+        })
+    };
+    if let Some(why) = &failed {
+        tracing::error!("database: the batch was not committed: {why}");
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    for f in finishers {
+        f(failed.clone());
+    }
+}
+
+impl SqliteStore {
+    /// Opens (creating if need be) and migrates the database, then starts
+    /// its thread.
+    ///
+    /// The thread commits in groups: it takes every job waiting (up to
+    /// [`BATCH`]), runs each in a savepoint of one transaction, commits
+    /// once (one sync to disk for all), and only then answers each job.
+    /// An action is thus on disk before it is acknowledged, and a busy
+    /// server does not wait for one sync per action. Before each batch the
+    /// thread checks that the file is still the one it opened.
+    pub fn open(path: &Path, options: SqliteOptions) -> anyhow::Result<SqliteStore> {
+        let conn = open_connection(path, &options)?;
+        let identity = file_identity(path);
+        let (jobs, rx) = mpsc::channel::<Job>();
+        let failed = Arc::new(Failure::default());
+        let failure = failed.clone();
+        let path = path.to_path_buf();
+        thread::Builder::new()
+            .name("gore-db".into())
+            .spawn(move || {
+                while let Ok(first) = rx.recv() {
+                    let mut batch = vec![first];
+                    while batch.len() < BATCH {
+                        match rx.try_recv() {
+                            Ok(j) => batch.push(j),
+                            Err(_) => break,
+                        }
+                    }
+                    if failure.get().is_none() && file_identity(&path) != identity {
+                        failure.fail(format!(
+                            "the database file {} was deleted or replaced",
+                            path.display()
+                        ));
+                    }
+                    run_batch(&conn, batch, &failure);
+                }
+            })
+            .context("cannot start the database thread")?;
+        Ok(SqliteStore { jobs, failed })
+    }
+
+    /// Runs `f` on the database thread, in a savepoint of a transaction,
+    /// and answers once that transaction is committed. An error from `f`
+    /// undoes only what `f` did. `writes`: refused once the store failed.
+    fn call<R, F>(
+        &self,
+        writes: bool,
+        f: F,
+    ) -> impl std::future::Future<Output = Result<R, DbError>> + Send + 'static
+    where
+        R: Send + 'static,
+        F: FnOnce(&Connection) -> rusqlite::Result<R> + Send + 'static,
+    {
+        let (tx, rx) = oneshot::channel::<Result<R, DbError>>();
+        let failure = self.failed.clone();
+        let refused = writes.then(|| self.failed.get()).flatten();
+        let sent = if refused.is_some() {
+            Ok(())
+        } else {
+            self.jobs.send(Box::new(move |c: &Connection| -> Finish {
+                let result = in_savepoint(c, f);
+                if let Err(e) = &result {
+                    if is_io_failure(e) {
+                        failure.fail(format!("a write failed: {e}"));
+                    }
+                }
+                Box::new(move |failed: Option<String>| {
+                    let _ = tx.send(match failed {
+                        None => result.map_err(DbError::Sql),
+                        Some(why) => Err(DbError::Commit(why)),
+                    });
+                })
+            }))
+        };
+        async move {
+            if let Some(why) = refused {
+                return Err(DbError::Failed(why));
+            }
+            sent.map_err(|_| DbError::Closed)?;
+            rx.await.map_err(|_| DbError::Closed)?
+        }
+    }
+}
+
+fn load_game(c: &Connection, id: &str) -> rusqlite::Result<Option<StoredGame>> {
+    let Some(info) = c
+        .query_row("SELECT * FROM games WHERE id = ?1", [id], info_from_row)
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    let variant = info.rules.variant;
+    let mut st = c.prepare_cached(
+        "SELECT ply, action, created_at, position, captured FROM actions
+         WHERE game_id = ?1 ORDER BY ply",
+    )?;
+    let actions = st
+        .query_map([id], |r| {
+            let ply: u32 = r.get(0)?;
+            let action: String = r.get(1)?;
+            let position: Option<String> = r.get(3)?;
+            let captured: Option<String> = r.get(4)?;
+            let at = format!("ply {ply}");
+            Ok(StoredAction {
+                ply,
+                action: action.parse().map_err(|e| bad(id, format!("{at}: {e}")))?,
+                captured: captured
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .map(|h| h.parse::<Hole>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| bad(id, format!("{at}: {e}")))?,
+                position: position
+                    .map(|p| Position::from_gpn(&p, variant))
+                    .transpose()
+                    .map_err(|e| bad(id, format!("{at}: {e}")))?,
+                at: r.get(2)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(Some(StoredGame { info, actions }))
+}
+
+impl Store for SqliteStore {
+    fn create_game(&self, info: GameInfo, rematch_of: Option<String>) -> StoreFuture<()> {
+        let f = self.call(true, move |c| {
+            insert_game(c, &info, info.created_at)?;
+            if let Some(old) = rematch_of {
+                c.execute(
+                    "UPDATE games SET rematch = ?2, updated_at = ?3 WHERE id = ?1",
+                    params![old, info.id, info.created_at],
+                )?;
+            }
+            Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn load_game(&self, id: String) -> StoreFuture<Option<StoredGame>> {
+        let f = self.call(false, move |c| load_game(c, &id));
+        Box::pin(async move {
+            f.await.map_err(|e| match e {
+                DbError::Sql(rusqlite::Error::FromSqlConversionFailure(_, _, why)) => {
+                    StoreError::Damaged {
+                        id: String::new(),
+                        why: why.to_string(),
+                    }
+                }
+                e => e.into(),
+            })
+        })
+    }
+
+    fn append_action(
+        &self,
+        id: String,
+        a: StoredAction,
+        ending: Option<Outcome>,
+    ) -> StoreFuture<()> {
+        let f = self.call(true, move |c| {
+            c.execute(
+                "INSERT INTO actions (game_id, ply, action, created_at, position, captured)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    id,
+                    a.ply,
+                    a.action.to_string(),
+                    a.at,
+                    a.position.map(|p| p.to_string()),
+                    holes_text(&a.captured),
+                ],
+            )?;
+            match ending {
+                Some(o) => c.execute(
+                    "UPDATE games SET status = 'over', result = ?2, reason = ?3, updated_at = ?4
+                     WHERE id = ?1",
+                    params![id, o.to_string(), o.reason.as_str(), a.at],
+                )?,
+                None => c.execute(
+                    "UPDATE games SET updated_at = ?2 WHERE id = ?1",
+                    params![id, a.at],
+                )?,
+            };
+            Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn claim_invite(
+        &self,
+        id: String,
+        code: String,
+        seat: Player,
+        token: String,
+        now: i64,
+    ) -> StoreFuture<bool> {
+        let column = match seat {
+            Player::A => "token_a",
+            Player::B => "token_b",
+        };
+        let f = self.call(true, move |c| {
+            let n = c.execute(
+                &format!(
+                    "UPDATE games SET invite = NULL, {column} = ?3, status = 'playing',
+                         updated_at = ?4
+                     WHERE id = ?1 AND invite = ?2 AND status = 'waiting'"
+                ),
+                params![id, code, token, now],
+            )?;
+            Ok(n == 1)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn set_device(&self, id: String, seat: Seat, code: Option<String>) -> StoreFuture<()> {
+        let column = match seat {
+            Seat::A => "device_a",
+            Seat::B => "device_b",
+            Seat::Both => "device_both",
+        };
+        let f = self.call(true, move |c| {
+            c.execute(
+                &format!("UPDATE games SET {column} = ?2 WHERE id = ?1"),
+                params![id, code],
+            )?;
+            Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
+        let f = self.call(true, move |c| {
+            c.execute(
+                "INSERT INTO session_seats (session, game_id, token) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (session, game_id) DO UPDATE SET token = excluded.token",
+                params![session, id, token],
+            )?;
+            Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
+        let f = self.call(false, move |c| {
+            c.query_row(
+                "SELECT token FROM session_seats WHERE session = ?1 AND game_id = ?2",
+                params![session, id],
+                |r| r.get(0),
+            )
+            .optional()
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn active_ai_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
+        let f = self.call(false, move |c| {
+            let mut st = c.prepare(
+                "SELECT id FROM games WHERE mode = 'ai' AND status = 'playing'
+                 ORDER BY updated_at DESC LIMIT ?1",
+            )?;
+            let ids = st
+                .query_map([limit], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            Ok(ids)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.failed.get()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_run_once_and_refuse_newer_schemas() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.sqlite3");
+        let c = open_connection(&path, &SqliteOptions::default()).unwrap();
+        let v: i64 = c
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v as usize, SCHEMA_VERSION);
+        let sync: i64 = c.query_row("PRAGMA synchronous", [], |r| r.get(0)).unwrap();
+        assert_eq!(sync, 2, "synchronous=FULL");
+        drop(c);
+        // Opening again changes nothing.
+        let c = open_connection(&path, &SqliteOptions::default()).unwrap();
+        c.pragma_update(None, "user_version", 99).unwrap();
+        drop(c);
+        let e = open_connection(&path, &SqliteOptions::default()).unwrap_err();
+        assert!(format!("{e:#}").contains("newer"), "{e:#}");
+    }
+}
