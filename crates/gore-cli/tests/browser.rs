@@ -780,7 +780,10 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
     );
     let record = js(&page, &format!("fetch('{href}').then(r => r.text())")).await?;
     let record = record.as_str().unwrap_or_default();
-    assert!(record.contains("[Rules \"standard\"]"), "{record}");
+    // A standard game, played under the operator's ply cap (`--max-plies`,
+    // 2,000 by default), which the record names so that a replay ends the
+    // same way.
+    assert!(record.contains("[Rules \"ply-cap=2000\"]"), "{record}");
     assert!(record.contains("1. a3"), "{record}");
     let old = js(&page, "location.pathname").await?;
     click(&page, "#rematch-btn").await?;
