@@ -40,7 +40,7 @@ pub struct ServeArgs {
     /// Plies per game at most; the game then ends as a ply cap ends it.
     #[arg(long, default_value_t = 2000)]
     max_plies: u32,
-    /// The site's public address, e.g. https://gore.example: the only
+    /// The site's public address, e.g. `https://gore.example`: the only
     /// `Host` accepted, and secure cookies when it is https.
     #[arg(long)]
     public_url: Option<String>,

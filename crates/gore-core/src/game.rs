@@ -279,7 +279,8 @@ impl Game {
         steps: impl IntoIterator<Item = (Action, Position)>,
     ) -> Result<Game, HistoryError> {
         let mut g = Game::from_position(start, ply_cap);
-        for (i, (action, next)) in steps.into_iter().enumerate() {
+        let mut steps = steps.into_iter().enumerate().peekable();
+        while let Some((i, (action, next))) = steps.next() {
             let ply = i + 1;
             if g.outcome.is_some() {
                 return Err(HistoryError {
@@ -299,7 +300,19 @@ impl Game {
             g.position = next;
             g.actions.push(action);
             g.history.push(next);
-            g.conclude();
+            if steps.peek().is_none() {
+                g.conclude();
+            } else if next.is_ended() {
+                g.finish(Game::board_end(&next));
+            } else if g
+                .ply_cap
+                .is_some_and(|cap| g.actions.len() as u64 >= cap as u64)
+            {
+                g.finish(EndReason::PlyCap);
+            }
+            // Repetition is counted for the last position only: play never
+            // goes on after a third occurrence, and counting at every step
+            // would make a long game's load quadratic.
         }
         Ok(g)
     }

@@ -19,9 +19,9 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Parser;
 use futures_util::{SinkExt, StreamExt};
+use gore_server::api::{ClientMsg, Created, GameView, Mode, NewGame, ServerMsg, Status};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde_json::{json, Value};
 use tokio::sync::Mutex;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -71,9 +71,17 @@ async fn main() -> Result<()> {
     let created = Instant::now();
     let mut games = Vec::with_capacity(args.games);
     for _ in 0..args.games {
-        let r: Value = http
+        let body = NewGame {
+            mode: Mode::Local,
+            rules: None,
+            level: None,
+            colour: None,
+            honourable: None,
+            start: None,
+        };
+        let r: Created = http
             .post(format!("{}/api/games", args.url))
-            .json(&json!({"mode": "local"}))
+            .json(&body)
             .send()
             .await
             .context("creating a game")?
@@ -81,15 +89,7 @@ async fn main() -> Result<()> {
             .context("creating a game")?
             .json()
             .await?;
-        let id = r["id"]
-            .as_str()
-            .ok_or_else(|| anyhow!("no id"))?
-            .to_string();
-        let token = r["token"]
-            .as_str()
-            .ok_or_else(|| anyhow!("no token"))?
-            .to_string();
-        games.push((id, token));
+        games.push((r.id, r.token));
     }
     eprintln!(
         "created {} games in {:.1} s",
@@ -160,6 +160,7 @@ async fn drive(
     let mut played = 0usize;
     let mut pending: Option<(usize, Instant)> = None;
     let mut local = Vec::with_capacity(args.actions);
+    let mut view: Option<GameView> = None;
     while let Some(msg) = tokio::time::timeout(Duration::from_secs(30), ws.next())
         .await
         .context("no message for 30 s")?
@@ -170,14 +171,23 @@ async fn drive(
             Message::Close(_) => bail!("closed by the server"),
             _ => continue,
         };
-        let v: Value = serde_json::from_str(&text)?;
-        match v["type"].as_str() {
-            Some("state") => {}
-            Some("error") => bail!("server error: {}", v["error"]),
-            _ => continue,
+        // The first message is the whole state; each later one, what
+        // changed, applied to it as a browser does.
+        match serde_json::from_str::<ServerMsg>(&text)? {
+            ServerMsg::State { state } => view = Some(*state),
+            ServerMsg::Update { update } => {
+                let v = view
+                    .as_mut()
+                    .ok_or_else(|| anyhow!("an update before the state"))?;
+                if !v.apply(&update) {
+                    bail!("an update that does not follow the state");
+                }
+            }
+            ServerMsg::Error { error } => bail!("server error: {:?}: {}", error.code, error),
+            ServerMsg::Pong => continue,
         }
-        let state = &v["state"];
-        let ply = state["actions"].as_array().map_or(0, |a| a.len());
+        let state = view.as_ref().ok_or_else(|| anyhow!("no state"))?;
+        let ply = state.head.ply;
         if let Some((want, sent)) = pending.take() {
             if ply < want {
                 // A state from before our action reached the server.
@@ -186,17 +196,14 @@ async fn drive(
             }
             local.push(sent.elapsed().as_micros() as u64);
         }
-        if state["status"] == "over" {
+        if state.head.status == Status::Over {
             totals.finished.fetch_add(1, Ordering::Relaxed);
             break;
         }
         if played >= args.actions || Instant::now() >= deadline {
             break;
         }
-        let legal: Vec<&str> = state["legal"]
-            .as_array()
-            .map(|l| l.iter().filter_map(|a| a.as_str()).collect())
-            .unwrap_or_default();
+        let legal = &state.head.legal;
         if legal.is_empty() {
             bail!("no legal action offered to the local player");
         }
@@ -204,7 +211,10 @@ async fn drive(
         if args.think_ms > 0 {
             tokio::time::sleep(Duration::from_millis(rng.gen_range(0..=2 * args.think_ms))).await;
         }
-        let msg = json!({"type": "action", "action": action, "ply": ply}).to_string();
+        let msg = serde_json::to_string(&ClientMsg::Action {
+            action,
+            ply: Some(ply as u64),
+        })?;
         pending = Some((ply + 1, Instant::now()));
         ws.send(Message::Text(msg.into())).await?;
         played += 1;

@@ -3,6 +3,7 @@
 //! (gore-load, the tests) read them with the same definitions.
 
 use gore_core::{Action, Hole, Player, Rules};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 pub use crate::domain::{Mode, Seat, Status};
@@ -273,4 +274,29 @@ pub enum ClientMsg {
 pub struct ErrorBody {
     /// The error.
     pub error: ApiError,
+}
+
+/// Reads one JSON object, naming the field that is wrong. Anything but
+/// an object (serde would read an array as a struct's fields in order)
+/// and anything after the object are refused.
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let first = bytes
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    if first != Some(&b'{') {
+        return Err(ApiError::bad_request("body: expected a JSON object `{…}`"));
+    }
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path.is_empty() || path == "." || path == "?" {
+            ApiError::bad_request(format!("body: {inner}"))
+        } else {
+            ApiError::bad_request(format!("{path}: {inner}"))
+        }
+    })?;
+    de.end()
+        .map_err(|_| ApiError::bad_request("body: trailing data after the JSON object"))?;
+    Ok(value)
 }

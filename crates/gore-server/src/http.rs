@@ -1,6 +1,6 @@
 //! The routes: pages, assets, the JSON API and the socket.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
@@ -17,10 +17,12 @@ use axum::{Json, Router};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use crate::api::{ClaimBody, Created, DeviceLink, NewGame, PlayBody};
+use crate::api::{parse_json, ClaimBody, Created, DeviceLink, NewGame, PlayBody};
 use crate::assets;
 use crate::domain::{new_token, GameError, NewGameSpec, SeatGrant};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
+use crate::limit::Verdict;
+use crate::net::{self, ClientIp, PublicUrl};
 use crate::state::AppState;
 use crate::ws;
 use gore_ai::{Level, MAX_LEVEL};
@@ -52,8 +54,10 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/ws", get(socket))
         .fallback(fallback)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(middleware::from_fn(guard))
         .layer(middleware::from_fn_with_state(state.clone(), rate_limit))
+        // Outermost: the Host check comes first, every answer gets the
+        // headers.
+        .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
 }
 
@@ -74,20 +78,6 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
         })?;
         parse_json(&bytes).map(JsonBody)
     }
-}
-
-/// Reads JSON, naming the field that is wrong.
-pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        if path.is_empty() || path == "." || path == "?" {
-            ApiError::bad_request(format!("body: {inner}"))
-        } else {
-            ApiError::bad_request(format!("{path}: {inner}"))
-        }
-    })
 }
 
 /// The browser session cookie: one for all of a browser's seats.
@@ -174,11 +164,15 @@ async fn grant_response(
     Ok(res)
 }
 
-/// Whether a request comes from this site (or from a tool: no `Origin`).
-fn same_origin(headers: &HeaderMap) -> bool {
+/// Whether a request comes from this site (or from a tool: no `Origin`):
+/// `--public-url`'s origin when set, else the `Host` it was sent to.
+fn same_origin(headers: &HeaderMap, public: Option<&PublicUrl>) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return true;
     };
+    if let Some(public) = public {
+        return origin.to_str().is_ok_and(|o| public.origin_matches(o));
+    }
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     let origin = origin.to_str().ok().map(|o| {
         o.strip_prefix("http://")
@@ -191,30 +185,93 @@ fn same_origin(headers: &HeaderMap) -> bool {
 /// Per-address rate limit on the API and invitations: `429 rate_limited`
 /// when an address goes over. Pages and assets are served from memory and
 /// not counted, so that a classroom behind one address can load the app.
+///
+/// An address far over its limit ([`Verdict::Close`]) is answered with
+/// `Connection: close` and its connection closed.
 async fn rate_limit(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let path = req.uri().path();
     let counted = path.starts_with("/api/") || path.starts_with("/join/");
-    if let Some(ConnectInfo(addr)) = req
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .filter(|_| counted)
-    {
-        if !state.limiter().allow(addr.ip()) {
-            return ApiError::rate_limited().into_response();
+    if let Some(ip) = client_ip_of(&req).filter(|_| counted) {
+        match state.limiter().check(ip) {
+            Verdict::Allow => {}
+            Verdict::Refuse => return ApiError::rate_limited().into_response(),
+            Verdict::Close => {
+                let mut res = ApiError::rate_limited().into_response();
+                res.headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                return res;
+            }
         }
     }
     next.run(req).await
 }
 
-/// Refuses cross-site writes and sockets; adds the security headers.
-async fn guard(req: Request, next: Next) -> Response {
+/// The client's address: [`ClientIp`], else the TCP peer's.
+fn client_ip_of(req: &Request) -> Option<IpAddr> {
+    req.extensions()
+        .get::<ClientIp>()
+        .map(|ClientIp(ip)| *ip)
+        .or_else(|| {
+            req.extensions()
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|ConnectInfo(a)| a.ip())
+        })
+}
+
+/// The policy of every answer: the app's own scripts, styles and
+/// connections only (it has no inline script or style), never framed.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+     style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; \
+     base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+
+/// Refuses another `Host` than `--public-url`'s (`421 wrong_host`, against
+/// DNS rebinding) and cross-site writes and sockets; gives a 405 its JSON
+/// body; marks cookies `Secure` over HTTPS; adds the security headers.
+async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let config = state.config();
+    let public = config.public_url.as_deref().and_then(PublicUrl::parse);
+    let trusted_peer = req
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .is_some_and(|ConnectInfo(a)| net::is_trusted(a.ip(), config));
+    let secure = net::secure_cookies(config, req.headers(), trusted_peer);
+    let host_ok = public.as_ref().is_none_or(|p| {
+        req.headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .is_some_and(|h| p.host_matches(h))
+    });
     let writes = req.method() != Method::GET && req.method() != Method::HEAD;
     let socket = req.uri().path().ends_with("/ws");
-    if (writes || socket) && !same_origin(req.headers()) {
-        return ApiError::forbidden("cross-site request refused").into_response();
+    let method = req.method().clone();
+    let mut res = if !host_ok {
+        ApiError::new(
+            ErrorCode::WrongHost,
+            "this server does not serve that host name",
+        )
+        .into_response()
+    } else if (writes || socket) && !same_origin(req.headers(), public.as_ref()) {
+        ApiError::forbidden("cross-site request refused").into_response()
+    } else {
+        next.run(req).await
+    };
+    if res.status() == StatusCode::METHOD_NOT_ALLOWED {
+        res = method_not_allowed(&method, res);
     }
-    let mut res = next.run(req).await;
     let h = res.headers_mut();
+    if secure {
+        let cookies: Vec<HeaderValue> = h.get_all(header::SET_COOKIE).iter().cloned().collect();
+        if !cookies.is_empty() {
+            h.remove(header::SET_COOKIE);
+            for c in cookies {
+                h.append(header::SET_COOKIE, with_secure(c));
+            }
+        }
+    }
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -225,6 +282,39 @@ async fn guard(req: Request, next: Next) -> Response {
         HeaderValue::from_static("same-origin"),
     );
     res
+}
+
+/// A cookie with `; Secure` (unless it has it).
+fn with_secure(cookie: HeaderValue) -> HeaderValue {
+    let has = cookie.to_str().is_ok_and(|c| {
+        c.split(';')
+            .any(|a| a.trim().eq_ignore_ascii_case("secure"))
+    });
+    if has {
+        return cookie;
+    }
+    let mut bytes = cookie.as_bytes().to_vec();
+    bytes.extend_from_slice(b"; Secure");
+    HeaderValue::from_bytes(&bytes).unwrap_or(cookie)
+}
+
+/// The router's 405 as `method_not_allowed`, keeping its `Allow`.
+fn method_not_allowed(method: &Method, res: Response) -> Response {
+    let allow = res.headers().get(header::ALLOW).cloned();
+    let list = allow
+        .as_ref()
+        .and_then(|a| a.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let mut out = ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        format!("{method} is not allowed here (allowed: {list})"),
+    )
+    .into_response();
+    if let Some(a) = allow {
+        out.headers_mut().insert(header::ALLOW, a);
+    }
+    out
 }
 
 async fn page(headers: HeaderMap) -> Response {
@@ -290,15 +380,15 @@ fn new_game_spec(req: NewGame) -> Result<NewGameSpec, ApiError> {
     })
 }
 
-/// The client's address, when the connection's is known: the AI's cap per
-/// client counts against it.
-fn client_ip(addr: Option<Extension<ConnectInfo<SocketAddr>>>) -> Option<std::net::IpAddr> {
-    addr.map(|Extension(ConnectInfo(a))| a.ip())
+/// The client's address (behind a trusted proxy, the one it forwards),
+/// when known: the AI's cap per client counts against it.
+fn client_ip(addr: Option<Extension<ClientIp>>) -> Option<IpAddr> {
+    addr.map(|Extension(ClientIp(a))| a)
 }
 
 async fn create(
     State(state): State<AppState>,
-    addr: Option<Extension<ConnectInfo<SocketAddr>>>,
+    addr: Option<Extension<ClientIp>>,
     headers: HeaderMap,
     JsonBody(req): JsonBody<NewGame>,
 ) -> Result<Response, ApiError> {
@@ -322,7 +412,7 @@ async fn game(
 async fn play(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    addr: Option<Extension<ConnectInfo<SocketAddr>>>,
+    addr: Option<Extension<ClientIp>>,
     headers: HeaderMap,
     body: Result<JsonBody<PlayBody>, ApiError>,
 ) -> Result<Response, ApiError> {
@@ -344,6 +434,16 @@ async fn join(
     headers: HeaderMap,
     JsonBody(body): JsonBody<ClaimBody>,
 ) -> Result<Response, ApiError> {
+    // The creator opening his own link keeps his seat: the link is for
+    // the friend.
+    if let Some(t) = token(&state, &headers, &id).await {
+        if state.games().seat_of(&id, &t).await?.is_some() {
+            return Err(ApiError::forbidden(
+                "this is your own invitation: you already hold a seat in this game; \
+                 send the link to your friend",
+            ));
+        }
+    }
     let grant = state.games().claim_invite(&id, &body.code).await?;
     grant_response(&state, &headers, StatusCode::OK, grant).await
 }
@@ -385,7 +485,7 @@ async fn revoke_device(
 async fn rematch(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    addr: Option<Extension<ConnectInfo<SocketAddr>>>,
+    addr: Option<Extension<ClientIp>>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let token = token(&state, &headers, &id).await;
@@ -424,7 +524,7 @@ async fn socket(
     Path(id): Path<String>,
     query: Result<Query<SocketQuery>, QueryRejection>,
     headers: HeaderMap,
-    addr: Option<Extension<ConnectInfo<SocketAddr>>>,
+    addr: Option<Extension<ClientIp>>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let room = state.games().room(&id).await?;
@@ -436,7 +536,7 @@ async fn socket(
         Some(t) => Some(t),
         None => token(&state, &headers, &id).await,
     };
-    let ip = addr.map(|Extension(ConnectInfo(a))| a.ip());
+    let ip = addr.map(|Extension(ClientIp(a))| a);
     if room.lock().await.watchers() >= state.config().max_sockets_per_game {
         return Err(ApiError::busy(
             "this game has as many watchers as it can take; try again later",
@@ -451,5 +551,65 @@ async fn socket(
     Ok(upgrade
         .max_message_size(ws::HARD_LIMIT)
         .max_frame_size(ws::HARD_LIMIT)
+        // Small buffers: an idle socket holds them all its life
+        // (tungstenite's defaults are 128 KiB each; docs/BENCHMARKS.md).
+        .read_buffer_size(ws::READ_BUFFER)
+        .write_buffer_size(ws::WRITE_BUFFER)
+        .max_write_buffer_size(ws::MAX_WRITE_BUFFER)
         .on_upgrade(move |socket| ws::session(state, id, room, token, ip, slot, socket)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Body {
+        action: String,
+        ply: Option<u64>,
+    }
+
+    fn message(r: Result<Body, ApiError>) -> String {
+        let e = r.expect_err("accepted");
+        assert_eq!(e.code, ErrorCode::BadRequest);
+        e.message
+    }
+
+    #[test]
+    fn one_object_and_nothing_after() {
+        let ok: Body = parse_json(b" \n{\"action\":\"a1\",\"ply\":0}\r\n ").unwrap();
+        assert_eq!(
+            ok,
+            Body {
+                action: "a1".into(),
+                ply: Some(0)
+            }
+        );
+        let m = message(parse_json(br#"{"action":"a1","ply":0} trailing {{{"#));
+        assert!(m.contains("trailing"), "{m}");
+        let m = message(parse_json(br#"{"action":"a1","ply":0}{"action":"a2"}"#));
+        assert!(m.contains("trailing"), "{m}");
+        for not_object in [
+            &br#"["a1",0]"#[..],
+            b"\"a1\"",
+            b"7",
+            b"null",
+            b"",
+            b"  ",
+            b"\xef\xbb\xbf{}",
+        ] {
+            let m = message(parse_json(not_object));
+            assert!(m.contains("JSON object"), "{not_object:?}: {m}");
+        }
+        // A field is still named.
+        let m = message(parse_json(br#"{"action": 5}"#));
+        assert!(m.starts_with("action:"), "{m}");
+    }
+
+    #[test]
+    fn secure_is_added_once() {
+        let c = with_secure(HeaderValue::from_static("gore_x=1; Path=/; HttpOnly"));
+        assert_eq!(c, "gore_x=1; Path=/; HttpOnly; Secure");
+        assert_eq!(with_secure(c.clone()), c);
+    }
 }

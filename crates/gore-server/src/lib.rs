@@ -10,7 +10,7 @@
 //! before it is acknowledged or broadcast, and a game whose AI was to move
 //! when the server stopped is resumed when it starts again.
 //!
-//! Three layers, each knowing only the one below: the edges ([`http`],
+//! Three layers, each knowing only the one below: the edges (`http`,
 //! `ws`) read requests into typed [`api`] messages and map errors; the
 //! [`domain`] holds the games, seats, turns and AI turns; the [`store`]
 //! keeps them (SQLite), behind the [`store::Store`] trait.
@@ -30,12 +30,12 @@ pub mod domain;
 mod error;
 mod http;
 mod limit;
+pub mod net;
 mod state;
 pub mod store;
 mod ws;
 
 use std::io::Write;
-use std::net::SocketAddr;
 
 use anyhow::Context;
 use tokio::net::TcpListener;
@@ -50,35 +50,27 @@ pub use store::DbUrl;
 pub use ws::MESSAGE_LIMIT;
 
 /// Serves the app on a bound listener until `shutdown` completes (then
-/// waits for open requests a few seconds at most).
+/// waits for open requests a few seconds at most), with the connection
+/// limits of the state's [`Config`] (src/net.rs).
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let server = axum::serve(
-        listener,
-        app(state).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
-        shutdown.await;
-        let _ = tx.send(());
-    });
-    tokio::select! {
-        r = server => r,
-        _ = async {
-            let _ = rx.await;
-            // Open sockets would hold a graceful shutdown forever.
-            tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-        } => Ok(()),
-    }
+    let config = std::sync::Arc::new(state.config().clone());
+    net::serve(listener, app(state), config, shutdown).await
 }
 
 /// Runs `gore serve`: opens the database, binds, prints the one line
 /// `Goré is ready: open http://ADDR:PORT/` to stdout, and serves until
 /// Ctrl-C or SIGTERM.
 pub async fn run(config: Config) -> anyhow::Result<()> {
+    if let Some(url) = &config.public_url {
+        anyhow::ensure!(
+            net::PublicUrl::parse(url).is_some(),
+            "--public-url {url}: expected http://HOST[:PORT] or https://HOST[:PORT]"
+        );
+    }
     let state = AppState::open(config.clone()).await?;
     let listener = TcpListener::bind(config.addr)
         .await

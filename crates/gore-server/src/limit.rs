@@ -1,5 +1,7 @@
 //! A per-address token bucket: `rate` requests a second, bursts of
-//! `2 × rate`.
+//! `2 × rate`. An IPv6 client is one /64 (a home or a host is given a
+//! whole /64, so one address each would let it take 2^64 buckets); an
+//! IPv4-mapped IPv6 address is its IPv4 address.
 //!
 //! The clock is the caller's: [`RateLimiter::allow_at`] and
 //! [`RateLimiter::prune_at`] take the current instant, so the bucket's
@@ -8,8 +10,34 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::net::Ipv6Addr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// The bucket an address counts in: an IPv4 address itself, an IPv6
+/// address's /64 prefix (host bits cleared), an IPv4-mapped IPv6 address as
+/// its IPv4 address.
+pub fn key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !(u128::MAX >> 64))),
+        },
+    }
+}
+
+/// What the limiter says of one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Within the limit.
+    Allow,
+    /// Over the limit: refuse this request (`429`).
+    Refuse,
+    /// Far over: the address kept sending, its bucket empty, for twice its
+    /// burst; refuse and close the connection (`429`, `Connection: close`).
+    Close,
+}
 
 /// One token, in the bucket's unit (a token-nanosecond per request-per-
 /// second of rate): integers, so that a token is back after exactly
@@ -22,7 +50,8 @@ pub struct RateLimiter {
     rate: u128,
     /// A full bucket, in [`TOKEN`] units.
     burst: u128,
-    buckets: Mutex<HashMap<IpAddr, (u128, Instant)>>,
+    /// Per key: tokens, the last request, refusals since the last token.
+    buckets: Mutex<HashMap<IpAddr, (u128, Instant, u32)>>,
 }
 
 impl RateLimiter {
@@ -44,11 +73,23 @@ impl RateLimiter {
     /// Takes one token for `ip` at `now`; `false` when its bucket is empty.
     /// A `now` earlier than the bucket's last request counts as no time.
     pub fn allow_at(&self, ip: IpAddr, now: Instant) -> bool {
+        self.check_at(ip, now) == Verdict::Allow
+    }
+
+    /// Takes one token for `ip` now, saying how far over the limit it is.
+    pub fn check(&self, ip: IpAddr) -> Verdict {
+        self.check_at(ip, Instant::now())
+    }
+
+    /// Takes one token for `ip` at `now`: [`Verdict::Allow`], else
+    /// [`Verdict::Refuse`], or [`Verdict::Close`] once the address was
+    /// refused more than twice its burst in a row (`2 × 2 × rate`).
+    pub fn check_at(&self, ip: IpAddr, now: Instant) -> Verdict {
         if self.rate == 0 {
-            return true;
+            return Verdict::Allow;
         }
         let mut map = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        let (tokens, last) = map.entry(ip).or_insert((self.burst, now));
+        let (tokens, last, refused) = map.entry(key(ip)).or_insert((self.burst, now, 0));
         let elapsed = now.saturating_duration_since(*last).as_nanos();
         *tokens = tokens
             .saturating_add(elapsed.saturating_mul(self.rate))
@@ -56,9 +97,15 @@ impl RateLimiter {
         *last = (*last).max(now);
         if *tokens >= TOKEN {
             *tokens -= TOKEN;
-            true
+            *refused = 0;
+            Verdict::Allow
         } else {
-            false
+            *refused = refused.saturating_add(1);
+            if u128::from(*refused) > 2 * self.burst / TOKEN {
+                Verdict::Close
+            } else {
+                Verdict::Refuse
+            }
         }
     }
 
@@ -70,7 +117,7 @@ impl RateLimiter {
     /// Forgets addresses idle for `idle` at `now`.
     pub fn prune_at(&self, idle: Duration, now: Instant) {
         let mut map = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        map.retain(|_, (_, last)| now.saturating_duration_since(*last) < idle);
+        map.retain(|_, (_, last, _)| now.saturating_duration_since(*last) < idle);
     }
 }
 
@@ -123,6 +170,56 @@ mod tests {
         assert_eq!((0..10).filter(|_| l.allow_at(a, t0)).count(), 6);
         let later = t0 + Duration::from_secs(3600);
         assert_eq!((0..10).filter(|_| l.allow_at(a, later)).count(), 6);
+    }
+
+    #[test]
+    fn ipv6_counts_per_64_and_mapped_v4_as_v4() {
+        let l = RateLimiter::new(1); // bursts of 2
+        let t0 = Instant::now();
+        assert!(l.allow_at(ip("2001:db8:1:2::1"), t0));
+        assert!(l.allow_at(ip("2001:db8:1:2:ffff:ffff:ffff:ffff"), t0));
+        assert!(
+            !l.allow_at(ip("2001:db8:1:2:abcd::9"), t0),
+            "a third address of the same /64 shares its bucket"
+        );
+        assert!(
+            l.allow_at(ip("2001:db8:1:3::1"), t0),
+            "the next /64 is another"
+        );
+        assert!(l.allow_at(ip("::ffff:192.0.2.7"), t0));
+        assert!(l.allow_at(ip("192.0.2.7"), t0));
+        assert!(
+            !l.allow_at(ip("192.0.2.7"), t0),
+            "mapped and plain v4 are one bucket"
+        );
+        assert!(l.allow_at(ip("192.0.2.8"), t0), "v4 is per address");
+        assert_eq!(key(ip("2001:db8:1:2:3:4:5:6")), ip("2001:db8:1:2::"));
+    }
+
+    #[test]
+    fn far_over_the_limit_says_close() {
+        let l = RateLimiter::new(2); // bursts of 4: close after 8 refusals in a row
+        let a = ip("192.0.2.1");
+        let t0 = Instant::now();
+        let verdicts: Vec<Verdict> = (0..14).map(|_| l.check_at(a, t0)).collect();
+        assert!(verdicts[..4].iter().all(|v| *v == Verdict::Allow));
+        assert!(
+            verdicts[4..12].iter().all(|v| *v == Verdict::Refuse),
+            "{verdicts:?}"
+        );
+        assert!(
+            verdicts[12..].iter().all(|v| *v == Verdict::Close),
+            "{verdicts:?}"
+        );
+        // A token granted again resets the count.
+        assert_eq!(
+            l.check_at(a, t0 + Duration::from_millis(500)),
+            Verdict::Allow
+        );
+        assert_eq!(
+            l.check_at(a, t0 + Duration::from_millis(500)),
+            Verdict::Refuse
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::domain::GameSettings;
 use crate::domain::Games;
 use crate::limit::RateLimiter;
-use crate::store::{self, sqlite::SqliteOptions, DbUrl};
+use crate::store::{self, sqlite::SqliteOptions, DbUrl, Store};
 
 /// The state every handler shares. Cheap to clone.
 #[derive(Clone)]
@@ -57,6 +57,12 @@ impl AppState {
     pub async fn open_with(config: Config, options: SqliteOptions) -> anyhow::Result<AppState> {
         let url = DbUrl::parse(&config.db)?;
         let store = tokio::task::spawn_blocking(move || store::open(&url, options)).await??;
+        Ok(Self::with_store(config, store)?)
+    }
+
+    /// The server's state over any store (`config.db` is not read); fails
+    /// only if the AI's threads cannot be started.
+    pub fn with_store(config: Config, store: Arc<dyn Store>) -> std::io::Result<AppState> {
         let games = Games::new(
             store,
             GameSettings {

@@ -8,10 +8,9 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::api::{ClientMsg, ServerMsg};
+use crate::api::{parse_json, ClientMsg, ServerMsg};
 use crate::domain::{RoomRef, Seat};
 use crate::error::ApiError;
-use crate::http::parse_json;
 use crate::state::{AppState, SocketSlot};
 
 /// The largest message a client may send.
@@ -20,6 +19,15 @@ pub const MESSAGE_LIMIT: usize = 4 * 1024;
 pub const HARD_LIMIT: usize = 64 * 1024;
 /// Bad messages before the socket is closed.
 const ABUSE_LIMIT: u32 = 5;
+/// The socket's read buffer (a client's messages are 4 KiB at most).
+pub const READ_BUFFER: usize = 4 * 1024;
+/// Written at once beyond this (the states are sent whole).
+pub const WRITE_BUFFER: usize = 4 * 1024;
+/// A message waiting to be written, at most (a 2,000-ply state is a few
+/// hundred KiB).
+pub const MAX_WRITE_BUFFER: usize = 8 * 1024 * 1024;
+/// The server pings this often at most (and at half the idle timeout).
+const PING_EVERY: Duration = Duration::from_secs(30);
 
 fn text(msg: &ServerMsg) -> Message {
     Message::Text(serde_json::to_string(msg).unwrap_or_default().into())
@@ -29,9 +37,16 @@ fn error_message(e: &ApiError) -> Message {
     text(&ServerMsg::Error { error: e.clone() })
 }
 
-/// The whole state for `seat`, and its ply.
-async fn full_state(room: &RoomRef, seat: Option<Seat>) -> (Message, usize) {
-    let view = room.lock().await.view(seat);
+/// The whole state for `seat`, and its ply (a spectator's is encoded
+/// once per change for all spectators).
+fn state_of(room: &crate::domain::Room, seat: Option<Seat>) -> (Message, usize) {
+    if seat.is_none() {
+        return (
+            Message::Text(room.spectator_state().as_ref().into()),
+            room.ply(),
+        );
+    }
+    let view = room.view(seat);
     let ply = view.head.ply;
     (
         text(&ServerMsg::State {
@@ -39,6 +54,10 @@ async fn full_state(room: &RoomRef, seat: Option<Seat>) -> (Message, usize) {
         }),
         ply,
     )
+}
+
+async fn full_state(room: &RoomRef, seat: Option<Seat>) -> (Message, usize) {
+    state_of(&*room.lock().await, seat)
 }
 
 /// Serves one socket until it closes: the whole state first, then each
@@ -57,26 +76,26 @@ pub async fn session(
     let (seat, mut updates, first, mut ply) = {
         let r = room.lock().await;
         let seat = token.as_deref().and_then(|t| r.seat_of(t));
-        let view = r.view(seat);
-        let ply = view.head.ply;
-        (
-            seat,
-            r.subscribe(),
-            text(&ServerMsg::State {
-                state: Box::new(view),
-            }),
-            ply,
-        )
+        let (first, ply) = state_of(&r, seat);
+        (seat, r.subscribe(), first, ply)
     };
     // Only a seat's token is worth keeping.
     let token = token.filter(|_| seat.is_some());
     let (mut tx, mut rx) = socket.split();
-    if tx.send(first).await.is_err() {
+    // A client that sends nothing (not even a pong) for this long, or reads
+    // nothing, is gone: the socket is closed.
+    let idle = state
+        .config()
+        .ws_idle_timeout
+        .max(Duration::from_millis(10));
+    if !send_within(&mut tx, idle, first).await {
         return;
     }
     let mut abuse = 0u32;
-    let mut ping = tokio::time::interval(Duration::from_secs(30));
+    let mut ping = tokio::time::interval(PING_EVERY.min(idle / 2));
     ping.tick().await;
+    let silence = tokio::time::sleep(idle);
+    tokio::pin!(silence);
     loop {
         let outgoing: Option<Message> = tokio::select! {
             update = updates.recv() => match update {
@@ -99,7 +118,16 @@ pub async fn session(
                     break;
                 }
             },
-            incoming = rx.next() => match incoming {
+            () = &mut silence => {
+                let _ = tokio::time::timeout(Duration::from_secs(1), tx.send(Message::Close(Some(
+                    CloseFrame { code: 1001, reason: "idle".into() },
+                ))))
+                .await;
+                break;
+            }
+            incoming = rx.next() => {
+                silence.as_mut().reset(tokio::time::Instant::now() + idle);
+                match incoming {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
                 Some(Ok(Message::Text(t))) => {
                     match handle(&state, &id, token.clone(), ip, t.as_str()).await {
@@ -124,25 +152,40 @@ pub async fn session(
                         ApiError::bad_request("message: send JSON text, not binary")
                     }))
                 }
-                Some(Ok(_)) => None, // ping, pong
-            },
+                Some(Ok(_)) => {
+                    // Ping, pong: tungstenite answers pings itself, so a
+                    // flood of them costs tokens like messages do.
+                    if ip.is_some_and(|ip| !state.limiter().allow(ip)) {
+                        abuse += 1;
+                    }
+                    None
+                }
+            }},
             _ = ping.tick() => Some(Message::Ping(Default::default())),
         };
         if let Some(m) = outgoing {
-            if tx.send(m).await.is_err() {
+            if !send_within(&mut tx, idle, m).await {
                 break;
             }
         }
         if abuse >= ABUSE_LIMIT {
-            let _ = tx
-                .send(Message::Close(Some(CloseFrame {
-                    code: 1008,
-                    reason: "too many bad messages".into(),
-                })))
-                .await;
+            let close = tx.send(Message::Close(Some(CloseFrame {
+                code: 1008,
+                reason: "too many bad or rate-limited messages".into(),
+            })));
+            let _ = tokio::time::timeout(Duration::from_secs(1), close).await;
             break;
         }
     }
+}
+
+/// Sends `m` unless the client reads nothing for `idle`; whether it went.
+async fn send_within(
+    tx: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    idle: Duration,
+    m: Message,
+) -> bool {
+    matches!(tokio::time::timeout(idle, tx.send(m)).await, Ok(Ok(())))
 }
 
 /// What a good message asks the socket to send back.
@@ -169,7 +212,9 @@ async fn handle(
     }
     if let Some(ip) = ip {
         if !state.limiter().allow(ip) {
-            return Err((ApiError::rate_limited(), false));
+            // Counts as abuse: a client that keeps sending while refused
+            // is closed like one that sends garbage.
+            return Err((ApiError::rate_limited(), true));
         }
     }
     let msg: ClientMsg = parse_json(text.as_bytes()).map_err(|e| (e, true))?;
@@ -177,7 +222,7 @@ async fn handle(
         ClientMsg::Action { action, ply } => {
             state
                 .games()
-                .play(id, token, action, ply, ip)
+                .play_quietly(id, token, action, ply, ip)
                 .await
                 .map_err(|e| (e.into(), false))?;
             Ok(Reply::None)

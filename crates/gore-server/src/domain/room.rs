@@ -54,6 +54,9 @@ pub struct Room {
     pub dead: bool,
     /// The last request that touched it.
     pub touched: Instant,
+    /// The whole state as a spectator sees it, encoded, and its ply: a
+    /// crowd of spectators arriving costs one encoding per change.
+    spectator: std::sync::Mutex<Option<(usize, Arc<str>)>>,
 }
 
 /// The log entry of the action just played on `game`.
@@ -89,6 +92,7 @@ impl Room {
             ai_client: None,
             dead: false,
             touched: Instant::now(),
+            spectator: std::sync::Mutex::new(None),
         }
     }
 
@@ -211,8 +215,28 @@ impl Room {
         Ok(stored)
     }
 
+    /// The `state` message for a spectator, encoded once per change.
+    pub fn spectator_state(&self) -> Arc<str> {
+        let mut cache = self.spectator.lock().unwrap_or_else(|e| e.into_inner());
+        match &*cache {
+            Some((ply, text)) if *ply == self.ply() => text.clone(),
+            _ => {
+                let text: Arc<str> = serde_json::to_string(&ServerMsg::State {
+                    state: Box::new(self.view(None)),
+                })
+                .unwrap_or_default()
+                .into();
+                *cache = Some((self.ply(), text.clone()));
+                text
+            }
+        }
+    }
+
     /// Tells every socket what changed since `since`.
     pub fn changed(&mut self, since: usize) {
+        // A change without a new action (a friend arriving, a rematch)
+        // changes the state at the same ply.
+        *self.spectator.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let actor = self.actor();
         let update = |legal: bool| Update {
             id: self.info.id.clone(),
@@ -330,6 +354,12 @@ impl Room {
     /// The game record, with the date and the players' names.
     pub fn record(&self) -> String {
         let mut r = gore_core::Record::from_game(&self.game);
+        // The rules the game was created with; the operator's ply limit
+        // shows only in a game it ended, so that the record replays to the
+        // same result.
+        if self.game.outcome().map(|o| o.reason) != Some(gore_core::EndReason::PlyCap) {
+            r.rules = self.info.rules;
+        }
         r.event = Some(format!("Goré online, game {}", self.info.id));
         r.date = Some(gore_core::iso_date(self.info.created_at));
         for p in Player::ALL {
@@ -456,6 +486,14 @@ mod tests {
             Some(gore_core::EndReason::PlyCap)
         );
         assert_eq!(room.info.status, Status::Over);
+        // The record of a game the limit ended names it, so that a replay
+        // ends the same way; another game's names the rules it was made with.
+        let r = gore_core::Record::parse(&room.record()).unwrap();
+        assert_eq!(r.rules.to_string(), "ply-cap=2");
+        assert_eq!(r.replay().unwrap().outcome(), room.game.outcome());
+        let short = Room::load(stored(0, &["a3"], true), 2).unwrap();
+        let r = gore_core::Record::parse(&short.record()).unwrap();
+        assert_eq!(r.rules, Rules::STANDARD);
     }
 
     /// Each change is encoded once per kind of recipient: the actor's copy

@@ -298,6 +298,36 @@ impl Games {
         ply: Option<u64>,
         client: Option<IpAddr>,
     ) -> Result<GameView, GameError> {
+        self.play_inner(id, token, action, ply, client, true)
+            .await
+            .map(|v| v.expect("a view was asked for"))
+    }
+
+    /// Plays an action for the holder of `token`, who hears of it through
+    /// the update every socket receives: no whole state is built (its cost
+    /// grows with the game).
+    pub async fn play_quietly(
+        &self,
+        id: &str,
+        token: Option<String>,
+        action: String,
+        ply: Option<u64>,
+        client: Option<IpAddr>,
+    ) -> Result<(), GameError> {
+        self.play_inner(id, token, action, ply, client, false)
+            .await
+            .map(drop)
+    }
+
+    async fn play_inner(
+        &self,
+        id: &str,
+        token: Option<String>,
+        action: String,
+        ply: Option<u64>,
+        client: Option<IpAddr>,
+        with_view: bool,
+    ) -> Result<Option<GameView>, GameError> {
         let room_ref = self.room(id).await?;
         let games = self.clone();
         tokio::spawn(async move {
@@ -313,7 +343,7 @@ impl Games {
             if let Some(ip) = client {
                 room.ai_client = Some(ClientKey::ip(ip));
             }
-            let view = room.view(Some(seat));
+            let view = with_view.then(|| room.view(Some(seat)));
             if room.ai_to_move() {
                 games.start_ai(room_ref.clone());
             }

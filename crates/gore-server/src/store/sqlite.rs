@@ -402,7 +402,7 @@ impl SqliteStore {
     /// its thread.
     ///
     /// The thread commits in groups: it takes every job waiting (up to
-    /// [`BATCH`]), runs each in a savepoint of one transaction, commits
+    /// `BATCH`, 256), runs each in a savepoint of one transaction, commits
     /// once (one sync to disk for all), and only then answers each job.
     /// An action is thus on disk before it is acknowledged, and a busy
     /// server does not wait for one sync per action. Before each batch the
@@ -465,8 +465,10 @@ impl SqliteStore {
                 }
                 Box::new(move |failed: Option<String>| {
                     let _ = tx.send(match failed {
-                        None => result.map_err(DbError::Sql),
-                        Some(why) => Err(DbError::Commit(why)),
+                        // A read needs no commit: what it read stands even
+                        // when the batch is rolled back.
+                        Some(why) if writes => Err(DbError::Commit(why)),
+                        _ => result.map_err(DbError::Sql),
                     });
                 })
             }))

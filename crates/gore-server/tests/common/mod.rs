@@ -70,6 +70,11 @@ impl Server {
     /// loopback port is taken).
     pub async fn start_with(dir: tempfile::TempDir, config: Config) -> Server {
         let state = AppState::open(config).await.unwrap();
+        Server::serve(dir, state).await
+    }
+
+    /// A server on a state made by the test (another store, options).
+    pub async fn serve(dir: tempfile::TempDir, state: AppState) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(gore_server::serve(
@@ -294,4 +299,20 @@ pub async fn post_json(c: &reqwest::Client, s: &Server, path: &str, body: Value)
     let r = c.post(s.at(path)).json(&body).send().await.unwrap();
     let status = r.status().as_u16();
     (status, r.json().await.unwrap_or(Value::Null))
+}
+
+/// A test configuration on the database file in `dir`.
+pub fn config_in(dir: &tempfile::TempDir) -> Config {
+    Config {
+        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+        db: dir
+            .path()
+            .join("gore.sqlite3")
+            .to_str()
+            .unwrap()
+            .to_string(),
+        rate_limit: 0,
+        ai_time: Duration::from_millis(300),
+        ..Config::default()
+    }
 }
