@@ -363,6 +363,67 @@ async fn view_inner(page: &Page) -> Res<View> {
     })
 }
 
+/// Checks that the game page drew each action once and applied each of
+/// them once: `window.goreShown` (the plies animated on the board) counts
+/// up by one from the first state, and among the messages the page took
+/// (`window.goreTrace`) each action arrived in exactly one, an update of the
+/// socket (actions went over the socket, so no HTTP answer or poll brought
+/// one, and no duplicate state was taken again). `fallbacks_allowed` for a
+/// page whose socket was cut on purpose.
+async fn rendered_once(page: &Page, who: &str, fallbacks_allowed: bool) -> Res<()> {
+    let v = js(
+        page,
+        "return { trace: window.goreTrace || [], shown: window.goreShown || [],          ply: Number(document.getElementById('game-page').dataset.ply) }",
+    )
+    .await?;
+    let trace = v["trace"].as_array().ok_or("no window.goreTrace")?;
+    let shown: Vec<u64> = serde_json::from_value(v["shown"].clone())?;
+    let ply = v["ply"].as_u64().ok_or("no ply")?;
+    let first = trace
+        .first()
+        .and_then(|e| e["ply"].as_u64())
+        .ok_or("an empty trace")?;
+    let expected: Vec<u64> = (first + 1..=ply).collect();
+    assert_eq!(shown, expected, "{who}: the actions drawn on the board");
+    let mut brought = vec![0u32; ply as usize + 1];
+    for e in trace.iter().filter(|e| e["applied"] == Value::Bool(true)) {
+        let (to, added) = (e["ply"].as_u64().unwrap(), e["added"].as_u64().unwrap());
+        for k in to - added + 1..=to {
+            brought[k as usize] += 1;
+        }
+        let kind = e["kind"].as_str().unwrap_or_default();
+        if added > 0 && !fallbacks_allowed {
+            assert_eq!(kind, "update", "{who}: an action came by {kind}: {e}");
+        }
+    }
+    for k in first + 1..=ply {
+        assert_eq!(
+            brought[k as usize], 1,
+            "{who}: action {k} was taken {} times; trace: {trace:?}",
+            brought[k as usize]
+        );
+    }
+    // A whole state taken again at a ply the page already had (the answer
+    // to an HTTP action after the socket's copy) is the double render this
+    // forbids; it brings no action, so only this count sees it.
+    let again = trace
+        .iter()
+        .filter(|e| {
+            e["applied"] == Value::Bool(true)
+                && e["kind"] != "update"
+                && e["added"] == 0
+                && e["ply"].as_u64().unwrap_or(0) > first
+        })
+        .count();
+    if !fallbacks_allowed {
+        assert_eq!(
+            again, 0,
+            "{who}: a state it already had was taken again: {trace:?}"
+        );
+    }
+    Ok(())
+}
+
 /// A small deterministic generator for choosing holes.
 struct Lcg(u64);
 impl Lcg {
@@ -416,7 +477,19 @@ async fn new_game(page: &Page, mode: &str, colour: &str, level: u8) -> Res<()> {
         20,
     )
     .await?;
-    Ok(())
+    live(page).await
+}
+
+/// Waits for the game page's socket: actions go over it once it is open
+/// (before, by HTTP, which [`rendered_once`] would count as a fallback).
+async fn live(page: &Page) -> Res<()> {
+    wait_for(
+        page,
+        "document.querySelector('#conn.conn-open')",
+        "the live connection",
+        20,
+    )
+    .await
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -462,6 +535,16 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
     shot(&page, "01-home").await?;
     set_speed(&page, "normal").await?;
     new_game(&page, "ai", "A", 1).await?;
+    // The page shows when the AI thinks (the server's `thinking`): counted
+    // however briefly it lasts.
+    js(
+        &page,
+        "return (() => { window.__thinking = 0; \
+         new MutationObserver(() => { const g = document.getElementById('game-page'); \
+         if (g && g.dataset.thinking === '1') window.__thinking += 1; }) \
+         .observe(document.body, { attributes: true, subtree: true, attributeFilter: ['data-thinking'] }); return true; })()",
+    )
+    .await?;
     wait_for(
         &page,
         "document.querySelectorAll('.hole[aria-disabled=\"false\"]').length === 4",
@@ -621,6 +704,12 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
     .await?;
     let plies = plies.as_u64().unwrap();
     assert!(plies >= 2);
+    rendered_once(&page, "the AI game", false).await?;
+    let thinking = js(&page, "window.__thinking").await?;
+    assert!(
+        thinking.as_u64().unwrap_or(0) >= 1,
+        "the AI's thinking was never shown"
+    );
     // Step through the game with the keyboard.
     js(
         &page,
@@ -691,6 +780,8 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
     );
     let record = js(&page, &format!("fetch('{href}').then(r => r.text())")).await?;
     let record = record.as_str().unwrap_or_default();
+    // A standard game: the operator's ply limit (`--max-plies`) shows only
+    // in a game it ended.
     assert!(record.contains("[Rules \"standard\"]"), "{record}");
     assert!(record.contains("1. a3"), "{record}");
     let old = js(&page, "location.pathname").await?;
@@ -718,7 +809,11 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
 }
 
 /// Two browsers play a friend game: one offer is accepted, one declined
-/// (with the without-glory warning).
+/// (with the without-glory warning). The invitation is a one-time claim:
+/// opening it (or a link preview's `HEAD`) changes nothing until the friend
+/// presses "Join"; the host opening his own link is told so; a third
+/// browser opening the claimed link is told it was used. Each page draws
+/// each action once.
 #[test]
 fn friend_game_with_offers() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -733,14 +828,25 @@ fn friend_game_with_offers() {
         let guest = Chrome::launch(&exe, 900, 1000)
             .await
             .expect("launch chromium");
-        let r = friend_game(&host, &guest, &server).await;
+        let r = friend_game(&host, &guest, &exe, &server).await;
         host.close().await;
         guest.close().await;
         r.expect("friend game");
     });
 }
 
-async fn friend_game(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
+/// The state of a game as the server holds it, asked without cookies (as a
+/// stranger or a bot would).
+async fn server_status(page: &Page, game: &str) -> Res<String> {
+    let v = js(
+        page,
+        &format!("fetch('/api/games/{game}', {{credentials: 'omit'}}).then(r => r.json()).then(s => s.status)"),
+    )
+    .await?;
+    Ok(v.as_str().unwrap_or_default().to_string())
+}
+
+async fn friend_game(host: &Chrome, guest: &Chrome, exe: &Path, server: &Server) -> Res<()> {
     let started = Instant::now();
     let p1 = host.page(&format!("{}/", server.url)).await?;
     set_speed(&p1, "off").await?;
@@ -768,8 +874,62 @@ async fn friend_game(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> 
         let link = js(&p1, "document.getElementById('invite-link').value").await?;
         let link = link.as_str().ok_or("no invitation link")?.to_string();
         assert!(link.contains("/join/"), "{link}");
+        let game = js(&p1, "location.pathname.split('/')[2]").await?;
+        let game = game.as_str().ok_or("no game id")?.to_string();
+        // A link preview's GET and HEAD start nothing.
+        for method in ["GET", "HEAD"] {
+            let code = js(
+                &p1,
+                &format!("fetch({link:?}, {{method: '{method}', credentials: 'omit', redirect: 'manual'}}).then(r => r.status)"),
+            )
+            .await?;
+            assert_eq!(code, Value::from(200), "{method} {link}");
+        }
+        assert_eq!(server_status(&p1, &game).await?, "waiting");
+        if attempt == 0 {
+            // The host opening his own invitation is told to send it, and
+            // does not take the friend's seat.
+            let own = host.page(&link).await?;
+            wait_for(
+                &own,
+                "document.querySelector('#claim-page[data-view=own]')",
+                "the own-invitation page",
+                20,
+            )
+            .await?;
+            let t = text(&own, "#claim-page").await?;
+            assert!(
+                t.contains("This is your own invitation: send this link to your friend"),
+                "{t}"
+            );
+            assert!(js(&own, "!document.getElementById('join-btn') && !!document.getElementById('copy-invite') && !!document.getElementById('open-game')").await? == Value::Bool(true));
+            no_raw_keys(&own).await?;
+            shot(&own, "10b-own-invitation").await?;
+            own.close().await?;
+            assert_eq!(server_status(&p1, &game).await?, "waiting");
+        }
         let p2 = guest.page(&link).await?;
         set_speed(&p2, "off").await?;
+        wait_for(
+            &p2,
+            "document.getElementById('join-btn')",
+            "the join page",
+            20,
+        )
+        .await?;
+        let t = text(&p2, "#claim-page").await?;
+        assert!(t.contains("you will play Player B"), "{t}");
+        if attempt == 0 {
+            no_raw_keys(&p2).await?;
+            shot(&p2, "10c-join-page").await?;
+        }
+        // Opened, not joined: the host still waits, as the server says.
+        assert_eq!(server_status(&p2, &game).await?, "waiting");
+        assert_eq!(
+            js(&p1, "document.getElementById('game-page').dataset.status").await?,
+            Value::String("waiting".into())
+        );
+        click(&p2, "#join-btn").await?;
         wait_for(&p2, "document.getElementById('game-page') && document.getElementById('game-page').dataset.status === 'playing'", "the guest's game", 20).await?;
         assert_eq!(
             js(&p2, "document.getElementById('game-page').dataset.you").await?,
@@ -782,13 +942,56 @@ async fn friend_game(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> 
             20,
         )
         .await?;
-        if play_until_offers(&p1, &p2, attempt).await? {
+        live(&p2).await?;
+        if attempt == 0 {
+            // A third browser opening the claimed link is refused plainly.
+            let third = Chrome::launch(exe, 900, 800).await?;
+            let r = claimed_link(&third, &link).await;
+            third.close().await;
+            r?;
+        }
+        let done = play_until_offers(&p1, &p2, attempt).await?;
+        rendered_once(&p1, "the host", false).await?;
+        rendered_once(&p2, "the guest", false).await?;
+        if done {
             eprintln!("friend game: {:.1} s", started.elapsed().as_secs_f64());
             return Ok(());
         }
         p2.close().await?;
     }
     Err("no game reached both an accepted and a declined offer".into())
+}
+
+/// A browser without a seat opens an invitation another browser claimed.
+async fn claimed_link(chrome: &Chrome, link: &str) -> Res<()> {
+    let page = chrome.page(link).await?;
+    wait_for(
+        &page,
+        "document.querySelector('#claim-page[data-view=claimed]')",
+        "the already-used page",
+        20,
+    )
+    .await?;
+    let t = text(&page, "#claimed-text").await?;
+    assert_eq!(
+        t,
+        "This invitation has already been used by another browser. Ask your friend for a new game."
+    );
+    assert_eq!(
+        js(&page, "!!document.getElementById('join-btn')").await?,
+        Value::Bool(false)
+    );
+    // Pressing "join" anyway (the API) is refused too: 410 claimed.
+    let code = js(
+        &page,
+        &format!(
+            "fetch('/api/games/' + {link:?}.split('/join/')[1].split('/')[0] + '/join', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{code: {link:?}.split('/').pop()}})}}).then(r => r.status)"
+        ),
+    )
+    .await?;
+    assert_eq!(code, Value::from(410));
+    shot(&page, "10d-invitation-used").await?;
+    Ok(())
 }
 
 /// Plays sowings (both sides) and offers as soon as they are legal; the
@@ -999,7 +1202,7 @@ async fn choose_lang(page: &Page, lang: &str) -> Res<()> {
 async fn no_raw_keys(page: &Page) -> Res<()> {
     let raw = js(
         page,
-        r"(document.body.innerText.match(/\b(nav|home|game|offer|status|result|review|settings|rules|invite|notice|player|conn|error|hole|board|describe|mode)\.[a-zA-Z-]+/g) || []).join(' ')",
+        r"(document.body.innerText.match(/\b(nav|home|game|offer|status|result|review|settings|rules|invite|notice|player|conn|error|hole|board|describe|mode|join|continue|device)\.[a-zA-Z-]+/g) || []).join(' ')",
     )
     .await?;
     assert_eq!(raw, Value::String(String::new()), "untranslated keys");
@@ -1481,4 +1684,137 @@ async fn seeds_game(chrome: &Chrome, server: &Server) -> Res<()> {
     shot(&page, "seeds-3").await?;
     assert!(title.contains("seeds=3"), "title: {title}");
     Ok(())
+}
+
+/// "Continue on another device": a player's page makes a link; another
+/// browser opens it (which changes nothing), presses the button and plays
+/// the seat; once revoked, the link gives a clear page to a new browser.
+#[test]
+fn continue_on_another_device() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("continue_on_another_device") else {
+        return;
+    };
+    let server = Server::start();
+    runtime().block_on(async {
+        let first = Chrome::launch(&exe, 1000, 1000)
+            .await
+            .expect("launch chromium");
+        let r = another_device(&first, &exe, &server).await;
+        first.close().await;
+        r.expect("continue on another device");
+    });
+}
+
+async fn another_device(first: &Chrome, exe: &Path, server: &Server) -> Res<()> {
+    let page = first.page(&format!("{}/", server.url)).await?;
+    set_speed(&page, "off").await?;
+    new_game(&page, "local", "A", 1).await?;
+    wait_for(
+        &page,
+        "document.querySelectorAll('.hole[aria-disabled=\"false\"]').length === 4",
+        "A's legal holes",
+        20,
+    )
+    .await?;
+    click(&page, "#devices summary").await?;
+    click(&page, "#device-btn").await?;
+    wait_for(
+        &page,
+        "document.getElementById('device-link')",
+        "the device link",
+        10,
+    )
+    .await?;
+    let link = js(&page, "document.getElementById('device-link').value").await?;
+    let link = link.as_str().ok_or("no device link")?.to_string();
+    assert!(link.contains("/continue/"), "{link}");
+    no_raw_keys(&page).await?;
+    shot(&page, "40-device-link").await?;
+
+    let second = Chrome::launch(exe, 420, 900).await?;
+    let r = async {
+        let p2 = second.page(&link).await?;
+        set_speed(&p2, "off").await?;
+        wait_for(&p2, "document.getElementById('continue-btn')", "the continue page", 20).await?;
+        let t = text(&p2, "#claim-page h1").await?;
+        assert_eq!(t, "Continue this game on this device");
+        // Opening it gave no seat yet: the page's own state is a spectator's.
+        let you = js(
+            &p2,
+            &format!("fetch('/api/games/' + {link:?}.split('/continue/')[1].split('/')[0]).then(r => r.json()).then(s => s.you)"),
+        )
+        .await?;
+        assert_eq!(you, Value::Null, "a seat before the button");
+        shot(&p2, "41-continue-page").await?;
+        click(&p2, "#continue-btn").await?;
+        wait_for(
+            &p2,
+            "document.getElementById('game-page') && document.getElementById('game-page').dataset.you === 'both'",
+            "the seat on the second device",
+            20,
+        )
+        .await?;
+        live(&p2).await?;
+        wait_for(
+            &p2,
+            "document.querySelector('.hole[data-hole=a2][aria-disabled=\"false\"]')",
+            "a legal hole on the second device",
+            10,
+        )
+        .await?;
+        click(&p2, ".hole[data-hole=a2]").await?;
+        wait_for(&p2, "document.getElementById('game-page').dataset.ply === '1'", "the sowing", 10).await?;
+        rendered_once(&p2, "the second device", false).await?;
+        Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    }
+    .await;
+    second.close().await;
+    r?;
+    // The first device sees the action played on the second.
+    wait_for(
+        &page,
+        "document.getElementById('game-page').dataset.ply === '1'",
+        "the action on the first device",
+        10,
+    )
+    .await?;
+    assert_eq!(text(&page, "#moves li[data-ply='1'] .tok").await?, "a2");
+
+    // Revoked: a new browser opening the link is told so.
+    click(&page, "#revoke-device").await?;
+    wait_for(
+        &page,
+        "document.getElementById('device-revoked') && document.getElementById('device-btn')",
+        "the revocation",
+        10,
+    )
+    .await?;
+    let third = Chrome::launch(exe, 900, 800).await?;
+    let r = async {
+        let p3 = third.page(&link).await?;
+        wait_for(
+            &p3,
+            "document.getElementById('continue-btn')",
+            "the continue page",
+            20,
+        )
+        .await?;
+        click(&p3, "#continue-btn").await?;
+        wait_for(
+            &p3,
+            "document.querySelector('#claim-page[data-view=claimed]')",
+            "the revoked-link page",
+            10,
+        )
+        .await?;
+        let t = text(&p3, "#claimed-text").await?;
+        assert!(t.contains("revoked"), "{t}");
+        no_raw_keys(&p3).await?;
+        shot(&p3, "42-continue-revoked").await?;
+        Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+    }
+    .await;
+    third.close().await;
+    r
 }

@@ -380,12 +380,22 @@ fn new_game_spec(req: NewGame) -> Result<NewGameSpec, ApiError> {
     })
 }
 
+/// The client's address (behind a trusted proxy, the one it forwards),
+/// when known: the AI's cap per client counts against it.
+fn client_ip(addr: Option<Extension<ClientIp>>) -> Option<IpAddr> {
+    addr.map(|Extension(ClientIp(a))| a)
+}
+
 async fn create(
     State(state): State<AppState>,
+    addr: Option<Extension<ClientIp>>,
     headers: HeaderMap,
     JsonBody(req): JsonBody<NewGame>,
 ) -> Result<Response, ApiError> {
-    let grant = state.games().create(new_game_spec(req)?).await?;
+    let grant = state
+        .games()
+        .create(new_game_spec(req)?, client_ip(addr))
+        .await?;
     grant_response(&state, &headers, StatusCode::CREATED, grant).await
 }
 
@@ -402,6 +412,7 @@ async fn game(
 async fn play(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    addr: Option<Extension<ClientIp>>,
     headers: HeaderMap,
     body: Result<JsonBody<PlayBody>, ApiError>,
 ) -> Result<Response, ApiError> {
@@ -411,7 +422,7 @@ async fn play(
     let token = token(&state, &headers, &id).await;
     let view = state
         .games()
-        .play(&id, token, body.action, body.ply)
+        .play(&id, token, body.action, body.ply, client_ip(addr))
         .await?;
     Ok(Json(view).into_response())
 }
@@ -474,10 +485,11 @@ async fn revoke_device(
 async fn rematch(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    addr: Option<Extension<ClientIp>>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let token = token(&state, &headers, &id).await;
-    let grant = state.games().rematch(&id, token).await?;
+    let grant = state.games().rematch(&id, token, client_ip(addr)).await?;
     grant_response(&state, &headers, StatusCode::CREATED, grant).await
 }
 

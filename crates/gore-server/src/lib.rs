@@ -22,6 +22,7 @@
 //! # }
 //! ```
 
+pub mod ai;
 pub mod api;
 mod assets;
 mod config;

@@ -57,19 +57,22 @@ impl AppState {
     pub async fn open_with(config: Config, options: SqliteOptions) -> anyhow::Result<AppState> {
         let url = DbUrl::parse(&config.db)?;
         let store = tokio::task::spawn_blocking(move || store::open(&url, options)).await??;
-        Ok(Self::with_store(config, store))
+        Ok(Self::with_store(config, store)?)
     }
 
-    /// The server's state over any store (`config.db` is not read).
-    pub fn with_store(config: Config, store: Arc<dyn Store>) -> AppState {
+    /// The server's state over any store (`config.db` is not read); fails
+    /// only if the AI's threads cannot be started.
+    pub fn with_store(config: Config, store: Arc<dyn Store>) -> std::io::Result<AppState> {
         let games = Games::new(
             store,
             GameSettings {
                 max_plies: config.max_plies,
                 ai_time: config.ai_time,
                 ai_threads: config.ai_threads,
+                ai_queue: config.ai_queue,
+                ai_per_client: config.ai_per_client,
             },
-        );
+        )?;
         let state = AppState(Arc::new(Inner {
             limiter: RateLimiter::new(config.rate_limit),
             config,
@@ -77,7 +80,7 @@ impl AppState {
             sockets: Mutex::new(HashMap::new()),
         }));
         state.clone().spawn_janitor();
-        state
+        Ok(state)
     }
 
     /// The configuration.

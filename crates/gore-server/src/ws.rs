@@ -230,7 +230,7 @@ async fn handle(
         ClientMsg::Action { action, ply } => {
             state
                 .games()
-                .play(id, token, action, ply)
+                .play_quietly(id, token, action, ply, ip)
                 .await
                 .map_err(|e| (e.into(), false))?;
             Ok(Reply::None)

@@ -392,3 +392,79 @@ fn the_board_figures_are_valid_positions_on_every_page() {
         assert_eq!(gpns(lang), en, "rules/{lang}.html draws other figures");
     }
 }
+
+// ------------------------------------------------ Content-Security-Policy --
+
+/// What a page holds that `script-src 'self'; style-src 'self'` blocks: an
+/// inline script, a `<style>`, a `style` attribute, an `on…` handler.
+fn csp_violations(page: &str) -> Vec<String> {
+    let lower = page.to_ascii_lowercase();
+    let mut out = Vec::new();
+    for (i, _) in lower.match_indices('<') {
+        let end = lower[i..].find('>').map_or(lower.len(), |e| i + e);
+        let tag = &lower[i..end];
+        let mut words = tag.split_whitespace();
+        let name = words.next().unwrap_or_default();
+        let attrs: Vec<&str> = words.collect();
+        if name == "<script" && !attrs.iter().any(|a| a.starts_with("src=")) {
+            out.push(format!("an inline script: {tag}>"));
+        }
+        if name == "<style" {
+            out.push(format!("a <style>: {tag}>"));
+        }
+        for a in attrs {
+            if a.starts_with("style=") {
+                out.push(format!("a style attribute: {tag}>"));
+            }
+            if a.starts_with("on") && a.contains('=') {
+                out.push(format!("an inline handler: {tag}>"));
+            }
+        }
+    }
+    out
+}
+
+/// The server sends `script-src 'self'; style-src 'self'`: the page and the
+/// rules pages (inserted as HTML) must hold nothing inline that it blocks,
+/// and the scripts must not write a `style` attribute (setting
+/// `element.style` from a script is allowed).
+#[test]
+fn nothing_inline_that_the_csp_blocks() {
+    let mut pages = vec![("index.html".to_string(), asset("index.html"))];
+    for lang in LANGS {
+        let file = format!("rules/{lang}.html");
+        pages.push((file.clone(), asset(&file)));
+    }
+    for (file, page) in &pages {
+        let bad = csp_violations(page);
+        assert!(bad.is_empty(), "{file}: {bad:?}");
+    }
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/js");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for bad in ["setAttribute('style'", "style=\"", "style='", "h('style'"] {
+            assert!(!text.contains(bad), "{}: {bad}", path.display());
+        }
+    }
+}
+
+/// The check above finds each thing it looks for, and passes a clean page.
+#[test]
+fn the_csp_check_finds_inline_code() {
+    let clean = "<html><head><script type=\"module\" src=\"/a.js\"></script>\
+                 <link rel=\"stylesheet\" href=\"/a.css\"></head><body><p class=\"x\">hi</p></body></html>";
+    assert!(
+        csp_violations(clean).is_empty(),
+        "{:?}",
+        csp_violations(clean)
+    );
+    for bad in [
+        "<script>alert(1)</script>",
+        "<style>p { color: red }</style>",
+        "<p class=\"x\" style=\"color: red\">",
+        "<button onclick=\"go()\">",
+    ] {
+        assert_eq!(csp_violations(bad).len(), 1, "{bad}");
+    }
+}

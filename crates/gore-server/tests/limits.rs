@@ -156,7 +156,7 @@ async fn a_game_is_loaded_once_however_many_ask_at_once() {
         started: started.clone(),
         gate: gate.clone(),
     };
-    let s = Server::serve(dir, AppState::with_store(config, Arc::new(store))).await;
+    let s = Server::serve(dir, AppState::with_store(config, Arc::new(store)).unwrap()).await;
     let gets: Vec<_> = (0..16)
         .map(|_| {
             let (c, url) = (bot(), s.at(&format!("/api/games/{id}")));

@@ -49,16 +49,26 @@ export const postAction = (id, action, ply) => call('POST', `/api/games/${encode
 export const rematch = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/rematch`, {});
 /** @param {string} id */
 export const recordUrl = (id) => `/api/games/${encodeURIComponent(id)}/record`;
+/** Claims the friend's seat of an invitation (`/join/{id}/{code}`). @param {string} id @param {string} code */
+export const joinGame = (id, code) => call('POST', `/api/games/${encodeURIComponent(id)}/join`, { code });
+/** Opens one's seat on this device (`/continue/{id}/{code}`). @param {string} id @param {string} code */
+export const continueGame = (id, code) => call('POST', `/api/games/${encodeURIComponent(id)}/continue`, { code });
+/** A link that opens the caller's seat on another device: `{url}`. @param {string} id */
+export const newDeviceLink = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/devices`, {});
+/** Revokes the caller's device links. @param {string} id */
+export const revokeDeviceLinks = (id) => call('DELETE', `/api/games/${encodeURIComponent(id)}/devices`);
 
 /**
- * A live connection to a game: `state` messages, reconnecting with backoff.
+ * A live connection to a game, reconnecting with backoff: a whole `state`
+ * first (and after a `resync`), then `update`s with only what changed.
  * onStatus gets 'connecting' | 'open' | 'closed' (with the delay before the
  * next try, in ms).
  */
 export class LiveGame {
   /**
    * @param {string} id
-   * @param {{onState: (s: any) => void, onError?: (e: {code: string, message: string}) => void,
+   * @param {{onState: (s: any) => void, onUpdate: (u: any) => void,
+   *   onError?: (e: {code: string, message: string}) => void,
    *   onStatus?: (status: string, retryMs?: number) => void}} handlers
    */
   constructor(id, handlers) {
@@ -99,6 +109,7 @@ export class LiveGame {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (_) { return; }
       if (msg && msg.type === 'state' && msg.state) this.h.onState(msg.state);
+      else if (msg && msg.type === 'update' && msg.update) this.h.onUpdate(msg.update);
       else if (msg && msg.type === 'error' && this.h.onError) this.h.onError(msg.error || { code: 'error', message: '' });
     };
     ws.onclose = () => {
@@ -130,6 +141,15 @@ export class LiveGame {
   send(action, ply) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
       this.ws.send(JSON.stringify({ type: 'action', action, ply }));
+      return true;
+    }
+    return false;
+  }
+
+  /** Asks for the whole state again (after a gap in the updates). */
+  resync() {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify({ type: 'resync' }));
       return true;
     }
     return false;

@@ -1,6 +1,8 @@
 // @ts-check
 // Small DOM helpers.
 
+import { t } from './i18n.js';
+
 /**
  * Creates an element: h('button', {class: 'x', onclick: f}, 'text', child).
  * Attributes starting with "on" are listeners; `null`/`false` ones are left out.
@@ -46,4 +48,35 @@ export function toast(text) {
   el.hidden = false;
   clearTimeout(toastTimer);
   toastTimer = window.setTimeout(() => { el.hidden = true; }, 6000);
+}
+
+/**
+ * A "Copy the link" button for a link shown in a read-only field: the
+ * clipboard when the browser allows it, else the field selected for the
+ * person to copy.
+ * @param {string} idName the button's id
+ * @param {string} url
+ * @param {HTMLInputElement} input
+ */
+export function copyButton(idName, url, input) {
+  return h('button', { type: 'button', id: idName, class: 'primary', onclick: async () => {
+    try {
+      await navigator.clipboard.writeText(url);
+      toast(t('invite.copied'));
+    } catch (_) {
+      input.focus();
+      input.select();
+      toast(t('invite.copyHint'));
+    }
+  } }, t('invite.copy'));
+}
+
+/**
+ * A read-only field holding a link, selected when focused.
+ * @param {string} idName
+ * @param {string} url
+ * @param {string} labelledBy the id of its label
+ */
+export function linkField(idName, url, labelledBy) {
+  return /** @type {HTMLInputElement} */ (h('input', { id: idName, type: 'text', readonly: true, value: url, 'aria-labelledby': labelledBy, onfocus: (/** @type {Event} */ e) => /** @type {HTMLInputElement} */ (e.target).select() }));
 }

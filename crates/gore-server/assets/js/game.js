@@ -4,10 +4,11 @@
 // everything (`legal` says what may be played); the page only shows it,
 // animating each new action from the previous position to the next.
 
-import { ApiError, LiveGame, getGame, myGames, postAction, recordUrl, rematch, rememberGame } from './api.js';
+import { ApiError, LiveGame, getGame, myGames, newDeviceLink, postAction, recordUrl, rematch, rememberGame, revokeDeviceLinks } from './api.js';
 import { Animator, animateAction, savedSpeed, saveSpeed } from './anim.js';
 import { Board } from './board.js';
-import { announce, h, toast } from './dom.js';
+import { announce, copyButton, h, linkField, toast } from './dom.js';
+import { errorText } from './errors.js';
 import { HOLES, capturedHoles, offerToken, other, parseAction, parseGpn, ruleOptions } from './gpn.js';
 import { t, tlist, tn } from './i18n.js';
 
@@ -41,6 +42,26 @@ export function gamePage(main, id) {
   let loadError = null;
   let destroyed = false;
   let pollTimer = 0;
+  /** The ply an action was sent over the socket at, until its update or error. @type {number|null} */
+  let pendingPly = null;
+  let pendingTimer = 0;
+  /** A full state was asked for after a gap in the updates. */
+  let resyncing = false;
+  /** The server said its database failed: it shows the game, plays nothing. */
+  let unavailable = false;
+  /** The "continue on another device" link, once made; 'revoked' after a revocation. @type {string|null} */
+  let deviceUrl = null;
+  let deviceBusy = false;
+  /**
+   * For tests: every state and update the page received, and what it did
+   * with it (applied or ignored), as `window.goreTrace`.
+   * @type {Array<{kind: string, since?: number, ply: number, added: number, applied: boolean}>}
+   */
+  const trace = [];
+  /** For tests: the ply of every action drawn on the board, as `window.goreShown`. @type {number[]} */
+  const shown = [];
+  /** @type {any} */ (window).goreTrace = trace;
+  /** @type {any} */ (window).goreShown = shown;
 
   const board = new Board({ interactive: true, onHole });
   /** @type {Record<string, HTMLElement>} */
@@ -51,9 +72,20 @@ export function gamePage(main, id) {
   const pos = () => parseGpn(state.position);
   const start = () => parseGpn(state.start);
   const rules = () => ruleOptions(state.rules);
-  const legal = () => (/** @type {string[]} */ (state && state.legal) || []);
+  /** What you may play now: the server's `legal`, and only on your turn
+   *  (a shared update must not let a spectator or the other seat click). */
+  const legal = () => {
+    if (!state) return /** @type {string[]} */ ([]);
+    const me = state.you;
+    if (me !== 'both' && (me !== 'A' && me !== 'B' || (state.to_move && state.to_move !== me))) return [];
+    return /** @type {string[]} */ (state.legal || []);
+  };
   const you = () => (state ? state.you : null);
   const isOver = () => state && state.status === 'over';
+  /** The number of actions a state or update has. @param {any} s */
+  const plyOf = (s) => (typeof s.ply === 'number' ? s.ply : s.actions.length);
+  /** Whether you hold a seat (A, B, or both on one device). */
+  const seated = () => you() === 'A' || you() === 'B' || you() === 'both';
 
   /** The position after action k (1-based); 0 is the start. @param {number} k */
   function posAfter(k) {
@@ -107,6 +139,7 @@ export function gamePage(main, id) {
       turn: h('p', { id: 'turn', class: 'turn' }),
       invite: h('div', { id: 'invite', class: 'card invite', hidden: true }),
       notice: h('div', { id: 'notice', class: 'notice', hidden: true }),
+      unavailable: h('p', { id: 'unavailable', class: 'warning', role: 'alert', hidden: true }),
       incoming: h('section', { id: 'incoming-offer', class: 'offer-box', hidden: true, 'aria-labelledby': 'incoming-title' }),
       boardWrap: h('div', { class: 'board-wrap', id: 'board-wrap' }, board.svg),
       controls: h('div', { id: 'controls', class: 'controls' }),
@@ -115,7 +148,10 @@ export function gamePage(main, id) {
       review: h('div', { id: 'review', class: 'review', hidden: true, role: 'group' }),
       moves: h('ol', { id: 'moves', class: 'moves' }),
       links: h('div', { class: 'game-links' }),
+      devices: h('details', { id: 'devices', class: 'card settings devices', hidden: true }),
+      devicesBody: h('div', { id: 'devices-body' }),
     };
+    el.devices.append(h('summary', { id: 'devices-summary' }, t('device.title')), el.devicesBody);
     const speed = h('select', { id: 'anim-speed', onchange: (/** @type {Event} */ e) => saveSpeed(/** @type {HTMLSelectElement} */ (e.target).value) });
     for (const s of ['slow', 'normal', 'fast', 'off']) speed.append(h('option', { value: s, selected: savedSpeed() === s }, t(`settings.speed.${s}`)));
     el.page = h('div', { class: 'game-page', id: 'game-page' },
@@ -123,6 +159,7 @@ export function gamePage(main, id) {
       el.players,
       el.turn,
       el.invite,
+      el.unavailable,
       el.notice,
       el.incoming,
       el.boardWrap,
@@ -136,9 +173,11 @@ export function gamePage(main, id) {
       h('details', { class: 'card settings' },
         h('summary', null, t('settings.title')),
         h('label', { class: 'field', for: 'anim-speed' }, h('span', null, t('settings.speed')), speed)),
+      el.devices,
       el.links,
     );
     main.append(el.page);
+    updateDevices();
     update();
   }
 
@@ -153,6 +192,9 @@ export function gamePage(main, id) {
     updateTurn(p);
     updateInvite();
     updateNotice(p);
+    el.unavailable.hidden = !unavailable;
+    el.unavailable.textContent = unavailable ? t('error.unavailable') : '';
+    el.devices.hidden = !seated();
     updateIncoming(p);
     updateControls();
     updateOfferPanel(p);
@@ -166,6 +208,8 @@ export function gamePage(main, id) {
     el.page.dataset.status = state.status;
     el.page.dataset.busy = animating || sending ? '1' : '0';
     el.page.dataset.you = String(you());
+    el.page.dataset.thinking = state.thinking ? '1' : '0';
+    el.boardWrap.classList.toggle('thinking', !!state.thinking && !animating && !isOver());
     // Focus that was on a removed control goes back to the board or the turn line.
     if (focused && focused !== document.body && !focused.isConnected) {
       const first = main.querySelector('.hole[aria-disabled="false"]');
@@ -214,11 +258,16 @@ export function gamePage(main, id) {
       if (L.includes('accept')) s = who + t('status.answerOffer');
       else if (L.includes('pass')) s = who + t('status.mustPass');
       else s = who + (me === 'both' ? t('status.chooseHole') : t('status.yourTurn', { player: p.toMove }));
-    } else if (isAi(p.toMove)) s = t('status.aiThinking', { player: p.toMove });
+    } else if (isAi(p.toMove)) {
+      // `thinking` comes from the server: the AI has this game in hand (or
+      // waits for a thread); an older server does not say, so think.
+      s = state.thinking === false ? t('status.aiToMove', { player: p.toMove }) : t('status.aiThinking', { player: p.toMove });
+    }
     else if (me === 'A' || me === 'B') s = t('status.waitingOpponent', { player: p.toMove });
     else s = t('status.toMove', { player: p.toMove });
     el.turn.textContent = s;
     el.turn.classList.toggle('your-turn', L.length > 0 && !animating);
+    el.turn.classList.toggle('thinking', !!state.thinking && !animating && !isOver() && !L.length);
     // The tab's title says when it is your turn.
     document.title = `${L.length > 0 && !isOver() ? '● ' : ''}Goré · ${t('game.title')}`;
   }
@@ -231,21 +280,11 @@ export function gamePage(main, id) {
     if (!waiting) return;
     if (mine && mine.invite) {
       const url = new URL(mine.invite, location.origin).href;
-      const input = /** @type {HTMLInputElement} */ (h('input', { id: 'invite-link', type: 'text', readonly: true, value: url, 'aria-labelledby': 'invite-title', onfocus: (/** @type {Event} */ e) => /** @type {HTMLInputElement} */ (e.target).select() }));
+      const input = linkField('invite-link', url, 'invite-title');
       el.invite.append(
         h('h2', { id: 'invite-title' }, t('invite.title')),
         h('p', null, t('invite.text')),
-        h('div', { class: 'invite-row' }, input,
-          h('button', { type: 'button', id: 'copy-invite', class: 'primary', onclick: async () => {
-            try {
-              await navigator.clipboard.writeText(url);
-              toast(t('invite.copied'));
-            } catch (_) {
-              input.focus();
-              input.select();
-              toast(t('invite.copyHint'));
-            }
-          } }, t('invite.copy'))),
+        h('div', { class: 'invite-row' }, input, copyButton('copy-invite', url, input)),
       );
       if ('share' in navigator) el.invite.append(h('button', { type: 'button', class: 'ghost', onclick: () => navigator.share({ title: 'Goré', text: t('invite.shareText'), url }).catch(() => undefined) }, t('invite.share')));
     } else {
@@ -538,32 +577,124 @@ export function gamePage(main, id) {
     if (legal().includes(hole)) act(hole);
   }
 
-  /** @param {string} action */
+  /**
+   * Plays an action: over the socket when it is open (the answer is the
+   * update every socket receives, or an error to this one), else by HTTP
+   * (the answer is the whole state).
+   * @param {string} action
+   */
   async function act(action) {
     if (sending || !state) return;
     if (!legal().includes(action)) {
       toast(t('error.notLegal', { action }));
       return;
     }
+    const ply = plyOf(state);
     sending = true;
     mode = 'play';
     update();
+    if (live && live.send(action, ply)) {
+      pendingPly = ply;
+      clearTimeout(pendingTimer);
+      // Neither the update nor an error (a socket that died quietly): ask.
+      pendingTimer = window.setTimeout(async () => {
+        if (pendingPly !== ply || destroyed) return;
+        endPending();
+        try { onState(await getGame(id), 'get'); } catch (_) { /* the socket or the poll will bring it */ }
+        if (!animating) update();
+      }, 8000);
+      return;
+    }
     try {
-      const s = await postAction(id, action, state.actions.length);
+      const s = await postAction(id, action, ply);
       sending = false;
-      onState(s);
+      onState(s, 'post');
       // The answer may be older than a state the socket already brought.
       if (!animating) update();
     } catch (e) {
       sending = false;
-      const err = /** @type {ApiError} */ (e);
-      if (err.code === 'stale') {
-        toast(t('error.stale'));
-      } else {
-        toast(t('error.action', { message: err.message || String(e) }));
-      }
-      try { onState(await getGame(id)); } catch (_) { /* the socket will bring it */ }
+      refused(/** @type {ApiError} */ (e));
+      try { onState(await getGame(id), 'get'); } catch (_) { /* the socket will bring it */ }
       if (!animating) update();
+    }
+  }
+
+  /** The action sent over the socket is answered (or given up on). */
+  function endPending() {
+    pendingPly = null;
+    clearTimeout(pendingTimer);
+    sending = false;
+  }
+
+  /** Says why an action was refused. @param {{code?: string, message?: string}} err */
+  function refused(err) {
+    if (err.code === 'stale') toast(t('error.stale'));
+    else if (err.code === 'unavailable') {
+      unavailable = true;
+      toast(t('error.unavailable'));
+    } else toast(t('error.action', { message: errorText(err) }));
+  }
+
+  /** An error on the socket: the answer to our action, or another refusal. @param {{code: string, message: string}} err */
+  function onSocketError(err) {
+    const mine = pendingPly !== null;
+    endPending();
+    refused(err);
+    // A refused action may mean the page is behind: get the whole state.
+    if (mine && (err.code === 'stale' || err.code === 'forbidden' || err.code === 'illegal_action' || err.code === 'game_over')) {
+      if (!(live && live.resync())) getGame(id).then((s) => onState(s, 'get'), () => undefined);
+    }
+    if (!animating) update();
+  }
+
+  async function newDevice() {
+    if (deviceBusy) return;
+    deviceBusy = true;
+    updateDevices();
+    try {
+      const res = await newDeviceLink(id);
+      deviceUrl = new URL(res.url, location.origin).href;
+    } catch (e) {
+      toast(t('error.action', { message: errorText(/** @type {ApiError} */ (e)) }));
+    }
+    deviceBusy = false;
+    updateDevices();
+    focusEl(deviceUrl ? 'device-link' : 'device-btn');
+  }
+
+  async function revokeDevices() {
+    if (deviceBusy) return;
+    deviceBusy = true;
+    updateDevices();
+    try {
+      await revokeDeviceLinks(id);
+      deviceUrl = 'revoked';
+      toast(t('device.revoked'));
+    } catch (e) {
+      toast(t('error.action', { message: errorText(/** @type {ApiError} */ (e)) }));
+    }
+    deviceBusy = false;
+    updateDevices();
+    focusEl('device-btn');
+  }
+
+  /** The "continue on another device" box (rebuilt only when it changes, so focus stays). */
+  function updateDevices() {
+    const box = el.devicesBody;
+    if (!box) return;
+    box.textContent = '';
+    box.append(h('p', null, t('device.text')));
+    if (deviceUrl && deviceUrl !== 'revoked') {
+      const input = linkField('device-link', deviceUrl, 'devices-summary');
+      box.append(
+        h('div', { class: 'invite-row' }, input, copyButton('copy-device', deviceUrl, input)),
+        h('p', { class: 'muted' }, t('device.warning')),
+        h('div', { class: 'button-row' },
+          h('button', { type: 'button', class: 'danger', id: 'revoke-device', disabled: deviceBusy, onclick: revokeDevices }, t('device.revoke'))));
+    } else {
+      if (deviceUrl === 'revoked') box.append(h('p', { class: 'notice', id: 'device-revoked' }, t('device.revoked')));
+      box.append(h('div', { class: 'button-row' },
+        h('button', { type: 'button', class: 'primary', id: 'device-btn', disabled: deviceBusy, onclick: newDevice }, t('device.create'))));
     }
   }
 
@@ -573,7 +704,7 @@ export function gamePage(main, id) {
       rememberGame({ id: res.id, mode: state.mode, seat: res.seat, invite: res.invite });
       location.assign(res.url || `/g/${res.id}`);
     } catch (e) {
-      toast(t('error.action', { message: /** @type {Error} */ (e).message }));
+      toast(t('error.action', { message: errorText(/** @type {ApiError} */ (e)) }));
     }
   }
 
@@ -585,12 +716,69 @@ export function gamePage(main, id) {
 
   // ----- the state and its animation -----
 
-  /** @param {any} s */
-  function onState(s) {
-    if (destroyed || !s || s.id !== id) return;
+  /**
+   * A whole state (the socket's first, a resync, an HTTP answer, a poll):
+   * taken when it is newer than the page's, or as new with a different
+   * head; an older or identical one is left (no second render).
+   * @param {any} s
+   * @param {string} kind where it came from, for the trace
+   */
+  function onState(s, kind) {
+    if (destroyed || !s || s.id !== id || !Array.isArray(s.actions)) return;
+    const ply = plyOf(s);
+    if (kind === 'socket') resyncing = false;
+    if (state) {
+      const have = plyOf(state);
+      const same = ply === have && JSON.stringify(headOf(s)) === JSON.stringify(headOf(state));
+      if (ply < have || same) {
+        trace.push({ kind, ply, added: 0, applied: false });
+        return;
+      }
+    }
+    const added = state ? ply - plyOf(state) : 0;
+    trace.push({ kind, ply, added, applied: true });
+    take(s);
+  }
+
+  /**
+   * An update from the socket: applied when it follows the page's state
+   * (`since` is its ply), its new part taken when it overlaps, ignored when
+   * the page already has it, and a gap asks for the whole state.
+   * @param {any} u
+   */
+  function onUpdate(u) {
+    if (destroyed || !u || u.id !== id || !state || !Array.isArray(u.actions)) return;
+    const have = plyOf(state);
+    const since = Number(u.since);
+    if (since > have) {
+      trace.push({ kind: 'update', since, ply: u.ply, added: 0, applied: false });
+      if (!resyncing && live && live.resync()) resyncing = true;
+      return;
+    }
+    if (since < have && u.ply <= have) {
+      trace.push({ kind: 'update', since, ply: u.ply, added: 0, applied: false });
+      return;
+    }
+    const fresh = u.actions.filter((/** @type {Entry} */ e) => e.ply > have);
+    /** @type {any} */
+    const next = { ...state, ...headOf(u), actions: state.actions.concat(fresh) };
+    trace.push({ kind: 'update', since, ply: plyOf(next), added: fresh.length, applied: true });
+    take(next);
+  }
+
+  /** What changes with each action: a state or an update without id and log. @param {any} s */
+  function headOf(s) {
+    const { id: _id, mode: _mode, rules: _rules, start: _start, you: _you, actions: _actions, since: _since, ...head } = s;
+    return head;
+  }
+
+  /** Shows a new state. @param {any} s */
+  function take(s) {
     const firstTime = !state;
-    if (state && s.actions.length < state.actions.length) return; // an older state, arrived late
+    const before = state ? plyOf(state) : 0;
     state = s;
+    if (pendingPly !== null && plyOf(s) > pendingPly) endPending();
+    if (plyOf(s) > before) unavailable = false;
     if (s.you && s.you !== 'spectator') rememberGame({ id, mode: s.mode, seat: s.you });
     if (firstTime) {
       shownCount = s.actions.length;
@@ -627,6 +815,7 @@ export function gamePage(main, id) {
         }
         board.clearFx();
         shownCount = k;
+        shown.push(k);
         lastSaid = describe(e, prev, posAfter(k));
         announce(lastSaid);
         if (!anim.skipped) updateMoves();
@@ -700,8 +889,9 @@ export function gamePage(main, id) {
 
   function startLive() {
     live = new LiveGame(id, {
-      onState,
-      onError: (err) => toast(t('error.action', { message: err.message || err.code })),
+      onState: (s) => onState(s, 'socket'),
+      onUpdate,
+      onError: onSocketError,
       onStatus: (s, ms) => {
         connStatus = s;
         retryMs = ms || 0;
@@ -717,7 +907,7 @@ export function gamePage(main, id) {
     if (destroyed || connStatus === 'open') return;
     pollTimer = window.setTimeout(async () => {
       if (destroyed || connStatus === 'open') return;
-      try { onState(await getGame(id)); } catch (_) { /* the socket's retry goes on */ }
+      try { onState(await getGame(id), 'poll'); } catch (_) { /* the socket's retry goes on */ }
       schedulePoll();
     }, 3000);
   }
@@ -725,11 +915,11 @@ export function gamePage(main, id) {
   (async () => {
     try {
       const s = await getGame(id);
-      onState(s);
+      onState(s, 'get');
       startLive();
     } catch (e) {
       const err = /** @type {ApiError} */ (e);
-      loadError = err.code === 'not_found' ? t('game.notFoundText') : (err.message || String(e));
+      loadError = err.code === 'not_found' ? t('game.notFoundText') : (errorText(err) || String(e));
       render();
     }
   })();
@@ -742,6 +932,7 @@ export function gamePage(main, id) {
     destroy: () => {
       destroyed = true;
       clearTimeout(pollTimer);
+      clearTimeout(pendingTimer);
       document.removeEventListener('keydown', onKey);
       if (live) live.close();
       if (anim) anim.skip();

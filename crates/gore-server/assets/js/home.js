@@ -4,6 +4,7 @@
 
 import { createGame, forgetGame, getGame, myGames, rememberGame } from './api.js';
 import { h, toast } from './dom.js';
+import { errorText } from './errors.js';
 import { t, tn } from './i18n.js';
 import { parseGpn } from './gpn.js';
 
@@ -191,7 +192,7 @@ export function homePage(main) {
       rememberGame({ id: res.id, mode, seat: res.seat, invite: res.invite });
       location.assign(res.url || `/g/${res.id}`);
     } catch (e) {
-      toast(t('error.create', { message: /** @type {Error} */ (e).message }));
+      toast(t('error.create', { message: errorText(/** @type {any} */ (e)) }));
       button.disabled = false;
       button.textContent = t('home.start');
     } finally {

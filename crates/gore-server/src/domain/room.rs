@@ -46,6 +46,9 @@ pub struct Room {
     tx: broadcast::Sender<Arc<Change>>,
     /// An AI task owns this game's AI turns.
     pub ai_busy: bool,
+    /// Whose the AI's searches count as (crate::ai's cap per client): the
+    /// address that created the game or last acted in it, if known.
+    pub ai_client: Option<crate::ai::ClientKey>,
     /// Dropped from memory after a store failure: the next request loads
     /// the truth again.
     pub dead: bool,
@@ -86,6 +89,7 @@ impl Room {
             log,
             tx: broadcast::channel(64).0,
             ai_busy: false,
+            ai_client: None,
             dead: false,
             touched: Instant::now(),
             spectator: std::sync::Mutex::new(None),
@@ -350,6 +354,12 @@ impl Room {
     /// The game record, with the date and the players' names.
     pub fn record(&self) -> String {
         let mut r = gore_core::Record::from_game(&self.game);
+        // The rules the game was created with; the operator's ply limit
+        // shows only in a game it ended, so that the record replays to the
+        // same result.
+        if self.game.outcome().map(|o| o.reason) != Some(gore_core::EndReason::PlyCap) {
+            r.rules = self.info.rules;
+        }
         r.event = Some(format!("Goré online, game {}", self.info.id));
         r.date = Some(gore_core::iso_date(self.info.created_at));
         for p in Player::ALL {
@@ -476,6 +486,14 @@ mod tests {
             Some(gore_core::EndReason::PlyCap)
         );
         assert_eq!(room.info.status, Status::Over);
+        // The record of a game the limit ended names it, so that a replay
+        // ends the same way; another game's names the rules it was made with.
+        let r = gore_core::Record::parse(&room.record()).unwrap();
+        assert_eq!(r.rules.to_string(), "ply-cap=2");
+        assert_eq!(r.replay().unwrap().outcome(), room.game.outcome());
+        let short = Room::load(stored(0, &["a3"], true), 2).unwrap();
+        let r = gore_core::Record::parse(&short.record()).unwrap();
+        assert_eq!(r.rules, Rules::STANDARD);
     }
 
     /// Each change is encoded once per kind of recipient: the actor's copy

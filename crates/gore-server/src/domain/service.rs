@@ -3,6 +3,7 @@
 //! before it is applied for anyone to see, and broadcast after.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::{Duration, Instant};
@@ -10,12 +11,13 @@ use std::time::{Duration, Instant};
 use gore_ai::{Engine, Level, Options};
 use gore_core::{Action, Player, Position, Rules};
 use rand::Rng;
-use tokio::sync::{Mutex, OnceCell, Semaphore};
+use tokio::sync::{Mutex, OnceCell};
 
 use super::{
     new_id, new_token, now_ms, same_secret, valid_id, GameError, GameInfo, Mode, PerSeat, Room,
     Seat, Status,
 };
+use crate::ai::{AiBusy, AiJob, AiPool, AiTicket, ClientKey};
 use crate::api::GameView;
 use crate::store::{Store, StoreError};
 
@@ -64,7 +66,16 @@ pub struct GameSettings {
     pub ai_time: Duration,
     /// Searches at once.
     pub ai_threads: usize,
+    /// AI turns waiting for a thread, at most.
+    pub ai_queue: usize,
+    /// AI turns in flight per client address, at most.
+    pub ai_per_client: usize,
 }
+
+/// The levels whose searches are short (depth 9 at most): they keep a
+/// thread of their own, which the deep levels (7 and 8) may not take
+/// (crate::ai's policy; the AI job's cost is its level).
+const CHEAP_LEVEL: u32 = 6;
 
 /// Every game, in memory as needed and in the store always. Cheap to clone.
 #[derive(Clone)]
@@ -76,7 +87,11 @@ struct Inner {
     /// however many requests ask for it at the same time.
     rooms: StdMutex<HashMap<String, Arc<OnceCell<RoomRef>>>>,
     settings: GameSettings,
-    ai_slots: Semaphore,
+    /// Every AI search runs here (crate::ai): fair and bounded.
+    ai: AiPool,
+    /// Games whose AI turn was refused for want of capacity, retried when
+    /// a search ends (oldest first).
+    ai_retry: StdMutex<Vec<String>>,
 }
 
 fn store_error(e: StoreError) -> GameError {
@@ -98,18 +113,25 @@ fn join_error(e: tokio::task::JoinError) -> GameError {
 }
 
 impl Games {
-    /// The games kept in `store`; starts the housekeeping tasks (which
-    /// needs a Tokio runtime).
-    pub fn new(store: Arc<dyn Store>, settings: GameSettings) -> Games {
+    /// The games kept in `store`; starts the AI's threads and the
+    /// housekeeping tasks (which needs a Tokio runtime).
+    pub fn new(store: Arc<dyn Store>, settings: GameSettings) -> std::io::Result<Games> {
+        let ai = AiPool::new(
+            settings.ai_threads,
+            settings.ai_queue,
+            settings.ai_per_client,
+            CHEAP_LEVEL,
+        )?;
         let games = Games(Arc::new(Inner {
             store,
             rooms: StdMutex::new(HashMap::new()),
-            ai_slots: Semaphore::new(settings.ai_threads.max(1)),
+            ai,
+            ai_retry: StdMutex::new(Vec::new()),
             settings,
         }));
         games.clone().spawn_janitor();
         games.clone().resume_ai_games();
-        games
+        Ok(games)
     }
 
     /// Why the store takes no writes, once it failed.
@@ -265,15 +287,47 @@ impl Games {
         Ok(())
     }
 
-    /// Plays an action for the holder of `token`; returns the new state as
-    /// that player sees it. Runs to its end even if the client goes away.
+    /// Plays an action for the holder of `token` (from address `client`,
+    /// if known: the AI's answer counts against it); returns the new state
+    /// as that player sees it. Runs to its end even if the client goes away.
     pub async fn play(
         &self,
         id: &str,
         token: Option<String>,
         action: String,
         ply: Option<u64>,
+        client: Option<IpAddr>,
     ) -> Result<GameView, GameError> {
+        self.play_inner(id, token, action, ply, client, true)
+            .await
+            .map(|v| v.expect("a view was asked for"))
+    }
+
+    /// Plays an action for the holder of `token`, who hears of it through
+    /// the update every socket receives: no whole state is built (its cost
+    /// grows with the game).
+    pub async fn play_quietly(
+        &self,
+        id: &str,
+        token: Option<String>,
+        action: String,
+        ply: Option<u64>,
+        client: Option<IpAddr>,
+    ) -> Result<(), GameError> {
+        self.play_inner(id, token, action, ply, client, false)
+            .await
+            .map(drop)
+    }
+
+    async fn play_inner(
+        &self,
+        id: &str,
+        token: Option<String>,
+        action: String,
+        ply: Option<u64>,
+        client: Option<IpAddr>,
+        with_view: bool,
+    ) -> Result<Option<GameView>, GameError> {
         let room_ref = self.room(id).await?;
         let games = self.clone();
         tokio::spawn(async move {
@@ -286,7 +340,10 @@ impl Games {
                 .parse()
                 .map_err(|e| GameError::BadAction(format!("{e}")))?;
             games.commit(&room_ref, &mut room, action).await?;
-            let view = room.view(Some(seat));
+            if let Some(ip) = client {
+                room.ai_client = Some(ClientKey::ip(ip));
+            }
+            let view = with_view.then(|| room.view(Some(seat)));
             if room.ai_to_move() {
                 games.start_ai(room_ref.clone());
             }
@@ -323,8 +380,15 @@ impl Games {
         Ok(room.record())
     }
 
-    /// Creates a game; returns the creator's seat.
-    pub async fn create(&self, spec: NewGameSpec) -> Result<SeatGrant, GameError> {
+    /// Creates a game for the client at `client` (if known); returns the
+    /// creator's seat. An ai game whose AI moves first is refused `Busy`
+    /// when the AI could not take its turn now (the creator's cap, or the
+    /// queue full): better a clear refusal than a game that waits.
+    pub async fn create(
+        &self,
+        spec: NewGameSpec,
+        client: Option<IpAddr>,
+    ) -> Result<SeatGrant, GameError> {
         let colour = spec.colour.unwrap_or_else(|| {
             if rand::thread_rng().gen() {
                 Player::A
@@ -337,7 +401,7 @@ impl Games {
             _ => Seat::of(colour),
         };
         let info = new_info(&spec, creator);
-        self.insert_game(info, None).await
+        self.insert_game(info, None, client).await
     }
 
     /// Stores a new game and makes its room; returns the creator's seat.
@@ -345,27 +409,50 @@ impl Games {
         &self,
         mut info: GameInfo,
         rematch_of: Option<String>,
+        client: Option<IpAddr>,
     ) -> Result<SeatGrant, GameError> {
         if self.failure().is_some() {
             return Err(GameError::Unavailable);
         }
+        let ai_client = client.map(ClientKey::ip);
         let mut tries = 0;
-        loop {
+        let (room, first) = loop {
+            let mut room = Room::new(info.clone(), self.0.settings.max_plies);
+            room.ai_client = ai_client.clone();
+            // An AI that moves first takes its place in the AI pool before
+            // the game is stored: refused (the creator's cap, the queue
+            // full), nothing is stored and the creator is told `busy`.
+            let first = if room.ai_to_move() {
+                let job = self.ai_job(&room);
+                let key = job.client.clone();
+                let ticket = self.0.ai.submit(job).map_err(|e| {
+                    tracing::info!(
+                        "new game refused for {key}: {e} (AI: {})",
+                        self.0.ai.stats()
+                    );
+                    ai_refused(e)
+                })?;
+                room.ai_busy = true;
+                Some(ticket)
+            } else {
+                None
+            };
             match self
                 .0
                 .store
                 .create_game(info.clone(), rematch_of.clone())
                 .await
             {
-                Ok(()) => break,
-                // 50 random bits rarely collide; draw again if they do.
+                Ok(()) => break (room, first),
+                // 50 random bits rarely collide; draw again if they do (the
+                // AI's job for the old id is withdrawn with its ticket).
                 Err(StoreError::Conflict) if tries < 3 => {
                     tries += 1;
                     info.id = new_id();
                 }
                 Err(e) => return Err(store_error(e)),
             }
-        }
+        };
         let grant = SeatGrant {
             id: info.id.clone(),
             seat: info.creator,
@@ -378,10 +465,13 @@ impl Games {
             info.mode.as_str(),
             info.creator.as_str()
         );
-        let room = Arc::new(Mutex::new(Room::new(info, self.0.settings.max_plies)));
+        let room = Arc::new(Mutex::new(room));
         let cell = Arc::new(OnceCell::new_with(Some(room.clone())));
         self.rooms().insert(id, cell);
-        self.start_ai(room);
+        match first {
+            Some(ticket) => self.spawn_ai_turns(room, Some(ticket)),
+            None => self.start_ai(room),
+        }
         Ok(grant)
     }
 
@@ -536,7 +626,12 @@ impl Games {
     /// A new game with the same mode, rules, start and level, the seats
     /// swapped. The first caller creates it; the other player of a friend
     /// game, calling later, gets the other seat of that same rematch.
-    pub async fn rematch(&self, id: &str, token: Option<String>) -> Result<SeatGrant, GameError> {
+    pub async fn rematch(
+        &self,
+        id: &str,
+        token: Option<String>,
+        client: Option<IpAddr>,
+    ) -> Result<SeatGrant, GameError> {
         let room_ref = self.room(id).await?;
         let games = self.clone();
         tokio::spawn(async move {
@@ -571,7 +666,9 @@ impl Games {
                 colour: None,
             };
             let info = new_info(&spec, new_seat);
-            let grant = games.insert_game(info, Some(room.info.id.clone())).await?;
+            let grant = games
+                .insert_game(info, Some(room.info.id.clone()), client)
+                .await?;
             room.info.rematch = Some(grant.id.clone());
             let ply = room.ply();
             room.changed(ply);
@@ -622,58 +719,99 @@ impl Games {
                 }
                 r.ai_busy = true;
             }
-            if let Err(e) = games.ai_turns(&room).await {
+            games.spawn_ai_turns(room, None);
+        });
+    }
+
+    /// Runs [`Games::ai_turns`] on a game whose `ai_busy` the caller set.
+    fn spawn_ai_turns(&self, room: RoomRef, first: Option<AiTicket<Option<Action>>>) {
+        let games = self.clone();
+        tokio::spawn(async move {
+            if let Err(e) = games.ai_turns(&room, first).await {
                 tracing::warn!("AI: {e}");
                 room.lock().await.ai_busy = false;
             }
         });
     }
 
+    /// The search of the AI's next action in this room: an AI pool job
+    /// counted against the address of whoever created the game or last
+    /// acted in it (the game's id when none is known, as after a restart),
+    /// its cost the level.
+    fn ai_job(&self, room: &Room) -> AiJob<Option<Action>> {
+        let level = room.info.level;
+        let options = Options {
+            level,
+            honourable: room.info.honourable,
+            hash_mb: 16,
+            seed: ai_seed(room.id(), room.ply()),
+            ..Options::default()
+        };
+        // The top level thinks for the time given; the others search to
+        // their own depth, with the time as a safety net only.
+        let ai_time = self.0.settings.ai_time;
+        let limits = level.limits_within(ai_time, ai_time * 5);
+        let game = room.game.clone();
+        let client = room
+            .ai_client
+            .clone()
+            .unwrap_or_else(|| ClientKey::named(room.info.id.clone()));
+        AiJob::new(
+            client,
+            room.info.id.clone(),
+            u32::from(level.get()),
+            move |stop: &AtomicBool| Engine::new(options).choose(&game, &limits, stop),
+        )
+    }
+
     /// The AI acts while it is to act (an answer to an offer, then its
-    /// own turn); each action committed, then broadcast. Clears `ai_busy`
-    /// when it stops, under the same lock as the check.
-    async fn ai_turns(&self, room_ref: &RoomRef) -> Result<(), GameError> {
+    /// own turn); each action committed, then broadcast. `first` is the
+    /// search already submitted for the current ply, if any. A search the
+    /// pool refuses leaves the game on the retry list, taken up when any
+    /// search ends. Clears `ai_busy` when it stops, under the same lock as
+    /// the check.
+    async fn ai_turns(
+        &self,
+        room_ref: &RoomRef,
+        mut first: Option<AiTicket<Option<Action>>>,
+    ) -> Result<(), GameError> {
         loop {
-            let (game, options, limits, ply, id) = {
+            let (ticket, ply, id) = {
                 let mut room = room_ref.lock().await;
                 if !room.ai_to_move() || room.dead {
                     room.ai_busy = false;
                     return Ok(());
                 }
-                let level = room.info.level;
-                let options = Options {
-                    level,
-                    honourable: room.info.honourable,
-                    hash_mb: 16,
-                    seed: ai_seed(room.id(), room.ply()),
-                    ..Options::default()
+                let id = room.info.id.clone();
+                let ticket = match first.take() {
+                    Some(t) => t,
+                    None => {
+                        let job = self.ai_job(&room);
+                        let client = job.client.clone();
+                        match self.0.ai.submit(job) {
+                            Ok(t) => t,
+                            Err(e) => {
+                                // Under the room's lock, so that a retry
+                                // cannot find it still busy and give up.
+                                room.ai_busy = false;
+                                tracing::debug!(
+                                    "game {id}: the AI's turn for {client} waits for \
+                                     capacity: {e} (AI: {})",
+                                    self.0.ai.stats()
+                                );
+                                self.retry_later(id);
+                                return Ok(());
+                            }
+                        }
+                    }
                 };
-                // The top level thinks for the time given; the others search
-                // to their own depth, with the time as a safety net only.
-                let ai_time = self.0.settings.ai_time;
-                let limits = level.limits_within(ai_time, ai_time * 5);
-                (
-                    room.game.clone(),
-                    options,
-                    limits,
-                    room.ply(),
-                    room.info.id.clone(),
-                )
+                (ticket, room.ply(), id)
             };
-            let permit = self
-                .0
-                .ai_slots
-                .acquire()
-                .await
-                .map_err(|_| GameError::Internal("the AI is shutting down".into()))?;
             let started = Instant::now();
-            let chosen = tokio::task::spawn_blocking(move || {
-                let stop = AtomicBool::new(false);
-                Engine::new(options).choose(&game, &limits, &stop)
-            })
-            .await
-            .map_err(join_error)?;
-            drop(permit);
+            let chosen = ticket.await;
+            // A search ended: capacity is free for the games waiting.
+            self.retry_ai();
+            let chosen = chosen.map_err(|e| GameError::Internal(e.to_string()))?;
             let Some(action) = chosen else {
                 room_ref.lock().await.ai_busy = false;
                 return Ok(());
@@ -690,6 +828,37 @@ impl Games {
             );
         }
     }
+
+    /// Puts a game on the list of AI turns to retry.
+    fn retry_later(&self, id: String) {
+        let mut list = self.0.ai_retry.lock().unwrap_or_else(|e| e.into_inner());
+        if !list.contains(&id) {
+            list.push(id);
+        }
+    }
+
+    /// Retries the AI turns refused for want of capacity, oldest first;
+    /// those refused again go back on the list. Games no longer in memory
+    /// are dropped from it (loading them starts their AI again).
+    fn retry_ai(&self) {
+        let ids = std::mem::take(&mut *self.0.ai_retry.lock().unwrap_or_else(|e| e.into_inner()));
+        for id in ids {
+            let room = self.rooms().get(&id).and_then(|c| c.get().cloned());
+            if let Some(room) = room {
+                self.start_ai(room);
+            }
+        }
+    }
+
+    /// Whether this game's AI turn is queued or being searched.
+    pub fn ai_thinking(&self, id: &str) -> bool {
+        self.0.ai.is_thinking(id)
+    }
+}
+
+/// A refusal of the AI pool, as a domain error.
+fn ai_refused(e: AiBusy) -> GameError {
+    GameError::Busy(e.to_string())
 }
 
 /// The seat of a token, or why it may not act.

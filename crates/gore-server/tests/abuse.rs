@@ -1,0 +1,123 @@
+//! Hostile clients at a small scale: each flood must leave an innocent game
+//! its latency.
+
+mod common;
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::time::{Duration, Instant};
+
+use common::*;
+use gore_server::Config;
+use serde_json::{json, Value};
+
+/// A client whose connections come from `ip` (any 127.x.y.z is loopback on
+/// Linux): another client address for the server, with no proxy needed.
+fn client_from(ip: Ipv4Addr) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(IpAddr::V4(ip))
+        .build()
+        .unwrap()
+}
+
+/// Point 4 of issue 8. One address floods level-8 games, each with the AI
+/// to move first, on a server of two AI threads: before, two search slots
+/// served first come first served, and an innocent level-1 game waited
+/// behind every level-8 search queued (30 s behind 60 of them). Now the
+/// flood gets its two games (`--ai-per-client 2`) and `busy` for the rest,
+/// and the innocent game, from another address, gets its answer while the
+/// flood's searches (60 s each) are still thinking: it never waits behind
+/// them, whatever the load of the machine.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ai_flood_does_not_starve_an_innocent_game() {
+    const FLOOD: usize = 20;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gore.sqlite3");
+    let config = Config {
+        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+        db: db.to_str().unwrap().to_string(),
+        rate_limit: 0,
+        // A level-8 search outlives the test: only an answer that jumped
+        // the flood's searches can arrive in time.
+        ai_time: Duration::from_secs(60),
+        ai_threads: 2,
+        ai_queue: 64,
+        ai_per_client: 2,
+        ..Config::default()
+    };
+    let s = Server::start_with(dir, config).await;
+
+    let attacker = client_from(Ipv4Addr::new(127, 0, 0, 1));
+    let flood = (0..FLOOD).map(|_| {
+        let c = attacker.clone();
+        let url = s.at("/api/games");
+        async move {
+            let r = c
+                .post(url)
+                .json(&json!({"mode": "ai", "level": 8, "colour": "B"}))
+                .send()
+                .await
+                .unwrap();
+            let status = r.status().as_u16();
+            let retry_after = r.headers().get("retry-after").cloned();
+            let body: Value = r.json().await.unwrap();
+            (status, retry_after, body)
+        }
+    });
+    let answers = futures_util::future::join_all(flood).await;
+    let created: Vec<&Value> = answers
+        .iter()
+        .filter(|(st, _, _)| *st == 201)
+        .map(|(_, _, b)| b)
+        .collect();
+    let refused: Vec<_> = answers.iter().filter(|(st, _, _)| *st != 201).collect();
+    assert_eq!(created.len(), 2, "the cap per client: {answers:?}");
+    assert_eq!(refused.len(), FLOOD - 2);
+    for (status, retry_after, body) in &refused {
+        assert_eq!(*status, 503, "{body}");
+        assert_eq!(body["error"]["code"], "busy", "{body}");
+        assert!(retry_after.is_some(), "busy says when to retry");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains("2 games"), "{message}");
+    }
+
+    // The innocent: another address, level 1, the AI to move first.
+    let innocent = client_from(Ipv4Addr::new(127, 0, 0, 2));
+    let started = Instant::now();
+    let g = create(
+        &innocent,
+        &s,
+        json!({"mode": "ai", "level": 1, "colour": "B"}),
+    )
+    .await;
+    let id = g["id"].as_str().unwrap();
+    let mut ws = s.ws(id, Some(g["token"].as_str().unwrap())).await;
+    // next_msg's 30 s deadline bounds this: far more than a depth-1
+    // search needs, far less than a flood's search takes.
+    let state = state_with(&mut ws, 1).await;
+    let waited = started.elapsed();
+    assert_eq!(state["actions"][0]["player"], "A", "{state}");
+    assert!(waited < Duration::from_secs(30), "waited {waited:?}");
+
+    // The flood's searches are still thinking, and shown as such.
+    for g in &created {
+        let (_, v) = get(&attacker, &s, g["id"].as_str().unwrap()).await;
+        assert_eq!(v["actions"].as_array().unwrap().len(), 0, "{v}");
+        assert_eq!(v["thinking"], true, "{v}");
+    }
+    // The innocent's address has its own cap: the flood's does not touch it.
+    let second = innocent
+        .post(s.at("/api/games"))
+        .json(&json!({"mode": "ai", "level": 1, "colour": "B"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(second.status(), 201);
+    // And the flood's address is still refused.
+    let again = attacker
+        .post(s.at("/api/games"))
+        .json(&json!({"mode": "ai", "level": 1, "colour": "B"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 503);
+}
