@@ -7,6 +7,11 @@
 //! that action arrives. Bounded by a number of actions per game and a
 //! duration.
 //!
+//! With `--spectators N`, one more game of `--spectate-plies` is crowded by
+//! N spectators while it goes on; with `--long-game PLIES`, one game of
+//! that many plies is played instead and the server's CPU per action is
+//! reported along it (docs/BENCHMARKS.md, issue 8).
+//!
 //! ```sh
 //! gore serve --port 8080 --rate-limit 100000 --db /tmp/load.sqlite3 &
 //! cargo run --release -p gore-load -- --url http://127.0.0.1:8080 --games 1000 --actions 20
