@@ -143,6 +143,40 @@ impl Room {
         Ok(Room::with(info, game, log))
     }
 
+    /// Takes in what another server committed: the actions after this
+    /// room's, played here too (the rules check them again), and the
+    /// game's facts as stored; then tells the sockets. `Ok(false)` when
+    /// nothing changed. An `Err` means the store and the room disagree:
+    /// the caller drops the room.
+    pub fn catch_up(&mut self, stored: StoredGame) -> Result<bool, String> {
+        let since = self.ply();
+        if stored.actions.len() < since {
+            return Err(format!(
+                "the store has {} actions, this server {since}",
+                stored.actions.len()
+            ));
+        }
+        for a in &stored.actions[since..] {
+            let player = self.game.position().to_move();
+            let played = self
+                .game
+                .play(a.action)
+                .map_err(|e| format!("ply {}: {e}", a.ply))?;
+            self.log
+                .push(entry_of(&self.game, player, played.effect.captured));
+        }
+        let mut info = stored.info;
+        if self.game.is_over() {
+            info.status = Status::Over;
+        }
+        if self.ply() == since && info == self.info {
+            return Ok(false);
+        }
+        self.info = info;
+        self.changed(since);
+        Ok(true)
+    }
+
     /// The game id.
     pub fn id(&self) -> &str {
         &self.info.id

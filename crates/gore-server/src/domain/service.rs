@@ -19,7 +19,8 @@ use super::{
 };
 use crate::ai::{AiBusy, AiJob, AiPool, AiTicket, ClientKey};
 use crate::api::GameView;
-use crate::store::{Store, StoreError};
+use crate::store::{Notice, Store, StoreError};
+use tokio::sync::broadcast::error::RecvError;
 
 /// A room, shared.
 pub type RoomRef = Arc<Mutex<Room>>;
@@ -131,6 +132,10 @@ impl Games {
         }));
         games.clone().spawn_janitor();
         games.clone().resume_ai_games();
+        if let Some(notices) = games.0.store.notices() {
+            games.clone().spawn_listener(notices);
+            games.clone().spawn_ai_sweep();
+        }
         Ok(games)
     }
 
@@ -166,6 +171,87 @@ impl Games {
                 });
             }
         });
+    }
+
+    /// Several servers on one store: each change another server commits
+    /// is taken into the room here, if this server has it in memory, and
+    /// reaches its sockets.
+    fn spawn_listener(self, mut notices: tokio::sync::broadcast::Receiver<Notice>) {
+        let weak = Arc::downgrade(&self.0);
+        drop(self);
+        tokio::spawn(async move {
+            loop {
+                let notice = notices.recv().await;
+                let Some(inner) = weak.upgrade() else { return };
+                let games = Games(inner);
+                match notice {
+                    Ok(Notice::Changed { game, .. }) => games.refresh(&game).await,
+                    Ok(Notice::Missed) | Err(RecvError::Lagged(_)) => {
+                        let ids: Vec<String> = games.rooms().keys().cloned().collect();
+                        for id in ids {
+                            games.refresh(&id).await;
+                        }
+                    }
+                    Err(RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+
+    /// Loads again what the store has of a game in memory and takes it in;
+    /// a room that disagrees with the store is dropped (the next request
+    /// loads it whole).
+    async fn refresh(&self, id: &str) {
+        let Some(room_ref) = self.rooms().get(id).and_then(|c| c.get().cloned()) else {
+            return; // not in memory: it is loaded fresh when asked for
+        };
+        let mut room = room_ref.lock().await;
+        match self.0.store.load_game(id.to_string()).await {
+            Ok(Some(stored)) => match room.catch_up(stored) {
+                Ok(_) => {
+                    if room.ai_to_move() {
+                        self.start_ai(room_ref.clone());
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!("game {id}: {e}; dropped from memory");
+                    self.evict(&room_ref, &mut room);
+                }
+            },
+            Ok(None) => self.evict(&room_ref, &mut room),
+            Err(e) => tracing::warn!("game {id}: cannot take in a change: {e}"),
+        }
+    }
+
+    /// Several servers on one store: every few seconds, the ai games to
+    /// move whose turn no server holds (its server died) are taken over.
+    fn spawn_ai_sweep(self) {
+        let weak = Arc::downgrade(&self.0);
+        drop(self);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(2));
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                let games = Games(inner);
+                match games.0.store.active_ai_games(1000).await {
+                    Ok(ids) => {
+                        for id in ids {
+                            if let Ok(room) = games.room(&id).await {
+                                games.start_ai(room);
+                            }
+                        }
+                    }
+                    Err(e) => tracing::warn!("cannot list the ai games: {e}"),
+                }
+            }
+        });
+    }
+
+    /// How long a server's claim on an AI turn lasts: longer than any
+    /// search (the top level's time, five times over at most).
+    fn ai_lease(&self) -> Duration {
+        self.0.settings.ai_time * 10 + Duration::from_secs(5)
     }
 
     /// After a restart: load the ai games still going, which resumes the
@@ -468,6 +554,25 @@ impl Games {
         let room = Arc::new(Mutex::new(room));
         let cell = Arc::new(OnceCell::new_with(Some(room.clone())));
         self.rooms().insert(id, cell);
+        let first = match first {
+            // Several servers on one store: the first turn is this
+            // server's too (no other knew the game before it was stored,
+            // but any may load it now).
+            Some(ticket) => match self
+                .0
+                .store
+                .claim_ai_turn(grant.id.clone(), 0, self.ai_lease())
+                .await
+            {
+                Ok(true) => Some(ticket),
+                _ => {
+                    drop(ticket); // stops the search
+                    room.lock().await.ai_busy = false;
+                    None
+                }
+            },
+            None => None,
+        };
         match first {
             Some(ticket) => self.spawn_ai_turns(room, Some(ticket)),
             None => self.start_ai(room),
@@ -786,6 +891,18 @@ impl Games {
                 let ticket = match first.take() {
                     Some(t) => t,
                     None => {
+                        // Several servers on one store: one computes the
+                        // turn, the one whose claim the store accepts.
+                        let claimed = self
+                            .0
+                            .store
+                            .claim_ai_turn(id.clone(), room.ply() as u32, self.ai_lease())
+                            .await
+                            .map_err(store_error)?;
+                        if !claimed {
+                            room.ai_busy = false;
+                            return Ok(());
+                        }
                         let job = self.ai_job(&room);
                         let client = job.client.clone();
                         match self.0.ai.submit(job) {

@@ -66,6 +66,23 @@ pub enum StoreError {
     Other(String),
 }
 
+/// A change another server committed to a store shared by several: the
+/// game and its ply after the change. The receiver loads what changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// Game `game` changed (an action, a claimed invitation, a rematch…);
+    /// it now has `ply` actions.
+    Changed {
+        /// The game.
+        game: String,
+        /// Its actions after the change.
+        ply: u32,
+    },
+    /// Notices may have been missed (the store reconnected): every game in
+    /// memory must be loaded again.
+    Missed,
+}
+
 /// The futures a [`Store`] returns.
 pub type StoreFuture<T> = BoxFuture<'static, Result<T, StoreError>>;
 
@@ -119,6 +136,21 @@ pub trait Store: Send + Sync + 'static {
 
     /// Why the store accepts no writes, once it has failed.
     fn failure(&self) -> Option<String>;
+
+    /// The changes other servers commit, for a store shared by several
+    /// servers; `None` for a store one process owns (SQLite).
+    fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<Notice>> {
+        None
+    }
+
+    /// Claims the AI's turn at `ply` of game `id` for this server, for
+    /// `lease`: `true` if this server is to compute it (no other server
+    /// holds an unexpired claim on it). A store one process owns always
+    /// says yes.
+    fn claim_ai_turn(&self, id: String, ply: u32, lease: std::time::Duration) -> StoreFuture<bool> {
+        let _ = (id, ply, lease);
+        Box::pin(async { Ok(true) })
+    }
 }
 
 /// Where the database lives, from `--db`.
