@@ -123,8 +123,9 @@ fn write_nginx_config(dir: &Path, gore: &str) -> u16 {
     port
 }
 
-/// nginx with that configuration, once it accepts connections.
-fn start_nginx(dir: &Path, port: u16) -> Proc {
+/// nginx with that configuration, once it accepts connections; `None`
+/// when its port was taken meanwhile (by another test's server).
+fn start_nginx(dir: &Path, port: u16) -> Option<Proc> {
     let conf = dir.join("nginx");
     let status = Command::new(NGINX)
         .arg("-p")
@@ -156,14 +157,15 @@ fn start_nginx(dir: &Path, port: u16) -> Proc {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         if let Some(st) = nginx.0.try_wait().unwrap() {
-            panic!(
-                "nginx exited ({st}): {}{}",
-                std::fs::read_to_string(dir.join("nginx.stderr")).unwrap_or_default(),
-                std::fs::read_to_string(conf.join("error.log")).unwrap_or_default()
-            );
+            let log = std::fs::read_to_string(dir.join("nginx.stderr")).unwrap_or_default()
+                + &std::fs::read_to_string(conf.join("error.log")).unwrap_or_default();
+            if log.contains("Address already in use") {
+                return None;
+            }
+            panic!("nginx exited ({st}): {log}");
         }
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return nginx;
+            return Some(nginx);
         }
         assert!(Instant::now() < deadline, "nginx does not listen on {port}");
         std::thread::sleep(Duration::from_millis(20));
@@ -272,8 +274,13 @@ async fn a_game_is_played_through_nginx_and_the_server_sees_each_client() {
     }
     let dir = temp_dir();
     let (_gore, gore) = start_gore(&dir);
-    let port = write_nginx_config(&dir, &gore);
-    let _nginx = start_nginx(&dir, port);
+    // The free port found may be taken before nginx binds it: another.
+    let (port, _nginx) = (0..5)
+        .find_map(|_| {
+            let port = write_nginx_config(&dir, &gore);
+            start_nginx(&dir, port).map(|n| (port, n))
+        })
+        .expect("nginx found no free port in 5 tries");
     let origin = format!("Origin: http://127.0.0.1:{port}\r\n");
 
     // Created through nginx by the client at 127.0.0.2, with an Origin:
