@@ -7,6 +7,12 @@
 //! that action arrives. Bounded by a number of actions per game and a
 //! duration.
 //!
+//! `--url` may be given several times (or as a comma list): the games are
+//! spread over the servers round robin, each game's socket on the server
+//! that created it, or with `--socket-elsewhere` on the next one (several
+//! servers on one PostgreSQL database serve every game: docs/DEPLOY.md).
+//! The spectated game and the long game use the first `--url`.
+//!
 //! With `--spectators N`, one more game of `--spectate-plies` is crowded by
 //! N spectators while it goes on; with `--long-game PLIES`, one game of
 //! that many plies is played instead and the server's CPU per action is
@@ -15,6 +21,9 @@
 //! ```sh
 //! gore serve --port 8080 --rate-limit 100000 --db /tmp/load.sqlite3 &
 //! cargo run --release -p gore-load -- --url http://127.0.0.1:8080 --games 1000 --actions 20
+//! # Two servers on one PostgreSQL database, each socket on the other one:
+//! cargo run --release -p gore-load -- --url http://127.0.0.1:8081,http://127.0.0.1:8082 \
+//!     --socket-elsewhere --games 1000
 //! ```
 
 mod line;
@@ -35,9 +44,19 @@ use tokio_tungstenite::tungstenite::Message;
 #[derive(Parser, Clone)]
 #[command(version, about)]
 struct Args {
-    /// The server's base address.
-    #[arg(long, default_value = "http://127.0.0.1:8080")]
-    url: String,
+    /// A server's base address; repeatable, or a comma list: games are
+    /// spread over the servers round robin.
+    #[arg(
+        long,
+        default_value = "http://127.0.0.1:8080",
+        value_delimiter = ',',
+        num_args = 1
+    )]
+    url: Vec<String>,
+    /// Connect each game's socket to the next server after the one that
+    /// created it (with several `--url`): any server must serve any game.
+    #[arg(long)]
+    socket_elsewhere: bool,
     /// Concurrent games.
     #[arg(long, default_value_t = 100)]
     games: usize,
@@ -92,20 +111,31 @@ struct Totals {
 async fn main() -> Result<()> {
     let args = Args::parse();
     let http = reqwest::Client::new();
+    let servers: Vec<String> = args
+        .url
+        .iter()
+        .map(|u| u.trim().trim_end_matches('/').to_string())
+        .filter(|u| !u.is_empty())
+        .collect();
+    if servers.is_empty() {
+        bail!("--url: no server address given");
+    }
+    let args = Args {
+        url: servers.clone(),
+        ..args
+    };
     if let Some(plies) = args.long_game {
         return long_game(&http, &args, plies).await;
     }
     let totals = Arc::new(Totals::default());
     let deadline = Instant::now() + Duration::from_secs(args.duration);
-    let ws_base = args
-        .url
-        .replacen("http://", "ws://", 1)
-        .replacen("https://", "wss://", 1);
+    let ws_bases: Vec<String> = servers.iter().map(|u| ws_base(u)).collect();
 
     // Create every game first, so that all of them are open together.
     let created = Instant::now();
     let mut games = Vec::with_capacity(args.games);
-    for _ in 0..args.games {
+    for i in 0..args.games {
+        let server = i % servers.len();
         let body = NewGame {
             mode: Mode::Local,
             rules: None,
@@ -115,33 +145,35 @@ async fn main() -> Result<()> {
             start: None,
         };
         let r: Created = http
-            .post(format!("{}/api/games", args.url))
+            .post(format!("{}/api/games", servers[server]))
             .json(&body)
             .send()
             .await
-            .context("creating a game")?
+            .with_context(|| format!("creating a game on {}", servers[server]))?
             .error_for_status()
-            .context("creating a game")?
+            .with_context(|| format!("creating a game on {}", servers[server]))?
             .json()
             .await?;
-        games.push((r.id, r.token));
+        games.push((server, r.id, r.token));
     }
     eprintln!(
-        "created {} games in {:.1} s",
+        "created {} games on {} server(s) in {:.1} s",
         games.len(),
+        servers.len(),
         created.elapsed().as_secs_f64()
     );
 
     let watched = if args.spectators > 0 {
-        Some(spectate(&http, &args, &ws_base).await?)
+        Some(spectate(&http, &args, &ws_bases[0]).await?)
     } else {
         None
     };
 
     let started = Instant::now();
     let mut tasks = Vec::new();
-    for (i, (id, token)) in games.into_iter().enumerate() {
-        let url = format!("{ws_base}/api/games/{id}/ws?token={token}");
+    for (i, (server, id, token)) in games.into_iter().enumerate() {
+        let on = (server + usize::from(args.socket_elsewhere)) % servers.len();
+        let url = format!("{}/api/games/{id}/ws?token={token}", ws_bases[on]);
         let totals = totals.clone();
         let args = args.clone();
         tasks.push(tokio::spawn(async move {
@@ -202,6 +234,12 @@ async fn main() -> Result<()> {
         bail!("there were errors");
     }
     Ok(())
+}
+
+/// The WebSocket base of a server's `http://` or `https://` address.
+fn ws_base(url: &str) -> String {
+    url.replacen("http://", "ws://", 1)
+        .replacen("https://", "wss://", 1)
 }
 
 /// Plays one game over its WebSocket.
@@ -339,11 +377,12 @@ struct Watched {
 /// Plays `--spectate-plies` in a new game, opens `--spectators` sockets
 /// on it (each reads its first state), and starts playing it on.
 async fn spectate(http: &reqwest::Client, args: &Args, ws_base: &str) -> Result<Watched> {
-    let (id, token) = create_local(http, &args.url).await?;
+    let url = &args.url[0];
+    let (id, token) = create_local(http, url).await?;
     let line = line::long_line(args.spectate_plies + 20_000, args.seed)
         .ok_or_else(|| anyhow!("no line found"))?;
     for (i, a) in line[..args.spectate_plies].iter().enumerate() {
-        play_http(http, &args.url, &id, &token, *a, i).await?;
+        play_http(http, url, &id, &token, *a, i).await?;
     }
     let msgs = Arc::new(AtomicU64::new(0));
     let bytes = Arc::new(AtomicU64::new(0));
@@ -373,7 +412,7 @@ async fn spectate(http: &reqwest::Client, args: &Args, ws_base: &str) -> Result<
     );
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let player = {
-        let (http, url, stop) = (http.clone(), args.url.clone(), stop.clone());
+        let (http, url, stop) = (http.clone(), url.clone(), stop.clone());
         let (from, pace) = (
             args.spectate_plies,
             Duration::from_millis(args.spectate_pace_ms),
@@ -423,12 +462,10 @@ async fn long_game(http: &reqwest::Client, args: &Args, plies: usize) -> Result<
         "a line of {plies} plies found in {:.1} s",
         t.elapsed().as_secs_f64()
     );
-    let (id, token) = create_local(http, &args.url).await?;
+    let url = &args.url[0];
+    let (id, token) = create_local(http, url).await?;
     println!("game {id}");
-    let ws_url = format!(
-        "{}/api/games/{id}/ws?token={token}",
-        args.url.replacen("http://", "ws://", 1)
-    );
+    let ws_url = format!("{}/api/games/{id}/ws?token={token}", ws_base(url));
     let mut ws = if args.long_over_http {
         None
     } else {
@@ -442,7 +479,7 @@ async fn long_game(http: &reqwest::Client, args: &Args, plies: usize) -> Result<
     for (i, a) in line.iter().enumerate() {
         let t = Instant::now();
         match ws.as_mut() {
-            None => play_http(http, &args.url, &id, &token, *a, i).await?,
+            None => play_http(http, url, &id, &token, *a, i).await?,
             Some(ws) => {
                 let msg = serde_json::to_string(&ClientMsg::Action {
                     action: a.to_string(),
