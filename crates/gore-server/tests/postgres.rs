@@ -32,9 +32,12 @@ fn pg() -> Option<String> {
              (.ci/run installs and starts PostgreSQL and sets it)"
         );
     }
-    eprintln!(
-        "\n*** WARNING: GORE_TEST_POSTGRES is not set: the PostgreSQL tests did NOT run. ***\n\
-         *** Set it to a database URL, e.g. postgres://gore:gore@127.0.0.1/gore_test ***\n"
+    // Straight to stderr: the test harness hides what `eprintln!` prints
+    // in a passing test.
+    use std::io::Write;
+    let _ = std::io::stderr().write_all(
+        b"\n*** WARNING: GORE_TEST_POSTGRES is not set: the PostgreSQL tests did NOT run. ***\n\
+          *** Set it to a database URL, e.g. postgres://gore:gore@127.0.0.1/gore_test ***\n",
     );
     None
 }
