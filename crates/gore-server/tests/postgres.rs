@@ -3,7 +3,8 @@
 //! migration for stores opening together, the same schema as SQLite's,
 //! acknowledged actions read back by a new store, and the policy of
 //! src/store/postgres.rs when connections are lost (terminated backends,
-//! a database out of reach, a commit whose answer is lost).
+//! a database out of reach, a commit whose answer or whose request is
+//! lost, an outcome unknown until the database is back).
 //!
 //! They run when `GORE_TEST_POSTGRES` names a database URL (.ci/run sets
 //! it). Without it they fail under `CI=true`, and elsewhere pass with a
@@ -227,6 +228,11 @@ enum Mode {
     /// Closes the next connection that would receive a `COMMIT` reply,
     /// without forwarding it (then back to `Pass`).
     LoseCommitReply,
+    /// As `LoseCommitReply`, then `Cut`.
+    LoseCommitReplyThenCut,
+    /// Closes the next connection that sends a `COMMIT`, without
+    /// forwarding it (then back to `Pass`).
+    LoseCommit,
 }
 
 /// A TCP proxy in front of PostgreSQL that the test controls.
@@ -278,7 +284,17 @@ async fn pipe(
         let mut buf = vec![0u8; 16384];
         loop {
             let n = cr.read(&mut buf).await.unwrap_or(0);
-            if n == 0 || sw.write_all(&buf[..n]).await.is_err() {
+            if n == 0 {
+                return;
+            }
+            {
+                let mut m = mode.lock().unwrap();
+                if *m == Mode::LoseCommit && buf[..n].windows(7).any(|w| w == b"COMMIT\0") {
+                    *m = Mode::Pass;
+                    return;
+                }
+            }
+            if sw.write_all(&buf[..n]).await.is_err() {
                 return;
             }
         }
@@ -293,8 +309,15 @@ async fn pipe(
             {
                 let mut m = mode.lock().unwrap();
                 // The CommandComplete of a COMMIT: the server has committed.
-                if *m == Mode::LoseCommitReply && buf[..n].windows(7).any(|w| w == b"COMMIT\0") {
-                    *m = Mode::Pass;
+                if matches!(*m, Mode::LoseCommitReply | Mode::LoseCommitReplyThenCut)
+                    && buf[..n].windows(7).any(|w| w == b"COMMIT\0")
+                {
+                    if *m == Mode::LoseCommitReplyThenCut {
+                        *m = Mode::Cut;
+                        cut.notify_waiters();
+                    } else {
+                        *m = Mode::Pass;
+                    }
                     return;
                 }
             }
@@ -405,4 +428,73 @@ async fn a_commit_whose_answer_is_lost_is_resolved() {
     let g = store.load_game(id).await.unwrap().unwrap();
     let played: Vec<String> = g.actions.iter().map(|a| a.action.to_string()).collect();
     assert_eq!(played, ["a1", "b1"]);
+}
+
+/// A `COMMIT` that never reaches the server: the store learns that the
+/// transaction was aborted, refuses the write (nothing changed), and takes
+/// the next one.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_commit_lost_on_the_way_is_refused_and_changes_nothing() {
+    let Some(base) = pg() else { return };
+    let url = fresh_pg_database(&base).await;
+    let (_s, id, _) = server_with_game(&url).await;
+    let proxy = Proxy::start(via_proxy(&url, 0).1).await;
+    let (purl, _) = via_proxy(&url, proxy.port);
+    let options = PgOptions {
+        resolve_wait: Duration::from_secs(60),
+        ..PgOptions::default()
+    };
+    let store = PgStore::connect(&purl, options).await.unwrap();
+    proxy.set(Mode::LoseCommit);
+    let r = store.append_action(id.clone(), action(1, "a1"), None).await;
+    assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
+    assert_eq!(*proxy.mode.lock().unwrap(), Mode::Pass, "a commit was lost");
+    assert_eq!(store.failure(), None, "the outcome is known");
+    assert!(store
+        .load_game(id.clone())
+        .await
+        .unwrap()
+        .unwrap()
+        .actions
+        .is_empty());
+    store
+        .append_action(id.clone(), action(1, "a2"), None)
+        .await
+        .unwrap();
+    let g = store.load_game(id).await.unwrap().unwrap();
+    assert_eq!(g.actions[0].action.to_string(), "a2");
+}
+
+/// A commit whose answer is lost while the database is out of reach: the
+/// write is refused without being acknowledged, every write is refused
+/// while its outcome is unknown, and once the database answers the store
+/// learns it (it had committed) and takes writes again.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_commit_refuses_writes_until_it_is_known() {
+    let Some(base) = pg() else { return };
+    let url = fresh_pg_database(&base).await;
+    let (_s, id, _) = server_with_game(&url).await;
+    let proxy = Proxy::start(via_proxy(&url, 0).1).await;
+    let (purl, _) = via_proxy(&url, proxy.port);
+    let options = PgOptions {
+        connect_timeout: Duration::from_secs(2),
+        resolve_wait: Duration::from_millis(500),
+        ..PgOptions::default()
+    };
+    let store = PgStore::connect(&purl, options).await.unwrap();
+    proxy.set(Mode::LoseCommitReplyThenCut);
+    let r = store.append_action(id.clone(), action(1, "a1"), None).await;
+    assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
+    let why = store.failure().expect("refusing writes");
+    assert!(why.contains("unknown"), "{why}");
+    let r = store.append_action(id.clone(), action(2, "b1"), None).await;
+    assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
+    proxy.set(Mode::Pass);
+    healthy(&store).await;
+    // It had committed: ply 1 is taken, and only by it.
+    let r = store.append_action(id.clone(), action(1, "a2"), None).await;
+    assert!(matches!(r, Err(StoreError::Conflict)), "{r:?}");
+    let g = store.load_game(id).await.unwrap().unwrap();
+    let played: Vec<String> = g.actions.iter().map(|a| a.action.to_string()).collect();
+    assert_eq!(played, ["a1"]);
 }
