@@ -131,6 +131,41 @@ impl Health {
     }
 }
 
+/// A connection from the pool that may be inside a transaction: dropped
+/// without [`Conn::release`] (the future holding it was dropped halfway),
+/// it is closed — PostgreSQL rolls the transaction back — rather than
+/// returned to the pool with the transaction open.
+struct Conn(Option<deadpool_postgres::Object>);
+
+impl Conn {
+    /// Back to the pool: the transaction, if any, has ended.
+    fn release(mut self) {
+        drop(self.0.take());
+    }
+
+    /// Out of the pool for good (closed).
+    fn discard(mut self) {
+        if let Some(c) = self.0.take() {
+            drop(deadpool_postgres::Object::take(c));
+        }
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        if let Some(c) = self.0.take() {
+            drop(deadpool_postgres::Object::take(c));
+        }
+    }
+}
+
+impl std::ops::Deref for Conn {
+    type Target = tokio_postgres::Client;
+    fn deref(&self) -> &tokio_postgres::Client {
+        self.0.as_ref().expect("a connection until released")
+    }
+}
+
 /// A statement of a write and its parameters.
 struct Stmt {
     sql: String,
@@ -260,9 +295,9 @@ impl PgStore {
     }
 
     /// Gets a connection: a dead one in the pool is replaced by a new one.
-    async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
+    async fn client(&self) -> Result<Conn, StoreError> {
         match self.0.pool.get().await {
-            Ok(c) => Ok(c),
+            Ok(c) => Ok(Conn(Some(c))),
             Err(e) => {
                 let why = e.to_string();
                 self.unreachable(why.clone());
@@ -275,8 +310,8 @@ impl PgStore {
 
     /// A connection was lost: the idle ones probably are too (a restart,
     /// terminated backends), so drop them all; new ones replace them.
-    fn drop_idle(&self, client: deadpool_postgres::Object) {
-        drop(deadpool_postgres::Object::take(client));
+    fn drop_idle(&self, client: Conn) {
+        client.discard();
         self.0.pool.retain(|_, _| false);
     }
 
@@ -290,10 +325,15 @@ impl PgStore {
         for _ in 0..3 {
             let client = self.client().await?;
             match run_tx(&client, &stmts).await {
-                Ok(counts) => return Ok(counts),
+                Ok(counts) => {
+                    client.release();
+                    return Ok(counts);
+                }
                 Err(TxError::Refused(e)) => {
                     if client.batch_execute("ROLLBACK").await.is_err() {
                         self.drop_idle(client);
+                    } else {
+                        client.release();
                     }
                     if is_conflict(&e) {
                         return Err(StoreError::Conflict);
@@ -370,13 +410,16 @@ impl PgStore {
 
     /// `txid_status(xid)` on a fresh connection.
     async fn xact_status(&self, xid: i64) -> Result<Option<String>, String> {
-        let client = self.0.pool.get().await.map_err(|e| e.to_string())?;
+        let client = Conn(Some(self.0.pool.get().await.map_err(|e| e.to_string())?));
         match client
             .query_one("SELECT txid_status($1)", &[&xid])
             .await
             .and_then(|r| r.try_get::<_, Option<String>>(0))
         {
-            Ok(s) => Ok(s),
+            Ok(s) => {
+                client.release();
+                Ok(s)
+            }
             Err(e) => {
                 self.drop_idle(client);
                 Err(e.to_string())
@@ -427,13 +470,19 @@ impl PgStore {
             }
         }
         let ok = match self.0.pool.get().await {
-            Ok(c) => match c.simple_query("SELECT 1").await {
-                Ok(_) => true,
-                Err(_) => {
-                    self.drop_idle(c);
-                    false
+            Ok(c) => {
+                let c = Conn(Some(c));
+                match c.simple_query("SELECT 1").await {
+                    Ok(_) => {
+                        c.release();
+                        true
+                    }
+                    Err(_) => {
+                        self.drop_idle(c);
+                        false
+                    }
                 }
-            },
+            }
             Err(_) => false,
         };
         if ok {
@@ -453,7 +502,10 @@ impl PgStore {
         for _ in 0..3 {
             let client = self.client().await?;
             match run_reads(&client, &queries).await {
-                Ok(rows) => return Ok(rows),
+                Ok(rows) => {
+                    client.release();
+                    return Ok(rows);
+                }
                 Err(e) if is_lost(&e) => {
                     last = e.to_string();
                     self.drop_idle(client);
@@ -461,6 +513,8 @@ impl PgStore {
                 Err(e) => {
                     if queries.len() > 1 && client.batch_execute("ROLLBACK").await.is_err() {
                         self.drop_idle(client);
+                    } else {
+                        client.release();
                     }
                     return Err(StoreError::Other(e.to_string()));
                 }
