@@ -365,6 +365,9 @@ impl PgStore {
             h.unknown.insert(xid);
             h.unknown_why = Some(why.clone());
         }
+        // The probe resolves it too, should this future be dropped before
+        // it learns the outcome.
+        self.spawn_probe();
         let deadline = Instant::now() + self.0.options.resolve_wait;
         loop {
             match self.xact_status(xid).await {
