@@ -18,7 +18,13 @@ pub struct ServeArgs {
     /// The database: a SQLite file path or sqlite://PATH (the default, one
     /// machine), or postgres://USER:PASSWORD@HOST/DB for several servers on
     /// one PostgreSQL database. Also read from GORE_DB.
-    #[arg(long, env = "GORE_DB", default_value = "gore.sqlite3")]
+    // `hide_env_values`: `--help` would print the password.
+    #[arg(
+        long,
+        env = "GORE_DB",
+        hide_env_values = true,
+        default_value = "gore.sqlite3"
+    )]
     db: String,
     /// Requests a second allowed per client address, in bursts of twice as
     /// many; 0 turns the limit off.
