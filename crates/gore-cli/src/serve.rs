@@ -15,9 +15,16 @@ pub struct ServeArgs {
     /// The port (0: any free port; the line printed at start says which).
     #[arg(long, default_value_t = 8080)]
     port: u16,
-    /// The database: a SQLite file path or sqlite://PATH (only SQLite is
-    /// supported for now).
-    #[arg(long, default_value = "gore.sqlite3")]
+    /// The database: a SQLite file path or sqlite://PATH (the default, one
+    /// machine), or postgres://USER:PASSWORD@HOST/DB for several servers on
+    /// one PostgreSQL database. Also read from GORE_DB.
+    // `hide_env_values`: `--help` would print the password.
+    #[arg(
+        long,
+        env = "GORE_DB",
+        hide_env_values = true,
+        default_value = "gore.sqlite3"
+    )]
     db: String,
     /// Requests a second allowed per client address, in bursts of twice as
     /// many; 0 turns the limit off.

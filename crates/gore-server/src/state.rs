@@ -56,7 +56,7 @@ impl AppState {
     /// As [`AppState::open`], with options for the SQLite store.
     pub async fn open_with(config: Config, options: SqliteOptions) -> anyhow::Result<AppState> {
         let url = DbUrl::parse(&config.db)?;
-        let store = tokio::task::spawn_blocking(move || store::open(&url, options)).await??;
+        let store = store::open(&url, options).await?;
         Ok(Self::with_store(config, store)?)
     }
 

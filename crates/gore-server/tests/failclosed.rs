@@ -2,6 +2,10 @@
 //! failed write, or with its file deleted, it acknowledges no more changes
 //! (503 `unavailable`) and keeps serving reads, until restarted; nothing
 //! it acknowledged is lost.
+//!
+//! SQLite only (the file is deleted, filled, or written behind the
+//! server's back), even with `GORE_TEST_POSTGRES` set: tests/postgres.rs
+//! has PostgreSQL's own policy for a lost database.
 
 mod common;
 
@@ -29,7 +33,7 @@ async fn new_local(s: &Server) -> (String, String) {
 /// 503 and so is every later change, while the games can still be watched.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_deleted_database_stops_acknowledging() {
-    let s = Server::start(0).await;
+    let s = Server::start_sqlite(0).await;
     let (id, t) = new_local(&s).await;
     assert_eq!(step(&s, &id, &t).await.0, 200);
     for suffix in ["", "-wal", "-shm"] {
@@ -66,7 +70,7 @@ async fn after_a_failed_write_nothing_more_is_acknowledged_and_nothing_acknowled
     // The file's size now, with the schema: it may not grow past it by more
     // than a few pages.
     let pages = {
-        let s = Server::start_with(tempfile::tempdir().unwrap(), config.clone()).await;
+        let s = Server::start_with_sqlite(tempfile::tempdir().unwrap(), config.clone()).await;
         drop(s.state);
         let c = rusqlite::Connection::open(&config.db).unwrap();
         c.query_row("PRAGMA page_count", [], |r| r.get::<_, u32>(0))
@@ -133,7 +137,7 @@ async fn after_a_failed_write_nothing_more_is_acknowledged_and_nothing_acknowled
     assert_eq!(get(&bot(), &s, &id).await.0, 200, "reads go on");
 
     // Restarted on the same file: every acknowledged action is stored.
-    let again = Server::start_with(tempfile::tempdir().unwrap(), config).await;
+    let again = Server::start_with_sqlite(tempfile::tempdir().unwrap(), config).await;
     for (id, ply_after) in &acknowledged {
         let (st, v) = get(&bot(), &again, id).await;
         assert_eq!(st, 200);

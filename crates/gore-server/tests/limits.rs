@@ -1,6 +1,9 @@
 //! The server's own limits on a real server: the operator's ply limit,
 //! games loaded once however many ask, sockets per game and per address,
 //! and sockets that receive what changed rather than the whole log.
+//!
+//! On PostgreSQL too with `GORE_TEST_POSTGRES`, except the single-flight
+//! test: its gated store wraps a `SqliteStore` (SQLite only).
 
 mod common;
 
@@ -136,7 +139,7 @@ impl Store for Gated {
 async fn a_game_is_loaded_once_however_many_ask_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let config = config_in(&dir);
-    let first = Server::start_with(tempfile::tempdir().unwrap(), config.clone()).await;
+    let first = Server::start_with_sqlite(tempfile::tempdir().unwrap(), config.clone()).await;
     let c = bot();
     let g = create(&c, &first, json!({"mode": "local"})).await;
     let id = g["id"].as_str().unwrap().to_string();

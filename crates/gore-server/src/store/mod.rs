@@ -1,12 +1,18 @@
 //! Where games are kept: the [`Store`] trait the domain calls, and its
-//! SQLite implementation ([`sqlite`]). A store turns rows into typed game
-//! data and back; nothing outside it sees a row or SQL.
+//! implementations, SQLite ([`sqlite`], the default: one machine) and
+//! PostgreSQL ([`postgres`]: several servers on one database), both on the
+//! schema of [`schema`]. A store turns rows into typed game data and back;
+//! nothing outside it sees a row or SQL.
 //!
 //! Every write is durable when its future resolves `Ok`: the domain
-//! acknowledges and broadcasts an action only then. A store that fails a
-//! write or a sync stops accepting writes ([`StoreError::Failed`]) until
-//! it is restarted, since after a failed sync nobody knows what is on disk.
+//! acknowledges and broadcasts an action only then. A store that cannot
+//! know what its database holds refuses writes ([`StoreError::Failed`]):
+//! the SQLite store after a failed write or sync, until it is restarted;
+//! the PostgreSQL store while its database is unreachable or the outcome
+//! of a commit is unknown (see [`postgres`]).
 
+pub mod postgres;
+pub mod schema;
 pub mod sqlite;
 
 use std::path::PathBuf;
@@ -49,9 +55,11 @@ pub enum StoreError {
     /// The row exists already (a ply already committed, an id taken).
     #[error("already stored")]
     Conflict,
-    /// A write or a sync failed earlier (or the file was deleted or
-    /// replaced): the store accepts no writes until restarted.
-    #[error("the database failed and accepts no more writes until restarted: {0}")]
+    /// The store refuses writes: a write or a sync failed earlier (or the
+    /// SQLite file was deleted or replaced: until restarted), or the
+    /// PostgreSQL database is unreachable or a commit's outcome is unknown
+    /// (until it is known).
+    #[error("the database accepts no writes now: {0}")]
     Failed(String),
     /// A stored game cannot be read back.
     #[error("stored game {id}: {why}")]
@@ -153,20 +161,47 @@ pub trait Store: Send + Sync + 'static {
     }
 }
 
-/// Where the database lives, from `--db`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where the database lives, from `--db` (or `GORE_DB`).
+#[derive(Clone, PartialEq, Eq)]
 pub enum DbUrl {
     /// A SQLite file.
     Sqlite(PathBuf),
+    /// A PostgreSQL URL (`postgres://USER:PASSWORD@HOST/DB`).
+    Postgres(String),
+}
+
+impl std::fmt::Debug for DbUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DbUrl::Sqlite(p) => f.debug_tuple("Sqlite").field(p).finish(),
+            // Never the password, even in a debug print.
+            DbUrl::Postgres(u) => f
+                .debug_tuple("Postgres")
+                .field(&postgres::redact(u))
+                .finish(),
+        }
+    }
 }
 
 impl DbUrl {
-    /// Reads a file path or a `sqlite://PATH` (also `sqlite:PATH`) URL. Any
-    /// other scheme (`postgres://`, …) is refused: only SQLite is supported.
+    /// Reads a file path, a `sqlite://PATH` (also `sqlite:PATH`) URL, or a
+    /// `postgres://` (also `postgresql://`) URL. Any other scheme is
+    /// refused.
     pub fn parse(s: &str) -> anyhow::Result<DbUrl> {
         let s = s.trim();
         if s.is_empty() {
-            bail!("--db: empty; give a file path or sqlite://PATH");
+            bail!("--db: empty; give a file path, sqlite://PATH or postgres://…");
+        }
+        if s.starts_with("postgres://") || s.starts_with("postgresql://") {
+            use std::str::FromStr;
+            if let Err(e) = tokio_postgres::Config::from_str(s) {
+                bail!(
+                    "--db: not a PostgreSQL URL ({e}): {}; give \
+                     postgres://USER:PASSWORD@HOST/DB",
+                    postgres::redact(s)
+                );
+            }
+            return Ok(DbUrl::Postgres(s.to_string()));
         }
         if let Some(rest) = s.strip_prefix("sqlite://") {
             if rest.is_empty() {
@@ -186,8 +221,8 @@ impl DbUrl {
                     .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
             {
                 bail!(
-                    "--db: unsupported database `{scheme}://`: only SQLite is supported for now \
-                     (give a file path or sqlite://PATH)"
+                    "--db: unsupported database `{scheme}://`: give a file path, \
+                     sqlite://PATH or postgres://USER:PASSWORD@HOST/DB"
                 );
             }
         }
@@ -195,10 +230,21 @@ impl DbUrl {
     }
 }
 
-/// Opens the store `url` names (migrating it; proving it writable).
-pub fn open(url: &DbUrl, options: sqlite::SqliteOptions) -> anyhow::Result<Arc<dyn Store>> {
+/// Opens the store `url` names (migrating it; proving it writable);
+/// `options` apply to a SQLite store. Must run inside a Tokio runtime.
+pub async fn open(url: &DbUrl, options: sqlite::SqliteOptions) -> anyhow::Result<Arc<dyn Store>> {
     match url {
-        DbUrl::Sqlite(path) => Ok(Arc::new(sqlite::SqliteStore::open(path, options)?)),
+        DbUrl::Sqlite(path) => {
+            let path = path.clone();
+            // SQLite opens and migrates synchronously: off the runtime.
+            let store =
+                tokio::task::spawn_blocking(move || sqlite::SqliteStore::open(&path, options))
+                    .await??;
+            Ok(Arc::new(store))
+        }
+        DbUrl::Postgres(url) => Ok(Arc::new(
+            postgres::PgStore::connect(url, postgres::PgOptions::default()).await?,
+        )),
     }
 }
 
@@ -224,9 +270,26 @@ mod tests {
             DbUrl::parse("sqlite:x.db").unwrap(),
             DbUrl::Sqlite("x.db".into())
         );
-        let e = DbUrl::parse("postgres://u@h/db").unwrap_err().to_string();
-        assert!(e.contains("only SQLite is supported"), "{e}");
-        assert!(e.contains("postgres"), "{e}");
+        assert_eq!(
+            DbUrl::parse("postgres://u:p@h/db").unwrap(),
+            DbUrl::Postgres("postgres://u:p@h/db".into())
+        );
+        assert_eq!(
+            DbUrl::parse(" postgresql://u@h:5433/db ").unwrap(),
+            DbUrl::Postgres("postgresql://u@h:5433/db".into())
+        );
+        let dbg = format!("{:?}", DbUrl::parse("postgres://u:hunter2@h/db").unwrap());
+        assert!(!dbg.contains("hunter2"), "{dbg}");
+        // A bad port is refused at once, without the password in the message.
+        let e = DbUrl::parse("postgres://u:hunter2@h:notaport/db")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("not a PostgreSQL URL") && !e.contains("hunter2"),
+            "{e}"
+        );
+        let e = DbUrl::parse("mysql://u@h/db").unwrap_err().to_string();
+        assert!(e.contains("unsupported database `mysql://`"), "{e}");
         assert!(DbUrl::parse("").is_err());
         assert!(DbUrl::parse("sqlite://").is_err());
     }

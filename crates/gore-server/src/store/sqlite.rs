@@ -3,7 +3,8 @@
 //!
 //! Every write is a transaction with `synchronous=FULL` in WAL mode, so an
 //! action is on disk when [`SqliteStore::append_action`] resolves. The
-//! schema is migrated on start with `PRAGMA user_version`.
+//! schema is migrated on start ([`super::schema`], the steps both stores
+//! share) and its version kept in `PRAGMA user_version`.
 //!
 //! Failing closed: a write or sync that fails, or a database file deleted
 //! or replaced under the server, puts the store in a failed state in which
@@ -23,6 +24,7 @@ use gore_core::{Hole, Outcome, Player, Position, Rules};
 use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::oneshot;
 
+use super::schema::{self, Dialect};
 use super::{Store, StoreError, StoreFuture, StoredAction, StoredGame};
 use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status};
 
@@ -64,60 +66,8 @@ impl From<DbError> for StoreError {
     }
 }
 
-/// The schema, one migration per step of `user_version`.
-const MIGRATIONS: &[&str] = &[
-    // 1: games and actions.
-    "CREATE TABLE games (
-        id          TEXT PRIMARY KEY,
-        mode        TEXT NOT NULL CHECK (mode IN ('ai', 'friend', 'local')),
-        rules       TEXT NOT NULL,
-        start       TEXT NOT NULL,
-        level       INTEGER NOT NULL,
-        honourable  INTEGER NOT NULL DEFAULT 0,
-        creator     TEXT NOT NULL CHECK (creator IN ('A', 'B', 'both')),
-        token_a     TEXT,
-        token_b     TEXT,
-        token_both  TEXT,
-        ai_seat     TEXT CHECK (ai_seat IN ('A', 'B')),
-        status      TEXT NOT NULL CHECK (status IN ('waiting', 'playing', 'over')),
-        created_at  INTEGER NOT NULL,
-        updated_at  INTEGER NOT NULL,
-        result      TEXT,
-        reason      TEXT,
-        rematch     TEXT
-    );
-    CREATE INDEX games_mode_status ON games (mode, status);
-    CREATE TABLE actions (
-        game_id     TEXT NOT NULL REFERENCES games (id),
-        ply         INTEGER NOT NULL CHECK (ply >= 1),
-        action      TEXT NOT NULL,
-        created_at  INTEGER NOT NULL,
-        PRIMARY KEY (game_id, ply)
-    ) WITHOUT ROWID;",
-    // 2: positions kept with each action (a game loads without replaying
-    // it), one-time invitations, device links, and browser sessions. The
-    // friend's seat of a game still waiting had its secret in the old
-    // invitation link: that secret becomes the invitation code.
-    "ALTER TABLE actions ADD COLUMN position TEXT;
-    ALTER TABLE actions ADD COLUMN captured TEXT;
-    ALTER TABLE games ADD COLUMN invite TEXT;
-    ALTER TABLE games ADD COLUMN device_a TEXT;
-    ALTER TABLE games ADD COLUMN device_b TEXT;
-    ALTER TABLE games ADD COLUMN device_both TEXT;
-    UPDATE games SET invite = token_b, token_b = NULL
-        WHERE mode = 'friend' AND status = 'waiting' AND creator = 'A';
-    UPDATE games SET invite = token_a, token_a = NULL
-        WHERE mode = 'friend' AND status = 'waiting' AND creator = 'B';
-    CREATE TABLE session_seats (
-        session     TEXT NOT NULL,
-        game_id     TEXT NOT NULL REFERENCES games (id),
-        token       TEXT NOT NULL,
-        PRIMARY KEY (session, game_id)
-    ) WITHOUT ROWID;",
-];
-
 /// The schema version this server writes.
-pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
+pub const SCHEMA_VERSION: usize = schema::VERSION;
 
 fn bad(id: &str, why: impl Into<String>) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(
@@ -307,16 +257,16 @@ fn open_connection(path: &Path, options: &SqliteOptions) -> anyhow::Result<Conne
 /// Brings the schema up to [`SCHEMA_VERSION`], one transaction per step.
 fn migrate(c: &mut Connection) -> anyhow::Result<()> {
     let version: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if version < 0 || version as usize > MIGRATIONS.len() {
+    if version < 0 || version as usize > schema::VERSION {
         bail!(
             "the database's schema version is {version}, newer than this server's ({}); \
              use a newer gore",
-            MIGRATIONS.len()
+            schema::VERSION
         );
     }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+    for (i, step) in schema::STEPS.iter().enumerate().skip(version as usize) {
         let tx = c.transaction()?;
-        tx.execute_batch(sql)?;
+        tx.execute_batch(&step.text(Dialect::Sqlite))?;
         tx.pragma_update(None, "user_version", (i + 1) as i64)?;
         tx.commit()?;
         tracing::info!("database schema migrated to version {}", i + 1);

@@ -1,5 +1,13 @@
 //! A real server on a loopback port with a SQLite file in a temporary
 //! directory, and clients for it.
+//!
+//! With `GORE_TEST_POSTGRES` set to a PostgreSQL URL (a role that may
+//! create databases), every server of [`Server::start_with`] (and so of
+//! `start`, `start_on`) runs on PostgreSQL instead: each SQLite path a test
+//! names is mapped to a fresh database of its own (`gore_t_<pid>_<n>`), so
+//! tests run in parallel, and two servers a test starts on one path share
+//! one database. Databases of test processes no longer running are dropped
+//! when the next test process makes its first one.
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
@@ -47,6 +55,94 @@ pub struct Server {
     pub state: AppState,
 }
 
+/// The PostgreSQL URL of `GORE_TEST_POSTGRES`, if set.
+pub fn postgres_url() -> Option<String> {
+    std::env::var("GORE_TEST_POSTGRES")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+}
+
+/// `url` with its database name replaced by `name`.
+pub fn with_dbname(url: &str, name: &str) -> String {
+    let (scheme, rest) = url.split_once("://").expect("a postgres:// URL");
+    let (main, query) = match rest.split_once('?') {
+        Some((m, q)) => (m, Some(q)),
+        None => (rest, None),
+    };
+    let host = main.split_once('/').map_or(main, |(h, _)| h);
+    match query {
+        Some(q) => format!("{scheme}://{host}/{name}?{q}"),
+        None => format!("{scheme}://{host}/{name}"),
+    }
+}
+
+/// A connection to the database `url` names (its driver task spawned).
+pub async fn pg_connect(url: &str) -> tokio_postgres::Client {
+    let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap_or_else(|e| panic!("cannot connect to GORE_TEST_POSTGRES: {e}"));
+    tokio::spawn(conn);
+    client
+}
+
+/// A fresh, empty PostgreSQL database for this test (see the module's
+/// docs); its URL.
+pub async fn fresh_pg_database(base: &str) -> String {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    let admin = pg_connect(base).await;
+    let pid = std::process::id();
+    let mut sweep = false;
+    SWEPT.call_once(|| sweep = true);
+    if sweep {
+        // Databases of earlier test processes that are gone.
+        let rows = admin
+            .query(
+                "SELECT datname FROM pg_database WHERE datname LIKE 'gore\\_t\\_%'",
+                &[],
+            )
+            .await
+            .unwrap();
+        for r in rows {
+            let name: String = r.get(0);
+            let owner: Option<u32> = name.split('_').nth(2).and_then(|p| p.parse().ok());
+            let alive = owner.is_some_and(|p| std::path::Path::new(&format!("/proc/{p}")).exists());
+            if !alive {
+                let _ = admin
+                    .batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+                    .await;
+            }
+        }
+    }
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let name = format!("gore_t_{pid}_{n}");
+    admin
+        .batch_execute(&format!("CREATE DATABASE \"{name}\""))
+        .await
+        .unwrap_or_else(|e| panic!("cannot create the test database {name}: {e}"));
+    with_dbname(base, &name)
+}
+
+/// The PostgreSQL database standing for the SQLite path `db` in this test
+/// process (made on first use).
+async fn pg_database_for(base: &str, db: &str) -> String {
+    static MAP: tokio::sync::Mutex<Option<std::collections::HashMap<String, String>>> =
+        tokio::sync::Mutex::const_new(None);
+    let key = db
+        .strip_prefix("sqlite://")
+        .or_else(|| db.strip_prefix("sqlite:"))
+        .unwrap_or(db)
+        .to_string();
+    let mut map = MAP.lock().await;
+    let map = map.get_or_insert_with(Default::default);
+    if let Some(url) = map.get(&key) {
+        return url.clone();
+    }
+    let url = fresh_pg_database(base).await;
+    map.insert(key, url.clone());
+    url
+}
+
 impl Server {
     pub async fn start(rate_limit: u32) -> Server {
         let dir = tempfile::tempdir().unwrap();
@@ -67,10 +163,31 @@ impl Server {
     }
 
     /// A server with any configuration (its `addr` is ignored: a free
-    /// loopback port is taken).
-    pub async fn start_with(dir: tempfile::TempDir, config: Config) -> Server {
+    /// loopback port is taken). On PostgreSQL when `GORE_TEST_POSTGRES` is
+    /// set (the SQLite path in `config.db` then names its database).
+    pub async fn start_with(dir: tempfile::TempDir, mut config: Config) -> Server {
+        if let Some(base) = postgres_url() {
+            if !config.db.starts_with("postgres") {
+                config.db = pg_database_for(&base, &config.db).await;
+            }
+        }
         let state = AppState::open(config).await.unwrap();
         Server::serve(dir, state).await
+    }
+
+    /// As [`Server::start_with`], always on the SQLite file `config.db`
+    /// (for tests that reach into the file).
+    pub async fn start_with_sqlite(dir: tempfile::TempDir, config: Config) -> Server {
+        let state = AppState::open(config).await.unwrap();
+        Server::serve(dir, state).await
+    }
+
+    /// As [`Server::start`], always on SQLite.
+    pub async fn start_sqlite(rate_limit: u32) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = config_in(&dir);
+        config.rate_limit = rate_limit;
+        Server::start_with_sqlite(dir, config).await
     }
 
     /// A server on a state made by the test (another store, options).

@@ -1,0 +1,995 @@
+//! The PostgreSQL store: games, their actions and the seats each browser
+//! session holds, in a PostgreSQL database that several servers may share.
+//!
+//! Crates: `tokio-postgres` (the asynchronous client of the `rust-postgres`
+//! project, the one most Rust services on PostgreSQL use, maintained for a
+//! decade, with no macros or build-time database) and `deadpool-postgres`
+//! (the usual pool for it: small, no background threads, checks connections
+//! as they are handed out). sqlx was the other candidate; it brings its
+//! own migrations, macros and several database drivers this server does
+//! not need. TLS to the database is not built in yet (the client connects
+//! without TLS): keep the database on the same machine or a private
+//! network.
+//!
+//! # Guarantees (the same as the SQLite store's)
+//! - Every write is one transaction, committed (`synchronous_commit = on`
+//!   for it, whatever the server's default) before its future resolves
+//!   `Ok`: the domain acknowledges and broadcasts an action only then.
+//! - `actions (game_id, ply)` is the primary key: a second commit of the
+//!   same ply, from this process or any other, is [`StoreError::Conflict`]
+//!   (the database enforces it, not a lock here).
+//! - A refused or failed write changes nothing: its transaction is rolled
+//!   back (or never committed).
+//!
+//! # When the connection is lost (the policy)
+//! - Lost **before** `COMMIT` was sent: PostgreSQL rolls the transaction
+//!   back when its session ends, so nothing was written. The store drops
+//!   its idle connections (they are likely dead too) and runs the write
+//!   again on a new connection from the pool; if no connection can be made
+//!   the write is refused ([`StoreError::Failed`]) and so is every write
+//!   after it, at once, until a connection works again (the database is
+//!   *unreachable*).
+//! - Lost **during** `COMMIT` (no answer to it): the outcome is unknown.
+//!   Each write transaction asks for its id (`txid_current()`) first, so
+//!   the store asks a new connection `txid_status(id)`: *committed* — the
+//!   write is durable and is acknowledged; *aborted* — nothing changed and
+//!   the write is refused; still *in progress*, or no connection — it asks
+//!   again, for at most [`PgOptions::resolve_wait`]. Past that the write is
+//!   refused **without being acknowledged** (it may have committed), and
+//!   every write is refused while that outcome is unknown; a background
+//!   task keeps asking, and writes resume once it knows. (An action that
+//!   did commit then shows when its game is next loaded: the domain drops a
+//!   game from memory when a write of it fails.) If PostgreSQL no longer
+//!   knows the transaction (`txid_status` is null, far in the past), the
+//!   store fails closed for good, as the SQLite store does: restart.
+//! - While writes are refused, [`Store::failure`] says why, and reads go
+//!   on whenever the database answers.
+
+use std::collections::HashSet;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use gore_ai::Level;
+use gore_core::{Hole, Outcome, Player, Position, Rules};
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{NoTls, Row, SimpleQueryMessage};
+
+use super::schema::{self, Dialect};
+use super::{Store, StoreError, StoreFuture, StoredAction, StoredGame};
+use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status};
+
+/// Options of the PostgreSQL store beyond its URL.
+#[derive(Debug, Clone)]
+pub struct PgOptions {
+    /// Connections in the pool at most.
+    pub pool_size: usize,
+    /// How long a connection attempt may take (unless the URL sets
+    /// `connect_timeout`).
+    pub connect_timeout: Duration,
+    /// How long a write whose commit outcome is unknown waits to learn it
+    /// before it is refused.
+    pub resolve_wait: Duration,
+}
+
+impl Default for PgOptions {
+    fn default() -> PgOptions {
+        PgOptions {
+            pool_size: 16,
+            connect_timeout: Duration::from_secs(5),
+            resolve_wait: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The advisory lock migrations run under ("gore" in ASCII).
+const MIGRATION_LOCK: i64 = 0x676f_7265;
+
+/// The PostgreSQL store: a pool of connections. Cheap to clone.
+#[derive(Clone)]
+pub struct PgStore(Arc<Inner>);
+
+struct Inner {
+    pool: Pool,
+    options: PgOptions,
+    health: Mutex<Health>,
+    /// Whether the background task that restores health is running.
+    probing: AtomicBool,
+}
+
+/// Why writes are refused, if they are.
+#[derive(Default)]
+struct Health {
+    /// No connection could be made (why).
+    unreachable: Option<String>,
+    /// Transactions whose `COMMIT` went unanswered, and why.
+    unknown: HashSet<i64>,
+    unknown_why: Option<String>,
+    /// Failed for good (restart).
+    fatal: Option<String>,
+}
+
+impl Health {
+    fn refusal(&self) -> Option<String> {
+        if let Some(why) = &self.fatal {
+            return Some(why.clone());
+        }
+        if !self.unknown.is_empty() {
+            return Some(format!(
+                "the outcome of a commit is unknown ({}); no writes until it is known",
+                self.unknown_why
+                    .as_deref()
+                    .unwrap_or("the connection was lost")
+            ));
+        }
+        self.unreachable
+            .as_ref()
+            .map(|why| format!("the database cannot be reached: {why}"))
+    }
+}
+
+/// A connection from the pool that may be inside a transaction: dropped
+/// without [`Conn::release`] (the future holding it was dropped halfway),
+/// it is closed — PostgreSQL rolls the transaction back — rather than
+/// returned to the pool with the transaction open.
+struct Conn(Option<deadpool_postgres::Object>);
+
+impl Conn {
+    /// Back to the pool: the transaction, if any, has ended.
+    fn release(mut self) {
+        drop(self.0.take());
+    }
+
+    /// Out of the pool for good (closed).
+    fn discard(mut self) {
+        if let Some(c) = self.0.take() {
+            drop(deadpool_postgres::Object::take(c));
+        }
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        if let Some(c) = self.0.take() {
+            drop(deadpool_postgres::Object::take(c));
+        }
+    }
+}
+
+impl std::ops::Deref for Conn {
+    type Target = tokio_postgres::Client;
+    fn deref(&self) -> &tokio_postgres::Client {
+        self.0.as_ref().expect("a connection until released")
+    }
+}
+
+/// A statement of a write and its parameters.
+struct Stmt {
+    sql: String,
+    params: Vec<Box<dyn ToSql + Send + Sync>>,
+}
+
+fn stmt(sql: impl Into<String>, params: Vec<Box<dyn ToSql + Send + Sync>>) -> Stmt {
+    Stmt {
+        sql: sql.into(),
+        params,
+    }
+}
+
+/// How a transaction went wrong.
+enum TxError {
+    /// The database refused a statement; rolled back.
+    Refused(tokio_postgres::Error),
+    /// The connection was lost before `COMMIT` was sent: nothing written.
+    Lost(String),
+    /// `COMMIT` went unanswered: the outcome of transaction `xid` is unknown.
+    AtCommit {
+        xid: i64,
+        why: String,
+        counts: Vec<u64>,
+    },
+}
+
+/// Whether an error means the connection is gone (rather than a query
+/// refused on a live connection).
+fn is_lost(e: &tokio_postgres::Error) -> bool {
+    if e.is_closed() {
+        return true;
+    }
+    if let Some(db) = e.as_db_error() {
+        let code = db.code().code();
+        // Connection exceptions, operator intervention (terminated,
+        // shutting down), and any FATAL error: the session ends.
+        return code.starts_with("08")
+            || code.starts_with("57")
+            || matches!(db.severity(), "FATAL" | "PANIC");
+    }
+    std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
+}
+
+fn is_conflict(e: &tokio_postgres::Error) -> bool {
+    e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION)
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// A URL with its password replaced, for messages.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (auth, host) = match rest.rsplit_once('@') {
+        Some((a, h)) => (a, h),
+        None => return url.to_string(),
+    };
+    let user = auth.split_once(':').map_or(auth, |(u, _)| u);
+    format!("{scheme}://{user}:***@{host}")
+}
+
+impl PgStore {
+    /// Connects, migrates the schema (under an advisory lock: servers
+    /// starting together migrate once) and proves the database writable.
+    pub async fn connect(url: &str, options: PgOptions) -> anyhow::Result<PgStore> {
+        let mut config = tokio_postgres::Config::from_str(url)
+            .with_context(|| format!("--db: not a PostgreSQL URL: {}", redact(url)))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(options.connect_timeout);
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("gore");
+        }
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(options.pool_size.max(1))
+            .runtime(Runtime::Tokio1)
+            .create_timeout(Some(options.connect_timeout))
+            .wait_timeout(Some(options.connect_timeout * 2))
+            .build()
+            .context("cannot make the PostgreSQL pool")?;
+        let mut client = pool
+            .get()
+            .await
+            .with_context(|| format!("cannot connect to PostgreSQL at {}", redact(url)))?;
+        migrate(&mut client)
+            .await
+            .with_context(|| format!("cannot migrate the database {}", redact(url)))?;
+        drop(client);
+        Ok(PgStore(Arc::new(Inner {
+            pool,
+            options,
+            health: Mutex::new(Health::default()),
+            probing: AtomicBool::new(false),
+        })))
+    }
+
+    fn health(&self) -> std::sync::MutexGuard<'_, Health> {
+        self.0.health.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn unreachable(&self, why: String) {
+        {
+            let mut h = self.health();
+            if h.unreachable.is_none() {
+                tracing::error!(
+                    "DATABASE UNREACHABLE: {why}. The server accepts no changes (503) until \
+                     it can connect again; games can still be watched."
+                );
+            }
+            h.unreachable = Some(why);
+        }
+        self.spawn_probe();
+    }
+
+    /// Gets a connection: a dead one in the pool is replaced by a new one.
+    async fn client(&self) -> Result<Conn, StoreError> {
+        match self.0.pool.get().await {
+            Ok(c) => Ok(Conn(Some(c))),
+            Err(e) => {
+                let why = e.to_string();
+                self.unreachable(why.clone());
+                Err(StoreError::Failed(format!(
+                    "the database cannot be reached: {why}"
+                )))
+            }
+        }
+    }
+
+    /// A connection was lost: the idle ones probably are too (a restart,
+    /// terminated backends), so drop them all; new ones replace them.
+    fn drop_idle(&self, client: Conn) {
+        client.discard();
+        self.0.pool.retain(|_, _| false);
+    }
+
+    /// Runs `stmts` in one transaction (see the module's policy) and
+    /// returns their row counts once committed.
+    async fn write(&self, stmts: Vec<Stmt>) -> Result<Vec<u64>, StoreError> {
+        if let Some(why) = self.health().refusal() {
+            return Err(StoreError::Failed(why));
+        }
+        let mut lost = String::new();
+        for _ in 0..3 {
+            let client = self.client().await?;
+            match run_tx(&client, &stmts).await {
+                Ok(counts) => {
+                    client.release();
+                    return Ok(counts);
+                }
+                Err(TxError::Refused(e)) => {
+                    if client.batch_execute("ROLLBACK").await.is_err() {
+                        self.drop_idle(client);
+                    } else {
+                        client.release();
+                    }
+                    if is_conflict(&e) {
+                        return Err(StoreError::Conflict);
+                    }
+                    return Err(StoreError::Other(e.to_string()));
+                }
+                Err(TxError::Lost(why)) => {
+                    tracing::warn!("database: connection lost before commit ({why}); retrying");
+                    self.drop_idle(client);
+                    lost = why;
+                }
+                Err(TxError::AtCommit { xid, why, counts }) => {
+                    self.drop_idle(client);
+                    return self.resolve(xid, why).await.map(|()| counts);
+                }
+            }
+        }
+        let why = format!("the connection was lost three times: {lost}");
+        self.unreachable(why.clone());
+        Err(StoreError::Failed(format!("{why}; nothing was changed")))
+    }
+
+    /// Learns whether transaction `xid`, whose `COMMIT` went unanswered,
+    /// committed: `Ok` if it did.
+    async fn resolve(&self, xid: i64, why: String) -> Result<(), StoreError> {
+        tracing::error!("database: no answer to a commit ({why}); asking whether it committed");
+        {
+            let mut h = self.health();
+            h.unknown.insert(xid);
+            h.unknown_why = Some(why.clone());
+        }
+        // The probe resolves it too, should this future be dropped before
+        // it learns the outcome.
+        self.spawn_probe();
+        let deadline = Instant::now() + self.0.options.resolve_wait;
+        loop {
+            match self.xact_status(xid).await {
+                Ok(Some(status)) if status == "committed" || status == "aborted" => {
+                    self.known(xid);
+                    return if status == "committed" {
+                        Ok(())
+                    } else {
+                        Err(StoreError::Failed(format!(
+                            "the connection was lost ({why}); nothing was changed"
+                        )))
+                    };
+                }
+                Ok(None) => return Err(StoreError::Failed(self.fatal(xid))),
+                Ok(Some(_)) | Err(_) if Instant::now() >= deadline => {
+                    self.spawn_probe();
+                    return Err(StoreError::Failed(format!(
+                        "the connection was lost during a commit ({why}) and its outcome is \
+                         not known yet: not acknowledged"
+                    )));
+                }
+                Ok(Some(_)) | Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+            }
+        }
+    }
+
+    fn known(&self, xid: i64) {
+        let mut h = self.health();
+        h.unknown.remove(&xid);
+        if h.unknown.is_empty() {
+            h.unknown_why = None;
+        }
+    }
+
+    fn fatal(&self, xid: i64) -> String {
+        let why = format!(
+            "the outcome of transaction {xid} cannot be known any more; restart the server"
+        );
+        tracing::error!("DATABASE FAILURE: {why}. The server accepts no more changes (503).");
+        self.health().fatal = Some(why.clone());
+        why
+    }
+
+    /// `txid_status(xid)` on a fresh connection.
+    async fn xact_status(&self, xid: i64) -> Result<Option<String>, String> {
+        let client = Conn(Some(self.0.pool.get().await.map_err(|e| e.to_string())?));
+        match client
+            .query_one("SELECT txid_status($1)", &[&xid])
+            .await
+            .and_then(|r| r.try_get::<_, Option<String>>(0))
+        {
+            Ok(s) => {
+                client.release();
+                Ok(s)
+            }
+            Err(e) => {
+                self.drop_idle(client);
+                Err(e.to_string())
+            }
+        }
+    }
+
+    /// Starts (once) the task that restores writes: it resolves unknown
+    /// commits and checks that a connection works, every half second.
+    fn spawn_probe(&self) {
+        if self.0.probing.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let weak = Arc::downgrade(&self.0);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                let Some(inner) = weak.upgrade() else { return };
+                let store = PgStore(inner);
+                if store.probe().await {
+                    store.0.probing.store(false, Ordering::SeqCst);
+                    // A failure may have come in between the probe and now.
+                    if store.health().refusal().is_some() && store.health().fatal.is_none() {
+                        store.spawn_probe();
+                    }
+                    return;
+                }
+            }
+        });
+    }
+
+    /// One round of the probe: `true` once healthy (or failed for good).
+    async fn probe(&self) -> bool {
+        let pending: Vec<i64> = self.health().unknown.iter().copied().collect();
+        for xid in pending {
+            match self.xact_status(xid).await {
+                Ok(Some(s)) if s == "committed" || s == "aborted" => {
+                    tracing::warn!(
+                        "database: the commit of transaction {xid} whose answer was lost: {s}"
+                    );
+                    self.known(xid);
+                }
+                Ok(None) => {
+                    self.fatal(xid);
+                    return true;
+                }
+                _ => return false,
+            }
+        }
+        let ok = match self.0.pool.get().await {
+            Ok(c) => {
+                let c = Conn(Some(c));
+                match c.simple_query("SELECT 1").await {
+                    Ok(_) => {
+                        c.release();
+                        true
+                    }
+                    Err(_) => {
+                        self.drop_idle(c);
+                        false
+                    }
+                }
+            }
+            Err(_) => false,
+        };
+        if ok {
+            let mut h = self.health();
+            if h.unreachable.take().is_some() {
+                tracing::warn!("database: reachable again; accepting changes");
+            }
+            return h.fatal.is_some() || h.unknown.is_empty();
+        }
+        false
+    }
+
+    /// Runs reads, on a new connection if the first is found dead; several
+    /// run in one `REPEATABLE READ` transaction, so they see one snapshot.
+    async fn read(&self, queries: Vec<Stmt>) -> Result<Vec<Vec<Row>>, StoreError> {
+        let mut last = String::new();
+        for _ in 0..3 {
+            let client = self.client().await?;
+            match run_reads(&client, &queries).await {
+                Ok(rows) => {
+                    client.release();
+                    return Ok(rows);
+                }
+                Err(e) if is_lost(&e) => {
+                    last = e.to_string();
+                    self.drop_idle(client);
+                }
+                Err(e) => {
+                    if queries.len() > 1 && client.batch_execute("ROLLBACK").await.is_err() {
+                        self.drop_idle(client);
+                    } else {
+                        client.release();
+                    }
+                    return Err(StoreError::Other(e.to_string()));
+                }
+            }
+        }
+        self.unreachable(last.clone());
+        Err(StoreError::Failed(format!(
+            "the database cannot be reached: {last}"
+        )))
+    }
+
+    /// One read query's rows.
+    async fn read_one(&self, q: Stmt) -> Result<Vec<Row>, StoreError> {
+        Ok(self.read(vec![q]).await?.pop().unwrap_or_default())
+    }
+}
+
+async fn run_reads(
+    client: &tokio_postgres::Client,
+    queries: &[Stmt],
+) -> Result<Vec<Vec<Row>>, tokio_postgres::Error> {
+    let tx = queries.len() > 1;
+    if tx {
+        client
+            .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            .await?;
+    }
+    let mut out = Vec::with_capacity(queries.len());
+    for q in queries {
+        let refs: Vec<&(dyn ToSql + Sync)> = q
+            .params
+            .iter()
+            .map(|p| p.as_ref() as &(dyn ToSql + Sync))
+            .collect();
+        out.push(client.query(q.sql.as_str(), &refs).await?);
+    }
+    if tx {
+        client.batch_execute("COMMIT").await?;
+    }
+    Ok(out)
+}
+
+/// `BEGIN`, the transaction's id, the statements, `COMMIT`.
+async fn run_tx(client: &tokio_postgres::Client, stmts: &[Stmt]) -> Result<Vec<u64>, TxError> {
+    let early = |e: tokio_postgres::Error| {
+        if is_lost(&e) {
+            TxError::Lost(e.to_string())
+        } else {
+            TxError::Refused(e)
+        }
+    };
+    // One round trip: the commit waits for the disk (and synchronous
+    // standbys) whatever the server's default.
+    let msgs = client
+        .simple_query("BEGIN; SET LOCAL synchronous_commit TO on; SELECT txid_current()")
+        .await
+        .map_err(early)?;
+    let xid = msgs
+        .iter()
+        .find_map(|m| match m {
+            SimpleQueryMessage::Row(r) => r.get(0).and_then(|s| s.parse::<i64>().ok()),
+            _ => None,
+        })
+        .ok_or_else(|| TxError::Lost("no transaction id".into()))?;
+    let mut counts = Vec::with_capacity(stmts.len());
+    for s in stmts {
+        let refs: Vec<&(dyn ToSql + Sync)> = s
+            .params
+            .iter()
+            .map(|p| p.as_ref() as &(dyn ToSql + Sync))
+            .collect();
+        counts.push(client.execute(s.sql.as_str(), &refs).await.map_err(early)?);
+    }
+    match client.batch_execute("COMMIT").await {
+        Ok(()) => Ok(counts),
+        // A plain refusal (a deferred constraint): rolled back.
+        Err(e) if !is_lost(&e) && e.as_db_error().is_some() => Err(TxError::Refused(e)),
+        Err(e) => Err(TxError::AtCommit {
+            xid,
+            why: e.to_string(),
+            counts,
+        }),
+    }
+}
+
+/// Brings the schema up to [`schema::VERSION`] in one transaction, under
+/// an advisory lock, and proves the database writable.
+async fn migrate(client: &mut deadpool_postgres::Object) -> anyhow::Result<()> {
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await?;
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS schema_version (
+            version     INTEGER PRIMARY KEY,
+            applied_at  BIGINT NOT NULL
+        )",
+    )
+    .await?;
+    let version: i32 = tx
+        .query_one("SELECT coalesce(max(version), 0) FROM schema_version", &[])
+        .await?
+        .get(0);
+    if version < 0 || version as usize > schema::VERSION {
+        bail!(
+            "the database's schema version is {version}, newer than this server's ({}); \
+             use a newer gore",
+            schema::VERSION
+        );
+    }
+    for (i, step) in schema::STEPS.iter().enumerate().skip(version as usize) {
+        tx.batch_execute(&step.text(Dialect::Postgres)).await?;
+        let n = (i + 1) as i32;
+        tx.execute(
+            "INSERT INTO schema_version (version, applied_at) VALUES ($1, $2)",
+            &[&n, &now_ms()],
+        )
+        .await?;
+        tracing::info!("database schema migrated to version {n} ({})", step.about);
+    }
+    // Writable now, not at the first player's action.
+    tx.execute(
+        "UPDATE schema_version SET applied_at = applied_at
+         WHERE version = (SELECT max(version) FROM schema_version)",
+        &[],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+fn damaged(id: &str, why: impl Into<String>) -> StoreError {
+    StoreError::Damaged {
+        id: id.to_string(),
+        why: why.into(),
+    }
+}
+
+fn col<'a, T: tokio_postgres::types::FromSql<'a>>(
+    r: &'a Row,
+    id: &str,
+    name: &str,
+) -> Result<T, StoreError> {
+    r.try_get(name)
+        .map_err(|e| damaged(id, format!("{name}: {e}")))
+}
+
+/// Reads a games row into typed data; a value that does not read is an
+/// error naming the game and the column.
+fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
+    let id: String = col(r, "?", "id")?;
+    let word = |c: &str| -> Result<String, StoreError> { col(r, &id, c) };
+    let mode = Mode::from_word(&word("mode")?).ok_or_else(|| damaged(&id, "mode"))?;
+    let rules: Rules = word("rules")?
+        .parse()
+        .map_err(|e| damaged(&id, format!("rules: {e}")))?;
+    let start = Position::from_gpn(&word("start")?, rules.variant)
+        .map_err(|e| damaged(&id, format!("start: {e}")))?;
+    let level: i16 = col(r, &id, "level")?;
+    let level = u8::try_from(level)
+        .ok()
+        .and_then(|l| Level::new(l).ok())
+        .ok_or_else(|| damaged(&id, format!("level {level}")))?;
+    let creator = Seat::from_word(&word("creator")?).ok_or_else(|| damaged(&id, "creator"))?;
+    let ai_seat = match col::<Option<String>>(r, &id, "ai_seat")? {
+        None => None,
+        Some(s) => Some(
+            s.parse::<Player>()
+                .map_err(|_| damaged(&id, format!("ai seat {s}")))?,
+        ),
+    };
+    if (mode == Mode::Ai) != ai_seat.is_some() {
+        return Err(damaged(&id, "an ai game has one ai seat, others none"));
+    }
+    let status = Status::from_word(&word("status")?).ok_or_else(|| damaged(&id, "status"))?;
+    let opt = |c: &str| -> Result<Option<String>, StoreError> { col(r, &id, c) };
+    Ok(GameInfo {
+        mode,
+        rules,
+        start,
+        level,
+        honourable: col(r, &id, "honourable")?,
+        creator,
+        ai_seat,
+        status,
+        created_at: col(r, &id, "created_at")?,
+        rematch: opt("rematch")?,
+        tokens: PerSeat([opt("token_a")?, opt("token_b")?, opt("token_both")?]),
+        invite: opt("invite")?,
+        devices: PerSeat([opt("device_a")?, opt("device_b")?, opt("device_both")?]),
+        id,
+    })
+}
+
+fn action_from_row(r: &Row, id: &str, info: &GameInfo) -> Result<StoredAction, StoreError> {
+    let ply: i32 = col(r, id, "ply")?;
+    let at = format!("ply {ply}");
+    let action: String = col(r, id, "action")?;
+    let position: Option<String> = col(r, id, "position")?;
+    let captured: Option<String> = col(r, id, "captured")?;
+    Ok(StoredAction {
+        ply: u32::try_from(ply).map_err(|_| damaged(id, at.clone()))?,
+        action: action
+            .parse()
+            .map_err(|e| damaged(id, format!("{at}: {e}")))?,
+        captured: captured
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(|h| h.parse::<Hole>())
+            .collect::<Result<_, _>>()
+            .map_err(|e| damaged(id, format!("{at}: {e}")))?,
+        position: position
+            .map(|p| Position::from_gpn(&p, info.rules.variant))
+            .transpose()
+            .map_err(|e| damaged(id, format!("{at}: {e}")))?,
+        at: col(r, id, "created_at")?,
+    })
+}
+
+fn holes_text(holes: &[Hole]) -> String {
+    holes
+        .iter()
+        .map(|h| h.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn insert_game(g: &GameInfo) -> Stmt {
+    stmt(
+        "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_a,
+             token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
+             device_a, device_b, device_both)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+             $18, $19)",
+        vec![
+            Box::new(g.id.clone()),
+            Box::new(g.mode.as_str().to_string()),
+            Box::new(g.rules.to_string()),
+            Box::new(g.start.to_string()),
+            Box::new(i16::from(u8::from(g.level))),
+            Box::new(g.honourable),
+            Box::new(g.creator.as_str().to_string()),
+            Box::new(g.tokens.0[0].clone()),
+            Box::new(g.tokens.0[1].clone()),
+            Box::new(g.tokens.0[2].clone()),
+            Box::new(g.ai_seat.map(|p| p.char().to_string())),
+            Box::new(g.status.as_str().to_string()),
+            Box::new(g.created_at),
+            Box::new(g.created_at),
+            Box::new(g.rematch.clone()),
+            Box::new(g.invite.clone()),
+            Box::new(g.devices.0[0].clone()),
+            Box::new(g.devices.0[1].clone()),
+            Box::new(g.devices.0[2].clone()),
+        ],
+    )
+}
+
+impl Store for PgStore {
+    fn create_game(&self, info: GameInfo, rematch_of: Option<String>) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            let mut stmts = vec![insert_game(&info)];
+            if let Some(old) = rematch_of {
+                stmts.push(stmt(
+                    "UPDATE games SET rematch = $2, updated_at = $3 WHERE id = $1",
+                    vec![
+                        Box::new(old),
+                        Box::new(info.id.clone()),
+                        Box::new(info.created_at),
+                    ],
+                ));
+            }
+            store.write(stmts).await.map(|_| ())
+        })
+    }
+
+    fn load_game(&self, id: String) -> StoreFuture<Option<StoredGame>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let mut found = store
+                .read(vec![
+                    stmt(
+                        "SELECT * FROM games WHERE id = $1",
+                        vec![Box::new(id.clone())],
+                    ),
+                    stmt(
+                        "SELECT ply, action, created_at, position, captured FROM actions
+                         WHERE game_id = $1 ORDER BY ply",
+                        vec![Box::new(id.clone())],
+                    ),
+                ])
+                .await?;
+            let rows = found.pop().unwrap_or_default();
+            let Some(row) = found.pop().and_then(|g| g.into_iter().next()) else {
+                return Ok(None);
+            };
+            let info = info_from_row(&row)?;
+            let actions = rows
+                .iter()
+                .map(|r| action_from_row(r, &id, &info))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Some(StoredGame { info, actions }))
+        })
+    }
+
+    fn append_action(
+        &self,
+        id: String,
+        a: StoredAction,
+        ending: Option<Outcome>,
+    ) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            let ply =
+                i32::try_from(a.ply).map_err(|_| StoreError::Other("ply too large".into()))?;
+            let mut stmts = vec![stmt(
+                "INSERT INTO actions (game_id, ply, action, created_at, position, captured)
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+                vec![
+                    Box::new(id.clone()),
+                    Box::new(ply),
+                    Box::new(a.action.to_string()),
+                    Box::new(a.at),
+                    Box::new(a.position.map(|p| p.to_string())),
+                    Box::new(holes_text(&a.captured)),
+                ],
+            )];
+            stmts.push(match ending {
+                Some(o) => stmt(
+                    "UPDATE games SET status = 'over', result = $2, reason = $3,
+                         updated_at = $4 WHERE id = $1",
+                    vec![
+                        Box::new(id),
+                        Box::new(o.to_string()),
+                        Box::new(o.reason.as_str().to_string()),
+                        Box::new(a.at),
+                    ],
+                ),
+                None => stmt(
+                    "UPDATE games SET updated_at = $2 WHERE id = $1",
+                    vec![Box::new(id), Box::new(a.at)],
+                ),
+            });
+            store.write(stmts).await.map(|_| ())
+        })
+    }
+
+    fn claim_invite(
+        &self,
+        id: String,
+        code: String,
+        seat: Player,
+        token: String,
+        now: i64,
+    ) -> StoreFuture<bool> {
+        let column = match seat {
+            Player::A => "token_a",
+            Player::B => "token_b",
+        };
+        let store = self.clone();
+        Box::pin(async move {
+            let counts = store
+                .write(vec![stmt(
+                    format!(
+                        "UPDATE games SET invite = NULL, {column} = $3, status = 'playing',
+                             updated_at = $4
+                         WHERE id = $1 AND invite = $2 AND status = 'waiting'"
+                    ),
+                    vec![Box::new(id), Box::new(code), Box::new(token), Box::new(now)],
+                )])
+                .await?;
+            Ok(counts.first() == Some(&1))
+        })
+    }
+
+    fn set_device(&self, id: String, seat: Seat, code: Option<String>) -> StoreFuture<()> {
+        let column = match seat {
+            Seat::A => "device_a",
+            Seat::B => "device_b",
+            Seat::Both => "device_both",
+        };
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .write(vec![stmt(
+                    format!("UPDATE games SET {column} = $2 WHERE id = $1"),
+                    vec![Box::new(id), Box::new(code)],
+                )])
+                .await
+                .map(|_| ())
+        })
+    }
+
+    fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .write(vec![stmt(
+                    "INSERT INTO session_seats (session, game_id, token) VALUES ($1, $2, $3)
+                     ON CONFLICT (session, game_id) DO UPDATE SET token = excluded.token",
+                    vec![Box::new(session), Box::new(id), Box::new(token)],
+                )])
+                .await
+                .map(|_| ())
+        })
+    }
+
+    fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT token FROM session_seats WHERE session = $1 AND game_id = $2",
+                    vec![Box::new(session), Box::new(id)],
+                ))
+                .await?;
+            match rows.first() {
+                None => Ok(None),
+                Some(r) => r
+                    .try_get::<_, String>(0)
+                    .map(Some)
+                    .map_err(|e| StoreError::Other(e.to_string())),
+            }
+        })
+    }
+
+    fn active_ai_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT id FROM games WHERE mode = 'ai' AND status = 'playing'
+                     ORDER BY updated_at DESC LIMIT $1",
+                    vec![Box::new(i64::from(limit))],
+                ))
+                .await?;
+            rows.iter()
+                .map(|r| r.try_get::<_, String>(0))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| StoreError::Other(e.to_string()))
+        })
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.health().refusal()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(
+            redact("postgres://gore:secret@db.example/gore"),
+            "postgres://gore:***@db.example/gore"
+        );
+        assert_eq!(redact("postgres://db/gore"), "postgres://db/gore");
+    }
+
+    #[test]
+    fn health_refuses_for_each_reason() {
+        let mut h = Health::default();
+        assert_eq!(h.refusal(), None);
+        h.unreachable = Some("refused".into());
+        assert!(h.refusal().unwrap().contains("cannot be reached"));
+        h.unknown.insert(7);
+        assert!(h.refusal().unwrap().contains("unknown"));
+        h.unknown.clear();
+        h.unreachable = None;
+        h.fatal = Some("restart".into());
+        assert_eq!(h.refusal().as_deref(), Some("restart"));
+    }
+}

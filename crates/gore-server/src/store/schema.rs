@@ -1,0 +1,192 @@
+//! The schema: one list of migrations for both stores.
+//!
+//! Each [`Step`] raises the schema by one version and holds its SQL, as
+//! one text both databases run ([`Sql::Both`]) or as a text per dialect
+//! ([`Sql::Each`]) where SQLite and PostgreSQL differ (64-bit integers,
+//! booleans, `WITHOUT ROWID`). Both stores apply the same steps in the
+//! same order, so a version number means the same tables and columns in
+//! either (a PostgreSQL test compares them with SQLite's).
+//!
+//! SQLite keeps its version in `PRAGMA user_version` (as it always has:
+//! files made before PostgreSQL came migrate unchanged); PostgreSQL in a
+//! `schema_version` table, one row per step applied, migrated under an
+//! advisory lock so that servers starting together migrate once.
+//!
+//! Hand-rolled rather than refinery or sqlx's migrations: those keep their
+//! own history table and would not know the `user_version` of existing
+//! SQLite files, and these dozen lines are all the two stores need.
+
+/// SQL of a step: shared, or per dialect.
+#[derive(Debug, Clone, Copy)]
+pub enum Sql {
+    /// The same text runs on both databases.
+    Both(&'static str),
+    /// One text per database.
+    Each {
+        /// For SQLite.
+        sqlite: &'static str,
+        /// For PostgreSQL.
+        postgres: &'static str,
+    },
+}
+
+/// Which database a text is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// SQLite.
+    Sqlite,
+    /// PostgreSQL.
+    Postgres,
+}
+
+impl Sql {
+    /// The text for `dialect`.
+    pub fn text(&self, dialect: Dialect) -> &'static str {
+        match (self, dialect) {
+            (Sql::Both(s), _) => s,
+            (Sql::Each { sqlite, .. }, Dialect::Sqlite) => sqlite,
+            (Sql::Each { postgres, .. }, Dialect::Postgres) => postgres,
+        }
+    }
+}
+
+/// One migration: from version `n - 1` to `n`, where `n` is its place in
+/// [`STEPS`] counted from 1.
+#[derive(Debug, Clone, Copy)]
+pub struct Step {
+    /// What it does, for the log.
+    pub about: &'static str,
+    /// Its SQL, run in order in one transaction.
+    pub sql: &'static [Sql],
+}
+
+impl Step {
+    /// The whole step's SQL for `dialect`.
+    pub fn text(&self, dialect: Dialect) -> String {
+        self.sql
+            .iter()
+            .map(|s| s.text(dialect))
+            .collect::<Vec<_>>()
+            .join(";\n")
+    }
+}
+
+/// Every migration, oldest first. Never edit a step once released: add one.
+pub const STEPS: &[Step] = &[
+    Step {
+        about: "games and actions",
+        sql: &[Sql::Each {
+            sqlite: "CREATE TABLE games (
+                id          TEXT PRIMARY KEY,
+                mode        TEXT NOT NULL CHECK (mode IN ('ai', 'friend', 'local')),
+                rules       TEXT NOT NULL,
+                start       TEXT NOT NULL,
+                level       INTEGER NOT NULL,
+                honourable  INTEGER NOT NULL DEFAULT 0,
+                creator     TEXT NOT NULL CHECK (creator IN ('A', 'B', 'both')),
+                token_a     TEXT,
+                token_b     TEXT,
+                token_both  TEXT,
+                ai_seat     TEXT CHECK (ai_seat IN ('A', 'B')),
+                status      TEXT NOT NULL CHECK (status IN ('waiting', 'playing', 'over')),
+                created_at  INTEGER NOT NULL,
+                updated_at  INTEGER NOT NULL,
+                result      TEXT,
+                reason      TEXT,
+                rematch     TEXT
+            );
+            CREATE INDEX games_mode_status ON games (mode, status);
+            CREATE TABLE actions (
+                game_id     TEXT NOT NULL REFERENCES games (id),
+                ply         INTEGER NOT NULL CHECK (ply >= 1),
+                action      TEXT NOT NULL,
+                created_at  INTEGER NOT NULL,
+                PRIMARY KEY (game_id, ply)
+            ) WITHOUT ROWID",
+            postgres: "CREATE TABLE games (
+                id          TEXT PRIMARY KEY,
+                mode        TEXT NOT NULL CHECK (mode IN ('ai', 'friend', 'local')),
+                rules       TEXT NOT NULL,
+                start       TEXT NOT NULL,
+                level       SMALLINT NOT NULL,
+                honourable  BOOLEAN NOT NULL DEFAULT FALSE,
+                creator     TEXT NOT NULL CHECK (creator IN ('A', 'B', 'both')),
+                token_a     TEXT,
+                token_b     TEXT,
+                token_both  TEXT,
+                ai_seat     TEXT CHECK (ai_seat IN ('A', 'B')),
+                status      TEXT NOT NULL CHECK (status IN ('waiting', 'playing', 'over')),
+                created_at  BIGINT NOT NULL,
+                updated_at  BIGINT NOT NULL,
+                result      TEXT,
+                reason      TEXT,
+                rematch     TEXT
+            );
+            CREATE INDEX games_mode_status ON games (mode, status);
+            CREATE TABLE actions (
+                game_id     TEXT NOT NULL REFERENCES games (id),
+                ply         INTEGER NOT NULL CHECK (ply >= 1),
+                action      TEXT NOT NULL,
+                created_at  BIGINT NOT NULL,
+                PRIMARY KEY (game_id, ply)
+            )",
+        }],
+    },
+    // Positions kept with each action (a game loads without replaying it),
+    // one-time invitations, device links, and browser sessions. The
+    // friend's seat of a game still waiting had its secret in the old
+    // invitation link: that secret becomes the invitation code.
+    Step {
+        about: "positions, invitations, device links, sessions",
+        sql: &[
+            Sql::Both(
+                "ALTER TABLE actions ADD COLUMN position TEXT;
+                ALTER TABLE actions ADD COLUMN captured TEXT;
+                ALTER TABLE games ADD COLUMN invite TEXT;
+                ALTER TABLE games ADD COLUMN device_a TEXT;
+                ALTER TABLE games ADD COLUMN device_b TEXT;
+                ALTER TABLE games ADD COLUMN device_both TEXT;
+                UPDATE games SET invite = token_b, token_b = NULL
+                    WHERE mode = 'friend' AND status = 'waiting' AND creator = 'A';
+                UPDATE games SET invite = token_a, token_a = NULL
+                    WHERE mode = 'friend' AND status = 'waiting' AND creator = 'B'",
+            ),
+            Sql::Each {
+                sqlite: "CREATE TABLE session_seats (
+                    session     TEXT NOT NULL,
+                    game_id     TEXT NOT NULL REFERENCES games (id),
+                    token       TEXT NOT NULL,
+                    PRIMARY KEY (session, game_id)
+                ) WITHOUT ROWID",
+                postgres: "CREATE TABLE session_seats (
+                    session     TEXT NOT NULL,
+                    game_id     TEXT NOT NULL REFERENCES games (id),
+                    token       TEXT NOT NULL,
+                    PRIMARY KEY (session, game_id)
+                )",
+            },
+        ],
+    },
+];
+
+/// The schema version this server writes.
+pub const VERSION: usize = STEPS.len();
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_step_has_text_for_both_dialects() {
+        for (i, step) in STEPS.iter().enumerate() {
+            for d in [Dialect::Sqlite, Dialect::Postgres] {
+                let t = step.text(d);
+                assert!(!t.trim().is_empty(), "step {} {d:?}", i + 1);
+                // PostgreSQL has no WITHOUT ROWID; SQLite's text may.
+                if d == Dialect::Postgres {
+                    assert!(!t.contains("WITHOUT ROWID"), "step {}", i + 1);
+                }
+            }
+        }
+    }
+}
