@@ -59,7 +59,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row, SimpleQueryMessage};
 
 use super::schema::{self, Dialect};
-use super::{Store, StoreError, StoreFuture, StoredAction, StoredGame};
+use super::{Notice, Store, StoreError, StoreFuture, StoredAction, StoredGame};
 use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status};
 
 /// Options of the PostgreSQL store beyond its URL.
@@ -98,6 +98,95 @@ struct Inner {
     health: Mutex<Health>,
     /// Whether the background task that restores health is running.
     probing: AtomicBool,
+    /// This store's name in notices and AI claims: its own are ignored.
+    origin: String,
+    /// Other servers' changes, from `LISTEN gore_changes`.
+    notices: tokio::sync::broadcast::Sender<Notice>,
+}
+
+/// The channel every server notifies and listens on.
+const CHANNEL: &str = "gore_changes";
+
+/// `NOTIFY`, in the transaction of a change (delivered once it commits):
+/// "ORIGIN GAME PLY".
+fn notify(origin: &str, game: &str, ply: u32) -> Stmt {
+    stmt(
+        "SELECT pg_notify('gore_changes', $1)",
+        vec![Box::new(format!("{origin} {game} {ply}"))],
+    )
+}
+
+/// Reads a notice's payload; `None` for this store's own or a malformed one.
+fn parse_notice(payload: &str, origin: &str) -> Option<Notice> {
+    let mut parts = payload.split(' ');
+    let (from, game, ply) = (parts.next()?, parts.next()?, parts.next()?);
+    if from == origin || parts.next().is_some() {
+        return None;
+    }
+    Some(Notice::Changed {
+        game: game.to_string(),
+        ply: ply.parse().ok()?,
+    })
+}
+
+/// Listens to [`CHANNEL`] on a connection of its own, for as long as the
+/// store lives; after a lost connection it connects again and sends
+/// [`Notice::Missed`] (what was notified meanwhile is lost).
+fn spawn_listener(
+    config: tokio_postgres::Config,
+    origin: String,
+    tx: tokio::sync::broadcast::Sender<Notice>,
+    ready: tokio::sync::oneshot::Sender<()>,
+) {
+    tokio::spawn(async move {
+        let mut first = true;
+        let mut ready = Some(ready);
+        loop {
+            if tx.receiver_count() == 0 && !first {
+                // Nobody listens any more (the store was dropped).
+                return;
+            }
+            match config.connect(NoTls).await {
+                Ok((client, mut connection)) => {
+                    let (msgs_tx, mut msgs) = tokio::sync::mpsc::unbounded_channel();
+                    let driver = tokio::spawn(async move {
+                        let mut stream =
+                            futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
+                        use futures_util::StreamExt;
+                        while let Some(Ok(m)) = stream.next().await {
+                            if msgs_tx.send(m).is_err() {
+                                return;
+                            }
+                        }
+                    });
+                    if client
+                        .batch_execute(&format!("LISTEN {CHANNEL}"))
+                        .await
+                        .is_ok()
+                    {
+                        if !first {
+                            let _ = tx.send(Notice::Missed);
+                        }
+                        first = false;
+                        if let Some(r) = ready.take() {
+                            let _ = r.send(());
+                        }
+                        while let Some(m) = msgs.recv().await {
+                            if let tokio_postgres::AsyncMessage::Notification(n) = m {
+                                if let Some(notice) = parse_notice(n.payload(), &origin) {
+                                    let _ = tx.send(notice);
+                                }
+                            }
+                        }
+                    }
+                    driver.abort();
+                    tracing::warn!("database: the LISTEN connection was lost; connecting again");
+                }
+                Err(e) => tracing::warn!("database: cannot LISTEN: {e}"),
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        }
+    });
 }
 
 /// Why writes are refused, if they are.
@@ -268,11 +357,23 @@ impl PgStore {
             .await
             .with_context(|| format!("cannot migrate the database {}", redact(url)))?;
         drop(client);
+        let origin = format!("{:016x}", rand::random::<u64>());
+        let (notices, _) = tokio::sync::broadcast::channel(4096);
+        let listen_config = tokio_postgres::Config::from_str(url)?;
+        let (ready, listening) = tokio::sync::oneshot::channel();
+        spawn_listener(listen_config, origin.clone(), notices.clone(), ready);
+        // Serving before listening would miss other servers' changes.
+        tokio::time::timeout(options.connect_timeout * 2, listening)
+            .await
+            .map_err(|_| anyhow::anyhow!("cannot LISTEN on {}", redact(url)))?
+            .map_err(|_| anyhow::anyhow!("cannot LISTEN on {}", redact(url)))?;
         Ok(PgStore(Arc::new(Inner {
             pool,
             options,
             health: Mutex::new(Health::default()),
             probing: AtomicBool::new(false),
+            origin,
+            notices,
         })))
     }
 
@@ -781,6 +882,7 @@ impl Store for PgStore {
         Box::pin(async move {
             let mut stmts = vec![insert_game(&info)];
             if let Some(old) = rematch_of {
+                stmts.push(notify(&store.0.origin, &old, 0));
                 stmts.push(stmt(
                     "UPDATE games SET rematch = $2, updated_at = $3 WHERE id = $1",
                     vec![
@@ -833,18 +935,21 @@ impl Store for PgStore {
         Box::pin(async move {
             let ply =
                 i32::try_from(a.ply).map_err(|_| StoreError::Other("ply too large".into()))?;
-            let mut stmts = vec![stmt(
-                "INSERT INTO actions (game_id, ply, action, created_at, position, captured)
+            let mut stmts = vec![
+                notify(&store.0.origin, &id, a.ply),
+                stmt(
+                    "INSERT INTO actions (game_id, ply, action, created_at, position, captured)
                  VALUES ($1, $2, $3, $4, $5, $6)",
-                vec![
-                    Box::new(id.clone()),
-                    Box::new(ply),
-                    Box::new(a.action.to_string()),
-                    Box::new(a.at),
-                    Box::new(a.position.map(|p| p.to_string())),
-                    Box::new(holes_text(&a.captured)),
-                ],
-            )];
+                    vec![
+                        Box::new(id.clone()),
+                        Box::new(ply),
+                        Box::new(a.action.to_string()),
+                        Box::new(a.at),
+                        Box::new(a.position.map(|p| p.to_string())),
+                        Box::new(holes_text(&a.captured)),
+                    ],
+                ),
+            ];
             stmts.push(match ending {
                 Some(o) => stmt(
                     "UPDATE games SET status = 'over', result = $2, reason = $3,
@@ -879,15 +984,19 @@ impl Store for PgStore {
         };
         let store = self.clone();
         Box::pin(async move {
+            let note = notify(&store.0.origin, &id, 0);
             let counts = store
-                .write(vec![stmt(
-                    format!(
-                        "UPDATE games SET invite = NULL, {column} = $3, status = 'playing',
-                             updated_at = $4
-                         WHERE id = $1 AND invite = $2 AND status = 'waiting'"
+                .write(vec![
+                    stmt(
+                        format!(
+                            "UPDATE games SET invite = NULL, {column} = $3, status = 'playing',
+                                 updated_at = $4
+                             WHERE id = $1 AND invite = $2 AND status = 'waiting'"
+                        ),
+                        vec![Box::new(id), Box::new(code), Box::new(token), Box::new(now)],
                     ),
-                    vec![Box::new(id), Box::new(code), Box::new(token), Box::new(now)],
-                )])
+                    note,
+                ])
                 .await?;
             Ok(counts.first() == Some(&1))
         })
@@ -901,11 +1010,15 @@ impl Store for PgStore {
         };
         let store = self.clone();
         Box::pin(async move {
+            let note = notify(&store.0.origin, &id, 0);
             store
-                .write(vec![stmt(
-                    format!("UPDATE games SET {column} = $2 WHERE id = $1"),
-                    vec![Box::new(id), Box::new(code)],
-                )])
+                .write(vec![
+                    stmt(
+                        format!("UPDATE games SET {column} = $2 WHERE id = $1"),
+                        vec![Box::new(id), Box::new(code)],
+                    ),
+                    note,
+                ])
                 .await
                 .map(|_| ())
         })
@@ -958,6 +1071,37 @@ impl Store for PgStore {
                 .map(|r| r.try_get::<_, String>(0))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| StoreError::Other(e.to_string()))
+        })
+    }
+
+    fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<Notice>> {
+        Some(self.0.notices.subscribe())
+    }
+
+    fn claim_ai_turn(&self, id: String, ply: u32, lease: std::time::Duration) -> StoreFuture<bool> {
+        let store = self.clone();
+        Box::pin(async move {
+            let now = now_ms();
+            let until = now + lease.as_millis() as i64;
+            let ply = i32::try_from(ply).map_err(|_| StoreError::Other("ply too large".into()))?;
+            // Taken if free, lapsed, or already this server's; the row's
+            // lock makes two servers' claims one after the other.
+            let counts = store
+                .write(vec![stmt(
+                    "INSERT INTO ai_claims (game_id, ply, server, until_ms) VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (game_id, ply) DO UPDATE
+                         SET server = excluded.server, until_ms = excluded.until_ms
+                         WHERE ai_claims.server = excluded.server OR ai_claims.until_ms <= $5",
+                    vec![
+                        Box::new(id),
+                        Box::new(ply),
+                        Box::new(store.0.origin.clone()),
+                        Box::new(until),
+                        Box::new(now),
+                    ],
+                )])
+                .await?;
+            Ok(counts.first() == Some(&1))
         })
     }
 

@@ -167,6 +167,20 @@ pub const STEPS: &[Step] = &[
             },
         ],
     },
+    // Several servers on one database: which server computes an AI turn,
+    // until when (a lease another server may take over once it lapses).
+    Step {
+        about: "AI turn claims",
+        sql: &[Sql::Both(
+            "CREATE TABLE ai_claims (
+                game_id     TEXT NOT NULL,
+                ply         INTEGER NOT NULL,
+                server      TEXT NOT NULL,
+                until_ms    BIGINT NOT NULL,
+                PRIMARY KEY (game_id, ply)
+            )",
+        )],
+    },
 ];
 
 /// The schema version this server writes.

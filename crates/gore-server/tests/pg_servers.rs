@@ -1,0 +1,152 @@
+//! Several `gore serve` on one PostgreSQL database (each test on a fresh
+//! database): a friend game whose players are on two servers and a
+//! spectator on a third, every action reaching every socket through
+//! `LISTEN`/`NOTIFY`; two servers racing on one ply.
+//!
+//! They run when `GORE_TEST_POSTGRES` names a database URL (.ci/run sets
+//! it). Without it they fail under `CI=true`, and elsewhere pass with a
+//! loud warning.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::json;
+
+/// A fresh database, or `None` (with a warning) off CI.
+async fn database() -> Option<String> {
+    let Some(base) = postgres_url() else {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("GORE_TEST_POSTGRES is not set: under CI=true the PostgreSQL tests must run");
+        }
+        use std::io::Write;
+        let _ = std::io::stderr().write_all(
+            b"\n*** WARNING: GORE_TEST_POSTGRES is not set: tests/pg_servers.rs did NOT run. ***\n",
+        );
+        return None;
+    };
+    Some(fresh_pg_database(&base).await)
+}
+
+async fn server(url: &str) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let config = gore_server::Config {
+        db: url.to_string(),
+        ..config_in(&dir)
+    };
+    Server::start_with(dir, config).await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn players_and_a_spectator_on_three_servers() {
+    let Some(url) = database().await else { return };
+    let (s1, s2, s3) = (server(&url).await, server(&url).await, server(&url).await);
+    let alice = browser();
+    let g = create(&alice, &s1, json!({"mode": "friend", "colour": "A"})).await;
+    let id = g["id"].as_str().unwrap().to_string();
+    let ta = g["token"].as_str().unwrap().to_string();
+    let mut wa = s1.ws(&id, Some(&ta)).await;
+    assert_eq!(next_state(&mut wa).await["status"], "waiting");
+    // Bob claims the invitation on server 2: Alice's socket on server 1
+    // hears of it through the database.
+    let bob = browser();
+    let tb = claim(&bob, &s2, g["invite"].as_str().unwrap()).await["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(next_state(&mut wa).await["status"], "playing");
+    let mut wb = s2.ws(&id, Some(&tb)).await;
+    let mut spectator = s3.ws(&id, None).await;
+    next_state(&mut wb).await;
+    next_state(&mut spectator).await;
+    let (st, v) = act(
+        &bot(),
+        &s1,
+        &id,
+        Some(&ta),
+        json!({"action": "a3", "ply": 0}),
+    )
+    .await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(ply(&next_state(&mut wa).await), 1);
+    let sb = next_state(&mut wb).await;
+    assert_eq!(ply(&sb), 1);
+    assert_eq!(ply(&next_state(&mut spectator).await), 1);
+    send_action(&mut wb, legal(&sb)[0].as_str(), 1).await;
+    assert_eq!(ply(&next_state(&mut wb).await), 2);
+    let sa = next_state(&mut wa).await;
+    assert_eq!(ply(&sa), 2);
+    assert_eq!(ply(&next_state(&mut spectator).await), 2);
+    for s in [&s1, &s2, &s3] {
+        assert_eq!(get(&bot(), s, &id).await.1["actions"], sa["actions"]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_servers_racing_on_one_ply_commit_once() {
+    let Some(url) = database().await else { return };
+    let (s1, s2) = (server(&url).await, server(&url).await);
+    for round in 0..5 {
+        let g = create(&bot(), &s1, json!({"mode": "local"})).await;
+        let (id, t) = (
+            g["id"].as_str().unwrap().to_string(),
+            g["token"].as_str().unwrap().to_string(),
+        );
+        get(&bot(), &s2, &id).await;
+        let (c1, c2) = (bot(), bot());
+        let (a, b) = tokio::join!(
+            act(&c1, &s1, &id, Some(&t), json!({"action": "a1", "ply": 0})),
+            act(&c2, &s2, &id, Some(&t), json!({"action": "a2", "ply": 0})),
+        );
+        let mut codes = [a.0, b.0];
+        codes.sort_unstable();
+        assert_eq!(codes, [200, 409], "round {round}: {a:?} {b:?}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let (v1, v2) = (get(&bot(), &s1, &id).await.1, get(&bot(), &s2, &id).await.1);
+            if ply(&v1) == 1 && v1["actions"] == v2["actions"] {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the servers disagree: {v1} {v2}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+/// An AI turn is claimed by one server at a time: another server's claim
+/// is refused while the lease runs, its holder may renew it, and a lapsed
+/// lease is taken over.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_ai_turn_is_claimed_by_one_server_at_a_time() {
+    use gore_server::store::postgres::{PgOptions, PgStore};
+    use gore_server::store::Store;
+    let Some(url) = database().await else { return };
+    let one = PgStore::connect(&url, PgOptions::default()).await.unwrap();
+    let two = PgStore::connect(&url, PgOptions::default()).await.unwrap();
+    let long = Duration::from_secs(600);
+    let g = "gggggggggg".to_string();
+    assert!(one.claim_ai_turn(g.clone(), 1, long).await.unwrap());
+    assert!(
+        !two.claim_ai_turn(g.clone(), 1, long).await.unwrap(),
+        "held by one"
+    );
+    assert!(
+        one.claim_ai_turn(g.clone(), 1, long).await.unwrap(),
+        "renewed by its holder"
+    );
+    assert!(
+        two.claim_ai_turn(g.clone(), 2, long).await.unwrap(),
+        "another ply is free"
+    );
+    // A lease of no time has lapsed at once: the other server takes it.
+    assert!(one
+        .claim_ai_turn(g.clone(), 3, Duration::ZERO)
+        .await
+        .unwrap());
+    assert!(
+        two.claim_ai_turn(g.clone(), 3, long).await.unwrap(),
+        "a lapsed claim is taken over"
+    );
+    assert!(!one.claim_ai_turn(g, 3, long).await.unwrap());
+}
