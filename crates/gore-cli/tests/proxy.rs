@@ -63,16 +63,21 @@ fn temp_dir() -> PathBuf {
 
 /// `gore serve` on SQLite, nginx's 127.0.0.1 believed; its `host:port`.
 fn start_gore(dir: &Path) -> (Proc, String) {
+    start_gore_on(dir, dir.join("gore.sqlite3").to_str().unwrap(), "gore.log")
+}
+
+/// `gore serve` on database `db`, logging to `dir/log`.
+fn start_gore_on(dir: &Path, db: &str, log: &str) -> (Proc, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_gore"))
         .args(["serve", "--port", "0", "--trust-proxy", "127.0.0.1"])
         // No rate limit (no clock in this test); one socket per client
         // address, which shows whose address the server saw.
         .args(["--rate-limit", "0", "--max-sockets-per-ip", "1"])
         .arg("--db")
-        .arg(dir.join("gore.sqlite3"))
+        .arg(db)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(dir.join("gore.log")).unwrap())
+        .stderr(std::fs::File::create(dir.join(log)).unwrap())
         .spawn()
         .unwrap();
     let mut line = String::new();
@@ -90,6 +95,11 @@ fn start_gore(dir: &Path) -> (Proc, String) {
 /// Copies `deploy/nginx` into `dir/nginx`, the upstream's servers and the
 /// listening port rewritten; the port nginx will listen on.
 fn write_nginx_config(dir: &Path, gore: &str) -> u16 {
+    write_nginx_config_for(dir, gore, gore)
+}
+
+/// As [`write_nginx_config`], with the upstream's two servers.
+fn write_nginx_config_for(dir: &Path, first: &str, second: &str) -> u16 {
     let deploy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/nginx");
     let read = |f: &str| std::fs::read_to_string(deploy.join(f)).unwrap();
     let write = |f: &str, s: &str| std::fs::write(dir.join("nginx").join(f), s).unwrap();
@@ -106,8 +116,8 @@ fn write_nginx_config(dir: &Path, gore: &str) -> u16 {
     write(
         "gore/upstream.conf",
         &upstream
-            .replace("127.0.0.1:8081", gore)
-            .replace("127.0.0.1:8082", gore),
+            .replace("127.0.0.1:8081", first)
+            .replace("127.0.0.1:8082", second),
     );
     let local = read("gore-local.conf");
     assert!(local.contains("listen 127.0.0.1:8080;"), "{local}");
@@ -385,4 +395,94 @@ async fn a_game_is_played_through_nginx_and_the_server_sees_each_client() {
     }
     drop((spectator, third));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two servers on one PostgreSQL database behind nginx, as docs/DEPLOY.md
+/// sets them up: a game created through nginx, played through nginx (each
+/// request may reach either server) with its socket through nginx, is one
+/// game on both servers, and the socket receives every action.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_on_postgres_behind_nginx_are_one_site() {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let Some(db) = std::env::var("GORE_TEST_POSTGRES")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        assert!(
+            !ci,
+            "GORE_TEST_POSTGRES is not set: under CI=true this test must run"
+        );
+        eprintln!(
+            "\n*** GORE_TEST_POSTGRES is not set: the two-server nginx test did NOT run ***\n"
+        );
+        return;
+    };
+    if !Path::new(NGINX).exists() {
+        assert!(!ci, "{NGINX} not found: under CI=true this test must run");
+        eprintln!("\n*** {NGINX} not found: the two-server nginx test did NOT run ***\n");
+        return;
+    }
+    let dir = temp_dir();
+    let (_g1, first) = start_gore_on(&dir, &db, "gore1.log");
+    let (_g2, second) = start_gore_on(&dir, &db, "gore2.log");
+    let (port, _nginx) = (0..5)
+        .find_map(|_| {
+            let port = write_nginx_config_for(&dir, &first, &second);
+            start_nginx(&dir, port).map(|n| (port, n))
+        })
+        .expect("nginx found no free port in 5 tries");
+    let origin = format!("Origin: http://127.0.0.1:{port}\r\n");
+    let (st, head, v) = call(
+        2,
+        port,
+        "POST",
+        "/api/games",
+        &origin,
+        r#"{"mode": "local"}"#,
+    )
+    .await;
+    assert_eq!(st, 201, "{head}\n{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let token = v["token"].as_str().unwrap().to_string();
+    let mut ws = socket(2, port, &format!("/api/games/{id}/ws?token={token}"), None)
+        .await
+        .expect("the socket through nginx");
+    let ServerMsg::State { state } = next(&mut ws).await else {
+        panic!("the first message is the state");
+    };
+    let mut view = *state;
+    for n in 0..6 {
+        let action = view.head.legal[0].to_string();
+        let body = format!(r#"{{"action": "{action}", "ply": {n}}}"#);
+        let auth = format!("{origin}Authorization: Bearer {token}\r\n");
+        let path = format!("/api/games/{id}/actions");
+        let (st, head, v) = call(3 + n as u8, port, "POST", &path, &auth, &body).await;
+        assert_eq!(st, 200, "{head}\n{v}");
+        // The socket hears of it, whichever server took the action.
+        loop {
+            match next(&mut ws).await {
+                ServerMsg::Update { update } => {
+                    assert!(view.apply(&update), "an update that does not follow");
+                    if view.head.ply == n + 1 {
+                        break;
+                    }
+                }
+                ServerMsg::State { state } => view = *state,
+                m => panic!("{m:?}"),
+            }
+        }
+    }
+    // Each server, asked directly, tells the same game.
+    for server in [&first, &second] {
+        let mut s = TcpStream::connect(server.as_str()).await.unwrap();
+        let req =
+            format!("GET /api/games/{id} HTTP/1.1\r\nHost: {server}\r\nConnection: close\r\n\r\n");
+        s.write_all(req.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).await.unwrap();
+        let raw = String::from_utf8(raw).unwrap();
+        let (_, body) = raw.split_once("\r\n\r\n").unwrap();
+        let seen: gore_server::api::GameView = serde_json::from_str(body).unwrap();
+        assert_eq!(seen.actions, view.actions, "{server}");
+    }
 }
