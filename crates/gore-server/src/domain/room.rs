@@ -143,20 +143,23 @@ impl Room {
         Ok(Room::with(info, game, log))
     }
 
-    /// Takes in what another server committed: the actions after this
-    /// room's, played here too (the rules check them again), and the
-    /// game's facts as stored; then tells the sockets. `Ok(false)` when
-    /// nothing changed. An `Err` means the store and the room disagree:
-    /// the caller drops the room.
+    /// Takes in what another server committed: `stored` holds the game's
+    /// facts and its actions after this room's (as
+    /// [`Store::load_game_after`](crate::store::Store::load_game_after)
+    /// gives them), played here too (the rules check them again); then
+    /// tells the sockets. `Ok(false)` when nothing changed. An `Err` means
+    /// the store and the room disagree: the caller drops the room.
     pub fn catch_up(&mut self, stored: StoredGame) -> Result<bool, String> {
         let since = self.ply();
-        if stored.actions.len() < since {
-            return Err(format!(
-                "the store has {} actions, this server {since}",
-                stored.actions.len()
-            ));
+        if let Some(first) = stored.actions.first() {
+            if first.ply as usize != since + 1 {
+                return Err(format!(
+                    "the store's next action is ply {}, this server has {since}",
+                    first.ply
+                ));
+            }
         }
-        for a in &stored.actions[since..] {
+        for a in &stored.actions {
             let player = self.game.position().to_move();
             let played = self
                 .game

@@ -206,7 +206,8 @@ impl Games {
             return; // not in memory: it is loaded fresh when asked for
         };
         let mut room = room_ref.lock().await;
-        match self.0.store.load_game(id.to_string()).await {
+        let after = room.ply() as u32;
+        match self.0.store.load_game_after(id.to_string(), after).await {
             Ok(Some(stored)) => match room.catch_up(stored) {
                 Ok(_) => {
                     if room.ai_to_move() {
@@ -965,11 +966,6 @@ impl Games {
                 self.start_ai(room);
             }
         }
-    }
-
-    /// Whether this game's AI turn is queued or being searched.
-    pub fn ai_thinking(&self, id: &str) -> bool {
-        self.0.ai.is_thinking(id)
     }
 }
 

@@ -103,6 +103,18 @@ pub trait Store: Send + Sync + 'static {
     /// A game and its actions, or `None` if there is no such game.
     fn load_game(&self, id: String) -> StoreFuture<Option<StoredGame>>;
 
+    /// A game and only its actions after ply `after` (what a server that
+    /// has the first `after` in memory needs to catch up), or `None`.
+    fn load_game_after(&self, id: String, after: u32) -> StoreFuture<Option<StoredGame>> {
+        let whole = self.load_game(id);
+        Box::pin(async move {
+            Ok(whole.await?.map(|mut g| {
+                g.actions.retain(|a| a.ply > after);
+                g
+            }))
+        })
+    }
+
     /// Commits one action, and the result with it when it ends the game.
     /// A ply already stored is [`StoreError::Conflict`].
     fn append_action(

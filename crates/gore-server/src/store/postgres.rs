@@ -897,6 +897,10 @@ impl Store for PgStore {
     }
 
     fn load_game(&self, id: String) -> StoreFuture<Option<StoredGame>> {
+        self.load_game_after(id, 0)
+    }
+
+    fn load_game_after(&self, id: String, after: u32) -> StoreFuture<Option<StoredGame>> {
         let store = self.clone();
         Box::pin(async move {
             let mut found = store
@@ -907,8 +911,11 @@ impl Store for PgStore {
                     ),
                     stmt(
                         "SELECT ply, action, created_at, position, captured FROM actions
-                         WHERE game_id = $1 ORDER BY ply",
-                        vec![Box::new(id.clone())],
+                         WHERE game_id = $1 AND ply > $2 ORDER BY ply",
+                        vec![
+                            Box::new(id.clone()),
+                            Box::new(i32::try_from(after).unwrap_or(i32::MAX)),
+                        ],
                     ),
                 ])
                 .await?;
