@@ -1,0 +1,497 @@
+//! What every browser test needs: a `gore serve`, a headless Chromium,
+//! and helpers that read the page as a player sees it. Each browser test
+//! file says `mod browser_support; use browser_support::*;`.
+#![allow(dead_code)]
+
+pub use std::io::{BufRead, BufReader};
+pub use std::path::{Path, PathBuf};
+pub use std::process::{Child, Command, Stdio};
+pub use std::sync::Mutex;
+pub use std::time::{Duration, Instant};
+
+pub use chromiumoxide::browser::{Browser, BrowserConfig};
+pub use chromiumoxide::cdp::browser_protocol::emulation::SetUserAgentOverrideParams;
+pub use chromiumoxide::cdp::browser_protocol::page::Viewport as ClipViewport;
+pub use chromiumoxide::handler::viewport::Viewport;
+pub use chromiumoxide::page::ScreenshotParams;
+pub use chromiumoxide::Page;
+pub use futures::StreamExt;
+pub use serde_json::Value;
+
+/// One browser test at a time: each starts a server and one or two
+/// Chromiums, which is plenty for a small machine.
+pub static SERIAL: Mutex<()> = Mutex::new(());
+
+pub type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+// ---------------------------------------------------------------- setup --
+
+/// Debian's Chromium, or `$CHROMIUM`.
+pub fn chromium() -> Option<PathBuf> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Ok(p) = std::env::var("CHROMIUM") {
+        candidates.push(p.into());
+    }
+    candidates.push("/usr/bin/chromium".into());
+    candidates.push("/usr/bin/chromium-browser".into());
+    candidates.into_iter().find(|p| p.is_file())
+}
+
+/// The browser, or `None` after a loud warning (a failure on CI).
+pub fn browser_or_skip(test: &str) -> Option<PathBuf> {
+    if let Some(p) = chromium() {
+        return Some(p);
+    }
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let msg = format!(
+        "\n\
+         ************************************************************\n\
+         *  BROWSER TEST {test} SKIPPED: Chromium not found\n\
+         *  (looked for $CHROMIUM, /usr/bin/chromium).\n\
+         *  Install it with: apt-get install -y chromium\n\
+         ************************************************************\n"
+    );
+    if ci {
+        panic!("{msg}(CI=true: a missing browser is a failure)");
+    }
+    eprintln!("{msg}");
+    None
+}
+
+pub fn screenshots_dir() -> PathBuf {
+    // tests run in the crate's folder; the workspace target is two up.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/screenshots");
+    std::fs::create_dir_all(&dir).expect("create target/screenshots");
+    dir
+}
+
+/// A `gore serve` on a free port with a fresh database.
+pub struct Server {
+    pub child: Child,
+    pub url: String,
+    pub db: PathBuf,
+    pub _dir: tempfile::TempDir,
+}
+
+impl Server {
+    pub fn start() -> Server {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = dir.path().join("db.sqlite3");
+        let (child, url) = Server::spawn(&db, 0);
+        Server {
+            child,
+            url,
+            db,
+            _dir: dir,
+        }
+    }
+
+    pub fn spawn(db: &Path, port: u16) -> (Child, String) {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gore"))
+            .args(["serve", "--port", &port.to_string(), "--db"])
+            .arg(db)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start gore serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("read the ready line");
+        let url = line
+            .trim()
+            .strip_prefix("Goré is ready: open ")
+            .unwrap_or_else(|| panic!("unexpected first line from gore serve: {line:?}"))
+            .trim_end_matches('/')
+            .to_string();
+        (child, url)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.url.rsplit(':').next().unwrap().parse().unwrap()
+    }
+
+    /// Stops the server (as a crash would).
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts it again on the same port and database.
+    pub fn restart(&mut self) {
+        let port = self.port();
+        let mut tries = 0;
+        loop {
+            // The port may take a moment to be free again.
+            if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() || tries > 50 {
+                break;
+            }
+            tries += 1;
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let (child, url) = Server::spawn(&self.db, port);
+        assert_eq!(url, self.url);
+        self.child = child;
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One Chromium with its own profile (its own cookies and localStorage).
+pub struct Chrome {
+    pub browser: Browser,
+    pub handler: tokio::task::JoinHandle<()>,
+    pub _profile: tempfile::TempDir,
+}
+
+impl Chrome {
+    pub async fn launch(exe: &Path, width: u32, height: u32) -> Res<Chrome> {
+        let profile = tempfile::tempdir()?;
+        let config = BrowserConfig::builder()
+            .chrome_executable(exe)
+            .no_sandbox()
+            .user_data_dir(profile.path())
+            .viewport(Viewport {
+                width,
+                height,
+                device_scale_factor: Some(1.0),
+                emulating_mobile: width < 500,
+                is_landscape: false,
+                has_touch: width < 500,
+            })
+            .window_size(width, height)
+            .args([
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ])
+            .arg("--lang=en-US")
+            .launch_timeout(Duration::from_secs(60))
+            .request_timeout(Duration::from_secs(60))
+            .build()?;
+        let (browser, mut handler) = Browser::launch(config).await?;
+        let handler = tokio::spawn(async move {
+            while let Some(event) = handler.next().await {
+                if event.is_err() {
+                    // Unknown events from a newer Chromium are not fatal.
+                    continue;
+                }
+            }
+        });
+        Ok(Chrome {
+            browser,
+            handler,
+            _profile: profile,
+        })
+    }
+
+    pub async fn page(&self, url: &str) -> Res<Page> {
+        let page = self.browser.new_page(url).await?;
+        page.wait_for_navigation().await?;
+        Ok(page)
+    }
+
+    pub async fn close(mut self) {
+        let _ = self.browser.close().await;
+        let _ = self.browser.wait().await;
+        self.handler.abort();
+    }
+}
+
+// -------------------------------------------------------------- helpers --
+
+/// Evaluates JavaScript (an expression, or a function body when it starts
+/// with `return`) and returns its JSON value.
+pub async fn js(page: &Page, code: &str) -> Res<Value> {
+    let expr = if code.trim_start().starts_with("return") {
+        format!("(() => {{ {code} }})()")
+    } else {
+        code.to_string()
+    };
+    let result = page.evaluate(expr).await?;
+    Ok(result.value().cloned().unwrap_or(Value::Null))
+}
+
+/// How much slower than a quiet machine a loaded one may run the page and
+/// the server: every deadline of `wait_for` is multiplied by it. They only
+/// bound how long a failing test waits, so a large factor costs nothing.
+pub const SLACK: u64 = 3;
+
+/// Waits until `cond` (a JavaScript expression) is true, `secs` seconds on
+/// a quiet machine (times [`SLACK`]).
+pub async fn wait_for(page: &Page, cond: &str, what: &str, secs: u64) -> Res<()> {
+    let start = Instant::now();
+    let secs = secs * SLACK;
+    loop {
+        if let Ok(Value::Bool(true)) = js(page, &format!("!!({cond})")).await {
+            return Ok(());
+        }
+        if start.elapsed() > Duration::from_secs(secs) {
+            let text = js(
+                page,
+                "document.body ? document.body.innerText.slice(0, 1500) : ''",
+            )
+            .await
+            .unwrap_or(Value::Null);
+            return Err(format!(
+                "timed out after {secs} s waiting for {what} ({cond}); page text: {text}"
+            )
+            .into());
+        }
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+}
+
+/// Clicks the element a selector finds, as a mouse would.
+pub async fn click(page: &Page, selector: &str) -> Res<()> {
+    let el = page
+        .find_element(selector)
+        .await
+        .map_err(|e| format!("no element {selector}: {e}"))?;
+    el.scroll_into_view().await?;
+    el.click().await?;
+    Ok(())
+}
+
+/// A screenshot of the whole page. (chromiumoxide's `full_page` resets
+/// the emulated screen afterwards, so the page is captured beyond the
+/// viewport instead, keeping a phone-sized screen phone-sized.)
+pub async fn shot(page: &Page, name: &str) -> Res<()> {
+    let path = screenshots_dir().join(format!("{name}.png"));
+    let m = page.layout_metrics().await?;
+    let clip = ClipViewport {
+        x: 0.0,
+        y: 0.0,
+        width: m.css_content_size.width,
+        height: m.css_content_size.height,
+        scale: 1.0,
+    };
+    page.save_screenshot(
+        ScreenshotParams::builder()
+            .capture_beyond_viewport(true)
+            .clip(clip)
+            .build(),
+        &path,
+    )
+    .await?;
+    Ok(())
+}
+
+pub async fn text(page: &Page, selector: &str) -> Res<String> {
+    let v = js(
+        page,
+        &format!(
+            "(() => {{ const e = document.querySelector({}); return e ? e.textContent : null; }})()",
+            serde_json::to_string(selector)?
+        ),
+    )
+    .await?;
+    Ok(v.as_str().unwrap_or_default().to_string())
+}
+
+/// What the game page offers the player now.
+#[derive(Debug)]
+pub struct View {
+    pub status: String,
+    pub busy: bool,
+    pub ply: u64,
+    pub holes: Vec<String>,
+    pub accept: bool,
+    pub pass: bool,
+    pub offer: bool,
+}
+
+pub async fn view(page: &Page) -> Res<View> {
+    let r = view_inner(page).await;
+    if r.is_err() {
+        let _ = shot(page, "fail-view").await;
+    }
+    r
+}
+
+pub async fn view_inner(page: &Page) -> Res<View> {
+    let v = js(
+        page,
+        r#"(() => {
+            const g = document.getElementById('game-page');
+            if (!g) return null;
+            return {
+                status: g.dataset.status || '',
+                busy: g.dataset.busy === '1',
+                ply: Number(g.dataset.ply || 0),
+                holes: [...document.querySelectorAll('.hole[aria-disabled="false"]')].map(e => e.dataset.hole),
+                accept: !!document.getElementById('accept-btn'),
+                pass: !!document.getElementById('pass-btn'),
+                offer: !!document.getElementById('offer-btn'),
+            };
+        })()"#,
+    )
+    .await?;
+    if v.is_null() {
+        return Err("not on a game page".into());
+    }
+    Ok(View {
+        status: v["status"].as_str().unwrap_or_default().to_string(),
+        busy: v["busy"].as_bool().unwrap_or(false),
+        ply: v["ply"].as_u64().unwrap_or(0),
+        holes: v["holes"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|h| h.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        accept: v["accept"].as_bool().unwrap_or(false),
+        pass: v["pass"].as_bool().unwrap_or(false),
+        offer: v["offer"].as_bool().unwrap_or(false),
+    })
+}
+
+/// Checks that the game page drew each action once and applied each of
+/// them once: `window.goreShown` (the plies animated on the board) counts
+/// up by one from the first state, and among the messages the page took
+/// (`window.goreTrace`) each action arrived in exactly one, an update of the
+/// socket (actions went over the socket, so no HTTP answer or poll brought
+/// one, and no duplicate state was taken again). `fallbacks_allowed` for a
+/// page whose socket was cut on purpose.
+pub async fn rendered_once(page: &Page, who: &str, fallbacks_allowed: bool) -> Res<()> {
+    let v = js(
+        page,
+        "return { trace: window.goreTrace || [], shown: window.goreShown || [],          ply: Number(document.getElementById('game-page').dataset.ply) }",
+    )
+    .await?;
+    let trace = v["trace"].as_array().ok_or("no window.goreTrace")?;
+    let shown: Vec<u64> = serde_json::from_value(v["shown"].clone())?;
+    let ply = v["ply"].as_u64().ok_or("no ply")?;
+    let first = trace
+        .first()
+        .and_then(|e| e["ply"].as_u64())
+        .ok_or("an empty trace")?;
+    let expected: Vec<u64> = (first + 1..=ply).collect();
+    assert_eq!(shown, expected, "{who}: the actions drawn on the board");
+    let mut brought = vec![0u32; ply as usize + 1];
+    for e in trace.iter().filter(|e| e["applied"] == Value::Bool(true)) {
+        let (to, added) = (e["ply"].as_u64().unwrap(), e["added"].as_u64().unwrap());
+        for k in to - added + 1..=to {
+            brought[k as usize] += 1;
+        }
+        let kind = e["kind"].as_str().unwrap_or_default();
+        if added > 0 && !fallbacks_allowed {
+            assert_eq!(kind, "update", "{who}: an action came by {kind}: {e}");
+        }
+    }
+    for k in first + 1..=ply {
+        assert_eq!(
+            brought[k as usize], 1,
+            "{who}: action {k} was taken {} times; trace: {trace:?}",
+            brought[k as usize]
+        );
+    }
+    // A whole state taken again at a ply the page already had (the answer
+    // to an HTTP action after the socket's copy) is the double render this
+    // forbids; it brings no action, so only this count sees it.
+    let again = trace
+        .iter()
+        .filter(|e| {
+            e["applied"] == Value::Bool(true)
+                && e["kind"] != "update"
+                && e["added"] == 0
+                && e["ply"].as_u64().unwrap_or(0) > first
+        })
+        .count();
+    if !fallbacks_allowed {
+        assert_eq!(
+            again, 0,
+            "{who}: a state it already had was taken again: {trace:?}"
+        );
+    }
+    Ok(())
+}
+
+/// A small deterministic generator for choosing holes.
+pub struct Lcg(pub u64);
+impl Lcg {
+    pub fn pick(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
+/// Sets the animation speed (kept in localStorage, read at each move).
+pub async fn set_speed(page: &Page, speed: &str) -> Res<()> {
+    js(
+        page,
+        &format!("localStorage.setItem('gore.animation', '{speed}')"),
+    )
+    .await?;
+    Ok(())
+}
+
+/// From the home page: choose the options and start a game; returns once
+/// the game page shows.
+pub async fn new_game(page: &Page, mode: &str, colour: &str, level: u8) -> Res<()> {
+    wait_for(
+        page,
+        "document.getElementById('start-game')",
+        "the new-game form",
+        20,
+    )
+    .await?;
+    click(page, &format!("#mode-{mode}")).await?;
+    if mode == "ai" {
+        js(
+            page,
+            &format!(
+                "(() => {{ const s = document.getElementById('level'); s.value = '{level}'; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()"
+            ),
+        )
+        .await?;
+    }
+    if mode != "local" {
+        click(page, &format!("#colour-{colour}")).await?;
+    }
+    click(page, "#start-game").await?;
+    wait_for(
+        page,
+        "location.pathname.startsWith('/g/') && document.getElementById('game-page')",
+        "the game page",
+        20,
+    )
+    .await?;
+    live(page).await
+}
+
+/// Waits for the game page's socket: actions go over it once it is open
+/// (before, by HTTP, which [`rendered_once`] would count as a fallback).
+pub async fn live(page: &Page) -> Res<()> {
+    wait_for(
+        page,
+        "document.querySelector('#conn.conn-open')",
+        "the live connection",
+        20,
+    )
+    .await
+}
+
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
