@@ -93,6 +93,9 @@ struct Inner {
     /// Games whose AI turn was refused for want of capacity, retried when
     /// a search ends (oldest first).
     ai_retry: StdMutex<Vec<String>>,
+    /// Other servers write to the same store (it sends notices): a room
+    /// in memory may be behind it.
+    shared: bool,
 }
 
 fn store_error(e: StoreError) -> GameError {
@@ -124,10 +127,11 @@ impl Games {
             CHEAP_LEVEL,
         )?;
         let games = Games(Arc::new(Inner {
-            store,
             rooms: StdMutex::new(HashMap::new()),
             ai,
             ai_retry: StdMutex::new(Vec::new()),
+            shared: store.notices().is_some(),
+            store,
             settings,
         }));
         games.clone().spawn_janitor();
@@ -206,21 +210,38 @@ impl Games {
             return; // not in memory: it is loaded fresh when asked for
         };
         let mut room = room_ref.lock().await;
+        self.catch_up_locked(&room_ref, &mut room).await;
+    }
+
+    /// Takes in, under the room's lock, what the store has after the
+    /// room's own ply (other servers' actions, a seat claimed elsewhere);
+    /// `false` when the room disagreed with the store and was dropped, or
+    /// the store could not be read.
+    async fn catch_up_locked(&self, room_ref: &RoomRef, room: &mut Room) -> bool {
+        let id = room.id().to_string();
         let after = room.ply() as u32;
-        match self.0.store.load_game_after(id.to_string(), after).await {
+        match self.0.store.load_game_after(id.clone(), after).await {
             Ok(Some(stored)) => match room.catch_up(stored) {
                 Ok(_) => {
                     if room.ai_to_move() {
                         self.start_ai(room_ref.clone());
                     }
+                    true
                 }
                 Err(e) => {
                     tracing::warn!("game {id}: {e}; dropped from memory");
-                    self.evict(&room_ref, &mut room);
+                    self.evict(room_ref, room);
+                    false
                 }
             },
-            Ok(None) => self.evict(&room_ref, &mut room),
-            Err(e) => tracing::warn!("game {id}: cannot take in a change: {e}"),
+            Ok(None) => {
+                self.evict(room_ref, room);
+                false
+            }
+            Err(e) => {
+                tracing::warn!("game {id}: cannot take in a change: {e}");
+                false
+            }
         }
     }
 
@@ -420,6 +441,14 @@ impl Games {
         tokio::spawn(async move {
             let mut room = room_ref.lock().await;
             room.touched = Instant::now();
+            // Another server may have taken the last action (or given the
+            // seat) a moment ago and its notice not arrived yet: a client
+            // who knows more than this room is not judged by it.
+            let behind = ply.is_some_and(|p| p > room.ply() as u64)
+                || seat_for(&room, token.as_deref()).is_err();
+            if games.0.shared && behind && !games.catch_up_locked(&room_ref, &mut room).await {
+                return Err(GameError::Unavailable);
+            }
             let seat = seat_for(&room, token.as_deref())?;
             room.check_turn(seat, ply)?;
             let action: Action = action
