@@ -241,10 +241,13 @@ async fn every_server_killed_and_restarted_loses_nothing_acknowledged() {
         .map(ToString::to_string)
         .find(|a| !a.starts_with("offer"))
         .unwrap();
-    let (st, v) = act(&c, &servers[1].url, &ai_id, ai_token, &action, ply).await.unwrap();
+    let (st, v) = act(&c, &servers[1].url, &ai_id, ai_token, &action, ply)
+        .await
+        .unwrap();
     assert_eq!(st, 200, "{v}");
     assert!(
-        w.until(60, |v| v.actions[ply..].iter().any(|e| e.player == A)).await,
+        w.until(60, |v| v.actions[ply..].iter().any(|e| e.player == A))
+            .await,
         "the AI does not play on after the restart"
     );
 }

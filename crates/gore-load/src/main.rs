@@ -57,6 +57,12 @@ struct Args {
     /// created it (with several `--url`): any server must serve any game.
     #[arg(long)]
     socket_elsewhere: bool,
+    /// Also watch each game from a spectator's socket on the next server
+    /// (with several `--url`), and report the latency from the action's
+    /// send until that socket has it: the path through the database's
+    /// notices.
+    #[arg(long)]
+    watch_elsewhere: bool,
     /// Concurrent games.
     #[arg(long, default_value_t = 100)]
     games: usize,
@@ -103,6 +109,8 @@ struct Args {
 #[derive(Default)]
 struct Totals {
     latencies_us: Mutex<Vec<u64>>,
+    /// With `--watch-elsewhere`: until the other server's socket has it.
+    elsewhere_us: Mutex<Vec<u64>>,
     errors: AtomicU64,
     finished: AtomicU64,
 }
@@ -174,10 +182,13 @@ async fn main() -> Result<()> {
     for (i, (server, id, token)) in games.into_iter().enumerate() {
         let on = (server + usize::from(args.socket_elsewhere)) % servers.len();
         let url = format!("{}/api/games/{id}/ws?token={token}", ws_bases[on]);
+        let watch = args
+            .watch_elsewhere
+            .then(|| format!("{}/api/games/{id}/ws", ws_bases[(on + 1) % servers.len()]));
         let totals = totals.clone();
         let args = args.clone();
         tasks.push(tokio::spawn(async move {
-            if let Err(e) = drive(&url, &args, i as u64, deadline, &totals).await {
+            if let Err(e) = drive(&url, watch, &args, i as u64, deadline, &totals).await {
                 eprintln!("game {id}: {e:#}");
                 totals.errors.fetch_add(1, Ordering::Relaxed);
             }
@@ -230,10 +241,89 @@ async fn main() -> Result<()> {
         pct(99.0),
         pct(100.0)
     );
+    let mut far = totals.elsewhere_us.lock().await.clone();
+    if args.watch_elsewhere {
+        far.sort_unstable();
+        let pct = |p: f64| -> f64 {
+            if far.is_empty() {
+                return 0.0;
+            }
+            let i = ((p / 100.0) * (far.len() - 1) as f64).round() as usize;
+            far[i] as f64 / 1000.0
+        };
+        println!(
+            "on the other server's socket ({} actions): p50 {:.2}  p90 {:.2}  p99 {:.2}  max {:.2}",
+            far.len(),
+            pct(50.0),
+            pct(90.0),
+            pct(99.0),
+            pct(100.0)
+        );
+    }
     if totals.errors.load(Ordering::Relaxed) > 0 {
         bail!("there were errors");
     }
     Ok(())
+}
+
+/// A spectator's socket on another server: once its first state is in,
+/// a task that reads until the game's last action it is told of (the
+/// driver's `sent` times, one per ply) and returns, for each action, the
+/// time from its send until this socket had it.
+async fn spectate_elsewhere(
+    url: &str,
+    sent: Arc<std::sync::Mutex<Vec<Instant>>>,
+    mut last: tokio::sync::watch::Receiver<usize>,
+) -> Result<tokio::task::JoinHandle<Result<Vec<u64>>>> {
+    let (mut ws, _) = tokio_tungstenite::connect_async(url)
+        .await
+        .context("connecting the spectator's WebSocket elsewhere")?;
+    let first = ws.next().await.ok_or_else(|| anyhow!("closed at once"))??;
+    let Message::Text(t) = first else {
+        bail!("the spectator's first message is not text");
+    };
+    let ServerMsg::State { state } = serde_json::from_str::<ServerMsg>(&t)? else {
+        bail!("the spectator's first message is not the state");
+    };
+    let mut view = *state;
+    Ok(tokio::spawn(async move {
+        let mut far = Vec::new();
+        loop {
+            if view.head.ply >= *last.borrow() {
+                break;
+            }
+            let msg = tokio::select! {
+                m = ws.next() => m,
+                r = last.changed() => {
+                    if r.is_err() && view.head.ply < *last.borrow() {
+                        break; // the driver gave up
+                    }
+                    continue;
+                }
+            };
+            let Some(msg) = msg else { break };
+            let Message::Text(t) = msg? else { continue };
+            let before = view.head.ply;
+            match serde_json::from_str::<ServerMsg>(&t)? {
+                ServerMsg::Update { update } => {
+                    if !view.apply(&update) {
+                        bail!("an update elsewhere that does not follow the state");
+                    }
+                }
+                ServerMsg::State { state } => view = *state,
+                _ => continue,
+            }
+            let now = Instant::now();
+            let sent = sent.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            for ply in before..view.head.ply.min(sent.len()) {
+                far.push(now.duration_since(sent[ply]).as_micros() as u64);
+            }
+            if view.head.status == Status::Over {
+                break;
+            }
+        }
+        Ok(far)
+    }))
 }
 
 /// The WebSocket base of a server's `http://` or `https://` address.
@@ -245,11 +335,20 @@ fn ws_base(url: &str) -> String {
 /// Plays one game over its WebSocket.
 async fn drive(
     url: &str,
+    watch: Option<String>,
     args: &Args,
     index: u64,
     deadline: Instant,
     totals: &Totals,
 ) -> Result<()> {
+    // The spectator elsewhere, connected (its first state read) before
+    // the first action; it records when each ply reaches it.
+    let sent: Arc<std::sync::Mutex<Vec<Instant>>> = Arc::default();
+    let (last_tx, last_rx) = tokio::sync::watch::channel(usize::MAX);
+    let spectator = match watch {
+        Some(url) => Some(spectate_elsewhere(&url, sent.clone(), last_rx).await?),
+        None => None,
+    };
     let (mut ws, _) = tokio_tungstenite::connect_async(url)
         .await
         .context("connecting the WebSocket")?;
@@ -312,12 +411,33 @@ async fn drive(
             action,
             ply: Some(ply as u64),
         })?;
-        pending = Some((ply + 1, Instant::now()));
+        let now = Instant::now();
+        pending = Some((ply + 1, now));
+        {
+            let mut sent = sent.lock().unwrap_or_else(|e| e.into_inner());
+            sent.resize(ply, now);
+            sent.push(now);
+        }
         ws.send(Message::Text(msg.into())).await?;
         played += 1;
     }
     let _ = ws.close(None).await;
     totals.latencies_us.lock().await.extend(local);
+    if let Some((task, want)) = spectator.map(|t| (t, played)) {
+        // The spectator has every action of ours, or is given 10 s more.
+        let _ = last_tx.send(sent.lock().unwrap_or_else(|e| e.into_inner()).len());
+        let far = tokio::time::timeout(Duration::from_secs(10), task)
+            .await
+            .map_err(|_| anyhow!("the other server's socket missed actions"))??;
+        let far = far?;
+        if far.len() < want {
+            bail!(
+                "the other server's socket saw {} of {want} actions",
+                far.len()
+            );
+        }
+        totals.elsewhere_us.lock().await.extend(far);
+    }
     Ok(())
 }
 

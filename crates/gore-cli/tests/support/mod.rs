@@ -88,7 +88,10 @@ impl Gore {
         let mut child = Command::new(env!("CARGO_BIN_EXE_gore"))
             .args(["serve", "--port", "0", "--rate-limit", "0", "--db", db])
             .args(extra)
-            .env("RUST_LOG", "warn")
+            .env(
+                "RUST_LOG",
+                std::env::var("GORE_TEST_LOG").unwrap_or_else(|_| "warn".into()),
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -223,7 +226,18 @@ impl Watch {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
         while !done(&self.view) {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            match next(&mut self.ws, left).await {
+            match next(&mut self.ws, left).await.or_else(|| {
+                eprintln!(
+                    "socket: nothing more at ply {} ({})",
+                    self.view.head.ply,
+                    if left.is_zero() {
+                        "timed out"
+                    } else {
+                        "closed"
+                    }
+                );
+                None
+            }) {
                 Some(ServerMsg::State { state }) => self.view = *state,
                 Some(ServerMsg::Update { update }) => {
                     assert!(

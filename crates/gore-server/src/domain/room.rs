@@ -143,6 +143,25 @@ impl Room {
         Ok(Room::with(info, game, log))
     }
 
+    /// Takes the actions after `ply` back (an action the store refused):
+    /// the game is rebuilt from the positions it went through, without
+    /// sowing again; the sockets are not told (they never heard of them).
+    pub fn rewind(&mut self, ply: usize, status: Status) -> Result<(), String> {
+        if ply >= self.ply() {
+            return Ok(());
+        }
+        let steps = self.game.actions()[..ply]
+            .iter()
+            .copied()
+            .zip(self.game.history()[1..=ply].iter().copied());
+        self.game = Game::from_history(*self.game.start(), self.game.rules().ply_cap, steps)
+            .map_err(|e| e.to_string())?;
+        self.log.truncate(ply);
+        self.info.status = status;
+        *self.spectator.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        Ok(())
+    }
+
     /// Takes in what another server committed: `stored` holds the game's
     /// facts and its actions after this room's (as
     /// [`Store::load_game_after`](crate::store::Store::load_game_after)
@@ -491,6 +510,30 @@ mod tests {
         let next = Room::load(stored(created + 1, &["a3"], true), 2000).unwrap();
         let r = gore_core::Record::parse(&next.record()).unwrap();
         assert_eq!(r.date.as_deref(), Some("2000-03-01"));
+    }
+
+    /// An action the store refused, taken back: the room is the room of
+    /// the shorter game, as if the action had never been played (the
+    /// reference: a room loaded from the first plies alone), and it plays
+    /// on from there.
+    #[test]
+    fn rewind_gives_the_room_of_the_shorter_game() {
+        let actions = ["a3", "b1", "a1", "b2"];
+        let mut room = Room::load(stored(0, &actions, true), 2000).unwrap();
+        room.rewind(2, Status::Playing).unwrap();
+        let reference = Room::load(stored(0, &actions[..2], true), 2000).unwrap();
+        assert_eq!(room.game, reference.game);
+        assert_eq!(room.view(None), reference.view(None));
+        // A game that was over is playing again.
+        room.info.status = Status::Over;
+        room.rewind(1, Status::Playing).unwrap();
+        assert_eq!(room.info.status, Status::Playing);
+        assert_eq!(room.ply(), 1);
+        room.play("b1".parse().unwrap(), 0).unwrap();
+        assert_eq!(room.game, reference.game);
+        // Rewinding to the present (or beyond) changes nothing.
+        room.rewind(5, Status::Over).unwrap();
+        assert_eq!(room.info.status, Status::Playing);
     }
 
     /// Loading from the kept positions and replaying the actions (old rows)

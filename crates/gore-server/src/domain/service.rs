@@ -367,8 +367,8 @@ impl Games {
 
     /// Plays an action (the caller checked whose turn it is) on the game
     /// itself, commits it, then broadcasts it. An illegal action changes
-    /// nothing; if the store refuses, the room is dropped from memory (it
-    /// had played the action) and reloaded from the store on next use.
+    /// nothing; if the store refuses, the action is taken back (and, if
+    /// another server stored one at this ply, that one taken in).
     async fn commit(
         &self,
         room_ref: &RoomRef,
@@ -383,12 +383,26 @@ impl Games {
         if self.failure().is_some() {
             return Err(GameError::Unavailable);
         }
-        let since = room.ply();
+        let (since, status) = (room.ply(), room.info.status);
         let stored = room.play(action, now_ms())?;
         let ending = room.game.outcome().copied();
         let id = room.info.id.clone();
         if let Err(e) = self.0.store.append_action(id, stored, ending).await {
-            self.evict(room_ref, room);
+            // Not acknowledged: the action is taken back here and the
+            // room, its sockets with it, stays. (Had the commit gone
+            // through after all, the store has it after `since` and a
+            // catch-up takes it in again.) Another server's action at
+            // this ply: take that in now.
+            match room.rewind(since, status) {
+                Ok(()) if matches!(e, StoreError::Conflict) => {
+                    self.catch_up_locked(room_ref, room).await;
+                }
+                Ok(()) => {}
+                Err(why) => {
+                    tracing::warn!("game {}: {why}; dropped from memory", room.id());
+                    self.evict(room_ref, room);
+                }
+            }
             return Err(store_error(e));
         }
         room.changed(since);
