@@ -315,8 +315,9 @@ async fn spectate_elsewhere(
             }
             let now = Instant::now();
             let sent = sent.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            for ply in before..view.head.ply.min(sent.len()) {
-                far.push(now.duration_since(sent[ply]).as_micros() as u64);
+            let upto = view.head.ply.min(sent.len());
+            for at in sent.get(before..upto).unwrap_or_default() {
+                far.push(now.duration_since(*at).as_micros() as u64);
             }
             if view.head.status == Status::Over {
                 break;
