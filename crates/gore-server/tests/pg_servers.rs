@@ -150,3 +150,32 @@ async fn an_ai_turn_is_claimed_by_one_server_at_a_time() {
     );
     assert!(!one.claim_ai_turn(g, 3, long).await.unwrap());
 }
+
+/// A change whose notice never came (its server died between its commit
+/// and its notice): written here straight into the database, with no
+/// notice. The server holding the game finds it by its sweep, and its
+/// socket gets the action.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_change_without_its_notice_is_found_by_the_sweep() {
+    let Some(url) = database().await else { return };
+    let s1 = server(&url).await;
+    let g = create(&bot(), &s1, json!({"mode": "local"})).await;
+    let id = g["id"].as_str().unwrap().to_string();
+    let mut spectator = s1.ws(&id, None).await;
+    assert_eq!(ply(&next_state(&mut spectator).await), 0);
+    // a1 from the start, as an old row (no position kept: the server
+    // plays it again, checking it).
+    pg_connect(&url)
+        .await
+        .execute(
+            "INSERT INTO actions (game_id, ply, action, created_at, position, captured)
+             VALUES ($1, 1, 'a1', 0, NULL, '')",
+            &[&id],
+        )
+        .await
+        .unwrap();
+    // The sweep runs every 2 s; next_state waits up to 30 s.
+    let seen = next_state(&mut spectator).await;
+    assert_eq!(ply(&seen), 1, "{seen}");
+    assert_eq!(seen["actions"][0]["action"], "a1");
+}

@@ -245,8 +245,54 @@ impl Games {
         }
     }
 
-    /// Several servers on one store: every few seconds, the ai games to
-    /// move whose turn no server holds (its server died) are taken over.
+    /// Several servers on one store: the games in memory that the store has
+    /// more actions of than this server (a notice lost: its server died
+    /// between its commit and its notice) are caught up. One query for
+    /// all of them, every sweep.
+    async fn catch_up_sweep(&self) {
+        let held: Vec<(String, u32)> = {
+            let rooms: Vec<RoomRef> = self
+                .rooms()
+                .values()
+                .filter_map(|c| c.get().cloned())
+                .collect();
+            let mut held = Vec::with_capacity(rooms.len());
+            for r in rooms {
+                // A room busy now is being changed: the next sweep sees it.
+                if let Ok(room) = r.try_lock() {
+                    held.push((room.id().to_string(), room.ply() as u32));
+                }
+            }
+            held
+        };
+        if held.is_empty() {
+            return;
+        }
+        let mine: HashMap<String, u32> = held.iter().cloned().collect();
+        match self
+            .0
+            .store
+            .latest_plies(held.into_iter().map(|(id, _)| id).collect())
+            .await
+        {
+            Ok(stored) => {
+                for (id, ply) in stored {
+                    if mine.get(&id).is_some_and(|&have| ply > have) {
+                        tracing::info!(
+                            "game {id}: behind the store (a notice was lost); caught up"
+                        );
+                        self.refresh(&id).await;
+                    }
+                }
+            }
+            Err(e) => tracing::warn!("cannot compare the games in memory with the store: {e}"),
+        }
+    }
+
+    /// Several servers on one store: every few seconds, the games this
+    /// server holds are compared with the store (a lost notice), and the
+    /// ai games to move whose turn no server holds (its server died) are
+    /// taken over.
     fn spawn_ai_sweep(self) {
         let weak = Arc::downgrade(&self.0);
         drop(self);
@@ -256,6 +302,7 @@ impl Games {
                 tick.tick().await;
                 let Some(inner) = weak.upgrade() else { return };
                 let games = Games(inner);
+                games.catch_up_sweep().await;
                 match games.0.store.active_ai_games(1000).await {
                     Ok(ids) => {
                         for id in ids {

@@ -163,6 +163,16 @@ pub trait Store: Send + Sync + 'static {
         None
     }
 
+    /// The number of actions stored for each of `ids` (games without an
+    /// action are left out): how a server that shares its store finds the
+    /// games it holds behind it when a notice was lost (its sender died
+    /// between the commit and the notice). A store one process owns is
+    /// never behind: it answers nothing.
+    fn latest_plies(&self, ids: Vec<String>) -> StoreFuture<Vec<(String, u32)>> {
+        let _ = ids;
+        Box::pin(async { Ok(Vec::new()) })
+    }
+
     /// Claims the AI's turn at `ply` of game `id` for this server, for
     /// `lease`: `true` if this server is to compute it (no other server
     /// holds an unexpired claim on it). A store one process owns always

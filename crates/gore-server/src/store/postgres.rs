@@ -102,31 +102,109 @@ struct Inner {
     origin: String,
     /// Other servers' changes, from `LISTEN gore_changes`.
     notices: tokio::sync::broadcast::Sender<Notice>,
+    /// This server's committed changes, for the notifier to announce.
+    outbox: tokio::sync::mpsc::UnboundedSender<(String, u32)>,
 }
 
 /// The channel every server notifies and listens on.
 const CHANNEL: &str = "gore_changes";
 
-/// `NOTIFY`, in the transaction of a change (delivered once it commits):
-/// "ORIGIN GAME PLY".
-fn notify(origin: &str, game: &str, ply: u32) -> Stmt {
-    stmt(
-        "SELECT pg_notify('gore_changes', $1)",
-        vec![Box::new(format!("{origin} {game} {ply}"))],
-    )
+/// The most changes one notice carries (a payload stays well under
+/// PostgreSQL's 8000 bytes).
+const NOTICE_BATCH: usize = 250;
+
+/// Announces this server's committed changes to the others: one `NOTIFY`
+/// ("ORIGIN GAME PLY;GAME PLY;…") for all the changes committed since the
+/// last, on a connection of its own with `synchronous_commit = off`.
+///
+/// Why not `NOTIFY` in each change's transaction: PostgreSQL takes one
+/// lock for the whole cluster from a notifying transaction's commit until
+/// its commit record is flushed, so notifying commits cannot share a disk
+/// flush and queue up one flush at a time (docs/DEPLOY.md, "Where the limit
+/// is", has the figures). Here the changes commit (durably, in groups) on
+/// their own, and the notice, which is a hint and never the truth,
+/// follows. A server killed between a commit and its notice leaves the
+/// others behind until their catch-up sweep
+/// ([`Store::latest_plies`]) finds it.
+fn spawn_notifier(
+    config: tokio_postgres::Config,
+    origin: String,
+    mut outbox: tokio::sync::mpsc::UnboundedReceiver<(String, u32)>,
+) {
+    tokio::spawn(async move {
+        let mut client: Option<tokio_postgres::Client> = None;
+        let mut batch: Vec<(String, u32)> = Vec::new();
+        loop {
+            if batch.is_empty() {
+                match outbox.recv().await {
+                    Some(change) => batch.push(change),
+                    None => return, // the store was dropped
+                }
+            }
+            while batch.len() < NOTICE_BATCH {
+                match outbox.try_recv() {
+                    Ok(change) => batch.push(change),
+                    Err(_) => break,
+                }
+            }
+            if client.as_ref().is_none_or(|c| c.is_closed()) {
+                client = match config.connect(NoTls).await {
+                    Ok((c, connection)) => {
+                        tokio::spawn(connection);
+                        // A notice is a hint: its transaction need not
+                        // wait for the disk (the changes it names did).
+                        match c.batch_execute("SET synchronous_commit = off").await {
+                            Ok(()) => Some(c),
+                            Err(_) => None,
+                        }
+                    }
+                    Err(_) => None,
+                };
+            }
+            let payload = notice_payload(&origin, &batch);
+            let sent = match &client {
+                Some(c) => c
+                    .execute("SELECT pg_notify('gore_changes', $1)", &[&payload])
+                    .await
+                    .is_ok(),
+                None => false,
+            };
+            if sent {
+                batch.clear();
+            } else {
+                // The database is away: the batch is kept and sent once it
+                // is back (the listeners reload everything then anyway).
+                client = None;
+                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+            }
+        }
+    });
 }
 
-/// Reads a notice's payload; `None` for this store's own or a malformed one.
-fn parse_notice(payload: &str, origin: &str) -> Option<Notice> {
-    let mut parts = payload.split(' ');
-    let (from, game, ply) = (parts.next()?, parts.next()?, parts.next()?);
-    if from == origin || parts.next().is_some() {
-        return None;
+/// A notice's payload: "ORIGIN GAME PLY;GAME PLY;…".
+fn notice_payload(origin: &str, changes: &[(String, u32)]) -> String {
+    let list: Vec<String> = changes.iter().map(|(g, p)| format!("{g} {p}")).collect();
+    format!("{origin} {}", list.join(";"))
+}
+
+/// Reads a notice's payload: nothing for this store's own; what parses of
+/// a malformed one.
+fn parse_notice(payload: &str, origin: &str) -> Vec<Notice> {
+    let Some((from, list)) = payload.split_once(' ') else {
+        return Vec::new();
+    };
+    if from == origin {
+        return Vec::new();
     }
-    Some(Notice::Changed {
-        game: game.to_string(),
-        ply: ply.parse().ok()?,
-    })
+    list.split(';')
+        .filter_map(|change| {
+            let (game, ply) = change.split_once(' ')?;
+            Some(Notice::Changed {
+                game: game.to_string(),
+                ply: ply.parse().ok()?,
+            })
+        })
+        .collect()
 }
 
 /// Listens to [`CHANNEL`] on a connection of its own, for as long as the
@@ -173,7 +251,7 @@ fn spawn_listener(
                         }
                         while let Some(m) = msgs.recv().await {
                             if let tokio_postgres::AsyncMessage::Notification(n) = m {
-                                if let Some(notice) = parse_notice(n.payload(), &origin) {
+                                for notice in parse_notice(n.payload(), &origin) {
                                     let _ = tx.send(notice);
                                 }
                             }
@@ -361,7 +439,14 @@ impl PgStore {
         let (notices, _) = tokio::sync::broadcast::channel(4096);
         let listen_config = tokio_postgres::Config::from_str(url)?;
         let (ready, listening) = tokio::sync::oneshot::channel();
-        spawn_listener(listen_config, origin.clone(), notices.clone(), ready);
+        spawn_listener(
+            listen_config.clone(),
+            origin.clone(),
+            notices.clone(),
+            ready,
+        );
+        let (outbox, unsent) = tokio::sync::mpsc::unbounded_channel();
+        spawn_notifier(listen_config, origin.clone(), unsent);
         // Serving before listening would miss other servers' changes.
         tokio::time::timeout(options.connect_timeout * 2, listening)
             .await
@@ -374,7 +459,14 @@ impl PgStore {
             probing: AtomicBool::new(false),
             origin,
             notices,
+            outbox,
         })))
+    }
+
+    /// Tells the other servers of a change this server committed (through
+    /// the notifier: after the commit, in a batch).
+    fn announce(&self, game: String, ply: u32) {
+        let _ = self.0.outbox.send((game, ply));
     }
 
     fn health(&self) -> std::sync::MutexGuard<'_, Health> {
@@ -881,18 +973,21 @@ impl Store for PgStore {
         let store = self.clone();
         Box::pin(async move {
             let mut stmts = vec![insert_game(&info)];
-            if let Some(old) = rematch_of {
-                stmts.push(notify(&store.0.origin, &old, 0));
+            if let Some(old) = &rematch_of {
                 stmts.push(stmt(
                     "UPDATE games SET rematch = $2, updated_at = $3 WHERE id = $1",
                     vec![
-                        Box::new(old),
+                        Box::new(old.clone()),
                         Box::new(info.id.clone()),
                         Box::new(info.created_at),
                     ],
                 ));
             }
-            store.write(stmts).await.map(|_| ())
+            store.write(stmts).await?;
+            if let Some(old) = rematch_of {
+                store.announce(old, 0);
+            }
+            Ok(())
         })
     }
 
@@ -942,27 +1037,24 @@ impl Store for PgStore {
         Box::pin(async move {
             let ply =
                 i32::try_from(a.ply).map_err(|_| StoreError::Other("ply too large".into()))?;
-            let mut stmts = vec![
-                notify(&store.0.origin, &id, a.ply),
-                stmt(
-                    "INSERT INTO actions (game_id, ply, action, created_at, position, captured)
+            let mut stmts = vec![stmt(
+                "INSERT INTO actions (game_id, ply, action, created_at, position, captured)
                  VALUES ($1, $2, $3, $4, $5, $6)",
-                    vec![
-                        Box::new(id.clone()),
-                        Box::new(ply),
-                        Box::new(a.action.to_string()),
-                        Box::new(a.at),
-                        Box::new(a.position.map(|p| p.to_string())),
-                        Box::new(holes_text(&a.captured)),
-                    ],
-                ),
-            ];
+                vec![
+                    Box::new(id.clone()),
+                    Box::new(ply),
+                    Box::new(a.action.to_string()),
+                    Box::new(a.at),
+                    Box::new(a.position.map(|p| p.to_string())),
+                    Box::new(holes_text(&a.captured)),
+                ],
+            )];
             stmts.push(match ending {
                 Some(o) => stmt(
                     "UPDATE games SET status = 'over', result = $2, reason = $3,
                          updated_at = $4 WHERE id = $1",
                     vec![
-                        Box::new(id),
+                        Box::new(id.clone()),
                         Box::new(o.to_string()),
                         Box::new(o.reason.as_str().to_string()),
                         Box::new(a.at),
@@ -970,10 +1062,12 @@ impl Store for PgStore {
                 ),
                 None => stmt(
                     "UPDATE games SET updated_at = $2 WHERE id = $1",
-                    vec![Box::new(id), Box::new(a.at)],
+                    vec![Box::new(id.clone()), Box::new(a.at)],
                 ),
             });
-            store.write(stmts).await.map(|_| ())
+            store.write(stmts).await?;
+            store.announce(id, a.ply);
+            Ok(())
         })
     }
 
@@ -991,21 +1085,26 @@ impl Store for PgStore {
         };
         let store = self.clone();
         Box::pin(async move {
-            let note = notify(&store.0.origin, &id, 0);
             let counts = store
-                .write(vec![
-                    stmt(
-                        format!(
-                            "UPDATE games SET invite = NULL, {column} = $3, status = 'playing',
-                                 updated_at = $4
-                             WHERE id = $1 AND invite = $2 AND status = 'waiting'"
-                        ),
-                        vec![Box::new(id), Box::new(code), Box::new(token), Box::new(now)],
+                .write(vec![stmt(
+                    format!(
+                        "UPDATE games SET invite = NULL, {column} = $3, status = 'playing',
+                             updated_at = $4
+                         WHERE id = $1 AND invite = $2 AND status = 'waiting'"
                     ),
-                    note,
-                ])
+                    vec![
+                        Box::new(id.clone()),
+                        Box::new(code),
+                        Box::new(token),
+                        Box::new(now),
+                    ],
+                )])
                 .await?;
-            Ok(counts.first() == Some(&1))
+            let claimed = counts.first() == Some(&1);
+            if claimed {
+                store.announce(id, 0);
+            }
+            Ok(claimed)
         })
     }
 
@@ -1017,17 +1116,14 @@ impl Store for PgStore {
         };
         let store = self.clone();
         Box::pin(async move {
-            let note = notify(&store.0.origin, &id, 0);
             store
-                .write(vec![
-                    stmt(
-                        format!("UPDATE games SET {column} = $2 WHERE id = $1"),
-                        vec![Box::new(id), Box::new(code)],
-                    ),
-                    note,
-                ])
-                .await
-                .map(|_| ())
+                .write(vec![stmt(
+                    format!("UPDATE games SET {column} = $2 WHERE id = $1"),
+                    vec![Box::new(id.clone()), Box::new(code)],
+                )])
+                .await?;
+            store.announce(id, 0);
+            Ok(())
         })
     }
 
@@ -1083,6 +1179,26 @@ impl Store for PgStore {
 
     fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<Notice>> {
         Some(self.0.notices.subscribe())
+    }
+
+    fn latest_plies(&self, ids: Vec<String>) -> StoreFuture<Vec<(String, u32)>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT game_id, max(ply) FROM actions WHERE game_id = ANY($1)
+                     GROUP BY game_id",
+                    vec![Box::new(ids)],
+                ))
+                .await?;
+            rows.iter()
+                .map(|r| {
+                    let ply: i32 = r.try_get(1)?;
+                    Ok((r.try_get::<_, String>(0)?, ply.max(0) as u32))
+                })
+                .collect::<Result<Vec<_>, tokio_postgres::Error>>()
+                .map_err(|e| StoreError::Other(e.to_string()))
+        })
     }
 
     fn claim_ai_turn(&self, id: String, ply: u32, lease: std::time::Duration) -> StoreFuture<bool> {
