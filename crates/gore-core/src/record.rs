@@ -354,7 +354,9 @@ impl Record {
         let mut r = Record::new(Rules::STANDARD);
         let mut have_rules = false;
         let mut result_line = 0;
-        let mut resign_tag = false;
+        // The lines of `Termination "resign"` and of `Resigned`: each needs
+        // the other.
+        let (mut resign_line, mut resigned_line) = (0, 0);
         let mut seen: Vec<String> = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line_no = i + 1;
@@ -402,7 +404,7 @@ impl Record {
                                 .ok_or_else(|| err(line_no, RecordErrorKind::ResultSyntax))?,
                         )
                     }
-                    "Termination" if value == "resign" => resign_tag = true,
+                    "Termination" if value == "resign" => resign_line = line_no,
                     "Termination" => {
                         r.termination = Some(
                             value
@@ -411,6 +413,7 @@ impl Record {
                         )
                     }
                     "Resigned" => {
+                        resigned_line = line_no;
                         r.resigned = Some(
                             value
                                 .parse()
@@ -438,8 +441,11 @@ impl Record {
         if !have_rules {
             return Err(err(0, RecordErrorKind::MissingRules));
         }
-        if resign_tag != r.resigned.is_some() {
-            return Err(err(0, RecordErrorKind::TerminationSyntax));
+        if (resign_line > 0) != (resigned_line > 0) {
+            return Err(err(
+                resign_line.max(resigned_line),
+                RecordErrorKind::TerminationSyntax,
+            ));
         }
         if let Some(RecordResult::Finished {
             seeds,
