@@ -561,6 +561,23 @@ async fn takebacks_in_an_ai_game() {
     assert_eq!(v["actions"][0]["action"], "a2");
     assert_eq!(v["actions"][1]["player"], "B");
 
+    // Level 8 thinks for the server's whole AI time (300 ms here): the
+    // takeback comes while it thinks. Its search is discarded: after the
+    // human's next action the AI answers that one, at ply 2.
+    let g = create(&bot(), &s, json!({"mode": "ai", "colour": "A", "level": 8})).await;
+    let (id, t) = ids(&g);
+    let v = play(&s, &id, &t, "a3", 0).await;
+    assert_eq!(v["thinking"], true, "{v}");
+    let (st, v) = post(&s, &id, "takeback", Some(&t), json!({})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!((ply(&v), v["thinking"].as_bool()), (0, Some(false)), "{v}");
+    play(&s, &id, &t, "a4", 0).await;
+    let v = poll_until(&bot(), &s, &id, |v| ply(v) >= 2 && v["thinking"] == false).await;
+    assert_eq!(ply(&v), 2, "{v}");
+    assert_eq!(v["actions"][0]["action"], "a4");
+    assert_eq!(v["actions"][1]["player"], "B");
+    assert_eq!(v["takebacks"], 1);
+
     let g = create(&bot(), &s, json!({"mode": "ai", "colour": "B", "level": 1})).await;
     let (id, t) = ids(&g);
     poll_until(&bot(), &s, &id, |v| ply(v) == 1).await;

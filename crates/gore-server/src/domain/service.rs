@@ -382,6 +382,8 @@ impl Games {
         if self.failure().is_some() {
             return Err(GameError::Unavailable);
         }
+        // A resigned game's board is not over: the rules would play on.
+        room.check_playing()?;
         let since = room.ply();
         let takebacks = room.info.takebacks;
         let stored = room.play(action, now_ms())?;
@@ -1144,9 +1146,10 @@ impl Games {
                 return Ok(());
             };
             let mut room = room_ref.lock().await;
-            // A takeback meanwhile (perhaps back to this very ply): the
-            // search was for another game; the loop looks again.
-            if room.at() != ply || room.dead {
+            // A takeback meanwhile (perhaps back to this very ply), or a
+            // resignation: the search was for another game; the loop
+            // looks again.
+            if room.at() != ply || room.dead || !room.ai_to_move() {
                 continue;
             }
             self.commit(room_ref, &mut room, action).await?;
