@@ -83,8 +83,8 @@ async fn two_stores_racing_on_one_ply_commit_it_once() {
     let b = PgStore::connect(&url, PgOptions::default()).await.unwrap();
     for id in &ids {
         let (ra, rb) = tokio::join!(
-            a.append_action(id.clone(), action(1, "a1"), None),
-            b.append_action(id.clone(), action(1, "a2"), None),
+            a.append_action(id.clone(), 0, action(1, "a1"), None),
+            b.append_action(id.clone(), 0, action(1, "a2"), None),
         );
         let oks = [&ra, &rb].iter().filter(|r| r.is_ok()).count();
         assert_eq!(oks, 1, "{id}: {ra:?} {rb:?}");
@@ -382,16 +382,20 @@ async fn an_unreachable_database_refuses_writes_until_it_is_back() {
     };
     let store = PgStore::connect(&purl, options).await.unwrap();
     proxy.set(Mode::Cut);
-    let r = store.append_action(id.clone(), action(1, "a1"), None).await;
+    let r = store
+        .append_action(id.clone(), 0, action(1, "a1"), None)
+        .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     let why = store.failure().expect("refusing writes");
     assert!(why.contains("cannot be reached"), "{why}");
-    let r = store.append_action(id.clone(), action(1, "a1"), None).await;
+    let r = store
+        .append_action(id.clone(), 0, action(1, "a1"), None)
+        .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     proxy.set(Mode::Pass);
     healthy(&store).await;
     store
-        .append_action(id.clone(), action(1, "a1"), None)
+        .append_action(id.clone(), 0, action(1, "a1"), None)
         .await
         .unwrap();
     assert_eq!(store.load_game(id).await.unwrap().unwrap().actions.len(), 1);
@@ -414,15 +418,17 @@ async fn a_commit_whose_answer_is_lost_is_resolved() {
     let store = PgStore::connect(&purl, options).await.unwrap();
     proxy.set(Mode::LoseCommitReply);
     store
-        .append_action(id.clone(), action(1, "a1"), None)
+        .append_action(id.clone(), 0, action(1, "a1"), None)
         .await
         .expect("committed, and known to be");
     assert_eq!(*proxy.mode.lock().unwrap(), Mode::Pass, "a reply was lost");
     assert_eq!(store.failure(), None);
-    let r = store.append_action(id.clone(), action(1, "a2"), None).await;
+    let r = store
+        .append_action(id.clone(), 0, action(1, "a2"), None)
+        .await;
     assert!(matches!(r, Err(StoreError::Conflict)), "{r:?}");
     store
-        .append_action(id.clone(), action(2, "b1"), None)
+        .append_action(id.clone(), 0, action(2, "b1"), None)
         .await
         .unwrap();
     let g = store.load_game(id).await.unwrap().unwrap();
@@ -446,7 +452,9 @@ async fn a_commit_lost_on_the_way_is_refused_and_changes_nothing() {
     };
     let store = PgStore::connect(&purl, options).await.unwrap();
     proxy.set(Mode::LoseCommit);
-    let r = store.append_action(id.clone(), action(1, "a1"), None).await;
+    let r = store
+        .append_action(id.clone(), 0, action(1, "a1"), None)
+        .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     assert_eq!(*proxy.mode.lock().unwrap(), Mode::Pass, "a commit was lost");
     assert_eq!(store.failure(), None, "the outcome is known");
@@ -458,7 +466,7 @@ async fn a_commit_lost_on_the_way_is_refused_and_changes_nothing() {
         .actions
         .is_empty());
     store
-        .append_action(id.clone(), action(1, "a2"), None)
+        .append_action(id.clone(), 0, action(1, "a2"), None)
         .await
         .unwrap();
     let g = store.load_game(id).await.unwrap().unwrap();
@@ -483,18 +491,164 @@ async fn an_unknown_commit_refuses_writes_until_it_is_known() {
     };
     let store = PgStore::connect(&purl, options).await.unwrap();
     proxy.set(Mode::LoseCommitReplyThenCut);
-    let r = store.append_action(id.clone(), action(1, "a1"), None).await;
+    let r = store
+        .append_action(id.clone(), 0, action(1, "a1"), None)
+        .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     let why = store.failure().expect("refusing writes");
     assert!(why.contains("unknown"), "{why}");
-    let r = store.append_action(id.clone(), action(2, "b1"), None).await;
+    let r = store
+        .append_action(id.clone(), 0, action(2, "b1"), None)
+        .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     proxy.set(Mode::Pass);
     healthy(&store).await;
     // It had committed: ply 1 is taken, and only by it.
-    let r = store.append_action(id.clone(), action(1, "a2"), None).await;
+    let r = store
+        .append_action(id.clone(), 0, action(1, "a2"), None)
+        .await;
     assert!(matches!(r, Err(StoreError::Conflict)), "{r:?}");
     let g = store.load_game(id).await.unwrap().unwrap();
     let played: Vec<String> = g.actions.iter().map(|a| a.action.to_string()).collect();
     assert_eq!(played, ["a1"]);
+}
+
+/// Two stores on one database taking back, resigning and appending at
+/// once, each decided where the game stood (2 actions, no takeback yet):
+/// - two takebacks: one commits, the other is `Conflict` (a takeback
+///   happens once);
+/// - after it, an append from a store that missed it (takebacks 0) is
+///   refused even at a free ply, and one that saw it commits;
+/// - a takeback racing an append: exactly one commits, and the game is
+///   one or the other, never the append on the shortened log;
+/// - a resignation racing an append: one commits.
+#[tokio::test(flavor = "multi_thread")]
+async fn takebacks_and_resignations_race_actions_once() {
+    use gore_server::store::{At, GameChange};
+    let Some(base) = pg() else { return };
+    let url = fresh_pg_database(&base).await;
+    let (s, _, _) = server_with_game(&url).await;
+    let a = PgStore::connect(&url, PgOptions::default()).await.unwrap();
+    let b = PgStore::connect(&url, PgOptions::default()).await.unwrap();
+    let at = |ply, takebacks| At { ply, takebacks };
+    for round in 0..10 {
+        let id = create(&bot(), &s, json!({"mode": "local"})).await["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        a.append_action(id.clone(), 0, action(1, "a3"), None)
+            .await
+            .unwrap();
+        a.append_action(id.clone(), 0, action(2, "b1"), None)
+            .await
+            .unwrap();
+        let (ra, rb) = tokio::join!(
+            a.change_game(id.clone(), at(2, 0), GameChange::TakeBack { to: 1 }, 1),
+            b.change_game(id.clone(), at(2, 0), GameChange::TakeBack { to: 0 }, 1),
+        );
+        assert_eq!(
+            [&ra, &rb].iter().filter(|r| r.is_ok()).count(),
+            1,
+            "round {round}: {ra:?} {rb:?}"
+        );
+        assert!(matches!(
+            (&ra, &rb),
+            (Err(StoreError::Conflict), _) | (_, Err(StoreError::Conflict))
+        ));
+        let g = a.load_game(id.clone()).await.unwrap().unwrap();
+        let kept = if ra.is_ok() { 1 } else { 0 };
+        assert_eq!((g.actions.len(), g.info.takebacks), (kept, 1));
+        // A store that missed the takeback cannot append, even at a ply
+        // that is free now.
+        let next = kept as u32 + 1;
+        let r = b
+            .append_action(id.clone(), 0, action(next, "b2"), None)
+            .await;
+        assert!(matches!(r, Err(StoreError::Conflict)), "{r:?}");
+        // A takeback and an append racing at the same standing.
+        let (rt, rp) = tokio::join!(
+            a.change_game(id.clone(), at(kept as u32, 1), GameChange::Request(None), 1),
+            b.append_action(
+                id.clone(),
+                1,
+                action(next, if kept == 1 { "b2" } else { "a1" }),
+                None
+            ),
+        );
+        // A request needs the ply to stand: the append may go first, then
+        // the request is a conflict; or the request first, and the append
+        // (which only needs the takebacks) commits after it.
+        assert!(rp.is_ok(), "{rp:?}");
+        assert!(
+            rt.is_ok() || matches!(rt, Err(StoreError::Conflict)),
+            "{rt:?}"
+        );
+        let g = a.load_game(id.clone()).await.unwrap().unwrap();
+        assert_eq!(g.actions.len(), kept + 1);
+        let ply = g.actions.len() as u32;
+        let (rt, rp) = tokio::join!(
+            a.change_game(
+                id.clone(),
+                at(ply, 1),
+                GameChange::TakeBack { to: ply - 1 },
+                1
+            ),
+            b.append_action(
+                id.clone(),
+                1,
+                action(ply + 1, if ply % 2 == 1 { "b3" } else { "a2" }),
+                None
+            ),
+        );
+        assert_eq!(
+            [&rt, &rp].iter().filter(|r| r.is_ok()).count(),
+            1,
+            "round {round}: {rt:?} {rp:?}"
+        );
+        let g = a.load_game(id.clone()).await.unwrap().unwrap();
+        let plies: Vec<u32> = g.actions.iter().map(|x| x.ply).collect();
+        let expect: Vec<u32> = if rt.is_ok() {
+            (1..ply).collect()
+        } else {
+            (1..=ply + 1).collect()
+        };
+        assert_eq!(plies, expect, "round {round}");
+        assert_eq!(g.info.takebacks, if rt.is_ok() { 2 } else { 1 });
+        // A resignation racing an append: one of them.
+        let (ply, takebacks) = (g.actions.len() as u32, g.info.takebacks);
+        let resign = GameChange::Resign {
+            player: gore_core::Player::A,
+            result: "0-0".into(),
+        };
+        let (rr, rp) = tokio::join!(
+            a.change_game(id.clone(), at(ply, takebacks), resign, 1),
+            b.append_action(
+                id.clone(),
+                takebacks,
+                action(ply + 1, if ply % 2 == 0 { "a4" } else { "b4" }),
+                None
+            ),
+        );
+        assert_eq!(
+            [&rr, &rp].iter().filter(|r| r.is_ok()).count(),
+            1,
+            "round {round}: {rr:?} {rp:?}"
+        );
+        let g = a.load_game(id.clone()).await.unwrap().unwrap();
+        assert_eq!(
+            g.info.resigned.is_some(),
+            rr.is_ok(),
+            "round {round}: {:?}",
+            g.info
+        );
+        // Once resigned, nothing more is appended.
+        if rr.is_ok() {
+            let r = a
+                .append_action(id.clone(), takebacks, action(ply + 1, "a4"), None)
+                .await;
+            assert!(matches!(r, Err(StoreError::Conflict)), "{r:?}");
+        }
+    }
+    assert_eq!(a.failure(), None);
+    assert_eq!(b.failure(), None);
 }

@@ -19,7 +19,7 @@ use super::{
 };
 use crate::ai::{AiBusy, AiJob, AiPool, AiTicket, ClientKey};
 use crate::api::GameView;
-use crate::store::{Notice, Store, StoreError};
+use crate::store::{GameChange, Notice, Store, StoreError};
 use tokio::sync::broadcast::error::RecvError;
 
 /// A room, shared.
@@ -126,17 +126,18 @@ impl Games {
             settings.ai_per_client,
             CHEAP_LEVEL,
         )?;
+        let notices = store.notices();
         let games = Games(Arc::new(Inner {
             rooms: StdMutex::new(HashMap::new()),
             ai,
             ai_retry: StdMutex::new(Vec::new()),
-            shared: store.notices().is_some(),
+            shared: notices.is_some(),
             store,
             settings,
         }));
         games.clone().spawn_janitor();
         games.clone().resume_ai_games();
-        if let Some(notices) = games.0.store.notices() {
+        if let Some(notices) = notices {
             games.clone().spawn_listener(notices);
             games.clone().spawn_ai_sweep();
         }
@@ -221,6 +222,28 @@ impl Games {
         let id = room.id().to_string();
         let after = room.ply() as u32;
         match self.0.store.load_game_after(id.clone(), after).await {
+            Ok(Some(stored)) if stored.info.takebacks != room.info.takebacks => {
+                // Another server took back: the log is not an extension
+                // of this room's, so the whole game is loaded again.
+                let reloaded = match self.0.store.load_game(id.clone()).await {
+                    Ok(Some(whole)) => room.reload(whole, self.0.settings.max_plies),
+                    Ok(None) => Err("it is gone from the store".into()),
+                    Err(e) => Err(e.to_string()),
+                };
+                match reloaded {
+                    Ok(()) => {
+                        if room.ai_to_move() {
+                            self.start_ai(room_ref.clone());
+                        }
+                        true
+                    }
+                    Err(e) => {
+                        tracing::warn!("game {id}: cannot reload after a takeback: {e}");
+                        self.evict(room_ref, room);
+                        false
+                    }
+                }
+            }
             Ok(Some(stored)) => match room.catch_up(stored) {
                 Ok(_) => {
                     if room.ai_to_move() {
@@ -268,19 +291,15 @@ impl Games {
         if held.is_empty() {
             return;
         }
-        let mine: HashMap<String, u32> = held.iter().cloned().collect();
-        match self
-            .0
-            .store
-            .latest_plies(held.into_iter().map(|(id, _)| id).collect())
-            .await
-        {
+        let ids = held.iter().map(|(id, _)| id.clone()).collect();
+        match self.0.store.latest_plies(ids).await {
             Ok(stored) => {
-                for (id, ply) in stored {
-                    if mine.get(&id).is_some_and(|&have| ply > have) {
-                        tracing::info!(
-                            "game {id}: behind the store (a notice was lost); caught up"
-                        );
+                // A game left out has no action stored. Fewer actions than
+                // here means a takeback elsewhere.
+                let stored: HashMap<String, u32> = stored.into_iter().collect();
+                for (id, have) in held {
+                    if stored.get(&id).copied().unwrap_or(0) != have {
+                        tracing::info!("game {id}: not what the store has (a notice was lost)");
                         self.refresh(&id).await;
                     }
                 }
@@ -430,16 +449,24 @@ impl Games {
         if self.failure().is_some() {
             return Err(GameError::Unavailable);
         }
+        // A resigned game's board is not over: the rules would play on.
+        room.check_playing()?;
         let (since, status) = (room.ply(), room.info.status);
+        let takebacks = room.info.takebacks;
         let stored = room.play(action, now_ms())?;
         let ending = room.game.outcome().copied();
         let id = room.info.id.clone();
-        if let Err(e) = self.0.store.append_action(id, stored, ending).await {
+        if let Err(e) = self
+            .0
+            .store
+            .append_action(id, takebacks, stored, ending)
+            .await
+        {
             // Not acknowledged: the action is taken back here and the
             // room, its sockets with it, stays. (Had the commit gone
             // through after all, the store has it after `since` and a
             // catch-up takes it in again.) Another server's action at
-            // this ply: take that in now.
+            // this ply, or a takeback: take that in now.
             match room.rewind(since, status) {
                 Ok(()) if matches!(e, StoreError::Conflict) => {
                     self.catch_up_locked(room_ref, room).await;
@@ -528,6 +555,189 @@ impl Games {
         })
         .await
         .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    /// Commits a change other than an action (decided on the room under
+    /// its lock), then applies it with `apply`; a refusal or failure of
+    /// the store drops the room from memory (the next request loads the
+    /// truth).
+    async fn commit_change(
+        &self,
+        room_ref: &RoomRef,
+        room: &mut Room,
+        change: GameChange,
+    ) -> Result<(), GameError> {
+        if room.dead {
+            return Err(GameError::Internal(
+                "the game is being reloaded; try again".into(),
+            ));
+        }
+        if self.failure().is_some() {
+            return Err(GameError::Unavailable);
+        }
+        let at = room.at();
+        if let Err(e) = self
+            .0
+            .store
+            .change_game(room.info.id.clone(), at, change, now_ms())
+            .await
+        {
+            self.evict(room_ref, room);
+            return Err(store_error(e));
+        }
+        Ok(())
+    }
+
+    /// Resigns the game for the holder of `token` (in a local game, for
+    /// the player to move): the opponent wins, the seeds are not swept.
+    /// Returns the state as the caller sees it.
+    pub async fn resign(&self, id: &str, token: Option<String>) -> Result<GameView, GameError> {
+        let room_ref = self.room(id).await?;
+        let games = self.clone();
+        tokio::spawn(async move {
+            let mut room = room_ref.lock().await;
+            room.touched = Instant::now();
+            let seat = seat_for(&room, token.as_deref())?;
+            let player = room.resigner(seat)?;
+            let result = room.resign_result(player);
+            games
+                .commit_change(&room_ref, &mut room, GameChange::Resign { player, result })
+                .await?;
+            room.resign(player);
+            let ply = room.ply();
+            room.changed(ply);
+            tracing::info!("game {}: {player} resigned", room.id());
+            Ok(room.view(Some(seat)))
+        })
+        .await
+        .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    /// A takeback for the holder of `token`: in ai and local games at
+    /// once (ai: back to before the human's last action, the AI's replies
+    /// undone, its search if thinking discarded; local: the last action);
+    /// in friend games a request the opponent answers. Returns the state
+    /// as the caller sees it.
+    pub async fn takeback(&self, id: &str, token: Option<String>) -> Result<GameView, GameError> {
+        let room_ref = self.room(id).await?;
+        let games = self.clone();
+        tokio::spawn(async move {
+            let mut room = room_ref.lock().await;
+            room.touched = Instant::now();
+            let seat = seat_for(&room, token.as_deref())?;
+            room.check_playing()?;
+            let nothing = GameError::Refused("nothing to take back: you have not played yet");
+            match room.info.mode {
+                Mode::Local => {
+                    let to = room.ply().checked_sub(1).ok_or(nothing)?;
+                    games.take_back(&room_ref, &mut room, to).await?;
+                }
+                Mode::Ai => {
+                    let human = match room.info.ai_seat {
+                        Some(ai) => ai.opponent(),
+                        None => return Err(GameError::NoSeat),
+                    };
+                    let to = room.before_last_of(human).ok_or(nothing)?;
+                    games.take_back(&room_ref, &mut room, to).await?;
+                }
+                Mode::Friend => {
+                    let asker = match seat {
+                        Seat::A => Player::A,
+                        Seat::B => Player::B,
+                        Seat::Both => return Err(GameError::NoSeat),
+                    };
+                    match room.info.takeback {
+                        Some(p) if p == asker => {} // asked already
+                        Some(_) => {
+                            return Err(GameError::Refused(
+                                "your opponent has asked for a takeback: answer it first",
+                            ))
+                        }
+                        None => {
+                            room.before_last_of(asker).ok_or(nothing)?;
+                            games
+                                .commit_change(
+                                    &room_ref,
+                                    &mut room,
+                                    GameChange::Request(Some(asker)),
+                                )
+                                .await?;
+                            room.info.takeback = Some(asker);
+                            let ply = room.ply();
+                            room.changed(ply);
+                        }
+                    }
+                }
+            }
+            Ok(room.view(Some(seat)))
+        })
+        .await
+        .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    /// The answer of the holder of `token` to the opponent's takeback
+    /// request (friend games): granted, the asker's last action (and the
+    /// reply since, if any) is undone; declined, the request is dropped.
+    pub async fn answer_takeback(
+        &self,
+        id: &str,
+        token: Option<String>,
+        accept: bool,
+    ) -> Result<GameView, GameError> {
+        let room_ref = self.room(id).await?;
+        let games = self.clone();
+        tokio::spawn(async move {
+            let mut room = room_ref.lock().await;
+            room.touched = Instant::now();
+            let seat = seat_for(&room, token.as_deref())?;
+            room.check_playing()?;
+            let asker = room
+                .info
+                .takeback
+                .ok_or(GameError::Refused("there is no takeback request to answer"))?;
+            if seat.acts_for(asker) {
+                return Err(GameError::Refused(
+                    "this is your own takeback request: your opponent answers it",
+                ));
+            }
+            if accept {
+                let to = room.before_last_of(asker).ok_or(GameError::Refused(
+                    "nothing to take back: your opponent has not played yet",
+                ))?;
+                games.take_back(&room_ref, &mut room, to).await?;
+            } else {
+                games
+                    .commit_change(&room_ref, &mut room, GameChange::Request(None))
+                    .await?;
+                room.info.takeback = None;
+                let ply = room.ply();
+                room.changed(ply);
+            }
+            Ok(room.view(Some(seat)))
+        })
+        .await
+        .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    /// Takes back to ply `to`: committed, applied, then every socket is
+    /// sent the whole state (the log is shorter: never an update).
+    async fn take_back(
+        &self,
+        room_ref: &RoomRef,
+        room: &mut Room,
+        to: usize,
+    ) -> Result<(), GameError> {
+        let from = room.ply();
+        self.commit_change(room_ref, room, GameChange::TakeBack { to: to as u32 })
+            .await?;
+        if let Err(e) = room.take_back_to(to) {
+            // Committed but not applied: the store has the truth.
+            self.evict(room_ref, room);
+            return Err(e);
+        }
+        room.send_whole();
+        tracing::info!("game {}: taken back from ply {from} to {to}", room.id());
+        Ok(())
     }
 
     /// The state as the holder of `token` (or a spectator) sees it.
@@ -1013,7 +1223,7 @@ impl Games {
                         }
                     }
                 };
-                (ticket, room.ply(), id)
+                (ticket, room.at(), id)
             };
             let started = Instant::now();
             let chosen = ticket.await;
@@ -1025,13 +1235,16 @@ impl Games {
                 return Ok(());
             };
             let mut room = room_ref.lock().await;
-            if room.ply() != ply || room.dead {
+            // A takeback meanwhile (perhaps back to this very ply), or a
+            // resignation: the search was for another game; the loop
+            // looks again.
+            if room.at() != ply || room.dead || !room.ai_to_move() {
                 continue;
             }
             self.commit(room_ref, &mut room, action).await?;
             tracing::debug!(
                 "game {id}: the AI played {action} at ply {} in {:?}",
-                ply + 1,
+                ply.ply + 1,
                 started.elapsed()
             );
         }
@@ -1124,5 +1337,8 @@ fn new_info(spec: &NewGameSpec, creator: Seat) -> GameInfo {
         tokens,
         invite,
         devices: PerSeat::default(),
+        resigned: None,
+        takebacks: 0,
+        takeback: None,
     }
 }
