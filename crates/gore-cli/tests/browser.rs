@@ -70,8 +70,18 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
     .await?;
     let labels: Vec<String> = serde_json::from_value(labels)?;
     assert_eq!(labels.len(), 8);
+    // The board is one Tab stop (roving tabindex): a1, the first playable hole.
     assert!(
-        labels.contains(&"button|0|hole a3, 6 seeds, controlled by A".to_string()),
+        labels.contains(&"button|0|hole a1, 6 seeds, controlled by A".to_string()),
+        "{labels:?}"
+    );
+    assert!(
+        labels.contains(&"button|-1|hole a3, 6 seeds, controlled by A".to_string()),
+        "{labels:?}"
+    );
+    assert_eq!(
+        labels.iter().filter(|l| l.contains("|0|")).count(),
+        1,
         "{labels:?}"
     );
     // B's row on top, right to left; A's row at the bottom, left to right.

@@ -96,16 +96,12 @@ export function ruleOptions(rules) {
 }
 
 /**
- * The names of captured holes in an action entry (`captured` may hold hole
- * names or objects with a `hole` field).
+ * The names of captured holes in an action entry.
  * @param {any} entry
  * @returns {string[]}
  */
 export function capturedHoles(entry) {
   const c = entry && entry.captured;
   if (!Array.isArray(c)) return [];
-  return c.map((x) => (typeof x === 'string' ? x : x && x.hole)).filter((h) => HOLES.includes(h));
+  return c.filter((h) => HOLES.includes(h));
 }
-
-/** Seeds on the board. @param {Pos} p */
-export function boardSeeds(p) { return p.holes.reduce((a, b) => a + b, 0); }
