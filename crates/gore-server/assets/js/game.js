@@ -81,6 +81,7 @@ export function gamePage(main, id) {
       tools: h('div', { id: 'tools', class: 'tools' }),
       offerPanel: h('section', { id: 'offer-panel', class: 'offer-box outgoing', hidden: true, 'aria-labelledby': 'offer-panel-title' }),
       result: h('section', { id: 'result', class: 'result card', hidden: true, 'aria-labelledby': 'result-title' }),
+      resultMore: h('div', { id: 'result-more', class: 'result-more', hidden: true }),
       review: h('div', { id: 'review', class: 'review', hidden: true, role: 'group' }),
       moves: h('ol', { id: 'moves', class: 'moves' }),
       links: h('div', { class: 'game-links' }),
@@ -106,8 +107,9 @@ export function gamePage(main, id) {
       el.unavailable,
       el.boardWrap,
       h('div', { class: 'game-panel', id: 'game-panel' },
-        el.review,
         el.result,
+        el.review,
+        el.resultMore,
         el.incoming,
         el.controls,
         el.offerPanel,
@@ -394,7 +396,7 @@ export function gamePage(main, id) {
   /** A new state was taken: show it. @param {boolean} first @param {any} before */
   function taken(first, before) {
     const s = st.s;
-    if (s.you && s.you !== 'spectator') rememberGame({ id, mode: s.mode, seat: s.you });
+    if (s.you) rememberGame({ id, mode: s.mode, seat: s.you });
     if (first) {
       st.shownCount = s.actions.length;
       render();

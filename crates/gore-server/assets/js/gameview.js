@@ -346,13 +346,21 @@ export function viewOfferPanel(c) {
     h('p', { class: 'hint' }, t('offer.help', { player: opp })));
 }
 
-/** @param {Ctx} c */
+/**
+ * The result: the score and the winner line (right under the board), and
+ * its details (why it ended, the sweep, rematch and record) after the
+ * review's step buttons, so that both are in sight on a phone.
+ * @param {Ctx} c
+ */
 export function viewResult(c) {
   const st = c.store;
   const box = c.el.result;
+  const more = c.el.resultMore;
   box.textContent = '';
+  more.textContent = '';
   const r = st.s.result;
   box.hidden = !(st.over && r && !st.animating);
+  more.hidden = box.hidden;
   if (box.hidden) return;
   const me = st.you;
   let headline;
@@ -372,6 +380,8 @@ export function viewResult(c) {
       h('span', { class: 'score-A' }, `A ${r.seeds[0]}`), ' – ', h('span', { class: 'score-B' }, `${r.seeds[1]} B`)),
     h('p', { class: 'headline', id: 'result-headline' }, headline, r.winner && (me === 'A' || me === 'B') && r.winner !== me ? ` (${t('result.winner', { player: r.winner })})` : ''),
     r.without_glory ? h('p', { class: 'without-glory', id: 'without-glory' }, h('span', { class: 'glory-badge', 'aria-hidden': 'true' }, '☾'), ' ', t('result.withoutGlory', { player: r.winner })) : null,
+  ].filter((x) => x !== null));
+  more.append(...[
     h('p', { class: 'muted', id: 'result-reason' }, t(`result.reason.${reason}`, { player: r.winner ? other(r.winner) : '' }),
       reason === 'repetition' ? ` ${t('result.repetitionWhat')}` : '',
       sw && reason !== 'resign' ? ` ${t('result.sweptSeeds', { a: sw[0], b: sw[1] })}` : ''),
