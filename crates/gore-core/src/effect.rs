@@ -2,6 +2,8 @@
 //! Interfaces show it (the server's animation, the terminal); the rules
 //! compute it once, while playing.
 
+use alloc::vec::Vec;
+
 use crate::types::{Hole, HoleSet};
 
 /// A sowing as it happened: from which hole, how many seeds, and whether
@@ -75,4 +77,44 @@ impl Effect {
         captured: HoleSet::EMPTY,
         seeds_captured: 0,
     };
+
+    /// The holes sown, one per seed, in order (empty when the action was
+    /// not a sowing).
+    pub fn path(&self) -> Vec<Hole> {
+        self.sowing.map_or_else(Vec::new, |s| s.holes().collect())
+    }
+
+    /// The captured holes in the order the rules take them: the landing
+    /// hole, then the chain backward from it, then forward. (The chain is
+    /// rebuilt from the set: each run stops at a hole that was not ripe,
+    /// which the other run cannot have taken either.)
+    ///
+    /// ```
+    /// use gore_core::{Action, Hole, Position, Variant};
+    /// // RULES.md's first worked example: b2 lands on a2, takes a2, then
+    /// // a1 backward, then b4 forward.
+    /// let p = Position::from_gpn("1,3,1,5/3,4,2,1 AAAA/BBBB 14-14 B -", Variant::STANDARD).unwrap();
+    /// let (_, effect) = p.play_effect(Action::Sow(Hole::B2)).unwrap();
+    /// assert_eq!(effect.captures(), [Hole::A2, Hole::A1, Hole::B4]);
+    /// ```
+    pub fn captures(&self) -> Vec<Hole> {
+        let mut out = Vec::new();
+        let Some(last) = self.sowing.and_then(|s| s.last()) else {
+            return out;
+        };
+        if !self.captured.contains(last) {
+            return out;
+        }
+        out.push(last);
+        let mut taken = HoleSet::single(last);
+        for step in [Hole::prev as fn(Hole) -> Hole, Hole::next] {
+            let mut at = step(last);
+            while self.captured.contains(at) && !taken.contains(at) {
+                out.push(at);
+                taken = taken.with(at);
+                at = step(at);
+            }
+        }
+        out
+    }
 }

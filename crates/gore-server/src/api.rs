@@ -123,11 +123,32 @@ pub struct Entry {
     pub player: Player,
     /// The action.
     pub action: Action,
-    /// The holes it captured, in the order taken.
+    /// The holes it captured, in the order taken (the landing hole, the
+    /// chain backward, then forward).
     pub captured: Vec<Hole>,
     /// The position after it (GPN); for the action that ends the game, the
     /// board it left, before the final sweep.
     pub position: String,
+    /// For a sowing, the hole each seed fell into, in order (laps
+    /// included, the origin skipped under `skip-origin`); empty for an
+    /// offer, an answer or a pass.
+    #[serde(default)]
+    pub path: Vec<Hole>,
+}
+
+/// What one legal sowing would do, for the page to draw before the click
+/// (the rules decide; the page only draws).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Preview {
+    /// The sowing.
+    pub action: Action,
+    /// The hole each seed would fall into, in order.
+    pub path: Vec<Hole>,
+    /// The holes it would capture, in the order taken (the landing hole,
+    /// the chain backward, then forward).
+    pub captured: Vec<Hole>,
+    /// The seeds those holes hold after the sowing (the seeds captured).
+    pub seeds: u8,
 }
 
 /// A finished game's result.
@@ -139,8 +160,12 @@ pub struct ResultView {
     pub winner: Option<Player>,
     /// The winner had declined an offer.
     pub without_glory: bool,
-    /// `board`, `no-hole`, `repetition` or `ply-cap`.
+    /// `board`, `no-hole`, `repetition`, `ply-cap` or `resign`.
     pub reason: String,
+    /// The seeds A and B each took in the final sweep (included in
+    /// `seeds`); `[0, 0]` after a resignation.
+    #[serde(default)]
+    pub swept: [u8; 2],
 }
 
 /// The rematch of a game, once asked for.
@@ -177,6 +202,13 @@ pub struct Head {
     /// The AI is thinking (or waiting for a thread) on this game.
     #[serde(default)]
     pub thinking: bool,
+    /// What each legal sowing of `legal` would do (the same recipient
+    /// only: empty when `legal` is).
+    #[serde(default)]
+    pub previews: Vec<Preview>,
+    /// A friend game's pending takeback request: the player who asks.
+    #[serde(default)]
+    pub takeback: Option<Player>,
 }
 
 /// A game's whole state, as `GET /api/games/{id}` and the first socket
@@ -195,6 +227,10 @@ pub struct GameView {
     pub you: Option<Seat>,
     /// Every action so far.
     pub actions: Vec<Entry>,
+    /// How many takebacks were granted (a game with any is casual). A
+    /// takeback always reaches the sockets as a whole `state`.
+    #[serde(default)]
+    pub takebacks: u32,
     /// Everything else.
     #[serde(flatten)]
     pub head: Head,
@@ -265,8 +301,26 @@ pub enum ClientMsg {
     },
     /// Send the whole state again.
     Resync,
+    /// Resign the game (the holder of a seat; in a local game, for the
+    /// player to move).
+    Resign,
+    /// Take back: at once in ai and local games, a request to the
+    /// opponent in friend games.
+    Takeback,
+    /// Answer the opponent's takeback request (friend games).
+    TakebackAnswer {
+        /// Grant it.
+        accept: bool,
+    },
     /// Answered by a `pong`.
     Ping,
+}
+
+/// The body of `POST /api/games/{id}/takeback/answer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerBody {
+    /// Grant the takeback.
+    pub accept: bool,
 }
 
 /// The body of every error answer: `{"error": {"code": …, "message": …}}`.

@@ -235,6 +235,10 @@ async fn handle(
                 .map_err(|e| (e.into(), false))?;
             Ok(Reply::None)
         }
+        ClientMsg::Resign | ClientMsg::Takeback | ClientMsg::TakebackAnswer { .. } => Err((
+            ApiError::bad_request("message: resign and takeback are coming"),
+            false,
+        )),
         ClientMsg::Resync => Ok(Reply::Resync),
         ClientMsg::Ping => Ok(Reply::Pong),
     }

@@ -4,12 +4,12 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use gore_core::{Action, Game, Player};
+use gore_core::{Action, Effect, Game, Hole, HoleSet, Player, Position, Sowing};
 use tokio::sync::broadcast;
 
 use super::{GameError, GameInfo, Mode, Seat, Status};
 use crate::api::{
-    Entry, GameView, Head, PerPlayer, RematchView, ResultView, SeatView, ServerMsg, Update,
+    Entry, GameView, Head, PerPlayer, Preview, RematchView, ResultView, SeatView, ServerMsg, Update,
 };
 use crate::store::{StoredAction, StoredGame};
 
@@ -59,15 +59,33 @@ pub struct Room {
     spectator: std::sync::Mutex<Option<(usize, Arc<str>)>>,
 }
 
-/// The log entry of the action just played on `game`.
-fn entry_of(game: &Game, player: Player, captured: gore_core::HoleSet) -> Entry {
+/// The log entry of the action just played on `game`, which did `effect`.
+fn entry_of(game: &Game, player: Player, effect: &Effect) -> Entry {
     Entry {
         ply: game.actions().len(),
         player,
         action: *game.actions().last().expect("an action was just played"),
-        captured: captured.iter().collect(),
+        captured: effect.captures(),
         // Before the final sweep: the board the action left.
         position: game.history().last().unwrap_or(game.position()).to_string(),
+        path: effect.path(),
+    }
+}
+
+/// What `action`, played from `before`, did, rebuilt from what the store
+/// kept (the holes it captured): no sowing again.
+fn stored_effect(before: &Position, action: Action, captured: &[Hole]) -> Effect {
+    Effect {
+        sowing: match action {
+            Action::Sow(h) => Some(Sowing::new(
+                h,
+                before.seeds(h),
+                before.variant().skip_origin,
+            )),
+            _ => None,
+        },
+        captured: captured.iter().copied().collect::<HoleSet>(),
+        seeds_captured: 0,
     }
 }
 
@@ -117,12 +135,17 @@ impl Room {
                 let log = actions
                     .iter()
                     .enumerate()
-                    .map(|(i, a)| Entry {
-                        ply: i + 1,
-                        player: game.history()[i].to_move(),
-                        action: a.action,
-                        captured: a.captured.clone(),
-                        position: game.history()[i + 1].to_string(),
+                    .map(|(i, a)| {
+                        let before = &game.history()[i];
+                        let effect = stored_effect(before, a.action, &a.captured);
+                        Entry {
+                            ply: i + 1,
+                            player: before.to_move(),
+                            action: a.action,
+                            captured: effect.captures(),
+                            position: game.history()[i + 1].to_string(),
+                            path: effect.path(),
+                        }
                     })
                     .collect();
                 (game, log)
@@ -135,7 +158,7 @@ impl Room {
                     let played = game
                         .play(a.action)
                         .map_err(|e| format!("ply {}: {e}", a.ply))?;
-                    log.push(entry_of(&game, player, played.effect.captured));
+                    log.push(entry_of(&game, player, &played.effect));
                 }
                 (game, log)
             }
@@ -165,8 +188,7 @@ impl Room {
                 .game
                 .play(a.action)
                 .map_err(|e| format!("ply {}: {e}", a.ply))?;
-            self.log
-                .push(entry_of(&self.game, player, played.effect.captured));
+            self.log.push(entry_of(&self.game, player, &played.effect));
         }
         let mut info = stored.info;
         if self.game.is_over() {
@@ -237,7 +259,7 @@ impl Room {
     pub fn play(&mut self, action: Action, at: i64) -> Result<StoredAction, GameError> {
         let player = self.game.position().to_move();
         let played = self.game.play(action).map_err(GameError::Illegal)?;
-        let entry = entry_of(&self.game, player, played.effect.captured);
+        let entry = entry_of(&self.game, player, &played.effect);
         let stored = StoredAction {
             ply: entry.ply as u32,
             action,
@@ -341,36 +363,45 @@ impl Room {
         }
     }
 
-    /// What changes with each action; `legal` for the actor or nobody.
+    /// What changes with each action; `legal` (and what each sowing
+    /// would do) for the actor or nobody.
     fn head(&self, with_legal: bool) -> Head {
         let pos = self.game.position();
         let over = self.game.is_over();
+        let legal: Vec<Action> = if with_legal && self.actor().is_some() {
+            self.game.legal_actions().iter().copied().collect()
+        } else {
+            Vec::new()
+        };
         Head {
             status: self.info.status,
             position: pos.to_string(),
             to_move: (!over).then(|| pos.to_move()),
             seats: self.seats(),
-            legal: if with_legal && self.actor().is_some() {
-                self.game.legal_actions().iter().copied().collect()
-            } else {
-                Vec::new()
-            },
+            previews: previews(pos, &legal),
+            legal,
             ply: self.ply(),
             declined: PerPlayer {
                 a: self.game.has_declined(Player::A),
                 b: self.game.has_declined(Player::B),
             },
-            result: self.game.outcome().map(|o| ResultView {
-                seeds: o.seeds,
-                winner: o.winner(),
-                without_glory: o.without_glory(),
-                reason: o.reason.as_str().into(),
+            result: self.game.outcome().map(|o| {
+                // The board before the sweep: what each player took from it.
+                let before = self.game.history().last().unwrap_or(pos);
+                ResultView {
+                    seeds: o.seeds,
+                    winner: o.winner(),
+                    without_glory: o.without_glory(),
+                    reason: o.reason.as_str().into(),
+                    swept: Player::ALL.map(|p| pos.captured(p) - before.captured(p)),
+                }
             }),
             rematch: self.info.rematch.as_ref().map(|id| RematchView {
                 id: id.clone(),
                 url: format!("/g/{id}"),
             }),
             thinking: self.ai_to_move(),
+            takeback: None,
         }
     }
 
@@ -384,6 +415,7 @@ impl Room {
             start: self.info.start.to_string(),
             you: seat,
             actions: self.log.clone(),
+            takebacks: 0,
             head: self.head(with_legal),
         }
     }
@@ -408,6 +440,24 @@ impl Room {
         }
         r.to_string()
     }
+}
+
+/// What each sowing of `legal` would do from `pos`: the rules play it
+/// (the page never sows itself).
+fn previews(pos: &Position, legal: &[Action]) -> Vec<Preview> {
+    legal
+        .iter()
+        .filter(|a| matches!(a, Action::Sow(_)))
+        .filter_map(|&a| {
+            let (_, effect) = pos.play_effect(a).ok()?;
+            Some(Preview {
+                action: a,
+                path: effect.path(),
+                captured: effect.captures(),
+                seeds: effect.seeds_captured,
+            })
+        })
+        .collect()
 }
 
 /// The ply cap a game is played under: the rules' own, and the operator's
