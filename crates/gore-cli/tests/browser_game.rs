@@ -1039,3 +1039,105 @@ async fn sound_dark(chrome: &Chrome, server: &Server) -> Res<()> {
     shot(&page, "g41-large-dark").await?;
     Ok(())
 }
+
+// ----------------------------------------------------------- point 15 --
+
+#[test]
+fn preview_of_a_sowing() {
+    let Some(exe) = browser_or_skip("preview_of_a_sowing") else {
+        return;
+    };
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    runtime().block_on(async {
+        let server = Server::start();
+        let chrome = Chrome::launch(&exe, 1100, 900).await.unwrap();
+        let r = preview(&chrome, &server).await;
+        chrome.close().await;
+        r.unwrap();
+    });
+}
+
+/// The holes marked by the preview: (hole, its "+n") and the capture marks.
+async fn marked(page: &Page) -> Res<(Vec<String>, Vec<String>)> {
+    let v = js(
+        page,
+        "[[...document.querySelectorAll('.hole.pv-drop')].map(h => h.dataset.hole + h.querySelector('.pv').textContent), [...document.querySelectorAll('.hole.pv-capture')].map(h => h.dataset.hole)]",
+    )
+    .await?;
+    Ok(serde_json::from_value(v)?)
+}
+
+async fn preview(chrome: &Chrome, server: &Server) -> Res<()> {
+    let page = blank(chrome, server, "en").await?;
+    // RULES.md's first worked example with 9 seeds in b4: B sows b2 (4
+    // seeds: b3 b4 a1 a2) and takes a2=4, then a1=2 backward; b4 (now 10)
+    // stops the chain, a3=1 forward. b1 (3 seeds: b2 b3 b4) lands on B's
+    // own b4: no capture. b4's 9 seeds make a lap: a1 gets 2, b4 itself 1.
+    let g = create(
+        &page,
+        "{mode: 'local', start: '1,3,1,5/3,4,2,9 AAAA/BBBB 10-10 B -'}",
+    )
+    .await?;
+    open(&page, server, g["url"].as_str().unwrap()).await?;
+    assert_eq!(marked(&page).await?, (vec![], vec![]));
+    page.find_element(".hole[data-hole=b2]")
+        .await?
+        .hover()
+        .await?;
+    wait_for(
+        &page,
+        "document.querySelector('.hole.pv-drop')",
+        "the preview",
+        5,
+    )
+    .await?;
+    let (drops, caps) = marked(&page).await?;
+    assert_eq!(drops, ["a1+1", "a2+1", "b3+1", "b4+1"]);
+    assert_eq!(caps, ["a1", "a2"]);
+    shot(&page, "g50-preview-b2").await?;
+    // The keyboard shows it too.
+    page.find_element(".hole[data-hole=b1]")
+        .await?
+        .focus()
+        .await?;
+    page.find_element("#game-title").await?.hover().await?;
+    wait_for(
+        &page,
+        "document.querySelectorAll('.hole.pv-drop').length === 3",
+        "b1's preview",
+        5,
+    )
+    .await?;
+    assert_eq!(
+        marked(&page).await?,
+        (vec!["b2+1".into(), "b3+1".into(), "b4+1".into()], vec![])
+    );
+    page.find_element(".hole[data-hole=b4]")
+        .await?
+        .focus()
+        .await?;
+    wait_for(
+        &page,
+        "document.querySelectorAll('.hole.pv-drop').length === 8",
+        "b4's preview",
+        5,
+    )
+    .await?;
+    let (drops, caps) = marked(&page).await?;
+    assert_eq!(
+        drops,
+        ["a1+2", "a2+1", "a3+1", "a4+1", "b1+1", "b2+1", "b3+1", "b4+1"]
+    );
+    // b4's 9 seeds: a1 a2 a3 a4 b1 b2 b3 b4 a1; the last lands on a1 (1+2=3): no capture.
+    assert!(caps.is_empty(), "{caps:?}");
+    // Gone once the hole is played.
+    key(&page, "Enter").await?;
+    wait_for(&page, "document.getElementById('game-page').dataset.ply === '1' && document.getElementById('game-page').dataset.busy === '0'", "b4 sown", 10).await?;
+    let counts = js(
+        &page,
+        "[...document.querySelectorAll('.hole .count')].map(c => c.textContent).join(',')",
+    )
+    .await?;
+    assert_eq!(counts, Value::String("3,4,2,6/4,5,3,1".replace('/', ",")));
+    Ok(())
+}

@@ -220,6 +220,8 @@ struct Example {
     after: String,
     action: String,
     captured: Vec<String>,
+    /// The hole each seed falls into, in order (the page animates it).
+    path: Vec<String>,
 }
 
 fn examples(lang: &str) -> Vec<Example> {
@@ -237,6 +239,11 @@ fn examples(lang: &str) -> Vec<Example> {
                 after: take("data-after"),
                 action: take("data-action"),
                 captured: take("data-captured")
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                path: take("data-path")
                     .split(',')
                     .filter(|s| !s.is_empty())
                     .map(str::to_string)
@@ -286,6 +293,13 @@ fn check_example(ex: &Example) -> Result<(), String> {
         .play_effect(Action::Sow(origin))
         .map_err(|e| format!("{}: {e}", ex.action))?;
     let taken = effect.captured;
+    let path: Vec<String> = effect.path().iter().map(|h| h.to_string()).collect();
+    if path != ex.path {
+        return Err(format!(
+            "path: the page says {:?}, gore-core {path:?}",
+            ex.path
+        ));
+    }
     if after.to_string() != ex.after {
         return Err(format!(
             "after: the page says {}, gore-core {after}",
@@ -372,6 +386,11 @@ fn a_wrong_example_is_caught() {
     assert!(wrong(&|ex| ex.after = ex.after.replace("14-22", "14-21")).is_err());
     // Another hole sown.
     assert!(wrong(&|ex| ex.action = "b3".into()).is_err());
+    // The seeds animated into other holes.
+    assert!(wrong(&|ex| {
+        ex.path.pop();
+    })
+    .is_err());
 }
 
 #[test]

@@ -4,7 +4,7 @@
 // running animation and makes the rest instant; the caller then draws the
 // server's position, so the animation never decides anything.
 
-import { clonePos, holeIndex, other, parseAction, sowingPath } from './gpn.js';
+import { clonePos, holeIndex, other, parseAction } from './gpn.js';
 
 const SPEEDS = { slow: 0.6, normal: 1, fast: 2.5, off: 0 };
 const SPEED_KEY = 'gore.animation';
@@ -73,9 +73,9 @@ const CAPTURE_MS = 480;
  * @param {import('./gpn.js').Pos} next the position after the action (it may already be swept)
  * @param {string} action
  * @param {string[]} captured the holes the action captured
- * @param {{path?: string[], skipOrigin?: boolean, onSweep?: () => void}} how the server's
- *   sowing path (each sown seed's hole in order); without it (an older
- *   server, the rules page) the single-lap path under `skipOrigin`
+ * @param {{path?: string[], onSweep?: () => void}} how the sowing's path from
+ *   the server (each sown seed's hole in order): the page does not sow by
+ *   itself; without a path it shows the result at once
  * @param {Animator} anim
  */
 export async function animateAction(board, prev, next, action, captured, how, anim) {
@@ -83,9 +83,14 @@ export async function animateAction(board, prev, next, action, captured, how, an
   const pos = clonePos(prev);
   const mover = prev.toMove;
   board.render(pos, { origin: a.kind === 'sow' ? a.hole : null, offered: pos.offer });
+  if (a.kind === 'sow' && !(how.path && how.path.length)) {
+    board.render(next, { origin: a.hole, captured });
+    await anim.wait(DROP_MS);
+    return;
+  }
   if (a.kind === 'sow') {
     const o = holeIndex(a.hole);
-    const path = how.path && how.path.length ? how.path.map(holeIndex) : sowingPath(pos, o, !!how.skipOrigin);
+    const path = (how.path || []).map(holeIndex);
     board.holes[o].g.classList.add('hand');
     board.setCount(o, 0);
     pos.holes[o] = 0;

@@ -72,7 +72,7 @@ function set(el, attrs) { for (const [k, v] of Object.entries(attrs)) el.setAttr
 
 export class Board {
   /**
-   * @param {{interactive?: boolean, onHole?: (hole: string) => void, onPoint?: (hole: string|null) => void, label?: string, compact?: boolean}} [opts]
+   * @param {{interactive?: boolean, onHole?: (hole: string) => void, onPoint?: (hole: string|null, via: 'pointer'|'focus') => void, label?: string, compact?: boolean}} [opts]
    */
   constructor(opts = {}) {
     this.opts = opts;
@@ -164,10 +164,11 @@ export class Board {
       g.setAttribute('tabindex', '-1');
       g.addEventListener('click', () => this._activate(name));
       g.addEventListener('keydown', (e) => this._key(e, name));
-      g.addEventListener('focus', () => { if (this.opts.onPoint) this.opts.onPoint(name); });
-      g.addEventListener('blur', () => { if (this.opts.onPoint) this.opts.onPoint(null); });
-      g.addEventListener('pointerenter', () => { if (this.opts.onPoint) this.opts.onPoint(name); });
-      g.addEventListener('pointerleave', () => { if (this.opts.onPoint) this.opts.onPoint(null); });
+      const point = (/** @type {string|null} */ hole, /** @type {'pointer'|'focus'} */ via) => { if (this.opts.onPoint) this.opts.onPoint(hole, via); };
+      g.addEventListener('focus', () => point(name, 'focus'));
+      g.addEventListener('blur', () => point(null, 'focus'));
+      g.addEventListener('pointerenter', () => point(name, 'pointer'));
+      g.addEventListener('pointerleave', () => point(null, 'pointer'));
     } else {
       g.setAttribute('role', 'img');
     }

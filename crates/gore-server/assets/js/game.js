@@ -11,7 +11,7 @@ import { Animator, animateAction, savedSpeed, saveSpeed } from './anim.js';
 import { Board } from './board.js';
 import { announce, h, toast } from './dom.js';
 import { errorText } from './errors.js';
-import { capturedHoles, ruleOptions } from './gpn.js';
+import { capturedHoles } from './gpn.js';
 import { t } from './i18n.js';
 import { cue, notifyOn, setNotify, setSound, soundOn, turnAlert } from './sound.js';
 import { GameStore, plyOf } from './store.js';
@@ -212,10 +212,14 @@ export function gamePage(main, id) {
     if (st.legal().includes(hole)) act(hole);
   }
 
-  /** The pointer or the focus is on a hole (or left it): its preview. @param {string|null} hole */
-  function onPoint(hole) {
-    if (st.preview === hole) return;
-    st.preview = hole;
+  /** The hole under the pointer and the focused one: the preview is the pointer's, else the focus's. */
+  const pointing = { pointer: /** @type {string|null} */ (null), focus: /** @type {string|null} */ (null) };
+  /** @param {string|null} hole @param {'pointer'|'focus'} via */
+  function onPoint(hole, via) {
+    pointing[via] = hole;
+    const next = pointing.pointer || pointing.focus;
+    if (st.preview === next) return;
+    st.preview = next;
     if (!st.animating && st.s && st.mode === 'play' && ctx.el.title) V.drawBoard(ctx);
   }
 
@@ -430,7 +434,6 @@ export function gamePage(main, id) {
         try {
           await animateAction(board, prev, next, e.action, capturedHoles(e), {
             path: e.path,
-            skipOrigin: ruleOptions(st.s.rules).skipOrigin,
             onSweep: () => { ctx.sweeping = true; V.viewTurn(ctx); if (!quiet) cue('capture'); },
           }, a);
         } catch (err) {
