@@ -18,7 +18,8 @@ export function rulesPage(main) {
     document.title = `Goré · ${t('rules.title')}`;
     let html;
     try {
-      const res = await fetch(`/assets/rules/${lang()}.html`, { cache: 'no-cache' });
+      // Relative to this module: under the assets' version, kept for good.
+      const res = await fetch(new URL(`../rules/${lang()}.html`, import.meta.url));
       if (!res.ok) throw new Error(String(res.status));
       html = await res.text();
     } catch (e) {
