@@ -58,6 +58,12 @@ function traySeedXY(cx, k) {
   return { x: cx - 16.5 + col * 11, y: TRAY.y + TRAY.h - 10 - row * 9.5 };
 }
 
+/** The letters A and B as strokes (the controller's badge). */
+const GLYPH = {
+  A: 'M-4.6 6.2 L0 -6.2 L4.6 6.2 M-2.7 1.6 H2.7',
+  B: 'M-3.6 -6.2 V6.2 H1.2 C5 6.2 5 0 1.2 0 H-3.6 M1 0 C4.4 0 4.4 -6.2 1 -6.2 H-3.6',
+};
+
 const SEED_SHADES = ['#f4e7c9', '#eadbb8', '#f8eed6', '#e6d2a8'];
 
 /**
@@ -138,7 +144,7 @@ export class Board {
       set(hole.label, { x: x - 8, y: ny });
       const by = top ? y - 36 : y + 36;
       set(hole.badgeBg, { cx: x + 38, cy: by });
-      set(hole.badge, { x: x + 38, y: by + 1 });
+      set(hole.badge, { transform: `translate(${x + 38} ${by})` });
       set(hole.trade, { x: x + 26, y: ny });
       set(hole.pv, { x: x - 38, y: by + 1 });
       set(hole.pvBg, { cx: x - 38, cy: by });
@@ -177,12 +183,17 @@ export class Board {
     const mark = svgEl('circle', { r: R - 8, class: 'capture-mark' }, g);
     // Seeds a little away from the count, which sits on the inner edge.
     const seeds = /** @type {SVGGElement} */ (svgEl('g', { class: 'seeds' }, g));
+    // The visible texts, in the order the label says them ("a1: 6 seeds,
+    // …"), so that the name of the button contains what it shows (WCAG
+    // 2.5.3); the controller's letter is drawn, not written, for the same reason.
+    const label = /** @type {SVGTextElement} */ (svgEl('text', { class: 'hole-name' }, g));
+    // (The trailing space, not drawn, keeps "a1" and the count two words.)
+    label.textContent = `${name} `;
     const pill = svgEl('rect', { width: 34, height: 26, rx: 13, class: 'count-pill' }, g);
     const count = /** @type {SVGTextElement} */ (svgEl('text', { class: 'count' }, g));
-    const label = /** @type {SVGTextElement} */ (svgEl('text', { class: 'hole-name' }, g));
-    label.textContent = name;
     const badgeBg = svgEl('circle', { r: 14, class: 'badge-bg' }, g);
-    const badge = /** @type {SVGTextElement} */ (svgEl('text', { class: 'badge' }, g));
+    const badge = /** @type {SVGGElement} */ (svgEl('g', { class: 'badge' }, g));
+    svgEl('path', { d: '' }, badge);
     const trade = /** @type {SVGTextElement} */ (svgEl('text', { class: 'trade-mark' }, g));
     trade.textContent = '⇄';
     // The preview: how many seeds the pointed sowing drops here.
@@ -340,7 +351,8 @@ export class Board {
     hole.g.classList.toggle('ctl-A', p === 'A');
     hole.g.classList.toggle('ctl-B', p === 'B');
     hole.g.classList.toggle('traded', p !== rowOwner(i));
-    hole.badge.textContent = p;
+    hole.badge.dataset.player = p;
+    /** @type {Element} */ (hole.badge.firstChild).setAttribute('d', GLYPH[p]);
     this._label(i);
   }
 

@@ -456,7 +456,9 @@ export function viewMoves(c, go) {
     const li = h('li', { class: `move move-${e.player}${k === current ? ' current' : ''}`, 'data-ply': k });
     // The notation on hover: the record's token and the sentence.
     const title = `${e.action} — ${describe(e, before, after)}`;
-    if (over) li.append(h('button', { type: 'button', class: 'move-btn', 'aria-label': describe(e, before, after), title, onclick: () => go(k) }, ...content));
+    // The button's name starts with what it shows ("3. b2 ×4"), then says it in full.
+    const name = `${k}. ${words}${gain > 0 ? ` ×${gain}` : ''}: ${describe(e, before, after)}`;
+    if (over) li.append(h('button', { type: 'button', class: 'move-btn', 'aria-label': name, title, onclick: () => go(k) }, ...content));
     else { li.append(...content); li.setAttribute('title', title); }
     ol.append(li);
   }
