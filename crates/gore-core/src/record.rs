@@ -23,6 +23,7 @@ use crate::error::{GpnError, IllegalAction, ParseActionError, ParseRulesError};
 use crate::game::{EndReason, Game};
 use crate::position::{parse_count, Position, Setup};
 use crate::rules::Rules;
+use crate::types::Player;
 
 /// The `YYYY-MM-DD` date (UTC) of a Unix time in milliseconds, as the tools
 /// write the `Date` tag. Pure: the caller reads the clock.
@@ -89,9 +90,8 @@ fn parse_result(s: &str) -> Option<RecordResult> {
     };
     let (a, b) = score.split_once('-')?;
     let seeds = [parse_count(a)?, parse_count(b)?];
-    if without_glory && seeds[0] == seeds[1] {
-        return None;
-    }
+    // "Without glory" on a draw is refused once the tags are read (a
+    // resigned game may have equal seeds and a winner).
     Some(RecordResult::Finished {
         seeds,
         without_glory,
@@ -126,8 +126,13 @@ pub struct Record {
     pub start: Option<Setup>,
     /// Tag `Result`.
     pub result: Option<RecordResult>,
-    /// Tag `Termination`: why the game ended.
+    /// Tag `Termination`: why the game ended on the board (`None` for a
+    /// resignation: see `resigned`).
     pub termination: Option<EndReason>,
+    /// The player who resigned (tags `Termination "resign"` and
+    /// `Resigned "A"`): the game ended there, its `Result` the captured
+    /// totals as they stood (not swept), the opponent the winner.
+    pub resigned: Option<Player>,
     /// Any other tags, in order.
     pub extra: Vec<(String, String)>,
     /// The actions, in order.
@@ -182,6 +187,12 @@ pub enum RecordErrorKind {
     },
     /// A tag line after the actions have begun.
     TagAfterActions,
+    /// `Termination "resign"` on a game that had already ended by the
+    /// board's rules.
+    ResignAfterEnd {
+        /// Why the replayed game ended.
+        actual: EndReason,
+    },
     /// The `Termination` tag does not match the replayed game.
     TerminationMismatch {
         /// What the tag says.
@@ -221,7 +232,13 @@ impl fmt::Display for RecordError {
                 "tag Result: the seeds add up to {found}, not to the game's {expected}"
             ),
             RecordErrorKind::TerminationSyntax => f.write_str(
-                "tag Termination: expected board, no-hole, repetition or ply-cap, for a finished game",
+                "tag Termination: expected board, no-hole, repetition or ply-cap, for a finished \
+                 game, or resign with a Resigned tag (A or B)",
+            ),
+            RecordErrorKind::ResignAfterEnd { actual } => write!(
+                f,
+                "tag Termination says resign but the game had ended by {}",
+                actual.as_str()
             ),
             RecordErrorKind::Action(tok, e) => write!(f, "`{tok}`: {e}"),
             RecordErrorKind::Illegal { ply, action, error } => {
@@ -306,6 +323,7 @@ impl Record {
             start: None,
             result: None,
             termination: None,
+            resigned: None,
             extra: Vec::new(),
             actions: Vec::new(),
         }
@@ -336,6 +354,9 @@ impl Record {
         let mut r = Record::new(Rules::STANDARD);
         let mut have_rules = false;
         let mut result_line = 0;
+        // The lines of `Termination "resign"` and of `Resigned`: each needs
+        // the other.
+        let (mut resign_line, mut resigned_line) = (0, 0);
         let mut seen: Vec<String> = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line_no = i + 1;
@@ -383,8 +404,17 @@ impl Record {
                                 .ok_or_else(|| err(line_no, RecordErrorKind::ResultSyntax))?,
                         )
                     }
+                    "Termination" if value == "resign" => resign_line = line_no,
                     "Termination" => {
                         r.termination = Some(
+                            value
+                                .parse()
+                                .map_err(|_| err(line_no, RecordErrorKind::TerminationSyntax))?,
+                        )
+                    }
+                    "Resigned" => {
+                        resigned_line = line_no;
+                        r.resigned = Some(
                             value
                                 .parse()
                                 .map_err(|_| err(line_no, RecordErrorKind::TerminationSyntax))?,
@@ -411,10 +441,28 @@ impl Record {
         if !have_rules {
             return Err(err(0, RecordErrorKind::MissingRules));
         }
-        if let Some(RecordResult::Finished { seeds, .. }) = r.result {
+        if (resign_line > 0) != (resigned_line > 0) {
+            return Err(err(
+                resign_line.max(resigned_line),
+                RecordErrorKind::TerminationSyntax,
+            ));
+        }
+        if let Some(RecordResult::Finished {
+            seeds,
+            without_glory,
+        }) = r.result
+        {
+            if without_glory && seeds[0] == seeds[1] && r.resigned.is_none() {
+                return Err(err(result_line, RecordErrorKind::ResultSyntax));
+            }
             let found = seeds[0] as u32 + seeds[1] as u32;
             let expected = r.rules.variant.total_seeds();
-            if found != expected as u32 {
+            // A resigned game's seeds are the captured totals, not swept.
+            let wrong = match r.resigned {
+                None => found != expected as u32,
+                Some(_) => found > expected as u32,
+            };
+            if wrong {
                 return Err(err(
                     result_line,
                     RecordErrorKind::ResultTotal { found, expected },
@@ -452,14 +500,24 @@ impl Record {
                 )
             })?;
         }
-        let actual = match game.outcome() {
-            None => RecordResult::Unfinished,
-            Some(o) => RecordResult::Finished {
+        let reason = game.outcome().map(|o| o.reason);
+        let actual = match (game.outcome(), self.resigned) {
+            (Some(o), Some(_)) => {
+                return Err(err(0, RecordErrorKind::ResignAfterEnd { actual: o.reason }))
+            }
+            (None, Some(p)) => RecordResult::Finished {
+                seeds: [
+                    game.position().captured(Player::A),
+                    game.position().captured(Player::B),
+                ],
+                without_glory: game.has_declined(p.opponent()),
+            },
+            (None, None) => RecordResult::Unfinished,
+            (Some(o), None) => RecordResult::Finished {
                 seeds: o.seeds,
                 without_glory: o.without_glory(),
             },
         };
-        let reason = game.outcome().map(|o| o.reason);
         if let (Some(claimed), Some(actual)) = (self.termination, reason) {
             if claimed != actual {
                 return Err(err(
@@ -517,6 +575,10 @@ impl fmt::Display for Record {
         }
         if let Some(t) = &self.termination {
             write_tag(&mut out, "Termination", t.as_str());
+        }
+        if let Some(p) = self.resigned {
+            write_tag(&mut out, "Termination", "resign");
+            write_tag(&mut out, "Resigned", p.char().encode_utf8(&mut [0; 4]));
         }
         out.push('\n');
         for (i, chunk) in self.actions.chunks(8).enumerate() {

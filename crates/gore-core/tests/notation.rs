@@ -793,3 +793,68 @@ fn players_and_end_reasons_parse_what_they_print() {
     let rec: Record = SAMPLE.parse().unwrap();
     assert_eq!(rec, Record::parse(SAMPLE).unwrap());
 }
+
+/// A resigned game's record: `Termination "resign"` with `Resigned`; its
+/// `Result` is the captured totals as they stood (not swept, so not
+/// adding up to 48), the opponent the winner. It replays; a wrong claim
+/// is refused.
+#[test]
+fn resigned_records() {
+    // RULES.md's first worked example: B's b2 takes a2, a1, b4 (8 seeds),
+    // 14-14 becomes 14-22; then A resigns.
+    let head = "[Rules \"standard\"]\n[Start \"1,3,1,5/3,4,2,1 AAAA/BBBB 14-14 B -\"]\n";
+    let text =
+        format!("{head}[Result \"14-22\"]\n[Termination \"resign\"]\n[Resigned \"A\"]\n\n1. b2\n");
+    let r = Record::parse(&text).unwrap();
+    assert_eq!(r.resigned, Some(Player::A));
+    assert_eq!(r.termination, None);
+    let game = r.replay().unwrap();
+    assert!(!game.is_over(), "the board did not end it");
+    let written = r.to_string();
+    assert!(
+        written.contains("[Termination \"resign\"]\n[Resigned \"A\"]\n"),
+        "{written}"
+    );
+    assert_eq!(Record::parse(&written).unwrap(), r);
+    // The totals as they stood, not the start's.
+    let wrong =
+        format!("{head}[Result \"14-14\"]\n[Termination \"resign\"]\n[Resigned \"A\"]\n\n1. b2\n");
+    assert!(matches!(
+        Record::parse(&wrong).unwrap().replay().unwrap_err().kind,
+        RecordErrorKind::ResultMismatch { .. }
+    ));
+    // Each tag needs the other; more than the game's seeds is refused.
+    let e = Record::parse("[Rules \"standard\"]\n[Resigned \"B\"]\n").unwrap_err();
+    assert_eq!((e.line, e.kind), (2, RecordErrorKind::TerminationSyntax));
+    let e = Record::parse("[Rules \"standard\"]\n[Termination \"resign\"]\n[Resigned \"C\"]\n")
+        .unwrap_err();
+    assert_eq!((e.line, e.kind), (3, RecordErrorKind::TerminationSyntax));
+    let e = Record::parse(
+        "[Rules \"standard\"]\n[Result \"30-19\"]\n[Termination \"resign\"]\n[Resigned \"B\"]\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.line, e.kind),
+        (
+            2,
+            RecordErrorKind::ResultTotal {
+                found: 49,
+                expected: 48
+            }
+        )
+    );
+    // A game the board ended cannot then be resigned.
+    let ended = "[Rules \"standard\"]\n[Start \"3,0,0,0/1,0,0,0 AAAA/BBBB 20-24 A -\"]\n\
+                 [Termination \"resign\"]\n[Resigned \"A\"]\n\n1. a1\n";
+    assert_eq!(
+        Record::parse(ended).unwrap().replay().unwrap_err().kind,
+        RecordErrorKind::ResignAfterEnd {
+            actual: EndReason::Board
+        }
+    );
+    // The winner declined: "without glory" (B declines A's offer, A resigns).
+    let text = "[Rules \"standard\"]\n[Start \"0,3,7,1/2,0,5,9 AAAA/BBBB 9-12 B a2+a4\"]\n\
+                [Result \"9-12 without glory\"]\n[Termination \"resign\"]\n[Resigned \"A\"]\n\n\
+                1. decline\n";
+    Record::parse(text).unwrap().replay().unwrap();
+}

@@ -24,6 +24,9 @@ pub enum ErrorCode {
     Stale,
     /// The game has ended (409).
     GameOver,
+    /// A takeback (or its answer) the game's state does not allow:
+    /// nothing to take back, no request to answer, one's own request (409).
+    Refused,
     /// Body or message too large (413).
     TooLarge,
     /// Too many requests from one address (429).
@@ -53,7 +56,7 @@ impl ErrorCode {
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::Forbidden => StatusCode::FORBIDDEN,
             ErrorCode::IllegalAction => StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::Stale | ErrorCode::GameOver => StatusCode::CONFLICT,
+            ErrorCode::Stale | ErrorCode::GameOver | ErrorCode::Refused => StatusCode::CONFLICT,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
@@ -161,6 +164,7 @@ impl From<GameError> for ApiError {
             }
             GameError::Stale { .. } | GameError::Raced => ErrorCode::Stale,
             GameError::Over => ErrorCode::GameOver,
+            GameError::Refused(_) => ErrorCode::Refused,
             GameError::Illegal(_) => ErrorCode::IllegalAction,
             GameError::Claimed(_) => ErrorCode::Claimed,
             GameError::Busy(_) => ErrorCode::Busy,

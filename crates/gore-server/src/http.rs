@@ -17,7 +17,7 @@ use axum::{Json, Router};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use crate::api::{parse_json, ClaimBody, Created, DeviceLink, NewGame, PlayBody};
+use crate::api::{parse_json, AnswerBody, ClaimBody, Created, DeviceLink, NewGame, PlayBody};
 use crate::assets;
 use crate::domain::{new_token, GameError, NewGameSpec, SeatGrant};
 use crate::error::{ApiError, ErrorCode};
@@ -50,6 +50,9 @@ pub fn app(state: AppState) -> Router {
             post(device_link).delete(revoke_device),
         )
         .route("/api/games/{id}/rematch", post(rematch))
+        .route("/api/games/{id}/resign", post(resign))
+        .route("/api/games/{id}/takeback", post(takeback))
+        .route("/api/games/{id}/takeback/answer", post(answer_takeback))
         .route("/api/games/{id}/record", get(record))
         .route("/api/games/{id}/ws", get(socket))
         .fallback(fallback)
@@ -506,6 +509,47 @@ async fn rematch(
     let token = token(&state, &headers, &id).await;
     let grant = state.games().rematch(&id, token, client_ip(addr)).await?;
     grant_response(&state, &headers, StatusCode::CREATED, grant).await
+}
+
+/// `POST /api/games/{id}/resign`: the caller's player resigns.
+async fn resign(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let token = token(&state, &headers, &id).await;
+    let view = state.games().resign(&id, token).await?;
+    Ok(Json(view).into_response())
+}
+
+/// `POST /api/games/{id}/takeback`: at once (ai, local) or a request
+/// (friend).
+async fn takeback(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let token = token(&state, &headers, &id).await;
+    let view = state.games().takeback(&id, token).await?;
+    Ok(Json(view).into_response())
+}
+
+/// `POST /api/games/{id}/takeback/answer`: the opponent grants or
+/// declines a takeback request.
+async fn answer_takeback(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<JsonBody<AnswerBody>, ApiError>,
+) -> Result<Response, ApiError> {
+    state.games().room(&id).await?;
+    let JsonBody(body) = body?;
+    let token = token(&state, &headers, &id).await;
+    let view = state
+        .games()
+        .answer_takeback(&id, token, body.accept)
+        .await?;
+    Ok(Json(view).into_response())
 }
 
 async fn record(

@@ -39,26 +39,34 @@ fn error_message(e: &ApiError) -> Message {
     text(&ServerMsg::Error { error: e.clone() })
 }
 
-/// The whole state for `seat`, and its ply (a spectator's is encoded
-/// once per change for all spectators).
-fn state_of(room: &crate::domain::Room, seat: Option<Seat>) -> (Message, usize) {
+/// Where a socket's client stands: the ply of its state, and the room's
+/// count of changes that state includes.
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    ply: usize,
+    serial: u64,
+}
+
+/// The whole state for `seat`, and where it leaves the client (a
+/// spectator's is encoded once per change for all spectators).
+fn state_of(room: &crate::domain::Room, seat: Option<Seat>) -> (Message, Seen) {
+    let seen = Seen {
+        ply: room.ply(),
+        serial: room.serial(),
+    };
     if seat.is_none() {
-        return (
-            Message::Text(room.spectator_state().as_ref().into()),
-            room.ply(),
-        );
+        return (Message::Text(room.spectator_state().as_ref().into()), seen);
     }
     let view = room.view(seat);
-    let ply = view.head.ply;
     (
         text(&ServerMsg::State {
             state: Box::new(view),
         }),
-        ply,
+        seen,
     )
 }
 
-async fn full_state(room: &RoomRef, seat: Option<Seat>) -> (Message, usize) {
+async fn full_state(room: &RoomRef, seat: Option<Seat>) -> (Message, Seen) {
     state_of(&*room.lock().await, seat)
 }
 
@@ -79,7 +87,7 @@ pub async fn session(
     socket: WebSocket,
 ) {
     let _slot = slot;
-    let (seat, first, mut ply) = {
+    let (seat, first, mut seen) = {
         let r = room.lock().await;
         let seat = token.as_deref().and_then(|t| r.seat_of(t));
         let (first, ply) = state_of(&r, seat);
@@ -105,16 +113,20 @@ pub async fn session(
     loop {
         let outgoing: Option<Message> = tokio::select! {
             update = updates.recv() => match update {
-                Ok(change) if change.since == ply => {
-                    ply = change.ply;
+                // Already in the state sent (subscribed before it was made).
+                Ok(change) if change.serial <= seen.serial => None,
+                Ok(change)
+                    if !change.whole
+                        && change.serial == seen.serial + 1
+                        && change.since == seen.ply =>
+                {
+                    seen = Seen { ply: change.ply, serial: change.serial };
                     Some(Message::Text(change.text_for(seat).as_ref().into()))
                 }
-                // Already in the first state (subscribed before it was made).
-                Ok(change) if change.ply <= ply => None,
                 Ok(_) | Err(RecvError::Lagged(_)) => {
-                    // A change missed: the whole state again.
-                    let (m, p) = full_state(&room, seat).await;
-                    ply = p;
+                    // A change missed, or a takeback: the whole state again.
+                    let (m, s) = full_state(&room, seat).await;
+                    seen = s;
                     Some(m)
                 }
                 Err(RecvError::Closed) => {
@@ -142,8 +154,8 @@ pub async fn session(
                         Ok(Reply::None) => None,
                         Ok(Reply::Pong) => Some(text(&ServerMsg::Pong)),
                         Ok(Reply::Resync) => {
-                            let (m, p) = full_state(&room, seat).await;
-                            ply = p;
+                            let (m, s) = full_state(&room, seat).await;
+                            seen = s;
                             Some(m)
                         }
                         Err((e, bad)) => {
@@ -235,10 +247,31 @@ async fn handle(
                 .map_err(|e| (e.into(), false))?;
             Ok(Reply::None)
         }
-        ClientMsg::Resign | ClientMsg::Takeback | ClientMsg::TakebackAnswer { .. } => Err((
-            ApiError::bad_request("message: resign and takeback are coming"),
-            false,
-        )),
+        // Their result reaches every socket (a takeback as a whole state).
+        ClientMsg::Resign => {
+            state
+                .games()
+                .resign(id, token)
+                .await
+                .map_err(|e| (e.into(), false))?;
+            Ok(Reply::None)
+        }
+        ClientMsg::Takeback => {
+            state
+                .games()
+                .takeback(id, token)
+                .await
+                .map_err(|e| (e.into(), false))?;
+            Ok(Reply::None)
+        }
+        ClientMsg::TakebackAnswer { accept } => {
+            state
+                .games()
+                .answer_takeback(id, token, accept)
+                .await
+                .map_err(|e| (e.into(), false))?;
+            Ok(Reply::None)
+        }
         ClientMsg::Resync => Ok(Reply::Resync),
         ClientMsg::Ping => Ok(Reply::Pong),
     }

@@ -210,7 +210,9 @@ async fn http_and_ws_actions_reach_both_players_and_a_spectator() {
     assert_eq!(
         v["actions"][0],
         json!({"ply": 1, "player": "A", "action": "a3", "captured": [],
-               "position": "7,6,0,7/7,7,7,7 AAAA/BBBB 0-0 B -"})
+               "position": "7,6,0,7/7,7,7,7 AAAA/BBBB 0-0 B -",
+               // a3's 6 seeds, one in each of the next six holes.
+               "path": ["a4", "b1", "b2", "b3", "b4", "a1"]})
     );
     for ws in [&mut wa, &mut wb, &mut spectator] {
         let st = state_with(ws, 1).await;
@@ -482,7 +484,9 @@ async fn a_game_to_its_end_its_record_and_rematches() {
     assert!(legal(&v).is_empty());
     assert_eq!(
         v["result"],
-        json!({"seeds": [23, 25], "winner": "B", "without_glory": false, "reason": "board"})
+        // The sweep of 0,1,1,1/1,0,0,0: A a2 + a3 + a4 = 3, B b1 = 1.
+        json!({"seeds": [23, 25], "winner": "B", "without_glory": false, "reason": "board",
+               "swept": [3, 1]})
     );
     // The last action shows the board before the sweep; the game after it.
     assert_eq!(

@@ -95,10 +95,20 @@ impl Store for Gated {
     fn append_action(
         &self,
         id: String,
+        takebacks: u32,
         a: StoredAction,
         e: Option<gore_core::Outcome>,
     ) -> StoreFuture<()> {
-        self.inner.append_action(id, a, e)
+        self.inner.append_action(id, takebacks, a, e)
+    }
+    fn change_game(
+        &self,
+        id: String,
+        at: gore_server::store::At,
+        change: gore_server::store::GameChange,
+        now: i64,
+    ) -> StoreFuture<()> {
+        self.inner.change_game(id, at, change, now)
     }
     fn claim_invite(
         &self,

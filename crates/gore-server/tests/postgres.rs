@@ -83,8 +83,8 @@ async fn two_stores_racing_on_one_ply_commit_it_once() {
     let b = PgStore::connect(&url, PgOptions::default()).await.unwrap();
     for id in &ids {
         let (ra, rb) = tokio::join!(
-            a.append_action(id.clone(), action(1, "a1"), None),
-            b.append_action(id.clone(), action(1, "a2"), None),
+            a.append_action(id.clone(), 0, action(1, "a1"), None),
+            b.append_action(id.clone(), 0, action(1, "a2"), None),
         );
         let oks = [&ra, &rb].iter().filter(|r| r.is_ok()).count();
         assert_eq!(oks, 1, "{id}: {ra:?} {rb:?}");
@@ -382,16 +382,20 @@ async fn an_unreachable_database_refuses_writes_until_it_is_back() {
     };
     let store = PgStore::connect(&purl, options).await.unwrap();
     proxy.set(Mode::Cut);
-    let r = store.append_action(id.clone(), action(1, "a1"), None).await;
+    let r = store
+        .append_action(id.clone(), 0, action(1, "a1"), None)
+        .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     let why = store.failure().expect("refusing writes");
     assert!(why.contains("cannot be reached"), "{why}");
-    let r = store.append_action(id.clone(), action(1, "a1"), None).await;
+    let r = store
+        .append_action(id.clone(), 0, action(1, "a1"), None)
+        .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     proxy.set(Mode::Pass);
     healthy(&store).await;
     store
-        .append_action(id.clone(), action(1, "a1"), None)
+        .append_action(id.clone(), 0, action(1, "a1"), None)
         .await
         .unwrap();
     assert_eq!(store.load_game(id).await.unwrap().unwrap().actions.len(), 1);
@@ -414,15 +418,17 @@ async fn a_commit_whose_answer_is_lost_is_resolved() {
     let store = PgStore::connect(&purl, options).await.unwrap();
     proxy.set(Mode::LoseCommitReply);
     store
-        .append_action(id.clone(), action(1, "a1"), None)
+        .append_action(id.clone(), 0, action(1, "a1"), None)
         .await
         .expect("committed, and known to be");
     assert_eq!(*proxy.mode.lock().unwrap(), Mode::Pass, "a reply was lost");
     assert_eq!(store.failure(), None);
-    let r = store.append_action(id.clone(), action(1, "a2"), None).await;
+    let r = store
+        .append_action(id.clone(), 0, action(1, "a2"), None)
+        .await;
     assert!(matches!(r, Err(StoreError::Conflict)), "{r:?}");
     store
-        .append_action(id.clone(), action(2, "b1"), None)
+        .append_action(id.clone(), 0, action(2, "b1"), None)
         .await
         .unwrap();
     let g = store.load_game(id).await.unwrap().unwrap();
@@ -446,7 +452,9 @@ async fn a_commit_lost_on_the_way_is_refused_and_changes_nothing() {
     };
     let store = PgStore::connect(&purl, options).await.unwrap();
     proxy.set(Mode::LoseCommit);
-    let r = store.append_action(id.clone(), action(1, "a1"), None).await;
+    let r = store
+        .append_action(id.clone(), 0, action(1, "a1"), None)
+        .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     assert_eq!(*proxy.mode.lock().unwrap(), Mode::Pass, "a commit was lost");
     assert_eq!(store.failure(), None, "the outcome is known");
@@ -458,7 +466,7 @@ async fn a_commit_lost_on_the_way_is_refused_and_changes_nothing() {
         .actions
         .is_empty());
     store
-        .append_action(id.clone(), action(1, "a2"), None)
+        .append_action(id.clone(), 0, action(1, "a2"), None)
         .await
         .unwrap();
     let g = store.load_game(id).await.unwrap().unwrap();
@@ -483,16 +491,22 @@ async fn an_unknown_commit_refuses_writes_until_it_is_known() {
     };
     let store = PgStore::connect(&purl, options).await.unwrap();
     proxy.set(Mode::LoseCommitReplyThenCut);
-    let r = store.append_action(id.clone(), action(1, "a1"), None).await;
+    let r = store
+        .append_action(id.clone(), 0, action(1, "a1"), None)
+        .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     let why = store.failure().expect("refusing writes");
     assert!(why.contains("unknown"), "{why}");
-    let r = store.append_action(id.clone(), action(2, "b1"), None).await;
+    let r = store
+        .append_action(id.clone(), 0, action(2, "b1"), None)
+        .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     proxy.set(Mode::Pass);
     healthy(&store).await;
     // It had committed: ply 1 is taken, and only by it.
-    let r = store.append_action(id.clone(), action(1, "a2"), None).await;
+    let r = store
+        .append_action(id.clone(), 0, action(1, "a2"), None)
+        .await;
     assert!(matches!(r, Err(StoreError::Conflict)), "{r:?}");
     let g = store.load_game(id).await.unwrap().unwrap();
     let played: Vec<String> = g.actions.iter().map(|a| a.action.to_string()).collect();

@@ -51,6 +51,10 @@ pub enum GameError {
     /// The invitation or device link was used already or revoked.
     #[error("{0}")]
     Claimed(&'static str),
+    /// A resignation or takeback the game's state does not allow (nothing
+    /// to take back, no request to answer, one's own request).
+    #[error("{0}")]
+    Refused(&'static str),
     /// A limit was reached (the AI's queue, a game's sockets).
     #[error("{0}")]
     Busy(String),

@@ -205,6 +205,12 @@ pub struct GameInfo {
     pub invite: Option<String>,
     /// Each seat's "continue on another device" code, until revoked.
     pub devices: PerSeat,
+    /// The player who resigned, if one did (the game is then over).
+    pub resigned: Option<Player>,
+    /// Takebacks granted so far (a game with any is casual).
+    pub takebacks: u32,
+    /// A friend game's pending takeback request: who asks.
+    pub takeback: Option<Player>,
 }
 
 /// The base-32 alphabet of game ids (no i, l, o, u).

@@ -21,6 +21,12 @@ pub struct Change {
     pub since: usize,
     /// The ply after it.
     pub ply: usize,
+    /// The room's count of changes after this one: a socket whose state
+    /// is as new ignores it.
+    pub serial: u64,
+    /// The log was shortened (a takeback) or rebuilt: every socket is
+    /// sent the whole state, never an update.
+    pub whole: bool,
     actor: Option<Player>,
     for_actor: Arc<str>,
     for_others: Arc<str>,
@@ -54,9 +60,12 @@ pub struct Room {
     pub dead: bool,
     /// The last request that touched it.
     pub touched: Instant,
-    /// The whole state as a spectator sees it, encoded, and its ply: a
-    /// crowd of spectators arriving costs one encoding per change.
-    spectator: std::sync::Mutex<Option<(usize, Arc<str>)>>,
+    /// The whole state as a spectator sees it, encoded, and the change it
+    /// follows: a crowd of spectators arriving costs one encoding per
+    /// change.
+    spectator: std::sync::Mutex<Option<(u64, Arc<str>)>>,
+    /// Changes sent so far (the `serial` of the last [`Change`]).
+    serial: u64,
 }
 
 /// The log entry of the action just played on `game`, which did `effect`.
@@ -111,6 +120,7 @@ impl Room {
             dead: false,
             touched: Instant::now(),
             spectator: std::sync::Mutex::new(None),
+            serial: 0,
         }
     }
 
@@ -174,6 +184,12 @@ impl Room {
     /// the store and the room disagree: the caller drops the room.
     pub fn catch_up(&mut self, stored: StoredGame) -> Result<bool, String> {
         let since = self.ply();
+        if stored.info.takebacks != self.info.takebacks {
+            return Err(format!(
+                "the store's game has {} takebacks, this server's {}",
+                stored.info.takebacks, self.info.takebacks
+            ));
+        }
         if let Some(first) = stored.actions.first() {
             if first.ply as usize != since + 1 {
                 return Err(format!(
@@ -193,6 +209,7 @@ impl Room {
         let mut info = stored.info;
         if self.game.is_over() {
             info.status = Status::Over;
+            info.takeback = None;
         }
         if self.ply() == since && info == self.info {
             return Ok(false);
@@ -200,6 +217,18 @@ impl Room {
         self.info = info;
         self.changed(since);
         Ok(true)
+    }
+
+    /// Takes in the whole game as the store has it (another server took
+    /// back, so the log is not an extension of this room's): the room
+    /// becomes the stored game, and every socket is sent the whole state.
+    pub fn reload(&mut self, stored: StoredGame, max_plies: u32) -> Result<(), String> {
+        let fresh = Room::load(stored, max_plies)?;
+        self.info = fresh.info;
+        self.game = fresh.game;
+        self.log = fresh.log;
+        self.send_whole();
+        Ok(())
     }
 
     /// The game id.
@@ -217,6 +246,11 @@ impl Room {
         self.info.tokens.find(token)
     }
 
+    /// Whether the game is over: on the board, or by a resignation.
+    pub fn is_over(&self) -> bool {
+        self.game.is_over() || self.info.resigned.is_some() || self.info.status == Status::Over
+    }
+
     /// Whether the server's AI is to act now.
     pub fn ai_to_move(&self) -> bool {
         self.info.status == Status::Playing
@@ -226,7 +260,7 @@ impl Room {
 
     /// Who may act now: none while waiting, once over, or on the AI's turn.
     fn actor(&self) -> Option<Player> {
-        (self.info.status == Status::Playing && !self.game.is_over() && !self.ai_to_move())
+        (self.info.status == Status::Playing && !self.is_over() && !self.ai_to_move())
             .then(|| self.game.position().to_move())
     }
 
@@ -240,17 +274,94 @@ impl Room {
                 });
             }
         }
-        if self.info.status == Status::Over || self.game.is_over() {
-            return Err(GameError::Over);
-        }
-        if self.info.status == Status::Waiting {
-            return Err(GameError::Waiting);
-        }
+        self.check_playing()?;
         let to_move = self.game.position().to_move();
         if !seat.acts_for(to_move) {
             return Err(GameError::NotYourTurn(to_move));
         }
         Ok(to_move)
+    }
+
+    /// Checks that the game is being played: not over, not waiting.
+    pub fn check_playing(&self) -> Result<(), GameError> {
+        if self.is_over() {
+            return Err(GameError::Over);
+        }
+        if self.info.status == Status::Waiting {
+            return Err(GameError::Waiting);
+        }
+        Ok(())
+    }
+
+    /// Where the game stands, as the store checks it.
+    pub fn at(&self) -> crate::store::At {
+        crate::store::At {
+            ply: self.ply() as u32,
+            takebacks: self.info.takebacks,
+        }
+    }
+
+    /// Who resigns when the holder of `seat` resigns: his player; in a
+    /// local game, the player to move; never the AI.
+    pub fn resigner(&self, seat: Seat) -> Result<Player, GameError> {
+        self.check_playing()?;
+        Ok(match seat {
+            Seat::A => Player::A,
+            Seat::B => Player::B,
+            Seat::Both => self.game.position().to_move(),
+        })
+    }
+
+    /// The result of `player`'s resignation now, as the store keeps it:
+    /// the captured totals as they stood, and "without glory" if the
+    /// winner declined an offer.
+    pub fn resign_result(&self, player: Player) -> String {
+        let pos = self.game.position();
+        let winner = player.opponent();
+        let mut text = format!("{}-{}", pos.captured(Player::A), pos.captured(Player::B));
+        if self.game.has_declined(winner) {
+            text.push_str(" without glory");
+        }
+        text
+    }
+
+    /// Ends the game by `player`'s resignation (committed by the caller).
+    pub fn resign(&mut self, player: Player) {
+        self.info.resigned = Some(player);
+        self.info.status = Status::Over;
+        self.info.takeback = None;
+    }
+
+    /// The ply to go back to for `player` to be to move again before his
+    /// last action (the actions after it undone); `None` if he has not
+    /// acted.
+    pub fn before_last_of(&self, player: Player) -> Option<usize> {
+        (0..self.ply())
+            .rev()
+            .find(|&i| self.game.history()[i].to_move() == player)
+    }
+
+    /// Takes back every action after ply `to` (committed by the caller):
+    /// the game is rebuilt from the positions it kept, without sowing
+    /// again; the takebacks count one more.
+    pub fn take_back_to(&mut self, to: usize) -> Result<(), GameError> {
+        let steps: Vec<(Action, Position)> = self.game.actions()[..to]
+            .iter()
+            .copied()
+            .zip(self.game.history()[1..=to].iter().copied())
+            .collect();
+        let game = Game::from_history(*self.game.start(), self.game.rules().ply_cap, steps)
+            .map_err(|e| GameError::Internal(format!("the takeback failed: {e}")))?;
+        self.game = game;
+        self.log.truncate(to);
+        self.info.takebacks += 1;
+        self.info.takeback = None;
+        self.info.status = if self.game.is_over() {
+            Status::Over
+        } else {
+            Status::Playing
+        };
+        Ok(())
     }
 
     /// Plays `action` on the game in place and returns what to store; on
@@ -268,6 +379,8 @@ impl Room {
             at,
         };
         self.log.push(entry);
+        // An action cancels a pending takeback request.
+        self.info.takeback = None;
         if self.game.is_over() {
             self.info.status = Status::Over;
         }
@@ -278,14 +391,14 @@ impl Room {
     pub fn spectator_state(&self) -> Arc<str> {
         let mut cache = self.spectator.lock().unwrap_or_else(|e| e.into_inner());
         match &*cache {
-            Some((ply, text)) if *ply == self.ply() => text.clone(),
+            Some((serial, text)) if *serial == self.serial => text.clone(),
             _ => {
                 let text: Arc<str> = serde_json::to_string(&ServerMsg::State {
                     state: Box::new(self.view(None)),
                 })
                 .unwrap_or_default()
                 .into();
-                *cache = Some((self.ply(), text.clone()));
+                *cache = Some((self.serial, text.clone()));
                 text
             }
         }
@@ -316,14 +429,39 @@ impl Room {
         } else {
             for_others.clone()
         };
+        self.serial += 1;
         // No receiver is not an error: nobody is watching.
         let _ = self.tx.send(Arc::new(Change {
             since,
             ply: self.ply(),
+            serial: self.serial,
+            whole: false,
             actor,
             for_actor,
             for_others,
         }));
+    }
+
+    /// Tells every socket to take the whole state again (the log was
+    /// shortened: an update would only ever append).
+    pub fn send_whole(&mut self) {
+        *self.spectator.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.serial += 1;
+        let none: Arc<str> = Arc::from("");
+        let _ = self.tx.send(Arc::new(Change {
+            since: self.ply(),
+            ply: self.ply(),
+            serial: self.serial,
+            whole: true,
+            actor: None,
+            for_actor: none.clone(),
+            for_others: none,
+        }));
+    }
+
+    /// The count of changes sent so far: a state made now includes them.
+    pub fn serial(&self) -> u64 {
+        self.serial
     }
 
     /// A receiver of every later change.
@@ -367,7 +505,7 @@ impl Room {
     /// would do) for the actor or nobody.
     fn head(&self, with_legal: bool) -> Head {
         let pos = self.game.position();
-        let over = self.game.is_over();
+        let over = self.is_over();
         let legal: Vec<Action> = if with_legal && self.actor().is_some() {
             self.game.legal_actions().iter().copied().collect()
         } else {
@@ -385,23 +523,43 @@ impl Room {
                 a: self.game.has_declined(Player::A),
                 b: self.game.has_declined(Player::B),
             },
-            result: self.game.outcome().map(|o| {
-                // The board before the sweep: what each player took from it.
-                let before = self.game.history().last().unwrap_or(pos);
-                ResultView {
-                    seeds: o.seeds,
-                    winner: o.winner(),
-                    without_glory: o.without_glory(),
-                    reason: o.reason.as_str().into(),
-                    swept: Player::ALL.map(|p| pos.captured(p) - before.captured(p)),
-                }
-            }),
+            result: self
+                .info
+                .resigned
+                .map(|r| self.resigned_view(r))
+                .or_else(|| {
+                    self.game.outcome().map(|o| {
+                        // The board before the sweep: what each player took from it.
+                        let before = self.game.history().last().unwrap_or(pos);
+                        ResultView {
+                            seeds: o.seeds,
+                            winner: o.winner(),
+                            without_glory: o.without_glory(),
+                            reason: o.reason.as_str().into(),
+                            swept: Player::ALL.map(|p| pos.captured(p) - before.captured(p)),
+                        }
+                    })
+                }),
             rematch: self.info.rematch.as_ref().map(|id| RematchView {
                 id: id.clone(),
                 url: format!("/g/{id}"),
             }),
             thinking: self.ai_to_move(),
-            takeback: None,
+            takeback: self.info.takeback,
+        }
+    }
+
+    /// The result of a game `resigned` resigned: no sweep, the captured
+    /// totals as they stood, the opponent the winner.
+    fn resigned_view(&self, resigned: Player) -> ResultView {
+        let pos = self.game.position();
+        let winner = resigned.opponent();
+        ResultView {
+            seeds: Player::ALL.map(|p| pos.captured(p)),
+            winner: Some(winner),
+            without_glory: self.game.has_declined(winner),
+            reason: "resign".into(),
+            swept: [0, 0],
         }
     }
 
@@ -415,7 +573,7 @@ impl Room {
             start: self.info.start.to_string(),
             you: seat,
             actions: self.log.clone(),
-            takebacks: 0,
+            takebacks: self.info.takebacks,
             head: self.head(with_legal),
         }
     }
@@ -428,6 +586,19 @@ impl Room {
         // same result.
         if self.game.outcome().map(|o| o.reason) != Some(gore_core::EndReason::PlyCap) {
             r.rules = self.info.rules;
+        }
+        if let Some(p) = self.info.resigned {
+            let pos = self.game.position();
+            r.result = Some(gore_core::RecordResult::Finished {
+                seeds: Player::ALL.map(|p| pos.captured(p)),
+                without_glory: self.game.has_declined(p.opponent()),
+            });
+            r.resigned = Some(p);
+        }
+        if self.info.takebacks > 0 {
+            // A casual game: the record says so.
+            r.extra
+                .push(("Takebacks".into(), self.info.takebacks.to_string()));
         }
         r.event = Some(format!("Goré online, game {}", self.info.id));
         r.date = Some(gore_core::iso_date(self.info.created_at));
@@ -492,6 +663,9 @@ mod tests {
             tokens: PerSeat::default(),
             invite: None,
             devices: PerSeat::default(),
+            resigned: None,
+            takebacks: 0,
+            takeback: None,
         }
     }
 

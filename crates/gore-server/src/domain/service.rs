@@ -19,7 +19,7 @@ use super::{
 };
 use crate::ai::{AiBusy, AiJob, AiPool, AiTicket, ClientKey};
 use crate::api::GameView;
-use crate::store::{Notice, Store, StoreError};
+use crate::store::{GameChange, Notice, Store, StoreError};
 use tokio::sync::broadcast::error::RecvError;
 
 /// A room, shared.
@@ -208,6 +208,26 @@ impl Games {
         let mut room = room_ref.lock().await;
         let after = room.ply() as u32;
         match self.0.store.load_game_after(id.to_string(), after).await {
+            Ok(Some(stored)) if stored.info.takebacks != room.info.takebacks => {
+                // Another server took back: the log is not an extension
+                // of this room's, so the whole game is loaded again.
+                let reloaded = match self.0.store.load_game(id.to_string()).await {
+                    Ok(Some(whole)) => room.reload(whole, self.0.settings.max_plies),
+                    Ok(None) => Err("it is gone from the store".into()),
+                    Err(e) => Err(e.to_string()),
+                };
+                match reloaded {
+                    Ok(()) => {
+                        if room.ai_to_move() {
+                            self.start_ai(room_ref.clone());
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!("game {id}: cannot reload after a takeback: {e}");
+                        self.evict(&room_ref, &mut room);
+                    }
+                }
+            }
             Ok(Some(stored)) => match room.catch_up(stored) {
                 Ok(_) => {
                     if room.ai_to_move() {
@@ -363,10 +383,16 @@ impl Games {
             return Err(GameError::Unavailable);
         }
         let since = room.ply();
+        let takebacks = room.info.takebacks;
         let stored = room.play(action, now_ms())?;
         let ending = room.game.outcome().copied();
         let id = room.info.id.clone();
-        if let Err(e) = self.0.store.append_action(id, stored, ending).await {
+        if let Err(e) = self
+            .0
+            .store
+            .append_action(id, takebacks, stored, ending)
+            .await
+        {
             self.evict(room_ref, room);
             return Err(store_error(e));
         }
@@ -438,6 +464,189 @@ impl Games {
         })
         .await
         .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    /// Commits a change other than an action (decided on the room under
+    /// its lock), then applies it with `apply`; a refusal or failure of
+    /// the store drops the room from memory (the next request loads the
+    /// truth).
+    async fn commit_change(
+        &self,
+        room_ref: &RoomRef,
+        room: &mut Room,
+        change: GameChange,
+    ) -> Result<(), GameError> {
+        if room.dead {
+            return Err(GameError::Internal(
+                "the game is being reloaded; try again".into(),
+            ));
+        }
+        if self.failure().is_some() {
+            return Err(GameError::Unavailable);
+        }
+        let at = room.at();
+        if let Err(e) = self
+            .0
+            .store
+            .change_game(room.info.id.clone(), at, change, now_ms())
+            .await
+        {
+            self.evict(room_ref, room);
+            return Err(store_error(e));
+        }
+        Ok(())
+    }
+
+    /// Resigns the game for the holder of `token` (in a local game, for
+    /// the player to move): the opponent wins, the seeds are not swept.
+    /// Returns the state as the caller sees it.
+    pub async fn resign(&self, id: &str, token: Option<String>) -> Result<GameView, GameError> {
+        let room_ref = self.room(id).await?;
+        let games = self.clone();
+        tokio::spawn(async move {
+            let mut room = room_ref.lock().await;
+            room.touched = Instant::now();
+            let seat = seat_for(&room, token.as_deref())?;
+            let player = room.resigner(seat)?;
+            let result = room.resign_result(player);
+            games
+                .commit_change(&room_ref, &mut room, GameChange::Resign { player, result })
+                .await?;
+            room.resign(player);
+            let ply = room.ply();
+            room.changed(ply);
+            tracing::info!("game {}: {player} resigned", room.id());
+            Ok(room.view(Some(seat)))
+        })
+        .await
+        .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    /// A takeback for the holder of `token`: in ai and local games at
+    /// once (ai: back to before the human's last action, the AI's replies
+    /// undone, its search if thinking discarded; local: the last action);
+    /// in friend games a request the opponent answers. Returns the state
+    /// as the caller sees it.
+    pub async fn takeback(&self, id: &str, token: Option<String>) -> Result<GameView, GameError> {
+        let room_ref = self.room(id).await?;
+        let games = self.clone();
+        tokio::spawn(async move {
+            let mut room = room_ref.lock().await;
+            room.touched = Instant::now();
+            let seat = seat_for(&room, token.as_deref())?;
+            room.check_playing()?;
+            let nothing = GameError::Refused("nothing to take back: you have not played yet");
+            match room.info.mode {
+                Mode::Local => {
+                    let to = room.ply().checked_sub(1).ok_or(nothing)?;
+                    games.take_back(&room_ref, &mut room, to).await?;
+                }
+                Mode::Ai => {
+                    let human = match room.info.ai_seat {
+                        Some(ai) => ai.opponent(),
+                        None => return Err(GameError::NoSeat),
+                    };
+                    let to = room.before_last_of(human).ok_or(nothing)?;
+                    games.take_back(&room_ref, &mut room, to).await?;
+                }
+                Mode::Friend => {
+                    let asker = match seat {
+                        Seat::A => Player::A,
+                        Seat::B => Player::B,
+                        Seat::Both => return Err(GameError::NoSeat),
+                    };
+                    match room.info.takeback {
+                        Some(p) if p == asker => {} // asked already
+                        Some(_) => {
+                            return Err(GameError::Refused(
+                                "your opponent has asked for a takeback: answer it first",
+                            ))
+                        }
+                        None => {
+                            room.before_last_of(asker).ok_or(nothing)?;
+                            games
+                                .commit_change(
+                                    &room_ref,
+                                    &mut room,
+                                    GameChange::Request(Some(asker)),
+                                )
+                                .await?;
+                            room.info.takeback = Some(asker);
+                            let ply = room.ply();
+                            room.changed(ply);
+                        }
+                    }
+                }
+            }
+            Ok(room.view(Some(seat)))
+        })
+        .await
+        .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    /// The answer of the holder of `token` to the opponent's takeback
+    /// request (friend games): granted, the asker's last action (and the
+    /// reply since, if any) is undone; declined, the request is dropped.
+    pub async fn answer_takeback(
+        &self,
+        id: &str,
+        token: Option<String>,
+        accept: bool,
+    ) -> Result<GameView, GameError> {
+        let room_ref = self.room(id).await?;
+        let games = self.clone();
+        tokio::spawn(async move {
+            let mut room = room_ref.lock().await;
+            room.touched = Instant::now();
+            let seat = seat_for(&room, token.as_deref())?;
+            room.check_playing()?;
+            let asker = room
+                .info
+                .takeback
+                .ok_or(GameError::Refused("there is no takeback request to answer"))?;
+            if seat.acts_for(asker) {
+                return Err(GameError::Refused(
+                    "this is your own takeback request: your opponent answers it",
+                ));
+            }
+            if accept {
+                let to = room.before_last_of(asker).ok_or(GameError::Refused(
+                    "nothing to take back: your opponent has not played yet",
+                ))?;
+                games.take_back(&room_ref, &mut room, to).await?;
+            } else {
+                games
+                    .commit_change(&room_ref, &mut room, GameChange::Request(None))
+                    .await?;
+                room.info.takeback = None;
+                let ply = room.ply();
+                room.changed(ply);
+            }
+            Ok(room.view(Some(seat)))
+        })
+        .await
+        .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    /// Takes back to ply `to`: committed, applied, then every socket is
+    /// sent the whole state (the log is shorter: never an update).
+    async fn take_back(
+        &self,
+        room_ref: &RoomRef,
+        room: &mut Room,
+        to: usize,
+    ) -> Result<(), GameError> {
+        let from = room.ply();
+        self.commit_change(room_ref, room, GameChange::TakeBack { to: to as u32 })
+            .await?;
+        if let Err(e) = room.take_back_to(to) {
+            // Committed but not applied: the store has the truth.
+            self.evict(room_ref, room);
+            return Err(e);
+        }
+        room.send_whole();
+        tracing::info!("game {}: taken back from ply {from} to {to}", room.id());
+        Ok(())
     }
 
     /// The state as the holder of `token` (or a spectator) sees it.
@@ -923,7 +1132,7 @@ impl Games {
                         }
                     }
                 };
-                (ticket, room.ply(), id)
+                (ticket, room.at(), id)
             };
             let started = Instant::now();
             let chosen = ticket.await;
@@ -935,13 +1144,15 @@ impl Games {
                 return Ok(());
             };
             let mut room = room_ref.lock().await;
-            if room.ply() != ply || room.dead {
+            // A takeback meanwhile (perhaps back to this very ply): the
+            // search was for another game; the loop looks again.
+            if room.at() != ply || room.dead {
                 continue;
             }
             self.commit(room_ref, &mut room, action).await?;
             tracing::debug!(
                 "game {id}: the AI played {action} at ply {} in {:?}",
-                ply + 1,
+                ply.ply + 1,
                 started.elapsed()
             );
         }
@@ -1034,5 +1245,8 @@ fn new_info(spec: &NewGameSpec, creator: Seat) -> GameInfo {
         tokens,
         invite,
         devices: PerSeat::default(),
+        resigned: None,
+        takebacks: 0,
+        takeback: None,
     }
 }

@@ -49,6 +49,40 @@ pub struct StoredAction {
     pub at: i64,
 }
 
+/// Where a game stood when a change of it was decided: the store makes
+/// the change only if the game still stands there (else
+/// [`StoreError::Conflict`]), checked in the change's transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct At {
+    /// Its actions.
+    pub ply: u32,
+    /// Its takebacks so far: a takeback shortens the log, so a ply alone
+    /// does not say which game it is (a takeback then a new action come
+    /// back to the same ply).
+    pub takebacks: u32,
+}
+
+/// A change of a game being played, other than an action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GameChange {
+    /// `player` resigned: the game is over, `result` (as
+    /// [`Outcome`]'s text: `12-8`, `12-8 without glory`) its result.
+    Resign {
+        /// Who resigned.
+        player: Player,
+        /// The captured totals as they stood, and "without glory".
+        result: String,
+    },
+    /// The actions after ply `to` are taken back (deleted); the game's
+    /// takebacks count one more, and a pending request is cleared.
+    TakeBack {
+        /// The actions kept.
+        to: u32,
+    },
+    /// A friend game's takeback request: who asks, or `None` (declined).
+    Request(Option<Player>),
+}
+
 /// Why a store could not do what was asked.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -78,8 +112,9 @@ pub enum StoreError {
 /// game and its ply after the change. The receiver loads what changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Notice {
-    /// Game `game` changed (an action, a claimed invitation, a rematch…);
-    /// it now has `ply` actions.
+    /// Game `game` changed (an action, a claimed invitation, a rematch, a
+    /// resignation, a takeback…); it now has `ply` actions. A receiver
+    /// whose room has other takebacks than the store's reloads it whole.
     Changed {
         /// The game.
         game: String,
@@ -115,14 +150,23 @@ pub trait Store: Send + Sync + 'static {
         })
     }
 
-    /// Commits one action, and the result with it when it ends the game.
-    /// A ply already stored is [`StoreError::Conflict`].
+    /// Commits one action, and the result with it when it ends the game;
+    /// it clears a pending takeback request. A ply already stored, a game
+    /// no longer being played, or one whose takebacks are not `takebacks`
+    /// (another server took back since) is [`StoreError::Conflict`].
     fn append_action(
         &self,
         id: String,
+        takebacks: u32,
         action: StoredAction,
         ending: Option<Outcome>,
     ) -> StoreFuture<()>;
+
+    /// Commits a resignation, a takeback or a takeback request, in one
+    /// transaction with the check that the game is still being played and
+    /// stands `at` ([`StoreError::Conflict`] otherwise: it happens at most
+    /// once). `now` is Unix time in milliseconds.
+    fn change_game(&self, id: String, at: At, change: GameChange, now: i64) -> StoreFuture<()>;
 
     /// Claims a friend game's invitation: if `code` is still the game's
     /// invitation, it is spent, `seat` gets the new secret `token` and the

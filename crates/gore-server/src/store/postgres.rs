@@ -59,7 +59,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row, SimpleQueryMessage};
 
 use super::schema::{self, Dialect};
-use super::{Notice, Store, StoreError, StoreFuture, StoredAction, StoredGame};
+use super::{At, GameChange, Notice, Store, StoreError, StoreFuture, StoredAction, StoredGame};
 use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status};
 
 /// Options of the PostgreSQL store beyond its URL.
@@ -259,13 +259,53 @@ impl std::ops::Deref for Conn {
 struct Stmt {
     sql: String,
     params: Vec<Box<dyn ToSql + Send + Sync>>,
+    /// The rows it must touch, or the transaction is rolled back and the
+    /// write refused as [`StoreError::Conflict`] (the game moved on).
+    expect: Option<u64>,
 }
 
 fn stmt(sql: impl Into<String>, params: Vec<Box<dyn ToSql + Send + Sync>>) -> Stmt {
     Stmt {
         sql: sql.into(),
         params,
+        expect: None,
     }
+}
+
+impl Stmt {
+    /// The statement must touch `n` rows.
+    fn expect(mut self, n: u64) -> Stmt {
+        self.expect = Some(n);
+        self
+    }
+}
+
+/// Locks game `id`'s row for the rest of the transaction, if it is being
+/// played with `takebacks` takebacks (else the write is a conflict). Every
+/// change of a game's actions takes this lock first, so that they are
+/// one after the other; the statements after it see what committed
+/// before (each statement of a `READ COMMITTED` transaction has a
+/// snapshot of its own).
+fn lock_at(id: &str, takebacks: u32) -> Stmt {
+    stmt(
+        "SELECT 1 FROM games WHERE id = $1 AND status = 'playing' AND takebacks = $2
+         FOR UPDATE",
+        vec![
+            Box::new(id.to_string()),
+            Box::new(i32::try_from(takebacks).unwrap_or(i32::MAX)),
+        ],
+    )
+    .expect(1)
+}
+
+/// Checks that game `id` has `ply` actions (after [`lock_at`]).
+fn check_ply(id: &str, ply: u32) -> Stmt {
+    stmt(
+        "SELECT 1 FROM games WHERE id = $1
+             AND (SELECT count(*) FROM actions WHERE game_id = $1) = $2",
+        vec![Box::new(id.to_string()), Box::new(i64::from(ply))],
+    )
+    .expect(1)
 }
 
 /// How a transaction went wrong.
@@ -274,6 +314,9 @@ enum TxError {
     Refused(tokio_postgres::Error),
     /// The connection was lost before `COMMIT` was sent: nothing written.
     Lost(String),
+    /// A statement touched other rows than it had to (the game moved
+    /// on); rolled back.
+    Moved,
     /// `COMMIT` went unanswered: the outcome of transaction `xid` is unknown.
     AtCommit {
         xid: i64,
@@ -440,6 +483,14 @@ impl PgStore {
                         return Err(StoreError::Conflict);
                     }
                     return Err(StoreError::Other(e.to_string()));
+                }
+                Err(TxError::Moved) => {
+                    if client.batch_execute("ROLLBACK").await.is_err() {
+                        self.drop_idle(client);
+                    } else {
+                        client.release();
+                    }
+                    return Err(StoreError::Conflict);
                 }
                 Err(TxError::Lost(why)) => {
                     tracing::warn!("database: connection lost before commit ({why}); retrying");
@@ -690,7 +741,11 @@ async fn run_tx(client: &tokio_postgres::Client, stmts: &[Stmt]) -> Result<Vec<u
             .iter()
             .map(|p| p.as_ref() as &(dyn ToSql + Sync))
             .collect();
-        counts.push(client.execute(s.sql.as_str(), &refs).await.map_err(early)?);
+        let n = client.execute(s.sql.as_str(), &refs).await.map_err(early)?;
+        if s.expect.is_some_and(|e| e != n) {
+            return Err(TxError::Moved);
+        }
+        counts.push(n);
     }
     match client.batch_execute("COMMIT").await {
         Ok(()) => Ok(counts),
@@ -794,7 +849,19 @@ fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
     }
     let status = Status::from_word(&word("status")?).ok_or_else(|| damaged(&id, "status"))?;
     let opt = |c: &str| -> Result<Option<String>, StoreError> { col(r, &id, c) };
+    let player = |c: &str| -> Result<Option<Player>, StoreError> {
+        opt(c)?
+            .map(|s| {
+                s.parse::<Player>()
+                    .map_err(|_| damaged(&id, format!("{c} {s}")))
+            })
+            .transpose()
+    };
+    let takebacks: i32 = col(r, &id, "takebacks")?;
     Ok(GameInfo {
+        resigned: player("resigned")?,
+        takebacks: u32::try_from(takebacks).map_err(|_| damaged(&id, "takebacks"))?,
+        takeback: player("takeback_request")?,
         mode,
         rules,
         start,
@@ -935,6 +1002,7 @@ impl Store for PgStore {
     fn append_action(
         &self,
         id: String,
+        takebacks: u32,
         a: StoredAction,
         ending: Option<Outcome>,
     ) -> StoreFuture<()> {
@@ -942,7 +1010,11 @@ impl Store for PgStore {
         Box::pin(async move {
             let ply =
                 i32::try_from(a.ply).map_err(|_| StoreError::Other("ply too large".into()))?;
+            // The game's row first: a takeback or resignation committing
+            // meanwhile is seen (a conflict), and the primary key refuses
+            // a second commit of the ply.
             let mut stmts = vec![
+                lock_at(&id, takebacks),
                 notify(&store.0.origin, &id, a.ply),
                 stmt(
                     "INSERT INTO actions (game_id, ply, action, created_at, position, captured)
@@ -960,7 +1032,7 @@ impl Store for PgStore {
             stmts.push(match ending {
                 Some(o) => stmt(
                     "UPDATE games SET status = 'over', result = $2, reason = $3,
-                         updated_at = $4 WHERE id = $1",
+                         updated_at = $4, takeback_request = NULL WHERE id = $1",
                     vec![
                         Box::new(id),
                         Box::new(o.to_string()),
@@ -969,10 +1041,61 @@ impl Store for PgStore {
                     ],
                 ),
                 None => stmt(
-                    "UPDATE games SET updated_at = $2 WHERE id = $1",
+                    "UPDATE games SET updated_at = $2, takeback_request = NULL WHERE id = $1",
                     vec![Box::new(id), Box::new(a.at)],
                 ),
             });
+            store.write(stmts).await.map(|_| ())
+        })
+    }
+
+    fn change_game(&self, id: String, at: At, change: GameChange, now: i64) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            let mut stmts = vec![lock_at(&id, at.takebacks), check_ply(&id, at.ply)];
+            let mut ply = at.ply;
+            match change {
+                GameChange::Resign { player, result } => stmts.push(stmt(
+                    "UPDATE games SET status = 'over', result = $2, reason = 'resign',
+                         resigned = $3, takeback_request = NULL, updated_at = $4
+                     WHERE id = $1",
+                    vec![
+                        Box::new(id.clone()),
+                        Box::new(result),
+                        Box::new(player.char().to_string()),
+                        Box::new(now),
+                    ],
+                )),
+                GameChange::TakeBack { to } => {
+                    ply = to;
+                    let to = i32::try_from(to).unwrap_or(i32::MAX);
+                    stmts.push(stmt(
+                        "DELETE FROM actions WHERE game_id = $1 AND ply > $2",
+                        vec![Box::new(id.clone()), Box::new(to)],
+                    ));
+                    // Claims on AI turns of the plies taken back are void:
+                    // the next AI turn is claimed afresh.
+                    stmts.push(stmt(
+                        "DELETE FROM ai_claims WHERE game_id = $1 AND ply >= $2",
+                        vec![Box::new(id.clone()), Box::new(to)],
+                    ));
+                    stmts.push(stmt(
+                        "UPDATE games SET takebacks = takebacks + 1, takeback_request = NULL,
+                             updated_at = $2
+                         WHERE id = $1",
+                        vec![Box::new(id.clone()), Box::new(now)],
+                    ));
+                }
+                GameChange::Request(who) => stmts.push(stmt(
+                    "UPDATE games SET takeback_request = $2, updated_at = $3 WHERE id = $1",
+                    vec![
+                        Box::new(id.clone()),
+                        Box::new(who.map(|p| p.char().to_string())),
+                        Box::new(now),
+                    ],
+                )),
+            }
+            stmts.push(notify(&store.0.origin, &id, ply));
             store.write(stmts).await.map(|_| ())
         })
     }

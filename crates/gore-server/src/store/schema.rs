@@ -181,6 +181,17 @@ pub const STEPS: &[Step] = &[
             )",
         )],
     },
+    // Resignations, takebacks (how many; a game with any is casual) and a
+    // friend game's pending takeback request.
+    Step {
+        about: "resignations and takebacks",
+        sql: &[Sql::Both(
+            "ALTER TABLE games ADD COLUMN resigned TEXT CHECK (resigned IN ('A', 'B'));
+            ALTER TABLE games ADD COLUMN takebacks INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE games ADD COLUMN takeback_request TEXT
+                CHECK (takeback_request IN ('A', 'B'))",
+        )],
+    },
 ];
 
 /// The schema version this server writes.

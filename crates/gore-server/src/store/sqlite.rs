@@ -25,7 +25,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::oneshot;
 
 use super::schema::{self, Dialect};
-use super::{Store, StoreError, StoreFuture, StoredAction, StoredGame};
+use super::{At, GameChange, Store, StoreError, StoreFuture, StoredAction, StoredGame};
 use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status};
 
 /// A failure of the SQLite layer, before it is a [`StoreError`].
@@ -101,7 +101,23 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameInfo> {
         return Err(bad(&id, "an ai game has one ai seat, others none"));
     }
     let status = Status::from_word(&word("status")?).ok_or_else(|| bad(&id, "status"))?;
+    let player = |col: &str| -> rusqlite::Result<Option<Player>> {
+        match r.get::<_, Option<String>>(col)? {
+            None => Ok(None),
+            Some(s) => s
+                .parse::<Player>()
+                .map(Some)
+                .map_err(|_| bad(&id, format!("{col} {s}"))),
+        }
+    };
+    let resigned = player("resigned")?;
+    let takeback = player("takeback_request")?;
+    let takebacks: i64 = r.get("takebacks")?;
+    let takebacks = u32::try_from(takebacks).map_err(|_| bad(&id, "takebacks"))?;
     Ok(GameInfo {
+        resigned,
+        takebacks,
+        takeback,
         mode,
         rules,
         start,
@@ -161,6 +177,43 @@ fn holes_text(holes: &[Hole]) -> String {
         .map(|h| h.to_string())
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The refusal of a change whose game has moved on: a constraint
+/// violation, so that it reads as [`StoreError::Conflict`] (and the
+/// job's savepoint is rolled back).
+fn moved_on(why: &str) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT),
+        Some(format!("the game has moved on: {why}")),
+    )
+}
+
+/// Checks that game `id` is being played with `takebacks` takebacks and,
+/// if `ply` is given, that many actions.
+fn check_at(c: &Connection, id: &str, takebacks: u32, ply: Option<u32>) -> rusqlite::Result<()> {
+    let row: Option<(String, i64)> = c
+        .query_row(
+            "SELECT status, takebacks FROM games WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    match row {
+        Some((status, t)) if status == "playing" && t == i64::from(takebacks) => {}
+        _ => return Err(moved_on("not being played at this takeback")),
+    }
+    if let Some(ply) = ply {
+        let n: i64 = c.query_row(
+            "SELECT count(*) FROM actions WHERE game_id = ?1",
+            [id],
+            |r| r.get(0),
+        )?;
+        if n != i64::from(ply) {
+            return Err(moved_on("not at this ply"));
+        }
+    }
+    Ok(())
 }
 
 /// Called once the batch a job ran in is committed (`None`) or failed
@@ -505,10 +558,13 @@ impl Store for SqliteStore {
     fn append_action(
         &self,
         id: String,
+        takebacks: u32,
         a: StoredAction,
         ending: Option<Outcome>,
     ) -> StoreFuture<()> {
         let f = self.call(true, move |c| {
+            // The ply itself is checked by the primary key.
+            check_at(c, &id, takebacks, None)?;
             c.execute(
                 "INSERT INTO actions (game_id, ply, action, created_at, position, captured)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -523,13 +579,46 @@ impl Store for SqliteStore {
             )?;
             match ending {
                 Some(o) => c.execute(
-                    "UPDATE games SET status = 'over', result = ?2, reason = ?3, updated_at = ?4
+                    "UPDATE games SET status = 'over', result = ?2, reason = ?3, updated_at = ?4,
+                         takeback_request = NULL
                      WHERE id = ?1",
                     params![id, o.to_string(), o.reason.as_str(), a.at],
                 )?,
                 None => c.execute(
-                    "UPDATE games SET updated_at = ?2 WHERE id = ?1",
+                    "UPDATE games SET updated_at = ?2, takeback_request = NULL WHERE id = ?1",
                     params![id, a.at],
+                )?,
+            };
+            Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn change_game(&self, id: String, at: At, change: GameChange, now: i64) -> StoreFuture<()> {
+        let f = self.call(true, move |c| {
+            check_at(c, &id, at.takebacks, Some(at.ply))?;
+            match change {
+                GameChange::Resign { player, result } => c.execute(
+                    "UPDATE games SET status = 'over', result = ?2, reason = 'resign',
+                         resigned = ?3, takeback_request = NULL, updated_at = ?4
+                     WHERE id = ?1",
+                    params![id, result, player.char().to_string(), now],
+                )?,
+                GameChange::TakeBack { to } => {
+                    c.execute(
+                        "DELETE FROM actions WHERE game_id = ?1 AND ply > ?2",
+                        params![id, to],
+                    )?;
+                    c.execute(
+                        "UPDATE games SET takebacks = takebacks + 1, takeback_request = NULL,
+                             updated_at = ?2
+                         WHERE id = ?1",
+                        params![id, now],
+                    )?
+                }
+                GameChange::Request(who) => c.execute(
+                    "UPDATE games SET takeback_request = ?2, updated_at = ?3 WHERE id = ?1",
+                    params![id, who.map(|p| p.char().to_string()), now],
                 )?,
             };
             Ok(())

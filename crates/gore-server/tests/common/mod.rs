@@ -10,6 +10,8 @@
 //! when the next test process makes its first one.
 #![allow(dead_code)]
 
+pub mod shared;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 

@@ -1,0 +1,259 @@
+//! An in-memory store shared by several servers of one test, with the
+//! semantics the `Store` trait asks of a store shared by several servers
+//! (a conflict per ply, takebacks and resignations checked where the game
+//! stands, notices to the other servers, leased AI claims): the domain's
+//! side of the coordination, tested without a database.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use gore_core::{Outcome, Player};
+use gore_server::domain::{GameInfo, Seat, Status};
+use gore_server::store::{
+    At, GameChange, Notice, Store, StoreError, StoreFuture, StoredAction, StoredGame,
+};
+use gore_server::AppState;
+use tokio::sync::broadcast;
+
+use super::{config_in, Server};
+
+#[derive(Default)]
+pub struct Data {
+    pub games: HashMap<String, StoredGame>,
+    pub sessions: HashMap<(String, String), String>,
+    pub claims: HashMap<(String, u32), (usize, Instant)>,
+}
+
+/// One database, several handles on it (one per server).
+#[derive(Clone)]
+pub struct Shared {
+    pub data: Arc<Mutex<Data>>,
+    /// Every change, with the handle that made it.
+    pub changes: broadcast::Sender<(usize, Notice)>,
+}
+
+pub struct Handle {
+    shared: Shared,
+    me: usize,
+}
+
+impl Shared {
+    pub fn new() -> Shared {
+        Shared {
+            data: Arc::default(),
+            changes: broadcast::channel(1024).0,
+        }
+    }
+
+    pub fn handle(&self, me: usize) -> Arc<dyn Store> {
+        Arc::new(Handle {
+            shared: self.clone(),
+            me,
+        })
+    }
+}
+
+impl Handle {
+    fn write<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Data) -> Result<(T, Option<(String, u32)>), StoreError>,
+    ) -> StoreFuture<T> {
+        let r = f(&mut self.shared.data.lock().unwrap());
+        if let Ok((_, Some((game, ply)))) = &r {
+            let _ = self.shared.changes.send((
+                self.me,
+                Notice::Changed {
+                    game: game.clone(),
+                    ply: *ply,
+                },
+            ));
+        }
+        Box::pin(async move { r.map(|(v, _)| v) })
+    }
+}
+
+fn ply_of(g: &StoredGame) -> u32 {
+    g.actions.len() as u32
+}
+
+impl Store for Handle {
+    fn create_game(&self, info: GameInfo, rematch_of: Option<String>) -> StoreFuture<()> {
+        self.write(move |d| {
+            if d.games.contains_key(&info.id) {
+                return Err(StoreError::Conflict);
+            }
+            let old = rematch_of.and_then(|old| {
+                let g = d.games.get_mut(&old)?;
+                g.info.rematch = Some(info.id.clone());
+                Some((old, ply_of(g)))
+            });
+            d.games.insert(
+                info.id.clone(),
+                StoredGame {
+                    info,
+                    actions: Vec::new(),
+                },
+            );
+            Ok(((), old))
+        })
+    }
+    fn load_game(&self, id: String) -> StoreFuture<Option<StoredGame>> {
+        let g = self.shared.data.lock().unwrap().games.get(&id).cloned();
+        Box::pin(async move { Ok(g) })
+    }
+    fn append_action(
+        &self,
+        id: String,
+        takebacks: u32,
+        a: StoredAction,
+        e: Option<Outcome>,
+    ) -> StoreFuture<()> {
+        self.write(move |d| {
+            let g = d
+                .games
+                .get_mut(&id)
+                .ok_or(StoreError::Other("no game".into()))?;
+            if a.ply as usize != g.actions.len() + 1
+                || g.info.takebacks != takebacks
+                || g.info.status != Status::Playing
+            {
+                return Err(StoreError::Conflict);
+            }
+            g.actions.push(a);
+            g.info.takeback = None;
+            if e.is_some() {
+                g.info.status = Status::Over;
+            }
+            Ok(((), Some((id, ply_of(g)))))
+        })
+    }
+    fn change_game(&self, id: String, at: At, change: GameChange, _now: i64) -> StoreFuture<()> {
+        self.write(move |d| {
+            let g = d
+                .games
+                .get_mut(&id)
+                .ok_or(StoreError::Other("no game".into()))?;
+            if ply_of(g) != at.ply
+                || g.info.takebacks != at.takebacks
+                || g.info.status != Status::Playing
+            {
+                return Err(StoreError::Conflict);
+            }
+            match change {
+                GameChange::Resign { player, .. } => {
+                    g.info.status = Status::Over;
+                    g.info.resigned = Some(player);
+                    g.info.takeback = None;
+                }
+                GameChange::TakeBack { to } => {
+                    g.actions.truncate(to as usize);
+                    g.info.takebacks += 1;
+                    g.info.takeback = None;
+                    d.claims.retain(|(game, ply), _| *game != id || *ply < to);
+                }
+                GameChange::Request(who) => g.info.takeback = who,
+            }
+            let g = &d.games[&id];
+            Ok(((), Some((id.clone(), ply_of(g)))))
+        })
+    }
+    fn claim_invite(
+        &self,
+        id: String,
+        code: String,
+        seat: Player,
+        token: String,
+        _now: i64,
+    ) -> StoreFuture<bool> {
+        self.write(move |d| {
+            let g = d
+                .games
+                .get_mut(&id)
+                .ok_or(StoreError::Other("no game".into()))?;
+            if g.info.invite.as_deref() != Some(code.as_str()) || g.info.status != Status::Waiting {
+                return Ok((false, None));
+            }
+            g.info.invite = None;
+            g.info.tokens.set(Seat::of(seat), Some(token));
+            g.info.status = Status::Playing;
+            Ok((true, Some((id, ply_of(g)))))
+        })
+    }
+    fn set_device(&self, id: String, seat: Seat, code: Option<String>) -> StoreFuture<()> {
+        self.write(move |d| {
+            let g = d
+                .games
+                .get_mut(&id)
+                .ok_or(StoreError::Other("no game".into()))?;
+            g.info.devices.set(seat, code);
+            Ok(((), Some((id, ply_of(g)))))
+        })
+    }
+    fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
+        self.write(move |d| {
+            d.sessions.insert((session, id), token);
+            Ok(((), None))
+        })
+    }
+    fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
+        let t = self
+            .shared
+            .data
+            .lock()
+            .unwrap()
+            .sessions
+            .get(&(session, id))
+            .cloned();
+        Box::pin(async move { Ok(t) })
+    }
+    fn active_ai_games(&self, _limit: u32) -> StoreFuture<Vec<String>> {
+        let ids = self
+            .shared
+            .data
+            .lock()
+            .unwrap()
+            .games
+            .values()
+            .filter(|g| g.info.ai_seat.is_some() && g.info.status == Status::Playing)
+            .map(|g| g.info.id.clone())
+            .collect();
+        Box::pin(async move { Ok(ids) })
+    }
+    fn failure(&self) -> Option<String> {
+        None
+    }
+    fn notices(&self) -> Option<broadcast::Receiver<Notice>> {
+        let (tx, rx) = broadcast::channel(1024);
+        let mut all = self.shared.changes.subscribe();
+        let me = self.me;
+        tokio::spawn(async move {
+            while let Ok((from, n)) = all.recv().await {
+                if from != me && tx.send(n).is_err() {
+                    return;
+                }
+            }
+        });
+        Some(rx)
+    }
+    fn claim_ai_turn(&self, id: String, ply: u32, lease: Duration) -> StoreFuture<bool> {
+        let mut d = self.shared.data.lock().unwrap();
+        let now = Instant::now();
+        let ok = match d.claims.get(&(id.clone(), ply)) {
+            Some(&(who, until)) if who != self.me && until > now => false,
+            _ => {
+                d.claims.insert((id, ply), (self.me, now + lease));
+                true
+            }
+        };
+        Box::pin(async move { Ok(ok) })
+    }
+}
+
+/// A server of this test on the shared store, as handle `me`.
+pub async fn server_on(shared: &Shared, me: usize) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_in(&dir);
+    let state = AppState::with_store(config, shared.handle(me)).unwrap();
+    Server::serve(dir, state).await
+}
