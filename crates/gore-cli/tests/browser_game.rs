@@ -1234,3 +1234,156 @@ async fn accessible(chrome: &Chrome, server: &Server) -> Res<()> {
     }
     Ok(())
 }
+// ----------------------------------------------------------- point 14 --
+
+#[test]
+fn resign_and_takeback() {
+    let Some(exe) = browser_or_skip("resign_and_takeback") else {
+        return;
+    };
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    runtime().block_on(async {
+        let server = Server::start();
+        let host = Chrome::launch(&exe, 1100, 900).await.unwrap();
+        let guest = Chrome::launch(&exe, 360, 740).await.unwrap();
+        let r = resign_takeback(&host, &guest, &server).await;
+        host.close().await;
+        guest.close().await;
+        r.unwrap();
+    });
+}
+
+async fn ply_is(page: &Page, n: u64, what: &str) -> Res<()> {
+    wait_for(
+        page,
+        &format!("(g => g && g.dataset.ply === '{n}' && g.dataset.busy === '0')(document.getElementById('game-page'))"),
+        what,
+        20,
+    )
+    .await
+}
+
+async fn counts(page: &Page) -> Res<String> {
+    let v = js(
+        page,
+        "[...document.querySelectorAll('.hole .count')].map(c => c.textContent).join(',')",
+    )
+    .await?;
+    Ok(v.as_str().unwrap_or_default().to_string())
+}
+
+async fn resign_takeback(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
+    let page = blank(host, server, "en").await?;
+    // One device: a1 then a takeback, the board back to the start.
+    let g = create(&page, "{mode: 'local'}").await?;
+    open(&page, server, g["url"].as_str().unwrap()).await?;
+    assert!(
+        js(&page, "!document.getElementById('takeback-btn')").await? == Value::Bool(true),
+        "nothing to take back yet"
+    );
+    click(&page, ".hole[data-hole=a1]").await?;
+    ply_is(&page, 1, "a1").await?;
+    // a1's 6 seeds: a2 a3 a4 b1 b2 b3.
+    assert_eq!(counts(&page).await?, "0,7,7,7,7,7,7,6");
+    click(&page, "#takeback-btn").await?;
+    ply_is(&page, 0, "the takeback").await?;
+    assert_eq!(counts(&page).await?, "6,6,6,6,6,6,6,6");
+    assert_eq!(view(&page).await?.holes, ["a1", "a2", "a3", "a4"]);
+
+    // Resign, with a confirmation: "Keep playing" changes nothing.
+    click(&page, "#resign-btn").await?;
+    wait_for(
+        &page,
+        "document.getElementById('resign-yes')",
+        "the confirmation",
+        5,
+    )
+    .await?;
+    click(&page, "#resign-no").await?;
+    wait_for(&page, "document.getElementById('resign-btn')", "back", 5).await?;
+    assert_eq!(
+        js(&page, "document.getElementById('game-page').dataset.status").await?,
+        Value::String("playing".into())
+    );
+    click(&page, "#resign-btn").await?;
+    click(&page, "#resign-yes").await?;
+    wait_for(
+        &page,
+        "!document.getElementById('result').hidden",
+        "the result",
+        10,
+    )
+    .await?;
+    // A (to move) resigned: B wins, the seeds not swept.
+    assert_eq!(text(&page, "#final-score").await?, "A 0 – 0 B");
+    assert_eq!(text(&page, "#result-headline").await?, "B wins.");
+    assert_eq!(
+        text(&page, "#result-reason").await?,
+        "The game ended because A resigned."
+    );
+    shot(&page, "g60-resigned").await?;
+
+    // Against the computer: the takeback undoes the AI's reply too.
+    let g = create(&page, "{mode: 'ai', level: 1, colour: 'A'}").await?;
+    open(&page, server, g["url"].as_str().unwrap()).await?;
+    click(&page, ".hole[data-hole=a2]").await?;
+    ply_is(&page, 2, "a2 and the AI's reply").await?;
+    click(&page, "#takeback-btn").await?;
+    ply_is(&page, 0, "back to the start").await?;
+    assert_eq!(counts(&page).await?, "6,6,6,6,6,6,6,6");
+
+    // Between friends: a request the opponent grants.
+    let g = create(&page, "{mode: 'friend', colour: 'A'}").await?;
+    let invite = g["invite"].as_str().unwrap().to_string();
+    let url = g["url"].as_str().unwrap().to_string();
+    let other = guest.page(&format!("{}{invite}", server.url)).await?;
+    wait_for(
+        &other,
+        "document.getElementById('join-btn')",
+        "the invitation",
+        20,
+    )
+    .await?;
+    click(&other, "#join-btn").await?;
+    wait_for(
+        &other,
+        "document.getElementById('game-page')",
+        "the guest's game",
+        20,
+    )
+    .await?;
+    live(&other).await?;
+    open(&page, server, &url).await?;
+    click(&page, ".hole[data-hole=a3]").await?;
+    ply_is(&page, 1, "a3").await?;
+    ply_is(&other, 1, "a3 seen by B").await?;
+    click(&page, "#takeback-btn").await?;
+    wait_for(
+        &page,
+        "document.getElementById('takeback-waiting')",
+        "the request sent",
+        10,
+    )
+    .await?;
+    wait_for(
+        &other,
+        "document.getElementById('takeback-yes')",
+        "the request received",
+        10,
+    )
+    .await?;
+    assert_eq!(
+        text(&other, "#takeback-asked")
+            .await?
+            .split("Allow")
+            .next()
+            .unwrap_or_default(),
+        "A asks to take back their last move."
+    );
+    shot(&other, "g61-takeback-asked-phone").await?;
+    click(&other, "#takeback-yes").await?;
+    ply_is(&page, 0, "the takeback granted").await?;
+    ply_is(&other, 0, "the takeback granted, B's page").await?;
+    assert_eq!(view(&page).await?.holes, ["a1", "a2", "a3", "a4"]);
+    Ok(())
+}
