@@ -994,6 +994,39 @@ async fn sound_dark(chrome: &Chrome, server: &Server) -> Res<()> {
     let s = sounds.as_str().unwrap_or_default();
     assert!(s.starts_with("sow") && s.ends_with("turn"), "{s}");
 
+    // A notification when the turn comes back while the page is hidden:
+    // the browser's Notification and visibility stood in for (headless
+    // Chromium shows neither), the player's choice remembered as "on".
+    page.evaluate_on_new_document(
+        "(() => { window.__notes = []; window.Notification = class { constructor(t, o) { window.__notes.push(o.body); } close() {} }; window.Notification.permission = 'granted'; window.Notification.requestPermission = async () => 'granted'; Object.defineProperty(document, 'hidden', { get: () => !!window.__hidden }); })()",
+    )
+    .await?;
+    js(&page, "localStorage.setItem('gore.notify', 'on')").await?;
+    let ai = create(&page, "{mode: 'ai', level: 1, colour: 'A'}").await?;
+    open(&page, server, ai["url"].as_str().unwrap()).await?;
+    wait_for(
+        &page,
+        "document.querySelectorAll('.hole[aria-disabled=\"false\"]').length === 4",
+        "A's turn",
+        20,
+    )
+    .await?;
+    js(&page, "window.__hidden = true").await?;
+    click(&page, ".hole[data-hole=a1]").await?;
+    ply_is(&page, 2, "a1 and the computer's reply").await?;
+    wait_for(&page, "window.__notes.length === 1", "the notification", 10).await?;
+    assert_eq!(
+        js(&page, "window.__notes[0]").await?,
+        Value::String("It is your turn to play.".into())
+    );
+    assert!(js(&page, "document.title")
+        .await?
+        .as_str()
+        .unwrap_or_default()
+        .starts_with("● "));
+    js(&page, "window.__hidden = false").await?;
+    open(&page, server, &url).await?;
+
     // A large screen: the board larger than the old 760 px, all of it on the screen.
     let (l, t, r, b) = rect(&page, "svg.board").await?;
     assert!(
@@ -1385,5 +1418,26 @@ async fn resign_takeback(host: &Chrome, guest: &Chrome, server: &Server) -> Res<
     ply_is(&page, 0, "the takeback granted").await?;
     ply_is(&other, 0, "the takeback granted, B's page").await?;
     assert_eq!(view(&page).await?.holes, ["a1", "a2", "a3", "a4"]);
+    // Asked again and refused: A is told, the move stays.
+    click(&page, ".hole[data-hole=a3]").await?;
+    ply_is(&page, 1, "a3 again").await?;
+    ply_is(&other, 1, "a3 again, B's page").await?;
+    click(&page, "#takeback-btn").await?;
+    wait_for(
+        &other,
+        "document.getElementById('takeback-no')",
+        "the second request",
+        10,
+    )
+    .await?;
+    click(&other, "#takeback-no").await?;
+    wait_for(
+        &page,
+        "!document.getElementById('toast').hidden && document.getElementById('toast').textContent === 'Your takeback request was refused.'",
+        "the refusal told",
+        10,
+    )
+    .await?;
+    ply_is(&page, 1, "the move kept").await?;
     Ok(())
 }

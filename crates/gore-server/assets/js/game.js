@@ -406,8 +406,10 @@ export function gamePage(main, id) {
       render();
       return;
     }
-    // Sounds for what arrived: an offer to answer, a takeback asked.
+    // Sounds for what arrived: an offer to answer, a takeback asked; and
+    // one's own takeback request refused (the same ply, no request left).
     if (before && s.takeback && s.takeback !== before.takeback && s.takeback !== st.you) cue('offer');
+    if (before && before.takeback && before.takeback === st.you && !s.takeback && plyOf(s) === plyOf(before)) toast(t('takeback.refused'));
     if (!st.animating) catchUp();
     else update();
   }
