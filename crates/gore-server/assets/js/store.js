@@ -5,7 +5,7 @@
 // position string is parsed once, when it arrives. The views read the
 // store and never change the server part.
 
-import { HOLES, parseAction, parseGpn } from './gpn.js';
+import { HOLES, parseGpn } from './gpn.js';
 
 /**
  * @typedef {import('./gpn.js').Pos} Pos
@@ -280,6 +280,4 @@ export class GameStore {
     return run;
   }
 
-  /** @param {Entry} e */
-  static kind(e) { return parseAction(e.action).kind; }
 }
