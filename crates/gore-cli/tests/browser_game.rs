@@ -1228,9 +1228,10 @@ async fn accessible(chrome: &Chrome, server: &Server) -> Res<()> {
         )
         .await?;
         open(&page, server, g["url"].as_str().unwrap()).await?;
+        // (Once the box's entrance, which fades it in, is over.)
         wait_for(
             &page,
-            "document.getElementById('accept-btn')",
+            "document.getElementById('accept-btn') && document.getElementById('incoming-offer').getAnimations().every(a => a.playState === 'finished')",
             "the offer",
             10,
         )
