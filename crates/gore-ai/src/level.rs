@@ -62,6 +62,11 @@ impl Level {
     pub const MIN: Level = Level(1);
     /// Full strength.
     pub const MAX: Level = Level(MAX_LEVEL);
+    /// The level of a new game against the computer when the player
+    /// chooses none (the web app's and its API's default): the strongest
+    /// level that still plays by a fixed, shallow depth with some noise
+    /// and never a random blunder, so that a newcomer meets a fair game.
+    pub const STANDARD: Level = Level(4);
 
     /// The level `n`, if there is one.
     pub fn new(n: u8) -> Result<Level, LevelError> {

@@ -70,8 +70,18 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
     .await?;
     let labels: Vec<String> = serde_json::from_value(labels)?;
     assert_eq!(labels.len(), 8);
+    // The board is one Tab stop (roving tabindex): a1, the first playable hole.
     assert!(
-        labels.contains(&"button|0|hole a3, 6 seeds, controlled by A".to_string()),
+        labels.contains(&"button|0|a1: 6 seeds, controlled by A".to_string()),
+        "{labels:?}"
+    );
+    assert!(
+        labels.contains(&"button|-1|a3: 6 seeds, controlled by A".to_string()),
+        "{labels:?}"
+    );
+    assert_eq!(
+        labels.iter().filter(|l| l.contains("|0|")).count(),
+        1,
         "{labels:?}"
     );
     // B's row on top, right to left; A's row at the bottom, left to right.
@@ -563,7 +573,7 @@ async fn play_until_offers(p1: &Page, p2: &Page, attempt: u64) -> Res<bool> {
                     assert!(label.contains("traded"), "{label}");
                     let badge = js(
                         page,
-                        "document.querySelector('.hole.traded .badge').textContent",
+                        "document.querySelector('.hole.traded .badge').dataset.player",
                     )
                     .await?;
                     let me = js(page, "document.getElementById('game-page').dataset.you").await?;
@@ -875,10 +885,7 @@ async fn languages(chrome: &Chrome, server: &Server) -> Res<()> {
         "document.querySelector('.hole[data-hole=a3]').getAttribute('aria-label')",
     )
     .await?;
-    assert_eq!(
-        label,
-        Value::String("a3 zuloa, 6 hazi, A-k kontrolatua".into())
-    );
+    assert_eq!(label, Value::String("a3: 6 hazi, A-k kontrolatua".into()));
     assert_eq!(text(&page, "#moves-title").await?, "Jokaldiak");
     fits(&page, "game").await?;
     no_raw_keys(&page).await?;
@@ -957,7 +964,7 @@ async fn without_glory(chrome: &Chrome, server: &mut Server) -> Res<()> {
     .await?;
     assert_eq!(
         label,
-        Value::String("hole a1, 1 seed, controlled by A, offered".into())
+        Value::String("a1: 1 seed, controlled by A, offered".into())
     );
     wait_for(
         &page,

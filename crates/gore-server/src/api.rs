@@ -9,6 +9,12 @@ use serde::{Deserialize, Serialize};
 pub use crate::domain::{Mode, Seat, Status};
 pub use crate::error::{ApiError, ErrorCode};
 
+/// The level of a new ai game when the request names none (the home page
+/// shows the same: the server writes it into the page).
+pub const DEFAULT_LEVEL: gore_ai::Level = gore_ai::Level::STANDARD;
+/// The creator's seat when the request names none: `random`.
+pub const DEFAULT_COLOUR: &str = "random";
+
 /// The body of `POST /api/games`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NewGame {

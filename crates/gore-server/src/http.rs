@@ -35,7 +35,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
 pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/", get(page))
-        .route("/g/{id}", get(page))
+        .route("/g/{id}", get(game_page))
         .route("/rules", get(page))
         .route("/assets/{*path}", get(asset))
         .route("/join/{id}/{code}", get(page))
@@ -320,19 +320,34 @@ fn method_not_allowed(method: &Method, res: Response) -> Response {
     out
 }
 
-async fn page(headers: HeaderMap) -> Response {
-    assets::index(&headers)
+async fn page(uri: Uri, headers: HeaderMap) -> Response {
+    assets::index(uri.path(), &headers)
+}
+
+/// `/g/{id}`: the page, or for a game that does not exist the not-found
+/// page with status 404.
+async fn game_page(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    match state.games().room(&id).await {
+        Err(GameError::NoGame) => assets::not_found(&headers),
+        // Another failure (the database) is the game page's to report.
+        _ => assets::index(uri.path(), &headers),
+    }
 }
 
 async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
     assets::asset(&path, &headers)
 }
 
-async fn fallback(uri: Uri) -> Response {
+async fn fallback(uri: Uri, headers: HeaderMap) -> Response {
     if uri.path().starts_with("/api/") || uri.path() == "/api" {
         ApiError::new(crate::error::ErrorCode::NotFound, "no such endpoint").into_response()
     } else {
-        assets::not_found()
+        assets::not_found(&headers)
     }
 }
 
@@ -343,14 +358,14 @@ fn new_game_spec(req: NewGame) -> Result<NewGameSpec, ApiError> {
         None => Rules::STANDARD,
         Some(r) => r.trim().parse().map_err(|e| bad("rules", format!("{e}")))?,
     };
-    let level = req.level.unwrap_or(4);
+    let level = req.level.unwrap_or(crate::api::DEFAULT_LEVEL.get());
     let level = Level::new(level).map_err(|_| {
         bad(
             "level",
             format!("{level} is not a level; levels go from 1 to {MAX_LEVEL}"),
         )
     })?;
-    let colour = match req.colour.as_deref().unwrap_or("random") {
+    let colour = match req.colour.as_deref().unwrap_or(crate::api::DEFAULT_COLOUR) {
         "random" => None,
         c => Some(
             c.parse::<Player>()

@@ -72,6 +72,8 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         );
     }
     let state = AppState::open(config.clone()).await?;
+    // The assets are compressed once, before the first visitor.
+    tokio::task::spawn_blocking(assets::prepare).await?;
     let listener = TcpListener::bind(config.addr)
         .await
         .with_context(|| format!("cannot listen on {}", config.addr))?;

@@ -1,12 +1,15 @@
 //! Checks of the embedded front end that need no browser: the four
-//! translations agree with each other and with the keys the code uses, and
-//! the worked examples drawn on the rules pages are what the rules do.
+//! translations agree with each other and with the keys the code uses, the
+//! worked examples drawn on the rules pages are what the rules do, and the
+//! server sends the files as they are, compressed and cached as it says.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::PathBuf;
 
 use gore_core::{Action, Hole, HoleSet, Position, Setup, Variant};
+
+mod common;
 
 const LANGS: [&str; 4] = ["en", "es", "fr", "eu"];
 
@@ -220,6 +223,8 @@ struct Example {
     after: String,
     action: String,
     captured: Vec<String>,
+    /// The hole each seed falls into, in order (the page animates it).
+    path: Vec<String>,
 }
 
 fn examples(lang: &str) -> Vec<Example> {
@@ -237,6 +242,11 @@ fn examples(lang: &str) -> Vec<Example> {
                 after: take("data-after"),
                 action: take("data-action"),
                 captured: take("data-captured")
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                path: take("data-path")
                     .split(',')
                     .filter(|s| !s.is_empty())
                     .map(str::to_string)
@@ -286,6 +296,13 @@ fn check_example(ex: &Example) -> Result<(), String> {
         .play_effect(Action::Sow(origin))
         .map_err(|e| format!("{}: {e}", ex.action))?;
     let taken = effect.captured;
+    let path: Vec<String> = effect.path().iter().map(|h| h.to_string()).collect();
+    if path != ex.path {
+        return Err(format!(
+            "path: the page says {:?}, gore-core {path:?}",
+            ex.path
+        ));
+    }
     if after.to_string() != ex.after {
         return Err(format!(
             "after: the page says {}, gore-core {after}",
@@ -372,6 +389,11 @@ fn a_wrong_example_is_caught() {
     assert!(wrong(&|ex| ex.after = ex.after.replace("14-22", "14-21")).is_err());
     // Another hole sown.
     assert!(wrong(&|ex| ex.action = "b3".into()).is_err());
+    // The seeds animated into other holes.
+    assert!(wrong(&|ex| {
+        ex.path.pop();
+    })
+    .is_err());
 }
 
 #[test]
@@ -467,4 +489,237 @@ fn the_csp_check_finds_inline_code() {
     ] {
         assert_eq!(csp_violations(bad).len(), 1, "{bad}");
     }
+}
+
+// ------------------------------------------------------------- serving --
+
+/// A GET with `Accept-Encoding` (reqwest here decompresses nothing itself:
+/// the bodies are as sent).
+async fn fetch(
+    c: &reqwest::Client,
+    s: &common::Server,
+    path: &str,
+    enc: &str,
+) -> reqwest::Response {
+    c.get(s.at(path))
+        .header("accept-encoding", enc)
+        .send()
+        .await
+        .unwrap()
+}
+
+fn header(r: &reqwest::Response, name: &str) -> String {
+    r.headers()
+        .get(name)
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default()
+}
+
+fn unbrotli(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut brotli::Decompressor::new(body, 4096), &mut out).unwrap();
+    out
+}
+
+fn ungzip(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(body), &mut out).unwrap();
+    out
+}
+
+/// The addresses under `/assets/` that a page names (attributes `href`
+/// and `src`).
+fn named_assets(page: &str) -> Vec<String> {
+    page.split('"')
+        .filter(|p| p.starts_with("/assets/"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The page names every asset under one version, and each one, asked for
+/// in brotli, gzip or neither, is the file in assets/ once decompressed.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_encoding_decompresses_to_the_file() {
+    let s = common::Server::start(0).await;
+    let c = common::bot();
+    let page = fetch(&c, &s, "/", "identity").await.text().await.unwrap();
+    let named = named_assets(&page);
+    assert!(named.len() >= 5, "{named:?}");
+    let version = named[0]
+        .strip_prefix("/assets/v/")
+        .and_then(|r| r.split_once('/'))
+        .map(|(v, _)| v.to_string())
+        .unwrap_or_else(|| panic!("unversioned: {}", named[0]));
+    assert!(!version.is_empty());
+    let prefix = format!("/assets/v/{version}/");
+    let mut paths: Vec<String> = named
+        .iter()
+        .map(|p| {
+            p.strip_prefix(&prefix)
+                .unwrap_or_else(|| panic!("{p} is not under {prefix}"))
+                .to_string()
+        })
+        .collect();
+    // And the files fetched at run time, relative to the modules.
+    paths.extend(LANGS.iter().map(|l| format!("i18n/{l}.json")));
+    paths.extend(LANGS.iter().map(|l| format!("rules/{l}.html")));
+    for must in ["js/main.js", "js/home.js", "css/app.css", "i18n/en.json"] {
+        assert!(paths.iter().any(|p| p == must), "{must} not in {paths:?}");
+    }
+    for path in paths {
+        let want = std::fs::read(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("assets")
+                .join(&path),
+        )
+        .unwrap();
+        let url = format!("{prefix}{path}");
+        let mut etags = BTreeSet::new();
+        for (accept, enc) in [
+            ("gzip, deflate, br, zstd", "br"),
+            ("gzip", "gzip"),
+            ("br;q=0, gzip;q=1", "gzip"),
+            ("identity", ""),
+        ] {
+            let r = fetch(&c, &s, &url, accept).await;
+            assert_eq!(r.status(), 200, "{url}");
+            assert_eq!(header(&r, "content-encoding"), enc, "{url} for {accept}");
+            assert_eq!(header(&r, "vary"), "Accept-Encoding", "{url}");
+            assert_eq!(
+                header(&r, "cache-control"),
+                "public, max-age=31536000, immutable",
+                "{url}"
+            );
+            etags.insert(header(&r, "etag"));
+            let body = r.bytes().await.unwrap().to_vec();
+            let got = match enc {
+                "br" => unbrotli(&body),
+                "gzip" => ungzip(&body),
+                _ => body.clone(),
+            };
+            assert!(got == want, "{url} in {enc:?} is not the file");
+            if !enc.is_empty() {
+                assert!(
+                    body.len() < want.len(),
+                    "{url}: {enc} is {} bytes for {}",
+                    body.len(),
+                    want.len()
+                );
+            }
+        }
+        // One ETag per body: br, gzip, identity.
+        assert_eq!(etags.len(), 3, "{url}: {etags:?}");
+    }
+}
+
+/// The page is revalidated (`no-cache`, 304 on its ETag), in each
+/// encoding; an ETag of one encoding does not answer another.
+#[tokio::test(flavor = "multi_thread")]
+async fn pages_are_revalidated_and_304_matches_the_encoding() {
+    let s = common::Server::start(0).await;
+    let c = common::bot();
+    for path in ["/", "/rules", "/assets/js/main.js"] {
+        let r = fetch(&c, &s, path, "br").await;
+        assert_eq!(r.status(), 200);
+        assert_eq!(header(&r, "cache-control"), "no-cache", "{path}");
+        let etag = header(&r, "etag");
+        assert!(etag.starts_with('"') && etag.ends_with('"'), "{etag}");
+        let again = |enc: &'static str, tag: String| {
+            let c = c.clone();
+            let url = s.at(path);
+            async move {
+                c.get(url)
+                    .header("accept-encoding", enc)
+                    .header("if-none-match", tag)
+                    .send()
+                    .await
+                    .unwrap()
+            }
+        };
+        let r = again("br", etag.clone()).await;
+        assert_eq!(r.status(), 304, "{path}");
+        assert_eq!(header(&r, "etag"), etag);
+        assert!(r.bytes().await.unwrap().is_empty());
+        // The same ETag asked in gzip: another body, sent whole.
+        let r = again("gzip", etag.clone()).await;
+        assert_eq!(r.status(), 200, "{path}");
+        assert_eq!(header(&r, "content-encoding"), "gzip");
+        let r = again("br", "\"0000\"".into()).await;
+        assert_eq!(r.status(), 200, "{path}");
+    }
+}
+
+/// Unknown addresses, versions and games answer the app's own page, marked
+/// not-found, with status 404 (the app then says so in the reader's
+/// language); the API keeps its JSON 404.
+#[tokio::test(flavor = "multi_thread")]
+async fn what_does_not_exist_is_the_apps_404_page() {
+    let s = common::Server::start(0).await;
+    let c = common::bot();
+    let page = fetch(&c, &s, "/", "identity").await.text().await.unwrap();
+    let main = named_assets(&page)
+        .into_iter()
+        .find(|p| p.ends_with("/js/main.js"))
+        .unwrap();
+    let stale = main.replacen("/assets/v/", "/assets/v/0", 1);
+    let game = common::create(&c, &s, serde_json::json!({"mode": "local"})).await;
+    let known = format!("/g/{}", game["id"].as_str().unwrap());
+    for path in [
+        "/nowhere",
+        "/g/nosuchgame1",
+        "/rules/extra",
+        "/assets/nothing.js",
+        "/assets/v/",
+        stale.as_str(),
+        main.replace("main.js", "nothing.js").as_str(),
+    ] {
+        let r = fetch(&c, &s, path, "identity").await;
+        assert_eq!(r.status(), 404, "{path}");
+        assert_eq!(
+            header(&r, "content-type"),
+            "text/html; charset=utf-8",
+            "{path}"
+        );
+        assert_eq!(header(&r, "cache-control"), "no-cache", "{path}");
+        let body = r.text().await.unwrap();
+        assert!(
+            body.contains(r#"<meta name="gore-page" content="not-found">"#),
+            "{path}: {body}"
+        );
+        assert!(body.contains("/js/main.js"), "{path}: the app runs");
+    }
+    for path in ["/", known.as_str(), "/rules"] {
+        let r = fetch(&c, &s, path, "identity").await;
+        assert_eq!(r.status(), 200, "{path}");
+        assert!(!r.text().await.unwrap().contains("not-found"), "{path}");
+    }
+    let r = fetch(&c, &s, "/api/nothing", "identity").await;
+    assert_eq!(r.status(), 404);
+    assert_eq!(header(&r, "content-type"), "application/json");
+}
+
+/// The home page's defaults of a new game are the API's: the page carries
+/// them, and a game created with none gets that level.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_page_and_the_api_share_one_default() {
+    let s = common::Server::start(0).await;
+    let c = common::bot();
+    let page = fetch(&c, &s, "/", "identity").await.text().await.unwrap();
+    let i = page
+        .find(r#"<meta name="gore-defaults" content=""#)
+        .expect("the defaults in the page");
+    let rest = &page[i + r#"<meta name="gore-defaults" content=""#.len()..];
+    let json = rest[..rest.find('"').unwrap()].replace("&quot;", "\"");
+    let defaults: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(defaults["colour"], "random");
+    let level = defaults["level"].as_u64().unwrap();
+    assert!((1..=8).contains(&level), "{defaults}");
+    let g = common::create(&c, &s, serde_json::json!({"mode": "ai"})).await;
+    let (_, view) = common::get(&c, &s, g["id"].as_str().unwrap()).await;
+    let ai = if view["seats"]["A"]["kind"] == "ai" {
+        &view["seats"]["A"]
+    } else {
+        &view["seats"]["B"]
+    };
+    assert_eq!(ai["level"].as_u64(), Some(level), "{view}");
 }

@@ -595,7 +595,9 @@ async fn a_game_to_its_end_its_record_and_rematches() {
 async fn pages_and_assets() {
     let s = Server::start(0).await;
     let c = bot();
-    for path in ["/", "/g/abcdefghjk", "/rules"] {
+    let g = create(&c, &s, json!({"mode": "local"})).await;
+    let game = format!("/g/{}", g["id"].as_str().unwrap());
+    for path in ["/", game.as_str(), "/rules"] {
         let r = c.get(s.at(path)).send().await.unwrap();
         assert_eq!(r.status(), 200, "{path}");
         assert_eq!(
@@ -615,7 +617,13 @@ async fn pages_and_assets() {
         .await
         .unwrap();
     assert_eq!(r.status(), 304);
-    for path in ["/assets/nothing.js", "/assets/../Cargo.toml", "/nowhere"] {
+    // A game that does not exist is not found either (the app's page).
+    for path in [
+        "/assets/nothing.js",
+        "/assets/../Cargo.toml",
+        "/nowhere",
+        "/g/abcdefghjk",
+    ] {
         assert_eq!(
             c.get(s.at(path)).send().await.unwrap().status(),
             404,

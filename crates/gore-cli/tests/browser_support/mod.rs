@@ -495,3 +495,81 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .build()
         .expect("tokio runtime")
 }
+
+// -------------------------------------------------------- accessibility --
+
+/// axe-core's script, installed by `npm ci --prefix .ci` (pinned in
+/// .ci/package.json), or `None` after a loud warning (a failure on CI).
+pub fn axe_script() -> Option<String> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/node_modules/axe-core/axe.min.js");
+    match std::fs::read_to_string(&path) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            let msg = format!(
+                "\n\
+                 ************************************************************\n\
+                 *  ACCESSIBILITY CHECK SKIPPED: {} unreadable ({e})\n\
+                 *  Install it with: npm ci --prefix .ci\n\
+                 ************************************************************\n",
+                path.display()
+            );
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("{msg}(CI=true: a missing axe-core is a failure)");
+            }
+            eprintln!("{msg}");
+            None
+        }
+    }
+}
+
+/// Runs axe-core on the page as it is now and returns its serious and
+/// critical violations: a JSON array of `{id, impact, help, nodes: [{target,
+/// html, summary}]}`, empty when there is none (or when axe-core is not
+/// installed outside CI: see [`axe_script`]). Use as
+/// `let v = axe(&page).await?; assert!(v.as_array().unwrap().is_empty(), "{v:#}")`.
+pub async fn axe(page: &Page) -> Res<Value> {
+    let Some(script) = axe_script() else {
+        return Ok(Value::Array(vec![]));
+    };
+    // Injected through the DevTools protocol, which the page's CSP does
+    // not govern (a <script> element would be refused by script-src 'self').
+    let loaded = js(page, "typeof window.axe === 'object'").await?;
+    if loaded != Value::Bool(true) {
+        page.evaluate(script).await?;
+    }
+    let result = page
+        .evaluate(
+            r#"(async () => {
+                const r = await window.axe.run(document, {
+                    resultTypes: ['violations'],
+                });
+                return r.violations
+                    .filter(v => v.impact === 'serious' || v.impact === 'critical')
+                    .map(v => ({
+                        id: v.id,
+                        impact: v.impact,
+                        help: v.help,
+                        nodes: v.nodes.slice(0, 8).map(n => ({
+                            target: n.target,
+                            html: n.html.slice(0, 200),
+                            summary: n.failureSummary,
+                        })),
+                    }));
+            })()"#,
+        )
+        .await?;
+    Ok(result.value().cloned().unwrap_or(Value::Array(vec![])))
+}
+
+/// Asserts that axe finds no serious or critical violation; `what` names
+/// the page in the failure.
+pub async fn assert_accessible(page: &Page, what: &str) -> Res<()> {
+    let v = axe(page).await?;
+    let n = v.as_array().map_or(0, Vec::len);
+    if n > 0 {
+        let _ = shot(page, &format!("fail-axe-{what}")).await;
+        return Err(format!("{what}: {n} serious or critical axe violations: {v:#}").into());
+    }
+    Ok(())
+}

@@ -4,8 +4,7 @@
 // running animation and makes the rest instant; the caller then draws the
 // server's position, so the animation never decides anything.
 
-import { holeXY, trayXY } from './board.js';
-import { HOLES, clonePos, holeIndex, other, parseAction, sowingPath } from './gpn.js';
+import { clonePos, holeIndex, other, parseAction } from './gpn.js';
 
 const SPEEDS = { slow: 0.6, normal: 1, fast: 2.5, off: 0 };
 const SPEED_KEY = 'gore.animation';
@@ -74,23 +73,30 @@ const CAPTURE_MS = 480;
  * @param {import('./gpn.js').Pos} next the position after the action (it may already be swept)
  * @param {string} action
  * @param {string[]} captured the holes the action captured
- * @param {{skipOrigin: boolean}} rules
+ * @param {{path?: string[], onSweep?: () => void}} how the sowing's path from
+ *   the server (each sown seed's hole in order): the page does not sow by
+ *   itself; without a path it shows the result at once
  * @param {Animator} anim
  */
-export async function animateAction(board, prev, next, action, captured, rules, anim) {
+export async function animateAction(board, prev, next, action, captured, how, anim) {
   const a = parseAction(action);
   const pos = clonePos(prev);
   const mover = prev.toMove;
   board.render(pos, { origin: a.kind === 'sow' ? a.hole : null, offered: pos.offer });
+  if (a.kind === 'sow' && !(how.path && how.path.length)) {
+    board.render(next, { origin: a.hole, captured });
+    await anim.wait(DROP_MS);
+    return;
+  }
   if (a.kind === 'sow') {
     const o = holeIndex(a.hole);
-    const path = sowingPath(pos, o, rules.skipOrigin);
+    const path = (how.path || []).map(holeIndex);
     board.holes[o].g.classList.add('hand');
     board.setCount(o, 0);
     pos.holes[o] = 0;
-    let from = holeXY(o);
+    let from = board.holeXY(o);
     for (const j of path) {
-      const to = holeXY(j);
+      const to = board.holeXY(j);
       await board.fly(from, to, 1, DROP_MS, anim);
       pos.holes[j] += 1;
       board.setCount(j, pos.holes[j]);
@@ -104,7 +110,7 @@ export async function animateAction(board, prev, next, action, captured, rules, 
         const n = pos.holes[i];
         board.holes[i].g.classList.add('flash-capture');
         await anim.wait(160);
-        const flight = board.fly(holeXY(i), trayXY(mover), n, CAPTURE_MS, anim);
+        const flight = board.fly(board.holeXY(i), board.trayXY(mover), n, CAPTURE_MS, anim);
         board.setCount(i, 0);
         pos.holes[i] = 0;
         await flight;
@@ -125,7 +131,7 @@ export async function animateAction(board, prev, next, action, captured, rules, 
     for (const h of prev.offer) {
       const i = holeIndex(h);
       board.holes[i].g.classList.add('flash-pay');
-      const flight = board.fly(trayXY(mover), holeXY(i), 6, CAPTURE_MS, anim);
+      const flight = board.fly(board.trayXY(mover), board.holeXY(i), 6, CAPTURE_MS, anim);
       pos.captured[mover] -= 6;
       board.setTray(mover, pos.captured[mover]);
       await flight;
@@ -147,7 +153,10 @@ export async function animateAction(board, prev, next, action, captured, rules, 
   }
   // The final sweep, when the next position is the swept end.
   const swept = next.holes.every((n) => n === 0) && pos.holes.some((n) => n > 0);
-  if (swept) await animateSweep(board, pos, anim);
+  if (swept) {
+    if (how.onSweep) how.onSweep();
+    await animateSweep(board, pos, anim);
+  }
 }
 
 /**
@@ -163,7 +172,7 @@ export async function animateSweep(board, pos, anim) {
     if (!n) continue;
     const p = pos.controllers[i];
     board.holes[i].g.classList.add('flash-sweep');
-    const flight = board.fly(holeXY(i), trayXY(p), n, CAPTURE_MS, anim);
+    const flight = board.fly(board.holeXY(i), board.trayXY(p), n, CAPTURE_MS, anim);
     board.setCount(i, 0);
     pos.holes[i] = 0;
     await flight;
@@ -173,4 +182,3 @@ export async function animateSweep(board, pos, anim) {
   }
 }
 
-export { HOLES };

@@ -47,6 +47,12 @@ export const getGame = (id) => call('GET', `/api/games/${encodeURIComponent(id)}
 export const postAction = (id, action, ply) => call('POST', `/api/games/${encodeURIComponent(id)}/actions`, ply === undefined ? { action } : { action, ply });
 /** @param {string} id */
 export const rematch = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/rematch`, {});
+/** Resigns the caller's seat (the opponent wins). @param {string} id */
+export const resignGame = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/resign`, {});
+/** Takes back one's last move (ai and local games), or asks the opponent (friend games). @param {string} id */
+export const requestTakeback = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/takeback`, {});
+/** Grants or refuses the opponent's takeback request. @param {string} id @param {boolean} accept */
+export const answerTakeback = (id, accept) => call('POST', `/api/games/${encodeURIComponent(id)}/takeback/answer`, { accept });
 /** @param {string} id */
 export const recordUrl = (id) => `/api/games/${encodeURIComponent(id)}/record`;
 /** Claims the friend's seat of an invitation (`/join/{id}/{code}`). @param {string} id @param {string} code */

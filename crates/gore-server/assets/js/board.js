@@ -1,9 +1,11 @@
 // @ts-check
-// The board as SVG: B's row on top, right to left (b4 b3 b2 b1); A's row at
-// the bottom, left to right (a1 … a4), so sowing runs counter-clockwise.
-// Seeds are drawn as small circles (up to 20 a hole) with their number.
-// The captured seeds sit in two bowls beside the board (B's on the left,
-// A's on the right); they are not holes.
+// The board as SVG: one player's row at the bottom, left to right as that
+// player sees it (a1 … a4 for A), the other's on top, right to left
+// (b4 b3 b2 b1), so sowing runs counter-clockwise; `setBottom('B')` turns
+// it for B. Seeds are drawn as small circles (up to 20 a hole) with their
+// number. The captured seeds sit in two bowls beside the board (the bottom
+// player's on the right); they are not holes. An interactive board is one
+// Tab stop: arrow keys move among the playable holes (roving tabindex).
 
 import { HOLES, rowOwner } from './gpn.js';
 import { t, tn } from './i18n.js';
@@ -17,6 +19,8 @@ const R = 48;
 const SEED_R = 5.6;
 const MAX_DRAWN = 20;
 const TRAY = { B: { x: 6, cx: 36 }, A: { x: 534, cx: 564 }, y: 36, h: 238, w: 60 };
+/** Holes in reading order for the arrow keys: the bottom row left to right, then the top row. */
+const ORDER = { A: ['a1', 'a2', 'a3', 'a4', 'b4', 'b3', 'b2', 'b1'], B: ['b1', 'b2', 'b3', 'b4', 'a4', 'a3', 'a2', 'a1'] };
 
 /**
  * @param {string} name
@@ -30,14 +34,15 @@ export function svgEl(name, attrs, parent) {
   return el;
 }
 
-/** Where hole i is drawn. @param {number} i */
-export function holeXY(i) {
-  if (i < 4) return { x: COLS[i], y: ROW_Y.bottom };
-  return { x: COLS[7 - i], y: ROW_Y.top };
+/** Where hole i is drawn when `bottom`'s row is at the bottom. @param {number} i @param {'A'|'B'} [bottom] */
+export function holeXY(i, bottom = 'A') {
+  const r = bottom === 'A' ? i : (i + 4) % 8;
+  if (r < 4) return { x: COLS[r], y: ROW_Y.bottom };
+  return { x: COLS[7 - r], y: ROW_Y.top };
 }
 
-/** The middle of a player's bowl of captured seeds. @param {'A'|'B'} p */
-export function trayXY(p) { return { x: TRAY[p].cx, y: TRAY.y + TRAY.h / 2 + 20 }; }
+/** The side a player's bowl is drawn on: the bottom player's on the right. @param {'A'|'B'} p @param {'A'|'B'} bottom */
+const traySide = (p, bottom) => (p === bottom ? TRAY.A : TRAY.B);
 
 /** Seed k's offset inside a hole (a sunflower pattern). @param {number} k */
 function seedOffset(k) {
@@ -46,27 +51,41 @@ function seedOffset(k) {
   return { dx: r * Math.cos(a), dy: r * Math.sin(a) };
 }
 
-/** Seed k's place in a bowl, filled from the bottom. @param {'A'|'B'} p @param {number} k */
-function traySeedXY(p, k) {
+/** Seed k's place in a bowl centred at cx, filled from the bottom. @param {number} cx @param {number} k */
+function traySeedXY(cx, k) {
   const col = k % 4;
   const row = Math.floor(k / 4);
-  return { x: TRAY[p].cx - 16.5 + col * 11, y: TRAY.y + TRAY.h - 10 - row * 9.5 };
+  return { x: cx - 16.5 + col * 11, y: TRAY.y + TRAY.h - 10 - row * 9.5 };
 }
+
+/** The letters A and B as strokes (the controller's badge). */
+const GLYPH = {
+  A: 'M-4.6 6.2 L0 -6.2 L4.6 6.2 M-2.7 1.6 H2.7',
+  B: 'M-3.6 -6.2 V6.2 H1.2 C5 6.2 5 0 1.2 0 H-3.6 M1 0 C4.4 0 4.4 -6.2 1 -6.2 H-3.6',
+};
 
 const SEED_SHADES = ['#f4e7c9', '#eadbb8', '#f8eed6', '#e6d2a8'];
 
 /**
  * @typedef {import('./gpn.js').Pos} Pos
  * @typedef {{origin?: string|null, captured?: string[], offered?: string[],
- *   selected?: string[], legal?: string[], selectable?: string[]}} Marks
+ *   selected?: string[], legal?: string[], selectable?: string[],
+ *   preview?: {path: string[], captured: string[]}|null}} Marks
  */
+
+/** Sets attributes. @param {Element} el @param {Record<string, string|number>} attrs */
+function set(el, attrs) { for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v)); }
 
 export class Board {
   /**
-   * @param {{interactive?: boolean, onHole?: (hole: string) => void, label?: string, compact?: boolean}} [opts]
+   * @param {{interactive?: boolean, onHole?: (hole: string) => void, onPoint?: (hole: string|null, via: 'pointer'|'focus') => void, label?: string, compact?: boolean}} [opts]
    */
   constructor(opts = {}) {
     this.opts = opts;
+    /** Whose row is at the bottom. @type {'A'|'B'} */
+    this.bottom = 'A';
+    /** The hole that is the board's Tab stop. @type {string|null} */
+    this.rover = null;
     /** @type {Pos|null} */
     this.pos = null;
     /** @type {Marks} */
@@ -79,56 +98,166 @@ export class Board {
     this.svg.setAttribute('aria-label', opts.label || t('board.label'));
     svgEl('rect', { x: 70, y: 6, width: 460, height: 298, rx: 34, class: 'board-wood' }, this.svg);
     svgEl('line', { x1: 86, y1: 155, x2: 514, y2: 155, class: 'board-line' }, this.svg);
-    /** @type {Record<string, {g: SVGGElement, seeds: SVGGElement, count: SVGTextElement, n: number}>} */
+    /** @type {Record<string, {g: SVGGElement, bg: SVGRectElement, name: SVGTextElement, seeds: SVGGElement, count: SVGTextElement, n: number}>} */
     this.trays = {};
     for (const p of /** @type {('A'|'B')[]} */ (['B', 'A'])) {
       const g = /** @type {SVGGElement} */ (svgEl('g', { class: `tray tray-${p}` }, this.svg));
-      svgEl('rect', { x: TRAY[p].x, y: TRAY.y, width: TRAY.w, height: TRAY.h, rx: 22, class: 'tray-bg' }, g);
-      const name = /** @type {SVGTextElement} */ (svgEl('text', { x: TRAY[p].cx, y: TRAY.y - 10, class: 'tray-name' }, g));
+      const bg = /** @type {SVGRectElement} */ (svgEl('rect', { y: TRAY.y, width: TRAY.w, height: TRAY.h, rx: 22, class: 'tray-bg' }, g));
+      const name = /** @type {SVGTextElement} */ (svgEl('text', { y: TRAY.y - 10, class: 'tray-name' }, g));
       name.textContent = p;
-      const count = /** @type {SVGTextElement} */ (svgEl('text', { x: TRAY[p].cx, y: TRAY.y + 30, class: 'tray-count' }, g));
+      const count = /** @type {SVGTextElement} */ (svgEl('text', { y: TRAY.y + 30, class: 'tray-count' }, g));
       const seeds = /** @type {SVGGElement} */ (svgEl('g', { class: 'tray-seeds' }, g));
-      this.trays[p] = { g, count, seeds, n: -1 };
+      this.trays[p] = { g, bg, name, count, seeds, n: -1 };
     }
-    this.holes = HOLES.map((h, i) => this._makeHole(h, i));
+    this.holes = HOLES.map((h) => this._makeHole(h));
     this.fx = /** @type {SVGGElement} */ (svgEl('g', { class: 'fx' }, this.svg));
+    this._layout();
   }
 
-  /** @param {string} name @param {number} i */
-  _makeHole(name, i) {
-    const { x, y } = holeXY(i);
-    const top = i >= 4;
+  /** Where hole i is drawn now. @param {number} i */
+  holeXY(i) { return holeXY(i, this.bottom); }
+
+  /** The middle of a player's bowl of captured seeds. @param {'A'|'B'} p */
+  trayXY(p) { return { x: traySide(p, this.bottom).cx, y: TRAY.y + TRAY.h / 2 + 20 }; }
+
+  /** Turns the board so that p's row is at the bottom. @param {'A'|'B'} p */
+  setBottom(p) {
+    if (p === this.bottom) return;
+    this.bottom = p;
+    this._layout();
+    if (this.pos) this.render(this.pos, this.marks);
+  }
+
+  /** Places every hole and bowl for the current orientation. */
+  _layout() {
+    this.svg.dataset.bottom = this.bottom;
+    HOLES.forEach((_name, i) => {
+      const hole = this.holes[i];
+      const { x, y } = this.holeXY(i);
+      const top = y === ROW_Y.top;
+      for (const c of [hole.ring, hole.bg, hole.mark]) { c.setAttribute('cx', String(x)); c.setAttribute('cy', String(y)); }
+      hole.seeds.setAttribute('transform', `translate(${x} ${top ? y - 4 : y + 4})`);
+      const py = top ? y + R : y - R;
+      set(hole.pill, { x: x - 17, y: py - 13 });
+      set(hole.count, { x, y: py + 1 });
+      const ny = top ? 26 : 292;
+      set(hole.label, { x: x - 8, y: ny });
+      const by = top ? y - 36 : y + 36;
+      set(hole.badgeBg, { cx: x + 38, cy: by });
+      set(hole.badge, { transform: `translate(${x + 38} ${by})` });
+      set(hole.trade, { x: x + 26, y: ny });
+      set(hole.pv, { x: x - 38, y: by + 1 });
+      set(hole.pvBg, { cx: x - 38, cy: by });
+      hole.g.classList.toggle('top', top);
+    });
+    for (const p of /** @type {('A'|'B')[]} */ (['A', 'B'])) {
+      const side = traySide(p, this.bottom);
+      const tr = this.trays[p];
+      set(tr.bg, { x: side.x });
+      set(tr.name, { x: side.cx });
+      set(tr.count, { x: side.cx });
+      // The bowl's seeds are redrawn at their new place.
+      while (tr.seeds.firstChild) tr.seeds.removeChild(tr.seeds.firstChild);
+      tr.n = -1;
+    }
+  }
+
+  /** @param {string} name */
+  _makeHole(name) {
     const g = /** @type {SVGGElement} */ (svgEl('g', { class: 'hole', 'data-hole': name }, this.svg));
     if (this.opts.interactive) {
       g.setAttribute('role', 'button');
-      g.setAttribute('tabindex', '0');
+      g.setAttribute('tabindex', '-1');
       g.addEventListener('click', () => this._activate(name));
-      g.addEventListener('keydown', (e) => {
-        if (e.key === 'Enter' || e.key === ' ') {
-          e.preventDefault();
-          this._activate(name);
-        }
-      });
+      g.addEventListener('keydown', (e) => this._key(e, name));
+      const point = (/** @type {string|null} */ hole, /** @type {'pointer'|'focus'} */ via) => { if (this.opts.onPoint) this.opts.onPoint(hole, via); };
+      g.addEventListener('focus', () => point(name, 'focus'));
+      g.addEventListener('blur', () => point(null, 'focus'));
+      g.addEventListener('pointerenter', () => point(name, 'pointer'));
+      g.addEventListener('pointerleave', () => point(null, 'pointer'));
     } else {
       g.setAttribute('role', 'img');
     }
-    svgEl('circle', { cx: x, cy: y, r: R + 7, class: 'hole-ring' }, g);
-    const bg = svgEl('circle', { cx: x, cy: y, r: R, class: 'hole-bg' }, g);
-    svgEl('circle', { cx: x, cy: y, r: R - 8, class: 'capture-mark' }, g);
+    const ring = svgEl('circle', { r: R + 7, class: 'hole-ring' }, g);
+    const bg = svgEl('circle', { r: R, class: 'hole-bg' }, g);
+    const mark = svgEl('circle', { r: R - 8, class: 'capture-mark' }, g);
     // Seeds a little away from the count, which sits on the inner edge.
-    const seeds = /** @type {SVGGElement} */ (svgEl('g', { class: 'seeds', transform: `translate(${x} ${top ? y - 4 : y + 4})` }, g));
-    const py = top ? y + R : y - R;
-    svgEl('rect', { x: x - 17, y: py - 13, width: 34, height: 26, rx: 13, class: 'count-pill' }, g);
-    const count = /** @type {SVGTextElement} */ (svgEl('text', { x, y: py + 1, class: 'count' }, g));
-    const ny = top ? 26 : 292;
-    const label = /** @type {SVGTextElement} */ (svgEl('text', { x: x - 8, y: ny, class: 'hole-name' }, g));
-    label.textContent = name;
-    const by = top ? y - 36 : y + 36;
-    svgEl('circle', { cx: x + 38, cy: by, r: 14, class: 'badge-bg' }, g);
-    const badge = /** @type {SVGTextElement} */ (svgEl('text', { x: x + 38, y: by + 1, class: 'badge' }, g));
-    const trade = /** @type {SVGTextElement} */ (svgEl('text', { x: x + 26, y: ny, class: 'trade-mark' }, g));
+    const seeds = /** @type {SVGGElement} */ (svgEl('g', { class: 'seeds' }, g));
+    // The visible texts, in the order the label says them ("a1: 6 seeds,
+    // …"), so that the name of the button contains what it shows (WCAG
+    // 2.5.3); the controller's letter is drawn, not written, for the same reason.
+    const label = /** @type {SVGTextElement} */ (svgEl('text', { class: 'hole-name' }, g));
+    // (The trailing space, not drawn, keeps "a1" and the count two words.)
+    label.textContent = `${name} `;
+    const pill = svgEl('rect', { width: 34, height: 26, rx: 13, class: 'count-pill' }, g);
+    const count = /** @type {SVGTextElement} */ (svgEl('text', { class: 'count' }, g));
+    const badgeBg = svgEl('circle', { r: 14, class: 'badge-bg' }, g);
+    const badge = /** @type {SVGGElement} */ (svgEl('g', { class: 'badge' }, g));
+    svgEl('path', { d: '' }, badge);
+    const trade = /** @type {SVGTextElement} */ (svgEl('text', { class: 'trade-mark' }, g));
     trade.textContent = '⇄';
-    return { g, bg, seeds, count, badge, trade, n: -1 };
+    // The preview: how many seeds the pointed sowing drops here.
+    const pvBg = svgEl('circle', { r: 15, class: 'pv-bg' }, g);
+    const pv = /** @type {SVGTextElement} */ (svgEl('text', { class: 'pv' }, g));
+    return { g, ring, bg, mark, seeds, pill, count, label, badgeBg, badge, trade, pv, pvBg, n: -1 };
+  }
+
+  /**
+   * The keys of a hole: Enter and Space play it; the arrows, Home and End
+   * move among the playable holes (or all of them when none is playable
+   * and `browse` is on), in reading order.
+   * @param {KeyboardEvent} e @param {string} name
+   */
+  _key(e, name) {
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      this._activate(name);
+      return;
+    }
+    const moves = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1, Home: -99, End: 99 };
+    if (!(e.key in moves) || e.altKey || e.ctrlKey || e.metaKey) return;
+    const enabled = this.enabled();
+    const list = ORDER[this.bottom].filter((h) => enabled.includes(h));
+    if (!list.length) return;
+    e.preventDefault();
+    e.stopPropagation();
+    const step = moves[/** @type {keyof typeof moves} */ (e.key)];
+    const at = list.indexOf(name);
+    let to;
+    if (step === -99) to = 0;
+    else if (step === 99) to = list.length - 1;
+    else if (at < 0) to = 0;
+    else to = (at + step + list.length) % list.length;
+    this.focusHole(list[to]);
+  }
+
+  /** The holes that may be clicked now. */
+  enabled() {
+    const m = this.marks;
+    return HOLES.filter((h) => (!!m.legal && m.legal.includes(h)) || (!!m.selectable && m.selectable.includes(h)));
+  }
+
+  /** Moves the board's Tab stop to a hole and focuses it. @param {string} name */
+  focusHole(name) {
+    this._rove(name);
+    /** @type {any} */ (this.holes[HOLES.indexOf(name)].g).focus();
+  }
+
+  /** Makes one hole the board's only Tab stop. @param {string|null} name */
+  _rove(name) {
+    if (!this.opts.interactive) return;
+    this.rover = name;
+    HOLES.forEach((h, i) => this.holes[i].g.setAttribute('tabindex', h === name ? '0' : '-1'));
+  }
+
+  /** The Tab stop after a change of marks: the same hole if still playable, else the first playable, else the first of the bottom row. */
+  _pickRover() {
+    const enabled = this.enabled();
+    const order = ORDER[this.bottom];
+    const focused = HOLES.find((_h, i) => this.holes[i].g === document.activeElement);
+    if (focused && enabled.includes(focused)) return focused;
+    if (this.rover && enabled.includes(this.rover)) return this.rover;
+    return order.find((h) => enabled.includes(h)) || order[0];
   }
 
   /** @param {string} name */
@@ -167,6 +296,11 @@ export class Board {
       g.classList.toggle('selected', has(marks.selected, h));
       const clickable = has(marks.legal, h) || has(marks.selectable, h);
       g.classList.toggle('legal', clickable);
+      const pv = marks.preview;
+      const drops = pv ? pv.path.filter((x) => x === h).length : 0;
+      g.classList.toggle('pv-drop', drops > 0);
+      g.classList.toggle('pv-capture', !!pv && pv.captured.includes(h));
+      this.holes[i].pv.textContent = drops ? `+${drops}` : '';
       if (this.opts.interactive) {
         g.setAttribute('aria-disabled', clickable ? 'false' : 'true');
         if (marks.selectable) g.setAttribute('aria-pressed', has(marks.selected, h) ? 'true' : 'false');
@@ -174,6 +308,7 @@ export class Board {
       }
       this._label(i);
     });
+    this._rove(this._pickRover());
   }
 
   /** @param {number} i */
@@ -216,7 +351,8 @@ export class Board {
     hole.g.classList.toggle('ctl-A', p === 'A');
     hole.g.classList.toggle('ctl-B', p === 'B');
     hole.g.classList.toggle('traded', p !== rowOwner(i));
-    hole.badge.textContent = p;
+    hole.badge.dataset.player = p;
+    /** @type {Element} */ (hole.badge.firstChild).setAttribute('d', GLYPH[p]);
     this._label(i);
   }
 
@@ -227,8 +363,9 @@ export class Board {
     tray.count.textContent = String(n);
     const drawn = Math.min(n, 48);
     const have = tray.seeds.childElementCount;
+    const cx = traySide(p, this.bottom).cx;
     for (let k = have; k < drawn; k++) {
-      const { x, y } = traySeedXY(p, k);
+      const { x, y } = traySeedXY(cx, k);
       svgEl('circle', { cx: x, cy: y, r: 4.2, class: 'seed', fill: SEED_SHADES[k % 4] }, tray.seeds);
     }
     for (let k = have; k > drawn; k--) tray.seeds.lastChild && tray.seeds.removeChild(tray.seeds.lastChild);
@@ -236,9 +373,6 @@ export class Board {
     tray.g.setAttribute('role', 'img');
     tray.n = n;
   }
-
-  /** The hole elements, for focus handling. @param {string} h */
-  holeEl(h) { return this.holes[HOLES.indexOf(h)].g; }
 
   /**
    * Flies n seeds from one point to another.

@@ -115,6 +115,9 @@ export function claimPage(main, kind, id, code) {
     } catch (e) {
       const err = /** @type {ApiError} */ (e);
       if (err.code === 'claimed') view = 'claimed';
+      // The server refuses the creator's claim of his own invitation
+      // (403): he keeps his seat, and the page says to send the link.
+      else if (err.code === 'forbidden' && kind === 'join') view = 'own';
       else if (err.code === 'not_found') view = 'not-found';
       else error = errorText(err) || String(e);
     }

@@ -49,25 +49,6 @@ export function holeIndex(h) { return HOLES.indexOf(h); }
 export function rowOwner(i) { return i < 4 ? 'A' : 'B'; }
 
 /**
- * The holes the seeds of `origin` are dropped into, in order.
- * @param {Pos} p
- * @param {number} origin
- * @param {boolean} skipOrigin
- */
-export function sowingPath(p, origin, skipOrigin) {
-  const path = [];
-  let n = p.holes[origin];
-  let j = origin;
-  while (n > 0) {
-    j = (j + 1) % 8;
-    if (skipOrigin && j === origin) continue;
-    path.push(j);
-    n -= 1;
-  }
-  return path;
-}
-
-/**
  * An action token, taken apart.
  * @param {string} a
  * @returns {{kind: 'sow', hole: string} | {kind: 'offer', holes: string[]} | {kind: 'accept'|'decline'|'pass'}}
@@ -96,16 +77,12 @@ export function ruleOptions(rules) {
 }
 
 /**
- * The names of captured holes in an action entry (`captured` may hold hole
- * names or objects with a `hole` field).
+ * The names of captured holes in an action entry.
  * @param {any} entry
  * @returns {string[]}
  */
 export function capturedHoles(entry) {
   const c = entry && entry.captured;
   if (!Array.isArray(c)) return [];
-  return c.map((x) => (typeof x === 'string' ? x : x && x.hole)).filter((h) => HOLES.includes(h));
+  return c.filter((h) => HOLES.includes(h));
 }
-
-/** Seeds on the board. @param {Pos} p */
-export function boardSeeds(p) { return p.holes.reduce((a, b) => a + b, 0); }

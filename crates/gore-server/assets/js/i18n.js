@@ -28,9 +28,14 @@ export function initialLang() {
   return 'en';
 }
 
-/** @param {string} lang */
+/**
+ * A language's strings. The address is relative to this module, so that
+ * it carries the assets' version (`/assets/v/<version>/i18n/…`) and the
+ * browser keeps it for good.
+ * @param {string} lang
+ */
 async function load(lang) {
-  const res = await fetch(`/assets/i18n/${lang}.json`, { cache: 'no-cache' });
+  const res = await fetch(new URL(`../i18n/${lang}.json`, import.meta.url));
   if (!res.ok) throw new Error(`i18n ${lang}: ${res.status}`);
   return res.json();
 }
@@ -43,8 +48,13 @@ async function load(lang) {
  */
 export async function setLang(lang, remember) {
   if (!LANGS.includes(lang)) lang = 'en';
-  if (!Object.keys(fallback).length) fallback = await load('en');
-  dict = lang === 'en' ? fallback : await load(lang);
+  // Both at once: on a slow connection each fetch costs a round trip.
+  const [en, own] = await Promise.all([
+    Object.keys(fallback).length ? fallback : load('en'),
+    lang === 'en' ? null : load(lang),
+  ]);
+  fallback = en;
+  dict = own || fallback;
   current = lang;
   document.documentElement.lang = lang;
   if (remember) {

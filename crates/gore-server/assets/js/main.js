@@ -2,49 +2,68 @@
 // The app: `/` home, `/g/{id}` a game, `/rules` the rules, and the pages of
 // the links that give a seat, `/join/{id}/{code}` and `/continue/{id}/{code}`.
 // The server sends index.html for all of them; the page is chosen here from
-// location.pathname.
+// location.pathname, and only that page's code is loaded (a dynamic import;
+// the server preloads it with the page). The server marks its 404 answers
+// (`<meta name="gore-page" content="not-found">`): unknown addresses and
+// games that do not exist show the not-found page.
 
 import { initialLang, lang, onLangChange, setLang, t } from './i18n.js';
-import { homePage } from './home.js';
-import { gamePage } from './game.js';
-import { rulesPage } from './rules.js';
-import { claimPage } from './claim.js';
 
 /** @type {{render: () => void, destroy?: () => void} | null} */
 let page = null;
 
-function route() {
+/**
+ * The app's own "page not found", in the reader's language.
+ * @param {HTMLElement} main
+ * @param {boolean} game whether the address was a game's
+ */
+function notFoundPage(main, game) {
+  return {
+    render() {
+      main.textContent = '';
+      const h1 = document.createElement('h1');
+      h1.textContent = game ? t('game.notFound') : t('notFound.title');
+      const text = document.createElement('p');
+      text.textContent = game ? t('game.notFoundText') : t('notFound.text');
+      const p = document.createElement('p');
+      const a = document.createElement('a');
+      a.href = '/';
+      a.className = 'button primary';
+      a.textContent = t('notFound.home');
+      p.append(a);
+      const section = document.createElement('section');
+      section.className = 'card not-found';
+      section.id = 'not-found';
+      section.append(h1, text, p);
+      main.append(section);
+      document.title = `${h1.textContent} · Goré`;
+    },
+  };
+}
+
+async function route() {
   const main = /** @type {HTMLElement} */ (document.getElementById('main'));
   if (page && page.destroy) page.destroy();
-  main.textContent = '';
   const path = location.pathname.replace(/\/+$/, '') || '/';
   const game = path.match(/^\/g\/([A-Za-z0-9_-]+)$/);
   const claim = path.match(/^\/(join|continue)\/([A-Za-z0-9_-]+)\/([^/]+)$/);
+  const mark = document.querySelector('meta[name="gore-page"]');
+  const missing = !!mark && mark.getAttribute('content') === 'not-found';
   document.querySelectorAll('.site-header nav a').forEach((a) => {
     const href = a.getAttribute('href');
-    if (href === path) a.setAttribute('aria-current', 'page');
+    if (href === path && !missing) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   });
-  if (game) page = gamePage(main, game[1]);
-  else if (claim) page = claimPage(main, claim[1] === 'join' ? 'join' : 'continue', claim[2], safeDecode(claim[3]));
-  else if (path === '/rules') page = rulesPage(main);
-  else if (path === '/') page = homePage(main);
-  else {
-    page = {
-      render() {
-        main.textContent = '';
-        const h1 = document.createElement('h1');
-        h1.textContent = t('notFound.title');
-        const p = document.createElement('p');
-        const a = document.createElement('a');
-        a.href = '/';
-        a.textContent = t('notFound.home');
-        p.append(a);
-        main.append(h1, p);
-        document.title = `${t('notFound.title')} · Goré`;
-      },
-    };
-  }
+  /** @type {{render: () => void, destroy?: () => void}} */
+  let next;
+  if (missing) next = notFoundPage(main, !!game);
+  else if (game) next = (await import('./game.js')).gamePage(main, game[1]);
+  else if (claim) next = (await import('./claim.js')).claimPage(main, claim[1] === 'join' ? 'join' : 'continue', claim[2], safeDecode(claim[3]));
+  else if (path === '/rules') next = (await import('./rules.js')).rulesPage(main);
+  else if (path === '/') next = (await import('./home.js')).homePage(main);
+  else next = notFoundPage(main, false);
+  page = next;
+  main.textContent = '';
   page.render();
 }
 
@@ -64,7 +83,7 @@ async function start() {
     select.value = lang();
     if (page) page.render();
   });
-  route();
+  await route();
 }
 
 start().catch((e) => {

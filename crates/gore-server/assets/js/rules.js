@@ -18,7 +18,8 @@ export function rulesPage(main) {
     document.title = `Goré · ${t('rules.title')}`;
     let html;
     try {
-      const res = await fetch(`/assets/rules/${lang()}.html`, { cache: 'no-cache' });
+      // Relative to this module: under the assets' version, kept for good.
+      const res = await fetch(new URL(`../rules/${lang()}.html`, import.meta.url));
       if (!res.ok) throw new Error(String(res.status));
       html = await res.text();
     } catch (e) {
@@ -49,6 +50,7 @@ export function rulesPage(main) {
     const after = parseGpn(ex.dataset.after || '');
     const action = ex.dataset.action || '';
     const captured = (ex.dataset.captured || '').split(',').filter(Boolean);
+    const path = (ex.dataset.path || '').split(',').filter(Boolean);
     const b1 = new Board({ label: t('rules.exampleBefore') });
     const b2 = new Board({ label: t('rules.exampleAfter') });
     b1.render(before, { origin: action });
@@ -68,7 +70,7 @@ export function rulesPage(main) {
       anim = new Animator(speed === 'off' ? 'normal' : speed);
       play.textContent = t('game.skip');
       try {
-        await animateAction(b1, before, after, action, captured, { skipOrigin: false }, anim);
+        await animateAction(b1, before, after, action, captured, { path }, anim);
       } finally {
         b1.clearFx();
         b1.render(after, { origin: action, captured });
