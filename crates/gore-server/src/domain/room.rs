@@ -849,4 +849,51 @@ mod tests {
         assert_eq!(view, room.view(Some(Seat::Both)));
         assert!(!view.apply(&mine), "an update already applied is refused");
     }
+
+    /// Taking back rebuilds the game from the positions it kept: the same
+    /// game as one that never played the actions taken back; the sockets
+    /// are told to reload (a whole change, after the updates, in order).
+    /// `before_last_of` finds a player's last action across an offer and
+    /// its answer: B declined A's offer and then sowed, so B's last action
+    /// is the sowing (ply 3) and A's the offer (ply 1).
+    #[test]
+    fn a_takeback_is_the_game_without_those_actions() {
+        let start = Position::from_gpn(
+            "0,3,7,1/2,0,5,9 AAAA/BBBB 9-12 A -",
+            Rules::STANDARD.variant,
+        )
+        .unwrap();
+        let local = GameInfo {
+            mode: Mode::Local,
+            ai_seat: None,
+            start,
+            ..info(0)
+        };
+        let mut room = Room::new(local.clone(), 2000);
+        let mut rx = room.subscribe();
+        for (i, a) in ["offer:a2", "decline", "b3"].iter().enumerate() {
+            room.play(a.parse().unwrap(), 0).unwrap();
+            room.changed(i);
+        }
+        assert_eq!(room.before_last_of(Player::B), Some(2));
+        assert_eq!(room.before_last_of(Player::A), Some(0));
+        room.take_back_to(2).unwrap();
+        room.send_whole();
+        let mut once = Room::new(local, 2000);
+        for a in ["offer:a2", "decline"] {
+            once.play(a.parse().unwrap(), 0).unwrap();
+        }
+        assert_eq!(room.game, once.game);
+        assert_eq!(room.log, once.log);
+        assert_eq!(room.info.takebacks, 1);
+        assert!(room.game.has_declined(Player::B), "the decline stands");
+        let serials: Vec<(u64, bool)> = (0..4)
+            .map(|_| {
+                let c = rx.try_recv().unwrap();
+                (c.serial, c.whole)
+            })
+            .collect();
+        assert_eq!(serials, [(1, false), (2, false), (3, false), (4, true)]);
+        assert_eq!(room.view(None).takebacks, 1);
+    }
 }
