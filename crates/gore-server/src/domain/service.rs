@@ -96,6 +96,9 @@ struct Inner {
     /// Other servers write to the same store (it sends notices): a room
     /// in memory may be behind it.
     shared: bool,
+    /// Games being refreshed from the store, and whether another notice
+    /// came meanwhile ([`Games::refresh_soon`]).
+    refreshing: StdMutex<HashMap<String, bool>>,
 }
 
 fn store_error(e: StoreError) -> GameError {
@@ -132,6 +135,7 @@ impl Games {
             ai,
             ai_retry: StdMutex::new(Vec::new()),
             shared: notices.is_some(),
+            refreshing: StdMutex::new(HashMap::new()),
             store,
             settings,
         }));
@@ -190,14 +194,47 @@ impl Games {
                 let Some(inner) = weak.upgrade() else { return };
                 let games = Games(inner);
                 match notice {
-                    Ok(Notice::Changed { game, .. }) => games.refresh(&game).await,
+                    Ok(Notice::Changed { game, .. }) => games.refresh_soon(game),
                     Ok(Notice::Missed) | Err(RecvError::Lagged(_)) => {
                         let ids: Vec<String> = games.rooms().keys().cloned().collect();
                         for id in ids {
-                            games.refresh(&id).await;
+                            games.refresh_soon(id);
                         }
                     }
                     Err(RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+
+    /// Refreshes a game in memory from the store, in a task of its own:
+    /// notices of different games are taken in at the same time (one at a
+    /// time, each waiting for the database, would fall behind the actions
+    /// of a busy site), and the notices of one game that arrive while its
+    /// refresh runs are served by one more refresh, not one each.
+    fn refresh_soon(&self, id: String) {
+        if !self.rooms().get(&id).is_some_and(|c| c.get().is_some()) {
+            return; // not in memory: it is loaded fresh when asked for
+        }
+        {
+            let mut pending = self.0.refreshing.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(again) = pending.get_mut(&id) {
+                *again = true;
+                return;
+            }
+            pending.insert(id.clone(), false);
+        }
+        let games = self.clone();
+        tokio::spawn(async move {
+            loop {
+                games.refresh(&id).await;
+                let mut pending = games.0.refreshing.lock().unwrap_or_else(|e| e.into_inner());
+                match pending.get_mut(&id) {
+                    Some(again) if *again => *again = false,
+                    _ => {
+                        pending.remove(&id);
+                        return;
+                    }
                 }
             }
         });
