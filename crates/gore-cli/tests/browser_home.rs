@@ -202,29 +202,7 @@ async fn home_for_playing(chrome: &Chrome, server: &Server, w: u32, hgt: u32) ->
         .as_f64()
         .unwrap_or(0.0);
     assert_eq!(inner, f64::from(hgt));
-    for sel in [
-        "#play-ai",
-        "#play-friend",
-        "#play-local",
-        ".home-board",
-        "#game-options > summary",
-    ] {
-        let (top, bottom) = rect(&page, sel).await?;
-        assert!(
-            top >= 0.0 && bottom <= inner,
-            "{size}: {sel} is at {top}..{bottom}, the screen is {inner} high"
-        );
-    }
-    let (top, _) = rect(&page, "#my-games .game-item").await?;
-    assert!(
-        top < inner,
-        "{size}: your games start at {top}, below the {inner} px screen"
-    );
-    let wide = js(&page, "document.documentElement.scrollWidth").await?;
-    assert!(
-        wide.as_f64().unwrap_or(0.0) <= f64::from(w),
-        "{size}: {wide} px wide"
-    );
+    first_screen(&page, &size, w, inner).await?;
     // The picture is drawn.
     wait_for(
         &page,
@@ -234,6 +212,13 @@ async fn home_for_playing(chrome: &Chrome, server: &Server, w: u32, hgt: u32) ->
     )
     .await?;
     shot(&page, &format!("home-{size}")).await?;
+    // The same first screen in the other languages (longer words).
+    for lang in ["es", "fr", "eu"] {
+        choose_lang(&page, lang).await?;
+        first_screen(&page, &format!("{size} {lang}"), w, inner).await?;
+        shot(&page, &format!("home-{size}-{lang}")).await?;
+    }
+    choose_lang(&page, "en").await?;
 
     // The details, in plain words: no option code.
     click(&page, "#game-options > summary").await?;
@@ -278,6 +263,35 @@ async fn home_for_playing(chrome: &Chrome, server: &Server, w: u32, hgt: u32) ->
         true
     );
     js(&page, "localStorage.removeItem('gore.newGame')").await?;
+    Ok(())
+}
+
+/// The three play buttons, the picture and the details' switch on the
+/// first screen, "Your games" starting on it, nothing wider than it.
+async fn first_screen(page: &Page, size: &str, w: u32, inner: f64) -> Res<()> {
+    for sel in [
+        "#play-ai",
+        "#play-friend",
+        "#play-local",
+        ".home-board",
+        "#game-options > summary",
+    ] {
+        let (top, bottom) = rect(page, sel).await?;
+        assert!(
+            top >= 0.0 && bottom <= inner,
+            "{size}: {sel} is at {top}..{bottom}, the screen is {inner} high"
+        );
+    }
+    let (top, _) = rect(page, "#my-games .game-item").await?;
+    assert!(
+        top < inner,
+        "{size}: your games start at {top}, below the {inner} px screen"
+    );
+    let wide = js(page, "document.documentElement.scrollWidth").await?;
+    assert!(
+        wide.as_f64().unwrap_or(0.0) <= f64::from(w),
+        "{size}: {wide} px wide"
+    );
     Ok(())
 }
 

@@ -139,8 +139,7 @@ export function homePage(main) {
       h('section', { class: 'hero' },
         h('div', { class: 'hero-text' },
           h('h1', null, 'Goré'),
-          h('p', { class: 'lead' }, t('home.lead')),
-          h('p', null, h('a', { href: '/rules' }, t('home.readRules')))),
+          h('p', { class: 'lead' }, t('home.lead'), ' ', h('a', { href: '/rules', class: 'read-rules' }, t('home.readRules')))),
         boardPicture()),
       h('div', { class: 'home-grid' }, form, gamesSection()),
     );
@@ -184,8 +183,14 @@ export function homePage(main) {
       if (s && s.status === 'over') done.append(li);
       else live.append(li);
     }
+    // The two headings only when there are both kinds: a short list
+    // stays on the first screen of a phone.
+    if (!done.childElementCount) {
+      section.append(live);
+      return section;
+    }
     section.append(h('h3', null, t('home.inProgress')), live.childElementCount ? live : h('p', { class: 'muted' }, t('home.noGamesInProgress')));
-    if (done.childElementCount) section.append(h('h3', null, t('home.finished')), done);
+    section.append(h('h3', null, t('home.finished')), done);
     return section;
   }
 
