@@ -239,6 +239,7 @@ async fn home_for_playing(chrome: &Chrome, server: &Server, w: u32, hgt: u32) ->
         "{body}"
     );
     shot(&page, &format!("home-details-{size}")).await?;
+    assert_accessible(&page, &format!("home-details-{size}")).await?;
 
     // A choice shows in the summary at once and is kept.
     js(
