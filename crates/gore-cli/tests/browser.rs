@@ -35,13 +35,7 @@ fn ai_game_played_to_the_end() {
 async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
     let started = Instant::now();
     let page = chrome.page(&format!("{}/", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('start-game')",
-        "home page",
-        20,
-    )
-    .await?;
+    wait_for(&page, "document.getElementById('play-ai')", "home page", 20).await?;
     shot(&page, "01-home").await?;
     set_speed(&page, "normal").await?;
     new_game(&page, "ai", "A", 1).await?;
@@ -757,18 +751,15 @@ async fn fits(page: &Page, what: &str) -> Res<()> {
 
 async fn languages(chrome: &Chrome, server: &Server) -> Res<()> {
     let page = chrome.page(&format!("{}/", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('start-game')",
-        "home page",
-        20,
-    )
-    .await?;
+    wait_for(&page, "document.getElementById('play-ai')", "home page", 20).await?;
     assert_eq!(
         js(&page, "document.documentElement.lang").await?,
         Value::String("en".into())
     );
-    assert_eq!(text(&page, "#start-game").await?, "Start the game");
+    assert_eq!(
+        text(&page, "#play-ai .play-label").await?,
+        "Play the computer"
+    );
     assert_eq!(js(&page, "window.innerWidth").await?, Value::from(360));
     fits(&page, "home").await?;
     shot(&page, "20-phone-home-en").await?;
@@ -776,7 +767,7 @@ async fn languages(chrome: &Chrome, server: &Server) -> Res<()> {
     choose_lang(&page, "eu").await?;
     wait_for(
         &page,
-        "document.getElementById('start-game').textContent === 'Hasi partida'",
+        "document.querySelector('#play-ai .play-label').textContent === 'Jokatu ordenagailuaren aurka'",
         "Basque",
         5,
     )
@@ -786,17 +777,15 @@ async fn languages(chrome: &Chrome, server: &Server) -> Res<()> {
         "Arauak"
     );
     assert_eq!(text(&page, "#new-game h2").await?, "Partida berria");
-    assert_eq!(
-        text(&page, "label[for=level] span, .field span").await?,
-        "Maila"
-    );
+    assert_eq!(text(&page, "label[for=level] span").await?, "Maila");
     let body = js(&page, "document.body.innerText").await?;
     let body = body.as_str().unwrap_or_default();
     for s in [
-        "Ordenagailuaren aurka",
-        "Lagun baten aurka",
+        "Jokatu ordenagailuaren aurka",
+        "Jokatu lagun baten aurka",
+        "Bi jokalari gailu honetan",
         "Zure partidak",
-        "Arau-aukerak",
+        "Maila, aldea eta arauak",
     ] {
         assert!(
             body.contains(s),
@@ -810,12 +799,15 @@ async fn languages(chrome: &Chrome, server: &Server) -> Res<()> {
     page.reload().await?;
     wait_for(
         &page,
-        "document.getElementById('start-game') && document.documentElement.lang === 'eu'",
+        "document.getElementById('play-ai') && document.documentElement.lang === 'eu'",
         "Basque after reload",
         10,
     )
     .await?;
-    assert_eq!(text(&page, "#start-game").await?, "Hasi partida");
+    assert_eq!(
+        text(&page, "#play-ai .play-label").await?,
+        "Jokatu ordenagailuaren aurka"
+    );
 
     // The rules in Basque, with the three worked examples drawn.
     click(&page, ".site-header nav a[href='/rules']").await?;
@@ -923,13 +915,7 @@ fn without_glory_keyboard_and_reconnection() {
 
 async fn without_glory(chrome: &Chrome, server: &mut Server) -> Res<()> {
     let page = chrome.page(&format!("{}/", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('start-game')",
-        "home page",
-        20,
-    )
-    .await?;
+    wait_for(&page, "document.getElementById('play-ai')", "home page", 20).await?;
     set_speed(&page, "normal").await?;
     // A pending offer of a1 from A; B holds 31 captured seeds; b4 has 3.
     let url = js(

@@ -183,7 +183,7 @@ fn build_site() -> Site {
         let file = File::new(&name, data, &guessed);
         files.insert(name, file);
     }
-    let pages = ["home", "game", "other", "not-found"]
+    let pages = ["home", "game", "rules", "claim", "other", "not-found"]
         .into_iter()
         .map(|kind| {
             (
@@ -254,6 +254,8 @@ fn page_html(version: &str, files: &BTreeMap<String, File>, kind: &str) -> Strin
     let entry = match kind {
         "home" => Some("js/home.js"),
         "game" => Some("js/game.js"),
+        "rules" => Some("js/rules.js"),
+        "claim" => Some("js/claim.js"),
         _ => None,
     };
     let mut head = String::new();
@@ -389,6 +391,10 @@ fn kind_of(path: &str) -> &'static str {
         "home"
     } else if path.starts_with("/g/") {
         "game"
+    } else if path == "/rules" || path == "/rules/" {
+        "rules"
+    } else if path.starts_with("/join/") || path.starts_with("/continue/") {
+        "claim"
     } else {
         "other"
     }
@@ -464,5 +470,30 @@ mod tests {
             "{home:?}"
         );
         assert!(!home.contains("js/game.js"), "{home:?}");
+        // Each page preloads its own module, not another page's.
+        let preloads = |kind: &str| {
+            let html = String::from_utf8(s.pages[kind].raw.clone()).unwrap();
+            html.lines()
+                .filter(|l| l.contains("modulepreload"))
+                .filter_map(|l| l.split("/js/").nth(1))
+                .map(|l| l.trim_end_matches("\">").to_string())
+                .collect::<Vec<_>>()
+        };
+        for (kind, own, not) in [
+            ("home", "home.js", "game.js"),
+            ("game", "game.js", "home.js"),
+            ("rules", "rules.js", "game.js"),
+            ("claim", "claim.js", "game.js"),
+        ] {
+            let p = preloads(kind);
+            assert!(
+                p.iter().any(|m| m == own) && p.iter().any(|m| m == "main.js"),
+                "{kind}: {p:?}"
+            );
+            assert!(!p.iter().any(|m| m == not), "{kind}: {p:?}");
+        }
+        assert_eq!(kind_of("/g/abc"), "game");
+        assert_eq!(kind_of("/join/abc/def"), "claim");
+        assert_eq!(kind_of("/rules"), "rules");
     }
 }

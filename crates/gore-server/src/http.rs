@@ -335,7 +335,20 @@ async fn game_page(
     match state.games().room(&id).await {
         Err(GameError::NoGame) => assets::not_found(&headers),
         // Another failure (the database) is the game page's to report.
-        _ => assets::index(uri.path(), &headers),
+        Err(_) => assets::index(uri.path(), &headers),
+        Ok(_) => {
+            let mut res = assets::index(uri.path(), &headers);
+            // The page's first request is the game's state: the browser
+            // may start it with the page's own code, a round trip sooner
+            // on a slow connection. (The id is a valid one: only
+            // [0-9a-z].)
+            if let Ok(v) = HeaderValue::from_str(&format!(
+                "</api/games/{id}>; rel=preload; as=fetch; crossorigin=anonymous"
+            )) {
+                res.headers_mut().insert(header::LINK, v);
+            }
+            res
+        }
     }
 }
 

@@ -688,6 +688,19 @@ async fn what_does_not_exist_is_the_apps_404_page() {
         );
         assert!(body.contains("/js/main.js"), "{path}: the app runs");
     }
+    // A game's page preloads the game's state (its first request).
+    let r = fetch(&c, &s, &known, "identity").await;
+    assert_eq!(
+        header(&r, "link"),
+        format!(
+            "</api/games/{}>; rel=preload; as=fetch; crossorigin=anonymous",
+            game["id"].as_str().unwrap()
+        )
+    );
+    assert_eq!(
+        header(&fetch(&c, &s, "/g/nosuchgame1", "br").await, "link"),
+        ""
+    );
     for path in ["/", known.as_str(), "/rules"] {
         let r = fetch(&c, &s, path, "identity").await;
         assert_eq!(r.status(), 200, "{path}");

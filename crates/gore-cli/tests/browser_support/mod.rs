@@ -443,16 +443,18 @@ pub async fn set_speed(page: &Page, speed: &str) -> Res<()> {
 }
 
 /// From the home page: choose the options and start a game; returns once
-/// the game page shows.
+/// the game page shows. The options are behind "Level, side and rules"
+/// (`#game-options`), the game starts with one of the play buttons
+/// (`#play-ai`, `#play-friend`, `#play-local`).
 pub async fn new_game(page: &Page, mode: &str, colour: &str, level: u8) -> Res<()> {
     wait_for(
         page,
-        "document.getElementById('start-game')",
-        "the new-game form",
+        "document.getElementById('play-ai')",
+        "the home page's play buttons",
         20,
     )
     .await?;
-    click(page, &format!("#mode-{mode}")).await?;
+    js(page, "document.getElementById('game-options').open = true").await?;
     if mode == "ai" {
         js(
             page,
@@ -465,7 +467,7 @@ pub async fn new_game(page: &Page, mode: &str, colour: &str, level: u8) -> Res<(
     if mode != "local" {
         click(page, &format!("#colour-{colour}")).await?;
     }
-    click(page, "#start-game").await?;
+    click(page, &format!("#play-{mode}")).await?;
     wait_for(
         page,
         "location.pathname.startsWith('/g/') && document.getElementById('game-page')",

@@ -240,7 +240,7 @@ export function viewIncoming(c) {
       h('div', { class: 'button-row' },
         h('button', { type: 'button', class: 'primary', id: 'accept-btn', disabled: off, onclick: () => c.act('accept') }, t('offer.accept')),
         h('button', { type: 'button', id: 'decline-btn', disabled: off, onclick: () => c.ui((s) => { s.confirmDecline = true; }, 'confirm-decline-btn') }, t('offer.decline'))),
-      h('p', null, t('offer.incomingExplain', { n: price, have: p.captured[to], player: to })),
+      h('p', null, tn('offer.incomingExplain', p.offer.length, { n: price, have: p.captured[to] })),
       h('p', { class: 'muted' }, t('offer.declineNote')));
   } else {
     box.append(

@@ -1,6 +1,9 @@
 // @ts-check
-// The home page: a new game (computer, friend, one device) and this
-// browser's games.
+// The home page: one click starts a game (the computer, a friend, two on
+// this device) with the details one click away, in plain words; and this
+// browser's games. The defaults of a new game are the server's (it writes
+// them into the page: <meta name="gore-defaults">), so the page shows what
+// the API would choose.
 
 import { createGame, forgetGame, getGame, myGames, rememberGame } from './api.js';
 import { h, toast } from './dom.js';
@@ -9,13 +12,54 @@ import { t, tn } from './i18n.js';
 import { parseGpn } from './gpn.js';
 
 const FORM_KEY = 'gore.newGame';
+/** The options of the rules a newcomer may choose (RULES.md, "Options"). */
+const RULE_OPTIONS = ['skip-origin', 'no-trades', 'cede-all'];
 
-function savedForm() {
+/** The server's defaults of a new game. */
+function serverDefaults() {
+  /** @type {{level: number, colour: string}} */
+  const d = { level: 4, colour: 'random' };
+  const meta = document.querySelector('meta[name="gore-defaults"]');
   try {
-    return JSON.parse(localStorage.getItem(FORM_KEY) || '{}') || {};
-  } catch (_) {
-    return {};
-  }
+    const v = JSON.parse((meta && meta.getAttribute('content')) || '{}');
+    if (Number.isInteger(v.level) && v.level >= 1 && v.level <= 8) d.level = v.level;
+    if (['A', 'B', 'random'].includes(v.colour)) d.colour = v.colour;
+  } catch (_) { /* the built-in copy */ }
+  return d;
+}
+
+/**
+ * The choices for the next game: the player's last ones, else the
+ * server's defaults.
+ * @returns {{level: number, colour: string, honourable: boolean, seeds: number, rules: string[]}}
+ */
+function choices() {
+  const d = serverDefaults();
+  /** @type {any} */
+  let f = {};
+  try { f = JSON.parse(localStorage.getItem(FORM_KEY) || '{}') || {}; } catch (_) { f = {}; }
+  const level = Number(f.level);
+  const seeds = Number(f.seeds);
+  return {
+    level: Number.isInteger(level) && level >= 1 && level <= 8 ? level : d.level,
+    colour: ['A', 'B', 'random'].includes(f.colour) ? f.colour : d.colour,
+    honourable: !!f.honourable,
+    seeds: Number.isInteger(seeds) && seeds >= 3 && seeds <= 8 ? seeds : 6,
+    rules: Array.isArray(f.rules) ? f.rules.filter((/** @type {any} */ r) => RULE_OPTIONS.includes(r)) : [],
+  };
+}
+
+/** @param {ReturnType<typeof choices>} c */
+function saveChoices(c) {
+  try { localStorage.setItem(FORM_KEY, JSON.stringify(c)); } catch (_) { /* ignore */ }
+}
+
+/** The board as a picture (decorative: the text says what it is). */
+function boardPicture() {
+  return h('img', {
+    class: 'home-board', alt: '', width: 360, height: 150,
+    src: new URL('../img/board.svg', import.meta.url).href,
+  });
 }
 
 /** @param {HTMLElement} main */
@@ -27,74 +71,105 @@ export function homePage(main) {
   function render() {
     document.title = `Goré · ${t('home.title')}`;
     main.textContent = '';
-    const f = savedForm();
-    const mode = f.mode || 'ai';
-    const radio = (/** @type {string} */ name, /** @type {string} */ value, /** @type {string} */ label, /** @type {boolean} */ checked, /** @type {string} */ hint = '') => h('label', { class: 'choice' },
-      h('input', { type: 'radio', name, value, id: `${name}-${value}`, checked }),
-      h('span', { class: 'choice-text' }, h('span', { class: 'choice-label' }, label), hint ? h('span', { class: 'hint' }, hint) : null));
-    const check = (/** @type {string} */ opt, /** @type {boolean} */ checked) => h('label', { class: 'choice' },
-      h('input', { type: 'checkbox', name: 'rule', value: opt, id: `rule-${opt}`, checked }),
-      h('span', { class: 'choice-text' }, h('span', { class: 'choice-label' }, h('code', null, opt), ' ', t(`rules.opt.${opt}`)), h('span', { class: 'hint' }, t(`rules.opt.${opt}.hint`))));
+    const c = choices();
+    const open = !!(document.getElementById('game-options') && /** @type {HTMLDetailsElement} */ (document.getElementById('game-options')).open);
 
     const levelSelect = h('select', { id: 'level', name: 'level' });
     for (let l = 1; l <= 8; l++) {
-      levelSelect.append(h('option', { value: l, selected: Number(f.level || 3) === l }, t('home.levelN', { n: l }) + (l === 1 ? ` (${t('home.levelEasiest')})` : l === 8 ? ` (${t('home.levelStrongest')})` : '')));
+      levelSelect.append(h('option', { value: l, selected: c.level === l }, t('home.levelN', { n: l }) + (l === 1 ? ` (${t('home.levelEasiest')})` : l === 8 ? ` (${t('home.levelStrongest')})` : '')));
     }
-    const rulesChecked = new Set(f.rules || []);
-    // seeds=N (3 to 8, RULES.md "Options"); 6 is the standard game.
     const seedsSelect = h('select', { id: 'seeds', name: 'seeds' });
     for (let n = 3; n <= 8; n++) {
-      seedsSelect.append(h('option', { value: n, selected: Number(f.seeds || 6) === n }, t('home.seeds.option', { n, total: 8 * n })));
+      seedsSelect.append(h('option', { value: n, selected: c.seeds === n }, t('home.seeds.option', { n, total: 8 * n })));
     }
-    const form = h('form', { id: 'new-game', class: 'card', onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); start(/** @type {HTMLFormElement} */ (form)); } },
-      h('h2', null, t('home.newGame')),
-      h('fieldset', { class: 'modes' },
-        h('legend', null, t('home.opponent')),
-        radio('mode', 'ai', t('home.mode.ai'), mode === 'ai', t('home.mode.ai.hint')),
-        radio('mode', 'friend', t('home.mode.friend'), mode === 'friend', t('home.mode.friend.hint')),
-        radio('mode', 'local', t('home.mode.local'), mode === 'local', t('home.mode.local.hint'))),
-      h('fieldset', { class: 'ai-only' },
-        h('legend', null, t('home.computer')),
-        h('label', { class: 'field', for: 'level' }, h('span', null, t('home.level')), levelSelect),
-        h('label', { class: 'choice' }, h('input', { type: 'checkbox', id: 'honourable', name: 'honourable', checked: !!f.honourable }),
-          h('span', { class: 'choice-text' }, h('span', { class: 'choice-label' }, t('home.honourable')), h('span', { class: 'hint' }, t('home.honourable.hint'))))),
-      h('fieldset', { class: 'colour-field' },
-        h('legend', null, t('home.colour')),
-        h('div', { class: 'inline-choices' },
-          radio('colour', 'A', t('home.colour.A'), (f.colour || 'A') === 'A'),
-          radio('colour', 'B', t('home.colour.B'), f.colour === 'B'),
-          radio('colour', 'random', t('home.colour.random'), f.colour === 'random'))),
-      h('fieldset', null,
-        h('legend', null, t('home.ruleOptions')),
-        h('label', { class: 'field', for: 'seeds' }, h('span', null, t('home.seeds')), seedsSelect),
-        h('p', { class: 'hint' }, t('home.seeds.hint')),
-        check('skip-origin', rulesChecked.has('skip-origin')),
-        check('no-trades', rulesChecked.has('no-trades')),
-        check('cede-all', rulesChecked.has('cede-all'))),
-      h('button', { type: 'submit', class: 'primary big', id: 'start-game' }, t('home.start')));
+    const radio = (/** @type {string} */ value, /** @type {string} */ label) => h('label', { class: 'choice' },
+      h('input', { type: 'radio', name: 'colour', value, id: `colour-${value}`, checked: c.colour === value }),
+      h('span', { class: 'choice-text' }, h('span', { class: 'choice-label' }, label)));
+    // Plain words only: the option's code is the record's business.
+    const check = (/** @type {string} */ opt) => h('label', { class: 'choice' },
+      h('input', { type: 'checkbox', name: 'rule', value: opt, id: `rule-${opt}`, checked: c.rules.includes(opt) }),
+      h('span', { class: 'choice-text' }, h('span', { class: 'choice-label' }, t(`home.rule.${opt}`)), h('span', { class: 'hint' }, t(`rules.opt.${opt}.hint`))));
 
-    const syncMode = () => {
-      const m = /** @type {HTMLInputElement|null} */ (form.querySelector('input[name=mode]:checked'));
-      const v = m ? m.value : 'ai';
-      form.querySelectorAll('.ai-only').forEach((el) => { /** @type {HTMLElement} */ (el).hidden = v !== 'ai'; });
-      form.querySelectorAll('.colour-field').forEach((el) => { /** @type {HTMLElement} */ (el).hidden = v === 'local'; });
-    };
-    form.addEventListener('change', syncMode);
-    syncMode();
+    const summary = h('p', { class: 'hint', id: 'game-summary' }, summaryText(c));
+    const details = h('details', { id: 'game-options', class: 'game-options', open },
+      h('summary', null, t('home.details')),
+      h('div', { class: 'options-grid' },
+        h('fieldset', null,
+          h('legend', null, t('home.computer')),
+          h('label', { class: 'field', for: 'level' }, h('span', null, t('home.level')), levelSelect),
+          h('label', { class: 'choice' }, h('input', { type: 'checkbox', id: 'honourable', name: 'honourable', checked: c.honourable }),
+            h('span', { class: 'choice-text' }, h('span', { class: 'choice-label' }, t('home.honourable')), h('span', { class: 'hint' }, t('home.honourable.hint'))))),
+        h('fieldset', null,
+          h('legend', null, t('home.colour')),
+          h('div', { class: 'inline-choices' },
+            radio('A', t('home.colour.A')),
+            radio('B', t('home.colour.B')),
+            radio('random', t('home.colour.random'))),
+          h('p', { class: 'hint' }, t('home.colour.hint'))),
+        h('fieldset', null,
+          h('legend', null, t('home.ruleOptions')),
+          h('label', { class: 'field', for: 'seeds' }, h('span', null, t('home.seeds')), seedsSelect),
+          h('p', { class: 'hint' }, t('home.seeds.hint')),
+          ...RULE_OPTIONS.map(check))));
+
+    const play = (/** @type {string} */ mode, /** @type {string} */ cls) => h('button', {
+      type: 'submit', id: `play-${mode}`, class: `play-button ${cls}`, value: mode, 'aria-describedby': `play-${mode}-hint`,
+    }, h('span', { class: 'play-label' }, t(`home.play.${mode}`)), h('span', { class: 'play-hint', id: `play-${mode}-hint` }, t(`home.mode.${mode}.hint`)));
+
+    const form = h('form', { id: 'new-game', class: 'card new-game', 'aria-labelledby': 'new-game-title' },
+      h('h2', { id: 'new-game-title' }, t('home.newGame')),
+      h('div', { class: 'play-buttons' },
+        play('ai', 'primary'),
+        play('friend', ''),
+        play('local', '')),
+      summary,
+      details);
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const submitter = /** @type {any} */ (e).submitter;
+      start(/** @type {HTMLFormElement} */ (form), submitter && submitter.value ? String(submitter.value) : 'ai');
+    });
+    form.addEventListener('change', () => {
+      const next = read(/** @type {HTMLFormElement} */ (form));
+      saveChoices(next);
+      summary.textContent = summaryText(next);
+    });
 
     main.append(
       h('section', { class: 'hero' },
-        h('h1', null, 'Goré'),
-        h('p', { class: 'lead' }, t('home.lead')),
-        h('p', null, h('a', { href: '/rules' }, t('home.readRules')))),
-      form,
-      gamesSection(),
+        h('div', { class: 'hero-text' },
+          h('h1', null, 'Goré'),
+          h('p', { class: 'lead' }, t('home.lead'), ' ', h('a', { href: '/rules', class: 'read-rules' }, t('home.readRules')))),
+        boardPicture()),
+      h('div', { class: 'home-grid' }, form, gamesSection()),
     );
+  }
+
+  /** What the next game will be, in words. @param {ReturnType<typeof choices>} c */
+  function summaryText(c) {
+    return [
+      t('home.summary.level', { n: c.level }),
+      t(`home.summary.side.${c.colour}`),
+      c.seeds === 6 ? t('home.summary.standard') : tn('home.summary.seeds', c.seeds),
+      ...c.rules.map((r) => t(`home.rule.${r}`)),
+    ].join(' · ');
+  }
+
+  /** The form's choices. @param {HTMLFormElement} form */
+  function read(form) {
+    const fd = new FormData(form);
+    return {
+      level: Number(fd.get('level') || 4),
+      colour: String(fd.get('colour') || 'random'),
+      honourable: fd.get('honourable') !== null,
+      seeds: Number(fd.get('seeds') || 6),
+      rules: /** @type {string[]} */ (fd.getAll('rule').map(String)),
+    };
   }
 
   function gamesSection() {
     const list = myGames();
-    const section = h('section', { class: 'card', id: 'my-games', 'aria-labelledby': 'my-games-title' },
+    const section = h('section', { class: 'card my-games', id: 'my-games', 'aria-labelledby': 'my-games-title' },
       h('h2', { id: 'my-games-title' }, t('home.myGames')));
     if (!list.length) {
       section.append(h('p', { class: 'muted' }, t('home.noGames')));
@@ -108,8 +183,14 @@ export function homePage(main) {
       if (s && s.status === 'over') done.append(li);
       else live.append(li);
     }
+    // The two headings only when there are both kinds: a short list
+    // stays on the first screen of a phone.
+    if (!done.childElementCount) {
+      section.append(live);
+      return section;
+    }
     section.append(h('h3', null, t('home.inProgress')), live.childElementCount ? live : h('p', { class: 'muted' }, t('home.noGamesInProgress')));
-    if (done.childElementCount) section.append(h('h3', null, t('home.finished')), done);
+    section.append(h('h3', null, t('home.finished')), done);
     return section;
   }
 
@@ -167,34 +248,34 @@ export function homePage(main) {
     if (old && old.isConnected) old.replaceWith(gamesSection());
   }
 
-  /** @param {HTMLFormElement} form */
-  async function start(form) {
+  /**
+   * Starts a game of `mode` with the form's choices.
+   * @param {HTMLFormElement} form
+   * @param {string} mode
+   */
+  async function start(form, mode) {
     if (busy) return;
-    const fd = new FormData(form);
-    const mode = String(fd.get('mode') || 'ai');
-    const rules = /** @type {string[]} */ (fd.getAll('rule').map(String));
-    const seeds = Number(fd.get('seeds') || 6);
-    const level = Number(fd.get('level') || 3);
-    const colour = String(fd.get('colour') || 'A');
-    const honourable = fd.get('honourable') !== null;
-    try { localStorage.setItem(FORM_KEY, JSON.stringify({ mode, rules, seeds, level, colour, honourable })); } catch (_) { /* ignore */ }
-    const options = seeds === 6 ? rules : [`seeds=${seeds}`, ...rules];
+    const c = read(form);
+    saveChoices(c);
+    const options = c.seeds === 6 ? c.rules : [`seeds=${c.seeds}`, ...c.rules];
     /** @type {any} */
     const req = { mode, rules: options.length ? options.join(',') : 'standard' };
-    if (mode === 'ai') { req.level = level; req.honourable = honourable; }
-    if (mode !== 'local') req.colour = colour;
+    if (mode === 'ai') { req.level = c.level; req.honourable = c.honourable; }
+    if (mode !== 'local') req.colour = c.colour;
     busy = true;
-    const button = /** @type {HTMLButtonElement} */ (form.querySelector('#start-game'));
-    button.disabled = true;
-    button.textContent = t('home.starting');
+    const buttons = /** @type {HTMLButtonElement[]} */ ([...form.querySelectorAll('.play-button')]);
+    const button = /** @type {HTMLButtonElement} */ (form.querySelector(`#play-${mode}`));
+    const label = /** @type {HTMLElement} */ (button.querySelector('.play-label'));
+    for (const b of buttons) b.disabled = true;
+    label.textContent = t('home.starting');
     try {
       const res = await createGame(req);
       rememberGame({ id: res.id, mode, seat: res.seat, invite: res.invite });
       location.assign(res.url || `/g/${res.id}`);
     } catch (e) {
       toast(t('error.create', { message: errorText(/** @type {any} */ (e)) }));
-      button.disabled = false;
-      button.textContent = t('home.start');
+      for (const b of buttons) b.disabled = false;
+      label.textContent = t(`home.play.${mode}`);
     } finally {
       busy = false;
     }
