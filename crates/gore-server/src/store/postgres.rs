@@ -326,6 +326,13 @@ impl Drop for Conn {
     }
 }
 
+impl Conn {
+    /// The pooled client, with its cache of prepared statements.
+    fn wrapper(&self) -> &deadpool_postgres::ClientWrapper {
+        self.0.as_ref().expect("a connection until released")
+    }
+}
+
 impl std::ops::Deref for Conn {
     type Target = tokio_postgres::Client;
     fn deref(&self) -> &tokio_postgres::Client {
@@ -560,7 +567,7 @@ impl PgStore {
         let mut lost = String::new();
         for _ in 0..3 {
             let client = self.client().await?;
-            match run_tx(&client, &stmts).await {
+            match run_tx(client.wrapper(), &stmts).await {
                 Ok(counts) => {
                     client.release();
                     return Ok(counts);
@@ -805,7 +812,10 @@ async fn run_reads(
 }
 
 /// `BEGIN`, the transaction's id, the statements, `COMMIT`.
-async fn run_tx(client: &tokio_postgres::Client, stmts: &[Stmt]) -> Result<Vec<u64>, TxError> {
+async fn run_tx(
+    client: &deadpool_postgres::ClientWrapper,
+    stmts: &[Stmt],
+) -> Result<Vec<u64>, TxError> {
     let early = |e: tokio_postgres::Error| {
         if is_lost(&e) {
             TxError::Lost(e.to_string())
@@ -826,18 +836,41 @@ async fn run_tx(client: &tokio_postgres::Client, stmts: &[Stmt]) -> Result<Vec<u
             _ => None,
         })
         .ok_or_else(|| TxError::Lost("no transaction id".into()))?;
-    let mut counts = Vec::with_capacity(stmts.len());
+    // Each statement prepared once per connection, then all of them sent
+    // at once (tokio-postgres pipelines requests made together; the
+    // database runs them in order): one round trip for the change instead
+    // of two per statement. After a failed one the rest fail too
+    // (the transaction is aborted): the first error is the one reported.
+    let mut prepared = Vec::with_capacity(stmts.len());
     for s in stmts {
-        let refs: Vec<&(dyn ToSql + Sync)> = s
-            .params
+        prepared.push(client.prepare_cached(s.sql.as_str()).await.map_err(early)?);
+    }
+    let refs: Vec<Vec<&(dyn ToSql + Sync)>> = stmts
+        .iter()
+        .map(|s| {
+            s.params
+                .iter()
+                .map(|p| p.as_ref() as &(dyn ToSql + Sync))
+                .collect()
+        })
+        .collect();
+    let results = futures_util::future::join_all(
+        prepared
             .iter()
-            .map(|p| p.as_ref() as &(dyn ToSql + Sync))
-            .collect();
-        let n = client.execute(s.sql.as_str(), &refs).await.map_err(early)?;
-        if s.expect.is_some_and(|e| e != n) {
-            return Err(TxError::Moved);
-        }
-        counts.push(n);
+            .zip(&refs)
+            .map(|(st, params)| client.execute(st, params)),
+    )
+    .await;
+    let mut counts = Vec::with_capacity(stmts.len());
+    for r in results {
+        counts.push(r.map_err(early)?);
+    }
+    if stmts
+        .iter()
+        .zip(&counts)
+        .any(|(s, &n)| s.expect.is_some_and(|e| e != n))
+    {
+        return Err(TxError::Moved);
     }
     match client.batch_execute("COMMIT").await {
         Ok(()) => Ok(counts),
