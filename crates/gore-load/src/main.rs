@@ -218,13 +218,7 @@ async fn main() -> Result<()> {
     }
     let mut lat = totals.latencies_us.lock().await.clone();
     lat.sort_unstable();
-    let pct = |p: f64| -> f64 {
-        if lat.is_empty() {
-            return 0.0;
-        }
-        let i = ((p / 100.0) * (lat.len() - 1) as f64).round() as usize;
-        lat[i] as f64 / 1000.0
-    };
+    let pct = |p: f64| percentile(&lat, p);
     println!(
         "games {}  actions {}  errors {}  finished {}  wall {:.1} s  actions/s {:.0}",
         args.games,
@@ -244,13 +238,7 @@ async fn main() -> Result<()> {
     let mut far = totals.elsewhere_us.lock().await.clone();
     if args.watch_elsewhere {
         far.sort_unstable();
-        let pct = |p: f64| -> f64 {
-            if far.is_empty() {
-                return 0.0;
-            }
-            let i = ((p / 100.0) * (far.len() - 1) as f64).round() as usize;
-            far[i] as f64 / 1000.0
-        };
+        let pct = |p: f64| percentile(&far, p);
         println!(
             "on the other server's socket ({} actions): p50 {:.2}  p90 {:.2}  p99 {:.2}  max {:.2}",
             far.len(),
@@ -325,6 +313,16 @@ async fn spectate_elsewhere(
         }
         Ok(far)
     }))
+}
+
+/// The `p`th percentile of sorted microseconds, in milliseconds (0 for
+/// none): the nearest rank.
+fn percentile(sorted_us: &[u64], p: f64) -> f64 {
+    if sorted_us.is_empty() {
+        return 0.0;
+    }
+    let i = ((p / 100.0) * (sorted_us.len() - 1) as f64).round() as usize;
+    sorted_us[i] as f64 / 1000.0
 }
 
 /// The WebSocket base of a server's `http://` or `https://` address.

@@ -213,7 +213,7 @@ impl Games {
     /// of a busy site), and the notices of one game that arrive while its
     /// refresh runs are served by one more refresh, not one each.
     fn refresh_soon(&self, id: String) {
-        if !self.rooms().get(&id).is_some_and(|c| c.get().is_some()) {
+        if self.rooms().get(&id).is_none_or(|c| c.get().is_none()) {
             return; // not in memory: it is loaded fresh when asked for
         }
         {
@@ -468,6 +468,19 @@ impl Games {
         }
     }
 
+    /// Whether a change of this room may be tried now.
+    fn writable(&self, room: &Room) -> Result<(), GameError> {
+        if room.dead {
+            return Err(GameError::Internal(
+                "the game is being reloaded; try again".into(),
+            ));
+        }
+        if self.failure().is_some() {
+            return Err(GameError::Unavailable);
+        }
+        Ok(())
+    }
+
     /// Plays an action (the caller checked whose turn it is) on the game
     /// itself, commits it, then broadcasts it. An illegal action changes
     /// nothing; if the store refuses, the action is taken back (and, if
@@ -478,14 +491,7 @@ impl Games {
         room: &mut Room,
         action: Action,
     ) -> Result<(), GameError> {
-        if room.dead {
-            return Err(GameError::Internal(
-                "the game is being reloaded; try again".into(),
-            ));
-        }
-        if self.failure().is_some() {
-            return Err(GameError::Unavailable);
-        }
+        self.writable(room)?;
         // A resigned game's board is not over: the rules would play on.
         room.check_playing()?;
         let (since, status) = (room.ply(), room.info.status);
@@ -595,23 +601,16 @@ impl Games {
     }
 
     /// Commits a change other than an action (decided on the room under
-    /// its lock), then applies it with `apply`; a refusal or failure of
-    /// the store drops the room from memory (the next request loads the
-    /// truth).
+    /// its lock); the caller applies it to the room once committed. A
+    /// refusal or failure of the store leaves the room as it was (caught
+    /// up first if another server changed the game).
     async fn commit_change(
         &self,
         room_ref: &RoomRef,
         room: &mut Room,
         change: GameChange,
     ) -> Result<(), GameError> {
-        if room.dead {
-            return Err(GameError::Internal(
-                "the game is being reloaded; try again".into(),
-            ));
-        }
-        if self.failure().is_some() {
-            return Err(GameError::Unavailable);
-        }
+        self.writable(room)?;
         let at = room.at();
         if let Err(e) = self
             .0
@@ -619,7 +618,11 @@ impl Games {
             .change_game(room.info.id.clone(), at, change, now_ms())
             .await
         {
-            self.evict(room_ref, room);
+            // The room was not changed. Refused because another server
+            // changed the game first: take that in.
+            if matches!(e, StoreError::Conflict) {
+                self.catch_up_locked(room_ref, room).await;
+            }
             return Err(store_error(e));
         }
         Ok(())
