@@ -475,6 +475,12 @@ export function gamePage(main, id) {
 
   /** @param {KeyboardEvent} e */
   function onKey(e) {
+    // Escape leaves offer mode, as its Cancel button does.
+    if (e.key === 'Escape' && st.s && !st.over && st.mode === 'offer') {
+      e.preventDefault();
+      ui((s) => { s.mode = 'play'; s.selected = new Set(); }, 'offer-btn');
+      return;
+    }
     if (!st.s || !st.over || st.animating) return;
     const target = /** @type {HTMLElement} */ (e.target);
     if (target && (target.tagName === 'INPUT' || target.tagName === 'SELECT' || target.tagName === 'TEXTAREA')) return;
