@@ -775,7 +775,7 @@ async fn words(chrome: &Chrome, server: &mut Server) -> Res<()> {
     );
     let reason = text(&page, "#result-reason").await?;
     assert!(
-        reason.contains("same position occurred a third time"),
+        reason.contains("came up for the third time"),
         "{reason}"
     );
     assert!(reason.contains("the same seeds in every hole"), "{reason}");
