@@ -75,6 +75,27 @@ async fn accessible(chrome: &Chrome, server: &Server) -> Res<()> {
         page.goto(format!("{}/", server.url)).await?;
         wait_for(&page, HOME, "home page", 20).await?;
     }
+    // The same in dark mode (the system's choice): home, details open,
+    // and the rules.
+    page.emulate_media_features(vec![
+        chromiumoxide::cdp::browser_protocol::emulation::MediaFeature::new(
+            "prefers-color-scheme",
+            "dark",
+        ),
+    ])
+    .await?;
+    assert_accessible(&page, "home-dark").await?;
+    js(&page, "document.getElementById('game-options').open = true").await?;
+    assert_accessible(&page, "home-details-dark").await?;
+    page.goto(format!("{}/rules", server.url)).await?;
+    wait_for(
+        &page,
+        "document.querySelectorAll('.example svg.board').length === 6",
+        "rules page",
+        20,
+    )
+    .await?;
+    assert_accessible(&page, "rules-dark").await?;
     Ok(())
 }
 
