@@ -7,9 +7,11 @@
 //! whoever moves, so each layer is the set of ways to put `n` seeds in 8
 //! holes: C(n + 7, 7) boards, 1,420,494,075 over the layers 0 to 48.
 //!
-//! This crate is pure, like gore-core: the index ([`index`]), and (to
-//! come) the analysis and the probe. Files and threads are the caller's.
+//! This crate is pure, like gore-core: the index ([`index`]), the boards
+//! of gore-core's positions ([`board`]), and (to come) the analysis and
+//! the probe. Files and threads are the caller's.
 
 #![forbid(unsafe_code)]
 
+pub mod board;
 pub mod index;
