@@ -15,3 +15,4 @@
 
 pub mod board;
 pub mod index;
+pub mod moves;
