@@ -16,3 +16,4 @@
 pub mod board;
 pub mod index;
 pub mod moves;
+pub mod naive;
