@@ -183,6 +183,15 @@ impl Room {
         if ply >= self.ply() {
             return Ok(());
         }
+        self.truncate(ply)?;
+        self.info.status = status;
+        Ok(())
+    }
+
+    /// The game and its log cut back to their first `ply` actions, rebuilt
+    /// from the positions the game went through (no sowing again); the
+    /// spectators' cached state goes with them.
+    fn truncate(&mut self, ply: usize) -> Result<(), String> {
         let steps = self.game.actions()[..ply]
             .iter()
             .copied()
@@ -190,7 +199,6 @@ impl Room {
         self.game = Game::from_history(*self.game.start(), self.game.rules().ply_cap, steps)
             .map_err(|e| e.to_string())?;
         self.log.truncate(ply);
-        self.info.status = status;
         *self.spectator.lock().unwrap_or_else(|e| e.into_inner()) = None;
         Ok(())
     }
@@ -364,15 +372,8 @@ impl Room {
     /// the game is rebuilt from the positions it kept, without sowing
     /// again; the takebacks count one more.
     pub fn take_back_to(&mut self, to: usize) -> Result<(), GameError> {
-        let steps: Vec<(Action, Position)> = self.game.actions()[..to]
-            .iter()
-            .copied()
-            .zip(self.game.history()[1..=to].iter().copied())
-            .collect();
-        let game = Game::from_history(*self.game.start(), self.game.rules().ply_cap, steps)
+        self.truncate(to)
             .map_err(|e| GameError::Internal(format!("the takeback failed: {e}")))?;
-        self.game = game;
-        self.log.truncate(to);
         self.info.takebacks += 1;
         self.info.takeback = None;
         self.info.status = if self.game.is_over() {
