@@ -8,8 +8,10 @@
 //! holes: C(n + 7, 7) boards, 1,420,494,075 over the layers 0 to 48.
 //!
 //! This crate is pure, like gore-core: the index ([`index`]), the boards
-//! of gore-core's positions ([`board`]), and (to come) the analysis and
-//! the probe. Files and threads are the caller's.
+//! of gore-core's positions ([`board`]), the moves and un-moves
+//! ([`moves`]), the analysis of a layer ([`retro`]) and a reference
+//! solver by the definitions ([`naive`]). Threads are the caller's
+//! ([`par::Workers`]); files too.
 
 #![forbid(unsafe_code)]
 
@@ -17,3 +19,8 @@ pub mod board;
 pub mod index;
 pub mod moves;
 pub mod naive;
+pub mod par;
+pub mod retro;
+pub mod values;
+
+pub use values::{Lookup, Memory, SolvedLayer, Values};

@@ -16,11 +16,14 @@
 //! when never-ending play gives him nothing, hi the least he can be held
 //! to when it gives him everything. Then
 //! - V = max(lo, min(n, hi)) with exits scored by the lower layers' V;
-//! - LB = lo with exits scored by the lower layers' LB;
-//! - UB = hi with exits scored by the lower layers' UB.
+//! - LB = lo with exits scored as the capturer's lower bound (his
+//!   captures plus the seeds left less the opponent's UB there);
+//! - UB = hi with exits scored as the capturer's upper bound (less the
+//!   opponent's LB).
 
 use crate::index::{layer_size, rank, unrank};
 use crate::moves::{is_ended, moves, Outcome};
+use crate::values::{Lookup, Memory, SolvedLayer, Values};
 
 /// One layer's values, by rank, in half seeds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,10 +48,52 @@ enum Score {
 pub fn solve(max_n: usize, skip_origin: bool) -> Vec<Layer> {
     let mut layers: Vec<Layer> = Vec::with_capacity(max_n + 1);
     for n in 0..=max_n {
-        let layer = solve_layer(n, skip_origin, &layers);
+        let layer = solve_layer(n, skip_origin, |m, at| {
+            let low = &layers[m];
+            [low.v[at], low.lb[at], low.ub[at]]
+        });
         layers.push(layer);
     }
     layers
+}
+
+/// The layers `0..=max_n` as a [`Memory`], the form the rest of the crate
+/// reads (tests, and small databases for the commands' tests).
+pub fn memory(max_n: usize, skip_origin: bool) -> Memory {
+    let layers = solve(max_n, skip_origin)
+        .into_iter()
+        .enumerate()
+        .map(|(n, l)| SolvedLayer {
+            n,
+            values: (0..l.v.len())
+                .map(|i| Values {
+                    v: l.v[i] as u8,
+                    lb: l.lb[i] as u8,
+                    ub: l.ub[i] as u8,
+                })
+                .collect(),
+        })
+        .collect();
+    Memory { layers }
+}
+
+/// One layer by the definitions, the lower layers' values (V, LB, UB of
+/// the board of rank `at` in layer `m`) read through `lower`.
+pub fn layer_from(n: usize, skip_origin: bool, lower: &dyn Lookup) -> SolvedLayer {
+    let l = solve_layer(n, skip_origin, |m, at| {
+        let x = lower.values(m, at as u64);
+        [x.v as u16, x.lb as u16, x.ub as u16]
+    });
+    SolvedLayer {
+        n,
+        values: (0..l.v.len())
+            .map(|i| Values {
+                v: l.v[i] as u8,
+                lb: l.lb[i] as u8,
+                ub: l.ub[i] as u8,
+            })
+            .collect(),
+    }
 }
 
 /// One action's place in the iteration: a fixed score, or a board of the
@@ -59,7 +104,7 @@ enum Step {
     Stay(usize),
 }
 
-fn solve_layer(n: usize, skip_origin: bool, lower: &[Layer]) -> Layer {
+fn solve_layer(n: usize, skip_origin: bool, lower: impl Fn(usize, usize) -> [u16; 3]) -> Layer {
     let size = layer_size(n) as usize;
     let all = 2 * n as u16;
     // Each board's steps, or its value when the game is over on it.
@@ -81,9 +126,9 @@ fn solve_layer(n: usize, skip_origin: bool, lower: &[Layer]) -> Layer {
                 Outcome::Capture { seeds, next } => {
                     let m = n - seeds as usize;
                     let at = rank(&next) as usize;
-                    let low = &lower[m];
+                    let [v, lb, ub] = lower(m, at);
                     let score = |x: u16| 2 * seeds as u16 + (2 * m as u16 - x);
-                    Step::Exit([score(low.v[at]), score(low.lb[at]), score(low.ub[at])])
+                    Step::Exit([score(v), score(ub), score(lb)])
                 }
             })
             .collect();
