@@ -30,6 +30,7 @@
 use crate::index::{layer_size, next_board, rank, unrank};
 use crate::moves::{is_ended, sow, unmoves, Outcome};
 use crate::par::Workers;
+use crate::board::Board;
 use crate::values::{Lookup, SolvedLayer, Values};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -66,7 +67,23 @@ const NONE: u8 = u8::MAX;
 /// Marks a board on which the game is over (in the move counters).
 const OVER: u8 = u8::MAX;
 /// Tags an O-board on the propagation stack.
-const O_SIDE: u32 = 1 << 31;
+const O_SIDE: u64 = 1 << 63;
+
+/// A board in one word, for the propagation stack: popping a board then
+/// needs no unranking (a hole holds at most 48 seeds, so the top bit of
+/// the last byte is free for the side's tag).
+#[inline]
+fn pack(b: &Board) -> u64 {
+    u64::from_le_bytes(*b)
+}
+
+#[inline]
+fn unpack(w: u64) -> Board {
+    (w & !O_SIDE).to_le_bytes()
+}
+
+/// Boards valued together before their predecessors' cells are touched.
+const BATCH: usize = 256;
 
 /// The scorings of the exits: V, LB, UB.
 const SCORINGS: usize = 3;
@@ -91,7 +108,7 @@ pub fn solve_layer(
     progress: &(dyn Fn(u64) + Sync),
 ) -> (SolvedLayer, LayerStats) {
     let size = layer_size(n) as usize;
-    assert!(size < O_SIDE as usize, "a layer fits the stack's tags");
+    assert!(size < u32::MAX as usize, "a layer's ranks fit 32 bits");
     let done = AtomicU64::new(0);
     let tick = |k: u64| progress(done.fetch_add(k, Ordering::Relaxed) + k);
 
@@ -287,12 +304,21 @@ fn propagate(
     which: (usize, usize),
     tick: &(dyn Fn(u64) + Sync),
 ) -> (Vec<u8>, Vec<u8>) {
-    let size = shape.count.len();
     let (exit, exit_o) = (&shape.exit[which.0], &shape.exit[which.1]);
     let all = 2 * n as u8;
-    let mut f = vec![NONE; size];
-    let mut g = vec![NONE; size];
-    let mut count = shape.count.clone();
+    // Everything the propagation reads or writes of a board, side by side:
+    // a predecessor costs one cache miss, not three.
+    let mut cell: Vec<Cell> = shape
+        .count
+        .iter()
+        .zip(exit_o)
+        .map(|(&count, &exit_o)| Cell {
+            f: NONE,
+            g: NONE,
+            count,
+            exit_o,
+        })
+        .collect();
     // The boards with exits, by their best exit (a counting sort).
     let mut start = vec![0u32; all as usize + 2];
     for (&c, &e) in shape.count.iter().zip(exit) {
@@ -318,66 +344,105 @@ fn propagate(
     // P less than the threshold then: valued at that exit's threshold.
     // From the start, the boards without in-layer actions.
     let mut later: Vec<Vec<u32>> = vec![Vec::new(); all as usize + 1];
-    for (t, (&c, &e)) in shape.count.iter().zip(exit_o).enumerate() {
-        if c == 0 {
-            later[(all - e) as usize].push(t as u32);
+    for (t, c) in cell.iter().enumerate() {
+        if c.count == 0 {
+            later[(all - c.exit_o) as usize].push(t as u32);
         }
     }
-    let mut stack: Vec<u32> = Vec::new();
+    let mut stack: Vec<u64> = Vec::new();
+    // The predecessors of a batch of boards valued, ranked before any
+    // cell is touched, then the cells in tight loops without branches on
+    // what they hold: their cache misses overlap instead of queueing.
+    let mut decrement: Vec<(u32, u64)> = Vec::new();
+    let mut raise: Vec<(u32, u64)> = Vec::new();
+    let mut hits: Vec<u32> = Vec::new();
     let mut valued = 0u64;
     for k in (1..=all).rev() {
         // P-boards whose best exit is k; O-boards whose replies are all
         // valued and whose own best exit leaves P exactly k.
         for &s in bucket(k) {
-            if f[s as usize] == NONE {
-                f[s as usize] = k;
-                stack.push(s);
+            let c = &mut cell[s as usize];
+            if c.f == NONE {
+                c.f = k;
+                stack.push(pack(&unrank(n, s as u64)));
             }
         }
         for t in std::mem::take(&mut later[k as usize]) {
-            debug_assert!(g[t as usize] == NONE);
-            g[t as usize] = k;
-            stack.push(t | O_SIDE);
+            let c = &mut cell[t as usize];
+            debug_assert!(c.g == NONE);
+            c.g = k;
+            stack.push(pack(&unrank(n, t as u64)) | O_SIDE);
         }
-        while let Some(top) = stack.pop() {
-            valued += 1;
-            let here = unrank(n, (top & !O_SIDE) as u64);
-            if top & O_SIDE == 0 {
-                // P valued here: one reply fewer to wait for at each O-board
-                // leading to it.
-                unmoves(&here, skip_origin, |t| {
-                    let t = rank(t) as usize;
-                    count[t] -= 1;
-                    if count[t] == 0 {
-                        let e = exit_o[t];
-                        if e == NONE || all - e >= k {
-                            g[t] = k;
-                            stack.push(t as u32 | O_SIDE);
-                        } else {
-                            later[(all - e) as usize].push(t as u32);
-                        }
-                    }
-                });
-            } else {
-                unmoves(&here, skip_origin, |s| {
-                    let s = rank(s) as usize;
-                    if f[s] == NONE {
-                        f[s] = k;
-                        stack.push(s as u32);
-                    }
-                });
+        while !stack.is_empty() {
+            let from = stack.len().saturating_sub(BATCH);
+            decrement.clear();
+            raise.clear();
+            for &top in &stack[from..] {
+                let here = unpack(top);
+                // P valued here: one reply fewer to wait for at each
+                // O-board leading to it; O valued: P's boards leading to
+                // it are worth k to P.
+                let list = if top & O_SIDE == 0 {
+                    &mut decrement
+                } else {
+                    &mut raise
+                };
+                unmoves(&here, skip_origin, |y| list.push((rank(y) as u32, pack(y))));
             }
-            if valued % 65_536 == 0 {
+            let before = valued;
+            valued += (stack.len() - from) as u64;
+            stack.truncate(from);
+            hits.clear();
+            hits.resize(decrement.len().max(raise.len()), 0);
+            let mut m = 0;
+            for (i, &(t, _)) in decrement.iter().enumerate() {
+                let c = &mut cell[t as usize];
+                c.count -= 1;
+                hits[m] = i as u32;
+                m += (c.count == 0) as usize;
+            }
+            for &i in &hits[..m] {
+                let (t, tb) = decrement[i as usize];
+                let c = &mut cell[t as usize];
+                let e = c.exit_o;
+                if e == NONE || all - e >= k {
+                    c.g = k;
+                    stack.push(tb | O_SIDE);
+                } else {
+                    later[(all - e) as usize].push(t);
+                }
+            }
+            let mut m = 0;
+            for (i, &(s, _)) in raise.iter().enumerate() {
+                let c = &mut cell[s as usize];
+                let fresh = c.f == NONE;
+                c.f = if fresh { k } else { c.f };
+                hits[m] = i as u32;
+                m += fresh as usize;
+            }
+            for &i in &hits[..m] {
+                stack.push(raise[i as usize].1);
+            }
+            if valued / 65_536 != before / 65_536 {
                 tick(65_536);
             }
         }
     }
-    for x in f.iter_mut().chain(g.iter_mut()) {
-        if *x == NONE {
-            *x = 0;
-        }
-    }
+    drop(order);
+    let zero = |x: u8| if x == NONE { 0 } else { x };
+    let f = cell.iter().map(|c| zero(c.f)).collect();
+    let g = cell.iter().map(|c| zero(c.g)).collect();
     (f, g)
+}
+
+/// A board's state in one pass: P's value `f`, O's `g` (P's share), the
+/// in-layer actions not yet valued, and O's best exit.
+#[derive(Clone, Copy)]
+struct Cell {
+    f: u8,
+    g: u8,
+    count: u8,
+    exit_o: u8,
 }
 
 /// Solves the layers `0..=max_n` in memory.
