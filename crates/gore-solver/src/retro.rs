@@ -82,6 +82,9 @@ fn unpack(w: u64) -> Board {
     (w & !O_SIDE).to_le_bytes()
 }
 
+/// Bytes of exits scanned together for a threshold's seeds.
+const SCAN: usize = 64;
+
 /// Boards valued together before their predecessors' cells are touched.
 const BATCH: usize = 256;
 
@@ -112,23 +115,24 @@ pub fn solve_layer(
     let done = AtomicU64::new(0);
     let tick = |k: u64| progress(done.fetch_add(k, Ordering::Relaxed) + k);
 
-    let (shape, mut stats) = survey(n, skip_origin, lower, workers, &tick);
-    let shared = size as u64 * (1 + SCORINGS as u64);
+    let (mut shape, mut stats) = survey(n, skip_origin, lower, workers, &tick);
     let same = shape.exit[1] == shape.exit[0] && shape.exit[2] == shape.exit[0];
     // (the scoring of P's exits, of O's): V, then the bounds.
     let runs: Vec<(usize, usize)> = if same {
+        shape.exit[1] = Vec::new();
+        shape.exit[2] = Vec::new();
         vec![(0, 0)]
     } else {
         vec![(0, 0), (1, 2)]
     };
     stats.runs = runs.len() as u8;
-    // Each pass keeps the board's two values, its counter and the order of
-    // the exits (7 bytes a board) while it runs; at most `threads` at once.
-    let per_run = size as u64 * 7;
-    let at_once = workers.threads().clamp(1, runs.len()) as u64;
-    stats.scratch_bytes = shared + at_once * per_run + 3 * size as u64;
+    // The survey's arrays (a counter, one or three exits), then each pass's
+    // cells (4 bytes a board), at most `threads` passes at once.
+    let at_once = workers.threads().clamp(1, runs.len());
+    let shared = 1 + if same { 1 } else { SCORINGS };
+    stats.scratch_bytes = size as u64 * (shared + 4 * at_once) as u64;
 
-    let results: Mutex<Vec<((usize, usize), Vec<u8>, Vec<u8>)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<((usize, usize), Vec<Cell>)>> = Mutex::new(Vec::new());
     let share = 2 * runs.len() as u64;
     for batch in runs.chunks(workers.threads().max(1)) {
         let jobs: Vec<Box<dyn FnOnce() + Send + '_>> = batch
@@ -138,8 +142,8 @@ pub fn solve_layer(
                 let results = &results;
                 let tick = &tick;
                 Box::new(move || {
-                    let (f, g) = propagate(n, skip_origin, shape, which, &|k| tick(k / share));
-                    results.lock().expect("no job panicked").push((which, f, g));
+                    let cells = propagate(n, skip_origin, shape, which, &|k| tick(k / share));
+                    results.lock().expect("no job panicked").push((which, cells));
                 }) as Box<dyn FnOnce() + Send + '_>
             })
             .collect();
@@ -150,17 +154,16 @@ pub fn solve_layer(
     tick((2 * size as u64).saturating_sub(reported));
     let mut results = results.into_inner().expect("no job panicked");
     results.sort_by_key(|r| r.0);
+    let Shape { count, exit } = shape;
+    drop(exit);
     let all = 2 * n as u8;
     let half = n as u8;
-    let count = shape.count;
-    drop(shape.exit);
     let mut values = Vec::with_capacity(size);
-    let (fv, gv) = (&results[0].1, &results[0].2);
-    let (flb, gub) = if same {
-        (fv, gv)
-    } else {
-        (&results[1].1, &results[1].2)
-    };
+    let v_run = &results[0].1;
+    let bounds = &results[results.len() - 1].1;
+    stats.scratch_bytes = stats
+        .scratch_bytes
+        .max(size as u64 * (1 + 4 * results.len() as u64 + 3));
     let mut b = unrank(n, 0);
     for r in 0..size {
         let x = if count[r] == OVER {
@@ -171,11 +174,11 @@ pub fn solve_layer(
                 ub: own,
             }
         } else {
-            let (lo, hi) = (fv[r], all - gv[r]);
+            let (lo, hi) = (v_run[r].f, all - v_run[r].g);
             Values {
                 v: lo.max(hi.min(half)),
-                lb: flb[r],
-                ub: all - gub[r],
+                lb: bounds[r].f,
+                ub: all - bounds[r].g,
             }
         };
         if x.exact() {
@@ -294,16 +297,16 @@ fn survey_chunk(
 }
 
 /// One pass of propagation, P's exits scored by `which.0` and O's by
-/// `which.1` (0 V, 1 the capturer's LB, 2 his UB):
-/// `f` for every board with P to move, `g` with O to move (P's share);
-/// boards never valued get 0 (never-ending play gives P nothing).
+/// `which.1` (0 V, 1 the capturer's LB, 2 his UB): every board's cell,
+/// `f` its value with P to move, `g` with O to move (P's share); boards
+/// never valued get 0 (never-ending play gives P nothing).
 fn propagate(
     n: usize,
     skip_origin: bool,
     shape: &Shape,
     which: (usize, usize),
     tick: &(dyn Fn(u64) + Sync),
-) -> (Vec<u8>, Vec<u8>) {
+) -> Vec<Cell> {
     let (exit, exit_o) = (&shape.exit[which.0], &shape.exit[which.1]);
     let all = 2 * n as u8;
     // Everything the propagation reads or writes of a board, side by side:
@@ -319,27 +322,14 @@ fn propagate(
             exit_o,
         })
         .collect();
-    // The boards with exits, by their best exit (a counting sort).
-    let mut start = vec![0u32; all as usize + 2];
+    // How many boards have each best exit: thresholds without any are
+    // not scanned for P's seeds.
+    let mut seeds = vec![0u64; all as usize + 1];
     for (&c, &e) in shape.count.iter().zip(exit) {
         if c != OVER && e != NONE {
-            start[e as usize + 1] += 1;
+            seeds[e as usize] += 1;
         }
     }
-    for k in 1..start.len() {
-        start[k] += start[k - 1];
-    }
-    let mut order = vec![0u32; start[all as usize + 1] as usize];
-    {
-        let mut at = start.clone();
-        for (r, (&c, &e)) in shape.count.iter().zip(exit).enumerate() {
-            if c != OVER && e != NONE {
-                order[at[e as usize] as usize] = r as u32;
-                at[e as usize] += 1;
-            }
-        }
-    }
-    let bucket = |e: u8| &order[start[e as usize] as usize..start[e as usize + 1] as usize];
     // O-boards whose replies are all valued but whose own best exit gives
     // P less than the threshold then: valued at that exit's threshold.
     // From the start, the boards without in-layer actions.
@@ -360,11 +350,20 @@ fn propagate(
     for k in (1..=all).rev() {
         // P-boards whose best exit is k; O-boards whose replies are all
         // valued and whose own best exit leaves P exactly k.
-        for &s in bucket(k) {
-            let c = &mut cell[s as usize];
-            if c.f == NONE {
-                c.f = k;
-                stack.push(pack(&unrank(n, s as u64)));
+        if seeds[k as usize] > 0 {
+            // A scan for them, in blocks that a vector compare skips.
+            for (i, block) in exit.chunks(SCAN).enumerate() {
+                if !block.iter().fold(false, |any, &e| any | (e == k)) {
+                    continue;
+                }
+                for (j, &e) in block.iter().enumerate() {
+                    let s = i * SCAN + j;
+                    let c = &mut cell[s];
+                    if e == k && c.f == NONE && c.count != OVER {
+                        c.f = k;
+                        stack.push(pack(&unrank(n, s as u64)));
+                    }
+                }
             }
         }
         for t in std::mem::take(&mut later[k as usize]) {
@@ -428,11 +427,15 @@ fn propagate(
             }
         }
     }
-    drop(order);
-    let zero = |x: u8| if x == NONE { 0 } else { x };
-    let f = cell.iter().map(|c| zero(c.f)).collect();
-    let g = cell.iter().map(|c| zero(c.g)).collect();
-    (f, g)
+    for c in &mut cell {
+        if c.f == NONE {
+            c.f = 0;
+        }
+        if c.g == NONE {
+            c.g = 0;
+        }
+    }
+    cell
 }
 
 /// A board's state in one pass: P's value `f`, O's `g` (P's share), the
