@@ -20,6 +20,7 @@ pub mod index;
 pub mod moves;
 pub mod naive;
 pub mod par;
+pub mod probe;
 pub mod retro;
 pub mod values;
 
