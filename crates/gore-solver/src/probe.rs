@@ -180,7 +180,7 @@ pub fn totals(values: Values, n: usize, mover: Player, captured: [u8; 2]) -> Tot
 
 /// Half seeds as seeds: `49` is `24.5`, `48` is `24`.
 pub fn half(h: u16) -> String {
-    if h % 2 == 0 {
+    if h.is_multiple_of(2) {
         format!("{}", h / 2)
     } else {
         format!("{}.5", h / 2)
