@@ -16,6 +16,7 @@
 #![forbid(unsafe_code)]
 
 pub mod board;
+pub mod format;
 pub mod index;
 pub mod moves;
 pub mod naive;
