@@ -327,13 +327,91 @@ pub fn encode(layer: &SolvedLayer, skip_origin: bool) -> Vec<u8> {
 /// checked when parsed.
 #[derive(Debug, Clone, Copy)]
 pub struct LayerView<'a> {
+    decoder: Decoder,
+    file: &'a [u8],
+}
+
+/// How to read the values of a checked file: its header and the masks
+/// and shifts of its words. It holds no borrow, so the `disk` feature's
+/// `Database` keeps one beside each map.
+#[derive(Debug, Clone, Copy)]
+pub struct Decoder {
     header: Header,
-    words: &'a [u8],
-    exceptions: &'a [u8],
     v_mask: u16,
     lo_mask: u16,
     lo_shift: u32,
     hi_shift: u32,
+}
+
+impl Decoder {
+    /// The header of the file it reads.
+    pub fn header(&self) -> Header {
+        self.header
+    }
+
+    #[inline]
+    fn word(&self, file: &[u8], rank: u64) -> u16 {
+        let i = HEADER_LEN + 2 * rank as usize;
+        u16::from_le_bytes([file[i], file[i + 1]])
+    }
+
+    /// The values of the board of rank `rank` in `file`, the whole file
+    /// this decoder was made from by [`LayerView::parse`] (another file
+    /// gives nonsense, or a panic on a short one, never unsafety).
+    ///
+    /// # Panics
+    /// If `rank` is outside the layer.
+    #[inline]
+    pub fn values(&self, file: &[u8], rank: u64) -> Values {
+        assert!(
+            rank < self.header.boards,
+            "rank {rank} is outside the layer"
+        );
+        let w = self.word(file, rank);
+        if w == ESCAPE {
+            return self.exception(file, rank);
+        }
+        let v = (w & self.v_mask) as u8;
+        let lo = ((w as u32 >> self.lo_shift) as u16 & self.lo_mask) as u8;
+        let hi = (w as u32 >> self.hi_shift) as u8;
+        // Checked at write and guarded by the checksum; wrapping keeps a
+        // forged file from panicking (it gives nonsense, not a crash).
+        Values {
+            v,
+            lb: v.wrapping_sub(lo),
+            ub: v.wrapping_add(hi),
+        }
+    }
+
+    fn exceptions<'f>(&self, file: &'f [u8]) -> &'f [u8] {
+        &file[HEADER_LEN + 2 * self.header.boards as usize..]
+    }
+
+    #[cold]
+    fn exception(&self, file: &[u8], rank: u64) -> Values {
+        let table = self.exceptions(file);
+        let count = table.len() / EXCEPTION_LEN;
+        let at = |i: usize| {
+            let e = &table[i * EXCEPTION_LEN..];
+            u32::from_le_bytes([e[0], e[1], e[2], e[3]]) as u64
+        };
+        let (mut lo, mut hi) = (0, count);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if at(mid) < rank {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        // Every escaped word has its entry (checked at parse).
+        let e = &table[lo * EXCEPTION_LEN..];
+        Values {
+            v: e[4],
+            lb: e[5],
+            ub: e[6],
+        }
+    }
 }
 
 impl<'a> LayerView<'a> {
@@ -429,15 +507,16 @@ impl<'a> LayerView<'a> {
         if crc32fast::hash(payload) != header.payload_crc {
             return Err(FormatError::PayloadChecksum);
         }
-        let (words, exceptions) = payload.split_at(2 * header.boards as usize);
-        let view = LayerView {
+        let decoder = Decoder {
             header,
-            words,
-            exceptions,
             v_mask: ((1u32 << vb) - 1) as u16,
             lo_mask: ((1u32 << lb) - 1) as u16,
             lo_shift: vb as u32,
             hi_shift: vb as u32 + lb as u32,
+        };
+        let view = LayerView {
+            decoder,
+            file: bytes,
         };
         view.check_exceptions()?;
         Ok(view)
@@ -447,28 +526,27 @@ impl<'a> LayerView<'a> {
     /// and as many as the escaped words (one pass over the words, cheap
     /// beside the checksum's).
     fn check_exceptions(&self) -> Result<(), FormatError> {
-        let all = 2 * self.header.n as u8;
-        let escaped = self
-            .words
+        let d = &self.decoder;
+        let h = d.header;
+        let all = 2 * h.n as u8;
+        let words = &self.file[HEADER_LEN..HEADER_LEN + 2 * h.boards as usize];
+        let escaped = words
             .chunks_exact(2)
             .filter(|w| w[0] == 0xFF && w[1] == 0xFF)
             .count() as u64;
-        if escaped != self.header.exceptions {
+        if escaped != h.exceptions {
             return Err(FormatError::Exceptions(format!(
                 "{escaped} escaped boards, {} entries",
-                self.header.exceptions
+                h.exceptions
             )));
         }
         let mut last: Option<u32> = None;
-        for e in self.exceptions.chunks_exact(EXCEPTION_LEN) {
+        for e in d.exceptions(self.file).chunks_exact(EXCEPTION_LEN) {
             let r = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
-            if last.is_some_and(|l| l >= r) {
-                return Err(FormatError::Exceptions(format!(
-                    "rank {r} after {}",
-                    last.unwrap_or(0)
-                )));
+            if let Some(l) = last.filter(|&l| l >= r) {
+                return Err(FormatError::Exceptions(format!("rank {r} after {l}")));
             }
-            if r as u64 >= self.header.boards || self.word(r as u64) != ESCAPE {
+            if r as u64 >= h.boards || d.word(self.file, r as u64) != ESCAPE {
                 return Err(FormatError::Exceptions(format!(
                     "rank {r} is not an escaped board"
                 )));
@@ -485,13 +563,12 @@ impl<'a> LayerView<'a> {
 
     /// The header.
     pub fn header(&self) -> Header {
-        self.header
+        self.decoder.header
     }
 
-    #[inline]
-    fn word(&self, rank: u64) -> u16 {
-        let i = 2 * rank as usize;
-        u16::from_le_bytes([self.words[i], self.words[i + 1]])
+    /// How to read this file's values without holding the borrow.
+    pub fn decoder(&self) -> Decoder {
+        self.decoder
     }
 
     /// The values of the board of rank `rank`.
@@ -500,45 +577,7 @@ impl<'a> LayerView<'a> {
     /// If `rank` is outside the layer.
     #[inline]
     pub fn values(&self, rank: u64) -> Values {
-        let w = self.word(rank);
-        if w == ESCAPE {
-            return self.exception(rank);
-        }
-        let v = (w & self.v_mask) as u8;
-        let lo = ((w as u32 >> self.lo_shift) as u16 & self.lo_mask) as u8;
-        let hi = (w as u32 >> self.hi_shift) as u8;
-        // Checked at write and guarded by the checksum; wrapping keeps a
-        // forged file from panicking (it gives nonsense, not a crash).
-        Values {
-            v,
-            lb: v.wrapping_sub(lo),
-            ub: v.wrapping_add(hi),
-        }
-    }
-
-    #[cold]
-    fn exception(&self, rank: u64) -> Values {
-        let count = self.exceptions.len() / EXCEPTION_LEN;
-        let at = |i: usize| {
-            let e = &self.exceptions[i * EXCEPTION_LEN..];
-            u32::from_le_bytes([e[0], e[1], e[2], e[3]]) as u64
-        };
-        let (mut lo, mut hi) = (0, count);
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            if at(mid) < rank {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        // Every escaped word has its entry (checked at parse).
-        let e = &self.exceptions[lo * EXCEPTION_LEN..];
-        Values {
-            v: e[4],
-            lb: e[5],
-            ub: e[6],
-        }
+        self.decoder.values(self.file, rank)
     }
 }
 

@@ -48,6 +48,15 @@ pub enum ProbeError {
     },
     /// The game is over on this board: no action, nothing to look up.
     GameOver,
+    /// The position's rules are not the database's (`skip-origin` or not).
+    Rules {
+        /// The position's rules.
+        position: &'static str,
+        /// The database's.
+        database: &'static str,
+    },
+    /// The database holds no layer yet.
+    Empty,
 }
 
 impl fmt::Display for ProbeError {
@@ -61,6 +70,11 @@ impl fmt::Display for ProbeError {
             ProbeError::GameOver => {
                 f.write_str("the game is over on this board (every hole at most 2): nothing to probe")
             }
+            ProbeError::Rules { position, database } => write!(
+                f,
+                "the position's rules are {position}, the database's {database}"
+            ),
+            ProbeError::Empty => f.write_str("the database holds no layer yet (run gore solve)"),
         }
     }
 }
