@@ -32,5 +32,6 @@ pub mod par;
 pub mod probe;
 pub mod retro;
 pub mod values;
+pub mod verify;
 
 pub use values::{Lookup, Memory, SolvedLayer, Values};
