@@ -114,3 +114,96 @@ pub fn sow(b: &Board, h: usize, skip_origin: bool) -> Outcome {
         Outcome::Stay { next }
     }
 }
+
+/// The in-layer predecessors of a board: every board `y` (of the same
+/// layer, not over) with an action that captures nothing, does not end
+/// the game, and leaves `x` to the opponent (`x` seen from him). Calls
+/// `found(y)` once per such (board, action) pair, so a board with two
+/// actions to `x` comes twice, as the move counters count it.
+///
+/// `x` must not be over (the boards the layer's analysis propagates).
+/// The reverse of [`sow`]: the hole `h` sown held `s` seeds and is left
+/// with its laps (`s / 8` without skip-origin, none with it); every other
+/// hole lost what the sowing dropped in it; the last seed did not make a
+/// 2 or a 4 in the opponent's row.
+#[inline]
+pub fn unmoves(x: &Board, skip_origin: bool, mut found: impl FnMut(&Board)) {
+    debug_assert!(!is_ended(x));
+    let z = flip(x);
+    // A pass: the mover's row was empty, the board is unchanged.
+    if z[..4].iter().all(|&s| s == 0) {
+        found(&z);
+    }
+    for h in 0..4usize {
+        let (lap, laps) = if skip_origin {
+            if z[h] != 0 {
+                continue;
+            }
+            // Any number of whole laps of 7 (the other holes), limited by
+            // the emptiest other hole.
+            let most = (0..8).filter(|&i| i != h).map(|i| z[i]).min().unwrap_or(0);
+            (7u8, 0..=most)
+        } else {
+            // Exactly z[h] laps of 8 came back to the hole sown.
+            (8u8, z[h]..=z[h])
+        };
+        for q in laps {
+            // Take q seeds from every other hole, then the rest one by one.
+            let mut y = z;
+            let mut ok = true;
+            for (i, s) in y.iter_mut().enumerate() {
+                if i != h {
+                    if *s < q {
+                        ok = false;
+                        break;
+                    }
+                    *s -= q;
+                }
+            }
+            if !ok {
+                break;
+            }
+            let mut at = h;
+            let base = lap * q;
+            for e in 0..lap {
+                if e > 0 {
+                    at = (at + 1) % 8;
+                    if at == h {
+                        at = (at + 1) % 8; // only with skip-origin (laps of 7)
+                    }
+                    if y[at] == 0 {
+                        break;
+                    }
+                    y[at] -= 1;
+                }
+                let s = base + e;
+                if s == 0 {
+                    continue;
+                }
+                // Without skip-origin, s = 8q lands back on h itself.
+                let last = if e == 0 {
+                    if skip_origin {
+                        // 7q seeds end on the hole before h (skipping h).
+                        let mut l = (h + 7) % 8;
+                        if l == h {
+                            l = (l + 7) % 8;
+                        }
+                        l
+                    } else {
+                        h
+                    }
+                } else {
+                    at
+                };
+                if last >= 4 && ripe(z[last]) {
+                    continue; // that sowing would have captured
+                }
+                let mut prev = y;
+                prev[h] = s;
+                if !is_ended(&prev) {
+                    found(&prev);
+                }
+            }
+        }
+    }
+}

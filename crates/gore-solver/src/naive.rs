@@ -9,17 +9,16 @@
 //! Per layer, with the lower layers known, each action of a board is an
 //! *exit* (a capture, scored with the lower layer's value of the board
 //! left to the opponent, or the end of the game) or a *stay* in the layer
-//! (scored `2n` less the opponent's value there). The pair (lo, hi) is the
+//! (scored `2n` less the opponent's value there). A pair (lo, hi) is the
 //! least / greatest fixed point of
-//! `lo(s) = max(exits, 2n − hi(next))`, `hi(s) = max(exits, 2n − lo(next))`:
+//! `lo(s) = max(exits, 2n − hi(next))`, `hi(s) = max(exits', 2n − lo(next))`:
 //! lo is what the mover forces by an exit in a bounded number of actions
 //! when never-ending play gives him nothing, hi the least he can be held
 //! to when it gives him everything. Then
-//! - V = max(lo, min(n, hi)) with exits scored by the lower layers' V;
-//! - LB = lo with exits scored as the capturer's lower bound (his
-//!   captures plus the seeds left less the opponent's UB there);
-//! - UB = hi with exits scored as the capturer's upper bound (less the
-//!   opponent's LB).
+//! - V = max(lo, min(n, hi)) with every exit scored by the lower layers' V;
+//! - (LB, UB) = (lo, hi) with the exits of lo scored as the capturer's
+//!   lower bound (his captures plus the seeds left less the opponent's UB
+//!   there) and those of hi as his upper bound (less the opponent's LB).
 
 use crate::index::{layer_size, rank, unrank};
 use crate::moves::{is_ended, moves, Outcome};
@@ -134,8 +133,8 @@ fn solve_layer(n: usize, skip_origin: bool, lower: impl Fn(usize, usize) -> [u16
             .collect();
         steps.push(list);
     }
-    let pair = |which: Score| -> (Vec<u16>, Vec<u16>) {
-        let k = which as usize;
+    let pair = |low: Score, high: Score| -> (Vec<u16>, Vec<u16>) {
+        let (kl, kh) = (low as usize, high as usize);
         let mut lo: Vec<u16> = over.iter().map(|o| o.unwrap_or(0)).collect();
         let mut hi: Vec<u16> = over.iter().map(|o| o.unwrap_or(all)).collect();
         loop {
@@ -148,7 +147,7 @@ fn solve_layer(n: usize, skip_origin: bool, lower: impl Fn(usize, usize) -> [u16
                 let (mut l, mut h) = (0u16, 0u16);
                 for st in &steps[s] {
                     let (a, b) = match *st {
-                        Step::Exit(e) => (e[k], e[k]),
+                        Step::Exit(e) => (e[kl], e[kh]),
                         Step::Stay(t) => (all - old_hi[t], all - old_lo[t]),
                     };
                     l = l.max(a);
@@ -165,13 +164,12 @@ fn solve_layer(n: usize, skip_origin: bool, lower: impl Fn(usize, usize) -> [u16
             }
         }
     };
-    let (lo, hi) = pair(Score::V);
+    let (lo, hi) = pair(Score::V, Score::V);
     let v = lo
         .iter()
         .zip(&hi)
         .map(|(&l, &h)| l.max(h.min(n as u16)))
         .collect();
-    let (lb, _) = pair(Score::Lb);
-    let (_, ub) = pair(Score::Ub);
+    let (lb, ub) = pair(Score::Lb, Score::Ub);
     Layer { v, lb, ub }
 }

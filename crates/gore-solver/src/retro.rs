@@ -1,8 +1,38 @@
-//! The analysis of one layer, with the lower layers known.
+//! The analysis of one layer, with the lower layers known: retrograde
+//! propagation by thresholds, with move counters and un-moves.
+//!
+//! Within a layer the actions that capture nothing (and passes) lead back
+//! into the layer and form cycles; captures and the end of the game are
+//! *exits* whose values the lower layers give. For one way of scoring the
+//! exits, the pair (lo, hi) of RULES.md ("Solved values") is the value of
+//! a game seen by one player P, in which never-ending play gives P
+//! nothing: at a board where P moves, `f = max(best exit, f of O's
+//! replies…)`, at a board where O moves, `g = min(2n − O's best exit,
+//! f of P's replies)`. Then lo = f (P to move) and hi = 2n − g (the same
+//! board with O to move is hi for O).
+//!
+//! Both are computed at once by thresholds, from the most seeds down: at
+//! threshold `k`, a P-board gets `f = k` when its best exit is `k` or an
+//! O-board it leads to got `g = k`; an O-board gets `g = k` when every
+//! P-board it leads to has `f >= k` (a counter of its in-layer actions,
+//! decremented through the un-moves of each P-board valued) and its own
+//! exits leave P at least `k`. Each board is valued at most once per side
+//! and each valuation visits its predecessors once: linear in the layer,
+//! with no repeated sweeps.
+//!
+//! V needs one such pass with every exit scored by the lower layers' V.
+//! LB and UB come from a second pass in which P's exits are scored as his
+//! lower bound (his captures plus the seeds left, less the opponent's UB
+//! there) and O's as O's upper bound (less P's LB): f is then LB, and
+//! 2n − g is UB. Where the scorings agree on every board's best exit
+//! (the layers below exact where it matters), one pass gives all three.
 
-use crate::index::layer_size;
+use crate::index::{layer_size, next_board, rank, unrank};
+use crate::moves::{is_ended, sow, unmoves, Outcome};
 use crate::par::Workers;
-use crate::values::{Lookup, SolvedLayer};
+use crate::values::{Lookup, SolvedLayer, Values};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// What solving a layer measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -23,14 +53,36 @@ pub struct LayerStats {
     pub max_v_lb: u8,
     /// The largest UB − V.
     pub max_ub_v: u8,
-    /// The working memory the layer took, in bytes (its arrays).
+    /// Passes of propagation the layer needed (1, or 2 when the scorings
+    /// of its exits differ).
+    pub runs: u8,
+    /// The working memory the layer took at its peak, in bytes (its
+    /// arrays, the result included).
     pub scratch_bytes: u64,
+}
+
+/// Marks a value not yet known, and a board without exits.
+const NONE: u8 = u8::MAX;
+/// Marks a board on which the game is over (in the move counters).
+const OVER: u8 = u8::MAX;
+/// Tags an O-board on the propagation stack.
+const O_SIDE: u32 = 1 << 31;
+
+/// The scorings of the exits: V, LB, UB.
+const SCORINGS: usize = 3;
+
+/// What each board's actions are, computed once per layer: the number of
+/// in-layer actions (or [`OVER`]) and the best exit under each scoring
+/// (or [`NONE`]).
+struct Shape {
+    count: Vec<u8>,
+    exit: [Vec<u8>; SCORINGS],
 }
 
 /// Solves layer `n` (rules `no-trades`, or `no-trades,skip-origin` when
 /// `skip_origin`), the layers below read through `lower`. `progress` is
-/// called now and then with the boards done so far (out of
-/// `layer_size(n)` per pass).
+/// called now and then with the work done so far, out of `2 ×
+/// layer_size(n)` (a survey of the boards, then the propagation).
 pub fn solve_layer(
     n: usize,
     skip_origin: bool,
@@ -38,36 +90,294 @@ pub fn solve_layer(
     workers: &dyn Workers,
     progress: &(dyn Fn(u64) + Sync),
 ) -> (SolvedLayer, LayerStats) {
-    // Placeholder until the retrograde analysis lands: the definitions.
-    let _ = workers;
-    let layer = crate::naive::layer_from(n, skip_origin, lower);
-    progress(layer_size(n));
-    let stats = stats_of(&layer, skip_origin);
-    (layer, stats)
+    let size = layer_size(n) as usize;
+    assert!(size < O_SIDE as usize, "a layer fits the stack's tags");
+    let done = AtomicU64::new(0);
+    let tick = |k: u64| progress(done.fetch_add(k, Ordering::Relaxed) + k);
+
+    let (shape, mut stats) = survey(n, skip_origin, lower, workers, &tick);
+    let shared = size as u64 * (1 + SCORINGS as u64);
+    let same = shape.exit[1] == shape.exit[0] && shape.exit[2] == shape.exit[0];
+    // (the scoring of P's exits, of O's): V, then the bounds.
+    let runs: Vec<(usize, usize)> = if same {
+        vec![(0, 0)]
+    } else {
+        vec![(0, 0), (1, 2)]
+    };
+    stats.runs = runs.len() as u8;
+    // Each pass keeps the board's two values, its counter and the order of
+    // the exits (7 bytes a board) while it runs; at most `threads` at once.
+    let per_run = size as u64 * 7;
+    let at_once = workers.threads().clamp(1, runs.len()) as u64;
+    stats.scratch_bytes = shared + at_once * per_run + 3 * size as u64;
+
+    let results: Mutex<Vec<((usize, usize), Vec<u8>, Vec<u8>)>> = Mutex::new(Vec::new());
+    let share = 2 * runs.len() as u64;
+    for batch in runs.chunks(workers.threads().max(1)) {
+        let jobs: Vec<Box<dyn FnOnce() + Send + '_>> = batch
+            .iter()
+            .map(|&which| {
+                let shape = &shape;
+                let results = &results;
+                let tick = &tick;
+                Box::new(move || {
+                    let (f, g) = propagate(n, skip_origin, shape, which, &|k| tick(k / share));
+                    results.lock().expect("no job panicked").push((which, f, g));
+                }) as Box<dyn FnOnce() + Send + '_>
+            })
+            .collect();
+        workers.run(jobs);
+    }
+    // Whatever the passes left of their share (boards never valued).
+    let reported = done.load(Ordering::Relaxed);
+    tick((2 * size as u64).saturating_sub(reported));
+    let mut results = results.into_inner().expect("no job panicked");
+    results.sort_by_key(|r| r.0);
+    let all = 2 * n as u8;
+    let half = n as u8;
+    let count = shape.count;
+    drop(shape.exit);
+    let mut values = Vec::with_capacity(size);
+    let (fv, gv) = (&results[0].1, &results[0].2);
+    let (flb, gub) = if same {
+        (fv, gv)
+    } else {
+        (&results[1].1, &results[1].2)
+    };
+    let mut b = unrank(n, 0);
+    for r in 0..size {
+        let x = if count[r] == OVER {
+            let own = 2 * b[..4].iter().sum::<u8>();
+            Values {
+                v: own,
+                lb: own,
+                ub: own,
+            }
+        } else {
+            let (lo, hi) = (fv[r], all - gv[r]);
+            Values {
+                v: lo.max(hi.min(half)),
+                lb: flb[r],
+                ub: all - gub[r],
+            }
+        };
+        if x.exact() {
+            stats.exact += 1;
+        }
+        stats.max_ub_lb = stats.max_ub_lb.max(x.ub - x.lb);
+        stats.max_v_lb = stats.max_v_lb.max(x.v - x.lb);
+        stats.max_ub_v = stats.max_ub_v.max(x.ub - x.v);
+        values.push(x);
+        next_board(&mut b);
+    }
+    (SolvedLayer { n, values }, stats)
 }
 
-fn stats_of(layer: &SolvedLayer, _skip_origin: bool) -> LayerStats {
-    let n = layer.n;
-    let mut s = LayerStats {
+/// The survey: every board's counter and best exits, in parallel chunks.
+fn survey(
+    n: usize,
+    skip_origin: bool,
+    lower: &dyn Lookup,
+    workers: &dyn Workers,
+    tick: &(dyn Fn(u64) + Sync),
+) -> (Shape, LayerStats) {
+    let size = layer_size(n) as usize;
+    let mut count = vec![0u8; size];
+    let mut exit = [vec![0u8; size], vec![0u8; size], vec![0u8; size]];
+    let parts = (workers.threads().max(1) * 8).min(size.max(1));
+    let chunk = size.div_ceil(parts).max(1);
+    let stats = Mutex::new(LayerStats {
         n,
-        boards: layer_size(n),
+        boards: size as u64,
         ..LayerStats::default()
-    };
-    for (r, x) in layer.values.iter().enumerate() {
-        let b = crate::index::unrank(n, r as u64);
-        if crate::moves::is_ended(&b) {
-            s.ended += 1;
-        } else if b[..4].iter().all(|&h| h == 0) {
-            s.passes += 1;
-        }
-        if x.exact() {
-            s.exact += 1;
-        }
-        s.max_ub_lb = s.max_ub_lb.max(x.ub - x.lb);
-        s.max_v_lb = s.max_v_lb.max(x.v - x.lb);
-        s.max_ub_v = s.max_ub_v.max(x.ub - x.v);
+    });
+    {
+        let [e0, e1, e2] = &mut exit;
+        let jobs: Vec<Box<dyn FnOnce() + Send + '_>> = count
+            .chunks_mut(chunk)
+            .zip(e0.chunks_mut(chunk))
+            .zip(e1.chunks_mut(chunk))
+            .zip(e2.chunks_mut(chunk))
+            .enumerate()
+            .map(|(i, (((c, x0), x1), x2))| {
+                let stats = &stats;
+                Box::new(move || {
+                    let (ended, passes) =
+                        survey_chunk(n, skip_origin, lower, i * chunk, c, [x0, x1, x2]);
+                    tick(c.len() as u64);
+                    let mut s = stats.lock().expect("no job panicked");
+                    s.ended += ended;
+                    s.passes += passes;
+                }) as Box<dyn FnOnce() + Send + '_>
+            })
+            .collect();
+        workers.run(jobs);
     }
-    s
+    let stats = stats.into_inner().expect("no job panicked");
+    (Shape { count, exit }, stats)
+}
+
+/// Surveys the boards of ranks `first..first + count.len()`; returns the
+/// boards over and the boards with a pass among them.
+fn survey_chunk(
+    n: usize,
+    skip_origin: bool,
+    lower: &dyn Lookup,
+    first: usize,
+    count: &mut [u8],
+    exit: [&mut [u8]; SCORINGS],
+) -> (u64, u64) {
+    let [x0, x1, x2] = exit;
+    let mut b = unrank(n, first as u64);
+    let (mut ended, mut passes) = (0, 0);
+    for i in 0..count.len() {
+        if i > 0 {
+            next_board(&mut b);
+        }
+        if is_ended(&b) {
+            count[i] = OVER;
+            ended += 1;
+            continue;
+        }
+        let mut stays = 0u8;
+        let mut best = [NONE; SCORINGS];
+        let mut better = |s: [u8; SCORINGS]| {
+            for k in 0..SCORINGS {
+                if best[k] == NONE || s[k] > best[k] {
+                    best[k] = s[k];
+                }
+            }
+        };
+        if b[..4].iter().all(|&s| s == 0) {
+            stays = 1; // a pass
+            passes += 1;
+        } else {
+            for h in 0..4 {
+                if b[h] == 0 {
+                    continue;
+                }
+                match sow(&b, h, skip_origin) {
+                    Outcome::Stay { .. } => stays += 1,
+                    Outcome::End { mover } => better([2 * mover; SCORINGS]),
+                    Outcome::Capture { seeds, next } => {
+                        let m = n - seeds as usize;
+                        let x = lower.values(m, rank(&next));
+                        let base = 2 * seeds + 2 * m as u8;
+                        better([base - x.v, base - x.ub, base - x.lb]);
+                    }
+                }
+            }
+        }
+        count[i] = stays;
+        x0[i] = best[0];
+        x1[i] = best[1];
+        x2[i] = best[2];
+    }
+    (ended, passes)
+}
+
+/// One pass of propagation, P's exits scored by `which.0` and O's by
+/// `which.1` (0 V, 1 the capturer's LB, 2 his UB):
+/// `f` for every board with P to move, `g` with O to move (P's share);
+/// boards never valued get 0 (never-ending play gives P nothing).
+fn propagate(
+    n: usize,
+    skip_origin: bool,
+    shape: &Shape,
+    which: (usize, usize),
+    tick: &(dyn Fn(u64) + Sync),
+) -> (Vec<u8>, Vec<u8>) {
+    let size = shape.count.len();
+    let (exit, exit_o) = (&shape.exit[which.0], &shape.exit[which.1]);
+    let all = 2 * n as u8;
+    let mut f = vec![NONE; size];
+    let mut g = vec![NONE; size];
+    let mut count = shape.count.clone();
+    // The boards with exits, by their best exit (a counting sort).
+    let mut start = vec![0u32; all as usize + 2];
+    for (&c, &e) in shape.count.iter().zip(exit) {
+        if c != OVER && e != NONE {
+            start[e as usize + 1] += 1;
+        }
+    }
+    for k in 1..start.len() {
+        start[k] += start[k - 1];
+    }
+    let mut order = vec![0u32; start[all as usize + 1] as usize];
+    {
+        let mut at = start.clone();
+        for (r, (&c, &e)) in shape.count.iter().zip(exit).enumerate() {
+            if c != OVER && e != NONE {
+                order[at[e as usize] as usize] = r as u32;
+                at[e as usize] += 1;
+            }
+        }
+    }
+    let bucket = |e: u8| &order[start[e as usize] as usize..start[e as usize + 1] as usize];
+    // O-boards whose replies are all valued but whose own best exit gives
+    // P less than the threshold then: valued at that exit's threshold.
+    // From the start, the boards without in-layer actions.
+    let mut later: Vec<Vec<u32>> = vec![Vec::new(); all as usize + 1];
+    for (t, (&c, &e)) in shape.count.iter().zip(exit_o).enumerate() {
+        if c == 0 {
+            later[(all - e) as usize].push(t as u32);
+        }
+    }
+    let mut stack: Vec<u32> = Vec::new();
+    let mut valued = 0u64;
+    for k in (1..=all).rev() {
+        // P-boards whose best exit is k; O-boards whose replies are all
+        // valued and whose own best exit leaves P exactly k.
+        for &s in bucket(k) {
+            if f[s as usize] == NONE {
+                f[s as usize] = k;
+                stack.push(s);
+            }
+        }
+        for t in std::mem::take(&mut later[k as usize]) {
+            debug_assert!(g[t as usize] == NONE);
+            g[t as usize] = k;
+            stack.push(t | O_SIDE);
+        }
+        while let Some(top) = stack.pop() {
+            valued += 1;
+            let here = unrank(n, (top & !O_SIDE) as u64);
+            if top & O_SIDE == 0 {
+                // P valued here: one reply fewer to wait for at each O-board
+                // leading to it.
+                unmoves(&here, skip_origin, |t| {
+                    let t = rank(t) as usize;
+                    count[t] -= 1;
+                    if count[t] == 0 {
+                        let e = exit_o[t];
+                        if e == NONE || all - e >= k {
+                            g[t] = k;
+                            stack.push(t as u32 | O_SIDE);
+                        } else {
+                            later[(all - e) as usize].push(t as u32);
+                        }
+                    }
+                });
+            } else {
+                unmoves(&here, skip_origin, |s| {
+                    let s = rank(s) as usize;
+                    if f[s] == NONE {
+                        f[s] = k;
+                        stack.push(s as u32);
+                    }
+                });
+            }
+            if valued % 65_536 == 0 {
+                tick(65_536);
+            }
+        }
+    }
+    for x in f.iter_mut().chain(g.iter_mut()) {
+        if *x == NONE {
+            *x = 0;
+        }
+    }
+    (f, g)
 }
 
 /// Solves the layers `0..=max_n` in memory.

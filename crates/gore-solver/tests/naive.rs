@@ -1,7 +1,7 @@
 //! The reference solver (gore_solver::naive) against hand arithmetic on
 //! tiny boards, and the properties RULES.md states of its values: V obeys
 //! the Bellman equation everywhere (the optimal actions keep V), and
-//! LB <= UB.
+//! LB <= UB (under the coupled definition of the bounds).
 
 use gore_solver::index::{layer_size, rank, unrank};
 use gore_solver::moves::{is_ended, moves, Outcome};
