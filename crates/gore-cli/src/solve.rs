@@ -133,13 +133,14 @@ pub fn run(args: SolveArgs) -> Result<()> {
     }
     let workers = Threads(threads);
     let style = ProgressStyle::with_template(
-        "layer {prefix:>2} [{elapsed_precise}] {bar:40} {pos}/{len} boards ({eta})",
+        "layer {prefix:>2} [{elapsed_precise}] {bar:40} {percent:>3}% ({eta})",
     )
     .expect("a valid template");
     let mut rows = Vec::new();
     let clock = Instant::now();
     for n in first..=args.max_seeds {
-        let bar = ProgressBar::new(layer_size(n))
+        // The solver counts a survey of the boards, then the propagation.
+        let bar = ProgressBar::new(2 * layer_size(n))
             .with_style(style.clone())
             .with_prefix(n.to_string());
         let started = Instant::now();
@@ -189,7 +190,7 @@ fn print_table(rules: &str, rows: &[Row], total: Duration) {
         boards += s.boards;
         exact += s.exact;
         println!(
-            "{:>5} {:>12} {:>8.4} {:>6} {:>5} {:>5} {:>10} {:>9.2} {:>11} {:>9}",
+            "{:>5} {:>12} {:>8.4} {:>6} {:>5} {:>5} {:>10} {:>4} {:>9.2} {:>11} {:>9}",
             s.n,
             s.boards,
             100.0 * s.exact as f64 / s.boards as f64,
@@ -197,6 +198,7 @@ fn print_table(rules: &str, rows: &[Row], total: Duration) {
             s.max_v_lb,
             s.max_ub_v,
             s.passes,
+            s.runs,
             r.time.as_secs_f64(),
             mib(s.scratch_bytes),
             r.peak.map_or("?".to_string(), mib),
