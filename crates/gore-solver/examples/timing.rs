@@ -32,7 +32,10 @@ impl Workers for Threads {
 }
 
 fn main() {
-    let max: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(24);
+    let max: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(24);
     let skip = std::env::args().any(|a| a == "skip");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut mem = Memory::default();

@@ -30,6 +30,7 @@ pub mod index;
 pub mod moves;
 pub mod naive;
 pub mod par;
+pub mod perfect;
 pub mod probe;
 pub mod retro;
 pub mod values;
