@@ -332,3 +332,88 @@ impl fmt::Display for Choice {
         }
     }
 }
+
+/// A perfect player with its database, as the CLI and the server hold it:
+/// it checks a game's rules against the database's, and says whether a
+/// position is inside it.
+#[derive(Clone)]
+pub struct Perfect {
+    db: std::sync::Arc<dyn Lookup + Send + Sync>,
+    max_n: usize,
+    skip_origin: bool,
+    budget: u64,
+}
+
+impl fmt::Debug for Perfect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Perfect")
+            .field("max_n", &self.max_n)
+            .field("skip_origin", &self.skip_origin)
+            .finish()
+    }
+}
+
+/// The name of a no-trade rule set.
+fn rules_name(skip_origin: bool) -> &'static str {
+    if skip_origin {
+        "no-trades,skip-origin"
+    } else {
+        "no-trades"
+    }
+}
+
+impl Perfect {
+    /// The player over `db`, which holds the layers `0..=max_n` of the
+    /// rules `no-trades` (with `skip-origin` when `skip_origin`).
+    pub fn new(
+        db: std::sync::Arc<dyn Lookup + Send + Sync>,
+        max_n: usize,
+        skip_origin: bool,
+    ) -> Perfect {
+        Perfect {
+            db,
+            max_n,
+            skip_origin,
+            budget: DEFAULT_BUDGET,
+        }
+    }
+
+    /// The same with another node budget per decision.
+    pub fn with_budget(mut self, budget: u64) -> Perfect {
+        self.budget = budget;
+        self
+    }
+
+    /// The database's top layer.
+    pub fn max_n(&self) -> usize {
+        self.max_n
+    }
+
+    /// Whether games of `variant` can be played from this database: no
+    /// trades, and `skip-origin` as the database's.
+    pub fn check(&self, variant: gore_core::Variant) -> Result<(), ProbeError> {
+        if !variant.no_trades {
+            return Err(ProbeError::Outside(crate::board::Outside::TradesAllowed));
+        }
+        if variant.skip_origin != self.skip_origin {
+            return Err(ProbeError::Rules {
+                position: rules_name(variant.skip_origin),
+                database: rules_name(self.skip_origin),
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether the game's current position is one of the database's (the
+    /// rules checked, the seeds on the board within its layers).
+    pub fn covers(&self, game: &Game) -> bool {
+        self.check(game.position().variant()).is_ok()
+            && board_of(game.position()).is_ok_and(|(_, n)| n <= self.max_n)
+    }
+
+    /// The perfect action in `game` ([`choose`]), its rules checked.
+    pub fn choose(&self, game: &Game) -> Result<Choice, ProbeError> {
+        self.check(game.position().variant())?;
+        choose(&*self.db, self.max_n, game, self.budget)
+    }
+}
