@@ -21,6 +21,7 @@ pub mod moves;
 pub mod naive;
 pub mod par;
 pub mod retro;
+pub mod solve;
 pub mod values;
 
 pub use values::{Lookup, Memory, SolvedLayer, Values};

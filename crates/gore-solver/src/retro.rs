@@ -448,12 +448,11 @@ struct Cell {
     exit_o: u8,
 }
 
-/// Solves the layers `0..=max_n` in memory.
+/// Solves the layers `0..=max_n` in memory (the two parities side by
+/// side, as [`crate::solve::solve_all`] does).
 pub fn solve_up_to(max_n: usize, skip_origin: bool, workers: &dyn Workers) -> crate::Memory {
-    let mut mem = crate::Memory::default();
-    for n in 0..=max_n {
-        let (layer, _) = solve_layer(n, skip_origin, &mem, workers, &|_| {});
-        mem.layers.push(layer);
-    }
-    mem
+    let store = crate::solve::MemoryStore::default();
+    crate::solve::solve_all(max_n, skip_origin, &store, workers, &crate::solve::Quiet)
+        .expect("a store in memory keeps every layer");
+    store.into_memory()
 }
