@@ -82,6 +82,9 @@ fn unpack(w: u64) -> Board {
     (w & !O_SIDE).to_le_bytes()
 }
 
+/// A pass's scorings of the exits: P's, O's (indices into [`SCORINGS`]).
+type Pass = (usize, usize);
+
 /// Bytes of exits scanned together for a threshold's seeds.
 const SCAN: usize = 64;
 
@@ -118,7 +121,7 @@ pub fn solve_layer(
     let (mut shape, mut stats) = survey(n, skip_origin, lower, workers, &tick);
     let same = shape.exit[1] == shape.exit[0] && shape.exit[2] == shape.exit[0];
     // (the scoring of P's exits, of O's): V, then the bounds.
-    let runs: Vec<(usize, usize)> = if same {
+    let runs: Vec<Pass> = if same {
         shape.exit[1] = Vec::new();
         shape.exit[2] = Vec::new();
         vec![(0, 0)]
@@ -132,7 +135,7 @@ pub fn solve_layer(
     let shared = 1 + if same { 1 } else { SCORINGS };
     stats.scratch_bytes = size as u64 * (shared + 4 * at_once) as u64;
 
-    let results: Mutex<Vec<((usize, usize), Vec<Cell>)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(Pass, Vec<Cell>)>> = Mutex::new(Vec::new());
     let share = 2 * runs.len() as u64;
     for batch in runs.chunks(workers.threads().max(1)) {
         let jobs: Vec<Box<dyn FnOnce() + Send + '_>> = batch
@@ -304,7 +307,7 @@ fn propagate(
     n: usize,
     skip_origin: bool,
     shape: &Shape,
-    which: (usize, usize),
+    which: Pass,
     tick: &(dyn Fn(u64) + Sync),
 ) -> Vec<Cell> {
     let (exit, exit_o) = (&shape.exit[which.0], &shape.exit[which.1]);
