@@ -1,7 +1,8 @@
 //! `gore`: the command-line tool for Goré.
 //!
 //! Subcommands: `legal`, `apply`, `perft` (exact, scriptable output),
-//! `play` (a game in the terminal), `analyze`, `engine`, `match` and `serve` (the web app).
+//! `play` (a game in the terminal), `analyze`, `engine`, `match`, `serve`
+//! (the web app), `solve` and `probe` (the no-trade database).
 
 mod analyze;
 mod board;
@@ -11,6 +12,7 @@ mod matches;
 mod play;
 mod protocol;
 mod serve;
+mod solve;
 
 use std::process::ExitCode;
 
@@ -42,6 +44,10 @@ enum Command {
     Match(matches::MatchArgs),
     /// Serve the web app and its API (docs/API.md).
     Serve(serve::ServeArgs),
+    /// Build the no-trade database layer by layer (or check it: --verify).
+    Solve(solve::SolveArgs),
+    /// Print a position's solved values and each legal action's.
+    Probe(solve::ProbeArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +61,8 @@ fn main() -> ExitCode {
         Command::Engine(a) => engine::run(a),
         Command::Match(a) => matches::run(a),
         Command::Serve(a) => serve::run(a),
+        Command::Solve(a) => solve::run(a),
+        Command::Probe(a) => solve::probe(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -68,8 +68,18 @@ fn equals_the_definitions_up_to_14() {
         let fast = solve_up_to(14, skip, &Sequential);
         let slow = naive::memory(14, skip);
         for n in 0..=14 {
-            for (r, (a, b)) in fast.layers[n].values.iter().zip(&slow.layers[n].values).enumerate() {
-                assert_eq!(a, b, "layer {n}, board {:?}, skip-origin {skip}", unrank(n, r as u64));
+            for (r, (a, b)) in fast.layers[n]
+                .values
+                .iter()
+                .zip(&slow.layers[n].values)
+                .enumerate()
+            {
+                assert_eq!(
+                    a,
+                    b,
+                    "layer {n}, board {:?}, skip-origin {skip}",
+                    unrank(n, r as u64)
+                );
             }
         }
     }
