@@ -4,10 +4,37 @@
 
 use gore_solver::index::layer_size;
 use gore_solver::par::Workers;
-use gore_solver::retro::solve_layer;
-use gore_solver::Memory;
+use gore_solver::retro::LayerStats;
+use gore_solver::solve::{solve_all, MemoryStore, Progress};
 use std::sync::Mutex;
 use std::time::Instant;
+
+/// Prints each layer's time as it ends.
+struct Report {
+    started: Mutex<Vec<Option<Instant>>>,
+}
+
+impl Progress for Report {
+    fn begin(&self, n: usize, _: u64) {
+        self.started.lock().unwrap()[n] = Some(Instant::now());
+    }
+    fn advance(&self, _: usize, _: u64) {}
+    fn end(&self, n: usize, st: &LayerStats) {
+        let secs = self.started.lock().unwrap()[n].unwrap().elapsed().as_secs_f64();
+        println!(
+            "{n:2} {:>11} boards {:7.3} s {:6.1} ns/board exact {:6.2}% runs {} maxUB-LB {} V-LB {} UB-V {} MB {}",
+            layer_size(n),
+            secs,
+            secs * 1e9 / layer_size(n) as f64,
+            100.0 * st.exact as f64 / st.boards as f64,
+            st.runs,
+            st.max_ub_lb,
+            st.max_v_lb,
+            st.max_ub_v,
+            st.scratch_bytes >> 20
+        );
+    }
+}
 
 struct Threads(usize);
 
@@ -38,24 +65,11 @@ fn main() {
         .unwrap_or(24);
     let skip = std::env::args().any(|a| a == "skip");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut mem = Memory::default();
+    let store = MemoryStore::default();
+    let report = Report {
+        started: Mutex::new(vec![None; 49]),
+    };
     let t0 = Instant::now();
-    for n in 0..=max {
-        let t = Instant::now();
-        let (layer, st) = solve_layer(n, skip, &mem, &Threads(threads), &|_| {});
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "{n:2} {:>11} boards {:7.3} s {:6.1} ns/board exact {:6.2}% runs {} maxUB-LB {} V-LB {} UB-V {}",
-            layer_size(n),
-            secs,
-            secs * 1e9 / layer_size(n) as f64,
-            100.0 * st.exact as f64 / st.boards as f64,
-            st.runs,
-            st.max_ub_lb,
-            st.max_v_lb,
-            st.max_ub_v
-        );
-        mem.layers.push(layer);
-    }
+    solve_all(max, skip, &store, &Threads(threads), &report).unwrap();
     println!("total {:.1} s", t0.elapsed().as_secs_f64());
 }

@@ -33,6 +33,7 @@ pub mod par;
 pub mod perfect;
 pub mod probe;
 pub mod retro;
+pub mod solve;
 pub mod values;
 pub mod verify;
 

@@ -82,6 +82,9 @@ fn unpack(w: u64) -> Board {
     (w & !O_SIDE).to_le_bytes()
 }
 
+/// A pass's scorings of the exits: P's, O's (indices into [`SCORINGS`]).
+type Pass = (usize, usize);
+
 /// Bytes of exits scanned together for a threshold's seeds.
 const SCAN: usize = 64;
 
@@ -118,7 +121,7 @@ pub fn solve_layer(
     let (mut shape, mut stats) = survey(n, skip_origin, lower, workers, &tick);
     let same = shape.exit[1] == shape.exit[0] && shape.exit[2] == shape.exit[0];
     // (the scoring of P's exits, of O's): V, then the bounds.
-    let runs: Vec<(usize, usize)> = if same {
+    let runs: Vec<Pass> = if same {
         shape.exit[1] = Vec::new();
         shape.exit[2] = Vec::new();
         vec![(0, 0)]
@@ -132,7 +135,7 @@ pub fn solve_layer(
     let shared = 1 + if same { 1 } else { SCORINGS };
     stats.scratch_bytes = size as u64 * (shared + 4 * at_once) as u64;
 
-    let results: Mutex<Vec<((usize, usize), Vec<Cell>)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(Pass, Vec<Cell>)>> = Mutex::new(Vec::new());
     let share = 2 * runs.len() as u64;
     for batch in runs.chunks(workers.threads().max(1)) {
         let jobs: Vec<Box<dyn FnOnce() + Send + '_>> = batch
@@ -307,7 +310,7 @@ fn propagate(
     n: usize,
     skip_origin: bool,
     shape: &Shape,
-    which: (usize, usize),
+    which: Pass,
     tick: &(dyn Fn(u64) + Sync),
 ) -> Vec<Cell> {
     let (exit, exit_o) = (&shape.exit[which.0], &shape.exit[which.1]);
@@ -451,12 +454,11 @@ struct Cell {
     exit_o: u8,
 }
 
-/// Solves the layers `0..=max_n` in memory.
+/// Solves the layers `0..=max_n` in memory (the two parities side by
+/// side, as [`crate::solve::solve_all`] does).
 pub fn solve_up_to(max_n: usize, skip_origin: bool, workers: &dyn Workers) -> crate::Memory {
-    let mut mem = crate::Memory::default();
-    for n in 0..=max_n {
-        let (layer, _) = solve_layer(n, skip_origin, &mem, workers, &|_| {});
-        mem.layers.push(layer);
-    }
-    mem
+    let store = crate::solve::MemoryStore::default();
+    crate::solve::solve_all(max_n, skip_origin, &store, workers, &crate::solve::Quiet)
+        .expect("a store in memory keeps every layer");
+    store.into_memory()
 }
