@@ -125,7 +125,37 @@ fn solve_resume_verify_and_probe() {
         "no-trades,skip-origin",
         "0,0,1,3/1,0,0,0 AAAA/BBBB 22-21 A -",
     ]));
-    assert!(e.contains("no layer"), "{e}");
+    assert!(e.contains("no layer of no-trades,skip-origin"), "{e}");
+}
+
+/// An interrupted solve leaves the layers written whole and perhaps a
+/// temporary file: the next run solves from the first layer missing and
+/// gets the same files.
+#[test]
+fn an_interrupted_solve_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    assert!(solve(dir, &[]).status.success());
+    let eight = std::fs::read(layer(dir, "no-trades", 8)).unwrap();
+    let ten = std::fs::read(layer(dir, "no-trades", 10)).unwrap();
+    std::fs::remove_file(layer(dir, "no-trades", 9)).unwrap();
+    std::fs::remove_file(layer(dir, "no-trades", 10)).unwrap();
+    // What a run killed while writing layer 9 leaves behind.
+    std::fs::write(
+        dir.join("no-trades").join("layer-09.gsol.tmp"),
+        &eight[..100],
+    )
+    .unwrap();
+    let o = solve(dir, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("resuming at layer 9") && out.contains("solved layers 9 to 10"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read(layer(dir, "no-trades", 8)).unwrap(), eight);
+    assert_eq!(std::fs::read(layer(dir, "no-trades", 10)).unwrap(), ten);
+    assert!(!dir.join("no-trades").join("layer-09.gsol.tmp").exists());
 }
 
 #[test]
