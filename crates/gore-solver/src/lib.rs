@@ -31,6 +31,7 @@ pub mod naive;
 pub mod par;
 pub mod probe;
 pub mod retro;
+pub mod solve;
 pub mod values;
 pub mod verify;
 

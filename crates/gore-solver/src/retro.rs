@@ -30,6 +30,7 @@
 use crate::index::{layer_size, next_board, rank, unrank};
 use crate::moves::{is_ended, sow, unmoves, Outcome};
 use crate::par::Workers;
+use crate::board::Board;
 use crate::values::{Lookup, SolvedLayer, Values};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -66,7 +67,29 @@ const NONE: u8 = u8::MAX;
 /// Marks a board on which the game is over (in the move counters).
 const OVER: u8 = u8::MAX;
 /// Tags an O-board on the propagation stack.
-const O_SIDE: u32 = 1 << 31;
+const O_SIDE: u64 = 1 << 63;
+
+/// A board in one word, for the propagation stack: popping a board then
+/// needs no unranking (a hole holds at most 48 seeds, so the top bit of
+/// the last byte is free for the side's tag).
+#[inline]
+fn pack(b: &Board) -> u64 {
+    u64::from_le_bytes(*b)
+}
+
+#[inline]
+fn unpack(w: u64) -> Board {
+    (w & !O_SIDE).to_le_bytes()
+}
+
+/// A pass's scorings of the exits: P's, O's (indices into [`SCORINGS`]).
+type Pass = (usize, usize);
+
+/// Bytes of exits scanned together for a threshold's seeds.
+const SCAN: usize = 64;
+
+/// Boards valued together before their predecessors' cells are touched.
+const BATCH: usize = 256;
 
 /// The scorings of the exits: V, LB, UB.
 const SCORINGS: usize = 3;
@@ -91,27 +114,28 @@ pub fn solve_layer(
     progress: &(dyn Fn(u64) + Sync),
 ) -> (SolvedLayer, LayerStats) {
     let size = layer_size(n) as usize;
-    assert!(size < O_SIDE as usize, "a layer fits the stack's tags");
+    assert!(size < u32::MAX as usize, "a layer's ranks fit 32 bits");
     let done = AtomicU64::new(0);
     let tick = |k: u64| progress(done.fetch_add(k, Ordering::Relaxed) + k);
 
-    let (shape, mut stats) = survey(n, skip_origin, lower, workers, &tick);
-    let shared = size as u64 * (1 + SCORINGS as u64);
+    let (mut shape, mut stats) = survey(n, skip_origin, lower, workers, &tick);
     let same = shape.exit[1] == shape.exit[0] && shape.exit[2] == shape.exit[0];
     // (the scoring of P's exits, of O's): V, then the bounds.
-    let runs: Vec<(usize, usize)> = if same {
+    let runs: Vec<Pass> = if same {
+        shape.exit[1] = Vec::new();
+        shape.exit[2] = Vec::new();
         vec![(0, 0)]
     } else {
         vec![(0, 0), (1, 2)]
     };
     stats.runs = runs.len() as u8;
-    // Each pass keeps the board's two values, its counter and the order of
-    // the exits (7 bytes a board) while it runs; at most `threads` at once.
-    let per_run = size as u64 * 7;
-    let at_once = workers.threads().clamp(1, runs.len()) as u64;
-    stats.scratch_bytes = shared + at_once * per_run + 3 * size as u64;
+    // The survey's arrays (a counter, one or three exits), then each pass's
+    // cells (4 bytes a board), at most `threads` passes at once.
+    let at_once = workers.threads().clamp(1, runs.len());
+    let shared = 1 + if same { 1 } else { SCORINGS };
+    stats.scratch_bytes = size as u64 * (shared + 4 * at_once) as u64;
 
-    let results: Mutex<Vec<((usize, usize), Vec<u8>, Vec<u8>)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<(Pass, Vec<Cell>)>> = Mutex::new(Vec::new());
     let share = 2 * runs.len() as u64;
     for batch in runs.chunks(workers.threads().max(1)) {
         let jobs: Vec<Box<dyn FnOnce() + Send + '_>> = batch
@@ -121,8 +145,8 @@ pub fn solve_layer(
                 let results = &results;
                 let tick = &tick;
                 Box::new(move || {
-                    let (f, g) = propagate(n, skip_origin, shape, which, &|k| tick(k / share));
-                    results.lock().expect("no job panicked").push((which, f, g));
+                    let cells = propagate(n, skip_origin, shape, which, &|k| tick(k / share));
+                    results.lock().expect("no job panicked").push((which, cells));
                 }) as Box<dyn FnOnce() + Send + '_>
             })
             .collect();
@@ -133,17 +157,16 @@ pub fn solve_layer(
     tick((2 * size as u64).saturating_sub(reported));
     let mut results = results.into_inner().expect("no job panicked");
     results.sort_by_key(|r| r.0);
+    let Shape { count, exit } = shape;
+    drop(exit);
     let all = 2 * n as u8;
     let half = n as u8;
-    let count = shape.count;
-    drop(shape.exit);
     let mut values = Vec::with_capacity(size);
-    let (fv, gv) = (&results[0].1, &results[0].2);
-    let (flb, gub) = if same {
-        (fv, gv)
-    } else {
-        (&results[1].1, &results[1].2)
-    };
+    let v_run = &results[0].1;
+    let bounds = &results[results.len() - 1].1;
+    stats.scratch_bytes = stats
+        .scratch_bytes
+        .max(size as u64 * (1 + 4 * results.len() as u64 + 3));
     let mut b = unrank(n, 0);
     for r in 0..size {
         let x = if count[r] == OVER {
@@ -154,11 +177,11 @@ pub fn solve_layer(
                 ub: own,
             }
         } else {
-            let (lo, hi) = (fv[r], all - gv[r]);
+            let (lo, hi) = (v_run[r].f, all - v_run[r].g);
             Values {
                 v: lo.max(hi.min(half)),
-                lb: flb[r],
-                ub: all - gub[r],
+                lb: bounds[r].f,
+                ub: all - bounds[r].g,
             }
         };
         if x.exact() {
@@ -277,115 +300,162 @@ fn survey_chunk(
 }
 
 /// One pass of propagation, P's exits scored by `which.0` and O's by
-/// `which.1` (0 V, 1 the capturer's LB, 2 his UB):
-/// `f` for every board with P to move, `g` with O to move (P's share);
-/// boards never valued get 0 (never-ending play gives P nothing).
+/// `which.1` (0 V, 1 the capturer's LB, 2 his UB): every board's cell,
+/// `f` its value with P to move, `g` with O to move (P's share); boards
+/// never valued get 0 (never-ending play gives P nothing).
 fn propagate(
     n: usize,
     skip_origin: bool,
     shape: &Shape,
-    which: (usize, usize),
+    which: Pass,
     tick: &(dyn Fn(u64) + Sync),
-) -> (Vec<u8>, Vec<u8>) {
-    let size = shape.count.len();
+) -> Vec<Cell> {
     let (exit, exit_o) = (&shape.exit[which.0], &shape.exit[which.1]);
     let all = 2 * n as u8;
-    let mut f = vec![NONE; size];
-    let mut g = vec![NONE; size];
-    let mut count = shape.count.clone();
-    // The boards with exits, by their best exit (a counting sort).
-    let mut start = vec![0u32; all as usize + 2];
+    // Everything the propagation reads or writes of a board, side by side:
+    // a predecessor costs one cache miss, not three.
+    let mut cell: Vec<Cell> = shape
+        .count
+        .iter()
+        .zip(exit_o)
+        .map(|(&count, &exit_o)| Cell {
+            f: NONE,
+            g: NONE,
+            count,
+            exit_o,
+        })
+        .collect();
+    // How many boards have each best exit: thresholds without any are
+    // not scanned for P's seeds.
+    let mut seeds = vec![0u64; all as usize + 1];
     for (&c, &e) in shape.count.iter().zip(exit) {
         if c != OVER && e != NONE {
-            start[e as usize + 1] += 1;
+            seeds[e as usize] += 1;
         }
     }
-    for k in 1..start.len() {
-        start[k] += start[k - 1];
-    }
-    let mut order = vec![0u32; start[all as usize + 1] as usize];
-    {
-        let mut at = start.clone();
-        for (r, (&c, &e)) in shape.count.iter().zip(exit).enumerate() {
-            if c != OVER && e != NONE {
-                order[at[e as usize] as usize] = r as u32;
-                at[e as usize] += 1;
-            }
-        }
-    }
-    let bucket = |e: u8| &order[start[e as usize] as usize..start[e as usize + 1] as usize];
     // O-boards whose replies are all valued but whose own best exit gives
     // P less than the threshold then: valued at that exit's threshold.
     // From the start, the boards without in-layer actions.
     let mut later: Vec<Vec<u32>> = vec![Vec::new(); all as usize + 1];
-    for (t, (&c, &e)) in shape.count.iter().zip(exit_o).enumerate() {
-        if c == 0 {
-            later[(all - e) as usize].push(t as u32);
+    for (t, c) in cell.iter().enumerate() {
+        if c.count == 0 {
+            later[(all - c.exit_o) as usize].push(t as u32);
         }
     }
-    let mut stack: Vec<u32> = Vec::new();
+    let mut stack: Vec<u64> = Vec::new();
+    // The predecessors of a batch of boards valued, ranked before any
+    // cell is touched, then the cells in tight loops without branches on
+    // what they hold: their cache misses overlap instead of queueing.
+    let mut decrement: Vec<(u32, u64)> = Vec::new();
+    let mut raise: Vec<(u32, u64)> = Vec::new();
+    let mut hits: Vec<u32> = Vec::new();
     let mut valued = 0u64;
     for k in (1..=all).rev() {
         // P-boards whose best exit is k; O-boards whose replies are all
         // valued and whose own best exit leaves P exactly k.
-        for &s in bucket(k) {
-            if f[s as usize] == NONE {
-                f[s as usize] = k;
-                stack.push(s);
+        if seeds[k as usize] > 0 {
+            // A scan for them, in blocks that a vector compare skips.
+            for (i, block) in exit.chunks(SCAN).enumerate() {
+                if !block.iter().fold(false, |any, &e| any | (e == k)) {
+                    continue;
+                }
+                for (j, &e) in block.iter().enumerate() {
+                    let s = i * SCAN + j;
+                    let c = &mut cell[s];
+                    if e == k && c.f == NONE && c.count != OVER {
+                        c.f = k;
+                        stack.push(pack(&unrank(n, s as u64)));
+                    }
+                }
             }
         }
         for t in std::mem::take(&mut later[k as usize]) {
-            debug_assert!(g[t as usize] == NONE);
-            g[t as usize] = k;
-            stack.push(t | O_SIDE);
+            let c = &mut cell[t as usize];
+            debug_assert!(c.g == NONE);
+            c.g = k;
+            stack.push(pack(&unrank(n, t as u64)) | O_SIDE);
         }
-        while let Some(top) = stack.pop() {
-            valued += 1;
-            let here = unrank(n, (top & !O_SIDE) as u64);
-            if top & O_SIDE == 0 {
-                // P valued here: one reply fewer to wait for at each O-board
-                // leading to it.
-                unmoves(&here, skip_origin, |t| {
-                    let t = rank(t) as usize;
-                    count[t] -= 1;
-                    if count[t] == 0 {
-                        let e = exit_o[t];
-                        if e == NONE || all - e >= k {
-                            g[t] = k;
-                            stack.push(t as u32 | O_SIDE);
-                        } else {
-                            later[(all - e) as usize].push(t as u32);
-                        }
-                    }
-                });
-            } else {
-                unmoves(&here, skip_origin, |s| {
-                    let s = rank(s) as usize;
-                    if f[s] == NONE {
-                        f[s] = k;
-                        stack.push(s as u32);
-                    }
-                });
+        while !stack.is_empty() {
+            let from = stack.len().saturating_sub(BATCH);
+            decrement.clear();
+            raise.clear();
+            for &top in &stack[from..] {
+                let here = unpack(top);
+                // P valued here: one reply fewer to wait for at each
+                // O-board leading to it; O valued: P's boards leading to
+                // it are worth k to P.
+                let list = if top & O_SIDE == 0 {
+                    &mut decrement
+                } else {
+                    &mut raise
+                };
+                unmoves(&here, skip_origin, |y| list.push((rank(y) as u32, pack(y))));
             }
-            if valued % 65_536 == 0 {
+            let before = valued;
+            valued += (stack.len() - from) as u64;
+            stack.truncate(from);
+            hits.clear();
+            hits.resize(decrement.len().max(raise.len()), 0);
+            let mut m = 0;
+            for (i, &(t, _)) in decrement.iter().enumerate() {
+                let c = &mut cell[t as usize];
+                c.count -= 1;
+                hits[m] = i as u32;
+                m += (c.count == 0) as usize;
+            }
+            for &i in &hits[..m] {
+                let (t, tb) = decrement[i as usize];
+                let c = &mut cell[t as usize];
+                let e = c.exit_o;
+                if e == NONE || all - e >= k {
+                    c.g = k;
+                    stack.push(tb | O_SIDE);
+                } else {
+                    later[(all - e) as usize].push(t);
+                }
+            }
+            let mut m = 0;
+            for (i, &(s, _)) in raise.iter().enumerate() {
+                let c = &mut cell[s as usize];
+                let fresh = c.f == NONE;
+                c.f = if fresh { k } else { c.f };
+                hits[m] = i as u32;
+                m += fresh as usize;
+            }
+            for &i in &hits[..m] {
+                stack.push(raise[i as usize].1);
+            }
+            if valued / 65_536 != before / 65_536 {
                 tick(65_536);
             }
         }
     }
-    for x in f.iter_mut().chain(g.iter_mut()) {
-        if *x == NONE {
-            *x = 0;
+    for c in &mut cell {
+        if c.f == NONE {
+            c.f = 0;
+        }
+        if c.g == NONE {
+            c.g = 0;
         }
     }
-    (f, g)
+    cell
 }
 
-/// Solves the layers `0..=max_n` in memory.
+/// A board's state in one pass: P's value `f`, O's `g` (P's share), the
+/// in-layer actions not yet valued, and O's best exit.
+#[derive(Clone, Copy)]
+struct Cell {
+    f: u8,
+    g: u8,
+    count: u8,
+    exit_o: u8,
+}
+
+/// Solves the layers `0..=max_n` in memory (the two parities side by
+/// side, as [`crate::solve::solve_all`] does).
 pub fn solve_up_to(max_n: usize, skip_origin: bool, workers: &dyn Workers) -> crate::Memory {
-    let mut mem = crate::Memory::default();
-    for n in 0..=max_n {
-        let (layer, _) = solve_layer(n, skip_origin, &mem, workers, &|_| {});
-        mem.layers.push(layer);
-    }
-    mem
+    let store = crate::solve::MemoryStore::default();
+    crate::solve::solve_all(max_n, skip_origin, &store, workers, &crate::solve::Quiet)
+        .expect("a store in memory keeps every layer");
+    store.into_memory()
 }
