@@ -64,6 +64,10 @@ pub struct ServeArgs {
     /// Sockets per client address at most.
     #[arg(long, default_value_t = 32)]
     max_sockets_per_ip: usize,
+    /// The solver's database (built by `gore solve --db DIR`): ai games
+    /// without trades may then choose the perfect player.
+    #[arg(long, value_name = "DIR")]
+    solver_db: Option<std::path::PathBuf>,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -86,6 +90,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_conns_per_ip: args.max_conns_per_ip.max(1),
         max_sockets_per_game: args.max_sockets_per_game.max(1),
         max_sockets_per_ip: args.max_sockets_per_ip.max(1),
+        solver_db: args.solver_db,
         ..defaults
     };
     tokio::runtime::Builder::new_multi_thread()

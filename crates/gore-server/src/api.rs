@@ -32,9 +32,22 @@ pub struct NewGame {
     /// The AI accepts every offer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub honourable: Option<bool>,
+    /// The AI is the solver's perfect player (ai games without trades, on
+    /// a server started with `--solver-db`); `level` is then ignored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perfect: Option<bool>,
     /// A start position in GPN (the initial one by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<String>,
+}
+
+/// The answer to `GET /api/solver`: what the solver's database allows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Solver {
+    /// The rule sets (`no-trades`, `no-trades,skip-origin`) whose ai games
+    /// may have the perfect player (`perfect: true`); empty without a
+    /// database (`gore serve --solver-db DIR`).
+    pub perfect: Vec<String>,
 }
 
 /// The answer to a game's creation, a rematch, or a claimed link.
@@ -90,8 +103,12 @@ pub enum SeatView {
     },
     /// The server's AI.
     Ai {
-        /// 1–8.
+        /// 1–8 (8 for the perfect player, its play above its database).
         level: u8,
+        /// The solver's perfect player (no-trade games, a server with a
+        /// database).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        perfect: bool,
         /// It accepts every offer.
         honourable: bool,
         /// Always true.

@@ -115,6 +115,9 @@ pub struct Config {
     pub max_sockets_per_game: usize,
     /// Sockets per client address at most.
     pub max_sockets_per_ip: usize,
+    /// The solver's database (`--solver-db DIR`, built by `gore solve`):
+    /// the perfect player for ai games without trades.
+    pub solver_db: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -136,6 +139,7 @@ impl Default for Config {
             ws_idle_timeout: Duration::from_secs(60),
             max_sockets_per_game: 200,
             max_sockets_per_ip: 32,
+            solver_db: None,
         }
     }
 }

@@ -41,6 +41,7 @@ pub fn app(state: AppState) -> Router {
         .route("/join/{id}/{code}", get(page))
         .route("/continue/{id}/{code}", get(page))
         .route("/api/games", post(create))
+        .route("/api/solver", get(solver))
         .route("/api/games/{id}", get(game))
         .route("/api/games/{id}/actions", post(play))
         .route("/api/games/{id}/join", post(join))
@@ -371,7 +372,12 @@ fn new_game_spec(req: NewGame) -> Result<NewGameSpec, ApiError> {
         None => Rules::STANDARD,
         Some(r) => r.trim().parse().map_err(|e| bad("rules", format!("{e}")))?,
     };
-    let level = req.level.unwrap_or(crate::api::DEFAULT_LEVEL.get());
+    let perfect = req.perfect.unwrap_or(false);
+    // The perfect player searches as the top level above its database.
+    let level = match (perfect, req.level) {
+        (true, _) => MAX_LEVEL,
+        (false, l) => l.unwrap_or(crate::api::DEFAULT_LEVEL.get()),
+    };
     let level = Level::new(level).map_err(|_| {
         bad(
             "level",
@@ -406,6 +412,7 @@ fn new_game_spec(req: NewGame) -> Result<NewGameSpec, ApiError> {
         rules,
         start,
         level,
+        perfect,
         honourable: req.honourable.unwrap_or(false),
         colour,
     })
@@ -438,6 +445,19 @@ async fn game(
     let token = token(&state, &headers, &id).await;
     let view = state.games().view(&id, token.as_deref()).await?;
     Ok(Json(view).into_response())
+}
+
+/// `GET /api/solver`: the rule sets the perfect player plays here.
+async fn solver(State(state): State<AppState>) -> Response {
+    Json(crate::api::Solver {
+        perfect: state
+            .games()
+            .perfect_rules()
+            .into_iter()
+            .map(String::from)
+            .collect(),
+    })
+    .into_response()
 }
 
 async fn play(

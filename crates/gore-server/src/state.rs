@@ -63,6 +63,7 @@ impl AppState {
     /// The server's state over any store (`config.db` is not read); fails
     /// only if the AI's threads cannot be started.
     pub fn with_store(config: Config, store: Arc<dyn Store>) -> std::io::Result<AppState> {
+        let perfect = open_perfect(config.solver_db.as_deref())?;
         let games = Games::new(
             store,
             GameSettings {
@@ -71,6 +72,7 @@ impl AppState {
                 ai_threads: config.ai_threads,
                 ai_queue: config.ai_queue,
                 ai_per_client: config.ai_per_client,
+                perfect,
             },
         )?;
         let state = AppState(Arc::new(Inner {
@@ -126,4 +128,36 @@ impl AppState {
             }
         });
     }
+}
+
+/// The perfect players of the solver's database in `dir`: one per no-trade
+/// rule set it holds layers of. A damaged file is an error (the server
+/// does not start); a directory with no layer of either rule set too.
+fn open_perfect(
+    dir: Option<&std::path::Path>,
+) -> std::io::Result<Vec<Arc<gore_solver::perfect::Perfect>>> {
+    let Some(dir) = dir else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for skip in [false, true] {
+        let db = gore_solver::disk::Database::open(dir, skip)
+            .map_err(|e| std::io::Error::other(format!("--solver-db {}: {e}", dir.display())))?;
+        if let Some(max_n) = db.max_layer() {
+            out.push(Arc::new(gore_solver::perfect::Perfect::new(
+                Arc::new(db),
+                max_n,
+                skip,
+            )));
+        }
+    }
+    if out.is_empty() {
+        return Err(std::io::Error::other(format!(
+            "--solver-db {}: no layer of the rules no-trades or no-trades,skip-origin \
+             (build them with gore solve --db {})",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    Ok(out)
 }

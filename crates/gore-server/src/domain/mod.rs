@@ -174,6 +174,10 @@ impl PerSeat {
     }
 }
 
+/// The stored level of a game whose AI is the perfect player (the levels
+/// of gore-ai go from 1 to 8).
+pub const PERFECT_LEVEL: u8 = 9;
+
 /// A game's facts: what it is, who sits where, where it stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameInfo {
@@ -187,6 +191,11 @@ pub struct GameInfo {
     pub start: Position,
     /// The AI's level (kept for every game, used by ai games).
     pub level: Level,
+    /// The AI plays from the solver's database (a no-trade ai game on a
+    /// server started with `--solver-db`); `level` is then the top one,
+    /// its play above the database's layers. Stored as level
+    /// [`PERFECT_LEVEL`].
+    pub perfect: bool,
     /// The AI accepts every offer.
     pub honourable: bool,
     /// The creator's seat.

@@ -504,6 +504,7 @@ impl Room {
             if self.info.ai_seat == Some(p) {
                 SeatView::Ai {
                     level: self.info.level.into(),
+                    perfect: self.info.perfect,
                     honourable: self.info.honourable,
                     joined: true,
                 }
@@ -624,7 +625,11 @@ impl Room {
         r.date = Some(gore_core::iso_date(self.info.created_at));
         for p in Player::ALL {
             r.players[p.index()] = Some(if self.info.ai_seat == Some(p) {
-                format!("gore-ai level {}", self.info.level)
+                if self.info.perfect {
+                    "gore-ai perfect".to_string()
+                } else {
+                    format!("gore-ai level {}", self.info.level)
+                }
             } else {
                 format!("Player {p}")
             });
@@ -674,6 +679,7 @@ mod tests {
             rules: Rules::STANDARD,
             start: Position::new(Rules::STANDARD.variant),
             level: Level::new(3).unwrap(),
+            perfect: false,
             honourable: false,
             creator: Seat::A,
             ai_seat: Some(Player::B),

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use gore_ai::{Engine, Level, Options};
 use gore_core::{Action, Player, Position, Rules};
+use gore_solver::perfect::Perfect;
 use rand::Rng;
 use tokio::sync::{Mutex, OnceCell};
 
@@ -39,6 +40,8 @@ pub struct NewGameSpec {
     pub start: Position,
     /// The AI's level.
     pub level: Level,
+    /// The AI is the solver's perfect player (`level` above its database).
+    pub perfect: bool,
     /// The AI accepts every offer.
     pub honourable: bool,
     /// The creator's colour (ai and friend games); `None`: drawn at random.
@@ -71,6 +74,9 @@ pub struct GameSettings {
     pub ai_queue: usize,
     /// AI turns in flight per client address, at most.
     pub ai_per_client: usize,
+    /// The perfect players of the solver's database (`--solver-db`), one
+    /// per no-trade rule set it holds layers of; none without a database.
+    pub perfect: Vec<Arc<Perfect>>,
 }
 
 /// The levels whose searches are short (depth 9 at most): they keep a
@@ -827,8 +833,60 @@ impl Games {
             Mode::Local => Seat::Both,
             _ => Seat::of(colour),
         };
+        if spec.perfect {
+            self.perfect_for(spec.mode, spec.rules)?;
+        }
         let info = new_info(&spec, creator);
         self.insert_game(info, None, client).await
+    }
+
+    /// The perfect player for an ai game of `rules`, or why there is none.
+    fn perfect_for(&self, mode: Mode, rules: Rules) -> Result<Arc<Perfect>, GameError> {
+        let bad = |why: &str| GameError::BadField {
+            field: "perfect",
+            why: why.into(),
+        };
+        if mode != Mode::Ai {
+            return Err(bad("the perfect player is an AI: ai games only"));
+        }
+        if !rules.variant.no_trades {
+            return Err(bad(
+                "the perfect player plays only games without trades (rules no-trades)",
+            ));
+        }
+        if self.0.settings.perfect.is_empty() {
+            return Err(bad(
+                "this server has no solver database (gore serve --solver-db DIR)",
+            ));
+        }
+        self.0
+            .settings
+            .perfect
+            .iter()
+            .find(|p| p.check(rules.variant).is_ok())
+            .cloned()
+            .ok_or_else(|| bad("this server's solver database has no layer of these rules"))
+    }
+
+    /// The no-trade rule sets this server plays perfectly (the page offers
+    /// the perfect level for them).
+    pub fn perfect_rules(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        for (skip, name) in [(false, "no-trades"), (true, "no-trades,skip-origin")] {
+            let mut variant = gore_core::Variant::STANDARD;
+            variant.no_trades = true;
+            variant.skip_origin = skip;
+            if self
+                .0
+                .settings
+                .perfect
+                .iter()
+                .any(|p| p.check(variant).is_ok())
+            {
+                v.push(name);
+            }
+        }
+        v
     }
 
     /// Stores a new game and makes its room; returns the creator's seat.
@@ -1108,6 +1166,7 @@ impl Games {
                 rules: room.info.rules,
                 start: room.info.start,
                 level: room.info.level,
+                perfect: room.info.perfect,
                 honourable: room.info.honourable,
                 colour: None,
             };
@@ -1202,6 +1261,31 @@ impl Games {
             .ai_client
             .clone()
             .unwrap_or_else(|| ClientKey::named(room.info.id.clone()));
+        // The perfect player inside its database: a fraction of a second,
+        // so the cheapest cost; above it, the top level's search.
+        let perfect = if room.info.perfect {
+            self.perfect_for(room.info.mode, room.info.rules)
+                .ok()
+                .filter(|p| p.covers(&game))
+        } else {
+            None
+        };
+        if let Some(perfect) = perfect {
+            return AiJob::new(
+                client,
+                room.info.id.clone(),
+                1,
+                move |_stop: &AtomicBool| {
+                    match perfect.choose(&game) {
+                        Ok(c) => Some(c.action),
+                        // Not expected (covers was checked): the search instead.
+                        Err(_) => {
+                            Engine::new(options).choose(&game, &limits, &AtomicBool::new(false))
+                        }
+                    }
+                },
+            );
+        }
         AiJob::new(
             client,
             room.info.id.clone(),
@@ -1364,6 +1448,7 @@ fn new_info(spec: &NewGameSpec, creator: Seat) -> GameInfo {
         rules: spec.rules,
         start: spec.start,
         level: spec.level,
+        perfect: spec.perfect,
         honourable: spec.honourable,
         creator,
         ai_seat,

@@ -60,7 +60,7 @@ use tokio_postgres::{NoTls, Row, SimpleQueryMessage};
 
 use super::schema::{self, Dialect};
 use super::{At, GameChange, Notice, Store, StoreError, StoreFuture, StoredAction, StoredGame};
-use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status};
+use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 
 /// Options of the PostgreSQL store beyond its URL.
 #[derive(Debug, Clone)]
@@ -957,9 +957,16 @@ fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
     let start = Position::from_gpn(&word("start")?, rules.variant)
         .map_err(|e| damaged(&id, format!("start: {e}")))?;
     let level: i16 = col(r, &id, "level")?;
+    let perfect = level == i16::from(PERFECT_LEVEL);
     let level = u8::try_from(level)
         .ok()
-        .and_then(|l| Level::new(l).ok())
+        .and_then(|l| {
+            if perfect {
+                Some(Level::MAX)
+            } else {
+                Level::new(l).ok()
+            }
+        })
         .ok_or_else(|| damaged(&id, format!("level {level}")))?;
     let creator = Seat::from_word(&word("creator")?).ok_or_else(|| damaged(&id, "creator"))?;
     let ai_seat = match col::<Option<String>>(r, &id, "ai_seat")? {
@@ -991,6 +998,7 @@ fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
         rules,
         start,
         level,
+        perfect,
         honourable: col(r, &id, "honourable")?,
         creator,
         ai_seat,
@@ -1049,7 +1057,11 @@ fn insert_game(g: &GameInfo) -> Stmt {
             Box::new(g.mode.as_str().to_string()),
             Box::new(g.rules.to_string()),
             Box::new(g.start.to_string()),
-            Box::new(i16::from(u8::from(g.level))),
+            Box::new(i16::from(if g.perfect {
+                PERFECT_LEVEL
+            } else {
+                u8::from(g.level)
+            })),
             Box::new(g.honourable),
             Box::new(g.creator.as_str().to_string()),
             Box::new(g.tokens.0[0].clone()),

@@ -26,7 +26,7 @@ use tokio::sync::oneshot;
 
 use super::schema::{self, Dialect};
 use super::{At, GameChange, Store, StoreError, StoreFuture, StoredAction, StoredGame};
-use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status};
+use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 
 /// A failure of the SQLite layer, before it is a [`StoreError`].
 #[derive(Debug, thiserror::Error)]
@@ -88,7 +88,13 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameInfo> {
         .map_err(|e| bad(&id, format!("rules: {e}")))?;
     let start = Position::from_gpn(&word("start")?, rules.variant)
         .map_err(|e| bad(&id, format!("start: {e}")))?;
-    let level = Level::new(r.get("level")?).map_err(|e| bad(&id, format!("level: {e}")))?;
+    let stored: u8 = r.get("level")?;
+    let perfect = stored == PERFECT_LEVEL;
+    let level = if perfect {
+        Level::MAX
+    } else {
+        Level::new(stored).map_err(|e| bad(&id, format!("level: {e}")))?
+    };
     let creator = Seat::from_word(&word("creator")?).ok_or_else(|| bad(&id, "creator"))?;
     let ai_seat = match r.get::<_, Option<String>>("ai_seat")? {
         None => None,
@@ -122,6 +128,7 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameInfo> {
         rules,
         start,
         level,
+        perfect,
         honourable: r.get("honourable")?,
         creator,
         ai_seat,
@@ -151,7 +158,11 @@ fn insert_game(c: &Connection, g: &GameInfo, now: i64) -> rusqlite::Result<()> {
             g.mode.as_str(),
             g.rules.to_string(),
             g.start.to_string(),
-            u8::from(g.level),
+            if g.perfect {
+                PERFECT_LEVEL
+            } else {
+                u8::from(g.level)
+            },
             g.honourable,
             g.creator.as_str(),
             g.tokens.0[0],
