@@ -575,3 +575,37 @@ pub async fn assert_accessible(page: &Page, what: &str) -> Res<()> {
     }
     Ok(())
 }
+
+/// A `gore serve` on a free port with a fresh database and more options
+/// (e.g. `--solver-db DIR`).
+pub fn start_server_with(extra: &[&str]) -> Server {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = dir.path().join("db.sqlite3");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gore"))
+        .args(["serve", "--port", "0", "--db"])
+        .arg(&db)
+        .args(extra)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start gore serve");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("read the ready line");
+    let url = line
+        .trim()
+        .strip_prefix("Goré is ready: open ")
+        .unwrap_or_else(|| panic!("unexpected first line from gore serve: {line:?}"))
+        .trim_end_matches('/')
+        .to_string();
+    Server {
+        child,
+        url,
+        db,
+        _dir: dir,
+    }
+}

@@ -39,8 +39,10 @@ async function call(method, path, body) {
   return data;
 }
 
-/** @param {{mode: string, rules?: string, level?: number, colour?: string, honourable?: boolean}} req */
+/** @param {{mode: string, rules?: string, level?: number, perfect?: boolean, colour?: string, honourable?: boolean}} req */
 export const createGame = (req) => call('POST', '/api/games', req);
+/** The rule sets the server's perfect player plays: `{perfect: string[]}`. */
+export const solverInfo = () => call('GET', '/api/solver');
 /** @param {string} id */
 export const getGame = (id) => call('GET', `/api/games/${encodeURIComponent(id)}`);
 /** @param {string} id @param {string} action @param {number} [ply] */

@@ -38,7 +38,7 @@ export function playerName(st, p) {
   if (!s) return p;
   const seat = s.seats && s.seats[p];
   if (st.you === p) return t('player.you');
-  if (seat && seat.kind === 'ai') return t('player.computer', { level: seat.level || '?' });
+  if (seat && seat.kind === 'ai') return seat.perfect ? t('player.computerPerfect') : t('player.computer', { level: seat.level || '?' });
   if (s.mode === 'friend' && st.seated) return t('player.friend');
   return t('player.player', { player: p });
 }

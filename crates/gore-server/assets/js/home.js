@@ -5,7 +5,7 @@
 // them into the page: <meta name="gore-defaults">), so the page shows what
 // the API would choose.
 
-import { createGame, forgetGame, getGame, myGames, rememberGame } from './api.js';
+import { createGame, forgetGame, getGame, myGames, rememberGame, solverInfo } from './api.js';
 import { h, toast } from './dom.js';
 import { errorText } from './errors.js';
 import { t, tn } from './i18n.js';
@@ -31,7 +31,7 @@ function serverDefaults() {
 /**
  * The choices for the next game: the player's last ones, else the
  * server's defaults.
- * @returns {{level: number, colour: string, honourable: boolean, seeds: number, rules: string[]}}
+ * @returns {{level: number, perfect: boolean, colour: string, honourable: boolean, seeds: number, rules: string[]}}
  */
 function choices() {
   const d = serverDefaults();
@@ -42,6 +42,7 @@ function choices() {
   const seeds = Number(f.seeds);
   return {
     level: Number.isInteger(level) && level >= 1 && level <= 8 ? level : d.level,
+    perfect: !!f.perfect,
     colour: ['A', 'B', 'random'].includes(f.colour) ? f.colour : d.colour,
     honourable: !!f.honourable,
     seeds: Number.isInteger(seeds) && seeds >= 3 && seeds <= 8 ? seeds : 6,
@@ -67,6 +68,38 @@ export function homePage(main) {
   /** @type {Map<string, any>} */
   const states = new Map();
   let busy = false;
+  /** The rule sets the server's perfect player plays (GET /api/solver). @type {string[]} */
+  let perfectRules = [];
+
+  /**
+   * Whether the perfect player plays a game of these rule options: no
+   * trades, and a database of the same skip-origin on the server.
+   * @param {string[]} rules
+   */
+  function perfectOffered(rules) {
+    if (!rules.includes('no-trades')) return false;
+    return perfectRules.includes(rules.includes('skip-origin') ? 'no-trades,skip-origin' : 'no-trades');
+  }
+
+  /**
+   * The level list offers "perfect" only where it plays; the player's
+   * saved choice comes back with it. @param {HTMLFormElement} form
+   */
+  function syncPerfect(form) {
+    const select = /** @type {HTMLSelectElement | null} */ (form.querySelector('#level'));
+    if (!select) return;
+    const rules = new FormData(form).getAll('rule').map(String);
+    const existing = select.querySelector('option[value="perfect"]');
+    if (perfectOffered(rules)) {
+      if (!existing) {
+        select.append(h('option', { value: 'perfect' }, t('home.levelPerfect')));
+        if (choices().perfect) select.value = 'perfect';
+      }
+    } else if (existing) {
+      if (select.value === 'perfect') select.value = '8';
+      existing.remove();
+    }
+  }
 
   function render() {
     document.title = `Goré · ${t('home.title')}`;
@@ -130,6 +163,7 @@ export function homePage(main) {
       start(/** @type {HTMLFormElement} */ (form), submitter && submitter.value ? String(submitter.value) : 'ai');
     });
     form.addEventListener('change', () => {
+      syncPerfect(/** @type {HTMLFormElement} */ (form));
       const next = read(/** @type {HTMLFormElement} */ (form));
       saveChoices(next);
       summary.textContent = summaryText(next);
@@ -143,12 +177,14 @@ export function homePage(main) {
         boardPicture()),
       h('div', { class: 'home-grid' }, form, gamesSection()),
     );
+    syncPerfect(/** @type {HTMLFormElement} */ (form));
+    summary.textContent = summaryText(read(/** @type {HTMLFormElement} */ (form)));
   }
 
   /** What the next game will be, in words. @param {ReturnType<typeof choices>} c */
   function summaryText(c) {
     return [
-      t('home.summary.level', { n: c.level }),
+      c.perfect ? t('home.summary.perfect') : t('home.summary.level', { n: c.level }),
       t(`home.summary.side.${c.colour}`),
       c.seeds === 6 ? t('home.summary.standard') : tn('home.summary.seeds', c.seeds),
       ...c.rules.map((r) => t(`home.rule.${r}`)),
@@ -158,8 +194,11 @@ export function homePage(main) {
   /** The form's choices. @param {HTMLFormElement} form */
   function read(form) {
     const fd = new FormData(form);
+    const level = String(fd.get('level') || '4');
     return {
-      level: Number(fd.get('level') || 4),
+      // The perfect player searches as the top level above its database.
+      level: level === 'perfect' ? 8 : Number(level),
+      perfect: level === 'perfect',
       colour: String(fd.get('colour') || 'random'),
       honourable: fd.get('honourable') !== null,
       seeds: Number(fd.get('seeds') || 6),
@@ -200,7 +239,8 @@ export function homePage(main) {
     let title = t(`mode.${mode}`);
     if (s && mode === 'ai') {
       const ai = s.seats && (s.seats.A.kind === 'ai' ? s.seats.A : s.seats.B);
-      if (ai && ai.level) title += ` · ${t('home.levelN', { n: ai.level })}`;
+      if (ai && ai.perfect) title += ` · ${t('home.levelPerfect')}`;
+      else if (ai && ai.level) title += ` · ${t('home.levelN', { n: ai.level })}`;
     }
     const bits = [];
     if (!s) bits.push(t('common.loading'));
@@ -260,7 +300,11 @@ export function homePage(main) {
     const options = c.seeds === 6 ? c.rules : [`seeds=${c.seeds}`, ...c.rules];
     /** @type {any} */
     const req = { mode, rules: options.length ? options.join(',') : 'standard' };
-    if (mode === 'ai') { req.level = c.level; req.honourable = c.honourable; }
+    if (mode === 'ai') {
+      if (c.perfect && perfectOffered(c.rules)) req.perfect = true;
+      else req.level = c.level;
+      req.honourable = c.honourable;
+    }
     if (mode !== 'local') req.colour = c.colour;
     busy = true;
     const buttons = /** @type {HTMLButtonElement[]} */ ([...form.querySelectorAll('.play-button')]);
@@ -282,5 +326,15 @@ export function homePage(main) {
   }
 
   refreshGames();
+  // The perfect level, once the server has said where it plays.
+  solverInfo().then((/** @type {any} */ v) => {
+    perfectRules = v && Array.isArray(v.perfect) ? v.perfect.map(String) : [];
+    const form = /** @type {HTMLFormElement | null} */ (document.getElementById('new-game'));
+    if (form && form.isConnected && perfectRules.length) {
+      syncPerfect(form);
+      const summary = document.getElementById('game-summary');
+      if (summary) summary.textContent = summaryText(read(form));
+    }
+  }, () => { /* no perfect level */ });
   return { render };
 }
