@@ -314,20 +314,14 @@ impl Session {
         if self.game.is_over() {
             return Err("game over".to_string());
         }
-        if self.perfect {
-            let perfect = self.perfect_player()?;
-            if perfect.covers(&self.game) {
-                // Inside the database: a decision in a fraction of a
-                // second, answered at once (a `stop` finds nothing to stop).
-                self.join(false);
-                let c = perfect
-                    .choose(&self.game)
-                    .map_err(|e| format!("go: perfect: {e}"))?;
-                reply(&Reply::BestAction(c.action));
-                return Ok(());
-            }
-            // Above the database's layers: the strongest level's search.
-        }
+        // Inside the database the perfect player decides (in the worker,
+        // like a search: `go infinite` still answers after `stop`); above
+        // its layers, the search of the level set.
+        let perfect = if self.perfect {
+            Some(self.perfect_player()?).filter(|p| p.covers(&self.game))
+        } else {
+            None
+        };
         let infinite = go == Go::Infinite;
         let limits = match go.limits() {
             None => Limits::default(),
@@ -354,8 +348,9 @@ impl Session {
         let done = Arc::new(AtomicBool::new(false));
         let (worker_stop, worker_done) = (Arc::clone(&stop), Arc::clone(&done));
         let handle = thread::spawn(move || {
-            let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-                decide(&mut engine, &game, &limits, &worker_stop)
+            let outcome = panic::catch_unwind(AssertUnwindSafe(|| match &perfect {
+                Some(p) => p.choose(&game).ok().map(|c| c.action),
+                None => decide(&mut engine, &game, &limits, &worker_stop),
             }));
             let Ok(best) = outcome else {
                 worker_done.store(true, Ordering::SeqCst);

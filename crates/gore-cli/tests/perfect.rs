@@ -177,3 +177,22 @@ fn a_match_with_perfect_plays() {
     assert!(text.contains("games 2"), "{text}");
     assert!(text.contains("forfeit 0"), "{text}");
 }
+
+/// `go infinite` with the perfect player answers after `stop`, as a
+/// search does (docs/PROTOCOL.md): the answer comes after `readyok`.
+#[test]
+fn go_infinite_waits_for_stop() {
+    let db = small_db();
+    let dir = db.path().to_str().unwrap();
+    let out = engine(&format!(
+        "setoption name db value {dir}\nsetoption name perfect value true\n\
+         rules no-trades\nposition gpn 0,0,1,3/1,0,0,0 AAAA/BBBB 22-21 A -\ngo infinite\nisready\nstop\nquit\n"
+    ));
+    let lines: Vec<&str> = out.lines().collect();
+    let ready = lines.iter().position(|l| *l == "readyok").expect("readyok");
+    let best = lines
+        .iter()
+        .position(|l| *l == "bestaction a4")
+        .expect("bestaction");
+    assert!(ready < best, "{out}");
+}
