@@ -48,7 +48,8 @@ pub const DEFAULT_PLY_CAP: u32 = 300;
 #[derive(Args)]
 pub struct MatchArgs {
     /// The first engine (results are given from its side): `random`,
-    /// `greedy`, `ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB]`,
+    /// `greedy`, `ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB][:db]`,
+    /// `ai:perfect[:OPTIONS]`,
     /// or `cmd:[OPTIONS:]COMMAND` for an external engine speaking the engine
     /// protocol.
     // Specs are checked by `run`, so that a bad one exits with status 1
@@ -59,7 +60,8 @@ pub struct MatchArgs {
         long,
         value_name = "SPEC",
         help = "The first engine (results are given from its side): random, greedy, \
-                ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB], \
+                ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB][:db], \
+                ai:perfect[:OPTIONS] (no-trade rules, with --solver-db), \
                 or cmd:[OPTIONS:]COMMAND for an external engine speaking the engine protocol"
     )]
     engine1: String,
