@@ -108,3 +108,48 @@ fn bounds_hold(up_to: usize) {
         }
     }
 }
+
+/// Where the bounds part (LB < UB: from layer 13 up), the exact value
+/// must still lie between them. Layer 13 of `no-trades`, every board whose
+/// bounds differ, each side proved within a node budget (boards beyond it
+/// are counted, not failed): `cargo test --release -p gore-solver --test
+/// history -- --ignored --nocapture where_the_bounds_part`.
+#[test]
+#[ignore]
+fn where_the_bounds_part() {
+    let n = 13;
+    let db = gore_solver::retro::solve_up_to(n, false, &gore_solver::par::Sequential);
+    let mut exact = Exact::ordered_by(false, &db);
+    let (mut parted, mut proved, mut beyond) = (0, 0, 0);
+    let mut strict = [0u32; 2];
+    for r in 0..layer_size(n) {
+        let x = db.values(n, r);
+        if x.exact() {
+            continue;
+        }
+        parted += 1;
+        let b = unrank(n, r);
+        let budget = 20_000_000;
+        let lo = exact.at_least(&b, x.lb, budget);
+        let hi = exact.at_most(&b, x.ub, budget);
+        assert_ne!(lo, Some(false), "{b:?}: exact value below LB {}", x.lb);
+        assert_ne!(hi, Some(false), "{b:?}: exact value above UB {}", x.ub);
+        if lo.is_some() && hi.is_some() {
+            proved += 1;
+            // Is either bound reached? (LB + 1 <= exact, exact <= UB - 1.)
+            if exact.at_least(&b, x.lb + 1, budget) == Some(true) {
+                strict[0] += 1;
+            }
+            if exact.at_most(&b, x.ub - 1, budget) == Some(true) {
+                strict[1] += 1;
+            }
+        } else {
+            beyond += 1;
+        }
+    }
+    eprintln!(
+        "layer {n}: {parted} boards with LB < UB, {proved} proved inside, {beyond} beyond the budget; \
+         exact above LB on {}, below UB on {}",
+        strict[0], strict[1]
+    );
+}
