@@ -172,21 +172,10 @@ impl SearchResult {
     }
 }
 
-/// An evaluation from outside the engine (a solved database, say), asked
-/// first at the search's leaves: a score in the evaluation's units (1/100
-/// seed, [`SEED`]) for the player to move, or `None` to use the engine's
-/// own.
-pub trait Oracle: Send + Sync {
-    /// The position's score for its player to move, if known.
-    fn evaluate(&self, pos: &Position) -> Option<i32>;
-}
-
 /// A Goré engine: options and a transposition table kept between searches.
 pub struct Engine {
     options: Options,
     tt: Table,
-    /// An outside evaluation for the leaves ([`Engine::set_oracle`]).
-    oracle: Option<std::sync::Arc<dyn Oracle>>,
     /// Nodes spent by the last decision ([`Engine::last_nodes`]).
     last_nodes: u64,
 }
@@ -197,7 +186,6 @@ impl Engine {
         Engine {
             tt: Table::new(options.hash_mb),
             options,
-            oracle: None,
             last_nodes: 0,
         }
     }
@@ -223,13 +211,6 @@ impl Engine {
         self.last_nodes
     }
 
-    /// Asks `oracle` first at the search's leaves (the quiescence search's
-    /// standing score); `None` goes back to the engine's evaluation alone.
-    pub fn set_oracle(&mut self, oracle: Option<std::sync::Arc<dyn Oracle>>) {
-        self.oracle = oracle;
-        self.tt.clear();
-    }
-
     /// Forgets what earlier searches learnt.
     pub fn new_game(&mut self) {
         self.tt.clear();
@@ -243,7 +224,6 @@ impl Engine {
     ) -> Searcher<'a> {
         let hashes: Vec<u64> = game.history().iter().map(Position::hash).collect();
         let mut s = Searcher::new(&mut self.tt, stop, &hashes);
-        s.oracle = self.oracle.clone();
         s.weights = self.options.weights;
         s.honourable = honourable;
         s.cap_left = game

@@ -38,8 +38,6 @@ const CAPTURE: i32 = 1 << 24;
 pub(crate) struct Searcher<'a> {
     pub tt: &'a mut Table,
     pub weights: Weights,
-    /// An outside evaluation asked first at the leaves.
-    pub oracle: Option<std::sync::Arc<dyn crate::Oracle>>,
     /// The side that accepts every offer made to it (honourable play).
     pub honourable: Option<Player>,
     /// Hashes of the game's positions, then of the search path.
@@ -68,7 +66,6 @@ impl<'a> Searcher<'a> {
         let mut s = Searcher {
             tt,
             weights: Weights::default(),
-            oracle: None,
             honourable: None,
             path: Vec::with_capacity(history_hashes.len() + MAX_PLY),
             rep_filter: vec![0; REP_FILTER],
@@ -336,12 +333,7 @@ impl<'a> Searcher<'a> {
     /// Captures only, until the position is quiet.
     fn quiesce(&mut self, pos: &Position, mut alpha: i32, beta: i32, qply: u32) -> i32 {
         self.nodes += 1;
-        let stand = match &self.oracle {
-            Some(o) => o
-                .evaluate(pos)
-                .unwrap_or_else(|| evaluate(pos, &self.weights)),
-            None => evaluate(pos, &self.weights),
-        };
+        let stand = evaluate(pos, &self.weights);
         if stand >= beta || qply >= QMAX || pos.pending_offer().is_some() {
             return stand;
         }

@@ -572,32 +572,10 @@ pub fn run(args: MatchArgs) -> Result<()> {
     } else {
         None
     };
-    let oracle: Option<std::sync::Arc<dyn gore_ai::Oracle>> = if specs.iter().any(|s| s.db) {
-        let Some(dir) = args.solver_db.as_deref() else {
-            bail!("an engine with the option db needs the solver's database: --solver-db DIR");
-        };
-        let skip = rules.variant.skip_origin;
-        let db = gore_solver::disk::Database::open(dir, skip)
-            .with_context(|| format!("--solver-db {}", dir.display()))?;
-        let Some(max_n) = db.max_layer() else {
-            bail!(
-                "--solver-db {}: no layer of these rules' skip-origin",
-                dir.display()
-            );
-        };
-        Some(std::sync::Arc::new(players::DbOracle {
-            db: std::sync::Arc::new(db),
-            max_n,
-            skip_origin: skip,
-        }))
-    } else {
-        None
-    };
     let setup = Setup {
         default_movetime: args.movetime.max(1),
         timeout: Duration::from_millis(args.timeout),
         perfect,
-        oracle,
     };
     // An external engine that cannot start is an error, not 100 forfeits.
     let stop = AtomicBool::new(false);

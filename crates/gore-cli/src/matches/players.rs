@@ -51,14 +51,11 @@ pub struct EngineSpec {
     pub hash_mb: Option<usize>,
     /// `level=N` (external engines; built-in ones give it as `ai:N`).
     pub level: Option<Level>,
-    /// `db` (built-in engines): the solver's database (`--solver-db`) as
-    /// the evaluation at the search's leaves, where it knows the board.
-    pub db: bool,
 }
 
 pub const SPEC_HELP: &str = "random, greedy, ai:LEVEL[:depth=N][:nodes=N][:movetime=MS]\
-[:honourable][:hash=MB][:db] (LEVEL 1-8, or perfect with --solver-db; db: the database as \
-the evaluation), or cmd:[OPTIONS:]COMMAND (OPTIONS as for ai but db, plus level=N)";
+[:honourable][:hash=MB] (LEVEL 1-8, or perfect with --solver-db), or cmd:[OPTIONS:]COMMAND \
+(OPTIONS as for ai, plus level=N)";
 
 impl fmt::Display for EngineSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -77,7 +74,6 @@ impl EngineSpec {
             honourable: false,
             hash_mb: None,
             level: None,
-            db: false,
         }
     }
 
@@ -86,10 +82,6 @@ impl EngineSpec {
     fn option(&mut self, word: &str, allow_level: bool) -> Result<bool, String> {
         if word == "honourable" {
             self.honourable = true;
-            return Ok(true);
-        }
-        if word == "db" && !allow_level {
-            self.db = true;
             return Ok(true);
         }
         let Some((key, value)) = word.split_once('=') else {
@@ -227,7 +219,7 @@ pub enum Fault {
 }
 
 /// What every player of a match shares.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct Setup {
     /// Milliseconds per decision for engines whose spec has no limit and
     /// that need one: `ai:8` and external engines.
@@ -237,9 +229,6 @@ pub struct Setup {
     /// The perfect player's database (`--solver-db`), checked against the
     /// rules, when an engine is `ai:perfect`.
     pub perfect: Option<Arc<Perfect>>,
-    /// The database as an evaluation (`--solver-db`), when an engine says
-    /// `db`.
-    pub oracle: Option<Arc<dyn gore_ai::Oracle>>,
 }
 
 /// A player of one worker thread, kept from game to game.
@@ -268,16 +257,13 @@ impl Player {
             Kind::Greedy => Player::Greedy(ChaCha8Rng::seed_from_u64(0)),
             Kind::Ai(level) => {
                 let limits = spec.limits().unwrap_or_else(|| level.limits(movetime));
-                let mut engine = Engine::new(Options {
+                let engine = Engine::new(Options {
                     level: *level,
                     honourable: spec.honourable,
                     hash_mb: spec.hash_mb.unwrap_or(Options::default().hash_mb),
                     seed: 0,
                     ..Options::default()
                 });
-                if spec.db {
-                    engine.set_oracle(setup.oracle.clone());
-                }
                 Player::Ai {
                     engine: Box::new(engine),
                     limits,
@@ -395,35 +381,6 @@ mod tests {
         );
     }
 
-    /// The database's evaluation, by hand: A to move on `0,0,1,3/1,0,0,0`
-    /// with 22-21 captured has V = 2 half seeds of the 5 (a4 ends the game
-    /// with a3's seed A's), so the score is (22 − 21 + 2 − 5) seeds = −2
-    /// seeds for A; with holes traded, or an offer pending, it knows nothing.
-    #[test]
-    fn the_database_as_an_evaluation() {
-        use gore_ai::Oracle;
-        use gore_core::{Position, Variant};
-        let oracle = DbOracle {
-            db: Arc::new(gore_solver::naive::memory(6, false)),
-            max_n: 6,
-            skip_origin: false,
-        };
-        let p =
-            Position::from_gpn("0,0,1,3/1,0,0,0 AAAA/BBBB 22-21 A -", Variant::STANDARD).unwrap();
-        assert_eq!(oracle.evaluate(&p), Some(-200));
-        let traded =
-            Position::from_gpn("0,0,1,3/1,0,0,0 AAAB/BBBA 22-21 A -", Variant::STANDARD).unwrap();
-        assert_eq!(oracle.evaluate(&traded), None);
-        let big =
-            Position::from_gpn("6,6,6,6/6,6,6,6 AAAA/BBBB 0-0 A -", Variant::STANDARD).unwrap();
-        assert_eq!(oracle.evaluate(&big), None, "above the database");
-        assert!(spec("ai:8:db").db);
-        assert!(
-            spec("cmd:db:./x").kind == Kind::Cmd("db:./x".into()),
-            "db is not an external engine's option"
-        );
-    }
-
     #[test]
     fn bad_specs_say_why() {
         for (s, why) in [
@@ -444,46 +401,5 @@ mod tests {
             assert!(e.contains(why), "{s}: {e}");
             assert!(e.contains("an engine is random, greedy"), "{s}: {e}");
         }
-    }
-}
-
-/// The solver's database as an evaluation for gore-ai's search, in games
-/// with trades too: where the holes are still A's row and B's row and no
-/// offer is pending, a board of the database's layers scores the captured
-/// difference plus the database's V as the rest (V − n seeds for the
-/// player to move). It ignores the trades still possible: an estimate.
-pub struct DbOracle {
-    /// The database.
-    pub db: Arc<dyn gore_solver::Lookup + Send + Sync>,
-    /// Its top layer.
-    pub max_n: usize,
-    /// Its rules: `no-trades,skip-origin` or not.
-    pub skip_origin: bool,
-}
-
-impl gore_ai::Oracle for DbOracle {
-    fn evaluate(&self, pos: &gore_core::Position) -> Option<i32> {
-        use gore_core::{HoleSet, Player as Side};
-        let s = pos.to_setup();
-        if s.offer != HoleSet::EMPTY || pos.variant().skip_origin != self.skip_origin {
-            return None;
-        }
-        let rows = s.controllers[..4].iter().all(|&c| c == Side::A)
-            && s.controllers[4..].iter().all(|&c| c == Side::B);
-        if !rows {
-            return None;
-        }
-        let me = s.to_move;
-        let (mine, theirs) = if me == Side::A { (0, 4) } else { (4, 0) };
-        let mut board = [0u8; 8];
-        board[..4].copy_from_slice(&s.seeds[mine..mine + 4]);
-        board[4..].copy_from_slice(&s.seeds[theirs..theirs + 4]);
-        let n: usize = board.iter().map(|&x| x as usize).sum();
-        if n > self.max_n || gore_solver::moves::is_ended(&board) {
-            return None;
-        }
-        let v = self.db.values(n, gore_solver::index::rank(&board)).v as i32;
-        let cap = s.captured[me.index()] as i32 - s.captured[me.opponent().index()] as i32;
-        Some((cap + v - n as i32) * gore_ai::SEED)
     }
 }
