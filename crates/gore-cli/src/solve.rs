@@ -10,12 +10,13 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use gore_core::Rules;
-use gore_solver::disk::{write_layer, Database};
-use gore_solver::index::{layer_size, MAX_SEEDS};
+use gore_solver::disk::{Building, Database};
+use gore_solver::index::MAX_SEEDS;
 use gore_solver::par::Workers;
-use gore_solver::retro::{solve_layer, LayerStats};
+use gore_solver::retro::LayerStats;
+use gore_solver::solve::{solve_all, Progress, Store};
 use gore_solver::verify::{check_layer, sample, ExtraCheck};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use crate::commands::{parse_position, parse_rules};
 
@@ -114,54 +115,88 @@ pub fn run(args: SolveArgs) -> Result<()> {
     if args.max_seeds > MAX_SEEDS {
         bail!("--max-seeds: at most {MAX_SEEDS} seeds fit on the board");
     }
-    let mut db = Database::open(&args.db, skip)?;
-    let first = db.layers();
+    let store = Building::open(&args.db, skip)?;
     let rules = gore_solver::format::rules_name(skip);
-    if first > args.max_seeds {
+    let missing: Vec<usize> = (0..=args.max_seeds).filter(|&n| !store.has(n)).collect();
+    if missing.is_empty() {
         println!(
             "{rules}: layers 0 to {} present in {}, nothing to solve",
-            first - 1,
+            args.max_seeds,
             args.db.display()
         );
         return Ok(());
     }
-    if first > 0 {
-        println!(
-            "{rules}: layers 0 to {} present, resuming at layer {first}",
-            first - 1
-        );
+    if missing.len() <= args.max_seeds {
+        println!("{rules}: some layers present, solving layers {missing:?}");
     }
     let workers = Threads(threads);
-    let style = ProgressStyle::with_template(
-        "layer {prefix:>2} [{elapsed_precise}] {bar:40} {percent:>3}% ({eta})",
-    )
-    .expect("a valid template");
-    let mut rows = Vec::new();
+    let bars = Bars::new();
     let clock = Instant::now();
-    for n in first..=args.max_seeds {
-        // The solver counts a survey of the boards, then the propagation.
-        let bar = ProgressBar::new(2 * layer_size(n))
-            .with_style(style.clone())
-            .with_prefix(n.to_string());
-        let started = Instant::now();
-        // Only this layer is in memory; the lower ones are read from the
-        // mapped files.
-        let (layer, stats) = solve_layer(n, skip, &db, &workers, &|done| bar.set_position(done));
-        bar.finish_and_clear();
-        let path = write_layer(&args.db, &layer, skip)?;
-        drop(layer);
-        db.extend()?;
-        if db.layers() != n + 1 {
-            bail!("{}: written but not read back", path.display());
+    solve_all(args.max_seeds, skip, &store, &workers, &bars).map_err(|e| anyhow!(e))?;
+    let rows = bars.into_rows();
+    print_table(rules, &rows, clock.elapsed());
+    Ok(())
+}
+
+/// A progress bar per layer being solved (the even and the odd chain each
+/// have one going), and each solved layer's line of the summary.
+struct Bars {
+    multi: MultiProgress,
+    style: ProgressStyle,
+    live: Mutex<Vec<Option<(ProgressBar, Instant)>>>,
+    rows: Mutex<Vec<Row>>,
+}
+
+impl Bars {
+    fn new() -> Bars {
+        let style = ProgressStyle::with_template(
+            "layer {prefix:>2} [{elapsed_precise}] {bar:40} {percent:>3}% ({eta})",
+        )
+        .expect("a valid template");
+        Bars {
+            multi: MultiProgress::new(),
+            style,
+            live: Mutex::new((0..=MAX_SEEDS).map(|_| None).collect()),
+            rows: Mutex::new(Vec::new()),
         }
-        rows.push(Row {
-            stats,
-            time: started.elapsed(),
+    }
+
+    fn into_rows(self) -> Vec<Row> {
+        let mut rows = self.rows.into_inner().unwrap_or_else(|e| e.into_inner());
+        rows.sort_by_key(|r| r.stats.n);
+        rows
+    }
+}
+
+impl Progress for Bars {
+    fn begin(&self, n: usize, total: u64) {
+        let bar = self.multi.add(
+            ProgressBar::new(total)
+                .with_style(self.style.clone())
+                .with_prefix(n.to_string()),
+        );
+        self.live.lock().unwrap_or_else(|e| e.into_inner())[n] = Some((bar, Instant::now()));
+    }
+
+    fn advance(&self, n: usize, done: u64) {
+        if let Some((bar, _)) = &self.live.lock().unwrap_or_else(|e| e.into_inner())[n] {
+            bar.set_position(done);
+        }
+    }
+
+    fn end(&self, n: usize, stats: &LayerStats) {
+        let taken = self.live.lock().unwrap_or_else(|e| e.into_inner())[n].take();
+        let time = taken.map_or(Duration::ZERO, |(bar, started)| {
+            bar.finish_and_clear();
+            self.multi.remove(&bar);
+            started.elapsed()
+        });
+        self.rows.lock().unwrap_or_else(|e| e.into_inner()).push(Row {
+            stats: *stats,
+            time,
             peak: peak_rss(),
         });
     }
-    print_table(rules, &rows, clock.elapsed());
-    Ok(())
 }
 
 fn print_table(rules: &str, rows: &[Row], total: Duration) {
