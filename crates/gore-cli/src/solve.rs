@@ -191,11 +191,14 @@ impl Progress for Bars {
             self.multi.remove(&bar);
             started.elapsed()
         });
-        self.rows.lock().unwrap_or_else(|e| e.into_inner()).push(Row {
-            stats: *stats,
-            time,
-            peak: peak_rss(),
-        });
+        self.rows
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Row {
+                stats: *stats,
+                time,
+                peak: peak_rss(),
+            });
     }
 }
 
@@ -206,14 +209,15 @@ fn print_table(rules: &str, rows: &[Row], total: Duration) {
         rows[rows.len() - 1].stats.n
     );
     println!(
-        "{:>5} {:>12} {:>8} {:>6} {:>5} {:>5} {:>10} {:>9} {:>11} {:>9}",
+        "{:>5} {:>12} {:>8} {:>6} {:>5} {:>5} {:>10} {:>4} {:>9} {:>11} {:>9}",
         "layer",
         "boards",
         "exact%",
         "UB-LB",
         "V-LB",
         "UB-V",
-        "passes",
+        "pass-bds",
+        "runs",
         "time s",
         "scratch MiB",
         "peak MiB"
