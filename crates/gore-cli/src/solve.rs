@@ -319,7 +319,9 @@ pub struct ProbeArgs {
 pub fn probe(args: ProbeArgs) -> Result<()> {
     let p = parse_position(&args.gpn, args.rules)?;
     let skip = p.variant().skip_origin;
-    let db = Database::open(&args.db, skip)?;
+    // Headers now, and whole only the layers this probe reads: a whole
+    // database is 2.8 GB to check.
+    let db = Database::open_unchecked(&args.db, skip)?;
     let probe = db.probe(&p).map_err(|e| match e {
         gore_solver::probe::ProbeError::Empty => anyhow!(
             "{}: no layer of {} here (build them with gore solve)",
@@ -328,6 +330,18 @@ pub fn probe(args: ProbeArgs) -> Result<()> {
         ),
         e => e.into(),
     })?;
+    let mut read = vec![probe.n];
+    for a in p.legal_actions().iter() {
+        let next = p.play(*a)?;
+        if !next.is_ended() {
+            read.push(next.seeds_on_board() as usize);
+        }
+    }
+    read.sort_unstable();
+    read.dedup();
+    for n in read {
+        db.check(n)?;
+    }
     for line in probe.lines() {
         println!("{line}");
     }
