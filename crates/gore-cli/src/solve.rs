@@ -191,11 +191,14 @@ impl Progress for Bars {
             self.multi.remove(&bar);
             started.elapsed()
         });
-        self.rows.lock().unwrap_or_else(|e| e.into_inner()).push(Row {
-            stats: *stats,
-            time,
-            peak: peak_rss(),
-        });
+        self.rows
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Row {
+                stats: *stats,
+                time,
+                peak: peak_rss(),
+            });
     }
 }
 

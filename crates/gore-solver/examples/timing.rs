@@ -20,7 +20,10 @@ impl Progress for Report {
     }
     fn advance(&self, _: usize, _: u64) {}
     fn end(&self, n: usize, st: &LayerStats) {
-        let secs = self.started.lock().unwrap()[n].unwrap().elapsed().as_secs_f64();
+        let secs = self.started.lock().unwrap()[n]
+            .unwrap()
+            .elapsed()
+            .as_secs_f64();
         println!(
             "{n:2} {:>11} boards {:7.3} s {:6.1} ns/board exact {:6.2}% runs {} maxUB-LB {} V-LB {} UB-V {} MB {}",
             layer_size(n),
@@ -59,7 +62,10 @@ impl Workers for Threads {
 }
 
 fn main() {
-    let max: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(24);
+    let max: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(24);
     let skip = std::env::args().any(|a| a == "skip");
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let store = MemoryStore::default();

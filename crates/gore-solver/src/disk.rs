@@ -234,7 +234,9 @@ impl Building {
 impl Lookup for Building {
     #[inline]
     fn values(&self, n: usize, rank: u64) -> Values {
-        let l = self.layers[n].get().expect("a layer is read only once solved");
+        let l = self.layers[n]
+            .get()
+            .expect("a layer is read only once solved");
         l.decoder.values(&l.map, rank)
     }
 }

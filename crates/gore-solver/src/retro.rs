@@ -27,10 +27,10 @@
 //! 2n − g is UB. Where the scorings agree on every board's best exit
 //! (the layers below exact where it matters), one pass gives all three.
 
+use crate::board::Board;
 use crate::index::{layer_size, next_board, rank, unrank};
 use crate::moves::{is_ended, sow, unmoves, Outcome};
 use crate::par::Workers;
-use crate::board::Board;
 use crate::values::{Lookup, SolvedLayer, Values};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -146,7 +146,10 @@ pub fn solve_layer(
                 let tick = &tick;
                 Box::new(move || {
                     let cells = propagate(n, skip_origin, shape, which, &|k| tick(k / share));
-                    results.lock().expect("no job panicked").push((which, cells));
+                    results
+                        .lock()
+                        .expect("no job panicked")
+                        .push((which, cells));
                 }) as Box<dyn FnOnce() + Send + '_>
             })
             .collect();
