@@ -317,8 +317,16 @@ pub struct ProbeArgs {
 
 pub fn probe(args: ProbeArgs) -> Result<()> {
     let p = parse_position(&args.gpn, args.rules)?;
-    let db = Database::open(&args.db, p.variant().skip_origin)?;
-    let probe = db.probe(&p)?;
+    let skip = p.variant().skip_origin;
+    let db = Database::open(&args.db, skip)?;
+    let probe = db.probe(&p).map_err(|e| match e {
+        gore_solver::probe::ProbeError::Empty => anyhow!(
+            "{}: no layer of {} here (build them with gore solve)",
+            args.db.display(),
+            gore_solver::format::rules_name(skip)
+        ),
+        e => e.into(),
+    })?;
     for line in probe.lines() {
         println!("{line}");
     }

@@ -125,7 +125,37 @@ fn solve_resume_verify_and_probe() {
         "no-trades,skip-origin",
         "0,0,1,3/1,0,0,0 AAAA/BBBB 22-21 A -",
     ]));
-    assert!(e.contains("no layer"), "{e}");
+    assert!(e.contains("no layer of no-trades,skip-origin"), "{e}");
+}
+
+/// An interrupted solve leaves the layers written whole and perhaps a
+/// temporary file: the next run solves from the first layer missing and
+/// gets the same files.
+#[test]
+fn an_interrupted_solve_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    assert!(solve(dir, &[]).status.success());
+    let eight = std::fs::read(layer(dir, "no-trades", 8)).unwrap();
+    let ten = std::fs::read(layer(dir, "no-trades", 10)).unwrap();
+    std::fs::remove_file(layer(dir, "no-trades", 9)).unwrap();
+    std::fs::remove_file(layer(dir, "no-trades", 10)).unwrap();
+    // What a run killed while writing layer 9 leaves behind.
+    std::fs::write(
+        dir.join("no-trades").join("layer-09.gsol.tmp"),
+        &eight[..100],
+    )
+    .unwrap();
+    let o = solve(dir, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("resuming at layer 9") && out.contains("solved layers 9 to 10"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read(layer(dir, "no-trades", 8)).unwrap(), eight);
+    assert_eq!(std::fs::read(layer(dir, "no-trades", 10)).unwrap(), ten);
+    assert!(!dir.join("no-trades").join("layer-09.gsol.tmp").exists());
 }
 
 #[test]
@@ -185,4 +215,55 @@ fn damaged_and_mismatched_files_are_refused() {
     assert!(e.contains("no-trades"), "{e}");
     let e = refused(&solve(dir, &["--rules", "no-trades,seeds=4"]));
     assert!(e.contains("no-trades"), "{e}");
+}
+
+/// Writes half seeds as the probe does, by its own arithmetic.
+fn seeds(h: u32) -> String {
+    if h % 2 == 0 {
+        format!("{}", h / 2)
+    } else {
+        format!("{}.5", h / 2)
+    }
+}
+
+/// A board of layer 13 whose bounds part (LB < UB), probed from the files
+/// `gore solve` wrote (the retrograde analysis), against the reference
+/// solver's values (the definitions by fixed-point iteration), turned into
+/// totals here: A to move with 17-18 captured gets 17 + x / 2 of each
+/// value x (half seeds of the 13), B the rest.
+#[test]
+fn a_bounded_position_probes_as_the_reference_says() {
+    use gore_solver::index::{layer_size, unrank};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let d = dir.to_str().unwrap();
+    let o = gore(&["solve", "--db", d, "--max-seeds", "13"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reference = gore_solver::naive::memory(13, false);
+    let layer = &reference.layers[13];
+    let r = (0..layer_size(13) as usize)
+        .find(|&r| layer.values[r].lb < layer.values[r].ub)
+        .expect("a board of layer 13 with LB < UB");
+    let x = layer.values[r];
+    let b = unrank(13, r as u64);
+    let row = |h: &[u8]| {
+        h.iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let gpn = format!("{}/{} AAAA/BBBB 17-18 A -", row(&b[..4]), row(&b[4..]));
+    let pair = |mine: u8| {
+        let mine = mine as u32;
+        format!("{}-{}", seeds(34 + mine), seeds(36 + 26 - mine))
+    };
+    let want = format!(
+        "position V {} lo {} hi {} bounded",
+        pair(x.v),
+        pair(x.lb),
+        pair(x.ub)
+    );
+    let o = gore(&["probe", "--db", d, &gpn]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().next(), Some(want.as_str()), "{gpn}");
 }
