@@ -20,6 +20,7 @@ use anyhow::Result;
 use clap::Args;
 use gore_ai::{Engine, Level, Limits, Options};
 use gore_core::{Action, Game, GpnError, Position, Rules};
+use gore_solver::perfect::Perfect;
 
 use crate::protocol::{
     quote, Command, EngineOption, Go, InfoLine, OptionKind, Reply, Start, HASH_MAX, HASH_MIN,
@@ -131,6 +132,13 @@ struct Session {
     rules: Rules,
     game: Game,
     search: Option<Search>,
+    /// `setoption name perfect value true`: play from the database.
+    perfect: bool,
+    /// `setoption name db value DIR`.
+    db: Option<String>,
+    /// The database opened for `db` and the rules' `skip-origin`, kept
+    /// while they stay the same.
+    opened: Option<(String, bool, Arc<Perfect>)>,
 }
 
 impl Session {
@@ -143,6 +151,9 @@ impl Session {
             rules: Rules::STANDARD,
             game: Game::new(Rules::STANDARD),
             search: None,
+            perfect: false,
+            db: None,
+            opened: None,
         }
     }
 
@@ -245,7 +256,33 @@ impl Session {
             EngineOption::Honourable(h) => self.options.honourable = h,
             EngineOption::Hash(h) => self.options.hash_mb = h,
             EngineOption::Seed(s) => self.options.seed = s,
+            EngineOption::Perfect(p) => self.perfect = p,
+            EngineOption::Db(d) => self.db = Some(d),
         }
+    }
+
+    /// The perfect player for the current rules, opened (and kept) from
+    /// `db`; refused with trades allowed, without `db`, or with a damaged
+    /// or empty database.
+    fn perfect_player(&mut self) -> Result<Arc<Perfect>, String> {
+        let skip = self.rules.variant.skip_origin;
+        let Some(dir) = self.db.clone() else {
+            return Err(
+                "go: perfect needs the solver's database (setoption name db value DIR)".into(),
+            );
+        };
+        if let Some((d, s, p)) = &self.opened {
+            if *d == dir && *s == skip {
+                p.check(self.rules.variant)
+                    .map_err(|e| format!("go: perfect: {e}"))?;
+                return Ok(Arc::clone(p));
+            }
+        }
+        let p = crate::matches::open_perfect(Some(std::path::Path::new(&dir)), self.rules)
+            .map_err(|e| format!("go: perfect: {e:#}"))?;
+        let p = Arc::new(p);
+        self.opened = Some((dir, skip, Arc::clone(&p)));
+        Ok(p)
     }
 
     fn position(&mut self, start: &Start, actions: &[Action]) -> Result<(), String> {
@@ -276,6 +313,20 @@ impl Session {
     fn go(&mut self, go: Go) -> Result<(), String> {
         if self.game.is_over() {
             return Err("game over".to_string());
+        }
+        if self.perfect {
+            let perfect = self.perfect_player()?;
+            if perfect.covers(&self.game) {
+                // Inside the database: a decision in a fraction of a
+                // second, answered at once (a `stop` finds nothing to stop).
+                self.join(false);
+                let c = perfect
+                    .choose(&self.game)
+                    .map_err(|e| format!("go: perfect: {e}"))?;
+                reply(&Reply::BestAction(c.action));
+                return Ok(());
+            }
+            // Above the database's layers: the strongest level's search.
         }
         let infinite = go == Go::Infinite;
         let limits = match go.limits() {
@@ -374,6 +425,10 @@ fn gpi() {
             Some((HASH_MIN as u64, HASH_MAX as u64)),
         ),
         spin("seed", d.seed, None),
+        Reply::Option {
+            name: "perfect".into(),
+            kind: OptionKind::Check { default: false },
+        },
         Reply::GpiOk,
     ] {
         reply(&r);

@@ -136,7 +136,7 @@ pub enum Command {
 }
 
 /// An option of `setoption`, with a value in its range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EngineOption {
     /// `level`, 1 to 8.
     Level(Level),
@@ -146,6 +146,12 @@ pub enum EngineOption {
     Hash(usize),
     /// `seed`, any `u64`.
     Seed(u64),
+    /// `perfect`, `true` or `false`: play from the solver's database
+    /// (no-trade games; `db` gives it).
+    Perfect(bool),
+    /// `db`, a directory: the solver's database (`gore solve --db DIR`).
+    /// The value is the rest of the line, so it may hold blanks.
+    Db(String),
 }
 
 /// The start of a `position` command.
@@ -213,6 +219,8 @@ impl fmt::Display for EngineOption {
             EngineOption::Honourable(h) => write!(f, "name honourable value {h}"),
             EngineOption::Hash(h) => write!(f, "name hash value {h}"),
             EngineOption::Seed(s) => write!(f, "name seed value {s}"),
+            EngineOption::Perfect(p) => write!(f, "name perfect value {p}"),
+            EngineOption::Db(d) => write!(f, "name db value {d}"),
         }
     }
 }
@@ -310,6 +318,12 @@ impl FromStr for Command {
 
 fn parse_setoption(args: &[&str]) -> Result<EngineOption, ProtocolError> {
     const USAGE: &str = "setoption: expected `setoption name <name> value <value>`";
+    // `db` takes a path: the rest of the line, blanks and all.
+    if let ["name", name, "value", path @ ..] = args {
+        if name.eq_ignore_ascii_case("db") && !path.is_empty() {
+            return Ok(EngineOption::Db(path.join(" ")));
+        }
+    }
     let [name_kw, name, value_kw, value] = args else {
         return err(match args {
             ["name"] => "setoption: missing the option name",
@@ -344,8 +358,16 @@ fn parse_setoption(args: &[&str]) -> Result<EngineOption, ProtocolError> {
         "seed" => parse_num(value, 0, u64::MAX)
             .map(EngineOption::Seed)
             .map_err(|e| ProtocolError(format!("setoption seed: {e}"))),
+        "perfect" => match value.to_ascii_lowercase().as_str() {
+            "true" => Ok(EngineOption::Perfect(true)),
+            "false" => Ok(EngineOption::Perfect(false)),
+            _ => err(format!(
+                "setoption perfect: {} is not true or false",
+                quote(value)
+            )),
+        },
         _ => err(format!(
-            "setoption: unknown option {} (options: level, honourable, hash, seed)",
+            "setoption: unknown option {} (options: level, honourable, hash, seed, perfect, db)",
             quote(name)
         )),
     }
@@ -806,7 +828,7 @@ mod tests {
             ),
             (
                 "setoption name foo value 1",
-                "setoption: unknown option `foo` (options: level, honourable, hash, seed)",
+                "setoption: unknown option `foo` (options: level, honourable, hash, seed, perfect, db)",
             ),
             (
                 "setoption name level value 9",
@@ -1015,6 +1037,8 @@ mod tests {
                 any::<bool>().prop_map(EngineOption::Honourable),
                 (HASH_MIN..=HASH_MAX).prop_map(EngineOption::Hash),
                 any::<u64>().prop_map(EngineOption::Seed),
+                any::<bool>().prop_map(EngineOption::Perfect),
+                "[a-z0-9/._-]{1,12}( [a-z0-9/._-]{1,8})?".prop_map(EngineOption::Db),
             ]
         }
 

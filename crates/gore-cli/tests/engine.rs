@@ -164,6 +164,7 @@ fn handshake() {
             "option name honourable type check default false",
             "option name hash type spin default 16 min 1 max 4096",
             "option name seed type spin default 0",
+            "option name perfect type check default false",
             "gpiok",
         ]
     );

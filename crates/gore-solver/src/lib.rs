@@ -25,10 +25,12 @@ pub mod board;
 #[cfg(feature = "disk")]
 pub mod disk;
 pub mod format;
+pub mod history;
 pub mod index;
 pub mod moves;
 pub mod naive;
 pub mod par;
+pub mod perfect;
 pub mod probe;
 pub mod retro;
 pub mod solve;

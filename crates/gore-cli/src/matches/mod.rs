@@ -103,6 +103,10 @@ pub struct MatchArgs {
     /// Show progress on stderr even when it is not a terminal (as lines).
     #[arg(long)]
     progress: bool,
+    /// The solver's database (built by `gore solve --db DIR`) for an
+    /// engine `ai:perfect`: no-trade rules only, the same `skip-origin`.
+    #[arg(long, value_name = "DIR")]
+    solver_db: Option<PathBuf>,
 }
 
 /// Why a game ended, for the counts.
@@ -275,8 +279,10 @@ impl Match {
                 (r, End::Forfeit(*slot))
             }
             (None, Some(o)) => {
-                let mine = o.seeds[slot_a];
-                (mine.cmp(&24), End::Over(o.reason))
+                // Half the game's seeds is a draw: 24 of 48, 12 under seeds=3.
+                let mine = 2 * o.seeds[slot_a] as u16;
+                let all = o.seeds[0] as u16 + o.seeds[1] as u16;
+                (mine.cmp(&all), End::Over(o.reason))
             }
             (None, None) => unreachable!("the loop ends with an outcome or a forfeit"),
         };
@@ -497,6 +503,43 @@ impl Progress {
     }
 }
 
+/// The perfect player over the database in `dir` for games of `rules`:
+/// refused without a database, with trades allowed, or on an empty one.
+pub fn open_perfect(
+    dir: Option<&std::path::Path>,
+    rules: Rules,
+) -> Result<gore_solver::perfect::Perfect> {
+    let v = rules.variant;
+    if !v.no_trades {
+        bail!(
+            "ai:perfect plays only games without trades (--rules no-trades or \
+             no-trades,skip-origin): with trades the database's values are not the game's"
+        );
+    }
+    let Some(dir) = dir else {
+        bail!("ai:perfect needs the solver's database: --solver-db DIR (built by gore solve --db DIR)");
+    };
+    let db = gore_solver::disk::Database::open(dir, v.skip_origin)
+        .with_context(|| format!("--solver-db {}", dir.display()))?;
+    let Some(max_n) = db.max_layer() else {
+        bail!(
+            "--solver-db {}: no layer of the rules {} (run gore solve --db {})",
+            dir.display(),
+            if v.skip_origin {
+                "no-trades,skip-origin"
+            } else {
+                "no-trades"
+            },
+            dir.display()
+        );
+    };
+    Ok(gore_solver::perfect::Perfect::new(
+        std::sync::Arc::new(db),
+        max_n,
+        v.skip_origin,
+    ))
+}
+
 pub fn run(args: MatchArgs) -> Result<()> {
     let spec = |flag: &str, s: &str| -> Result<EngineSpec> {
         s.parse().map_err(|e: String| anyhow!("{flag}: {e}"))
@@ -519,9 +562,18 @@ pub fn run(args: MatchArgs) -> Result<()> {
     let games = args.games as usize;
     let pairs = games.div_ceil(2);
     let openings = make_openings(rules, args.openings, pairs, args.seed)?;
+    let perfect = if specs.iter().any(|s| s.kind == Kind::Perfect) {
+        Some(std::sync::Arc::new(open_perfect(
+            args.solver_db.as_deref(),
+            rules,
+        )?))
+    } else {
+        None
+    };
     let setup = Setup {
         default_movetime: args.movetime.max(1),
         timeout: Duration::from_millis(args.timeout),
+        perfect,
     };
     // An external engine that cannot start is an error, not 100 forfeits.
     let stop = AtomicBool::new(false);

@@ -1,13 +1,16 @@
 //! The players of `gore match`: engine specs (`random`, `greedy`,
-//! `ai:LEVEL[:options]`, `cmd:[options:]COMMAND`) and the players they make.
+//! `ai:LEVEL[:options]`, `ai:perfect[:options]`, `cmd:[options:]COMMAND`)
+//! and the players they make.
 
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 use gore_ai::{baselines, Engine, Level, Limits, Options, MAX_LEVEL};
 use gore_core::{Action, Game, Rules};
+use gore_solver::perfect::Perfect;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -22,6 +25,10 @@ pub enum Kind {
     Greedy,
     /// The built-in gore-ai at a level.
     Ai(Level),
+    /// The perfect player of the solver's database (`--solver-db`), for
+    /// no-trade games; above the database's top layer it plays as the
+    /// strongest level.
+    Perfect,
     /// An external engine speaking the engine protocol, run by `sh -c`.
     Cmd(String),
 }
@@ -47,7 +54,8 @@ pub struct EngineSpec {
 }
 
 pub const SPEC_HELP: &str = "random, greedy, ai:LEVEL[:depth=N][:nodes=N][:movetime=MS]\
-[:honourable][:hash=MB] (LEVEL 1-8), or cmd:[OPTIONS:]COMMAND (OPTIONS as for ai, plus level=N)";
+[:honourable][:hash=MB] (LEVEL 1-8, or perfect with --solver-db), or cmd:[OPTIONS:]COMMAND \
+(OPTIONS as for ai, plus level=N)";
 
 impl fmt::Display for EngineSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -122,6 +130,7 @@ impl EngineSpec {
     pub fn is_timed(&self, default_movetime: u64) -> bool {
         match self.kind {
             Kind::Random | Kind::Greedy => false,
+            Kind::Perfect => self.movetime.is_some() || self.limits().is_none(),
             Kind::Ai(level) => {
                 self.movetime.is_some()
                     || (self.limits().is_none()
@@ -149,6 +158,16 @@ impl FromStr for EngineSpec {
         if let Some(rest) = s.strip_prefix("ai:") {
             let mut parts = rest.split(':');
             let level_text = parts.next().unwrap_or("");
+            if level_text == "perfect" {
+                // The options apply to its play above the database.
+                let mut spec = EngineSpec::plain(s, Kind::Perfect);
+                for word in parts {
+                    if !spec.option(word, false).map_err(&bad)? {
+                        return Err(bad(format!("unknown option `{word}`")));
+                    }
+                }
+                return Ok(spec);
+            }
             let level = level_text
                 .parse::<u8>()
                 .ok()
@@ -207,13 +226,26 @@ pub struct Setup {
     pub default_movetime: u64,
     /// How long an external engine may take beyond its movetime.
     pub timeout: Duration,
+    /// The perfect player's database (`--solver-db`), checked against the
+    /// rules, when an engine is `ai:perfect`.
+    pub perfect: Option<Arc<Perfect>>,
 }
 
 /// A player of one worker thread, kept from game to game.
 pub enum Player {
     Random(ChaCha8Rng),
     Greedy(ChaCha8Rng),
-    Ai { engine: Box<Engine>, limits: Limits },
+    Ai {
+        engine: Box<Engine>,
+        limits: Limits,
+    },
+    /// The database's perfect player, and the strongest level for the
+    /// positions above the database.
+    Perfect {
+        perfect: Arc<Perfect>,
+        engine: Box<Engine>,
+        limits: Limits,
+    },
     External(Box<External>),
 }
 
@@ -233,6 +265,23 @@ impl Player {
                     ..Options::default()
                 });
                 Player::Ai {
+                    engine: Box::new(engine),
+                    limits,
+                }
+            }
+            Kind::Perfect => {
+                let perfect = setup
+                    .perfect
+                    .clone()
+                    .expect("run checks that ai:perfect has a database");
+                let limits = spec.limits().unwrap_or_else(|| Level::MAX.limits(movetime));
+                let engine = Engine::new(Options {
+                    honourable: spec.honourable,
+                    hash_mb: spec.hash_mb.unwrap_or(Options::default().hash_mb),
+                    ..Options::default()
+                });
+                Player::Perfect {
+                    perfect,
                     engine: Box::new(engine),
                     limits,
                 }
@@ -258,7 +307,7 @@ impl Player {
                 *rng = ChaCha8Rng::seed_from_u64(seed);
                 Ok(())
             }
-            Player::Ai { engine, .. } => {
+            Player::Ai { engine, .. } | Player::Perfect { engine, .. } => {
                 let options = Options {
                     seed,
                     ..*engine.options()
@@ -278,6 +327,20 @@ impl Player {
             Player::Random(rng) => baselines::random_action(game.position(), rng).ok_or_else(none),
             Player::Greedy(rng) => baselines::greedy_action(game.position(), rng).ok_or_else(none),
             Player::Ai { engine, limits } => engine.choose(game, limits, stop).ok_or_else(none),
+            Player::Perfect {
+                perfect,
+                engine,
+                limits,
+            } => {
+                if perfect.covers(game) {
+                    perfect
+                        .choose(game)
+                        .map(|c| c.action)
+                        .map_err(|e| Fault::Forfeit(format!("ai:perfect: {e}")))
+                } else {
+                    engine.choose(game, limits, stop).ok_or_else(none)
+                }
+            }
             Player::External(ext) => ext.choose(game, stop),
         }
     }
@@ -306,6 +369,8 @@ mod tests {
             "ai:8:depth=10:nodes=20000:movetime=50:honourable:hash=4"
         );
         assert_eq!(spec("ai:3").limits(), None);
+        assert_eq!(spec("ai:perfect").kind, Kind::Perfect);
+        assert_eq!(spec("ai:perfect:nodes=500").nodes, Some(500));
         let s = spec("cmd:movetime=30:level=4:/usr/bin/gore engine --x a:b");
         assert_eq!(s.kind, Kind::Cmd("/usr/bin/gore engine --x a:b".into()));
         assert_eq!((s.movetime, s.level), (Some(30), Level::new(4).ok()));
