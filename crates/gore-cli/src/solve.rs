@@ -2,7 +2,8 @@
 //! (its answers for one position). The solver is gore-solver; this is its
 //! files, threads, progress bars and tables.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -11,11 +12,14 @@ use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use gore_core::Rules;
 use gore_solver::disk::{Building, Database};
+use gore_solver::history::Exact;
+use gore_solver::index::unrank;
 use gore_solver::index::MAX_SEEDS;
 use gore_solver::par::Workers;
 use gore_solver::retro::LayerStats;
 use gore_solver::solve::{solve_all, Progress, Store};
-use gore_solver::verify::{check_layer, sample, ExtraCheck};
+use gore_solver::verify::{check_layer, sample, ExtraCheck, Failure};
+use gore_solver::Lookup;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use crate::commands::{parse_position, parse_rules};
@@ -56,7 +60,18 @@ pub struct SolveArgs {
     /// With --verify: the seed of the sample.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// With --verify: the layers up to this one are also checked against
+    /// a search with the repetition history (LB <= exact value <= UB).
+    #[arg(long, default_value_t = 10)]
+    history_layers: usize,
+    /// With --verify: boards per layer searched with the history.
+    #[arg(long, default_value_t = 200)]
+    history_sample: u64,
 }
+
+/// The history search's node budget per bound and board: boards beyond
+/// it are counted, not failed.
+const HISTORY_BUDGET: u64 = 5_000_000;
 
 /// Runs the solver's jobs on `threads` scoped threads, each taking the
 /// next job until none is left.
@@ -110,7 +125,7 @@ pub fn run(args: SolveArgs) -> Result<()> {
         .unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     if args.verify {
-        return verify(&args.db, skip, args.sample, args.seed, threads);
+        return verify(&args, skip, threads);
     }
     if args.max_seeds > MAX_SEEDS {
         bail!("--max-seeds: at most {MAX_SEEDS} seeds fit on the board");
@@ -251,51 +266,109 @@ fn print_table(rules: &str, rows: &[Row], total: Duration) {
     );
 }
 
-/// `gore solve --verify`: a seeded sample of every layer present,
-/// checked in parallel by layer.
-fn verify(dir: &Path, skip: bool, k: u64, seed: u64, threads: usize) -> Result<()> {
+/// What `gore solve --verify` found on one layer.
+struct Verified {
+    n: usize,
+    checked: Result<u64, Failure>,
+    /// Boards searched with the history, and those beyond the budget.
+    history: u64,
+    over_budget: u64,
+}
+
+/// `gore solve --verify`: a seeded sample of every layer present (the
+/// stored-value checks), and on the small layers a smaller one against a
+/// search with the history; layers in parallel.
+fn verify(args: &SolveArgs, skip: bool, threads: usize) -> Result<()> {
+    let dir = &args.db;
     let db = Database::open(dir, skip)?;
     let rules = gore_solver::format::rules_name(skip);
     if db.layers() == 0 {
         bail!("{}: no layer of {rules} to verify", dir.display());
     }
-    // The third check, exactness against a search with the repetition
-    // history on small layers, plugs in here (gore_solver's `history`
-    // module) as an ExtraCheck; until it lands, none.
-    let extra: Option<ExtraCheck<'_>> = None;
     let clock = Instant::now();
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    let next = AtomicUsize::new(0);
     let results = Mutex::new(Vec::new());
+    let layer = |n: usize| -> Verified {
+        let ranks = sample(n, args.sample, args.seed);
+        let mut v = Verified {
+            n,
+            checked: check_layer(&db, n, skip, &ranks, None),
+            history: 0,
+            over_budget: 0,
+        };
+        if v.checked.is_err() || n > args.history_layers {
+            return v;
+        }
+        // The exact value under the real rule of a game started on the
+        // board lies in [LB, UB]: each side proved by a null-window search
+        // (the database orders its actions, which never changes a result).
+        // One search per layer keeps the bounds of the fresh starts it met.
+        let exact = Mutex::new(Exact::ordered_by(skip, &db));
+        let over = AtomicU64::new(0);
+        let history = |db: &dyn Lookup, n: usize, r: u64| -> Result<(), String> {
+            let b = unrank(n, r);
+            let x = db.values(n, r);
+            let mut e = exact.lock().unwrap_or_else(|e| e.into_inner());
+            match (
+                e.at_least(&b, x.lb, HISTORY_BUDGET),
+                e.at_most(&b, x.ub, HISTORY_BUDGET),
+            ) {
+                (Some(true), Some(true)) => Ok(()),
+                (Some(false), _) => Err(format!(
+                    "the search with the history finds less than LB {}",
+                    x.lb
+                )),
+                (_, Some(false)) => Err(format!(
+                    "the search with the history finds more than UB {}",
+                    x.ub
+                )),
+                _ => {
+                    over.fetch_add(1, Ordering::Relaxed);
+                    Ok(())
+                }
+            }
+        };
+        let hranks = sample(n, args.history_sample, args.seed);
+        let extra: ExtraCheck<'_> = &history;
+        v.checked = check_layer(&db, n, skip, &hranks, Some(extra)).map(|_| ranks.len() as u64);
+        v.history = hranks.len() as u64;
+        v.over_budget = over.load(Ordering::Relaxed);
+        v
+    };
     thread::scope(|s| {
         for _ in 0..threads.min(db.layers()) {
             s.spawn(|| loop {
-                let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let n = next.fetch_add(1, Ordering::Relaxed);
                 if n >= db.layers() {
                     break;
                 }
-                let ranks = sample(n, k, seed);
-                let r = check_layer(&db, n, skip, &ranks, extra);
-                results
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((n, r));
+                let v = layer(n);
+                results.lock().unwrap_or_else(|e| e.into_inner()).push(v);
             });
         }
     });
     let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    results.sort_by_key(|(n, _)| *n);
-    let mut checked = 0;
-    for (n, r) in results {
-        match r {
+    results.sort_by_key(|v| v.n);
+    let (mut checked, mut searched) = (0, 0);
+    for v in results {
+        match v.checked {
             Ok(c) => {
-                println!("layer {n:>2}: {c} boards checked");
+                print!("layer {:>2}: {c} boards checked", v.n);
+                if v.history > 0 {
+                    print!(", {} against the history search", v.history - v.over_budget);
+                    if v.over_budget > 0 {
+                        print!(" ({} beyond its budget, not decided)", v.over_budget);
+                    }
+                }
+                println!();
                 checked += c;
+                searched += v.history - v.over_budget;
             }
             Err(f) => return Err(anyhow!("{rules}: verification failed: {f}")),
         }
     }
     println!(
-        "{rules}: verified {checked} boards of layers 0 to {} in {:.1} s",
+        "{rules}: verified {checked} boards of layers 0 to {} ({searched} against the history search) in {:.1} s",
         db.layers() - 1,
         clock.elapsed().as_secs_f64()
     );

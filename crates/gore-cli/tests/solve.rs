@@ -72,7 +72,13 @@ fn solve_resume_verify_and_probe() {
 
     let o = gore(&["solve", "--verify", "--db", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("verified"), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(out.contains("verified"), "{out}");
+    // Layer 3 is small: every board, and each against the history search.
+    assert!(
+        out.contains("layer  3: 120 boards checked, 120 against the history search"),
+        "{out}"
+    );
 
     // A: a3 = 1, a4 = 3; B: b1 = 1 (n = 5). a4 sows b1, b2, b3 (2, 1, 1):
     // every hole at most 2, the end, A keeps a3's seed: 1 of 5. a3 sows
