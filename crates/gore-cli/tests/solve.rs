@@ -219,7 +219,7 @@ fn damaged_and_mismatched_files_are_refused() {
 
 /// Writes half seeds as the probe does, by its own arithmetic.
 fn seeds(h: u32) -> String {
-    if h % 2 == 0 {
+    if h.is_multiple_of(2) {
         format!("{}", h / 2)
     } else {
         format!("{}.5", h / 2)
