@@ -70,7 +70,7 @@ pub fn evaluate(pos: &Position, w: &Weights) -> i32 {
 ///
 /// In games where trades are possible such values are estimates, not
 /// truths: whether they help is for a match to tell (docs/STRENGTH.md).
-pub trait Oracle: Send + Sync {
+pub trait Oracle: Send + Sync + std::fmt::Debug {
     /// The position's value for its player to move, if known.
     fn score(&self, pos: &Position) -> Option<i32>;
 }

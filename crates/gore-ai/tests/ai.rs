@@ -1041,6 +1041,7 @@ fn time_and_node_limits_are_kept() {
 /// action leading there, whichever it is, with the oracle's score.
 #[test]
 fn an_oracle_decides_at_the_leaves() {
+    #[derive(Debug)]
     struct Favour(u64);
     impl gore_ai::Oracle for Favour {
         fn score(&self, pos: &gore_core::Position) -> Option<i32> {
