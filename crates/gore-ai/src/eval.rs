@@ -62,3 +62,15 @@ pub fn evaluate(pos: &Position, w: &Weights) -> i32 {
     }
     cap + board * w.board_seed + targets * w.target + mobility * w.mobility
 }
+
+/// Knowledge from outside the search: for the positions it knows, the
+/// final score difference for the player to move, in score units (the
+/// no-trade database, say). The search asks it at its leaves in place of
+/// [`evaluate`]; `None` leaves the static evaluation in charge.
+///
+/// In games where trades are possible such values are estimates, not
+/// truths: whether they help is for a match to tell (docs/STRENGTH.md).
+pub trait Oracle: Send + Sync + std::fmt::Debug {
+    /// The position's value for its player to move, if known.
+    fn score(&self, pos: &Position) -> Option<i32>;
+}

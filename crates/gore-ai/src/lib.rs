@@ -38,7 +38,7 @@ use gore_core::{Action, Game, Position};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-pub use eval::{evaluate, terminal, Weights, SEED};
+pub use eval::{evaluate, terminal, Oracle, Weights, SEED};
 use gore_core::Player;
 pub use level::{Level, LevelError, LevelProfile, MAX_LEVEL};
 use search::{pv_from_table, Searcher, INF};
@@ -175,6 +175,7 @@ impl SearchResult {
 /// A Goré engine: options and a transposition table kept between searches.
 pub struct Engine {
     options: Options,
+    oracle: Option<std::sync::Arc<dyn Oracle>>,
     tt: Table,
     /// Nodes spent by the last decision ([`Engine::last_nodes`]).
     last_nodes: u64,
@@ -186,8 +187,17 @@ impl Engine {
         Engine {
             tt: Table::new(options.hash_mb),
             options,
+            oracle: None,
             last_nodes: 0,
         }
+    }
+
+    /// Gives the search an [`Oracle`] to ask at its leaves (or takes it
+    /// away with `None`); the table is cleared, since its scores came
+    /// from the other evaluation.
+    pub fn set_oracle(&mut self, oracle: Option<std::sync::Arc<dyn Oracle>>) {
+        self.oracle = oracle;
+        self.tt.clear();
     }
 
     /// The current options.
@@ -225,6 +235,7 @@ impl Engine {
         let hashes: Vec<u64> = game.history().iter().map(Position::hash).collect();
         let mut s = Searcher::new(&mut self.tt, stop, &hashes);
         s.weights = self.options.weights;
+        s.oracle = self.oracle.as_deref();
         s.honourable = honourable;
         s.cap_left = game
             .rules()

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use gore_core::{Action, Player, Position};
 
-use crate::eval::{evaluate, terminal, Weights};
+use crate::eval::{evaluate, terminal, Oracle, Weights};
 use crate::tt::{encode, Bound, Table};
 
 pub(crate) const INF: i32 = 30_000;
@@ -38,6 +38,8 @@ const CAPTURE: i32 = 1 << 24;
 pub(crate) struct Searcher<'a> {
     pub tt: &'a mut Table,
     pub weights: Weights,
+    /// Asked at the leaves before the static evaluation.
+    pub oracle: Option<&'a dyn Oracle>,
     /// The side that accepts every offer made to it (honourable play).
     pub honourable: Option<Player>,
     /// Hashes of the game's positions, then of the search path.
@@ -66,6 +68,7 @@ impl<'a> Searcher<'a> {
         let mut s = Searcher {
             tt,
             weights: Weights::default(),
+            oracle: None,
             honourable: None,
             path: Vec::with_capacity(history_hashes.len() + MAX_PLY),
             rep_filter: vec![0; REP_FILTER],
@@ -248,8 +251,9 @@ impl<'a> Searcher<'a> {
         let alpha0 = alpha;
         let mut tt_move = 0xffff;
         // Nodes next to the horizon are most of the tree; their table
-        // lookups would be cache misses costing more than they save.
-        let use_tt = depth >= TT_MIN_DEPTH;
+        // lookups would be cache misses costing more than they save. The
+        // root always stores: its best action is read back from the table.
+        let use_tt = depth >= TT_MIN_DEPTH || ply == 0;
         let key = tt_key(hash, self.cap_left, ply);
         if let Some(hit) = if use_tt { self.tt.probe(key) } else { None } {
             if let Some(a) = hit.action {
@@ -333,7 +337,10 @@ impl<'a> Searcher<'a> {
     /// Captures only, until the position is quiet.
     fn quiesce(&mut self, pos: &Position, mut alpha: i32, beta: i32, qply: u32) -> i32 {
         self.nodes += 1;
-        let stand = evaluate(pos, &self.weights);
+        let stand = match self.oracle.and_then(|o| o.score(pos)) {
+            Some(known) => known,
+            None => evaluate(pos, &self.weights),
+        };
         if stand >= beta || qply >= QMAX || pos.pending_offer().is_some() {
             return stand;
         }

@@ -1033,3 +1033,56 @@ fn time_and_node_limits_are_kept() {
     // overshoot is at most the leaves and captures below the last one.
     assert!(r.nodes <= 5_000 + 1_000, "{}", r.nodes);
 }
+
+/// An oracle is asked at the leaves: at a position (from seeded random
+/// no-trade games) whose every child is quiet — no reply captures or ends
+/// the game, so quiescence stops at the child — an oracle that calls one
+/// child a rout for its player to move makes a depth-1 search pick the
+/// action leading there, whichever it is, with the oracle's score.
+#[test]
+fn an_oracle_decides_at_the_leaves() {
+    #[derive(Debug)]
+    struct Favour(u64);
+    impl gore_ai::Oracle for Favour {
+        fn score(&self, pos: &gore_core::Position) -> Option<i32> {
+            (pos.hash() == self.0).then_some(-40 * SEED)
+        }
+    }
+    let rules: Rules = "no-trades".parse().expect("a rule set");
+    let quiet = |g: &Game| {
+        let p = g.position();
+        !g.is_over()
+            && p.legal_actions().iter().all(|&a| {
+                let (next, effect) = p.play_effect(a).expect("legal");
+                effect.seeds_captured == 0 && !next.is_ended()
+            })
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut tried = 0;
+    let game = loop {
+        tried += 1;
+        assert!(tried < 10_000, "a position with quiet children turns up");
+        let plies = rng.gen_range(0..60);
+        let g = random_game(&mut rng, rules, plies);
+        let legal = g.position().legal_actions();
+        if !g.is_over() && legal.len() >= 2 && legal.iter().all(|&a| quiet(&after(&g, a))) {
+            break g;
+        }
+    };
+    let stop = AtomicBool::new(false);
+    for &a in game.position().legal_actions().iter() {
+        let child = after(&game, a);
+        let mut e = Engine::new(options(MAX_LEVEL, false, 0));
+        e.set_oracle(Some(Arc::new(Favour(child.position().hash()))));
+        let r = e
+            .search(&game, &Limits::depth(1), &stop, &mut |_| {})
+            .expect("the game is on");
+        assert_eq!(
+            r.best,
+            a,
+            "the oracle favours {a} in {}: {r:?}",
+            game.position()
+        );
+        assert_eq!(r.score, 40 * SEED, "its value is the root's");
+    }
+}

@@ -9,6 +9,7 @@ mod board;
 mod commands;
 mod engine;
 mod matches;
+mod oracle;
 mod play;
 mod protocol;
 mod serve;

@@ -2,7 +2,8 @@
 //! (its answers for one position). The solver is gore-solver; this is its
 //! files, threads, progress bars and tables.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -10,12 +11,16 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use gore_core::Rules;
-use gore_solver::disk::{write_layer, Database};
-use gore_solver::index::{layer_size, MAX_SEEDS};
+use gore_solver::disk::{Building, Database};
+use gore_solver::history::Exact;
+use gore_solver::index::unrank;
+use gore_solver::index::MAX_SEEDS;
 use gore_solver::par::Workers;
-use gore_solver::retro::{solve_layer, LayerStats};
-use gore_solver::verify::{check_layer, sample, ExtraCheck};
-use indicatif::{ProgressBar, ProgressStyle};
+use gore_solver::retro::LayerStats;
+use gore_solver::solve::{solve_all, Progress, Store};
+use gore_solver::verify::{check_layer, sample, ExtraCheck, Failure};
+use gore_solver::Lookup;
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use crate::commands::{parse_position, parse_rules};
 
@@ -55,7 +60,18 @@ pub struct SolveArgs {
     /// With --verify: the seed of the sample.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// With --verify: the layers up to this one are also checked against
+    /// a search with the repetition history (LB <= exact value <= UB).
+    #[arg(long, default_value_t = 10)]
+    history_layers: usize,
+    /// With --verify: boards per layer searched with the history.
+    #[arg(long, default_value_t = 200)]
+    history_sample: u64,
 }
+
+/// The history search's node budget per bound and board: boards beyond
+/// it are counted, not failed.
+const HISTORY_BUDGET: u64 = 5_000_000;
 
 /// Runs the solver's jobs on `threads` scoped threads, each taking the
 /// next job until none is left.
@@ -109,59 +125,96 @@ pub fn run(args: SolveArgs) -> Result<()> {
         .unwrap_or_else(|| thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     if args.verify {
-        return verify(&args.db, skip, args.sample, args.seed, threads);
+        return verify(&args, skip, threads);
     }
     if args.max_seeds > MAX_SEEDS {
         bail!("--max-seeds: at most {MAX_SEEDS} seeds fit on the board");
     }
-    let mut db = Database::open(&args.db, skip)?;
-    let first = db.layers();
+    let store = Building::open(&args.db, skip)?;
     let rules = gore_solver::format::rules_name(skip);
-    if first > args.max_seeds {
+    let missing: Vec<usize> = (0..=args.max_seeds).filter(|&n| !store.has(n)).collect();
+    if missing.is_empty() {
         println!(
             "{rules}: layers 0 to {} present in {}, nothing to solve",
-            first - 1,
+            args.max_seeds,
             args.db.display()
         );
         return Ok(());
     }
-    if first > 0 {
-        println!(
-            "{rules}: layers 0 to {} present, resuming at layer {first}",
-            first - 1
-        );
+    if missing.len() <= args.max_seeds {
+        println!("{rules}: some layers present, solving layers {missing:?}");
     }
     let workers = Threads(threads);
-    let style = ProgressStyle::with_template(
-        "layer {prefix:>2} [{elapsed_precise}] {bar:40} {percent:>3}% ({eta})",
-    )
-    .expect("a valid template");
-    let mut rows = Vec::new();
+    let bars = Bars::new();
     let clock = Instant::now();
-    for n in first..=args.max_seeds {
-        // The solver counts a survey of the boards, then the propagation.
-        let bar = ProgressBar::new(2 * layer_size(n))
-            .with_style(style.clone())
-            .with_prefix(n.to_string());
-        let started = Instant::now();
-        // Only this layer is in memory; the lower ones are read from the
-        // mapped files.
-        let (layer, stats) = solve_layer(n, skip, &db, &workers, &|done| bar.set_position(done));
-        bar.finish_and_clear();
-        let path = write_layer(&args.db, &layer, skip)?;
-        drop(layer);
-        db.extend()?;
-        if db.layers() != n + 1 {
-            bail!("{}: written but not read back", path.display());
-        }
-        rows.push(Row {
-            stats,
-            time: started.elapsed(),
-            peak: peak_rss(),
-        });
-    }
+    solve_all(args.max_seeds, skip, &store, &workers, &bars).map_err(|e| anyhow!(e))?;
+    let rows = bars.into_rows();
     print_table(rules, &rows, clock.elapsed());
     Ok(())
+}
+
+/// A progress bar per layer being solved (the even and the odd chain each
+/// have one going), and each solved layer's line of the summary.
+struct Bars {
+    multi: MultiProgress,
+    style: ProgressStyle,
+    live: Mutex<Vec<Option<(ProgressBar, Instant)>>>,
+    rows: Mutex<Vec<Row>>,
+}
+
+impl Bars {
+    fn new() -> Bars {
+        let style = ProgressStyle::with_template(
+            "layer {prefix:>2} [{elapsed_precise}] {bar:40} {percent:>3}% ({eta})",
+        )
+        .expect("a valid template");
+        Bars {
+            multi: MultiProgress::new(),
+            style,
+            live: Mutex::new((0..=MAX_SEEDS).map(|_| None).collect()),
+            rows: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn into_rows(self) -> Vec<Row> {
+        let mut rows = self.rows.into_inner().unwrap_or_else(|e| e.into_inner());
+        rows.sort_by_key(|r| r.stats.n);
+        rows
+    }
+}
+
+impl Progress for Bars {
+    fn begin(&self, n: usize, total: u64) {
+        let bar = self.multi.add(
+            ProgressBar::new(total)
+                .with_style(self.style.clone())
+                .with_prefix(n.to_string()),
+        );
+        self.live.lock().unwrap_or_else(|e| e.into_inner())[n] = Some((bar, Instant::now()));
+    }
+
+    fn advance(&self, n: usize, done: u64) {
+        if let Some((bar, _)) = &self.live.lock().unwrap_or_else(|e| e.into_inner())[n] {
+            bar.set_position(done);
+        }
+    }
+
+    fn end(&self, n: usize, stats: &LayerStats) {
+        let taken = self.live.lock().unwrap_or_else(|e| e.into_inner())[n].take();
+        let time = taken.map_or(Duration::ZERO, |(bar, started)| {
+            bar.finish_and_clear();
+            self.multi.remove(&bar);
+            started.elapsed()
+        });
+        self.rows
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Row {
+                stats: *stats,
+                time,
+                peak: peak_rss(),
+            });
+    }
 }
 
 fn print_table(rules: &str, rows: &[Row], total: Duration) {
@@ -171,14 +224,15 @@ fn print_table(rules: &str, rows: &[Row], total: Duration) {
         rows[rows.len() - 1].stats.n
     );
     println!(
-        "{:>5} {:>12} {:>8} {:>6} {:>5} {:>5} {:>10} {:>9} {:>11} {:>9}",
+        "{:>5} {:>12} {:>8} {:>6} {:>5} {:>5} {:>10} {:>4} {:>9} {:>11} {:>9}",
         "layer",
         "boards",
         "exact%",
         "UB-LB",
         "V-LB",
         "UB-V",
-        "passes",
+        "pass-bds",
+        "runs",
         "time s",
         "scratch MiB",
         "peak MiB"
@@ -212,51 +266,109 @@ fn print_table(rules: &str, rows: &[Row], total: Duration) {
     );
 }
 
-/// `gore solve --verify`: a seeded sample of every layer present,
-/// checked in parallel by layer.
-fn verify(dir: &Path, skip: bool, k: u64, seed: u64, threads: usize) -> Result<()> {
+/// What `gore solve --verify` found on one layer.
+struct Verified {
+    n: usize,
+    checked: Result<u64, Failure>,
+    /// Boards searched with the history, and those beyond the budget.
+    history: u64,
+    over_budget: u64,
+}
+
+/// `gore solve --verify`: a seeded sample of every layer present (the
+/// stored-value checks), and on the small layers a smaller one against a
+/// search with the history; layers in parallel.
+fn verify(args: &SolveArgs, skip: bool, threads: usize) -> Result<()> {
+    let dir = &args.db;
     let db = Database::open(dir, skip)?;
     let rules = gore_solver::format::rules_name(skip);
     if db.layers() == 0 {
         bail!("{}: no layer of {rules} to verify", dir.display());
     }
-    // The third check, exactness against a search with the repetition
-    // history on small layers, plugs in here (gore_solver's `history`
-    // module) as an ExtraCheck; until it lands, none.
-    let extra: Option<ExtraCheck<'_>> = None;
     let clock = Instant::now();
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    let next = AtomicUsize::new(0);
     let results = Mutex::new(Vec::new());
+    let layer = |n: usize| -> Verified {
+        let ranks = sample(n, args.sample, args.seed);
+        let mut v = Verified {
+            n,
+            checked: check_layer(&db, n, skip, &ranks, None),
+            history: 0,
+            over_budget: 0,
+        };
+        if v.checked.is_err() || n > args.history_layers {
+            return v;
+        }
+        // The exact value under the real rule of a game started on the
+        // board lies in [LB, UB]: each side proved by a null-window search
+        // (the database orders its actions, which never changes a result).
+        // One search per layer keeps the bounds of the fresh starts it met.
+        let exact = Mutex::new(Exact::ordered_by(skip, &db));
+        let over = AtomicU64::new(0);
+        let history = |db: &dyn Lookup, n: usize, r: u64| -> Result<(), String> {
+            let b = unrank(n, r);
+            let x = db.values(n, r);
+            let mut e = exact.lock().unwrap_or_else(|e| e.into_inner());
+            match (
+                e.at_least(&b, x.lb, HISTORY_BUDGET),
+                e.at_most(&b, x.ub, HISTORY_BUDGET),
+            ) {
+                (Some(true), Some(true)) => Ok(()),
+                (Some(false), _) => Err(format!(
+                    "the search with the history finds less than LB {}",
+                    x.lb
+                )),
+                (_, Some(false)) => Err(format!(
+                    "the search with the history finds more than UB {}",
+                    x.ub
+                )),
+                _ => {
+                    over.fetch_add(1, Ordering::Relaxed);
+                    Ok(())
+                }
+            }
+        };
+        let hranks = sample(n, args.history_sample, args.seed);
+        let extra: ExtraCheck<'_> = &history;
+        v.checked = check_layer(&db, n, skip, &hranks, Some(extra)).map(|_| ranks.len() as u64);
+        v.history = hranks.len() as u64;
+        v.over_budget = over.load(Ordering::Relaxed);
+        v
+    };
     thread::scope(|s| {
         for _ in 0..threads.min(db.layers()) {
             s.spawn(|| loop {
-                let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let n = next.fetch_add(1, Ordering::Relaxed);
                 if n >= db.layers() {
                     break;
                 }
-                let ranks = sample(n, k, seed);
-                let r = check_layer(&db, n, skip, &ranks, extra);
-                results
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((n, r));
+                let v = layer(n);
+                results.lock().unwrap_or_else(|e| e.into_inner()).push(v);
             });
         }
     });
     let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    results.sort_by_key(|(n, _)| *n);
-    let mut checked = 0;
-    for (n, r) in results {
-        match r {
+    results.sort_by_key(|v| v.n);
+    let (mut checked, mut searched) = (0, 0);
+    for v in results {
+        match v.checked {
             Ok(c) => {
-                println!("layer {n:>2}: {c} boards checked");
+                print!("layer {:>2}: {c} boards checked", v.n);
+                if v.history > 0 {
+                    print!(", {} against the history search", v.history - v.over_budget);
+                    if v.over_budget > 0 {
+                        print!(" ({} beyond its budget, not decided)", v.over_budget);
+                    }
+                }
+                println!();
                 checked += c;
+                searched += v.history - v.over_budget;
             }
             Err(f) => return Err(anyhow!("{rules}: verification failed: {f}")),
         }
     }
     println!(
-        "{rules}: verified {checked} boards of layers 0 to {} in {:.1} s",
+        "{rules}: verified {checked} boards of layers 0 to {} ({searched} against the history search) in {:.1} s",
         db.layers() - 1,
         clock.elapsed().as_secs_f64()
     );
@@ -280,7 +392,9 @@ pub struct ProbeArgs {
 pub fn probe(args: ProbeArgs) -> Result<()> {
     let p = parse_position(&args.gpn, args.rules)?;
     let skip = p.variant().skip_origin;
-    let db = Database::open(&args.db, skip)?;
+    // Headers now, and whole only the layers this probe reads: a whole
+    // database is 2.8 GB to check.
+    let db = Database::open_unchecked(&args.db, skip)?;
     let probe = db.probe(&p).map_err(|e| match e {
         gore_solver::probe::ProbeError::Empty => anyhow!(
             "{}: no layer of {} here (build them with gore solve)",
@@ -289,6 +403,18 @@ pub fn probe(args: ProbeArgs) -> Result<()> {
         ),
         e => e.into(),
     })?;
+    let mut read = vec![probe.n];
+    for a in p.legal_actions().iter() {
+        let next = p.play(*a)?;
+        if !next.is_ended() {
+            read.push(next.seeds_on_board() as usize);
+        }
+    }
+    read.sort_unstable();
+    read.dedup();
+    for n in read {
+        db.check(n)?;
+    }
     for line in probe.lines() {
         println!("{line}");
     }

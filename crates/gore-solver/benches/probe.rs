@@ -17,7 +17,7 @@ use gore_solver::disk::{write_layer, Database};
 use gore_solver::index::{layer_size, unrank};
 use gore_solver::moves::is_ended;
 use gore_solver::par::Sequential;
-use gore_solver::probe::probe;
+use gore_solver::probe::{probe, value};
 use gore_solver::retro::solve_layer;
 use gore_solver::Lookup;
 
@@ -85,6 +85,15 @@ fn probes(c: &mut Criterion) {
         .filter_map(Result::ok)
         .collect();
     g.throughput(Throughput::Elements(positions.len() as u64));
+    g.bench_function("position", |b| {
+        b.iter(|| {
+            let mut acc = 0u32;
+            for p in &positions {
+                acc += value(&db, top, p).map_or(0, |x| x.v as u32);
+            }
+            black_box(acc)
+        })
+    });
     g.bench_function("position_and_actions", |b| {
         b.iter(|| {
             let mut acc = 0usize;

@@ -20,7 +20,10 @@ impl Progress for Report {
     }
     fn advance(&self, _: usize, _: u64) {}
     fn end(&self, n: usize, st: &LayerStats) {
-        let secs = self.started.lock().unwrap()[n].unwrap().elapsed().as_secs_f64();
+        let secs = self.started.lock().unwrap()[n]
+            .unwrap()
+            .elapsed()
+            .as_secs_f64();
         println!(
             "{n:2} {:>11} boards {:7.3} s {:6.1} ns/board exact {:6.2}% runs {} maxUB-LB {} V-LB {} UB-V {} MB {}",
             layer_size(n),

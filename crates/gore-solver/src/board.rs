@@ -71,6 +71,33 @@ pub fn board_of(p: &Position) -> Result<(Board, usize), Outside> {
     Ok((board, n))
 }
 
+/// The board of a position as if trades were not allowed: any rules
+/// whose rows are still whole (no hole traded) and with no offer pending.
+/// For using the database as an estimate in games with trades, where its
+/// values are not exact (they assume no trade will ever be made).
+///
+/// ```
+/// use gore_core::{Position, Variant};
+/// use gore_solver::board::board_ignoring_trades;
+/// let p = Position::from_gpn("1,2,3,4/5,6,7,8 AAAA/BBBB 12-0 A -", Variant::STANDARD).unwrap();
+/// assert_eq!(board_ignoring_trades(&p), Ok(([1, 2, 3, 4, 5, 6, 7, 8], 36)));
+/// ```
+pub fn board_ignoring_trades(p: &Position) -> Result<(Board, usize), Outside> {
+    let mut v = p.variant();
+    if v.no_trades {
+        return board_of(p);
+    }
+    v.no_trades = true;
+    let s = p.to_setup();
+    if s.offer != HoleSet::EMPTY {
+        return Err(Outside::OfferPending);
+    }
+    match Position::from_setup(&s, v) {
+        Ok(q) => board_of(&q),
+        Err(_) => Err(Outside::HolesTraded),
+    }
+}
+
 /// A position of `variant` (no trades) with this board, `to_move` to move,
 /// and `captured` taken so far (which must make up the variant's total
 /// with the board).

@@ -18,7 +18,10 @@ use memmap2::Mmap;
 use crate::format::{rules_name, Decoder, Encoder, FormatError, LayerView};
 use crate::index::MAX_SEEDS;
 use crate::probe::{probe, Probe, ProbeError};
+use crate::retro::LayerStats;
+use crate::solve::Store;
 use crate::values::{Lookup, SolvedLayer, Values};
+use std::sync::OnceLock;
 
 /// Why a database or one of its files cannot be used.
 #[derive(Debug)]
@@ -85,6 +88,8 @@ pub struct Database {
     dir: PathBuf,
     skip_origin: bool,
     layers: Vec<MappedLayer>,
+    /// Whether files are checked whole when mapped.
+    full: bool,
 }
 
 impl core::fmt::Debug for Database {
@@ -108,35 +113,51 @@ impl Database {
             dir: dir.to_path_buf(),
             skip_origin,
             layers: Vec::new(),
+            full: true,
         };
         db.extend()?;
         Ok(db)
+    }
+
+    /// Opens like [`Database::open`] but checks only each file's header
+    /// and length, not its values (a whole database is 2.8 GB to read):
+    /// for a probe that reads a few layers, which [`Database::check`]
+    /// then checks whole. Lookups in a damaged, unchecked layer give
+    /// nonsense, never a panic.
+    pub fn open_unchecked(dir: &Path, skip_origin: bool) -> Result<Database, DbError> {
+        let mut db = Database {
+            dir: dir.to_path_buf(),
+            skip_origin,
+            layers: Vec::new(),
+            full: false,
+        };
+        db.extend()?;
+        Ok(db)
+    }
+
+    /// Checks layer `n`'s values whole (the payload's checksum and its
+    /// exceptions table), as [`Database::open`] does at open.
+    ///
+    /// # Panics
+    /// If the database does not hold layer `n`.
+    pub fn check(&self, n: usize) -> Result<(), DbError> {
+        let l = &self.layers[n];
+        LayerView::parse_header(&l.map, self.skip_origin, n)
+            .and_then(|v| v.check_payload())
+            .map_err(|error| DbError::Format {
+                path: layer_path(&self.dir, self.skip_origin, n),
+                error,
+            })
     }
 
     /// Maps the layer files written since the database was opened (the
     /// next layers present); returns how many layers it now holds.
     pub fn extend(&mut self) -> Result<usize, DbError> {
         while self.layers.len() <= MAX_SEEDS {
-            let n = self.layers.len();
-            let path = layer_path(&self.dir, self.skip_origin, n);
-            let file = match File::open(&path) {
-                Ok(f) => f,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => break,
-                Err(e) => return Err(io_err(&path)(e)),
-            };
-            // SAFETY: the map is read-only and the files are never written
-            // in place (new layers are renamed into place whole), so the
-            // bytes do not change under the map unless someone edits a
-            // file by hand while it is open, which the docs warn against.
-            #[allow(unsafe_code)]
-            let map = unsafe { Mmap::map(&file) }.map_err(io_err(&path))?;
-            let decoder = LayerView::parse(&map, self.skip_origin, n)
-                .map_err(|error| DbError::Format {
-                    path: path.clone(),
-                    error,
-                })?
-                .decoder();
-            self.layers.push(MappedLayer { map, decoder });
+            match map_layer(&self.dir, self.skip_origin, self.layers.len(), self.full)? {
+                Some(layer) => self.layers.push(layer),
+                None => break,
+            }
         }
         Ok(self.layers.len())
     }
@@ -180,6 +201,106 @@ impl Database {
             Some(max_n) => probe(self, max_n, p),
             None => Err(ProbeError::Empty),
         }
+    }
+}
+
+/// Maps and checks layer `n`'s file (whole, or its header and length
+/// only), `None` if there is none.
+fn map_layer(
+    dir: &Path,
+    skip_origin: bool,
+    n: usize,
+    full: bool,
+) -> Result<Option<MappedLayer>, DbError> {
+    let path = layer_path(dir, skip_origin, n);
+    let file = match File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_err(&path)(e)),
+    };
+    // SAFETY: the map is read-only and the files are never written
+    // in place (new layers are renamed into place whole), so the
+    // bytes do not change under the map unless someone edits a
+    // file by hand while it is open, which the docs warn against.
+    #[allow(unsafe_code)]
+    let map = unsafe { Mmap::map(&file) }.map_err(io_err(&path))?;
+    let parsed = if full {
+        LayerView::parse(&map, skip_origin, n)
+    } else {
+        LayerView::parse_header(&map, skip_origin, n)
+    };
+    let decoder = parsed
+        .map_err(|error| DbError::Format {
+            path: path.clone(),
+            error,
+        })?
+        .decoder();
+    Ok(Some(MappedLayer { map, decoder }))
+}
+
+/// A database being built ([`crate::solve::Store`]): any layers present
+/// (the two parities are solved side by side, so a build may stop with
+/// layer 31 written and 30 not), each layer mapped as soon as it is
+/// written, readable by both chains at once.
+pub struct Building {
+    dir: PathBuf,
+    skip_origin: bool,
+    layers: [OnceLock<MappedLayer>; MAX_SEEDS + 1],
+}
+
+impl core::fmt::Debug for Building {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let present: Vec<usize> = (0..=MAX_SEEDS).filter(|&n| self.has(n)).collect();
+        f.debug_struct("Building")
+            .field("dir", &self.dir)
+            .field("rules", &rules_name(self.skip_origin))
+            .field("layers", &present)
+            .finish()
+    }
+}
+
+impl Building {
+    /// Maps and checks every layer file present under `dir` for the rules.
+    pub fn open(dir: &Path, skip_origin: bool) -> Result<Building, DbError> {
+        let b = Building {
+            dir: dir.to_path_buf(),
+            skip_origin,
+            layers: std::array::from_fn(|_| OnceLock::new()),
+        };
+        for n in 0..=MAX_SEEDS {
+            if let Some(layer) = map_layer(dir, skip_origin, n, true)? {
+                let _ = b.layers[n].set(layer);
+            }
+        }
+        Ok(b)
+    }
+}
+
+impl Lookup for Building {
+    #[inline]
+    fn values(&self, n: usize, rank: u64) -> Values {
+        let l = self.layers[n]
+            .get()
+            .expect("a layer is read only once solved");
+        l.decoder.values(&l.map, rank)
+    }
+}
+
+impl Store for Building {
+    fn has(&self, n: usize) -> bool {
+        self.layers[n].get().is_some()
+    }
+
+    fn save(&self, layer: SolvedLayer, _: &LayerStats) -> Result<(), String> {
+        let n = layer.n;
+        write_layer(&self.dir, &layer, self.skip_origin).map_err(|e| e.to_string())?;
+        drop(layer);
+        let mapped = map_layer(&self.dir, self.skip_origin, n, true)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("layer {n}: written but not found"))?;
+        self.layers[n]
+            .set(mapped)
+            .map_err(|_| format!("layer {n} is solved twice"))
     }
 }
 
@@ -300,6 +421,29 @@ mod tests {
         assert!(e.contains("truncated"), "{e}");
         fs::write(&path, b"").unwrap();
         let e = Database::open(tmp.path(), false).unwrap_err().to_string();
+        assert!(e.contains("truncated"), "{e}");
+    }
+
+    #[test]
+    fn unchecked_opens_leave_the_values_to_check() {
+        let tmp = tempfile::tempdir().unwrap();
+        write_all(tmp.path(), 4, false);
+        let path = layer_path(tmp.path(), false, 3);
+        let mut bad = fs::read(&path).unwrap();
+        let last = bad.len() - 1;
+        bad[last] ^= 1;
+        fs::write(&path, &bad).unwrap();
+        assert!(Database::open(tmp.path(), false).is_err());
+        let db = Database::open_unchecked(tmp.path(), false).unwrap();
+        assert_eq!(db.layers(), 5);
+        assert!(db.check(2).is_ok() && db.check(4).is_ok());
+        let e = db.check(3).unwrap_err().to_string();
+        assert!(e.contains("layer-03.gsol") && e.contains("damaged"), "{e}");
+        // Its header is still checked at open.
+        fs::write(&path, &bad[..bad.len() - 1]).unwrap();
+        let e = Database::open_unchecked(tmp.path(), false)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("truncated"), "{e}");
     }
 

@@ -404,12 +404,15 @@ impl Decoder {
                 hi = mid;
             }
         }
-        // Every escaped word has its entry (checked at parse).
-        let e = &table[lo * EXCEPTION_LEN..];
-        Values {
-            v: e[4],
-            lb: e[5],
-            ub: e[6],
+        // Every escaped word has its entry (checked with the payload); in a
+        // file whose payload was not checked, nonsense rather than a panic.
+        match table.get(lo * EXCEPTION_LEN..(lo + 1) * EXCEPTION_LEN) {
+            Some(e) => Values {
+                v: e[4],
+                lb: e[5],
+                ub: e[6],
+            },
+            None => Values::default(),
         }
     }
 }
@@ -419,6 +422,17 @@ impl<'a> LayerView<'a> {
     /// `skip-origin` when `skip_origin`): its header, its length, its
     /// checksums and its exceptions table.
     pub fn parse(bytes: &'a [u8], skip_origin: bool, n: usize) -> Result<Self, FormatError> {
+        let view = Self::parse_header(bytes, skip_origin, n)?;
+        view.check_payload()?;
+        Ok(view)
+    }
+
+    /// Checks what [`LayerView::parse`] checks except the payload (its
+    /// checksum and its exceptions table), which it leaves to
+    /// [`LayerView::check_payload`]: the header and the length only, no
+    /// pass over the values. Lookups in a damaged payload then give
+    /// nonsense, never a panic.
+    pub fn parse_header(bytes: &'a [u8], skip_origin: bool, n: usize) -> Result<Self, FormatError> {
         let len = bytes.len() as u64;
         if bytes.len() < HEADER_LEN {
             return Err(if bytes.len() < 8 || bytes[..8] == MAGIC {
@@ -503,10 +517,6 @@ impl<'a> LayerView<'a> {
         if len > expected {
             return Err(FormatError::TrailingBytes { len, expected });
         }
-        let payload = &bytes[HEADER_LEN..];
-        if crc32fast::hash(payload) != header.payload_crc {
-            return Err(FormatError::PayloadChecksum);
-        }
         let decoder = Decoder {
             header,
             v_mask: ((1u32 << vb) - 1) as u16,
@@ -514,12 +524,19 @@ impl<'a> LayerView<'a> {
             lo_shift: vb as u32,
             hi_shift: vb as u32 + lb as u32,
         };
-        let view = LayerView {
+        Ok(LayerView {
             decoder,
             file: bytes,
-        };
-        view.check_exceptions()?;
-        Ok(view)
+        })
+    }
+
+    /// The payload's checksum and exceptions table (one pass over the
+    /// file).
+    pub fn check_payload(&self) -> Result<(), FormatError> {
+        if crc32fast::hash(&self.file[HEADER_LEN..]) != self.decoder.header.payload_crc {
+            return Err(FormatError::PayloadChecksum);
+        }
+        self.check_exceptions()
     }
 
     /// Sorted, inside the layer, each on an escaped word, values in order,
@@ -696,6 +713,23 @@ mod tests {
             LayerView::parse(&long, false, 6),
             Err(FormatError::TrailingBytes { .. })
         ));
+    }
+
+    /// Without the payload checked, a damaged word is not seen, and a
+    /// lookup there gives nonsense without a panic; the check sees it.
+    #[test]
+    fn header_only_leaves_the_payload_to_check_payload() {
+        let l = layer(6, false);
+        let mut bad = encode(&l, false);
+        bad[HEADER_LEN + 2 * 9] = 0xFF;
+        bad[HEADER_LEN + 2 * 9 + 1] = 0xFF;
+        let view = LayerView::parse_header(&bad, false, 6).unwrap();
+        let _ = view.values(9);
+        assert_eq!(view.check_payload(), Err(FormatError::PayloadChecksum));
+        assert_eq!(
+            LayerView::parse(&bad, false, 6).unwrap_err(),
+            FormatError::PayloadChecksum
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@
 
 use core::fmt;
 
-use gore_core::{Action, Player, Position};
+use gore_core::{Action, Hole, Player, Position};
 
 use crate::board::{board_of, Outside};
 use crate::index::rank;
@@ -87,6 +87,21 @@ impl From<Outside> for ProbeError {
     }
 }
 
+/// The values of `p` alone (half seeds of its `n`, for its player to
+/// move), without its actions: one board, one lookup. The refusals of
+/// [`probe`].
+#[inline]
+pub fn value(db: &dyn Lookup, max_n: usize, p: &Position) -> Result<Values, ProbeError> {
+    let (board, n) = board_of(p)?;
+    if n > max_n {
+        return Err(ProbeError::TooManySeeds { n, max_n });
+    }
+    if p.is_ended() {
+        return Err(ProbeError::GameOver);
+    }
+    Ok(db.values(n, rank(&board)))
+}
+
 /// Probes `p` in `db`, whose layers are `0..=max_n` of `p`'s rules (the
 /// caller matches `skip-origin`: a [`Lookup`] does not know its rules).
 ///
@@ -102,43 +117,36 @@ impl From<Outside> for ProbeError {
 /// assert_eq!(lines[0], "position V 23-25 lo 23-25 hi 23-25 exact");
 /// ```
 pub fn probe(db: &dyn Lookup, max_n: usize, p: &Position) -> Result<Probe, ProbeError> {
-    let (board, n) = board_of(p)?;
-    if n > max_n {
-        return Err(ProbeError::TooManySeeds { n, max_n });
-    }
-    if p.is_ended() {
-        return Err(ProbeError::GameOver);
-    }
-    let values = db.values(n, rank(&board));
+    let values = value(db, max_n, p)?;
+    let n = p.seeds_on_board() as usize;
     let mover = p.to_move();
     let before = p.captured(mover);
-    let actions = p
-        .legal_actions()
-        .iter()
-        .map(|&a| {
-            // Legal by construction: the list is p's own.
-            let next = p.play(a).expect("a legal action plays");
-            let x = if next.is_ended() {
-                let own = 2 * (next.sweep_totals()[mover.index()] - before);
-                Values {
-                    v: own,
-                    lb: own,
-                    ub: own,
-                }
-            } else {
-                // Still no trades, no offer: the next board is inside.
-                let (b, m) = board_of(&next)?;
-                let y = db.values(m, rank(&b));
-                let c2 = 2 * (n - m) as u8;
-                Values {
-                    v: c2 + (2 * m as u8 - y.v),
-                    lb: c2 + (2 * m as u8 - y.ub),
-                    ub: c2 + (2 * m as u8 - y.lb),
-                }
-            };
-            Ok((a, x))
-        })
-        .collect::<Result<Vec<_>, ProbeError>>()?;
+    let mut actions = Vec::with_capacity(5);
+    for &a in p.legal_actions().iter() {
+        // Legal by construction (the list is p's own), and the rules of
+        // p (no trades, rows kept) hold after it: no checks again.
+        let mut next = *p;
+        next.play_unchecked(a);
+        let x = if next.is_ended() {
+            let own = 2 * (next.sweep_totals()[mover.index()] - before);
+            Values {
+                v: own,
+                lb: own,
+                ub: own,
+            }
+        } else {
+            let b = mover_board(&next);
+            let m = next.seeds_on_board() as usize;
+            let y = db.values(m, rank(&b));
+            let c2 = 2 * (n - m) as u8;
+            Values {
+                v: c2 + (2 * m as u8 - y.v),
+                lb: c2 + (2 * m as u8 - y.ub),
+                ub: c2 + (2 * m as u8 - y.lb),
+            }
+        };
+        actions.push((a, x));
+    }
     Ok(Probe {
         n,
         mover,
@@ -146,6 +154,21 @@ pub fn probe(db: &dyn Lookup, max_n: usize, p: &Position) -> Result<Probe, Probe
         values,
         actions,
     })
+}
+
+/// The board of a position whose rows are still A's and B's, seen from
+/// its player to move ([`board_of`] without its checks).
+#[inline]
+fn mover_board(p: &Position) -> crate::board::Board {
+    let mut b = [0u8; 8];
+    let off = match p.to_move() {
+        Player::A => 0,
+        Player::B => 4,
+    };
+    for (i, h) in Hole::ALL.iter().enumerate() {
+        b[(i + 8 - off) % 8] = p.seeds(*h);
+    }
+    b
 }
 
 /// Final totals of A and B, in half seeds, for three outcomes of the
@@ -291,6 +314,7 @@ mod tests {
         let p = pos("0,0,1,3/1,0,0,0 AAAA/BBBB 22-21 A -");
         let pr = probe(&db, 5, &p).unwrap();
         assert_eq!(pr.values, Values { v: 2, lb: 2, ub: 2 });
+        assert_eq!(value(&db, 5, &p), Ok(pr.values));
         assert_eq!(
             pr.lines(),
             [
@@ -362,6 +386,19 @@ mod tests {
         let p = pos("0,0,0,0/0,0,0,3 AAAA/BBBB 20-25 A -");
         let pr = probe(&db, 3, &p).unwrap();
         assert_eq!(pr.actions, [(Action::Pass, Values { v: 3, lb: 2, ub: 5 })]);
+    }
+
+    /// The fast board of a position is board_of's, on every board of a
+    /// layer with either player to move.
+    #[test]
+    fn mover_board_is_board_of() {
+        for r in 0..crate::index::layer_size(6) {
+            let b = crate::index::unrank(6, r);
+            for who in [Player::A, Player::B] {
+                let p = crate::board::position_of(&b, who, [21, 21], no_trades(false)).unwrap();
+                assert_eq!(board_of(&p), Ok((mover_board(&p), 6)));
+            }
+        }
     }
 
     #[test]

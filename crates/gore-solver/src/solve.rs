@@ -71,7 +71,10 @@ pub fn solve_all(
     workers: &dyn Workers,
     progress: &dyn Progress,
 ) -> Result<Vec<LayerStats>, String> {
-    assert!(max_n <= MAX_SEEDS, "a board holds at most {MAX_SEEDS} seeds");
+    assert!(
+        max_n <= MAX_SEEDS,
+        "a board holds at most {MAX_SEEDS} seeds"
+    );
     let solved: Mutex<Vec<LayerStats>> = Mutex::new(Vec::new());
     let failed: Mutex<Option<String>> = Mutex::new(None);
     let chain = |parity: usize| {
@@ -84,8 +87,9 @@ pub fn solve_all(
             }
             let total = 2 * crate::index::layer_size(n);
             progress.begin(n, total);
-            let (layer, stats) =
-                solve_layer(n, skip_origin, store, workers, &|done| progress.advance(n, done));
+            let (layer, stats) = solve_layer(n, skip_origin, store, workers, &|done| {
+                progress.advance(n, done)
+            });
             if let Err(e) = store.save(layer, &stats) {
                 failed.lock().expect("no chain panicked").get_or_insert(e);
                 return;
@@ -135,7 +139,10 @@ impl MemoryStore {
 
 impl Lookup for MemoryStore {
     fn values(&self, n: usize, rank: u64) -> Values {
-        self.layers[n].get().expect("a layer solved before it is read").values[rank as usize]
+        self.layers[n]
+            .get()
+            .expect("a layer solved before it is read")
+            .values[rank as usize]
     }
 }
 

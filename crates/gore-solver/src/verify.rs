@@ -16,8 +16,8 @@
 //!   twice the mover's seeds.
 //!
 //! A third check, exactness against a search with the repetition history
-//! on small layers, plugs in as an [`ExtraCheck`] (the `history` module's
-//! search, when it lands).
+//! on small layers, plugs in as an [`ExtraCheck`]: `gore solve --verify`
+//! passes one that proves LB <= exact <= UB with [`crate::history`].
 
 use core::fmt;
 

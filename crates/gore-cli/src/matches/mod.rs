@@ -572,10 +572,22 @@ pub fn run(args: MatchArgs) -> Result<()> {
     } else {
         None
     };
+    let oracle: Option<std::sync::Arc<dyn gore_ai::Oracle>> = if specs.iter().any(|s| s.oracle) {
+        let Some(dir) = args.solver_db.as_deref() else {
+            bail!("the option `oracle` needs the solver's database: --solver-db DIR");
+        };
+        Some(std::sync::Arc::new(crate::oracle::DbOracle::open(
+            dir,
+            rules.variant.skip_origin,
+        )?))
+    } else {
+        None
+    };
     let setup = Setup {
         default_movetime: args.movetime.max(1),
         timeout: Duration::from_millis(args.timeout),
         perfect,
+        oracle,
     };
     // An external engine that cannot start is an error, not 100 forfeits.
     let stop = AtomicBool::new(false);

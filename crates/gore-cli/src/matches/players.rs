@@ -51,10 +51,14 @@ pub struct EngineSpec {
     pub hash_mb: Option<usize>,
     /// `level=N` (external engines; built-in ones give it as `ai:N`).
     pub level: Option<Level>,
+    /// `oracle`: the search asks the solver's database (`--solver-db`)
+    /// at its leaves, also in games with trades (an estimate there).
+    pub oracle: bool,
 }
 
 pub const SPEC_HELP: &str = "random, greedy, ai:LEVEL[:depth=N][:nodes=N][:movetime=MS]\
-[:honourable][:hash=MB] (LEVEL 1-8, or perfect with --solver-db), or cmd:[OPTIONS:]COMMAND \
+[:honourable][:hash=MB][:oracle] (LEVEL 1-8, or perfect with --solver-db; oracle: the \
+database at the search's leaves, with --solver-db), or cmd:[OPTIONS:]COMMAND \
 (OPTIONS as for ai, plus level=N)";
 
 impl fmt::Display for EngineSpec {
@@ -74,6 +78,7 @@ impl EngineSpec {
             honourable: false,
             hash_mb: None,
             level: None,
+            oracle: false,
         }
     }
 
@@ -179,6 +184,10 @@ impl FromStr for EngineSpec {
                 })?;
             let mut spec = EngineSpec::plain(s, Kind::Ai(level));
             for word in parts {
+                if word == "oracle" {
+                    spec.oracle = true;
+                    continue;
+                }
                 if !spec.option(word, false).map_err(&bad)? {
                     return Err(bad(format!("unknown option `{word}`")));
                 }
@@ -229,6 +238,9 @@ pub struct Setup {
     /// The perfect player's database (`--solver-db`), checked against the
     /// rules, when an engine is `ai:perfect`.
     pub perfect: Option<Arc<Perfect>>,
+    /// The database as the search's leaf evaluation (`--solver-db`), when
+    /// an engine asks for it with `oracle`.
+    pub oracle: Option<Arc<dyn gore_ai::Oracle>>,
 }
 
 /// A player of one worker thread, kept from game to game.
@@ -257,13 +269,16 @@ impl Player {
             Kind::Greedy => Player::Greedy(ChaCha8Rng::seed_from_u64(0)),
             Kind::Ai(level) => {
                 let limits = spec.limits().unwrap_or_else(|| level.limits(movetime));
-                let engine = Engine::new(Options {
+                let mut engine = Engine::new(Options {
                     level: *level,
                     honourable: spec.honourable,
                     hash_mb: spec.hash_mb.unwrap_or(Options::default().hash_mb),
                     seed: 0,
                     ..Options::default()
                 });
+                if spec.oracle {
+                    engine.set_oracle(setup.oracle.clone());
+                }
                 Player::Ai {
                     engine: Box::new(engine),
                     limits,
