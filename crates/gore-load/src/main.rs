@@ -150,6 +150,7 @@ async fn main() -> Result<()> {
             level: None,
             colour: None,
             honourable: None,
+            perfect: None,
             start: None,
         };
         let r: Created = http
@@ -448,6 +449,7 @@ async fn create_local(http: &reqwest::Client, url: &str) -> Result<(String, Stri
         level: None,
         colour: None,
         honourable: None,
+        perfect: None,
         start: None,
     };
     let r: Created = http
