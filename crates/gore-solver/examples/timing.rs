@@ -73,6 +73,6 @@ fn main() {
         started: Mutex::new(vec![None; 49]),
     };
     let t0 = Instant::now();
-    solve_all(max, skip, &store, &Threads(threads), &report).unwrap();
+    solve_all(max, skip, &store, &Threads(threads), &report, u64::MAX).unwrap();
     println!("total {:.1} s", t0.elapsed().as_secs_f64());
 }

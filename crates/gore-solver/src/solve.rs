@@ -5,14 +5,16 @@
 //! exits lead only to lower layers **of the same parity**: the even layers
 //! and the odd layers are two independent chains. [`solve_all`] runs the
 //! two chains at once (each layer's own jobs go to the same workers), so
-//! both cores stay busy even on the layers that need one pass only, and
-//! at most two layers are in memory at a time.
+//! both cores stay busy even on the layers that need one pass only. At
+//! most two layers are in memory at a time, and two only while their
+//! working memory together fits the build's budget: the largest layers,
+//! whose two passes keep both cores busy anyway, are solved one at a time.
 
 use crate::index::MAX_SEEDS;
 use crate::par::Workers;
 use crate::retro::{solve_layer, LayerStats};
 use crate::values::{Lookup, SolvedLayer, Values};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Condvar, Mutex, OnceLock};
 
 /// Where solved layers go, and where the solver reads them back: the
 /// CLI's directory of memory-mapped files, or [`MemoryStore`].
@@ -49,16 +51,25 @@ impl Progress for Quiet {
     fn end(&self, _: usize, _: &LayerStats) {}
 }
 
+/// The working memory solving layer `n` may take at its peak, in bytes: a
+/// counter and three exits a board from the survey, then two passes'
+/// 4-byte cells (or, at the end, the cells and the 3-byte result).
+pub fn layer_memory(n: usize) -> u64 {
+    12 * crate::index::layer_size(n)
+}
+
 /// Solves every layer from 0 to `max_n` that `store` lacks, the even and
-/// the odd ones side by side, and returns the statistics of the layers it
-/// solved, in order. Stops at the first error of `store.save`.
+/// the odd ones side by side while their [`layer_memory`] together fits
+/// `budget` bytes (a layer larger than the budget alone waits until it is
+/// alone), and returns the statistics of the layers it solved, in order.
+/// Stops at the first error of `store.save`.
 ///
 /// ```
 /// use gore_solver::par::Sequential;
 /// use gore_solver::solve::{solve_all, MemoryStore, Quiet};
 /// use gore_solver::Lookup;
 /// let store = MemoryStore::default();
-/// let stats = solve_all(6, false, &store, &Sequential, &Quiet).unwrap();
+/// let stats = solve_all(6, false, &store, &Sequential, &Quiet, u64::MAX).unwrap();
 /// assert_eq!(stats.len(), 7);
 /// // Three seeds in the mover's first hole: sown, the game over, all his.
 /// let b = [3, 0, 0, 0, 0, 0, 0, 0];
@@ -70,12 +81,14 @@ pub fn solve_all(
     store: &dyn Store,
     workers: &dyn Workers,
     progress: &dyn Progress,
+    budget: u64,
 ) -> Result<Vec<LayerStats>, String> {
     assert!(
         max_n <= MAX_SEEDS,
         "a board holds at most {MAX_SEEDS} seeds"
     );
     let solved: Mutex<Vec<LayerStats>> = Mutex::new(Vec::new());
+    let memory = Budget::default();
     let failed: Mutex<Option<String>> = Mutex::new(None);
     let chain = |parity: usize| {
         for n in (parity..=max_n).step_by(2) {
@@ -85,12 +98,16 @@ pub fn solve_all(
             if store.has(n) {
                 continue;
             }
+            let need = layer_memory(n);
+            memory.take(need, budget);
             let total = 2 * crate::index::layer_size(n);
             progress.begin(n, total);
             let (layer, stats) = solve_layer(n, skip_origin, store, workers, &|done| {
                 progress.advance(n, done)
             });
-            if let Err(e) = store.save(layer, &stats) {
+            let saved = store.save(layer, &stats);
+            memory.give(need);
+            if let Err(e) = saved {
                 failed.lock().expect("no chain panicked").get_or_insert(e);
                 return;
             }
@@ -109,6 +126,29 @@ pub fn solve_all(
     let mut solved = solved.into_inner().expect("no chain panicked");
     solved.sort_by_key(|s| s.n);
     Ok(solved)
+}
+
+/// The working memory the chains hold, and a wait for enough of it.
+#[derive(Default)]
+struct Budget {
+    used: Mutex<u64>,
+    freed: Condvar,
+}
+
+impl Budget {
+    /// Waits until `need` more fits `budget` (or nothing else is held).
+    fn take(&self, need: u64, budget: u64) {
+        let mut used = self.used.lock().expect("no chain panicked");
+        while *used > 0 && *used + need > budget {
+            used = self.freed.wait(used).expect("no chain panicked");
+        }
+        *used += need;
+    }
+
+    fn give(&self, need: u64) {
+        *self.used.lock().expect("no chain panicked") -= need;
+        self.freed.notify_all();
+    }
 }
 
 /// A [`Store`] in memory (tests, small databases): layers kept as solved.
