@@ -458,7 +458,14 @@ struct Cell {
 /// side, as [`crate::solve::solve_all`] does).
 pub fn solve_up_to(max_n: usize, skip_origin: bool, workers: &dyn Workers) -> crate::Memory {
     let store = crate::solve::MemoryStore::default();
-    crate::solve::solve_all(max_n, skip_origin, &store, workers, &crate::solve::Quiet, u64::MAX)
-        .expect("a store in memory keeps every layer");
+    crate::solve::solve_all(
+        max_n,
+        skip_origin,
+        &store,
+        workers,
+        &crate::solve::Quiet,
+        u64::MAX,
+    )
+    .expect("a store in memory keeps every layer");
     store.into_memory()
 }
