@@ -9,7 +9,6 @@ mod board;
 mod commands;
 mod engine;
 mod matches;
-mod oracle;
 mod play;
 mod protocol;
 mod serve;

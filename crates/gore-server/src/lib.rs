@@ -31,6 +31,7 @@ mod error;
 mod http;
 mod limit;
 pub mod net;
+pub mod oracle;
 mod state;
 pub mod store;
 mod ws;

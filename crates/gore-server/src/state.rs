@@ -64,6 +64,14 @@ impl AppState {
     /// only if the AI's threads cannot be started.
     pub fn with_store(config: Config, store: Arc<dyn Store>) -> std::io::Result<AppState> {
         let perfect = open_perfect(config.solver_db.as_deref())?;
+        let oracles = match config.solver_db.as_deref() {
+            None => Vec::new(),
+            Some(dir) => [false, true]
+                .into_iter()
+                .filter_map(|skip| crate::oracle::DbOracle::open(dir, skip).ok())
+                .map(Arc::new)
+                .collect(),
+        };
         let games = Games::new(
             store,
             GameSettings {
@@ -73,6 +81,7 @@ impl AppState {
                 ai_queue: config.ai_queue,
                 ai_per_client: config.ai_per_client,
                 perfect,
+                oracles,
             },
         )?;
         let state = AppState(Arc::new(Inner {

@@ -136,5 +136,9 @@ fn where_the_bounds_part() {
     }
     eprintln!("layer {n}: {parted} boards with LB < UB, {proved} of a tenth proved inside, {beyond} beyond the budget");
     assert!(parted > 0, "layer 13 has boards with LB < UB");
-    assert!(proved >= 11, "most of the sample proved: {proved} of {}", proved + beyond);
+    assert!(
+        proved >= 11,
+        "most of the sample proved: {proved} of {}",
+        proved + beyond
+    );
 }

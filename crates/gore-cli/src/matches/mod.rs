@@ -576,7 +576,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
         let Some(dir) = args.solver_db.as_deref() else {
             bail!("the option `oracle` needs the solver's database: --solver-db DIR");
         };
-        Some(std::sync::Arc::new(crate::oracle::DbOracle::open(
+        Some(std::sync::Arc::new(gore_server::oracle::DbOracle::open(
             dir,
             rules.variant.skip_origin,
         )?))

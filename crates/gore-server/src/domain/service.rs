@@ -77,6 +77,27 @@ pub struct GameSettings {
     /// The perfect players of the solver's database (`--solver-db`), one
     /// per no-trade rule set it holds layers of; none without a database.
     pub perfect: Vec<Arc<Perfect>>,
+    /// The database as the top level's leaf evaluation, one per rule set
+    /// it holds (`skip-origin` or not), in every game of those rules,
+    /// trades or not; none without a database.
+    pub oracles: Vec<Arc<crate::oracle::DbOracle>>,
+}
+
+/// The oracle among `oracles` for the AI at `level` in games of `rules`:
+/// the top level's only, of the same `skip-origin`.
+fn oracle_for(
+    oracles: &[Arc<crate::oracle::DbOracle>],
+    level: Level,
+    rules: Rules,
+) -> Option<Arc<dyn gore_ai::Oracle>> {
+    if !level.is_max() {
+        return None;
+    }
+    let skip = rules.variant.skip_origin;
+    oracles
+        .iter()
+        .find(|o| o.skip_origin() == skip)
+        .map(|o| Arc::clone(o) as Arc<dyn gore_ai::Oracle>)
 }
 
 /// The levels whose searches are short (depth 9 at most): they keep a
@@ -868,6 +889,13 @@ impl Games {
             .ok_or_else(|| bad("this server's solver database has no layer of these rules"))
     }
 
+    /// The leaf evaluation the AI at `level` gets in games of `rules`: the
+    /// database's, for the top level only (the levels below keep the
+    /// character their ladder was tuned with).
+    fn oracle_for(&self, level: Level, rules: Rules) -> Option<Arc<dyn gore_ai::Oracle>> {
+        oracle_for(&self.0.settings.oracles, level, rules)
+    }
+
     /// The no-trade rule sets this server plays perfectly (the page offers
     /// the perfect level for them).
     pub fn perfect_rules(&self) -> Vec<&'static str> {
@@ -1286,11 +1314,16 @@ impl Games {
                 },
             );
         }
+        let oracle = self.oracle_for(level, room.info.rules);
         AiJob::new(
             client,
             room.info.id.clone(),
             u32::from(level.get()),
-            move |stop: &AtomicBool| Engine::new(options).choose(&game, &limits, stop),
+            move |stop: &AtomicBool| {
+                let mut engine = Engine::new(options);
+                engine.set_oracle(oracle);
+                engine.choose(&game, &limits, stop)
+            },
         )
     }
 
@@ -1465,5 +1498,53 @@ fn new_info(spec: &NewGameSpec, creator: Seat) -> GameInfo {
         resigned: None,
         takebacks: 0,
         takeback: None,
+    }
+}
+
+#[cfg(test)]
+mod oracle_tests {
+    use super::*;
+    use crate::oracle::DbOracle;
+    use gore_core::Position;
+
+    /// The top level gets the database of its game's `skip-origin`, in
+    /// games with trades too; the levels below get none. Told apart by what
+    /// each oracle answers: a board of 3 seeds in A's first hole is all A's
+    /// under both rule sets, and the databases here hold only `no-trades`
+    /// (layers 0-6) and `no-trades,skip-origin` (layers 0-4).
+    #[test]
+    fn only_the_top_level_asks_the_database_of_its_rules() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        for (skip, top) in [(false, 6), (true, 4)] {
+            for layer in gore_solver::naive::memory(top, skip).layers {
+                gore_solver::disk::write_layer(dir.path(), &layer, skip).expect("written");
+            }
+        }
+        let oracles: Vec<Arc<DbOracle>> = [false, true]
+            .into_iter()
+            .map(|skip| Arc::new(DbOracle::open(dir.path(), skip).expect("opened")))
+            .collect();
+        let standard: Rules = "standard".parse().unwrap();
+        let skip_rules: Rules = "skip-origin".parse().unwrap();
+        for level in Level::all() {
+            let o = oracle_for(&oracles, level, standard);
+            assert_eq!(o.is_some(), level.is_max(), "level {level}");
+        }
+        let top = Level::MAX;
+        // 5 seeds on the board: inside the plain database, beyond the other.
+        let five = "3,2,0,0/0,0,0,0 AAAA/BBBB 20-23 A -";
+        let plain = oracle_for(&oracles, top, standard).unwrap();
+        let p = Position::from_gpn(five, standard.variant).unwrap();
+        assert!(
+            plain.score(&p).is_some(),
+            "the plain database holds 5 seeds"
+        );
+        let skipping = oracle_for(&oracles, top, skip_rules).unwrap();
+        let q = Position::from_gpn(five, skip_rules.variant).unwrap();
+        assert_eq!(
+            skipping.score(&q),
+            None,
+            "the skip-origin database stops at 4"
+        );
     }
 }

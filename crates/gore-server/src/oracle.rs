@@ -1,11 +1,12 @@
-//! The solver's database as gore-ai's leaf evaluation ([`gore_ai::Oracle`]),
-//! for `gore match` engines with the option `oracle`.
+//! The solver's database as gore-ai's leaf evaluation ([`gore_ai::Oracle`]):
+//! the server's top level asks it when started with `--solver-db`, and so
+//! do `gore match` engines with the option `oracle`.
 //!
 //! In a no-trade game a position's V is its value (with never-ending play
 //! an even split); in a game with trades the database knows only play
 //! without them, so its answer is an estimate, asked wherever the rows are
-//! still whole and no offer is pending. docs/STRENGTH.md reports the match
-//! that decides whether it helps.
+//! still whole and no offer is pending. It is kept because matches show it
+//! helps, with trades too (docs/SOLVED.md, "The database as an evaluation").
 
 use std::path::Path;
 
@@ -27,7 +28,7 @@ pub struct DbOracle {
 
 impl DbOracle {
     /// Opens the database under `dir` for the rules `no-trades` with
-    /// `skip-origin` as given.
+    /// `skip-origin` as given; refused when it holds no layer.
     pub fn open(dir: &Path, skip_origin: bool) -> Result<DbOracle> {
         let db = Database::open(dir, skip_origin)
             .with_context(|| format!("--solver-db {}", dir.display()))?;
@@ -43,6 +44,11 @@ impl DbOracle {
             max_n,
             skip_origin,
         })
+    }
+
+    /// Whether it answers for games of this `skip-origin`.
+    pub fn skip_origin(&self) -> bool {
+        self.skip_origin
     }
 }
 
