@@ -87,9 +87,15 @@ impl Server {
     }
 
     pub fn spawn(db: &Path, port: u16) -> (Child, String) {
+        Server::spawn_with(db, port, &[])
+    }
+
+    /// [`Server::spawn`] with more options for `gore serve`.
+    pub fn spawn_with(db: &Path, port: u16, extra: &[&str]) -> (Child, String) {
         let mut child = Command::new(env!("CARGO_BIN_EXE_gore"))
             .args(["serve", "--port", &port.to_string(), "--db"])
             .arg(db)
+            .args(extra)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -581,27 +587,7 @@ pub async fn assert_accessible(page: &Page, what: &str) -> Res<()> {
 pub fn start_server_with(extra: &[&str]) -> Server {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("db.sqlite3");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gore"))
-        .args(["serve", "--port", "0", "--db"])
-        .arg(&db)
-        .args(extra)
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("start gore serve");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("read the ready line");
-    let url = line
-        .trim()
-        .strip_prefix("Goré is ready: open ")
-        .unwrap_or_else(|| panic!("unexpected first line from gore serve: {line:?}"))
-        .trim_end_matches('/')
-        .to_string();
+    let (child, url) = Server::spawn_with(&db, 0, extra);
     Server {
         child,
         url,
