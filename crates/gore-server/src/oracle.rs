@@ -10,7 +10,9 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
 use gore_ai::{Oracle, SEED};
 use gore_core::Position;
 use gore_solver::board::board_ignoring_trades;
@@ -21,7 +23,7 @@ use gore_solver::Lookup;
 /// The database of one rule set, answering for the positions it holds.
 #[derive(Debug)]
 pub struct DbOracle {
-    db: Database,
+    db: Arc<Database>,
     max_n: usize,
     skip_origin: bool,
 }
@@ -32,14 +34,22 @@ impl DbOracle {
     pub fn open(dir: &Path, skip_origin: bool) -> Result<DbOracle> {
         let db = Database::open(dir, skip_origin)
             .with_context(|| format!("--solver-db {}", dir.display()))?;
-        let Some(max_n) = db.max_layer() else {
-            bail!(
+        DbOracle::new(Arc::new(db)).with_context(|| {
+            format!(
                 "--solver-db {}: no layer of its rules (run gore solve --db {})",
                 dir.display(),
                 dir.display()
-            );
-        };
-        Ok(DbOracle {
+            )
+        })
+    }
+
+    /// Over a database already open (shared with the perfect player, so
+    /// its files are mapped and checked once); `None` when it holds no
+    /// layer.
+    pub fn new(db: Arc<Database>) -> Option<DbOracle> {
+        let max_n = db.max_layer()?;
+        let skip_origin = db.skip_origin();
+        Some(DbOracle {
             db,
             max_n,
             skip_origin,

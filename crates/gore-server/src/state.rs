@@ -63,15 +63,7 @@ impl AppState {
     /// The server's state over any store (`config.db` is not read); fails
     /// only if the AI's threads cannot be started.
     pub fn with_store(config: Config, store: Arc<dyn Store>) -> std::io::Result<AppState> {
-        let perfect = open_perfect(config.solver_db.as_deref())?;
-        let oracles = match config.solver_db.as_deref() {
-            None => Vec::new(),
-            Some(dir) => [false, true]
-                .into_iter()
-                .filter_map(|skip| crate::oracle::DbOracle::open(dir, skip).ok())
-                .map(Arc::new)
-                .collect(),
-        };
+        let (perfect, oracles) = open_solver_db(config.solver_db.as_deref())?;
         let games = Games::new(
             store,
             GameSettings {
@@ -139,28 +131,36 @@ impl AppState {
     }
 }
 
-/// The perfect players of the solver's database in `dir`: one per no-trade
-/// rule set it holds layers of. A damaged file is an error (the server
-/// does not start); a directory with no layer of either rule set too.
-fn open_perfect(
+/// The solver's database (`--solver-db`), each rule set's files mapped and
+/// checked once: the perfect players and the top level's oracles over it,
+/// one of each per rule set with layers; both empty without a database. A
+/// damaged file is an error (the server does not start); a directory with
+/// no layer of either rule set too.
+#[allow(clippy::type_complexity)]
+fn open_solver_db(
     dir: Option<&std::path::Path>,
-) -> std::io::Result<Vec<Arc<gore_solver::perfect::Perfect>>> {
+) -> std::io::Result<(
+    Vec<Arc<gore_solver::perfect::Perfect>>,
+    Vec<Arc<crate::oracle::DbOracle>>,
+)> {
     let Some(dir) = dir else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     };
-    let mut out = Vec::new();
+    let (mut perfect, mut oracles) = (Vec::new(), Vec::new());
     for skip in [false, true] {
         let db = gore_solver::disk::Database::open(dir, skip)
             .map_err(|e| std::io::Error::other(format!("--solver-db {}: {e}", dir.display())))?;
         if let Some(max_n) = db.max_layer() {
-            out.push(Arc::new(gore_solver::perfect::Perfect::new(
-                Arc::new(db),
+            let db = Arc::new(db);
+            perfect.push(Arc::new(gore_solver::perfect::Perfect::new(
+                db.clone(),
                 max_n,
                 skip,
             )));
+            oracles.extend(crate::oracle::DbOracle::new(db).map(Arc::new));
         }
     }
-    if out.is_empty() {
+    if perfect.is_empty() {
         return Err(std::io::Error::other(format!(
             "--solver-db {}: no layer of the rules no-trades or no-trades,skip-origin \
              (build them with gore solve --db {})",
@@ -168,5 +168,5 @@ fn open_perfect(
             dir.display()
         )));
     }
-    Ok(out)
+    Ok((perfect, oracles))
 }
