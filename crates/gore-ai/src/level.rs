@@ -6,10 +6,11 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use crate::human::Vision;
 use crate::Limits;
 
 /// The strongest level: full search within the limits given.
-pub const MAX_LEVEL: u8 = 8;
+pub const MAX_LEVEL: u8 = LADDER.len() as u8;
 
 /// A playing strength, from 1 (a beginner can win) to [`MAX_LEVEL`] (full
 /// strength). It cannot hold a level that does not exist.
@@ -18,25 +19,139 @@ pub const MAX_LEVEL: u8 = 8;
 /// use std::time::Duration;
 /// use gore_ai::{Level, Limits};
 ///
-/// let level: Level = "3".parse().unwrap();
+/// let level: Level = "6".parse().unwrap();
 /// assert_eq!(level.limits(Duration::from_millis(500)), Limits::depth(3));
 /// assert_eq!(Level::MAX.limits(Duration::from_millis(500)), Limits::time(Duration::from_millis(500)));
-/// assert!("9".parse::<Level>().is_err());
+/// assert!("13".parse::<Level>().is_err());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Level(u8);
 
-/// How each level plays: its depth cap, the noise added to root scores
-/// (score units, 100 = one seed), and how often it plays a random action.
+/// How each level plays: by sight ([`Vision`]) or by search to a depth
+/// cap, the noise added to each action's score (score units, 100 = one
+/// seed), how often it plays a random sowing, and how it is described to
+/// players.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LevelProfile {
-    /// Deepest search of the level (`None` = the limits given).
+    /// What the level sees when it plays by sight, without search (the
+    /// weakest levels); `None` for the levels that search.
+    pub vision: Option<Vision>,
+    /// Deepest search of the level (`None` = the limits given); 1 for the
+    /// levels that play by sight.
     pub depth: Option<u32>,
     /// Uniform noise of ± this many units added to each root action's score.
     pub noise: i32,
-    /// Probability of a uniformly random legal action.
+    /// Probability of a uniformly random sowing.
     pub blunder: f64,
+    /// A short name for players ("Beginner").
+    pub name: &'static str,
+    /// What the level sees, in a sentence for the home page (English; the
+    /// web app has it in every language).
+    pub describe: &'static str,
 }
+
+/// Sees the landing hole of short sowings only.
+const LANDING: Vision = Vision {
+    reach: 7,
+    back: false,
+    forward: false,
+    replies: false,
+};
+
+/// Sees every capture it can make now, long sowings included.
+const CHAINS_ALL: Vision = Vision {
+    reach: 255,
+    back: true,
+    forward: true,
+    replies: false,
+};
+
+/// Sees every capture, its own and the opponent's next one.
+const REPLIES: Vision = Vision {
+    reach: 255,
+    back: true,
+    forward: true,
+    replies: true,
+};
+
+const fn sight(
+    vision: Vision,
+    noise: i32,
+    blunder: f64,
+    name: &'static str,
+    describe: &'static str,
+) -> LevelProfile {
+    LevelProfile {
+        vision: Some(vision),
+        depth: Some(1),
+        noise,
+        blunder,
+        name,
+        describe,
+    }
+}
+
+const fn search(
+    depth: Option<u32>,
+    noise: i32,
+    name: &'static str,
+    describe: &'static str,
+) -> LevelProfile {
+    LevelProfile {
+        vision: None,
+        depth,
+        noise,
+        blunder: 0.0,
+        name,
+        describe,
+    }
+}
+
+/// The ladder, weakest first: the one place a level's play is decided
+/// (docs/STRENGTH.md measures it). The three weakest play by sight; the
+/// others search to a depth cap, the top one as deep as its limits allow.
+const LADDER: [LevelProfile; 12] = [
+    sight(
+        LANDING,
+        30,
+        0.05,
+        "Beginner",
+        "sees a capture in the hole where a short sowing lands, not the chains",
+    ),
+    sight(
+        CHAINS_ALL,
+        30,
+        0.0,
+        "Novice",
+        "sees every capture it can make now, not the opponent's reply",
+    ),
+    sight(
+        REPLIES,
+        30,
+        0.0,
+        "Learner",
+        "sees every capture, and the opponent's next one",
+    ),
+    search(
+        Some(1),
+        0,
+        "Casual",
+        "weighs each action by the position it leaves, trades included",
+    ),
+    search(Some(2), 0, "Club player", "looks two actions ahead"),
+    search(Some(3), 0, "Improver", "looks three actions ahead"),
+    search(Some(4), 0, "Thoughtful", "looks four actions ahead"),
+    search(Some(5), 0, "Strong", "looks five actions ahead"),
+    search(Some(7), 0, "Expert", "looks seven actions ahead"),
+    search(Some(10), 0, "Master", "looks ten actions ahead"),
+    search(Some(13), 0, "Grandmaster", "looks thirteen actions ahead"),
+    search(
+        None,
+        0,
+        "Full strength",
+        "searches as deep as its time allows",
+    ),
+];
 
 /// A number that is not a level.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,7 +181,7 @@ impl Level {
     /// chooses none (the web app's and its API's default): the strongest
     /// level that still plays by a fixed, shallow depth with some noise
     /// and never a random blunder, so that a newcomer meets a fair game.
-    pub const STANDARD: Level = Level(4);
+    pub const STANDARD: Level = Level(5);
 
     /// The level `n`, if there is one.
     pub fn new(n: u8) -> Result<Level, LevelError> {
@@ -96,21 +211,7 @@ impl Level {
 
     /// How the level plays. The depths are the ladder of docs/STRENGTH.md.
     pub fn profile(self) -> LevelProfile {
-        let (depth, noise, blunder) = match self.0 {
-            1 => (Some(1), 400, 0.30),
-            2 => (Some(2), 250, 0.15),
-            3 => (Some(3), 150, 0.06),
-            4 => (Some(4), 60, 0.0),
-            5 => (Some(6), 0, 0.0),
-            6 => (Some(9), 0, 0.0),
-            7 => (Some(13), 0, 0.0),
-            _ => (None, 0, 0.0),
-        };
-        LevelProfile {
-            depth,
-            noise,
-            blunder,
-        }
+        LADDER[self.0 as usize - 1]
     }
 
     /// The given limits with the level's depth cap applied (the smaller of
@@ -197,10 +298,10 @@ mod tests {
 
     #[test]
     fn levels_below_the_top_are_depth_limited_as_the_ladder_says() {
-        // docs/STRENGTH.md: "Levels 1–7 have their own depth caps (1, 2, 3,
-        // 4, 6, 9, 13 plies)".
-        let ladder = [1, 2, 3, 4, 6, 9, 13];
-        for (n, depth) in (1..=7).zip(ladder) {
+        // docs/STRENGTH.md: levels 1-3 play by sight (one action ahead),
+        // levels 4-11 search 1, 2, 3, 4, 5, 7, 10 and 13 plies.
+        let ladder = [1, 1, 1, 1, 2, 3, 4, 5, 7, 10, 13];
+        for (n, depth) in (1..=11).zip(ladder) {
             let level = Level::new(n).unwrap();
             assert!(!level.is_max());
             assert_eq!(level.profile().depth, Some(depth), "level {n}");
@@ -221,7 +322,7 @@ mod tests {
     #[test]
     fn the_top_level_thinks_for_the_time_given() {
         assert!(Level::MAX.is_max());
-        assert_eq!(Level::MAX.get(), 8);
+        assert_eq!(Level::MAX.get(), 12);
         assert_eq!(Level::MAX.profile().depth, None);
         assert_eq!(Level::MAX.limits(MS), Limits::time(MS));
         // The safety net is for the lower levels only.
@@ -235,12 +336,14 @@ mod tests {
     }
 
     #[test]
-    fn noise_and_blunders_only_at_levels_1_to_4() {
+    fn only_the_levels_that_play_by_sight_are_noisy() {
         for level in Level::all() {
             let p = level.profile();
             let noisy = p.noise > 0 || p.blunder > 0.0;
-            assert_eq!(noisy, level.get() <= 4, "level {level}");
+            assert_eq!(p.vision.is_some(), level.get() <= 3, "level {level}");
+            assert_eq!(noisy, level.get() <= 3, "level {level}");
             assert!((0.0..1.0).contains(&p.blunder));
+            assert!(!p.name.is_empty() && !p.describe.is_empty());
         }
         // Weaker levels err more.
         let noise: Vec<i32> = Level::all().map(|l| l.profile().noise).collect();
@@ -249,7 +352,7 @@ mod tests {
 
     #[test]
     fn the_cap_takes_the_smaller_depth() {
-        let three = Level::new(3).unwrap();
+        let three = Level::new(6).unwrap(); // three plies
         assert_eq!(three.cap(Limits::default()), Limits::depth(3));
         assert_eq!(three.cap(Limits::depth(2)), Limits::depth(2));
         assert_eq!(three.cap(Limits::depth(9)), Limits::depth(3));
@@ -259,18 +362,18 @@ mod tests {
 
     #[test]
     fn out_of_range_is_refused_naming_the_range() {
-        for n in [0u8, 9, 255] {
+        for n in [0u8, 13, 255] {
             let e = Level::new(n).unwrap_err();
             assert_eq!(
                 e.to_string(),
-                format!("`{n}` is not a level: levels go from 1 to 8")
+                format!("`{n}` is not a level: levels go from 1 to 12")
             );
             assert!(Level::try_from(n).is_err());
         }
         for s in [
             "",
             "0",
-            "9",
+            "13",
             "08x",
             "-1",
             "+3",
@@ -282,7 +385,7 @@ mod tests {
         ] {
             let e = s.parse::<Level>().unwrap_err();
             assert!(
-                e.to_string().contains("levels go from 1 to 8"),
+                e.to_string().contains("levels go from 1 to 12"),
                 "{s:?}: {e}"
             );
             assert_eq!(e.text, s);
@@ -292,7 +395,7 @@ mod tests {
     #[test]
     fn text_round_trips() {
         let all: Vec<Level> = Level::all().collect();
-        assert_eq!(all.len(), 8);
+        assert_eq!(all.len(), 12);
         for (i, level) in all.into_iter().enumerate() {
             let n = i as u8 + 1;
             assert_eq!(level.get(), n);

@@ -27,6 +27,7 @@
 
 pub mod baselines;
 mod eval;
+pub mod human;
 mod level;
 mod search;
 mod tt;
@@ -384,6 +385,17 @@ impl Engine {
         let mut rng = ChaCha8Rng::seed_from_u64(
             self.options.seed ^ root.hash() ^ (game.actions().len() as u64).wrapping_mul(0x9e37),
         );
+        if let Some(vision) = profile.vision {
+            self.last_nodes = legal.len() as u64;
+            return human::choose(
+                &root,
+                &vision,
+                profile.noise,
+                profile.blunder,
+                &self.options.weights,
+                &mut rng,
+            );
+        }
         if rng.gen_bool(profile.blunder) {
             // A beginner's slip: mostly a sowing, as people rarely trade at random.
             let sows: Vec<Action> = legal

@@ -255,6 +255,7 @@ fn every_level_plays_legal_actions_in_random_positions() {
         ("0,0,0,0/1,0,4,6 AAAA/BBBB 30-7 A -", "standard"),
         ("3,2,0,1/0,4,4,6 AAAA/AAAB 21-7 A b4", "cede-all,ply-cap=3"),
         ("9,0,0,0/4,1,0,4 AAAA/BBBB 12-18 B a2+a3+a4", "skip-origin"),
+        ("0,3,7,1/2,0,5,9 AAAA/BBBB 9-12 B a2+a4", "standard"),
     ] {
         let game = game_from(gpn, rules);
         check_every_level(&game, &mut rng, &mut cov);
@@ -683,11 +684,15 @@ fn honour_binds_only_the_engine_side() {
 /// must not give A one of its holes of 7 seeds for 6 captured ones.
 #[test]
 fn honour_does_not_make_the_opponent_accept_at_low_levels() {
-    assert_eq!(Level::new(2).unwrap().profile().depth, Some(2));
+    // The level that searches two plies.
+    let two = Level::all()
+        .find(|l| l.profile().depth == Some(2) && l.profile().vision.is_none())
+        .expect("a level of depth 2")
+        .get();
     let mut differences = Vec::new();
     let mut compare = |game: &Game, seed: u64| {
-        let mut plain = Engine::new(options(2, false, seed));
-        let mut honourable = Engine::new(options(2, true, seed));
+        let mut plain = Engine::new(options(two, false, seed));
+        let mut honourable = Engine::new(options(two, true, seed));
         let a = choose(&mut plain, game, &Limits::depth(2)).unwrap();
         let b = choose(&mut honourable, game, &Limits::depth(2)).unwrap();
         if a != b {
