@@ -45,6 +45,10 @@ pub use level::{Level, LevelError, LevelProfile, MAX_LEVEL};
 use search::{pv_from_table, Searcher, INF};
 use tt::Table;
 
+/// What an offer must gain over the best other action (score units) for
+/// a level below the top to make it ([`Engine::choose`]).
+pub const OFFER_MARGIN: i32 = SEED;
+
 /// What the engine may spend on one decision. Unset limits are unlimited;
 /// with none at all the search stops at depth [`Limits::MAX_DEPTH`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -357,6 +361,86 @@ impl Engine {
         Some(result)
     }
 
+    /// The best action that is not an offer, if one is worth at least
+    /// `floor` (score units) by searches of each action's position one ply
+    /// shallower than `limits`; `None` otherwise. The levels below the top
+    /// offer holes only when the offer gains [`OFFER_MARGIN`] over the best
+    /// sowing or pass: a person does not give land away as a waiting move.
+    fn best_without_offer(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        stop: &AtomicBool,
+        floor: i32,
+    ) -> Option<Action> {
+        let others: Vec<Action> = game
+            .position()
+            .legal_actions()
+            .iter()
+            .copied()
+            .filter(|a| !matches!(a, Action::Offer(_)))
+            .collect();
+        let n = others.len().max(1) as u32;
+        // The budget is shared out among the actions.
+        let sub = Limits {
+            depth: limits.depth,
+            nodes: limits.nodes.map(|x| (x / n as u64).max(1)),
+            time: limits.time.map(|t| t / n),
+        };
+        let mut best: Option<(i32, Action)> = None;
+        let mut spent = 0;
+        for a in others {
+            let Some(v) = self.value_after(game, &[a], &sub, stop, &mut spent) else {
+                continue;
+            };
+            if best.is_none_or(|(b, _)| v > b) {
+                best = Some((v, a));
+            }
+        }
+        self.last_nodes = spent;
+        best.filter(|&(v, _)| v >= floor).map(|(_, a)| a)
+    }
+
+    /// The value for the player to move in `game` of playing `actions`
+    /// (score units): the end's seed difference, or a search of the
+    /// position reached, `actions.len()` plies shallower than `limits`.
+    /// Adds the nodes spent to `spent`; `None` if an action is illegal.
+    fn value_after(
+        &mut self,
+        game: &Game,
+        actions: &[Action],
+        limits: &Limits,
+        stop: &AtomicBool,
+        spent: &mut u64,
+    ) -> Option<i32> {
+        let me = game.position().to_move();
+        let mut g = game.clone();
+        for &a in actions {
+            g.play(a).ok()?;
+            if g.is_over() {
+                break;
+            }
+        }
+        if let Some(o) = g.outcome() {
+            return Some(
+                (o.seeds[me.index()] as i32 - o.seeds[me.opponent().index()] as i32) * SEED,
+            );
+        }
+        let depth = limits.depth.unwrap_or(Limits::MAX_DEPTH);
+        let sub = Limits {
+            depth: Some(depth.saturating_sub(actions.len() as u32).max(1)),
+            ..*limits
+        };
+        let side = self.options.honourable.then_some(me);
+        let r = self.search_as(&g, &sub, stop, &mut |_| {}, side)?;
+        *spent += r.nodes;
+        Some(if g.position().to_move() == me {
+            r.score
+        } else {
+            -r.score
+        })
+    }
+
     /// The action the engine plays at its level: full search at
     /// [`MAX_LEVEL`], shallower and noisier below, deterministic for a
     /// given seed and position. `None` when the game is over.
@@ -370,9 +454,23 @@ impl Engine {
         let profile = level.profile();
         let limits = level.cap(*limits);
         if profile.noise == 0 && profile.blunder == 0.0 {
-            return self
-                .search(game, &limits, stop, &mut |_| {})
-                .map(|r| r.best);
+            let r = self.search(game, &limits, stop, &mut |_| {})?;
+            if level.is_max() || !matches!(r.best, Action::Offer(_)) {
+                return Some(r.best);
+            }
+            // An offer in good faith is one its maker would rather see
+            // accepted; one that pays only when declined is a waiting
+            // move people do not make.
+            let mut nodes = self.last_nodes;
+            let acc = self.value_after(game, &[r.best, Action::Accept], &limits, stop, &mut nodes);
+            let dec = self.value_after(game, &[r.best, Action::Decline], &limits, stop, &mut nodes);
+            let floor = match (acc, dec) {
+                (Some(a), Some(d)) if a >= d => r.score - OFFER_MARGIN,
+                _ => i32::MIN,
+            };
+            let other = self.best_without_offer(game, &limits, stop, floor);
+            self.last_nodes += nodes;
+            return Some(other.unwrap_or(r.best));
         }
         if self.options.honourable && root.pending_offer().is_some() {
             return Some(Action::Accept);

@@ -2,10 +2,12 @@
 //!
 //! Subcommands: `legal`, `apply`, `perft` (exact, scriptable output),
 //! `play` (a game in the terminal), `analyze`, `engine`, `match`, `serve`
-//! (the web app), `solve` and `probe` (the no-trade database).
+//! (the web app), `solve` and `probe` (the no-trade database), `calibrate`
+//! (the levels measured against it).
 
 mod analyze;
 mod board;
+mod calibrate;
 mod commands;
 mod engine;
 mod matches;
@@ -48,6 +50,8 @@ enum Command {
     Solve(solve::SolveArgs),
     /// Print a position's solved values and each legal action's.
     Probe(solve::ProbeArgs),
+    /// Measure each level's seed loss per action against the database.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 fn main() -> ExitCode {
@@ -63,6 +67,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => serve::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Probe(a) => solve::probe(a),
+        Command::Calibrate(a) => calibrate::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -127,6 +127,10 @@ struct GameResult {
     result: std::cmp::Ordering,
     end: End,
     plies: usize,
+    /// Offers made, accepted and declined in the game.
+    trades: Trades,
+    /// Each engine's wins "without glory" (won after declining an offer).
+    without_glory: [u64; 2],
     forfeit_note: Option<String>,
     save_error: Option<String>,
 }
@@ -300,11 +304,30 @@ impl Match {
             .save(&game, index, slot_a, forfeit_note.as_deref())
             .err()
             .map(|e| format!("{e:#}"));
+        let mut trades = Trades::default();
+        for a in game.actions() {
+            match a {
+                Action::Offer(_) => trades.offers += 1,
+                Action::Accept => trades.accepted += 1,
+                Action::Decline => trades.declined += 1,
+                _ => {}
+            }
+        }
+        let mut without_glory = [0; 2];
+        if let (None, Some(o)) = (&forfeit, game.outcome()) {
+            if let Some(w) = o.winner() {
+                if o.declined[w.index()] {
+                    without_glory[slot_of(w)] += 1;
+                }
+            }
+        }
         Some(GameResult {
             index,
             result,
             end,
             plies: game.actions().len(),
+            trades,
+            without_glory,
             forfeit_note,
             save_error,
         })
@@ -334,9 +357,19 @@ impl Match {
     }
 }
 
+/// Trade actions counted over games.
+#[derive(Debug, Default, Clone, Copy)]
+struct Trades {
+    offers: u64,
+    accepted: u64,
+    declined: u64,
+}
+
 /// Counts in index order.
 #[derive(Default)]
 struct Totals {
+    trades: Trades,
+    without_glory: [u64; 2],
     all: Tally,
     /// Engine1's results as A and as B.
     by_side: [Tally; 2],
@@ -359,6 +392,12 @@ impl Totals {
             End::Forfeit(slot) => self.forfeits[slot] += 1,
         }
         self.plies += r.plies as u64;
+        self.trades.offers += r.trades.offers;
+        self.trades.accepted += r.trades.accepted;
+        self.trades.declined += r.trades.declined;
+        for (t, g) in self.without_glory.iter_mut().zip(r.without_glory) {
+            *t += g;
+        }
     }
 }
 
@@ -384,6 +423,8 @@ fn tally_line(t: &Tally) -> String {
 /// ended board 20  repetition 0  ply-cap 0  forfeit 0
 /// forfeits engine1 0  engine2 0
 /// plies 61.4
+/// offers 0.0  accepted 0.0  declined 0.0 per game
+/// without-glory engine1 0  engine2 0
 /// sprt llr 2.95  lower -2.94  upper 2.94  elo0 0  elo1 10  alpha 0.05  beta 0.05  result H1
 /// ```
 fn report(m: &Match, t: &Totals, sprt: Option<(&Sprt, f64)>) -> String {
@@ -423,6 +464,25 @@ fn report(m: &Match, t: &Totals, sprt: Option<(&Sprt, f64)>) -> String {
         } else {
             0.0
         }
+    );
+    let per_game = |x: u64| {
+        if games > 0 {
+            x as f64 / games as f64
+        } else {
+            0.0
+        }
+    };
+    let _ = writeln!(
+        out,
+        "offers {:.1}  accepted {:.1}  declined {:.1} per game",
+        per_game(t.trades.offers),
+        per_game(t.trades.accepted),
+        per_game(t.trades.declined)
+    );
+    let _ = writeln!(
+        out,
+        "without-glory engine1 {}  engine2 {}",
+        t.without_glory[0], t.without_glory[1]
     );
     if let Some((s, llr)) = sprt {
         let _ = writeln!(
