@@ -52,9 +52,8 @@ fn analysis(o: &Output) -> (String, String, String) {
     );
     let score = out
         .lines()
-        .filter(|l| l.starts_with("depth 6 "))
+        .rfind(|l| l.starts_with("depth 6 "))
         .map(|l| l.split_whitespace().nth(3).unwrap().to_string())
-        .last()
         .expect("a depth-6 line");
     let best = out
         .lines()
