@@ -391,19 +391,11 @@ impl External {
                 let remaining = c
                     .of(game.position().to_move())
                     .map_or(Duration::ZERO, |(t, _)| t);
-                let go = match Go::from_limits(&own) {
-                    Go::Limits {
-                        depth,
-                        nodes,
-                        movetime,
-                        ..
-                    } => Go::Limits {
-                        depth,
-                        nodes,
-                        movetime,
-                        clock: c,
-                    },
-                    Go::Infinite => unreachable!("from_limits gives limits"),
+                let go = Go::Limits {
+                    depth: own.depth,
+                    nodes: own.nodes,
+                    movetime: self.spec.movetime,
+                    clock: c,
                 };
                 (go, remaining + self.timeout)
             }
