@@ -505,9 +505,19 @@ mod tests {
             Some(own),
             "the smaller time, the spec's depth and nodes"
         );
-        let three = Level::new(3).unwrap();
-        let l = clock_limits(&game, three, Some(Limits::depth(9)), &clock).unwrap();
-        assert_eq!((l.depth, l.time), (Some(3), Some(ms(2000))));
+        // A level with a depth cap keeps the smaller of its cap and the
+        // spec's depth.
+        for level in Level::all() {
+            let Some(cap) = level.profile().depth else {
+                continue;
+            };
+            let l = clock_limits(&game, level, Some(Limits::depth(9)), &clock).unwrap();
+            assert_eq!(
+                (l.depth, l.time),
+                (Some(cap.min(9)), Some(ms(2000))),
+                "level {level}"
+            );
+        }
         // No time for the side to move: no clock limits.
         let b_only = GoClock {
             atime: None,
