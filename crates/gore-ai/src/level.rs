@@ -247,6 +247,28 @@ impl Level {
     }
 }
 
+/// The one thinking time per decision when the caller gives none: the
+/// engine protocol's `go` without limits, `gore match` without
+/// `--movetime`, `gore play` and the server all use it.
+pub const DEFAULT_MOVETIME: Duration = Duration::from_millis(1000);
+
+impl Level {
+    /// The level's thinking time per decision when nothing else is said
+    /// ([`DEFAULT_MOVETIME`], one second: a person's opponent answers
+    /// without a noticeable wait, and the top level searches some 15 plies).
+    /// Only the top level spends it; the others stop at their depth.
+    pub fn default_movetime(self) -> Duration {
+        DEFAULT_MOVETIME
+    }
+
+    /// The limits of one decision when the caller gives none:
+    /// [`Level::limits`] of [`Level::default_movetime`]. The lower levels
+    /// are off the clock, so that a seed replays the same game.
+    pub fn default_limits(self) -> Limits {
+        self.limits(self.default_movetime())
+    }
+}
+
 impl Default for Level {
     /// Full strength.
     fn default() -> Level {

@@ -26,6 +26,7 @@
 //! ```
 
 pub mod baselines;
+pub mod clock;
 mod eval;
 pub mod human;
 mod level;
@@ -41,7 +42,7 @@ use rand_chacha::ChaCha8Rng;
 
 pub use eval::{evaluate, terminal, Oracle, Weights, SEED};
 use gore_core::Player;
-pub use level::{Level, LevelError, LevelProfile, MAX_LEVEL};
+pub use level::{Level, LevelError, LevelProfile, DEFAULT_MOVETIME, MAX_LEVEL};
 use search::{pv_from_table, Searcher, INF};
 use tt::Table;
 

@@ -31,8 +31,6 @@ pub struct EngineArgs {}
 
 /// The longest command line read; longer lines are answered with an error.
 const MAX_LINE: usize = 64 * 1024;
-/// The search time of a `go` without any limit.
-const DEFAULT_MOVETIME: Duration = Duration::from_millis(1000);
 
 pub fn run(_args: EngineArgs) -> Result<()> {
     let mut input = io::stdin().lock();
@@ -323,16 +321,7 @@ impl Session {
             None
         };
         let infinite = go == Go::Infinite;
-        let limits = match go.limits() {
-            None => Limits::default(),
-            // No limit at all: the default movetime, at every level (the
-            // lower ones also stop at their own depth).
-            Some(l) if l == Limits::default() => self
-                .options
-                .level
-                .limits_within(DEFAULT_MOVETIME, DEFAULT_MOVETIME),
-            Some(l) => l,
-        };
+        let limits = go_limits(&go, &self.game, self.options.level);
 
         self.join(false);
         let mut engine = self
@@ -376,6 +365,28 @@ impl Session {
             infinite,
         });
         Ok(())
+    }
+}
+
+/// The limits of a `go`: none for `infinite`; the level's one default
+/// ([`Level::default_limits`]) when nothing is given; the clock of the
+/// side to move through [`gore_ai::clock`] when its time is given (with
+/// `movetime`, the smaller of the two), with `depth` and `nodes` as given.
+pub(crate) fn go_limits(go: &Go, game: &Game, level: Level) -> Limits {
+    let Some(mut limits) = go.limits() else {
+        return Limits::default();
+    };
+    let side = game.position().to_move();
+    match go.clock().of(side) {
+        Some((remaining, increment)) => {
+            let budget = gore_ai::clock::limits_for(game, level, remaining, increment)
+                .time
+                .expect("the clock gives a time");
+            limits.time = Some(limits.time.map_or(budget, |t| t.min(budget)));
+            limits
+        }
+        None if limits == Limits::default() => level.default_limits(),
+        None => limits,
     }
 }
 

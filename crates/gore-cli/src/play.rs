@@ -43,10 +43,11 @@ pub struct PlayArgs {
     /// The AI's level: 1 (a beginner can win) to 8 (full strength).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=MAX_LEVEL as i64))]
     level: u8,
-    /// The AI's thinking time per action at level 8, in milliseconds (the
-    /// lower levels search to their own depth).
-    #[arg(long, default_value_t = 1000)]
-    movetime: u64,
+    /// The AI's thinking time per action at the top level, in
+    /// milliseconds (the lower levels search to their own depth). Default:
+    /// the level's one default, 1000 ms.
+    #[arg(long)]
+    movetime: Option<u64>,
     /// The AI accepts every offer you make (refusing is frowned upon).
     #[arg(long)]
     honourable: bool,
@@ -119,7 +120,10 @@ pub fn run(args: PlayArgs) -> Result<()> {
     });
     // Level 8 thinks for the time given; the lower levels search to their
     // own depth, so that a seed replays the same game.
-    let limits = level.limits(Duration::from_millis(args.movetime.max(1)));
+    let limits = match args.movetime {
+        None => level.default_limits(),
+        Some(ms) => level.limits(Duration::from_millis(ms.max(1))),
+    };
     let stop = AtomicBool::new(false);
 
     let stdin = io::stdin();

@@ -170,9 +170,10 @@ pub enum Start {
 pub enum Go {
     /// `go infinite`: search until `stop`.
     Infinite,
-    /// `go [depth N] [nodes N] [movetime MS]`; with none, the engine's
-    /// default movetime. Depth is 1 to [`DEPTH_MAX`], nodes and movetime at
-    /// least 1.
+    /// `go [depth N] [nodes N] [movetime MS] [atime MS] [btime MS] [ainc
+    /// MS] [binc MS]`; with none, the level's default movetime. Depth is 1
+    /// to [`DEPTH_MAX`], nodes and movetime at least 1, the clock's times
+    /// and increments at least 0.
     Limits {
         /// `depth N`.
         depth: Option<u32>,
@@ -180,7 +181,45 @@ pub enum Go {
         nodes: Option<u64>,
         /// `movetime MS`, in milliseconds.
         movetime: Option<u64>,
+        /// The players' clocks.
+        clock: GoClock,
     },
+}
+
+/// The clocks of `go`: each player's remaining time and increment per
+/// action, in milliseconds (any of them may be left out).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GoClock {
+    /// `atime MS`: A's remaining time.
+    pub atime: Option<u64>,
+    /// `btime MS`: B's remaining time.
+    pub btime: Option<u64>,
+    /// `ainc MS`: A's increment.
+    pub ainc: Option<u64>,
+    /// `binc MS`: B's increment.
+    pub binc: Option<u64>,
+}
+
+impl GoClock {
+    /// Whether no clock field is given.
+    pub fn is_empty(&self) -> bool {
+        *self == GoClock::default()
+    }
+
+    /// The remaining time and increment of `side`, when its time is
+    /// given (a missing increment is 0).
+    pub fn of(&self, side: gore_core::Player) -> Option<(Duration, Duration)> {
+        let (time, inc) = match side {
+            gore_core::Player::A => (self.atime, self.ainc),
+            gore_core::Player::B => (self.btime, self.binc),
+        };
+        time.map(|t| {
+            (
+                Duration::from_millis(t),
+                Duration::from_millis(inc.unwrap_or(0)),
+            )
+        })
+    }
 }
 
 impl Go {
@@ -192,6 +231,15 @@ impl Go {
             movetime: limits
                 .time
                 .map(|t| t.as_millis().min(u64::MAX as u128) as u64),
+            clock: GoClock::default(),
+        }
+    }
+
+    /// The clocks asked for (none for `infinite`).
+    pub fn clock(&self) -> GoClock {
+        match *self {
+            Go::Infinite => GoClock::default(),
+            Go::Limits { clock, .. } => clock,
         }
     }
 
@@ -203,6 +251,7 @@ impl Go {
                 depth,
                 nodes,
                 movetime,
+                ..
             } => Some(Limits {
                 depth,
                 nodes,
@@ -234,6 +283,7 @@ impl fmt::Display for Go {
                 depth,
                 nodes,
                 movetime,
+                clock,
             } => {
                 if let Some(d) = depth {
                     write!(f, " depth {d}")?;
@@ -243,6 +293,16 @@ impl fmt::Display for Go {
                 }
                 if let Some(t) = movetime {
                     write!(f, " movetime {t}")?;
+                }
+                for (word, v) in [
+                    ("atime", clock.atime),
+                    ("btime", clock.btime),
+                    ("ainc", clock.ainc),
+                    ("binc", clock.binc),
+                ] {
+                    if let Some(v) = v {
+                        write!(f, " {word} {v}")?;
+                    }
                 }
                 Ok(())
             }
@@ -430,8 +490,13 @@ fn parse_position(args: &[&str]) -> Result<Command, ProtocolError> {
     Ok(Command::Position { start, actions })
 }
 
+/// The forms of `go`, for its error messages.
+const GO_USAGE: &str =
+    "go [depth N] [nodes N] [movetime MS] [atime MS] [btime MS] [ainc MS] [binc MS] [infinite]";
+
 fn parse_go(args: &[&str]) -> Result<Go, ProtocolError> {
     let (mut depth, mut nodes, mut movetime) = (None, None, None);
+    let mut clock = GoClock::default();
     let mut infinite = false;
     let mut it = args.iter();
     while let Some(&word) = it.next() {
@@ -447,10 +512,14 @@ fn parse_go(args: &[&str]) -> Result<Go, ProtocolError> {
                 .is_some(),
             "nodes" => nodes.replace(value(1, u64::MAX)?).is_some(),
             "movetime" => movetime.replace(value(1, u64::MAX)?).is_some(),
+            "atime" => clock.atime.replace(value(0, u64::MAX)?).is_some(),
+            "btime" => clock.btime.replace(value(0, u64::MAX)?).is_some(),
+            "ainc" => clock.ainc.replace(value(0, u64::MAX)?).is_some(),
+            "binc" => clock.binc.replace(value(0, u64::MAX)?).is_some(),
             "infinite" => std::mem::replace(&mut infinite, true),
             _ => {
                 return err(format!(
-                    "go: unknown parameter {} (go [depth N] [nodes N] [movetime MS] [infinite])",
+                    "go: unknown parameter {} ({GO_USAGE})",
                     quote(word)
                 ))
             }
@@ -459,14 +528,17 @@ fn parse_go(args: &[&str]) -> Result<Go, ProtocolError> {
             return err(format!("go: {word} is given twice"));
         }
     }
-    let limited = depth.is_some() || nodes.is_some() || movetime.is_some();
+    let limited = depth.is_some() || nodes.is_some() || movetime.is_some() || !clock.is_empty();
     match (infinite, limited) {
-        (true, true) => err("go: infinite runs until stop; it takes no depth, nodes or movetime"),
+        (true, true) => err(
+            "go: infinite runs until stop; it takes no depth, nodes, movetime or clock (atime btime ainc binc)",
+        ),
         (true, false) => Ok(Go::Infinite),
         (false, _) => Ok(Go::Limits {
             depth,
             nodes,
             movetime,
+            clock,
         }),
     }
 }
@@ -811,7 +883,22 @@ mod tests {
             Ok(Command::Go(Go::Limits {
                 depth: Some(2),
                 nodes: None,
-                movetime: Some(5)
+                movetime: Some(5),
+                clock: GoClock::default(),
+            }))
+        );
+        assert_eq!(
+            cmd("go btime 9000 depth 4 binc 100 atime 0"),
+            Ok(Command::Go(Go::Limits {
+                depth: Some(4),
+                nodes: None,
+                movetime: None,
+                clock: GoClock {
+                    atime: Some(0),
+                    btime: Some(9000),
+                    ainc: None,
+                    binc: Some(100),
+                },
             }))
         );
         // Command words are case-sensitive.
@@ -866,11 +953,19 @@ mod tests {
             ("go nodes 3 nodes 4", "go: nodes is given twice"),
             (
                 "go wibble",
-                "go: unknown parameter `wibble` (go [depth N] [nodes N] [movetime MS] [infinite])",
+                "go: unknown parameter `wibble` (go [depth N] [nodes N] [movetime MS] [atime MS] [btime MS] [ainc MS] [binc MS] [infinite])",
             ),
             (
                 "go infinite movetime 100",
-                "go: infinite runs until stop; it takes no depth, nodes or movetime",
+                "go: infinite runs until stop; it takes no depth, nodes, movetime or clock",
+            ),
+            ("go atime", "go atime: missing the number"),
+            ("go btime -5", "go btime: `-5` is not a whole number from 0"),
+            ("go ainc 1.5", "go ainc: `1.5` is not a whole number from 0"),
+            ("go binc 1 binc 2", "go: binc is given twice"),
+            (
+                "go atime 10 infinite",
+                "go: infinite runs until stop; it takes no depth, nodes, movetime or clock",
             ),
             ("rules", "rules: missing the rule set"),
             ("rules a b", "rules: expected one word"),
@@ -1048,13 +1143,24 @@ mod tests {
                 (
                     proptest::option::of(1..=DEPTH_MAX),
                     proptest::option::of(1u64..),
-                    proptest::option::of(1u64..)
+                    proptest::option::of(1u64..),
+                    proptest::array::uniform4(proptest::option::of(any::<u64>())),
                 )
-                    .prop_map(|(depth, nodes, movetime)| Go::Limits {
-                        depth,
-                        nodes,
-                        movetime
-                    }),
+                    .prop_map(
+                        |(depth, nodes, movetime, [atime, btime, ainc, binc])| {
+                            Go::Limits {
+                                depth,
+                                nodes,
+                                movetime,
+                                clock: GoClock {
+                                    atime,
+                                    btime,
+                                    ainc,
+                                    binc,
+                                },
+                            }
+                        }
+                    ),
             ]
         }
 
@@ -1135,6 +1241,10 @@ mod tests {
                     "depth",
                     "nodes",
                     "movetime",
+                    "atime",
+                    "btime",
+                    "ainc",
+                    "binc",
                     "infinite",
                     "stop",
                     "legal",

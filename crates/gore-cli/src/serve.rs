@@ -30,10 +30,11 @@ pub struct ServeArgs {
     /// many; 0 turns the limit off.
     #[arg(long, default_value_t = 20)]
     rate_limit: u32,
-    /// How long the AI thinks at level 8, in milliseconds: the budget
-    /// every AI turn is cut from.
-    #[arg(long, default_value_t = 1000)]
-    ai_time_ms: u64,
+    /// How long the AI thinks at the top level, in milliseconds: the
+    /// budget every AI turn is cut from. Default: the level's one default
+    /// (`Level::default_movetime`, 1000 ms).
+    #[arg(long)]
+    ai_time_ms: Option<u64>,
     /// Threads for AI searches (default: the machine's cores).
     #[arg(long)]
     ai_threads: Option<usize>,
@@ -80,7 +81,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         addr: SocketAddr::new(args.addr, args.port),
         db: args.db,
         rate_limit: args.rate_limit,
-        ai_time: Duration::from_millis(args.ai_time_ms.max(1)),
+        ai_time: args
+            .ai_time_ms
+            .map_or(gore_ai::Level::MAX.default_movetime(), |ms| {
+                Duration::from_millis(ms.max(1))
+            }),
         ai_threads: args.ai_threads.unwrap_or(defaults.ai_threads).max(1),
         ai_queue: args.ai_queue,
         ai_per_client: args.ai_per_client.max(1),

@@ -557,3 +557,41 @@ fn quit_and_end_of_input_exit_with_success() {
     assert!(g.exit_status().success());
     bestaction(g.until("bestaction").last().unwrap());
 }
+
+#[test]
+fn go_with_clocks_spends_the_clock_of_the_side_to_move() {
+    let mut g = Gore::start();
+    // A to move with 300 ms left: gore_ai::clock gives max(300/30, 10 ms
+    // floor) = 10 ms. B's 100 s (3.3 s a decision) must not be used.
+    g.send("position startpos actions a2 b3");
+    let start = Instant::now();
+    g.send("go atime 300 btime 100000 ainc 0 binc 0");
+    let lines = g.until("bestaction");
+    let t = start.elapsed();
+    assert!(t < Duration::from_secs(3), "took {t:?}: B's clock?");
+    let best = bestaction(lines.last().unwrap());
+    let mut game = Game::new(Rules::STANDARD);
+    for a in ["a2", "b3"] {
+        game.play(a.parse().unwrap()).unwrap();
+    }
+    assert!(game.position().is_legal(best));
+    // Combined with depth: the depth is kept (no deeper info line).
+    g.send("go depth 2 atime 60000 btime 60000");
+    let lines = g.until("bestaction");
+    for l in &lines[..lines.len() - 1] {
+        assert!(parse_info(l).0 <= 2, "{l}");
+    }
+    // Only the other side's clock: the level's default (1000 ms) applies.
+    let start = Instant::now();
+    g.send("go btime 5");
+    g.until("bestaction");
+    assert!(start.elapsed() >= Duration::from_millis(1000));
+    // Clock fields are checked like the others.
+    g.send("go atime soon");
+    let e = g.line();
+    assert!(
+        e.starts_with("error go atime: `soon` is not a whole number from 0"),
+        "{e}"
+    );
+    assert!(g.sync().is_empty());
+}

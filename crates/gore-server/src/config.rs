@@ -126,7 +126,7 @@ impl Default for Config {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
             db: "gore.sqlite3".into(),
             rate_limit: 20,
-            ai_time: Duration::from_secs(1),
+            ai_time: gore_ai::Level::MAX.default_movetime(),
             ai_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             ai_queue: 64,
             ai_per_client: 2,

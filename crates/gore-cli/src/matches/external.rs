@@ -13,7 +13,8 @@
 //! `rules R`, `newgame`, `isready` → `readyok`. Per move: `position
 //! startpos [actions ...]` (or `position gpn <GPN> [actions ...]` for a game
 //! that does not start from the initial position), `go [depth N] [nodes N]
-//! [movetime MS]`, then lines until `bestaction X`. Commands are written
+//! [movetime MS]` (under `--tc`, `go [depth N] [nodes N] [movetime MS]
+//! atime MS btime MS ainc MS binc MS`), then lines until `bestaction X`. Commands are written
 //! and replies read by [`crate::protocol`], the grammar `gore engine` uses.
 
 use std::collections::VecDeque;
@@ -30,7 +31,7 @@ use gore_ai::Limits;
 use gore_core::{Action, Game, Position, Rules};
 
 use super::players::{EngineSpec, Fault};
-use crate::protocol::{Command, EngineOption, Go, Reply, Start};
+use crate::protocol::{Command, EngineOption, Go, GoClock, Reply, Start};
 
 /// How often a wait checks the match's stop flag.
 const POLL: Duration = Duration::from_millis(50);
@@ -356,8 +357,16 @@ impl External {
 
     /// Asks for an action: a crash, a timeout, an `error` answer or a
     /// `bestaction` that does not parse forfeits the game.
-    pub fn choose(&mut self, game: &Game, stop: &AtomicBool) -> Result<Action, Fault> {
-        let result = self.ask(game, stop);
+    /// With `clock` (a match under `--tc`), `go` carries the clocks and
+    /// only the limits the spec itself gives, and the engine may take its
+    /// remaining time (and the timeout) before it is given up on.
+    pub fn choose(
+        &mut self,
+        game: &Game,
+        stop: &AtomicBool,
+        clock: Option<GoClock>,
+    ) -> Result<Action, Fault> {
+        let result = self.ask(game, stop, clock);
         match &result {
             Ok(_) => {}
             // Mid-search or broken: the process is not reused.
@@ -366,13 +375,36 @@ impl External {
         result
     }
 
-    fn ask(&mut self, game: &Game, stop: &AtomicBool) -> Result<Action, Fault> {
-        let budget = self.limits.time.unwrap_or(Duration::ZERO) + self.timeout;
+    fn ask(
+        &mut self,
+        game: &Game,
+        stop: &AtomicBool,
+        clock: Option<GoClock>,
+    ) -> Result<Action, Fault> {
+        let (go, budget) = match clock {
+            None => (
+                Go::from_limits(&self.limits),
+                self.limits.time.unwrap_or(Duration::ZERO) + self.timeout,
+            ),
+            Some(c) => {
+                let own = self.spec.limits().unwrap_or_default();
+                let remaining = c
+                    .of(game.position().to_move())
+                    .map_or(Duration::ZERO, |(t, _)| t);
+                let go = Go::Limits {
+                    depth: own.depth,
+                    nodes: own.nodes,
+                    movetime: self.spec.movetime,
+                    clock: c,
+                };
+                (go, remaining + self.timeout)
+            }
+        };
         let Some(p) = self.proc.as_mut() else {
             return Err(Fault::Forfeit("is not running".into()));
         };
         p.tell(&Self::position_command(game), "bestaction")?;
-        let go = Command::Go(Go::from_limits(&self.limits));
+        let go = Command::Go(go);
         p.tell(&go, "bestaction")?;
         let deadline = Instant::now() + budget;
         loop {

@@ -94,10 +94,16 @@ pub struct MatchArgs {
     /// Write every game's record to DIR/game-0001.gore, …
     #[arg(long, value_name = "DIR")]
     save: Option<PathBuf>,
-    /// Milliseconds per decision for engines that need a limit and whose
-    /// spec gives none (ai:8 and cmd: engines).
-    #[arg(long, default_value_t = 100, value_name = "MS")]
-    movetime: u64,
+    /// Milliseconds per decision for engines whose spec gives no limit
+    /// (ai:8 and cmd: engines; the lower levels stop at their depth).
+    /// Default: the level's one default, 1000 ms (as `gore engine`).
+    #[arg(long, value_name = "MS")]
+    movetime: Option<u64>,
+    /// Play on real clocks: BASE seconds per engine and game, plus INC
+    /// seconds per action (e.g. 10+0.1). An engine whose time runs out
+    /// loses the game ("flag").
+    #[arg(long, value_name = "BASE+INC", value_parser = parse_tc)]
+    tc: Option<TimeControl>,
     /// How long an external engine may take beyond its movetime to answer
     /// (a late engine loses the game), in milliseconds.
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
@@ -117,7 +123,86 @@ enum End {
     Over(EndReason),
     /// The engine in this slot (0 = engine1) lost by a fault.
     Forfeit(usize),
+    /// The engine in this slot ran out of time (`--tc`).
+    Flag(usize),
 }
+
+/// `--tc BASE+INC`: each engine's time for a game and its increment per
+/// action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeControl {
+    /// The time each engine starts a game with.
+    pub base: Duration,
+    /// Added to an engine's clock after each of its actions.
+    pub increment: Duration,
+}
+
+/// Reads `BASE+INC` in seconds (decimals allowed, `+INC` optional).
+fn parse_tc(s: &str) -> Result<TimeControl, String> {
+    let secs = |what: &str, t: &str| -> Result<Duration, String> {
+        let ok = !t.is_empty()
+            && t.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+            && t.bytes().filter(|&b| b == b'.').count() <= 1;
+        t.parse::<f64>()
+            .ok()
+            .filter(|v| ok && v.is_finite() && *v <= 1e9)
+            .map(Duration::from_secs_f64)
+            .ok_or_else(|| format!("{what} `{t}` is not a number of seconds (as in 10+0.1)"))
+    };
+    let (base, inc) = s.split_once('+').unwrap_or((s, "0"));
+    let tc = TimeControl {
+        base: secs("BASE", base)?,
+        increment: secs("INC", inc)?,
+    };
+    if tc.base.is_zero() {
+        return Err("BASE must be more than 0 seconds (as in 10+0.1)".into());
+    }
+    Ok(tc)
+}
+
+/// The players' clocks during a game under `--tc`, by slot (0 = engine1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Clocks {
+    remaining: [Duration; 2],
+    increment: Duration,
+}
+
+impl Clocks {
+    fn new(tc: TimeControl) -> Clocks {
+        Clocks {
+            remaining: [tc.base; 2],
+            increment: tc.increment,
+        }
+    }
+
+    /// The clocks as `go` gives them, A's and B's, in whole milliseconds.
+    fn go(&self, slot_a: usize) -> crate::protocol::GoClock {
+        let ms = |d: Duration| d.as_millis().min(u64::MAX as u128) as u64;
+        crate::protocol::GoClock {
+            atime: Some(ms(self.remaining[slot_a])),
+            btime: Some(ms(self.remaining[1 - slot_a])),
+            ainc: Some(ms(self.increment)),
+            binc: Some(ms(self.increment)),
+        }
+    }
+
+    /// Charges `slot` for a decision that took `spent`: `false` when it
+    /// took more than the time left (the flag falls), else the time is
+    /// taken and the increment added.
+    fn charge(&mut self, slot: usize, spent: Duration) -> bool {
+        let left = &mut self.remaining[slot];
+        if spent > *left {
+            *left = Duration::ZERO;
+            return false;
+        }
+        *left = *left - spent + self.increment;
+        true
+    }
+}
+
+/// The match's clock: the time since some fixed instant. Real matches read
+/// the machine's clock; tests inject one.
+pub type Now = dyn Fn() -> Duration + Send + Sync;
 
 /// One finished game, as a worker reports it.
 #[derive(Debug)]
@@ -147,6 +232,10 @@ struct Match {
     event: String,
     date: String,
     width: usize,
+    /// `--tc`: play on clocks.
+    tc: Option<TimeControl>,
+    /// Read around each decision under `--tc`.
+    now: Box<Now>,
 }
 
 /// SplitMix64's finaliser: a well-mixed 64-bit function of a 64-bit input.
@@ -246,6 +335,8 @@ impl Match {
             game.play(a).expect("openings are legal");
         }
         let mut forfeit: Option<(usize, String)> = None;
+        let mut clocks = self.tc.map(Clocks::new);
+        let mut flag = None;
         for (slot, p) in players.iter_mut().enumerate() {
             match p.new_game(game_seed(self.seed, index, slot), self.rules, stop) {
                 Ok(()) => {}
@@ -261,7 +352,25 @@ impl Match {
                 return None;
             }
             let slot = slot_of(game.position().to_move());
-            match players[slot].choose(&game, stop) {
+            let started = (self.now)();
+            let chosen = players[slot].choose(&game, stop, clocks.map(|c| c.go(slot_a)));
+            if let Some(c) = clocks.as_mut() {
+                let spent = (self.now)().saturating_sub(started);
+                let left = c.remaining[slot];
+                if !matches!(chosen, Err(Fault::Aborted)) && !c.charge(slot, spent) {
+                    flag = Some(slot);
+                    forfeit = Some((
+                        slot,
+                        format!(
+                            "{} ms for a decision with {} ms left",
+                            spent.as_millis(),
+                            left.as_millis()
+                        ),
+                    ));
+                    break;
+                }
+            }
+            match chosen {
                 Ok(a) => {
                     if let Err(e) = game.play(a) {
                         forfeit = Some((slot, format!("played the illegal action {a}: {e}")));
@@ -282,7 +391,12 @@ impl Match {
                 } else {
                     std::cmp::Ordering::Greater
                 };
-                (r, End::Forfeit(*slot))
+                let end = if flag == Some(*slot) {
+                    End::Flag(*slot)
+                } else {
+                    End::Forfeit(*slot)
+                };
+                (r, end)
             }
             (None, Some(o)) => {
                 // Half the game's seeds is a draw: 24 of 48, 12 under seeds=3.
@@ -294,10 +408,15 @@ impl Match {
         };
         let forfeit_note = forfeit.as_ref().map(|(slot, m)| {
             format!(
-                "game {}: engine{} `{}` forfeits: {m}",
+                "game {}: engine{} `{}` {}: {m}",
                 index + 1,
                 slot + 1,
-                self.specs[*slot]
+                self.specs[*slot],
+                if flag == Some(*slot) {
+                    "loses on time (flag)"
+                } else {
+                    "forfeits"
+                }
             )
         });
         let save_error = self
@@ -377,6 +496,7 @@ struct Totals {
     repetition: u64,
     ply_cap: u64,
     forfeits: [u64; 2],
+    flags: [u64; 2],
     plies: u64,
 }
 
@@ -390,6 +510,7 @@ impl Totals {
             End::Over(EndReason::Repetition) => self.repetition += 1,
             End::Over(EndReason::PlyCap) => self.ply_cap += 1,
             End::Forfeit(slot) => self.forfeits[slot] += 1,
+            End::Flag(slot) => self.flags[slot] += 1,
         }
         self.plies += r.plies as u64;
         self.trades.offers += r.trades.offers;
@@ -420,7 +541,7 @@ fn tally_line(t: &Tally) -> String {
 /// elo +inf ± inf (95%)
 /// as-a wins 10  draws 0  losses 0
 /// as-b wins 10  draws 0  losses 0
-/// ended board 20  repetition 0  ply-cap 0  forfeit 0
+/// ended board 20  repetition 0  ply-cap 0  forfeit 0  flag 0
 /// forfeits engine1 0  engine2 0
 /// plies 61.4
 /// offers 0.0  accepted 0.0  declined 0.0 per game
@@ -445,17 +566,28 @@ fn report(m: &Match, t: &Totals, sprt: Option<(&Sprt, f64)>) -> String {
     let _ = writeln!(out, "as-b {}", tally_line(&t.by_side[1]));
     let _ = writeln!(
         out,
-        "ended board {}  repetition {}  ply-cap {}  forfeit {}",
+        "ended board {}  repetition {}  ply-cap {}  forfeit {}  flag {}",
         t.board,
         t.repetition,
         t.ply_cap,
-        t.forfeits[0] + t.forfeits[1]
+        t.forfeits[0] + t.forfeits[1],
+        t.flags[0] + t.flags[1]
     );
     let _ = writeln!(
         out,
         "forfeits engine1 {}  engine2 {}",
         t.forfeits[0], t.forfeits[1]
     );
+    if let Some(tc) = m.tc {
+        let _ = writeln!(
+            out,
+            "tc {}+{}  flags engine1 {}  engine2 {}",
+            tc.base.as_secs_f64(),
+            tc.increment.as_secs_f64(),
+            t.flags[0],
+            t.flags[1]
+        );
+    }
     let _ = writeln!(
         out,
         "plies {:.1}",
@@ -644,7 +776,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
         None
     };
     let setup = Setup {
-        default_movetime: args.movetime.max(1),
+        default_movetime: args.movetime.map(|ms| ms.max(1)),
         timeout: Duration::from_millis(args.timeout),
         perfect,
         oracle,
@@ -684,6 +816,11 @@ pub fn run(args: MatchArgs) -> Result<()> {
         save: args.save,
         date: today(),
         width: games.to_string().len().max(4),
+        tc: args.tc,
+        now: {
+            let t0 = Instant::now();
+            Box::new(move || t0.elapsed())
+        },
     };
     let progress = Progress::new(args.games, args.progress);
     let clock = Instant::now();
@@ -771,7 +908,10 @@ pub fn run(args: MatchArgs) -> Result<()> {
     let timed: Vec<String> = m
         .specs
         .iter()
-        .filter(|s| s.is_timed(m.setup.default_movetime))
+        .filter(|s| {
+            let clocked = m.tc.is_some() && !matches!(s.kind, Kind::Random | Kind::Greedy);
+            clocked || s.is_timed(m.setup.default_movetime)
+        })
         .map(|s| s.text.clone())
         .collect();
     eprintln!(
@@ -792,6 +932,143 @@ pub fn run(args: MatchArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use std::sync::atomic::AtomicU64;
+    use std::sync::Arc;
+
+    /// A match of two random movers, with a clock that advances by
+    /// `step` at each reading: each decision takes exactly `step`.
+    fn clocked(tc: &str, step: Duration) -> Match {
+        let reads = Arc::new(AtomicU64::new(0));
+        let specs = ["random".parse().unwrap(), "random".parse().unwrap()];
+        Match {
+            specs,
+            rules: "ply-cap=300".parse().unwrap(),
+            seed: 3,
+            openings: make_openings(Rules::STANDARD, 2, 2, 3).unwrap(),
+            opening_plies: 2,
+            setup: Setup {
+                default_movetime: None,
+                timeout: Duration::from_secs(1),
+                perfect: None,
+                oracle: None,
+            },
+            save: None,
+            event: "test".into(),
+            date: "2026-01-01".into(),
+            width: 4,
+            tc: Some(parse_tc(tc).unwrap()),
+            now: Box::new(move || step * reads.fetch_add(1, Ordering::SeqCst) as u32),
+        }
+    }
+
+    fn play_game(m: &Match, index: usize) -> GameResult {
+        let mut players = [
+            Player::new(&m.specs[0], &m.setup),
+            Player::new(&m.specs[1], &m.setup),
+        ];
+        m.play(&mut players, index, &AtomicBool::new(false))
+            .expect("not stopped")
+    }
+
+    /// The side to move after game `index`'s opening, as a slot.
+    fn first_slot(m: &Match, index: usize) -> usize {
+        let mut g = Game::new(m.rules);
+        for &a in &m.openings[index / 2] {
+            g.play(a).unwrap();
+        }
+        let slot_a = index % 2;
+        if g.position().to_move() == Side::A {
+            slot_a
+        } else {
+            1 - slot_a
+        }
+    }
+
+    #[test]
+    fn time_control_is_read_in_seconds() {
+        let ms = Duration::from_millis;
+        assert_eq!(
+            parse_tc("10+0.1"),
+            Ok(TimeControl {
+                base: ms(10_000),
+                increment: ms(100)
+            })
+        );
+        assert_eq!(parse_tc("2.5").map(|t| t.increment), Ok(Duration::ZERO));
+        for bad in ["", "+1", "0+1", "x+1", "1+-1", "1+1+1", "1e3", "-2", "1..2"] {
+            assert!(parse_tc(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn clocks_charge_and_flag() {
+        let ms = Duration::from_millis;
+        let mut c = Clocks::new(parse_tc("1+0.5").unwrap());
+        // 1000 - 600 + 500 = 900.
+        assert!(c.charge(0, ms(600)));
+        assert_eq!(c.remaining, [ms(900), ms(1000)]);
+        // All that is left is allowed, and the increment follows.
+        assert!(c.charge(1, ms(1000)));
+        assert_eq!(c.remaining[1], ms(500));
+        // A millisecond more than is left: the flag.
+        assert!(!c.charge(0, ms(901)));
+        // The protocol's view, A first: slot 1 plays A here.
+        let go = c.go(1);
+        assert_eq!(
+            (go.atime, go.btime, go.ainc),
+            (Some(500), Some(0), Some(500))
+        );
+    }
+
+    #[test]
+    fn a_decision_longer_than_the_clock_loses_on_time() {
+        // 1.5 s for every decision with 1 s on the clock: the first engine
+        // to decide after the opening flags at once.
+        for index in 0..2 {
+            let m = clocked("1+0", Duration::from_millis(1500));
+            let r = play_game(&m, index);
+            let slot = first_slot(&m, index);
+            assert_eq!(r.end, End::Flag(slot), "game {index}");
+            assert_eq!(r.plies, 2, "no action after the opening");
+            let lost = if slot == 0 {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Greater
+            };
+            assert_eq!(r.result, lost);
+            let note = r.forfeit_note.unwrap();
+            assert!(
+                note.contains("loses on time (flag): 1500 ms for a decision with 1000 ms left"),
+                "{note}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_increment_keeps_a_side_on_the_clock() {
+        // 0.4 s a decision and 0.5 s back: the clocks grow, no flag.
+        let m = clocked("1+0.5", Duration::from_millis(400));
+        let r = play_game(&m, 0);
+        assert!(matches!(r.end, End::Over(_)), "{:?}", r.end);
+        // 0.6 s a decision and 0.5 s back: each decision costs 0.1 s, so
+        // a side's sixth decision finds 0.5 s left and flags; the other
+        // side has made at most as many decisions... when the game lasts.
+        let m = clocked("1+0.5", Duration::from_millis(600));
+        let r = play_game(&m, 0);
+        match r.end {
+            End::Flag(_) => {
+                assert!(r.plies >= 2 + 5, "{} plies", r.plies);
+                let note = r.forfeit_note.unwrap();
+                assert!(
+                    note.contains("600 ms for a decision with 500 ms left"),
+                    "{note}"
+                );
+            }
+            End::Over(_) => assert!(r.plies < 2 + 11, "a long game flags"),
+            End::Forfeit(_) => panic!("{:?}", r.forfeit_note),
+        }
+    }
 
     #[test]
     fn seeds_differ_by_game_and_slot() {

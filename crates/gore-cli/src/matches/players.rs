@@ -15,6 +15,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::external::External;
+use crate::protocol::GoClock;
 
 /// What an engine spec names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,18 +133,14 @@ impl EngineSpec {
 
     /// Whether the engine's play depends on the clock (so a match with it
     /// is not exactly repeatable).
-    pub fn is_timed(&self, default_movetime: u64) -> bool {
+    pub fn is_timed(&self, default_movetime: Option<u64>) -> bool {
         match self.kind {
             Kind::Random | Kind::Greedy => false,
             Kind::Perfect => self.movetime.is_some() || self.limits().is_none(),
             Kind::Ai(level) => {
                 self.movetime.is_some()
                     || (self.limits().is_none()
-                        && default_movetime > 0
-                        && level
-                            .limits(Duration::from_millis(default_movetime))
-                            .time
-                            .is_some())
+                        && default_limits(level, default_movetime).time.is_some())
             }
             Kind::Cmd(_) => self.movetime.is_some() || self.limits().is_none(),
         }
@@ -227,12 +224,46 @@ pub enum Fault {
     Aborted,
 }
 
+/// The limits of a built-in engine whose spec gives none: the level's one
+/// default ([`Level::default_limits`], as `gore engine`'s `go` without
+/// limits), or the level's limits for `--movetime MS`.
+pub fn default_limits(level: Level, movetime: Option<u64>) -> Limits {
+    match movetime {
+        None => level.default_limits(),
+        Some(ms) => level.limits(Duration::from_millis(ms.max(1))),
+    }
+}
+
+/// The limits of a decision on the clock: the clock's budget for the
+/// level ([`gore_ai::clock`]), under the spec's own depth and nodes, and
+/// under its movetime if it gives one.
+pub fn clock_limits(
+    game: &Game,
+    level: Level,
+    own: Option<Limits>,
+    clock: &GoClock,
+) -> Option<Limits> {
+    let (remaining, increment) = clock.of(game.position().to_move())?;
+    let mut limits = gore_ai::clock::limits_for(game, level, remaining, increment);
+    if let Some(own) = own {
+        if let Some(d) = own.depth {
+            limits.depth = Some(limits.depth.map_or(d, |x| x.min(d)));
+        }
+        limits.nodes = own.nodes;
+        if let (Some(t), Some(b)) = (own.time, limits.time) {
+            limits.time = Some(t.min(b));
+        }
+    }
+    Some(limits)
+}
+
 /// What every player of a match shares.
 #[derive(Debug, Clone)]
 pub struct Setup {
-    /// Milliseconds per decision for engines whose spec has no limit and
-    /// that need one: `ai:8` and external engines.
-    pub default_movetime: u64,
+    /// `--movetime`: milliseconds per decision for engines whose spec has
+    /// no limit; without it, each level's one default
+    /// ([`Level::default_limits`]).
+    pub default_movetime: Option<u64>,
     /// How long an external engine may take beyond its movetime.
     pub timeout: Duration,
     /// The perfect player's database (`--solver-db`), checked against the
@@ -250,6 +281,8 @@ pub enum Player {
     Ai {
         engine: Box<Engine>,
         limits: Limits,
+        /// The limits the spec gives itself, if any (kept under a clock).
+        own: Option<Limits>,
     },
     /// The database's perfect player, and the strongest level for the
     /// positions above the database.
@@ -257,18 +290,20 @@ pub enum Player {
         perfect: Arc<Perfect>,
         engine: Box<Engine>,
         limits: Limits,
+        own: Option<Limits>,
     },
     External(Box<External>),
 }
 
 impl Player {
     pub fn new(spec: &EngineSpec, setup: &Setup) -> Player {
-        let movetime = Duration::from_millis(setup.default_movetime);
         match &spec.kind {
             Kind::Random => Player::Random(ChaCha8Rng::seed_from_u64(0)),
             Kind::Greedy => Player::Greedy(ChaCha8Rng::seed_from_u64(0)),
             Kind::Ai(level) => {
-                let limits = spec.limits().unwrap_or_else(|| level.limits(movetime));
+                let limits = spec
+                    .limits()
+                    .unwrap_or_else(|| default_limits(*level, setup.default_movetime));
                 let mut engine = Engine::new(Options {
                     level: *level,
                     honourable: spec.honourable,
@@ -282,6 +317,7 @@ impl Player {
                 Player::Ai {
                     engine: Box::new(engine),
                     limits,
+                    own: spec.limits(),
                 }
             }
             Kind::Perfect => {
@@ -289,7 +325,9 @@ impl Player {
                     .perfect
                     .clone()
                     .expect("run checks that ai:perfect has a database");
-                let limits = spec.limits().unwrap_or_else(|| Level::MAX.limits(movetime));
+                let limits = spec
+                    .limits()
+                    .unwrap_or_else(|| default_limits(Level::MAX, setup.default_movetime));
                 let engine = Engine::new(Options {
                     honourable: spec.honourable,
                     hash_mb: spec.hash_mb.unwrap_or(Options::default().hash_mb),
@@ -299,11 +337,15 @@ impl Player {
                     perfect,
                     engine: Box::new(engine),
                     limits,
+                    own: spec.limits(),
                 }
             }
             Kind::Cmd(command) => {
                 // The engine's own level policy is its business: it gets
-                // the movetime.
+                // the movetime (the top level's default without one).
+                let movetime = setup
+                    .default_movetime
+                    .map_or(Level::MAX.default_movetime(), Duration::from_millis);
                 let limits = spec.limits().unwrap_or(Limits::time(movetime));
                 Player::External(Box::new(External::new(
                     spec.clone(),
@@ -335,17 +377,36 @@ impl Player {
         }
     }
 
-    /// The player's action in the game's current position.
-    pub fn choose(&mut self, game: &Game, stop: &AtomicBool) -> Result<Action, Fault> {
+    /// The player's action in the game's current position; with `clock`
+    /// (`--tc`), the built-in engines spend the clock's budget and the
+    /// external ones get the clocks with `go`.
+    pub fn choose(
+        &mut self,
+        game: &Game,
+        stop: &AtomicBool,
+        clock: Option<GoClock>,
+    ) -> Result<Action, Fault> {
         let none = || Fault::Forfeit("gave no action in a position that has some".into());
+        let timed = |engine: &Engine, limits: &Limits, own: &Option<Limits>| match &clock {
+            Some(c) => clock_limits(game, engine.options().level, *own, c).unwrap_or(*limits),
+            None => *limits,
+        };
         match self {
             Player::Random(rng) => baselines::random_action(game.position(), rng).ok_or_else(none),
             Player::Greedy(rng) => baselines::greedy_action(game.position(), rng).ok_or_else(none),
-            Player::Ai { engine, limits } => engine.choose(game, limits, stop).ok_or_else(none),
+            Player::Ai {
+                engine,
+                limits,
+                own,
+            } => {
+                let limits = timed(engine, limits, own);
+                engine.choose(game, &limits, stop).ok_or_else(none)
+            }
             Player::Perfect {
                 perfect,
                 engine,
                 limits,
+                own,
             } => {
                 if perfect.covers(game) {
                     perfect
@@ -353,10 +414,11 @@ impl Player {
                         .map(|c| c.action)
                         .map_err(|e| Fault::Forfeit(format!("ai:perfect: {e}")))
                 } else {
-                    engine.choose(game, limits, stop).ok_or_else(none)
+                    let limits = timed(engine, limits, own);
+                    engine.choose(game, &limits, stop).ok_or_else(none)
                 }
             }
-            Player::External(ext) => ext.choose(game, stop),
+            Player::External(ext) => ext.choose(game, stop, clock),
         }
     }
 }
@@ -394,6 +456,74 @@ mod tests {
             Kind::Cmd("./engine".into()),
             "no options"
         );
+    }
+
+    #[test]
+    fn the_match_and_the_engine_protocol_share_one_default() {
+        // `gore engine`'s `go` without limits and `gore match` without
+        // --movetime: the same limits, at every level, from the level's
+        // one default (the top level thinks for it, the others stop at
+        // their depth, off the clock).
+        let game = Game::new(Rules::STANDARD);
+        let bare = crate::protocol::Go::from_limits(&Limits::default());
+        for level in Level::all() {
+            let engine = crate::engine::go_limits(&bare, &game, level);
+            assert_eq!(default_limits(level, None), engine, "level {level}");
+            let expect = match level.profile().depth {
+                Some(d) => Limits::depth(d),
+                None => Limits::time(Duration::from_millis(1000)),
+            };
+            assert_eq!(engine, expect, "level {level}");
+        }
+        // --movetime still sets the top level's time.
+        assert_eq!(
+            default_limits(Level::MAX, Some(50)),
+            Limits::time(Duration::from_millis(50))
+        );
+    }
+
+    #[test]
+    fn on_the_clock_the_budget_meets_the_specs_own_limits() {
+        let game = Game::new(Rules::STANDARD);
+        let ms = Duration::from_millis;
+        // 60 s for A at ply 0: 60000/30 = 2000 ms (gore_ai::clock).
+        let clock = GoClock {
+            atime: Some(60_000),
+            btime: Some(1),
+            ainc: None,
+            binc: None,
+        };
+        let top = clock_limits(&game, Level::MAX, None, &clock).unwrap();
+        assert_eq!(top, Limits::time(ms(2000)));
+        let own = Limits {
+            depth: Some(5),
+            nodes: Some(900),
+            time: Some(ms(300)),
+        };
+        assert_eq!(
+            clock_limits(&game, Level::MAX, Some(own), &clock),
+            Some(own),
+            "the smaller time, the spec's depth and nodes"
+        );
+        // A level with a depth cap keeps the smaller of its cap and the
+        // spec's depth.
+        for level in Level::all() {
+            let Some(cap) = level.profile().depth else {
+                continue;
+            };
+            let l = clock_limits(&game, level, Some(Limits::depth(9)), &clock).unwrap();
+            assert_eq!(
+                (l.depth, l.time),
+                (Some(cap.min(9)), Some(ms(2000))),
+                "level {level}"
+            );
+        }
+        // No time for the side to move: no clock limits.
+        let b_only = GoClock {
+            atime: None,
+            ..clock
+        };
+        assert_eq!(clock_limits(&game, Level::MAX, None, &b_only), None);
     }
 
     #[test]
