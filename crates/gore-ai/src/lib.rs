@@ -41,7 +41,7 @@ use rand_chacha::ChaCha8Rng;
 pub use eval::{evaluate, terminal, Oracle, Weights, SEED};
 use gore_core::Player;
 pub use level::{Level, LevelError, LevelProfile, MAX_LEVEL};
-use search::{pv_from_table, Searcher, INF};
+use search::{external, internal, pv_from_table, Searcher, INF};
 use tt::Table;
 
 /// What the engine may spend on one decision. Unset limits are unlimited;
@@ -306,10 +306,12 @@ impl Engine {
             result.score = crate::evaluate(&root, &s.weights);
             return Some(result);
         }
+        // Internal scores (`search::SCALE` times finer, with the distance
+        // tie-break); reported ones are rounded back.
         let mut prev = 0;
         for depth in 1..=max_depth {
             let (mut lo, mut hi) = if depth >= 4 {
-                (prev - 60, prev + 60)
+                (prev - internal(60), prev + internal(60))
             } else {
                 (-INF, INF)
             };
@@ -330,6 +332,7 @@ impl Engine {
                 break;
             }
             prev = score;
+            let score = external(score);
             let pv = pv_from_table(s.tt, &root, depth as usize, s.cap_left);
             if let Some(&best) = pv.first() {
                 result.best = best;

@@ -14,11 +14,64 @@ use gore_core::{Action, Player, Position};
 use crate::eval::{evaluate, terminal, Oracle, Weights};
 use crate::tt::{encode, Bound, Table};
 
-pub(crate) const INF: i32 = 30_000;
+/// Internal scores are the reported ones (1/100 seed) times this, plus a
+/// tie-break smaller than half of it: see [`age`].
+pub(crate) const SCALE: i32 = 1024;
+pub(crate) const INF: i32 = 30_000 * SCALE;
 const MAX_PLY: usize = 128;
 const QMAX: u32 = 8;
 /// Shallowest remaining depth at which the transposition table is used.
 const TT_MIN_DEPTH: i32 = 2;
+
+/// A child's score seen from one ply higher: moved one unit towards zero.
+///
+/// So among lines of equal value, a positive score (a win, or an
+/// advantage) reached sooner scores higher, and a negative one reached
+/// later: the engine finishes a won game instead of shuffling, and
+/// prolongs a lost one. A score stored in the table is relative to its own
+/// node, so it stays right wherever the position is met again. The
+/// tie-break never exceeds the search's depth in plies (at most
+/// [`MAX_PLY`] < `SCALE / 2`), so [`external`] recovers the value.
+#[inline]
+fn age(v: i32) -> i32 {
+    v - v.signum()
+}
+
+/// The lowest child score that, aged, is above `alpha` is above this one.
+#[inline]
+fn lo_before_age(alpha: i32) -> i32 {
+    if alpha <= -INF {
+        alpha
+    } else if alpha >= 0 {
+        alpha + 1
+    } else {
+        alpha - 1
+    }
+}
+
+/// The child score that, aged, reaches `beta` at least reaches this one.
+#[inline]
+fn hi_before_age(beta: i32) -> i32 {
+    if beta >= INF {
+        beta
+    } else if beta > 0 {
+        beta + 1
+    } else {
+        beta - 1
+    }
+}
+
+/// A reported score (1/100 seed) at the internal scale.
+#[inline]
+pub(crate) fn internal(v: i32) -> i32 {
+    v * SCALE
+}
+
+/// An internal score as reported: the tie-break rounded away.
+#[inline]
+pub(crate) fn external(v: i32) -> i32 {
+    (v + v.signum() * (SCALE / 2)) / SCALE
+}
 
 /// Filter size for the repetition pre-check (a power of two).
 const REP_FILTER: usize = 1 << 14;
@@ -156,21 +209,20 @@ impl<'a> Searcher<'a> {
             || self.cap_left.is_some_and(|c| ply as u32 + 1 >= c)
         {
             // The game ends here: the sweep decides.
-            let t = if child.is_ended() {
+            let t = internal(if child.is_ended() {
                 terminal(child)
             } else {
                 terminal(&child.swept())
-            };
+            });
             self.nodes += 1;
-            if same {
-                t
-            } else {
-                -t
-            }
-        } else if same {
-            self.negamax(child, h, depth, ply + 1, alpha, beta)
+            age(if same { t } else { -t })
         } else {
-            -self.negamax(child, h, depth, ply + 1, -beta, -alpha)
+            let (lo, hi) = (lo_before_age(alpha), hi_before_age(beta));
+            age(if same {
+                self.negamax(child, h, depth, ply + 1, lo, hi)
+            } else {
+                -self.negamax(child, h, depth, ply + 1, -hi, -lo)
+            })
         };
         self.pop();
         v
@@ -337,10 +389,10 @@ impl<'a> Searcher<'a> {
     /// Captures only, until the position is quiet.
     fn quiesce(&mut self, pos: &Position, mut alpha: i32, beta: i32, qply: u32) -> i32 {
         self.nodes += 1;
-        let stand = match self.oracle.and_then(|o| o.score(pos)) {
+        let stand = internal(match self.oracle.and_then(|o| o.score(pos)) {
             Some(known) => known,
             None => evaluate(pos, &self.weights),
-        };
+        });
         if stand >= beta || qply >= QMAX || pos.pending_offer().is_some() {
             return stand;
         }
@@ -356,7 +408,7 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             let v = if child.is_ended() {
-                -terminal(&child)
+                -internal(terminal(&child))
             } else {
                 -self.quiesce(&child, -beta, -alpha, qply + 1)
             };
