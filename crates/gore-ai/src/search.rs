@@ -98,6 +98,12 @@ pub(crate) struct Searcher<'a> {
     /// Hashes of the game's positions, then of the search path.
     pub path: Vec<u64>,
     rep_filter: Vec<u8>,
+    /// Added to `accept` at the root (internal units; 0 for none): the
+    /// engine's glory (see `Options::glory`). Root scores then include it,
+    /// so the root is not stored in the table.
+    pub accept_bonus: i32,
+    /// The best action of the root's last completed search.
+    pub root_best: Option<Action>,
     /// Plies left before the ply cap ends the game, counted from the root.
     pub cap_left: Option<u32>,
     pub nodes: u64,
@@ -123,6 +129,8 @@ impl<'a> Searcher<'a> {
             weights: Weights::default(),
             oracle: None,
             honourable: None,
+            accept_bonus: 0,
+            root_best: None,
             path: Vec::with_capacity(history_hashes.len() + MAX_PLY),
             rep_filter: vec![0; REP_FILTER],
             cap_left: None,
@@ -326,8 +334,13 @@ impl<'a> Searcher<'a> {
         let mut best_action = None;
         for (i, m) in list.iter().enumerate() {
             let a = m.action;
+            let bonus = if ply == 0 && a == Action::Accept {
+                self.accept_bonus
+            } else {
+                0
+            };
             let v = if i == 0 {
-                self.child_score(pos, m, depth - 1, ply, alpha, beta)
+                self.scored(pos, m, depth - 1, ply, alpha, beta, bonus)
             } else {
                 // Late, quiet actions are searched shallower first (LMR);
                 // any that beats alpha is searched again in full.
@@ -337,12 +350,12 @@ impl<'a> Searcher<'a> {
                 } else {
                     0
                 };
-                let mut v = self.child_score(pos, m, depth - 1 - r, ply, alpha, alpha + 1);
+                let mut v = self.scored(pos, m, depth - 1 - r, ply, alpha, alpha + 1, bonus);
                 if r > 0 && v > alpha && !self.aborted {
-                    v = self.child_score(pos, m, depth - 1, ply, alpha, alpha + 1);
+                    v = self.scored(pos, m, depth - 1, ply, alpha, alpha + 1, bonus);
                 }
                 if v > alpha && v < beta && !self.aborted {
-                    v = self.child_score(pos, m, depth - 1, ply, alpha, beta);
+                    v = self.scored(pos, m, depth - 1, ply, alpha, beta, bonus);
                 }
                 v
             };
@@ -380,10 +393,32 @@ impl<'a> Searcher<'a> {
         } else {
             Bound::Upper
         };
-        if use_tt {
+        if ply == 0 {
+            self.root_best = best_action;
+        }
+        if use_tt && !(ply == 0 && self.accept_bonus != 0) {
             self.tt.store(key, depth, best, bound, best_action);
         }
         best
+    }
+
+    /// [`Searcher::child_score`] with `bonus` added to the child's score.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn scored(
+        &mut self,
+        parent: &Position,
+        m: &Move,
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+        bonus: i32,
+    ) -> i32 {
+        if bonus == 0 {
+            return self.child_score(parent, m, depth, ply, alpha, beta);
+        }
+        self.child_score(parent, m, depth, ply, alpha - bonus, beta - bonus) + bonus
     }
 
     /// Captures only, until the position is quiet.
