@@ -138,9 +138,10 @@ fn judged(pos: &Position, hole: Hole, vision: &Vision, w: &Weights) -> i32 {
 /// The answer to an offer of a player who plays by sight. With no seed to
 /// sow, accepting is the only way back into the game: accept. Otherwise
 /// the position after accepting against the position after declining,
-/// both judged as they stand, with [`HONOUR`] in favour of accepting
-/// (declining is frowned upon).
-fn answer(pos: &Position, w: &Weights) -> Action {
+/// both judged as they stand: decline only when declining looks at least
+/// `glory` seeds better (as [`crate::Options::glory`] means it: a seed
+/// gained is two of the seed difference).
+fn answer(pos: &Position, w: &Weights, glory: u8) -> Action {
     let me = pos.to_move();
     // (While an offer is pending nothing is sowable: look at the holes.)
     if pos.controlled(me).iter().all(|h| pos.seeds(h) == 0) {
@@ -156,16 +157,12 @@ fn answer(pos: &Position, w: &Weights) -> Action {
             -v
         }
     };
-    if judge(Action::Accept) + HONOUR >= judge(Action::Decline) {
-        Action::Accept
-    } else {
+    if judge(Action::Decline) - judge(Action::Accept) >= 2 * i32::from(glory) * SEED {
         Action::Decline
+    } else {
+        Action::Accept
     }
 }
-
-/// What a player who plays by sight gives up to keep his honour: an offer
-/// that looks at most this much worse than declining is accepted.
-pub const HONOUR: i32 = SEED;
 
 /// The action of a player who plays by sight: answer an offer as
 /// [`answer`] does, never offer, pass when that is all there is, otherwise the sowing that looks
@@ -176,6 +173,7 @@ pub fn choose<R: Rng + ?Sized>(
     vision: &Vision,
     noise: i32,
     slip: f64,
+    glory: u8,
     w: &Weights,
     rng: &mut R,
 ) -> Option<Action> {
@@ -183,7 +181,7 @@ pub fn choose<R: Rng + ?Sized>(
         return None;
     }
     if pos.pending_offer().is_some() {
-        return Some(answer(pos, w));
+        return Some(answer(pos, w, glory));
     }
     let sows: Vec<Hole> = pos.sowable_holes().iter().collect();
     if sows.is_empty() {
@@ -278,7 +276,7 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         use rand::SeedableRng;
         for _ in 0..20 {
-            let a = choose(&p, &LANDING, 30, 0.0, &Weights::default(), &mut rng);
+            let a = choose(&p, &LANDING, 30, 0.0, 2, &Weights::default(), &mut rng);
             assert_eq!(a, Some(Action::Sow(Hole::A4)));
         }
     }
@@ -288,7 +286,7 @@ mod tests {
         use rand::SeedableRng;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
         let w = Weights::default();
-        let mut answer_of = |gpn: &str| choose(&pos(gpn), &ALL, 30, 0.5, &w, &mut rng);
+        let mut answer_of = |gpn: &str| choose(&pos(gpn), &ALL, 30, 0.5, 2, &w, &mut rng);
         // Nothing to sow: accepting is the only way back into the game.
         assert_eq!(
             answer_of("3,3,3,3/0,0,0,0 AAAA/BBBB 12-24 B a1"),
@@ -303,8 +301,8 @@ mod tests {
         );
         // RULES.md's offer of a2 and a4 (4 seeds): accepting leaves B
         // captured 0-9 (-900), board 32-7 (+625), sowable 5-1 (+100): -175;
-        // declining leaves 12-9 (+300), 16-11 (+125), 3-3: +425. More than
-        // the one seed of honour apart: decline.
+        // declining leaves 12-9 (+300), 16-11 (+125), 3-3: +425. 600 apart,
+        // 3 seeds gained by declining: more than a glory of 2.
         assert_eq!(
             answer_of("0,3,7,1/2,0,5,9 AAAA/BBBB 9-12 B a2+a4"),
             Some(Action::Decline)

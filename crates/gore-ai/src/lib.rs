@@ -43,7 +43,7 @@ use rand_chacha::ChaCha8Rng;
 pub use eval::{evaluate, terminal, Oracle, Weights, SEED};
 use gore_core::Player;
 pub use level::{Level, LevelError, LevelProfile, DEFAULT_MOVETIME, MAX_LEVEL};
-use search::{pv_from_table, Searcher, INF};
+use search::{external, internal, pv_from_table, Searcher, INF};
 use tt::Table;
 
 /// What an offer must gain over the best other action (score units) for
@@ -105,7 +105,18 @@ pub struct Options {
     pub seed: u64,
     /// Evaluation weights.
     pub weights: Weights,
+    /// Glory, in seeds: the engine declines an offer only when declining
+    /// gains it at least this many seeds over accepting (by the two
+    /// searched values at the root; a seed gained is 2 of the difference),
+    /// so it does not throw its glory away for less. 0
+    /// declines for any gain (the choice of pure strength, for analysis);
+    /// [`Options::honourable`] always accepts.
+    pub glory: u8,
 }
+
+/// The glory of the levels players meet ([`Options::default`]): see
+/// docs/STRENGTH.md, "Glory".
+pub const DEFAULT_GLORY: u8 = 2;
 
 impl Default for Options {
     fn default() -> Self {
@@ -115,6 +126,7 @@ impl Default for Options {
             hash_mb: 16,
             seed: 0,
             weights: Weights::default(),
+            glory: DEFAULT_GLORY,
         }
     }
 }
@@ -262,12 +274,14 @@ impl Engine {
         on_info: &mut dyn FnMut(&Info),
     ) -> Option<SearchResult> {
         let side = self.options.honourable.then(|| game.position().to_move());
-        self.search_as(game, limits, stop, on_info, side)
+        let glory = self.options.glory;
+        self.search_as(game, limits, stop, on_info, side, glory)
     }
 
     /// [`Engine::search`] where `honourable` is the side (if any) that
     /// accepts every offer: the engine's own side, also when the search
-    /// starts at a position where the opponent is to move.
+    /// starts at a position where the opponent is to move; `glory` (seeds)
+    /// is added to accepting an offer pending at the root.
     fn search_as(
         &mut self,
         game: &Game,
@@ -275,6 +289,7 @@ impl Engine {
         stop: &AtomicBool,
         on_info: &mut dyn FnMut(&Info),
         honourable_side: Option<Player>,
+        glory: u8,
     ) -> Option<SearchResult> {
         let root = *game.position();
         self.last_nodes = 0;
@@ -290,6 +305,11 @@ impl Engine {
             .unwrap_or(Limits::MAX_DEPTH)
             .clamp(1, Limits::MAX_DEPTH);
         let mut s = self.searcher(game, stop, honourable_side);
+        // Glory weighs on the engine's own answer at the root only (the
+        // reported score stays the seed difference).
+        if root.pending_offer().is_some() && glory > 0 {
+            s.accept_bonus = internal(2 * glory as i32 * SEED) - search::SCALE / 2;
+        }
         s.deadline = search::deadline(limits.time, start);
         s.node_limit = limits.nodes;
         let root_hash = root.hash();
@@ -312,10 +332,12 @@ impl Engine {
             result.score = crate::evaluate(&root, &s.weights);
             return Some(result);
         }
+        // Internal scores (`search::SCALE` times finer, with the distance
+        // tie-break); reported ones are rounded back.
         let mut prev = 0;
         for depth in 1..=max_depth {
             let (mut lo, mut hi) = if depth >= 4 {
-                (prev - 60, prev + 60)
+                (prev - internal(60), prev + internal(60))
             } else {
                 (-INF, INF)
             };
@@ -336,7 +358,19 @@ impl Engine {
                 break;
             }
             prev = score;
-            let pv = pv_from_table(s.tt, &root, depth as usize, s.cap_left);
+            let mut pv = pv_from_table(s.tt, &root, depth as usize, s.cap_left);
+            let mut score = score;
+            if s.accept_bonus != 0 {
+                // The root is not in the table: its best action is kept apart.
+                let best = s.root_best.unwrap_or(result.best);
+                if pv.first() != Some(&best) {
+                    pv = vec![best];
+                }
+                if best == Action::Accept {
+                    score -= s.accept_bonus;
+                }
+            }
+            let score = external(score);
             if let Some(&best) = pv.first() {
                 result.best = best;
             }
@@ -433,7 +467,7 @@ impl Engine {
             ..*limits
         };
         let side = self.options.honourable.then_some(me);
-        let r = self.search_as(&g, &sub, stop, &mut |_| {}, side)?;
+        let r = self.search_as(&g, &sub, stop, &mut |_| {}, side, 0)?;
         *spent += r.nodes;
         Some(if g.position().to_move() == me {
             r.score
@@ -491,6 +525,7 @@ impl Engine {
                 &vision,
                 profile.noise,
                 profile.blunder,
+                self.options.glory,
                 &self.options.weights,
                 &mut rng,
             );
@@ -526,7 +561,8 @@ impl Engine {
                         crate::evaluate(&child, &self.options.weights)
                     } else {
                         let side = self.options.honourable.then_some(me);
-                        let r = self.search_as(&g, &Limits::depth(depth), stop, &mut |_| {}, side);
+                        let r =
+                            self.search_as(&g, &Limits::depth(depth), stop, &mut |_| {}, side, 0);
                         nodes += r.as_ref().map_or(0, |r| r.nodes);
                         r.map_or(0, |r| r.score)
                     };
@@ -536,6 +572,13 @@ impl Engine {
                         -sub
                     }
                 }
+            };
+            // Glory: declining must gain that many seeds (twice as much
+            // difference) over accepting.
+            let v = if a == Action::Accept {
+                v + 2 * self.options.glory as i32 * SEED
+            } else {
+                v
             };
             let noisy = v + rng.gen_range(-profile.noise..=profile.noise);
             if noisy > best.0 {

@@ -14,11 +14,64 @@ use gore_core::{Action, Player, Position};
 use crate::eval::{evaluate, terminal, Oracle, Weights};
 use crate::tt::{encode, Bound, Table};
 
-pub(crate) const INF: i32 = 30_000;
+/// Internal scores are the reported ones (1/100 seed) times this, plus a
+/// tie-break smaller than half of it: see [`age`].
+pub(crate) const SCALE: i32 = 1024;
+pub(crate) const INF: i32 = 30_000 * SCALE;
 const MAX_PLY: usize = 128;
 const QMAX: u32 = 8;
 /// Shallowest remaining depth at which the transposition table is used.
 const TT_MIN_DEPTH: i32 = 2;
+
+/// A child's score seen from one ply higher: moved one unit towards zero.
+///
+/// So among lines of equal value, a positive score (a win, or an
+/// advantage) reached sooner scores higher, and a negative one reached
+/// later: the engine finishes a won game instead of shuffling, and
+/// prolongs a lost one. A score stored in the table is relative to its own
+/// node, so it stays right wherever the position is met again. The
+/// tie-break never exceeds the search's depth in plies (at most
+/// [`MAX_PLY`] < `SCALE / 2`), so [`external`] recovers the value.
+#[inline]
+fn age(v: i32) -> i32 {
+    v - v.signum()
+}
+
+/// The lowest child score that, aged, is above `alpha` is above this one.
+#[inline]
+fn lo_before_age(alpha: i32) -> i32 {
+    if alpha <= -INF {
+        alpha
+    } else if alpha >= 0 {
+        alpha + 1
+    } else {
+        alpha - 1
+    }
+}
+
+/// The child score that, aged, reaches `beta` at least reaches this one.
+#[inline]
+fn hi_before_age(beta: i32) -> i32 {
+    if beta >= INF {
+        beta
+    } else if beta > 0 {
+        beta + 1
+    } else {
+        beta - 1
+    }
+}
+
+/// A reported score (1/100 seed) at the internal scale.
+#[inline]
+pub(crate) fn internal(v: i32) -> i32 {
+    v * SCALE
+}
+
+/// An internal score as reported: the tie-break rounded away.
+#[inline]
+pub(crate) fn external(v: i32) -> i32 {
+    (v + v.signum() * (SCALE / 2)) / SCALE
+}
 
 /// Filter size for the repetition pre-check (a power of two).
 const REP_FILTER: usize = 1 << 14;
@@ -45,6 +98,12 @@ pub(crate) struct Searcher<'a> {
     /// Hashes of the game's positions, then of the search path.
     pub path: Vec<u64>,
     rep_filter: Vec<u8>,
+    /// Added to `accept` at the root (internal units; 0 for none): the
+    /// engine's glory (see `Options::glory`). Root scores then include it,
+    /// so the root is not stored in the table.
+    pub accept_bonus: i32,
+    /// The best action of the root's last completed search.
+    pub root_best: Option<Action>,
     /// Plies left before the ply cap ends the game, counted from the root.
     pub cap_left: Option<u32>,
     pub nodes: u64,
@@ -70,6 +129,8 @@ impl<'a> Searcher<'a> {
             weights: Weights::default(),
             oracle: None,
             honourable: None,
+            accept_bonus: 0,
+            root_best: None,
             path: Vec::with_capacity(history_hashes.len() + MAX_PLY),
             rep_filter: vec![0; REP_FILTER],
             cap_left: None,
@@ -156,21 +217,20 @@ impl<'a> Searcher<'a> {
             || self.cap_left.is_some_and(|c| ply as u32 + 1 >= c)
         {
             // The game ends here: the sweep decides.
-            let t = if child.is_ended() {
+            let t = internal(if child.is_ended() {
                 terminal(child)
             } else {
                 terminal(&child.swept())
-            };
+            });
             self.nodes += 1;
-            if same {
-                t
-            } else {
-                -t
-            }
-        } else if same {
-            self.negamax(child, h, depth, ply + 1, alpha, beta)
+            age(if same { t } else { -t })
         } else {
-            -self.negamax(child, h, depth, ply + 1, -beta, -alpha)
+            let (lo, hi) = (lo_before_age(alpha), hi_before_age(beta));
+            age(if same {
+                self.negamax(child, h, depth, ply + 1, lo, hi)
+            } else {
+                -self.negamax(child, h, depth, ply + 1, -hi, -lo)
+            })
         };
         self.pop();
         v
@@ -274,8 +334,13 @@ impl<'a> Searcher<'a> {
         let mut best_action = None;
         for (i, m) in list.iter().enumerate() {
             let a = m.action;
+            let bonus = if ply == 0 && a == Action::Accept {
+                self.accept_bonus
+            } else {
+                0
+            };
             let v = if i == 0 {
-                self.child_score(pos, m, depth - 1, ply, alpha, beta)
+                self.scored(pos, m, depth - 1, ply, alpha, beta, bonus)
             } else {
                 // Late, quiet actions are searched shallower first (LMR);
                 // any that beats alpha is searched again in full.
@@ -285,12 +350,12 @@ impl<'a> Searcher<'a> {
                 } else {
                     0
                 };
-                let mut v = self.child_score(pos, m, depth - 1 - r, ply, alpha, alpha + 1);
+                let mut v = self.scored(pos, m, depth - 1 - r, ply, alpha, alpha + 1, bonus);
                 if r > 0 && v > alpha && !self.aborted {
-                    v = self.child_score(pos, m, depth - 1, ply, alpha, alpha + 1);
+                    v = self.scored(pos, m, depth - 1, ply, alpha, alpha + 1, bonus);
                 }
                 if v > alpha && v < beta && !self.aborted {
-                    v = self.child_score(pos, m, depth - 1, ply, alpha, beta);
+                    v = self.scored(pos, m, depth - 1, ply, alpha, beta, bonus);
                 }
                 v
             };
@@ -328,19 +393,41 @@ impl<'a> Searcher<'a> {
         } else {
             Bound::Upper
         };
-        if use_tt {
+        if ply == 0 {
+            self.root_best = best_action;
+        }
+        if use_tt && !(ply == 0 && self.accept_bonus != 0) {
             self.tt.store(key, depth, best, bound, best_action);
         }
         best
     }
 
+    /// [`Searcher::child_score`] with `bonus` added to the child's score.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn scored(
+        &mut self,
+        parent: &Position,
+        m: &Move,
+        depth: i32,
+        ply: usize,
+        alpha: i32,
+        beta: i32,
+        bonus: i32,
+    ) -> i32 {
+        if bonus == 0 {
+            return self.child_score(parent, m, depth, ply, alpha, beta);
+        }
+        self.child_score(parent, m, depth, ply, alpha - bonus, beta - bonus) + bonus
+    }
+
     /// Captures only, until the position is quiet.
     fn quiesce(&mut self, pos: &Position, mut alpha: i32, beta: i32, qply: u32) -> i32 {
         self.nodes += 1;
-        let stand = match self.oracle.and_then(|o| o.score(pos)) {
+        let stand = internal(match self.oracle.and_then(|o| o.score(pos)) {
             Some(known) => known,
             None => evaluate(pos, &self.weights),
-        };
+        });
         if stand >= beta || qply >= QMAX || pos.pending_offer().is_some() {
             return stand;
         }
@@ -356,7 +443,7 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             let v = if child.is_ended() {
-                -terminal(&child)
+                -internal(terminal(&child))
             } else {
                 -self.quiesce(&child, -beta, -alpha, qply + 1)
             };

@@ -13,7 +13,7 @@ pub(crate) enum Bound {
 #[derive(Clone, Copy, Default)]
 struct Entry {
     key: u64,
-    score: i16,
+    score: i32,
     action: u16,
     depth: u8,
     /// 0 = empty, 1 exact, 2 lower, 3 upper.
@@ -78,7 +78,7 @@ impl Table {
             return None;
         }
         Some(Hit {
-            score: e.score as i32,
+            score: e.score,
             depth: e.depth as i32,
             bound: match e.bound {
                 1 => Bound::Exact,
@@ -106,7 +106,7 @@ impl Table {
         }
         *slot = Entry {
             key,
-            score: score.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
+            score,
             action: action.map_or(0xffff, encode),
             depth: depth.clamp(0, 255) as u8,
             bound: match bound {

@@ -253,6 +253,7 @@ impl Session {
             EngineOption::Level(l) => self.options.level = l,
             EngineOption::Honourable(h) => self.options.honourable = h,
             EngineOption::Hash(h) => self.options.hash_mb = h,
+            EngineOption::Glory(g) => self.options.glory = g,
             EngineOption::Seed(s) => self.options.seed = s,
             EngineOption::Perfect(p) => self.perfect = p,
             EngineOption::Db(d) => self.db = Some(d),
@@ -430,6 +431,7 @@ fn gpi() {
             d.hash_mb as u64,
             Some((HASH_MIN as u64, HASH_MAX as u64)),
         ),
+        spin("glory", u64::from(d.glory), Some((0, u64::from(u8::MAX)))),
         spin("seed", d.seed, None),
         Reply::Option {
             name: "perfect".into(),

@@ -144,6 +144,9 @@ pub enum EngineOption {
     Honourable(bool),
     /// `hash`, [`HASH_MIN`] to [`HASH_MAX`] MiB.
     Hash(usize),
+    /// `glory`, 0 to 255 seeds: decline an offer only for a gain of at
+    /// least that many seeds over accepting (`gore_ai::Options::glory`).
+    Glory(u8),
     /// `seed`, any `u64`.
     Seed(u64),
     /// `perfect`, `true` or `false`: play from the solver's database
@@ -267,6 +270,7 @@ impl fmt::Display for EngineOption {
             EngineOption::Level(l) => write!(f, "name level value {l}"),
             EngineOption::Honourable(h) => write!(f, "name honourable value {h}"),
             EngineOption::Hash(h) => write!(f, "name hash value {h}"),
+            EngineOption::Glory(g) => write!(f, "name glory value {g}"),
             EngineOption::Seed(s) => write!(f, "name seed value {s}"),
             EngineOption::Perfect(p) => write!(f, "name perfect value {p}"),
             EngineOption::Db(d) => write!(f, "name db value {d}"),
@@ -415,6 +419,9 @@ fn parse_setoption(args: &[&str]) -> Result<EngineOption, ProtocolError> {
         "hash" => parse_num(value, HASH_MIN as u64, HASH_MAX as u64)
             .map(|h| EngineOption::Hash(h as usize))
             .map_err(|e| ProtocolError(format!("setoption hash: {e}"))),
+        "glory" => parse_num(value, 0, u8::MAX as u64)
+            .map(|g| EngineOption::Glory(g as u8))
+            .map_err(|e| ProtocolError(format!("setoption glory: {e}"))),
         "seed" => parse_num(value, 0, u64::MAX)
             .map(EngineOption::Seed)
             .map_err(|e| ProtocolError(format!("setoption seed: {e}"))),
@@ -427,7 +434,7 @@ fn parse_setoption(args: &[&str]) -> Result<EngineOption, ProtocolError> {
             )),
         },
         _ => err(format!(
-            "setoption: unknown option {} (options: level, honourable, hash, seed, perfect, db)",
+            "setoption: unknown option {} (options: level, honourable, hash, glory, seed, perfect, db)",
             quote(name)
         )),
     }
@@ -915,7 +922,7 @@ mod tests {
             ),
             (
                 "setoption name foo value 1",
-                "setoption: unknown option `foo` (options: level, honourable, hash, seed, perfect, db)",
+                "setoption: unknown option `foo` (options: level, honourable, hash, glory, seed, perfect, db)",
             ),
             (
                 "setoption name level value 9",
@@ -1131,6 +1138,7 @@ mod tests {
                 (1u8..=MAX_LEVEL).prop_map(|l| EngineOption::Level(Level::new(l).unwrap())),
                 any::<bool>().prop_map(EngineOption::Honourable),
                 (HASH_MIN..=HASH_MAX).prop_map(EngineOption::Hash),
+                any::<u8>().prop_map(EngineOption::Glory),
                 any::<u64>().prop_map(EngineOption::Seed),
                 any::<bool>().prop_map(EngineOption::Perfect),
                 "[a-z0-9/._-]{1,12}( [a-z0-9/._-]{1,8})?".prop_map(EngineOption::Db),
@@ -1230,6 +1238,7 @@ mod tests {
                     "level",
                     "honourable",
                     "hash",
+                    "glory",
                     "seed",
                     "rules",
                     "newgame",

@@ -156,6 +156,10 @@ fn handshake() {
         lines[0],
         format!("id name gore {}", env!("CARGO_PKG_VERSION"))
     );
+    let glory = format!(
+        "option name glory type spin default {} min 0 max 255",
+        gore_ai::DEFAULT_GLORY
+    );
     assert_eq!(
         lines[1..],
         [
@@ -163,6 +167,7 @@ fn handshake() {
             "option name level type spin default 8 min 1 max 8",
             "option name honourable type check default false",
             "option name hash type spin default 16 min 1 max 4096",
+            glory.as_str(),
             "option name seed type spin default 0",
             "option name perfect type check default false",
             "gpiok",

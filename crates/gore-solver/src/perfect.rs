@@ -32,7 +32,7 @@
 //! which happens finitely often. So a won line leaves the layer within a
 //! bounded number of actions and never ends by repetition against the
 //! player. Where `T <= n` (a draw or a loss by V), cycling costs nothing by
-//! V, and the player just keeps V.
+//! V, and the player just keeps V (losing, the longest way: below).
 //!
 //! **What "won" means with bounds.** V counts never-ending play as an
 //! even split; the real game has no never-ending play. Where LB = UB the
@@ -287,8 +287,31 @@ pub fn choose(
         score: st.score.clamp(0, 255) as u8,
         exit_within,
     };
-    // An exit that keeps V: progress at once (the best such first).
-    if let Some(st) = keep.iter().find(|st| s.exit(st, false) == Some(true)) {
+    let n = seeds(&board);
+    // Losing by V (less than half the seeds): among the actions that keep
+    // V, the one that makes the game last, as a person holding out would:
+    // a move that stays in the layer (the position seen least first),
+    // then a capture, the end of the game last.
+    if s.target < n {
+        let st = keep
+            .iter()
+            .min_by_key(|st| match st.outcome {
+                Outcome::Stay { next } if s.seen(&next, true) < 2 => s.seen(&next, true) as u32,
+                Outcome::End { .. } => 4,
+                _ => 3,
+            })
+            .expect("an action keeps V");
+        return Ok(choice(st, None));
+    }
+    // An exit that keeps V: progress at once, the end of the game itself
+    // first (the shortest end when winning), then the best capture.
+    let now = |st: &&Step| s.exit(st, false) == Some(true);
+    if let Some(st) = keep
+        .iter()
+        .filter(now)
+        .find(|st| matches!(st.outcome, Outcome::End { .. }))
+        .or_else(|| keep.iter().find(now))
+    {
         return Ok(choice(st, Some(1)));
     }
     let mut d = 2;

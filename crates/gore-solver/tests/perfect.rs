@@ -191,3 +191,34 @@ fn where_keeping_v_cycles_the_perfect_player_progresses() {
         );
     }
 }
+
+/// Among actions of equal value: losing, the perfect player holds out;
+/// winning, it ends the game. Checked by hand on the 4-seed layer (A to
+/// move; B's holes are empty, so B can only pass):
+/// - `0,1,0,3/0,0,0,0`: A can keep 1 seed of the 4 at best (V = 2 half
+///   seeds). a4 (3 seeds into b1..b3) ends the game at once with a2's 1
+///   seed; a2 (into a3) keeps the same value — B passes, then a4 ends it
+///   with a3's seed — two actions later. (a3 after a2 would lose it all:
+///   a4=4 then sows into every B hole.) So A plays a2.
+/// - `3,1,0,0/0,0,0,0`: A takes all 4 (V = 8) by a1 (a2=2, a3=1, a4=1: the
+///   end) at once, or by a2 then a1 later: A plays a1.
+#[test]
+fn equal_values_the_loser_holds_out_and_the_winner_ends_it() {
+    let db = gore_solver::naive::memory(4, false);
+    for (board, v, play) in [
+        ([0, 1, 0, 3, 0, 0, 0, 0], 2, "a2"),
+        ([3, 1, 0, 0, 0, 0, 0, 0], 8, "a1"),
+    ] {
+        let g = game_on(&board, 4, false);
+        let c = choose(&db, 4, &g, DEFAULT_BUDGET).unwrap();
+        assert_eq!(c.values.v, v, "{board:?}");
+        assert_eq!(c.action.to_string(), play, "{board:?}: {c}");
+        // Played out by the perfect player on both sides, the value holds.
+        let mut g = g;
+        while !g.is_over() {
+            let a = choose(&db, 4, &g, DEFAULT_BUDGET).unwrap().action;
+            g.play(a).unwrap();
+        }
+        assert_eq!(share_of_a(&g, 4), v, "{board:?}: {:?}", g.actions());
+    }
+}

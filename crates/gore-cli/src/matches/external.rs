@@ -282,6 +282,9 @@ impl External {
         if let Some(h) = self.spec.hash_mb {
             options.push(EngineOption::Hash(h));
         }
+        if let Some(g) = self.spec.glory {
+            options.push(EngineOption::Glory(g));
+        }
         for o in options {
             // An engine that died after `gpiok` is found out by the next
             // exchange, with one message whichever end breaks first.

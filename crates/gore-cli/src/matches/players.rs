@@ -50,6 +50,9 @@ pub struct EngineSpec {
     pub honourable: bool,
     /// `hash=MB`: transposition table size.
     pub hash_mb: Option<usize>,
+    /// `glory=N`: decline an offer only for a gain of at least N seeds
+    /// (`gore_ai::Options::glory`; unset: the engine's default).
+    pub glory: Option<u8>,
     /// `level=N` (external engines; built-in ones give it as `ai:N`).
     pub level: Option<Level>,
     /// `oracle`: the search asks the solver's database (`--solver-db`)
@@ -58,7 +61,7 @@ pub struct EngineSpec {
 }
 
 pub const SPEC_HELP: &str = "random, greedy, ai:LEVEL[:depth=N][:nodes=N][:movetime=MS]\
-[:honourable][:hash=MB][:oracle] (LEVEL 1-8, or perfect with --solver-db; oracle: the \
+[:honourable][:hash=MB][:glory=N][:oracle] (LEVEL 1-8, or perfect with --solver-db; oracle: the \
 database at the search's leaves, with --solver-db), or cmd:[OPTIONS:]COMMAND \
 (OPTIONS as for ai, plus level=N)";
 
@@ -78,6 +81,7 @@ impl EngineSpec {
             movetime: None,
             honourable: false,
             hash_mb: None,
+            glory: None,
             level: None,
             oracle: false,
         }
@@ -108,6 +112,12 @@ impl EngineSpec {
             "nodes" => self.nodes = Some(positive(key, value)?),
             "movetime" => self.movetime = Some(positive(key, value)?),
             "hash" => self.hash_mb = Some(positive(key, value)?),
+            "glory" => {
+                let g = value
+                    .parse::<u8>()
+                    .map_err(|_| format!("{key}={value}: expected seeds from 0 to 255"))?;
+                self.glory = Some(g);
+            }
             "level" if allow_level => {
                 let l: u8 = positive(key, value)?;
                 let level = Level::new(l)
@@ -309,6 +319,7 @@ impl Player {
                     honourable: spec.honourable,
                     hash_mb: spec.hash_mb.unwrap_or(Options::default().hash_mb),
                     seed: 0,
+                    glory: spec.glory.unwrap_or(Options::default().glory),
                     ..Options::default()
                 });
                 if spec.oracle {
@@ -446,6 +457,9 @@ mod tests {
             "ai:8:depth=10:nodes=20000:movetime=50:honourable:hash=4"
         );
         assert_eq!(spec("ai:3").limits(), None);
+        assert_eq!(spec("ai:3:glory=0").glory, Some(0));
+        assert_eq!(spec("ai:3:glory=5").glory, Some(5));
+        assert_eq!(spec("ai:3").glory, None);
         assert_eq!(spec("ai:perfect").kind, Kind::Perfect);
         assert_eq!(spec("ai:perfect:nodes=500").nodes, Some(500));
         let s = spec("cmd:movetime=30:level=4:/usr/bin/gore engine --x a:b");
@@ -534,6 +548,8 @@ mod tests {
             ("ai:0", "not a number from 1 to 8"),
             ("ai:x", "not a number from 1 to 8"),
             ("ai:8:depth=0", "depth=0: expected a positive whole number"),
+            ("ai:8:glory=256", "glory=256: expected seeds from 0 to 255"),
+            ("ai:8:glory=-1", "glory=-1: expected seeds from 0 to 255"),
             ("ai:8:fast", "unknown option `fast`"),
             ("ai:8:level=3", "unknown option `level=3`"),
             ("stockfish", "unknown engine kind `stockfish`"),
