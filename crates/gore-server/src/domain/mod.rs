@@ -180,6 +180,9 @@ impl PerSeat {
 /// step's SQL writes the number, a test checks they agree.
 pub const PERFECT_LEVEL: u8 = 100;
 
+// A ladder grown into the perfect player's number would not build.
+const _: () = assert!(PERFECT_LEVEL > gore_ai::MAX_LEVEL);
+
 /// A game's facts: what it is, who sits where, where it stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameInfo {
