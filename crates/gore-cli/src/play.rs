@@ -40,18 +40,19 @@ pub struct PlayArgs {
     /// Which side you play against a computer opponent (A moves first).
     #[arg(long = "as", default_value = "A", value_parser = parse_player)]
     side: Player,
-    /// The AI's level: 1 (a beginner can win) to 8 (full strength).
+    /// The AI's level: 1 (a beginner can win) to 12 (full strength).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=MAX_LEVEL as i64))]
     level: u8,
-    /// The AI's thinking time per action at level 8, in milliseconds (the
-    /// lower levels search to their own depth).
+    /// The AI's thinking time per action at the top level, in milliseconds
+    /// (the lower levels search to their own depth).
     #[arg(long, default_value_t = 1000)]
     movetime: u64,
     /// The AI accepts every offer you make (refusing is frowned upon).
     #[arg(long)]
     honourable: bool,
     /// Seed of the computer opponent's choices, so that a game can be
-    /// reproduced (the AI's below level 8, which thinks against the clock).
+    /// reproduced (the AI's below the top level, which thinks against the
+    /// clock).
     #[arg(long)]
     seed: Option<u64>,
     /// Start from this position (GPN) instead of the initial one.
@@ -117,7 +118,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         seed,
         ..Options::default()
     });
-    // Level 8 thinks for the time given; the lower levels search to their
+    // The top level thinks for the time given; the lower levels search to their
     // own depth, so that a seed replays the same game.
     let limits = level.limits(Duration::from_millis(args.movetime.max(1)));
     let stop = AtomicBool::new(false);

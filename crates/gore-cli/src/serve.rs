@@ -30,7 +30,7 @@ pub struct ServeArgs {
     /// many; 0 turns the limit off.
     #[arg(long, default_value_t = 20)]
     rate_limit: u32,
-    /// How long the AI thinks at level 8, in milliseconds: the budget
+    /// How long the AI thinks at the top level, in milliseconds: the budget
     /// every AI turn is cut from.
     #[arg(long, default_value_t = 1000)]
     ai_time_ms: u64,

@@ -384,3 +384,19 @@ fn seeds_option_in_perft_and_apply() {
     let o = gore(&["perft", "--rules", "seeds=9", "1"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("3 to 8"));
 }
+
+/// `gore play --help` names the ladder's top (the text is written by hand:
+/// this keeps it the AI's), and a level beyond it is refused.
+#[test]
+fn play_help_names_the_top_level_and_refuses_the_next() {
+    let top = gore_ai::MAX_LEVEL;
+    let o = gore(&["play", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        help.contains(&format!("to {top} (full strength)")),
+        "{help}"
+    );
+    let next = (top + 1).to_string();
+    let o = gore(&["play", "--level", &next]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+}

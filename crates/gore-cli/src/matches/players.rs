@@ -57,7 +57,7 @@ pub struct EngineSpec {
 }
 
 pub const SPEC_HELP: &str = "random, greedy, ai:LEVEL[:depth=N][:nodes=N][:movetime=MS]\
-[:honourable][:hash=MB][:oracle] (LEVEL 1-8, or perfect with --solver-db; oracle: the \
+[:honourable][:hash=MB][:oracle] (LEVEL 1-12, or perfect with --solver-db; oracle: the \
 database at the search's leaves, with --solver-db), or cmd:[OPTIONS:]COMMAND \
 (OPTIONS as for ai, plus level=N)";
 
@@ -400,16 +400,16 @@ mod tests {
     fn bad_specs_say_why() {
         for (s, why) in [
             ("ai", "unknown engine kind `ai`"),
-            ("ai:9", "not a number from 1 to 8"),
-            ("ai:0", "not a number from 1 to 8"),
-            ("ai:x", "not a number from 1 to 8"),
+            ("ai:13", "not a number from 1 to 12"),
+            ("ai:0", "not a number from 1 to 12"),
+            ("ai:x", "not a number from 1 to 12"),
             ("ai:8:depth=0", "depth=0: expected a positive whole number"),
             ("ai:8:fast", "unknown option `fast`"),
             ("ai:8:level=3", "unknown option `level=3`"),
             ("stockfish", "unknown engine kind `stockfish`"),
             ("cmd:", "no command"),
             ("cmd:depth=3:", "no command"),
-            ("cmd:level=12:x", "levels go from 1 to 8"),
+            ("cmd:level=13:x", "levels go from 1 to 12"),
             ("random:depth=3", "`random` takes no options"),
         ] {
             let e = s.parse::<EngineSpec>().unwrap_err();
