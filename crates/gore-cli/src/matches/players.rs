@@ -374,7 +374,7 @@ mod tests {
         assert_eq!(spec("random").kind, Kind::Random);
         assert_eq!(spec("greedy").kind, Kind::Greedy);
         let s = spec("ai:8:depth=10:nodes=20000:movetime=50:honourable:hash=4");
-        assert_eq!(s.kind, Kind::Ai(Level::MAX));
+        assert_eq!(s.kind, Kind::Ai(Level::new(8).unwrap()));
         assert_eq!(
             (s.depth, s.nodes, s.movetime, s.honourable, s.hash_mb),
             (Some(10), Some(20000), Some(50), true, Some(4))
