@@ -40,7 +40,7 @@ pub struct PlayArgs {
     /// Which side you play against a computer opponent (A moves first).
     #[arg(long = "as", default_value = "A", value_parser = parse_player)]
     side: Player,
-    /// The AI's level: 1 (a beginner can win) to 8 (full strength).
+    /// The AI's level: 1 (a beginner can win) to 12 (full strength).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=MAX_LEVEL as i64))]
     level: u8,
     /// The AI's thinking time per action at the top level, in
@@ -52,7 +52,8 @@ pub struct PlayArgs {
     #[arg(long)]
     honourable: bool,
     /// Seed of the computer opponent's choices, so that a game can be
-    /// reproduced (the AI's below level 8, which thinks against the clock).
+    /// reproduced (the AI's below the top level, which thinks against the
+    /// clock).
     #[arg(long)]
     seed: Option<u64>,
     /// Start from this position (GPN) instead of the initial one.
@@ -118,7 +119,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         seed,
         ..Options::default()
     });
-    // Level 8 thinks for the time given; the lower levels search to their
+    // The top level thinks for the time given; the lower levels search to their
     // own depth, so that a seed replays the same game.
     let limits = match args.movetime {
         None => level.default_limits(),

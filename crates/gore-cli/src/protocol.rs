@@ -138,7 +138,7 @@ pub enum Command {
 /// An option of `setoption`, with a value in its range.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EngineOption {
-    /// `level`, 1 to 8.
+    /// `level`, 1 to [`MAX_LEVEL`].
     Level(Level),
     /// `honourable`, `true` or `false`.
     Honourable(bool),
@@ -925,8 +925,8 @@ mod tests {
                 "setoption: unknown option `foo` (options: level, honourable, hash, glory, seed, perfect, db)",
             ),
             (
-                "setoption name level value 9",
-                "setoption level: `9` is not a whole number from 1 to 8",
+                "setoption name level value 13",
+                "setoption level: `13` is not a whole number from 1 to 12",
             ),
             (
                 "setoption name hash value 0",

@@ -152,11 +152,12 @@ async fn home_for_playing(chrome: &Chrome, server: &Server, w: u32, hgt: u32) ->
     let page = chrome.page(&format!("{}/", server.url)).await?;
     wait_for(&page, HOME, "home page", 20).await?;
     let size = format!("{w}x{hgt}");
-    // The defaults are the server's own (the API documents level 4 and a
+    // The defaults are the server's own (the API documents level 5 and a
     // side drawn at random), not the page's.
+    let standard = gore_ai::Level::STANDARD.get();
     assert_eq!(
         js(&page, "document.getElementById('level').value").await?,
-        "4"
+        standard.to_string()
     );
     assert_eq!(
         js(&page, "document.getElementById('colour-random').checked").await?,
@@ -164,7 +165,7 @@ async fn home_for_playing(chrome: &Chrome, server: &Server, w: u32, hgt: u32) ->
     );
     let summary = text(&page, "#game-summary").await?;
     assert!(
-        summary.contains("level 4") && summary.contains("random"),
+        summary.contains(&format!("(level {standard})")) && summary.contains("random"),
         "{summary}"
     );
     // Only the home page's code.
@@ -207,7 +208,7 @@ async fn home_for_playing(chrome: &Chrome, server: &Server, w: u32, hgt: u32) ->
         "fetch('/api/games/' + location.pathname.split('/').pop()).then(r => r.json()).then(v => (v.seats.A.kind === 'ai' ? v.seats.A : v.seats.B).level)",
     )
     .await?;
-    assert_eq!(level, 4, "the game's level");
+    assert_eq!(level, standard, "the game's level");
 
     // Back home: the game is listed, on the first screen.
     page.goto(format!("{}/", server.url)).await?;

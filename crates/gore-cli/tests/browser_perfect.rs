@@ -61,7 +61,7 @@ async fn perfect_level(chrome: &Chrome, server: &Server) -> Res<()> {
     .await?;
     js(&page, "document.getElementById('game-options').open = true").await?;
     // Standard rules: trades allowed, no perfect level (the server has
-    // answered /api/solver by the time the list has 8 levels and the
+    // answered /api/solver by the time the list has its levels and the
     // summary is written; the check is repeated after the no-trades box).
     let offered = js(&page, OFFERED).await?;
     assert_eq!(offered, serde_json::json!(false));
@@ -76,7 +76,8 @@ async fn perfect_level(chrome: &Chrome, server: &Server) -> Res<()> {
     )
     .await?;
     shot(&page, "perfect-home").await?;
-    // Trades allowed again: the level goes, and the summary says level 8.
+    // Trades allowed again: the level goes, and the summary says the top
+    // level (the one the perfect player searches as above its database).
     click(&page, "#rule-no-trades").await?;
     wait_for(
         &page,
@@ -85,10 +86,13 @@ async fn perfect_level(chrome: &Chrome, server: &Server) -> Res<()> {
         10,
     )
     .await?;
+    let top = gore_ai::MAX_LEVEL;
     wait_for(
         &page,
-        "document.getElementById('game-summary').textContent.startsWith('Computer: level 8')",
-        "the summary at level 8",
+        &format!(
+            "document.getElementById('game-summary').textContent.startsWith('Computer: Full strength (level {top})')"
+        ),
+        "the summary at the top level",
         10,
     )
     .await?;

@@ -272,16 +272,18 @@ fn play_is_against_the_ai_by_default_and_it_moves_first_for_a() {
     assert!(out.contains("against the AI, level 4"), "{out}");
     let first = plays(&out, "A (AI level 4)");
     assert_eq!(first.len(), 1, "{out}");
-    // A's legal first actions are his four sowings.
+    // A's legal first actions are its four sowings.
     assert!(["a1", "a2", "a3", "a4"].contains(&first[0]), "{out}");
     assert!(out.contains("B (you) to move>"), "{out}");
     assert!(out.contains("unfinished"), "{out}");
-    // Below level 8 the AI searches to its level's depth: same seed, same action.
+    // Below the top level the AI searches to its level's depth: same seed,
+    // same action.
     let again = gore_stdin(&["play", "--as", "B", "--seed", "7"], "quit\n\n");
     assert_eq!(o.stdout, again.stdout);
 
     // Any level, and the full-strength AI on the clock.
-    for level in ["1", "8"] {
+    let top = gore_ai::MAX_LEVEL.to_string();
+    for level in ["1", top.as_str()] {
         let o = gore_stdin(
             &[
                 "play",
@@ -302,7 +304,7 @@ fn play_is_against_the_ai_by_default_and_it_moves_first_for_a() {
         assert_eq!(first.len(), 1, "{out}");
         assert!(["a1", "a2", "a3", "a4"].contains(&first[0]), "{out}");
     }
-    let o = gore(&["play", "--level", "9"]);
+    let o = gore(&["play", "--level", &(gore_ai::MAX_LEVEL + 1).to_string()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--level"));
 }
@@ -383,4 +385,20 @@ fn seeds_option_in_perft_and_apply() {
     assert!(err.contains("48 seeds, not 24"), "{err}");
     let o = gore(&["perft", "--rules", "seeds=9", "1"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("3 to 8"));
+}
+
+/// `gore play --help` names the ladder's top (the text is written by hand:
+/// this keeps it the AI's), and a level beyond it is refused.
+#[test]
+fn play_help_names_the_top_level_and_refuses_the_next() {
+    let top = gore_ai::MAX_LEVEL;
+    let o = gore(&["play", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        help.contains(&format!("to {top} (full strength)")),
+        "{help}"
+    );
+    let next = (top + 1).to_string();
+    let o = gore(&["play", "--level", &next]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
 }

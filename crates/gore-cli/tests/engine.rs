@@ -164,7 +164,7 @@ fn handshake() {
         lines[1..],
         [
             "id author The Goré project",
-            "option name level type spin default 8 min 1 max 8",
+            "option name level type spin default 12 min 1 max 12",
             "option name honourable type check default false",
             "option name hash type spin default 16 min 1 max 4096",
             glory.as_str(),
@@ -412,7 +412,7 @@ fn every_bad_input_gets_one_error_line_and_the_engine_goes_on() {
         "setoption name level value",
         "setoption name foo value 1",
         "setoption name level value 0",
-        "setoption name level value 9",
+        "setoption name level value 13",
         "setoption name level value x",
         "setoption name level value 3 4",
         "setoption name honourable value maybe",
@@ -475,7 +475,7 @@ fn every_bad_input_gets_one_error_line_and_the_engine_goes_on() {
         "{pay}"
     );
     assert!(error_of("setoption name foo value 1").contains("unknown option `foo`"));
-    assert!(error_of("setoption name level value 9").contains("level"));
+    assert!(error_of("setoption name level value 13").contains("level"));
     assert!(error_of("rules bogus").contains("rules"));
     assert!(error_of("go wibble").contains("wibble"));
 
@@ -485,7 +485,7 @@ fn every_bad_input_gets_one_error_line_and_the_engine_goes_on() {
     assert_eq!(g.line(), "rules standard");
     g.send("go depth 3");
     let lines = g.until("bestaction");
-    // Level 8 still: the search prints its iterations.
+    // The top level still: the search prints its iterations.
     assert_eq!(lines.len(), 4, "{lines:?}");
     // A finished game cannot be searched.
     g.send("position gpn 0,0,0,0/0,0,0,0 AAAA/BBBB 24-24 A -");

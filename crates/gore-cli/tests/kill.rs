@@ -26,7 +26,7 @@ async fn another_server_takes_over_the_ai_turn_of_a_killed_server() {
     let mut first = Gore::start(&db, &[]);
     let second = Gore::start(&db, &[]);
     let c = http();
-    // The player takes B, so the AI (level 8, which thinks for the whole
+    // The player takes B, so the AI (the top level, which thinks for the whole
     // `--ai-time-ms`, 1 s by default) is to move at once: the creating
     // server claims the turn and submits the search before it answers.
     let mut attempt = 0;
@@ -35,7 +35,7 @@ async fn another_server_takes_over_the_ai_turn_of_a_killed_server() {
         let g = create(
             &c,
             &first.url,
-            json!({"mode": "ai", "level": 8, "colour": "B"}),
+            json!({"mode": "ai", "level": gore_ai::MAX_LEVEL, "colour": "B"}),
         )
         .await;
         let id = g["id"].as_str().unwrap().to_string();
@@ -158,11 +158,11 @@ async fn every_server_killed_and_restarted_loses_nothing_acknowledged() {
         }));
     }
     drop(enough_tx);
-    // Also an AI game where the AI is to move (level 8 thinks for 1 s).
+    // Also an AI game where the AI is to move (the top level thinks for 1 s).
     let ai = create(
         &c,
         &urls[1],
-        json!({"mode": "ai", "level": 8, "colour": "B"}),
+        json!({"mode": "ai", "level": gore_ai::MAX_LEVEL, "colour": "B"}),
     )
     .await;
     let ai_id = ai["id"].as_str().unwrap().to_string();

@@ -201,7 +201,7 @@ fn saved_records_parse_replay_and_agree_with_the_report() {
 #[test]
 fn bad_engine_specs_are_clear_errors() {
     for (spec, why) in [
-        ("ai:9", "the level `9` is not a number from 1 to 8"),
+        ("ai:13", "the level `13` is not a number from 1 to 12"),
         ("ai:8:fast", "unknown option `fast`"),
         ("stockfish", "unknown engine kind `stockfish`"),
         ("cmd:", "no command after cmd:"),

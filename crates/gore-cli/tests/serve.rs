@@ -192,7 +192,10 @@ fn acknowledged_actions_survive_sigkill_and_the_ai_resumes() {
 
     // An ai game at full strength: the human moves, and the server is
     // killed while the AI thinks.
-    let (ai, at) = server.create(r#"{"mode": "ai", "level": 8, "colour": "A"}"#);
+    let (ai, at) = server.create(&format!(
+        r#"{{"mode": "ai", "level": {}, "colour": "A"}}"#,
+        gore_ai::MAX_LEVEL
+    ));
     let (st, v) = server.act(&ai, &at, "a3", 0);
     assert_eq!(st, 200, "{v}");
     let rest = server.kill();

@@ -19,7 +19,7 @@ connections the server refused or closed, and how long it held the rest.
 concurrent `GET /api/games/GAME_ID` and, at the same time, one unrelated
 request (`POST /api/games`); prints their times. Five rounds.
 
-`ai`: N level-8 AI games created at once, each from its own client
+`ai`: N top-level (12) AI games created at once, each from its own client
 address (`X-Forwarded-For` through `--trust-proxy 127.0.0.1`, so that the
 per-client cap does not refuse them all), then one innocent level-1 game:
 prints how many were refused `busy` and how long the innocent waited for
@@ -28,6 +28,9 @@ the AI's first move. Five rounds.
 Python's standard library only.
 """
 import http.client, json, os, resource, socket, subprocess, sys, tempfile, threading, time
+
+# The top level (gore_ai::MAX_LEVEL): the deepest search, the costliest job.
+TOP_LEVEL = 12
 
 def serve(bin_dir, db, *flags, nofile=None):
     def limit():
@@ -195,7 +198,7 @@ def ai(bin_dir, n):
             return res.status, body
 
         def attacker(i):
-            st, _ = new(8, f"198.51.{i // 250}.{1 + i % 250}")
+            st, _ = new(TOP_LEVEL, f"198.51.{i // 250}.{1 + i % 250}")
             codes[st] = codes.get(st, 0) + 1
 
         ts = [threading.Thread(target=attacker, args=(i,)) for i in range(n)]
@@ -214,7 +217,7 @@ def ai(bin_dir, n):
                 break
             time.sleep(0.05)
         waits.append(time.time() - t0)
-        print(f"round {r + 1}: {n} level-8 games: {codes}; the innocent level-1 game's first AI move "
+        print(f"round {r + 1}: {n} level-{TOP_LEVEL} games: {codes}; the innocent level-1 game's first AI move "
               f"after {waits[-1] * 1e3:.0f} ms")
         p.kill()
         p.wait()

@@ -23,7 +23,7 @@ pub struct NewGame {
     /// The rule set (`standard`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<String>,
-    /// 1–8, ai games (4).
+    /// 1 to [`gore_ai::MAX_LEVEL`], ai games ([`DEFAULT_LEVEL`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<u8>,
     /// `A`, `B` or `random` (the default).
@@ -103,7 +103,8 @@ pub enum SeatView {
     },
     /// The server's AI.
     Ai {
-        /// 1–8 (8 for the perfect player, its play above its database).
+        /// 1 to [`gore_ai::MAX_LEVEL`] (the top level for the perfect
+        /// player, its play above its database).
         level: u8,
         /// The solver's perfect player (no-trade games, a server with a
         /// database).

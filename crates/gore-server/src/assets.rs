@@ -34,8 +34,9 @@ const NO_CACHE: &str = "no-cache";
 /// server would choose.
 fn defaults_json() -> String {
     format!(
-        "{{\"level\":{},\"colour\":\"{}\"}}",
+        "{{\"level\":{},\"levels\":{},\"colour\":\"{}\"}}",
         crate::api::DEFAULT_LEVEL.get(),
+        gore_ai::MAX_LEVEL,
         crate::api::DEFAULT_COLOUR
     )
 }

@@ -19,10 +19,10 @@ fn client_from(ip: Ipv4Addr) -> reqwest::Client {
         .unwrap()
 }
 
-/// Point 4 of issue 8. One address floods level-8 games, each with the AI
+/// Point 4 of issue 8. One address floods top-level games, each with the AI
 /// to move first, on a server of two AI threads: before, two search slots
 /// served first come first served, and an innocent level-1 game waited
-/// behind every level-8 search queued (30 s behind 60 of them). Now the
+/// behind every top-level search queued (30 s behind 60 of them). Now the
 /// flood gets its two games (`--ai-per-client 2`) and `busy` for the rest,
 /// and the innocent game, from another address, gets its answer while the
 /// flood's searches (60 s each) are still thinking: it never waits behind
@@ -36,7 +36,7 @@ async fn an_ai_flood_does_not_starve_an_innocent_game() {
         addr: SocketAddr::from(([127, 0, 0, 1], 0)),
         db: db.to_str().unwrap().to_string(),
         rate_limit: 0,
-        // A level-8 search outlives the test: only an answer that jumped
+        // A top-level search outlives the test: only an answer that jumped
         // the flood's searches can arrive in time.
         ai_time: Duration::from_secs(60),
         ai_threads: 2,
@@ -53,7 +53,7 @@ async fn an_ai_flood_does_not_starve_an_innocent_game() {
         async move {
             let r = c
                 .post(url)
-                .json(&json!({"mode": "ai", "level": 8, "colour": "B"}))
+                .json(&json!({"mode": "ai", "level": gore_ai::MAX_LEVEL, "colour": "B"}))
                 .send()
                 .await
                 .unwrap();

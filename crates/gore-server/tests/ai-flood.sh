@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The innocent game's first-move latency under a flood of level-8 AI games
+# The innocent game's first-move latency under a flood of top-level AI games
 # (docs/BENCHMARKS.md, "AI flood"). Not a test: a measurement, run by hand
 # against a `gore serve` already running.
 #
@@ -7,8 +7,9 @@
 #
 # URL        the server on loopback, started with --rate-limit 0 (the flood
 #            is not what the rate limit is measured on)
-# GAMES      level-8 games the flood creates at once, each with the AI to
-#            move first
+# GAMES      top-level games the flood creates at once, each with the AI
+#            to move first (LEVEL=n in the environment for another level;
+#            the top is 12, gore-ai's MAX_LEVEL)
 # ADDRESSES  how many client addresses the flood comes from: curl binds
 #            127.1.x.y (all of 127/8 is loopback on Linux); default 1
 #
@@ -19,6 +20,7 @@ set -euo pipefail
 url=${1:?URL}
 games=${2:?GAMES}
 addrs=${3:-1}
+level=${LEVEL:-12}
 codes=$(mktemp)
 trap 'rm -f "$codes"' EXIT
 
@@ -27,10 +29,10 @@ for i in $(seq 0 $((games - 1))); do
   curl -s -o /dev/null -w '%{http_code}\n' \
     --interface "127.1.$((a / 256)).$((a % 256 + 1))" \
     -H 'content-type: application/json' \
-    -d '{"mode":"ai","level":8,"colour":"B"}' "$url/api/games" >>"$codes" &
+    -d "{\"mode\":\"ai\",\"level\":$level,\"colour\":\"B\"}" "$url/api/games" >>"$codes" &
 done
 wait
-echo "flood of $games level-8 games from $addrs address(es):"
+echo "flood of $games level-$level games from $addrs address(es):"
 sort "$codes" | uniq -c | sed 's/^/  HTTP /'
 
 start=$(date +%s%N)

@@ -190,6 +190,54 @@ fn every_key_the_front_end_uses_is_translated() {
     assert!(missing.is_empty(), "not in en.json: {missing:?}");
 }
 
+/// The home page names and describes every level from `level.N.name` and
+/// `level.N.desc` (keys built at run time, so not seen by the test above):
+/// each level of gore-ai has both in every language, none beyond the top,
+/// and the English ones are gore-ai's own words ([`gore_ai::LevelProfile`]
+/// `name` and `describe`), so that the page cannot drift from the ladder.
+#[test]
+fn every_level_is_named_and_described_as_gore_ai_describes_it() {
+    let all = translations();
+    let (_, en) = &all[0];
+    for level in gore_ai::Level::all() {
+        let n = level.get();
+        let p = level.profile();
+        assert_eq!(
+            en.get(&format!("level.{n}.name")).map(String::as_str),
+            Some(p.name),
+            "level {n}'s name"
+        );
+        assert_eq!(
+            en.get(&format!("level.{n}.desc")).map(String::as_str),
+            Some(p.describe),
+            "level {n}'s description"
+        );
+    }
+    for (lang, map) in &all {
+        for level in gore_ai::Level::all() {
+            for part in ["name", "desc"] {
+                let key = format!("level.{}.{part}", level.get());
+                let text = map.get(&key);
+                assert!(
+                    text.is_some_and(|t| !t.trim().is_empty()),
+                    "{lang}: {key} is missing"
+                );
+            }
+        }
+        let top = gore_ai::MAX_LEVEL;
+        let beyond: Vec<_> = map
+            .keys()
+            .filter(|k| {
+                k.strip_prefix("level.")
+                    .and_then(|r| r.split('.').next())
+                    .and_then(|n| n.parse::<u8>().ok())
+                    .is_some_and(|n| n == 0 || n > top)
+            })
+            .collect();
+        assert!(beyond.is_empty(), "{lang}: keys of no level: {beyond:?}");
+    }
+}
+
 // ------------------------------------------------------- the rules pages --
 
 /// The attributes of every tag that starts with `open` (e.g.
@@ -726,7 +774,20 @@ async fn the_page_and_the_api_share_one_default() {
     let defaults: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(defaults["colour"], "random");
     let level = defaults["level"].as_u64().unwrap();
-    assert!((1..=8).contains(&level), "{defaults}");
+    let levels = defaults["levels"].as_u64().unwrap();
+    assert_eq!(levels, u64::from(gore_ai::MAX_LEVEL), "{defaults}");
+    assert!((1..=levels).contains(&level), "{defaults}");
+    // The page's top level is the API's: it is accepted, the next refused.
+    for (n, code) in [(levels, 201), (levels + 1, 400)] {
+        let (got, v) = common::post_json(
+            &c,
+            &s,
+            "/api/games",
+            serde_json::json!({"mode": "ai", "level": n}),
+        )
+        .await;
+        assert_eq!(got, code, "level {n}: {v}");
+    }
     let g = common::create(&c, &s, serde_json::json!({"mode": "ai"})).await;
     let (_, view) = common::get(&c, &s, g["id"].as_str().unwrap()).await;
     let ai = if view["seats"]["A"]["kind"] == "ai" {

@@ -113,19 +113,23 @@ async fn creates_each_kind_of_game() {
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["position"], "4,4,4,0/5,5,5,5 AAAA/BBBB 0-0 B -");
 
-    // Defaults: level 4, standard rules, a random seat.
+    // Defaults: the standard level (5, docs/API.md), standard rules, a random seat.
     let g = create(&bot(), &s, json!({"mode": "ai"})).await;
     assert!(g["seat"] == "A" || g["seat"] == "B");
     let (_, v) = get(&bot(), &s, g["id"].as_str().unwrap()).await;
     let ai = if g["seat"] == "A" { "B" } else { "A" };
-    assert_eq!(v["seats"][ai]["level"], 4);
+    assert_eq!(v["seats"][ai]["level"], gore_ai::Level::STANDARD.get());
     assert_eq!(v["rules"], "standard");
 
     // Bad requests name the field.
     for (body, field) in [
         (json!({"mode": "chess"}), "mode"),
         (json!({}), "mode"),
-        (json!({"mode": "ai", "level": 9}), "level"),
+        (
+            json!({"mode": "ai", "level": gore_ai::MAX_LEVEL + 1}),
+            "level",
+        ),
+        (json!({"mode": "ai", "level": 0}), "level"),
         (json!({"mode": "ai", "level": "hard"}), "level"),
         (json!({"mode": "ai", "colour": "C"}), "colour"),
         (json!({"mode": "ai", "rules": "fast"}), "rules"),

@@ -185,6 +185,61 @@ async fn acknowledged_actions_are_there_for_a_new_store() {
     assert_eq!(played, ["a1", "b1", "a2", "b2"]);
 }
 
+/// A database at schema version 4 (a ladder of 8 levels, the perfect
+/// player stored as level 9) with a perfect game and games at levels 5
+/// and 8: after the migration the first reads as perfect, the others keep
+/// their levels.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_old_perfect_level_migrates_and_other_levels_keep_their_number() {
+    use gore_server::store::schema::{Dialect, STEPS};
+    let Some(base) = pg() else { return };
+    let url = fresh_pg_database(&base).await;
+    let c = pg_connect(&url).await;
+    c.batch_execute(
+        "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)",
+    )
+    .await
+    .unwrap();
+    for (i, step) in STEPS[..4].iter().enumerate() {
+        c.batch_execute(&step.text(Dialect::Postgres))
+            .await
+            .unwrap();
+        let n = (i + 1) as i32;
+        c.execute("INSERT INTO schema_version VALUES ($1, 0)", &[&n])
+            .await
+            .unwrap();
+    }
+    let rules = gore_core::Rules::STANDARD;
+    let start = gore_core::Position::new(rules.variant).to_string();
+    for (id, level) in [("perfect000", 9i16), ("level50000", 5), ("level80000", 8)] {
+        c.execute(
+            "INSERT INTO games (id, mode, rules, start, level, creator, token_a, ai_seat,
+                 status, created_at, updated_at)
+             VALUES ($1, 'ai', $2, $3, $4, 'A', 'tok', 'B', 'playing', 1, 1)",
+            &[&id, &rules.to_string(), &start, &level],
+        )
+        .await
+        .unwrap();
+    }
+    let store = PgStore::connect(&url, PgOptions::default()).await.unwrap();
+    let read = |id: &str| store.load_game(id.to_string());
+    let perfect = read("perfect000").await.unwrap().unwrap().info;
+    assert!(perfect.perfect);
+    assert_eq!(perfect.level, gore_ai::Level::MAX);
+    let five = read("level50000").await.unwrap().unwrap().info;
+    assert!(!five.perfect);
+    assert_eq!(five.level.get(), 5);
+    let eight = read("level80000").await.unwrap().unwrap().info;
+    assert!(!eight.perfect);
+    assert_eq!(eight.level.get(), 8);
+    let stored: i16 = c
+        .query_one("SELECT level FROM games WHERE id = 'perfect000'", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(stored, i16::from(gore_server::domain::PERFECT_LEVEL));
+}
+
 /// Every connection of the server's database terminated under it (as a
 /// restart of PostgreSQL does): the next action is committed on a new
 /// connection, and the store does not count itself failed.

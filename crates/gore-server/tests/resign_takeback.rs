@@ -561,10 +561,15 @@ async fn takebacks_in_an_ai_game() {
     assert_eq!(v["actions"][0]["action"], "a2");
     assert_eq!(v["actions"][1]["player"], "B");
 
-    // Level 8 thinks for the server's whole AI time (300 ms here): the
+    // The top level thinks for the server's whole AI time (300 ms here): the
     // takeback comes while it thinks. Its search is discarded: after the
     // human's next action the AI answers that one, at ply 2.
-    let g = create(&bot(), &s, json!({"mode": "ai", "colour": "A", "level": 8})).await;
+    let g = create(
+        &bot(),
+        &s,
+        json!({"mode": "ai", "colour": "A", "level": gore_ai::MAX_LEVEL}),
+    )
+    .await;
     let (id, t) = ids(&g);
     let v = play(&s, &id, &t, "a3", 0).await;
     assert_eq!(v["thinking"], true, "{v}");

@@ -61,7 +61,7 @@ pub struct EngineSpec {
 }
 
 pub const SPEC_HELP: &str = "random, greedy, ai:LEVEL[:depth=N][:nodes=N][:movetime=MS]\
-[:honourable][:hash=MB][:glory=N][:oracle] (LEVEL 1-8, or perfect with --solver-db; oracle: the \
+[:honourable][:hash=MB][:glory=N][:oracle] (LEVEL 1-12, or perfect with --solver-db; oracle: the \
 database at the search's leaves, with --solver-db), or cmd:[OPTIONS:]COMMAND \
 (OPTIONS as for ai, plus level=N)";
 
@@ -447,7 +447,7 @@ mod tests {
         assert_eq!(spec("random").kind, Kind::Random);
         assert_eq!(spec("greedy").kind, Kind::Greedy);
         let s = spec("ai:8:depth=10:nodes=20000:movetime=50:honourable:hash=4");
-        assert_eq!(s.kind, Kind::Ai(Level::MAX));
+        assert_eq!(s.kind, Kind::Ai(Level::new(8).unwrap()));
         assert_eq!(
             (s.depth, s.nodes, s.movetime, s.honourable, s.hash_mb),
             (Some(10), Some(20000), Some(50), true, Some(4))
@@ -544,9 +544,9 @@ mod tests {
     fn bad_specs_say_why() {
         for (s, why) in [
             ("ai", "unknown engine kind `ai`"),
-            ("ai:9", "not a number from 1 to 8"),
-            ("ai:0", "not a number from 1 to 8"),
-            ("ai:x", "not a number from 1 to 8"),
+            ("ai:13", "not a number from 1 to 12"),
+            ("ai:0", "not a number from 1 to 12"),
+            ("ai:x", "not a number from 1 to 12"),
             ("ai:8:depth=0", "depth=0: expected a positive whole number"),
             ("ai:8:glory=256", "glory=256: expected seeds from 0 to 255"),
             ("ai:8:glory=-1", "glory=-1: expected seeds from 0 to 255"),
@@ -555,7 +555,7 @@ mod tests {
             ("stockfish", "unknown engine kind `stockfish`"),
             ("cmd:", "no command"),
             ("cmd:depth=3:", "no command"),
-            ("cmd:level=12:x", "levels go from 1 to 8"),
+            ("cmd:level=13:x", "levels go from 1 to 12"),
             ("random:depth=3", "`random` takes no options"),
         ] {
             let e = s.parse::<EngineSpec>().unwrap_err();

@@ -38,7 +38,10 @@ export function playerName(st, p) {
   if (!s) return p;
   const seat = s.seats && s.seats[p];
   if (st.you === p) return t('player.you');
-  if (seat && seat.kind === 'ai') return seat.perfect ? t('player.computerPerfect') : t('player.computer', { level: seat.level || '?' });
+  if (seat && seat.kind === 'ai') {
+    if (seat.perfect) return t('player.computerPerfect');
+    return seat.level ? t('player.computer', { name: t(`level.${seat.level}.name`), level: seat.level }) : t('player.computerLevel', { level: '?' });
+  }
   if (s.mode === 'friend' && st.seated) return t('player.friend');
   return t('player.player', { player: p });
 }

@@ -15,17 +15,31 @@ const FORM_KEY = 'gore.newGame';
 /** The options of the rules a newcomer may choose (RULES.md, "Options"). */
 const RULE_OPTIONS = ['skip-origin', 'no-trades', 'cede-all'];
 
-/** The server's defaults of a new game. */
+/**
+ * The server's defaults of a new game, and its number of levels (the top
+ * level's number): the ladder is the server's, never written here.
+ */
 function serverDefaults() {
-  /** @type {{level: number, colour: string}} */
-  const d = { level: 4, colour: 'random' };
+  /** @type {{level: number, levels: number, colour: string}} */
+  const d = { level: 1, levels: 1, colour: 'random' };
   const meta = document.querySelector('meta[name="gore-defaults"]');
   try {
     const v = JSON.parse((meta && meta.getAttribute('content')) || '{}');
-    if (Number.isInteger(v.level) && v.level >= 1 && v.level <= 8) d.level = v.level;
+    if (Number.isInteger(v.levels) && v.levels >= 1) d.levels = v.levels;
+    if (Number.isInteger(v.level) && v.level >= 1 && v.level <= d.levels) d.level = v.level;
     if (['A', 'B', 'random'].includes(v.colour)) d.colour = v.colour;
-  } catch (_) { /* the built-in copy */ }
+  } catch (_) { /* the built-in copy: one level, the weakest */ }
   return d;
+}
+
+/** A level's name in the player's language ("Beginner"). @param {number} n */
+function levelName(n) {
+  return t(`level.${n}.name`);
+}
+
+/** What a level sees, in a sentence with its name. @param {number} n */
+function levelDescription(n) {
+  return t('home.levelDescribed', { name: levelName(n), desc: t(`level.${n}.desc`) });
 }
 
 /**
@@ -41,7 +55,7 @@ function choices() {
   const level = Number(f.level);
   const seeds = Number(f.seeds);
   return {
-    level: Number.isInteger(level) && level >= 1 && level <= 8 ? level : d.level,
+    level: Number.isInteger(level) && level >= 1 && level <= d.levels ? level : d.level,
     perfect: !!f.perfect,
     colour: ['A', 'B', 'random'].includes(f.colour) ? f.colour : d.colour,
     honourable: !!f.honourable,
@@ -96,7 +110,7 @@ export function homePage(main) {
         if (choices().perfect) select.value = 'perfect';
       }
     } else if (existing) {
-      if (select.value === 'perfect') select.value = '8';
+      if (select.value === 'perfect') select.value = String(serverDefaults().levels);
       existing.remove();
     }
   }
@@ -107,10 +121,13 @@ export function homePage(main) {
     const c = choices();
     const open = !!(document.getElementById('game-options') && /** @type {HTMLDetailsElement} */ (document.getElementById('game-options')).open);
 
-    const levelSelect = h('select', { id: 'level', name: 'level' });
-    for (let l = 1; l <= 8; l++) {
-      levelSelect.append(h('option', { value: l, selected: c.level === l }, t('home.levelN', { n: l }) + (l === 1 ? ` (${t('home.levelEasiest')})` : l === 8 ? ` (${t('home.levelStrongest')})` : '')));
+    const levels = serverDefaults().levels;
+    const levelSelect = h('select', { id: 'level', name: 'level', 'aria-describedby': 'level-desc' });
+    for (let l = 1; l <= levels; l++) {
+      levelSelect.append(h('option', { value: l, selected: c.level === l }, t('home.levelOption', { n: l, name: levelName(l) })));
     }
+    // Its height kept for the longest description (CSS): nothing below moves.
+    const levelDesc = h('p', { class: 'hint level-desc', id: 'level-desc', 'aria-live': 'polite' }, choiceDescription(c));
     const seedsSelect = h('select', { id: 'seeds', name: 'seeds' });
     for (let n = 3; n <= 8; n++) {
       seedsSelect.append(h('option', { value: n, selected: c.seeds === n }, t('home.seeds.option', { n, total: 8 * n })));
@@ -130,6 +147,7 @@ export function homePage(main) {
         h('fieldset', null,
           h('legend', null, t('home.computer')),
           h('label', { class: 'field', for: 'level' }, h('span', null, t('home.level')), levelSelect),
+          levelDesc,
           h('label', { class: 'choice' }, h('input', { type: 'checkbox', id: 'honourable', name: 'honourable', checked: c.honourable }),
             h('span', { class: 'choice-text' }, h('span', { class: 'choice-label' }, t('home.honourable')), h('span', { class: 'hint' }, t('home.honourable.hint'))))),
         h('fieldset', null,
@@ -147,7 +165,7 @@ export function homePage(main) {
 
     const play = (/** @type {string} */ mode, /** @type {string} */ cls) => h('button', {
       type: 'submit', id: `play-${mode}`, class: `play-button ${cls}`, value: mode, 'aria-describedby': `play-${mode}-hint`,
-    }, h('span', { class: 'play-label' }, t(`home.play.${mode}`)), h('span', { class: 'play-hint', id: `play-${mode}-hint` }, t(`home.mode.${mode}.hint`)));
+    }, h('span', { class: 'play-label' }, t(`home.play.${mode}`)), h('span', { class: 'play-hint', id: `play-${mode}-hint` }, t(`home.mode.${mode}.hint`, { max: levels })));
 
     const form = h('form', { id: 'new-game', class: 'card new-game', 'aria-labelledby': 'new-game-title' },
       h('h2', { id: 'new-game-title' }, t('home.newGame')),
@@ -167,6 +185,7 @@ export function homePage(main) {
       const next = read(/** @type {HTMLFormElement} */ (form));
       saveChoices(next);
       summary.textContent = summaryText(next);
+      levelDesc.textContent = choiceDescription(next);
     });
 
     main.append(
@@ -178,13 +197,20 @@ export function homePage(main) {
       h('div', { class: 'home-grid' }, form, gamesSection()),
     );
     syncPerfect(/** @type {HTMLFormElement} */ (form));
-    summary.textContent = summaryText(read(/** @type {HTMLFormElement} */ (form)));
+    const now = read(/** @type {HTMLFormElement} */ (form));
+    summary.textContent = summaryText(now);
+    levelDesc.textContent = choiceDescription(now);
+  }
+
+  /** The chosen level in a sentence. @param {{level: number, perfect: boolean}} c */
+  function choiceDescription(c) {
+    return c.perfect ? t('home.levelPerfect.desc') : levelDescription(c.level);
   }
 
   /** What the next game will be, in words. @param {ReturnType<typeof choices>} c */
   function summaryText(c) {
     return [
-      c.perfect ? t('home.summary.perfect') : t('home.summary.level', { n: c.level }),
+      c.perfect ? t('home.summary.perfect') : t('home.summary.level', { n: c.level, name: levelName(c.level) }),
       t(`home.summary.side.${c.colour}`),
       c.seeds === 6 ? t('home.summary.standard') : tn('home.summary.seeds', c.seeds),
       ...c.rules.map((r) => t(`home.rule.${r}`)),
@@ -194,10 +220,10 @@ export function homePage(main) {
   /** The form's choices. @param {HTMLFormElement} form */
   function read(form) {
     const fd = new FormData(form);
-    const level = String(fd.get('level') || '4');
+    const level = String(fd.get('level') || serverDefaults().level);
     return {
       // The perfect player searches as the top level above its database.
-      level: level === 'perfect' ? 8 : Number(level),
+      level: level === 'perfect' ? serverDefaults().levels : Number(level),
       perfect: level === 'perfect',
       colour: String(fd.get('colour') || 'random'),
       honourable: fd.get('honourable') !== null,
@@ -240,7 +266,7 @@ export function homePage(main) {
     if (s && mode === 'ai') {
       const ai = s.seats && (s.seats.A.kind === 'ai' ? s.seats.A : s.seats.B);
       if (ai && ai.perfect) title += ` · ${t('home.levelPerfect')}`;
-      else if (ai && ai.level) title += ` · ${t('home.levelN', { n: ai.level })}`;
+      else if (ai && ai.level) title += ` · ${t('home.levelOption', { n: ai.level, name: levelName(ai.level) })}`;
     }
     const bits = [];
     if (!s) bits.push(t('common.loading'));
@@ -334,6 +360,8 @@ export function homePage(main) {
       syncPerfect(form);
       const summary = document.getElementById('game-summary');
       if (summary) summary.textContent = summaryText(read(form));
+      const desc = document.getElementById('level-desc');
+      if (desc) desc.textContent = choiceDescription(read(form));
     }
   }, () => { /* no perfect level */ });
   return { render };

@@ -174,9 +174,14 @@ impl PerSeat {
     }
 }
 
-/// The stored level of a game whose AI is the perfect player (the levels
-/// of gore-ai go from 1 to 8).
-pub const PERFECT_LEVEL: u8 = 9;
+/// The stored level of a game whose AI is the perfect player: out of the
+/// range of gore-ai's levels (1 to [`gore_ai::MAX_LEVEL`]), with room for
+/// the ladder to grow. Schema step 5 moved the old value, 9, here; the
+/// step's SQL writes the number, a test checks they agree.
+pub const PERFECT_LEVEL: u8 = 100;
+
+// A ladder grown into the perfect player's number would not build.
+const _: () = assert!(PERFECT_LEVEL > gore_ai::MAX_LEVEL);
 
 /// A game's facts: what it is, who sits where, where it stands.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -100,10 +100,21 @@ fn oracle_for(
         .map(|o| Arc::clone(o) as Arc<dyn gore_ai::Oracle>)
 }
 
-/// The levels whose searches are short (depth 9 at most): they keep a
-/// thread of their own, which the deep levels (7 and 8) may not take
-/// (crate::ai's policy; the AI job's cost is its level).
-const CHEAP_LEVEL: u32 = 6;
+/// The deepest search that still counts as short: the levels that search
+/// no deeper keep a thread of their own, which the deeper ones (and the
+/// top level, bounded by time only) may not take (crate::ai's policy).
+const CHEAP_DEPTH: u32 = 9;
+
+/// The highest cheap level: the AI job's cost is its level, so the pool's
+/// `cheap_max` is the last level of the ladder's prefix whose depth caps
+/// are at most [`CHEAP_DEPTH`]. Read from the profiles, so that it follows
+/// the ladder when levels are added or re-spaced.
+fn cheap_level() -> u32 {
+    Level::all()
+        .take_while(|l| l.profile().depth.is_some_and(|d| d <= CHEAP_DEPTH))
+        .last()
+        .map_or(0, |l| u32::from(l.get()))
+}
 
 /// Every game, in memory as needed and in the store always. Cheap to clone.
 #[derive(Clone)]
@@ -154,7 +165,7 @@ impl Games {
             settings.ai_threads,
             settings.ai_queue,
             settings.ai_per_client,
-            CHEAP_LEVEL,
+            cheap_level(),
         )?;
         let notices = store.notices();
         let games = Games(Arc::new(Inner {
@@ -1546,5 +1557,33 @@ mod oracle_tests {
             None,
             "the skip-origin database stops at 4"
         );
+    }
+}
+
+#[cfg(test)]
+mod pool_split_tests {
+    use super::*;
+
+    /// The pool's cheap lane is exactly the levels whose own depth cap is
+    /// short: every level up to `cheap_level()` searches at most
+    /// CHEAP_DEPTH plies, every level above deeper or without a cap (so the
+    /// split is a prefix of the ladder, as a cost threshold needs). The
+    /// weakest level is cheap and the top level, bounded by time only, is
+    /// not, whatever the ladder.
+    #[test]
+    fn the_cheap_lane_is_the_shallow_levels() {
+        let cheap = cheap_level();
+        for level in Level::all() {
+            let depth = level.profile().depth;
+            let shallow = depth.is_some_and(|d| d <= CHEAP_DEPTH);
+            assert_eq!(
+                u32::from(level.get()) <= cheap,
+                shallow,
+                "level {} (depth {depth:?}) against cheap_max {cheap}",
+                level.get()
+            );
+        }
+        assert!(cheap >= 1);
+        assert!(cheap < u32::from(Level::MAX.get()));
     }
 }

@@ -192,6 +192,14 @@ pub const STEPS: &[Step] = &[
                 CHECK (takeback_request IN ('A', 'B'))",
         )],
     },
+    // The ladder grew from 8 levels to 12: the perfect player's stored
+    // level, 9, is now a real level, so it moves out of the range (to
+    // `PERFECT_LEVEL`, 100). Games at levels 1-8 keep their numbers: a
+    // stored level is the strength a game resumes at.
+    Step {
+        about: "the perfect player's level out of the ladder's range",
+        sql: &[Sql::Both("UPDATE games SET level = 100 WHERE level = 9")],
+    },
 ];
 
 /// The schema version this server writes.
@@ -200,6 +208,17 @@ pub const VERSION: usize = STEPS.len();
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The step that moved the perfect player's level writes the value the
+    /// stores read (out of the ladder's range: checked where it is defined).
+    #[test]
+    fn the_step_writes_the_perfect_level_the_stores_read() {
+        use crate::domain::PERFECT_LEVEL;
+        assert_eq!(
+            STEPS[4].text(Dialect::Sqlite),
+            format!("UPDATE games SET level = {PERFECT_LEVEL} WHERE level = 9")
+        );
+    }
 
     #[test]
     fn every_step_has_text_for_both_dialects() {

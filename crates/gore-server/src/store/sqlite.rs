@@ -745,4 +745,53 @@ mod tests {
         let e = open_connection(&path, &SqliteOptions::default()).unwrap_err();
         assert!(format!("{e:#}").contains("newer"), "{e:#}");
     }
+
+    /// A file at schema version 4 (ladder of 8 levels, the perfect player
+    /// stored as level 9) with a perfect game and a level-5 game: after the
+    /// migration the first reads as perfect, the second as level 5.
+    #[test]
+    fn the_old_perfect_level_migrates_and_other_levels_keep_their_number() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.sqlite3");
+        let mut c = Connection::open(&path).unwrap();
+        for (i, step) in schema::STEPS[..4].iter().enumerate() {
+            let tx = c.transaction().unwrap();
+            tx.execute_batch(&step.text(Dialect::Sqlite)).unwrap();
+            tx.pragma_update(None, "user_version", (i + 1) as i64)
+                .unwrap();
+            tx.commit().unwrap();
+        }
+        let rules = Rules::STANDARD;
+        let start = Position::new(rules.variant).to_string();
+        for (id, level) in [("perfect000", 9), ("level50000", 5), ("level80000", 8)] {
+            c.execute(
+                "INSERT INTO games (id, mode, rules, start, level, creator, token_a, ai_seat,
+                     status, created_at, updated_at)
+                 VALUES (?1, 'ai', ?2, ?3, ?4, 'A', 'tok', 'B', 'playing', 1, 1)",
+                params![id, rules.to_string(), start, level],
+            )
+            .unwrap();
+        }
+        drop(c);
+        let c = open_connection(&path, &SqliteOptions::default()).unwrap();
+        let read = |id: &str| {
+            c.query_row("SELECT * FROM games WHERE id = ?1", [id], info_from_row)
+                .unwrap()
+        };
+        let perfect = read("perfect000");
+        assert!(perfect.perfect);
+        assert_eq!(perfect.level, Level::MAX);
+        let five = read("level50000");
+        assert!(!five.perfect);
+        assert_eq!(five.level.get(), 5);
+        let eight = read("level80000");
+        assert!(!eight.perfect);
+        assert_eq!(eight.level.get(), 8);
+        let stored: u8 = c
+            .query_row("SELECT level FROM games WHERE id = 'perfect000'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(stored, PERFECT_LEVEL);
+    }
 }
