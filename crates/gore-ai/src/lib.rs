@@ -543,6 +543,7 @@ impl Engine {
         // Score each root action with a shallower search, then add noise.
         let depth = limits.depth.unwrap_or(1).max(1) - 1;
         let mut best = (i32::MIN, legal[0]);
+        let mut best_other: Option<(i32, Action)> = None;
         let mut nodes = 0;
         for &a in legal.iter() {
             let mut g = game.clone();
@@ -583,6 +584,20 @@ impl Engine {
             let noisy = v + rng.gen_range(-profile.noise..=profile.noise);
             if noisy > best.0 {
                 best = (noisy, a);
+            }
+            if !matches!(a, Action::Offer(_)) && best_other.is_none_or(|(b, _)| noisy > b) {
+                best_other = Some((noisy, a));
+            }
+        }
+        // Offers in good faith and for a gain only, as at the levels that
+        // search without noise.
+        if let (Action::Offer(_), Some((other, alt))) = (best.1, best_other) {
+            let lim = Limits::depth(depth + 1);
+            let acc = self.value_after(game, &[best.1, Action::Accept], &lim, stop, &mut nodes);
+            let dec = self.value_after(game, &[best.1, Action::Decline], &lim, stop, &mut nodes);
+            let good_faith = matches!((acc, dec), (Some(a), Some(d)) if a >= d);
+            if !good_faith || best.0 - other < OFFER_MARGIN {
+                best.1 = alt;
             }
         }
         self.last_nodes = nodes;

@@ -40,8 +40,9 @@ pub struct PlayArgs {
     /// Which side you play against a computer opponent (A moves first).
     #[arg(long = "as", default_value = "A", value_parser = parse_player)]
     side: Player,
-    /// The AI's level: 1 (a beginner can win) to 12 (full strength).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=MAX_LEVEL as i64))]
+    /// The AI's level: 1 (a beginner can win) to 12 (full strength); the
+    /// web app's default when omitted.
+    #[arg(long, default_value_t = Level::STANDARD.get(), value_parser = clap::value_parser!(u8).range(1..=MAX_LEVEL as i64))]
     level: u8,
     /// The AI's thinking time per action at the top level, in
     /// milliseconds (the lower levels search to their own depth). Default:

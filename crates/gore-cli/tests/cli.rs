@@ -269,8 +269,8 @@ fn play_is_against_the_ai_by_default_and_it_moves_first_for_a() {
     let o = gore_stdin(&["play", "--as", "B", "--seed", "7"], "quit\n\n");
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}");
-    assert!(out.contains("against the AI, level 4"), "{out}");
-    let first = plays(&out, "A (AI level 4)");
+    assert!(out.contains("against the AI, level 5"), "{out}");
+    let first = plays(&out, "A (AI level 5)");
     assert_eq!(first.len(), 1, "{out}");
     // A's legal first actions are its four sowings.
     assert!(["a1", "a2", "a3", "a4"].contains(&first[0]), "{out}");
@@ -328,7 +328,7 @@ fn play_the_ai_answers_an_offer() {
     );
     assert!(out.contains("B declines your offer."), "{out}");
     // Then B takes his normal turn.
-    assert_eq!(plays(&out, "B (AI level 4)").len(), 1, "{out}");
+    assert_eq!(plays(&out, "B (AI level 5)").len(), 1, "{out}");
 
     // The honourable AI accepts, then moves on.
     let o = gore_stdin(
@@ -339,7 +339,7 @@ fn play_the_ai_answers_an_offer() {
     assert!(o.status.success(), "{out}");
     assert!(out.contains("B accepts your offer."), "{out}");
     assert!(!out.contains("declines"), "{out}");
-    assert_eq!(plays(&out, "B (AI level 4)").len(), 1, "{out}");
+    assert_eq!(plays(&out, "B (AI level 5)").len(), 1, "{out}");
 }
 
 #[test]
