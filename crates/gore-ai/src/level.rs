@@ -140,13 +140,13 @@ const LADDER: [LevelProfile; 12] = [
     ),
     search(
         Some(2),
-        30,
+        20,
         "Club player",
         "looks two actions ahead, with slips",
     ),
     search(Some(2), 0, "Improver", "looks two actions ahead"),
     search(Some(3), 0, "Thoughtful", "looks three actions ahead"),
-    search(Some(6), 0, "Strong", "looks six actions ahead"),
+    search(Some(7), 0, "Strong", "looks seven actions ahead"),
     search(Some(10), 0, "Expert", "looks ten actions ahead"),
     search(Some(13), 0, "Master", "looks thirteen actions ahead"),
     search(Some(16), 0, "Grandmaster", "looks sixteen actions ahead"),
@@ -326,8 +326,8 @@ mod tests {
     #[test]
     fn levels_below_the_top_are_depth_limited_as_the_ladder_says() {
         // docs/STRENGTH.md: levels 1-3 play by sight (one action ahead),
-        // levels 4-11 search 1, 2, 2, 3, 6, 10, 13 and 16 plies.
-        let ladder = [1, 1, 1, 1, 2, 2, 3, 6, 10, 13, 16];
+        // levels 4-11 search 1, 2, 2, 3, 7, 10, 13 and 16 plies.
+        let ladder = [1, 1, 1, 1, 2, 2, 3, 7, 10, 13, 16];
         for (n, depth) in (1..=11).zip(ladder) {
             let level = Level::new(n).unwrap();
             assert!(!level.is_max());

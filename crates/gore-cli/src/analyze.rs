@@ -124,9 +124,11 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
     if limits.depth.is_none() && limits.time.is_none() && limits.nodes.is_none() {
         limits.time = Some(Duration::from_millis(2000));
     }
+    // Analysis asks for the value, not for the AI's taste: no glory.
     let mut engine = Engine::new(Options {
         hash_mb: args.hash,
         honourable: args.honourable,
+        glory: 0,
         ..Options::default()
     });
     let stop = AtomicBool::new(false);

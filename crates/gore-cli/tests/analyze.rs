@@ -103,6 +103,7 @@ fn analyze_with_the_actions_knows_the_repetition() {
     let stop = AtomicBool::new(false);
     let mut e = Engine::new(Options {
         hash_mb: 64,
+        glory: 0,
         ..Options::default()
     });
     let r = e
