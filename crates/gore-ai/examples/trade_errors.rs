@@ -104,6 +104,37 @@ fn replay(args: &[String]) {
             if ok { "ok " } else { "BAD" },
             r.best
         );
+        if ok && args.get(5).is_some_and(|a| a == "--values") {
+            // Every legal action's deep value: the regression test's
+            // acceptable set (within 1 seed of the best of them).
+            let vals: Vec<(Action, i32)> = game
+                .legal_actions()
+                .iter()
+                .map(|&a| {
+                    let mut j = Engine::new(Options {
+                        glory: 0,
+                        hash_mb: 64,
+                        ..Options::default()
+                    });
+                    (a, value_of(&mut j, &game, a, deep))
+                })
+                .collect();
+            let top = vals.iter().map(|v| v.1).max().unwrap_or(0);
+            let good: Vec<String> = vals
+                .iter()
+                .filter(|v| v.1 >= top - SEED)
+                .map(|v| v.0.to_string())
+                .collect();
+            let all: Vec<String> = vals
+                .iter()
+                .map(|(a, v)| format!("{a}={:.2}", *v as f64 / SEED as f64))
+                .collect();
+            println!(
+                "case {kind} | {actions} | {} | {}",
+                good.join(" "),
+                all.join(" ")
+            );
+        }
     }
     println!("within 1 seed of the best: {fixed} of {total}; by kind {by_kind:?}");
 }
