@@ -116,7 +116,7 @@ pub struct Options {
 
 /// The glory of the levels players meet ([`Options::default`]): see
 /// docs/STRENGTH.md, "Glory".
-pub const DEFAULT_GLORY: u8 = 2;
+pub const DEFAULT_GLORY: u8 = 3;
 
 impl Default for Options {
     fn default() -> Self {

@@ -332,6 +332,16 @@ impl<'a> Searcher<'a> {
         self.order(pos, ply, tt_move, &mut list);
         let mut best = -INF;
         let mut best_action = None;
+        // An answer costs no depth: the offer and its answer change
+        // nothing on the board, and charging both put every trade two
+        // plies nearer the horizon than a sowing (docs/STRENGTH.md,
+        // "Trades"). The offer itself is charged, so lines of offers and
+        // declines still run out of depth.
+        let child_depth = if pos.pending_offer().is_some() {
+            depth
+        } else {
+            depth - 1
+        };
         for (i, m) in list.iter().enumerate() {
             let a = m.action;
             let bonus = if ply == 0 && a == Action::Accept {
@@ -340,7 +350,7 @@ impl<'a> Searcher<'a> {
                 0
             };
             let v = if i == 0 {
-                self.scored(pos, m, depth - 1, ply, alpha, beta, bonus)
+                self.scored(pos, m, child_depth, ply, alpha, beta, bonus)
             } else {
                 // Late, quiet actions are searched shallower first (LMR);
                 // any that beats alpha is searched again in full.
@@ -350,12 +360,12 @@ impl<'a> Searcher<'a> {
                 } else {
                     0
                 };
-                let mut v = self.scored(pos, m, depth - 1 - r, ply, alpha, alpha + 1, bonus);
+                let mut v = self.scored(pos, m, child_depth - r, ply, alpha, alpha + 1, bonus);
                 if r > 0 && v > alpha && !self.aborted {
-                    v = self.scored(pos, m, depth - 1, ply, alpha, alpha + 1, bonus);
+                    v = self.scored(pos, m, child_depth, ply, alpha, alpha + 1, bonus);
                 }
                 if v > alpha && v < beta && !self.aborted {
-                    v = self.scored(pos, m, depth - 1, ply, alpha, beta, bonus);
+                    v = self.scored(pos, m, child_depth, ply, alpha, beta, bonus);
                 }
                 v
             };
