@@ -139,12 +139,13 @@ fn judged(pos: &Position, hole: Hole, vision: &Vision, w: &Weights) -> i32 {
 /// sow, accepting is the only way back into the game: accept. Otherwise
 /// the position after accepting against the position after declining,
 /// both judged as they stand: decline only when declining looks better by
-/// `glory` halves of a seed of the difference, half what
-/// [`crate::Options::glory`] asks of the levels that search (a seed gained
-/// is two of the difference). A look at the board is a rough judge of a
-/// trade: at the full glory a beginner took the random mover's giveaways
-/// of holes, which a player left with one hole repays with long chains,
-/// and scored 9% against it instead of 68% (docs/STRENGTH.md).
+/// `glory` halves of a seed of the difference, a quarter of what
+/// [`crate::Options::glory`] asks of the levels that search (there a seed
+/// gained is two of the difference). A look at the board is a rough judge
+/// of a trade: asked the searching levels' 2 seeds, a beginner took the
+/// random mover's giveaways of holes, which a player left with one hole
+/// repays with long chains, and scored 9% against it instead of 68%
+/// (docs/STRENGTH.md).
 fn answer(pos: &Position, w: &Weights, glory: u8) -> Action {
     let me = pos.to_move();
     // (While an offer is pending nothing is sowable: look at the holes.)
@@ -280,7 +281,7 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         use rand::SeedableRng;
         for _ in 0..20 {
-            let a = choose(&p, &LANDING, 30, 0.0, 2, &Weights::default(), &mut rng);
+            let a = choose(&p, &LANDING, 30, 0.0, 3, &Weights::default(), &mut rng);
             assert_eq!(a, Some(Action::Sow(Hole::A4)));
         }
     }
@@ -290,7 +291,7 @@ mod tests {
         use rand::SeedableRng;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
         let w = Weights::default();
-        let mut answer_of = |gpn: &str| choose(&pos(gpn), &ALL, 30, 0.5, 2, &w, &mut rng);
+        let mut answer_of = |gpn: &str| choose(&pos(gpn), &ALL, 30, 0.5, 3, &w, &mut rng);
         // Nothing to sow: accepting is the only way back into the game.
         assert_eq!(
             answer_of("3,3,3,3/0,0,0,0 AAAA/BBBB 12-24 B a1"),
@@ -306,7 +307,7 @@ mod tests {
         // RULES.md's offer of a2 and a4 (4 seeds): accepting leaves B
         // captured 0-9 (-900), board 32-7 (+625), sowable 5-1 (+100): -175;
         // declining leaves 12-9 (+300), 16-11 (+125), 3-3: +425. 600 apart:
-        // more than the 100 a glory of 2 asks of a look at the board.
+        // more than the 150 a glory of 3 asks of a look at the board.
         assert_eq!(
             answer_of("0,3,7,1/2,0,5,9 AAAA/BBBB 9-12 B a2+a4"),
             Some(Action::Decline)

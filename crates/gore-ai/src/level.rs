@@ -19,7 +19,7 @@ pub const MAX_LEVEL: u8 = LADDER.len() as u8;
 /// use std::time::Duration;
 /// use gore_ai::{Level, Limits};
 ///
-/// let level: Level = "7".parse().unwrap();
+/// let level: Level = "6".parse().unwrap();
 /// assert_eq!(level.limits(Duration::from_millis(500)), Limits::depth(3));
 /// assert_eq!(Level::MAX.limits(Duration::from_millis(500)), Limits::time(Duration::from_millis(500)));
 /// assert!("13".parse::<Level>().is_err());
@@ -138,18 +138,13 @@ const LADDER: [LevelProfile; 12] = [
         "Casual",
         "weighs each action by the position it leaves, trades included",
     ),
-    search(
-        Some(2),
-        20,
-        "Club player",
-        "looks two actions ahead, with slips",
-    ),
-    search(Some(2), 0, "Improver", "looks two actions ahead"),
-    search(Some(3), 0, "Thoughtful", "looks three actions ahead"),
-    search(Some(7), 0, "Strong", "looks seven actions ahead"),
-    search(Some(10), 0, "Expert", "looks ten actions ahead"),
-    search(Some(13), 0, "Master", "looks thirteen actions ahead"),
-    search(Some(16), 0, "Grandmaster", "looks sixteen actions ahead"),
+    search(Some(2), 0, "Club player", "looks two actions ahead"),
+    search(Some(3), 0, "Improver", "looks three actions ahead"),
+    search(Some(4), 0, "Thoughtful", "looks four actions ahead"),
+    search(Some(5), 0, "Strong", "looks five actions ahead"),
+    search(Some(6), 0, "Expert", "looks six actions ahead"),
+    search(Some(8), 0, "Master", "looks eight actions ahead"),
+    search(Some(11), 0, "Grandmaster", "looks eleven actions ahead"),
     search(
         None,
         0,
@@ -326,8 +321,8 @@ mod tests {
     #[test]
     fn levels_below_the_top_are_depth_limited_as_the_ladder_says() {
         // docs/STRENGTH.md: levels 1-3 play by sight (one action ahead),
-        // levels 4-11 search 1, 2, 2, 3, 7, 10, 13 and 16 plies.
-        let ladder = [1, 1, 1, 1, 2, 2, 3, 7, 10, 13, 16];
+        // levels 4-11 search 1, 2, 3, 4, 5, 6, 8 and 11 plies.
+        let ladder = [1, 1, 1, 1, 2, 3, 4, 5, 6, 8, 11];
         for (n, depth) in (1..=11).zip(ladder) {
             let level = Level::new(n).unwrap();
             assert!(!level.is_max());
@@ -363,12 +358,12 @@ mod tests {
     }
 
     #[test]
-    fn only_the_levels_that_play_by_sight_and_level_5_are_noisy() {
+    fn only_the_levels_that_play_by_sight_are_noisy() {
         for level in Level::all() {
             let p = level.profile();
             let noisy = p.noise > 0 || p.blunder > 0.0;
             assert_eq!(p.vision.is_some(), level.get() <= 3, "level {level}");
-            assert_eq!(noisy, level.get() <= 3 || level.get() == 5, "level {level}");
+            assert_eq!(noisy, level.get() <= 3, "level {level}");
             assert!((0.0..1.0).contains(&p.blunder));
             assert!(!p.name.is_empty() && !p.describe.is_empty());
         }
@@ -393,7 +388,7 @@ mod tests {
 
     #[test]
     fn the_cap_takes_the_smaller_depth() {
-        let three = Level::new(7).unwrap(); // three plies
+        let three = Level::new(6).unwrap(); // three plies
         assert_eq!(three.cap(Limits::default()), Limits::depth(3));
         assert_eq!(three.cap(Limits::depth(2)), Limits::depth(2));
         assert_eq!(three.cap(Limits::depth(9)), Limits::depth(3));

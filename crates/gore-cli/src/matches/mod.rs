@@ -48,7 +48,7 @@ pub const DEFAULT_PLY_CAP: u32 = 300;
 #[derive(Args)]
 pub struct MatchArgs {
     /// The first engine (results are given from its side): `random`,
-    /// `greedy`, `ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB][:oracle]`,
+    /// `greedy`, `ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB][:glory=N][:oracle]`,
     /// `ai:perfect[:OPTIONS]`,
     /// or `cmd:[OPTIONS:]COMMAND` for an external engine speaking the engine
     /// protocol.
@@ -60,7 +60,7 @@ pub struct MatchArgs {
         long,
         value_name = "SPEC",
         help = "The first engine (results are given from its side): random, greedy, \
-                ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB][:oracle], \
+                ai:LEVEL[:depth=N][:nodes=N][:movetime=MS][:honourable][:hash=MB][:glory=N][:oracle], \
                 ai:perfect[:OPTIONS] (no-trade rules, with --solver-db), \
                 or cmd:[OPTIONS:]COMMAND for an external engine speaking the engine protocol"
     )]
