@@ -141,10 +141,10 @@ const LADDER: [LevelProfile; 12] = [
     search(Some(2), 0, "Club player", "looks two actions ahead"),
     search(Some(3), 0, "Improver", "looks three actions ahead"),
     search(Some(4), 0, "Thoughtful", "looks four actions ahead"),
-    search(Some(5), 0, "Strong", "looks five actions ahead"),
-    search(Some(6), 0, "Expert", "looks six actions ahead"),
-    search(Some(8), 0, "Master", "looks eight actions ahead"),
-    search(Some(11), 0, "Grandmaster", "looks eleven actions ahead"),
+    search(Some(7), 0, "Strong", "looks seven actions ahead"),
+    search(Some(9), 0, "Expert", "looks nine actions ahead"),
+    search(Some(11), 0, "Master", "looks eleven actions ahead"),
+    search(Some(13), 0, "Grandmaster", "looks thirteen actions ahead"),
     search(
         None,
         0,
@@ -321,8 +321,8 @@ mod tests {
     #[test]
     fn levels_below_the_top_are_depth_limited_as_the_ladder_says() {
         // docs/STRENGTH.md: levels 1-3 play by sight (one action ahead),
-        // levels 4-11 search 1, 2, 3, 4, 5, 6, 8 and 11 plies.
-        let ladder = [1, 1, 1, 1, 2, 3, 4, 5, 6, 8, 11];
+        // levels 4-11 search 1, 2, 3, 4, 7, 9, 11 and 13 plies.
+        let ladder = [1, 1, 1, 1, 2, 3, 4, 7, 9, 11, 13];
         for (n, depth) in (1..=11).zip(ladder) {
             let level = Level::new(n).unwrap();
             assert!(!level.is_max());
