@@ -169,10 +169,11 @@ fn answer(pos: &Position, w: &Weights, glory: u8) -> Action {
     }
 }
 
-/// The action of a player who plays by sight: answer an offer as
-/// [`answer`] does, never offer, pass when that is all there is, otherwise the sowing that looks
-/// best, with `noise` (score units) blurring close choices and a random
-/// sowing with probability `slip`.
+/// The action of a player who plays by sight: answer an offer by how the
+/// board looks after each answer (declining only for a clear gain, see
+/// `glory`), never offer, pass when that is all there is, otherwise the
+/// sowing that looks best, with `noise` (score units) blurring close
+/// choices and a random sowing with probability `slip`.
 pub fn choose<R: Rng + ?Sized>(
     pos: &Position,
     vision: &Vision,
