@@ -70,6 +70,14 @@ pub const FLOOR: Duration = Duration::from_millis(10);
 /// `MARGIN`.
 pub const MARGIN: Duration = Duration::from_millis(25);
 
+/// The least remaining time at which the top level keeps its depth floor
+/// ([`crate::TOP_FLOOR`] plies, [`Level::cap`]) on the clock: a search of
+/// that depth takes a few tenths of a second in the middle game on a
+/// 2-core machine and seldom more than a few seconds
+/// (docs/STRENGTH.md), so with a minute left the floor cannot flag the
+/// side; with less, the budget alone decides.
+pub const FLOOR_RESERVE: Duration = Duration::from_secs(60);
+
 /// The decisions planned for at `ply`.
 fn moves_to_go(ply: u32) -> u32 {
     let fall = (MOVES_TO_GO_START - MOVES_TO_GO_MIN) * ply.min(MOVES_TO_GO_PLIES);
@@ -97,7 +105,9 @@ pub fn budget(remaining: Duration, increment: Duration, ply: u32, answer: bool) 
 
 /// The limits of one decision of `level` on the clock: the [`budget`] as
 /// the time, under the level's own depth cap (the levels below the top
-/// stop at their depth, usually long before the budget).
+/// stop at their depth, usually long before the budget). The top level
+/// keeps its depth floor only with [`FLOOR_RESERVE`] left
+/// (`min_depth: Some(0)`, no floor, below it).
 pub fn limits(
     level: Level,
     remaining: Duration,
@@ -105,7 +115,11 @@ pub fn limits(
     ply: u32,
     answer: bool,
 ) -> Limits {
-    level.cap(Limits::time(budget(remaining, increment, ply, answer)))
+    let mut limits = Limits::time(budget(remaining, increment, ply, answer));
+    if remaining < FLOOR_RESERVE {
+        limits.min_depth = Some(0);
+    }
+    level.cap(limits)
 }
 
 /// [`limits`] for the side to move in `game`: its ply and whether an
@@ -146,8 +160,13 @@ mod tests {
 
     #[test]
     fn limits_keep_the_level_depth() {
+        // A minute left: the top level keeps its floor of 13 plies.
         let top = limits(Level::MAX, ms(60_000), ms(0), 0, false);
-        assert_eq!(top, Limits::time(ms(2000)));
+        let floored = Limits {
+            min_depth: Some(13),
+            ..Limits::time(ms(2000))
+        };
+        assert_eq!(top, floored);
         for level in Level::all() {
             let l = limits(level, ms(60_000), ms(0), 0, false);
             assert_eq!(l.time, Some(ms(2000)), "level {level}");
@@ -157,12 +176,28 @@ mod tests {
     }
 
     #[test]
+    fn the_floor_gives_way_when_the_clock_is_short() {
+        // 59.999 s: under a minute, the budget alone decides, and the
+        // engine's own cap cannot put the floor back.
+        let short = limits(Level::MAX, ms(59_999), ms(0), 0, false);
+        assert_eq!(short.min_depth, Some(0));
+        assert_eq!(Level::MAX.cap(short), short);
+        // 59999 / 30 = 1999 ms.
+        assert_eq!(short.time, Some(ms(1999)));
+        // The floor is the top level's alone.
+        for level in Level::all().filter(|l| !l.is_max()) {
+            let l = limits(level, ms(120_000), ms(0), 0, false);
+            assert_eq!(l.min_depth, None, "level {level}");
+        }
+    }
+
+    #[test]
     fn the_game_says_ply_and_answer() {
         use gore_core::{Action, Rules};
         let mut game = Game::new(Rules::STANDARD);
         assert_eq!(
-            limits_for(&game, Level::MAX, ms(60_000), ms(0)),
-            Limits::time(ms(2000))
+            limits_for(&game, Level::MAX, ms(60_000), ms(0)).time,
+            Some(ms(2000))
         );
         // After 8 plies: 30 - 10 × 8/80 = 29 decisions, 60000/29 = 2068 ms.
         for _ in 0..8 {
@@ -176,8 +211,8 @@ mod tests {
         }
         assert!(!game.is_over());
         assert_eq!(
-            limits_for(&game, Level::MAX, ms(60_000), ms(0)),
-            Limits::time(ms(2068))
+            limits_for(&game, Level::MAX, ms(60_000), ms(0)).time,
+            Some(ms(2068))
         );
     }
 

@@ -153,6 +153,24 @@ const LADDER: [LevelProfile; 12] = [
     ),
 ];
 
+/// The deepest search cap of the levels below the top: the top level's
+/// floor ([`Level::cap`]).
+pub const TOP_FLOOR: u32 = deepest_cap();
+
+const fn deepest_cap() -> u32 {
+    let mut deepest = 0;
+    let mut i = 0;
+    while i < LADDER.len() {
+        if let Some(d) = LADDER[i].depth {
+            if d > deepest {
+                deepest = d;
+            }
+        }
+        i += 1;
+    }
+    deepest
+}
+
 /// A number that is not a level.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LevelError {
@@ -215,11 +233,15 @@ impl Level {
     }
 
     /// The given limits with the level's depth cap applied (the smaller of
-    /// the two depths). The top level leaves them as they are.
+    /// the two depths). The top level keeps them, with a floor when they
+    /// set none: it always completes [`TOP_FLOOR`] plies, the depth of the
+    /// level below it, so that full strength never plays weaker than
+    /// level 11 however small its nodes or time.
     pub fn cap(self, limits: Limits) -> Limits {
         let mut limits = limits;
-        if let Some(d) = self.profile().depth {
-            limits.depth = Some(limits.depth.map_or(d, |x| x.min(d)));
+        match self.profile().depth {
+            Some(d) => limits.depth = Some(limits.depth.map_or(d, |x| x.min(d))),
+            None => limits.min_depth = limits.min_depth.or(Some(TOP_FLOOR)),
         }
         limits
     }
@@ -334,7 +356,8 @@ mod tests {
                 Limits {
                     depth: Some(depth),
                     nodes: None,
-                    time: Some(5 * MS)
+                    time: Some(5 * MS),
+                    min_depth: None,
                 },
                 "level {n}"
             );
@@ -353,8 +376,28 @@ mod tests {
             depth: Some(20),
             nodes: Some(7),
             time: None,
+            min_depth: None,
         };
-        assert_eq!(Level::MAX.cap(given), given);
+        // Level 11 searches 13 plies (the ladder above): the top level's
+        // floor, added to the caller's limits unless they set their own.
+        assert_eq!(TOP_FLOOR, 13);
+        let capped = Level::MAX.cap(given);
+        assert_eq!(
+            capped,
+            Limits {
+                min_depth: Some(13),
+                ..given
+            }
+        );
+        let own = Limits {
+            min_depth: Some(2),
+            ..given
+        };
+        assert_eq!(Level::MAX.cap(own), own);
+        // The levels below have no floor.
+        for level in Level::all().filter(|l| !l.is_max()) {
+            assert_eq!(level.cap(given).min_depth, None, "level {level}");
+        }
     }
 
     #[test]

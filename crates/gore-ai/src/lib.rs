@@ -42,12 +42,12 @@ use rand_chacha::ChaCha8Rng;
 
 pub use eval::{evaluate, terminal, Oracle, Weights, SEED};
 use gore_core::Player;
-pub use level::{Level, LevelError, LevelProfile, DEFAULT_MOVETIME, MAX_LEVEL};
+pub use level::{Level, LevelError, LevelProfile, DEFAULT_MOVETIME, MAX_LEVEL, TOP_FLOOR};
 use search::{external, internal, pv_from_table, Searcher, INF};
 use tt::Table;
 
 /// What an offer must gain over the best other action (score units) for
-/// a level below the top to make it ([`Engine::choose`]).
+/// a level that searches to make it ([`Engine::choose`]).
 pub const OFFER_MARGIN: i32 = SEED;
 
 /// What the engine may spend on one decision. Unset limits are unlimited;
@@ -60,6 +60,12 @@ pub struct Limits {
     pub nodes: Option<u64>,
     /// Wall-clock time.
     pub time: Option<Duration>,
+    /// Iterations up to this depth always complete, whatever the nodes
+    /// and the time (only the stop flag ends them): the top level's
+    /// floor, so that it never searches less deeply than the level below
+    /// it ([`Level::cap`] adds it when this is `None`; `Some(0)` asks for
+    /// no floor).
+    pub min_depth: Option<u32>,
 }
 
 impl Limits {
@@ -87,6 +93,18 @@ impl Limits {
         Limits {
             nodes: Some(n),
             ..Limits::default()
+        }
+    }
+
+    /// A `k`-th of the nodes and the time (at least one node and one
+    /// microsecond), the depths unchanged: the budget of one of `k`
+    /// searches that together may spend these limits.
+    pub fn share(&self, k: u32) -> Limits {
+        let k = k.max(1);
+        Limits {
+            nodes: self.nodes.map(|x| (x / k as u64).max(1)),
+            time: self.time.map(|t| (t / k).max(Duration::from_micros(1))),
+            ..*self
         }
     }
 }
@@ -310,8 +328,8 @@ impl Engine {
         if root.pending_offer().is_some() && glory > 0 {
             s.accept_bonus = internal(2 * glory as i32 * SEED) - search::SCALE / 2;
         }
-        s.deadline = search::deadline(limits.time, start);
-        s.node_limit = limits.nodes;
+        let deadline = search::deadline(limits.time, start);
+        let floor = limits.min_depth.unwrap_or(0);
         let root_hash = root.hash();
         let mut result = SearchResult {
             best: if honourable && root.pending_offer().is_some() {
@@ -336,6 +354,12 @@ impl Engine {
         // tie-break); reported ones are rounded back.
         let mut prev = 0;
         for depth in 1..=max_depth {
+            // Below the floor only the stop flag ends an iteration.
+            (s.deadline, s.node_limit) = if depth <= floor {
+                (None, None)
+            } else {
+                (deadline, limits.nodes)
+            };
             let (mut lo, mut hi) = if depth >= 4 {
                 (prev - internal(60), prev + internal(60))
             } else {
@@ -398,7 +422,7 @@ impl Engine {
 
     /// The best action that is not an offer, if one is worth at least
     /// `floor` (score units) by searches of each action's position one ply
-    /// shallower than `limits`; `None` otherwise. The levels below the top
+    /// shallower than `limits`; `None` otherwise. The levels that search
     /// offer holes only when the offer gains [`OFFER_MARGIN`] over the best
     /// sowing or pass: a person does not give land away as a waiting move.
     fn best_without_offer(
@@ -417,11 +441,7 @@ impl Engine {
             .collect();
         let n = others.len().max(1) as u32;
         // The budget is shared out among the actions.
-        let sub = Limits {
-            depth: limits.depth,
-            nodes: limits.nodes.map(|x| (x / n as u64).max(1)),
-            time: limits.time.map(|t| t / n),
-        };
+        let sub = limits.share(n);
         let mut best: Option<(i32, Action)> = None;
         let mut spent = 0;
         for a in others {
@@ -462,8 +482,10 @@ impl Engine {
             );
         }
         let depth = limits.depth.unwrap_or(Limits::MAX_DEPTH);
+        let plies = actions.len() as u32;
         let sub = Limits {
-            depth: Some(depth.saturating_sub(actions.len() as u32).max(1)),
+            depth: Some(depth.saturating_sub(plies).max(1)),
+            min_depth: limits.min_depth.map(|d| d.saturating_sub(plies)),
             ..*limits
         };
         let side = self.options.honourable.then_some(me);
@@ -478,7 +500,11 @@ impl Engine {
 
     /// The action the engine plays at its level: full search at
     /// [`MAX_LEVEL`], shallower and noisier below, deterministic for a
-    /// given seed and position. `None` when the game is over.
+    /// given seed and position. Every level offers holes only in good
+    /// faith and for a gain: an offer its maker would rather see declined
+    /// is a waiting move people do not make, and a glory-minded opponent
+    /// accepts it ([`Engine::search`] still finds such offers, for
+    /// analysis). `None` when the game is over.
     pub fn choose(&mut self, game: &Game, limits: &Limits, stop: &AtomicBool) -> Option<Action> {
         let root = *game.position();
         self.last_nodes = 0;
@@ -490,20 +516,23 @@ impl Engine {
         let limits = level.cap(*limits);
         if profile.noise == 0 && profile.blunder == 0.0 {
             let r = self.search(game, &limits, stop, &mut |_| {})?;
-            if level.is_max() || !matches!(r.best, Action::Offer(_)) {
+            if !matches!(r.best, Action::Offer(_)) {
                 return Some(r.best);
             }
             // An offer in good faith is one its maker would rather see
             // accepted; one that pays only when declined is a waiting
             // move people do not make.
+            // The checks share one more budget of time or nodes: a quarter
+            // for each answer, half for the other actions.
             let mut nodes = self.last_nodes;
-            let acc = self.value_after(game, &[r.best, Action::Accept], &limits, stop, &mut nodes);
-            let dec = self.value_after(game, &[r.best, Action::Decline], &limits, stop, &mut nodes);
+            let answer = limits.share(4);
+            let acc = self.value_after(game, &[r.best, Action::Accept], &answer, stop, &mut nodes);
+            let dec = self.value_after(game, &[r.best, Action::Decline], &answer, stop, &mut nodes);
             let floor = match (acc, dec) {
                 (Some(a), Some(d)) if a >= d => r.score - OFFER_MARGIN,
                 _ => i32::MIN,
             };
-            let other = self.best_without_offer(game, &limits, stop, floor);
+            let other = self.best_without_offer(game, &limits.share(2), stop, floor);
             self.last_nodes += nodes;
             return Some(other.unwrap_or(r.best));
         }

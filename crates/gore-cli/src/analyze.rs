@@ -120,6 +120,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         depth: args.depth,
         nodes: args.nodes,
         time: args.time.map(Duration::from_millis),
+        ..Limits::default()
     };
     if limits.depth.is_none() && limits.time.is_none() && limits.nodes.is_none() {
         limits.time = Some(Duration::from_millis(2000));

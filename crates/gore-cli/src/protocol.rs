@@ -259,6 +259,7 @@ impl Go {
                 depth,
                 nodes,
                 time: movetime.map(Duration::from_millis),
+                ..Limits::default()
             }),
         }
     }
@@ -856,6 +857,7 @@ mod tests {
             depth: Some(3),
             nodes: Some(500),
             time: Some(Duration::from_millis(40)),
+            ..Limits::default()
         });
         assert_eq!(go.to_string(), "go depth 3 nodes 500 movetime 40");
         assert_eq!(Go::from_limits(&Limits::default()).to_string(), "go");

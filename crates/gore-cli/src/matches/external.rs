@@ -471,6 +471,7 @@ mod tests {
             depth: Some(3),
             nodes: Some(500),
             time: Some(Duration::from_millis(40)),
+            ..Limits::default()
         };
         assert_eq!(
             Go::from_limits(&l).to_string(),

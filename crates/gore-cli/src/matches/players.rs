@@ -138,6 +138,7 @@ impl EngineSpec {
             depth: self.depth,
             nodes: self.nodes,
             time: self.movetime.map(Duration::from_millis),
+            ..Limits::default()
         })
     }
 
@@ -513,6 +514,7 @@ mod tests {
             depth: Some(5),
             nodes: Some(900),
             time: Some(ms(300)),
+            ..Limits::default()
         };
         assert_eq!(
             clock_limits(&game, Level::MAX, Some(own), &clock),
