@@ -113,21 +113,21 @@ const fn search(
 const LADDER: [LevelProfile; 12] = [
     sight(
         LANDING,
-        60,
-        0.10,
+        100,
+        0.15,
         "Beginner",
         "sees a capture in the hole where a short sowing lands, not the chains",
     ),
     sight(
         CHAINS_ALL,
-        30,
+        20,
         0.0,
         "Novice",
         "sees every capture it can make now, not the opponent's reply",
     ),
     sight(
         REPLIES,
-        30,
+        20,
         0.0,
         "Learner",
         "sees every capture, and the opponent's next one",

@@ -47,7 +47,8 @@ fn a_capture_at_the_end_of_a_long_sowing_is_missed_by_the_beginner_only() {
         }
         assert_eq!(choose(2, seed, &g), lap, "novice, seed {seed}");
     }
-    // Only a slip (5% of its decisions) plays the lap.
+    // Only a slip (15% of its sowings, a third of them a1) plays the lap:
+    // about 2 in 40.
     assert!(
         beginner_took <= 6,
         "the beginner took it {beginner_took} times in 40"
@@ -77,8 +78,13 @@ fn the_beginner_misses_the_chains() {
             "novice, seed {seed}"
         );
     }
-    // All but the slips (5%).
-    assert!(b3 >= 34, "the beginner sowed b3 {b3} times in 40");
+    // All but the slips (15% of its sowings, a third of them b3 anyway)
+    // and the noise (±1 seed on each action, which now and then closes the
+    // 2-seed gap): about 35 of 40. A beginner that saw the chains would
+    // sow b2 (10 seeds) but for its slips, b3 a handful of times.
+    let p = Level::MIN.profile();
+    assert!((p.blunder, p.noise) == (0.15, 100), "{p:?}");
+    assert!(b3 >= 30, "the beginner sowed b3 {b3} times in 40");
 }
 
 #[test]
