@@ -508,8 +508,20 @@ mod tests {
             ainc: None,
             binc: None,
         };
+        // With a minute left the top level keeps its floor (level 11's
+        // 13 plies).
+        let floor = Limits {
+            min_depth: Some(13),
+            ..Limits::default()
+        };
         let top = clock_limits(&game, Level::MAX, None, &clock).unwrap();
-        assert_eq!(top, Limits::time(ms(2000)));
+        assert_eq!(
+            top,
+            Limits {
+                time: Some(ms(2000)),
+                ..floor
+            }
+        );
         let own = Limits {
             depth: Some(5),
             nodes: Some(900),
@@ -518,7 +530,10 @@ mod tests {
         };
         assert_eq!(
             clock_limits(&game, Level::MAX, Some(own), &clock),
-            Some(own),
+            Some(Limits {
+                min_depth: Some(13),
+                ..own
+            }),
             "the smaller time, the spec's depth and nodes"
         );
         // A level with a depth cap keeps the smaller of its cap and the
