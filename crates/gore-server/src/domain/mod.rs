@@ -4,6 +4,7 @@
 //! edges (http.rs, ws.rs) turn into API errors.
 
 mod error;
+pub mod rating;
 mod room;
 mod service;
 
