@@ -55,6 +55,6 @@ pub use error::{
 };
 pub use game::{EndReason, Game, HistoryError, Outcome, Played};
 pub use position::{ActionList, Position, Setup, MAX_ACTIONS};
-pub use record::{iso_date, Record, RecordError, RecordErrorKind, RecordResult};
+pub use record::{iso_date, Forfeit, Record, RecordError, RecordErrorKind, RecordResult};
 pub use rules::{Rules, Variant, MAX_SEEDS_PER_HOLE, MIN_SEEDS_PER_HOLE};
 pub use types::{Hole, HoleSet, Player};

@@ -98,6 +98,68 @@ fn parse_result(s: &str) -> Option<RecordResult> {
     })
 }
 
+/// How a game between people ended before the board ended it (RULES.md,
+/// "Games between people"): the record's `Termination` says which.
+///
+/// ```
+/// use gore_core::{Forfeit, Player};
+/// assert_eq!(Forfeit::Time(Player::B).loser(), Some(Player::B));
+/// assert_eq!(Forfeit::Abort.loser(), None);
+/// assert_eq!(Forfeit::from_parts("time", None), None, "time needs its loser");
+/// assert_eq!(Forfeit::from_parts("abort", None), Some(Forfeit::Abort));
+/// assert_eq!(Forfeit::Left(Player::A).as_str(), "left");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Forfeit {
+    /// The player resigned (`Termination "resign"`, `Resigned "A"`).
+    Resign(Player),
+    /// The player's time ran out (`Termination "time"`, `Loser "A"`).
+    Time(Player),
+    /// The player left and his opponent claimed the win
+    /// (`Termination "left"`, `Loser "A"`).
+    Left(Player),
+    /// Aborted before each player had acted: no result, counts for nobody
+    /// (`Termination "abort"`, `Result "*"`).
+    Abort,
+}
+
+impl Forfeit {
+    /// Who lost (`None` for an abort).
+    pub fn loser(self) -> Option<Player> {
+        match self {
+            Forfeit::Resign(p) | Forfeit::Time(p) | Forfeit::Left(p) => Some(p),
+            Forfeit::Abort => None,
+        }
+    }
+
+    /// The `Termination` word: `resign`, `time`, `left` or `abort`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Forfeit::Resign(_) => "resign",
+            Forfeit::Time(_) => "time",
+            Forfeit::Left(_) => "left",
+            Forfeit::Abort => "abort",
+        }
+    }
+
+    /// The forfeit of `word` (an [`Forfeit::as_str`]) lost by `loser`;
+    /// `None` when the word is not one, or the loser is missing or extra.
+    pub fn from_parts(word: &str, loser: Option<Player>) -> Option<Forfeit> {
+        match (word, loser) {
+            ("resign", Some(p)) => Some(Forfeit::Resign(p)),
+            ("time", Some(p)) => Some(Forfeit::Time(p)),
+            ("left", Some(p)) => Some(Forfeit::Left(p)),
+            ("abort", None) => Some(Forfeit::Abort),
+            _ => None,
+        }
+    }
+
+    /// Whether `word` is a forfeit's `Termination` word.
+    pub fn is_word(word: &str) -> bool {
+        matches!(word, "resign" | "time" | "left" | "abort")
+    }
+}
+
 /// A game record: who played, under which rules, from where, the actions
 /// and the result.
 ///
@@ -127,12 +189,13 @@ pub struct Record {
     /// Tag `Result`.
     pub result: Option<RecordResult>,
     /// Tag `Termination`: why the game ended on the board (`None` for a
-    /// resignation: see `resigned`).
+    /// forfeit: see `forfeit`).
     pub termination: Option<EndReason>,
-    /// The player who resigned (tags `Termination "resign"` and
-    /// `Resigned "A"`): the game ended there, its `Result` the captured
-    /// totals as they stood (not swept), the opponent the winner.
-    pub resigned: Option<Player>,
+    /// How the game ended off the board (tag `Termination` `resign`,
+    /// `time`, `left` or `abort`, with `Resigned` or `Loser`): the game
+    /// ended there, its `Result` the captured totals as they stood (not
+    /// swept), the loser's opponent the winner; `*` after an abort.
+    pub forfeit: Option<Forfeit>,
     /// Any other tags, in order.
     pub extra: Vec<(String, String)>,
     /// The actions, in order.
@@ -171,8 +234,10 @@ pub enum RecordErrorKind {
         /// The seeds of the `Rules` tag's variant (48, or 8N).
         expected: u8,
     },
-    /// The `Termination` tag is not `board`, `no-hole`, `repetition` or
-    /// `ply-cap`, or names a reason for an unfinished game.
+    /// The `Termination` tag is not `board`, `no-hole`, `repetition`,
+    /// `ply-cap`, or a forfeit with its loser (`resign` with `Resigned`,
+    /// `time` or `left` with `Loser`, `abort` with neither), or names a
+    /// board's reason for an unfinished game.
     TerminationSyntax,
     /// A token among the actions does not parse.
     Action(String, ParseActionError),
@@ -187,9 +252,9 @@ pub enum RecordErrorKind {
     },
     /// A tag line after the actions have begun.
     TagAfterActions,
-    /// `Termination "resign"` on a game that had already ended by the
-    /// board's rules.
-    ResignAfterEnd {
+    /// A forfeit (`Termination "resign"`, `time`, `left`, `abort`) on a
+    /// game that had already ended by the board's rules.
+    ForfeitAfterEnd {
         /// Why the replayed game ended.
         actual: EndReason,
     },
@@ -233,11 +298,13 @@ impl fmt::Display for RecordError {
             ),
             RecordErrorKind::TerminationSyntax => f.write_str(
                 "tag Termination: expected board, no-hole, repetition or ply-cap, for a finished \
-                 game, or resign with a Resigned tag (A or B)",
+                 game; resign with a Resigned tag (A or B); time or left with a Loser tag (A or \
+                 B); or abort",
             ),
-            RecordErrorKind::ResignAfterEnd { actual } => write!(
+            RecordErrorKind::ForfeitAfterEnd { actual } => write!(
                 f,
-                "tag Termination says resign but the game had ended by {}",
+                "tag Termination says the game ended off the board, but the board had ended it \
+                 by {}",
                 actual.as_str()
             ),
             RecordErrorKind::Action(tok, e) => write!(f, "`{tok}`: {e}"),
@@ -323,7 +390,7 @@ impl Record {
             start: None,
             result: None,
             termination: None,
-            resigned: None,
+            forfeit: None,
             extra: Vec::new(),
             actions: Vec::new(),
         }
@@ -354,9 +421,11 @@ impl Record {
         let mut r = Record::new(Rules::STANDARD);
         let mut have_rules = false;
         let mut result_line = 0;
-        // The lines of `Termination "resign"` and of `Resigned`: each needs
-        // the other.
-        let (mut resign_line, mut resigned_line) = (0, 0);
+        // A forfeit's `Termination` word and its loser's tag (`Resigned`
+        // for a resignation, `Loser` for time and leaving), with their
+        // lines: each needs the other, checked once all tags are read.
+        let mut forfeit_word: Option<(usize, String)> = None;
+        let mut loser_tag: Option<(usize, &'static str, Player)> = None;
         let mut seen: Vec<String> = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line_no = i + 1;
@@ -404,7 +473,9 @@ impl Record {
                                 .ok_or_else(|| err(line_no, RecordErrorKind::ResultSyntax))?,
                         )
                     }
-                    "Termination" if value == "resign" => resign_line = line_no,
+                    "Termination" if Forfeit::is_word(&value) => {
+                        forfeit_word = Some((line_no, value))
+                    }
                     "Termination" => {
                         r.termination = Some(
                             value
@@ -412,13 +483,19 @@ impl Record {
                                 .map_err(|_| err(line_no, RecordErrorKind::TerminationSyntax))?,
                         )
                     }
-                    "Resigned" => {
-                        resigned_line = line_no;
-                        r.resigned = Some(
-                            value
-                                .parse()
-                                .map_err(|_| err(line_no, RecordErrorKind::TerminationSyntax))?,
-                        )
+                    tag @ ("Resigned" | "Loser") => {
+                        if loser_tag.is_some() {
+                            return Err(err(line_no, RecordErrorKind::TerminationSyntax));
+                        }
+                        let p: Player = value
+                            .parse()
+                            .map_err(|_| err(line_no, RecordErrorKind::TerminationSyntax))?;
+                        let tag = if tag == "Resigned" {
+                            "Resigned"
+                        } else {
+                            "Loser"
+                        };
+                        loser_tag = Some((line_no, tag, p));
                     }
                     "Game" => {}
                     _ => r.extra.push((name, value)),
@@ -441,24 +518,38 @@ impl Record {
         if !have_rules {
             return Err(err(0, RecordErrorKind::MissingRules));
         }
-        if (resign_line > 0) != (resigned_line > 0) {
-            return Err(err(
-                resign_line.max(resigned_line),
-                RecordErrorKind::TerminationSyntax,
-            ));
-        }
+        r.forfeit = match (forfeit_word, loser_tag) {
+            (None, None) => None,
+            (None, Some((line, _, _))) => {
+                return Err(err(line, RecordErrorKind::TerminationSyntax))
+            }
+            (Some((line, word)), loser) => {
+                // A resignation names its loser `Resigned`, the others `Loser`.
+                let tag_fits = match &loser {
+                    Some((_, tag, _)) => (*tag == "Resigned") == (word == "resign"),
+                    None => true,
+                };
+                let at = loser.as_ref().map_or(line, |l| l.0.max(line));
+                Some(
+                    Forfeit::from_parts(&word, loser.map(|l| l.2))
+                        .filter(|_| tag_fits)
+                        .ok_or_else(|| err(at, RecordErrorKind::TerminationSyntax))?,
+                )
+            }
+        };
+        let won = r.forfeit.and_then(Forfeit::loser).is_some();
         if let Some(RecordResult::Finished {
             seeds,
             without_glory,
         }) = r.result
         {
-            if without_glory && seeds[0] == seeds[1] && r.resigned.is_none() {
+            if without_glory && seeds[0] == seeds[1] && !won {
                 return Err(err(result_line, RecordErrorKind::ResultSyntax));
             }
             let found = seeds[0] as u32 + seeds[1] as u32;
             let expected = r.rules.variant.total_seeds();
-            // A resigned game's seeds are the captured totals, not swept.
-            let wrong = match r.resigned {
+            // A forfeited game's seeds are the captured totals, not swept.
+            let wrong = match r.forfeit {
                 None => found != expected as u32,
                 Some(_) => found > expected as u32,
             };
@@ -501,16 +592,22 @@ impl Record {
             })?;
         }
         let reason = game.outcome().map(|o| o.reason);
-        let actual = match (game.outcome(), self.resigned) {
+        let actual = match (game.outcome(), self.forfeit) {
             (Some(o), Some(_)) => {
-                return Err(err(0, RecordErrorKind::ResignAfterEnd { actual: o.reason }))
+                return Err(err(
+                    0,
+                    RecordErrorKind::ForfeitAfterEnd { actual: o.reason },
+                ))
             }
-            (None, Some(p)) => RecordResult::Finished {
-                seeds: [
-                    game.position().captured(Player::A),
-                    game.position().captured(Player::B),
-                ],
-                without_glory: game.has_declined(p.opponent()),
+            (None, Some(f)) => match f.loser() {
+                Some(p) => RecordResult::Finished {
+                    seeds: [
+                        game.position().captured(Player::A),
+                        game.position().captured(Player::B),
+                    ],
+                    without_glory: game.has_declined(p.opponent()),
+                },
+                None => RecordResult::Unfinished,
             },
             (None, None) => RecordResult::Unfinished,
             (Some(o), None) => RecordResult::Finished {
@@ -576,9 +673,15 @@ impl fmt::Display for Record {
         if let Some(t) = &self.termination {
             write_tag(&mut out, "Termination", t.as_str());
         }
-        if let Some(p) = self.resigned {
-            write_tag(&mut out, "Termination", "resign");
-            write_tag(&mut out, "Resigned", p.char().encode_utf8(&mut [0; 4]));
+        if let Some(f) = self.forfeit {
+            write_tag(&mut out, "Termination", f.as_str());
+            if let Some(p) = f.loser() {
+                let tag = match f {
+                    Forfeit::Resign(_) => "Resigned",
+                    _ => "Loser",
+                };
+                write_tag(&mut out, tag, p.char().encode_utf8(&mut [0; 4]));
+            }
         }
         out.push('\n');
         for (i, chunk) in self.actions.chunks(8).enumerate() {

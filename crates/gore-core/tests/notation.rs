@@ -1,9 +1,9 @@
 //! Notation: GPN positions, action tokens, rule sets, perft and game records.
 
 use gore_core::{
-    Action, EndReason, Game, GpnError, GpnField, Hole, HoleSet, IllegalAction, ParseActionError,
-    ParseGpnError, ParseRulesError, Player, Position, PositionError, Record, RecordErrorKind,
-    RecordResult, Rules, Setup, Variant,
+    Action, EndReason, Forfeit, Game, GpnError, GpnField, Hole, HoleSet, IllegalAction,
+    ParseActionError, ParseGpnError, ParseRulesError, Player, Position, PositionError, Record,
+    RecordErrorKind, RecordResult, Rules, Setup, Variant,
 };
 
 const START: &str = "6,6,6,6/6,6,6,6 AAAA/BBBB 0-0 A -";
@@ -806,7 +806,7 @@ fn resigned_records() {
     let text =
         format!("{head}[Result \"14-22\"]\n[Termination \"resign\"]\n[Resigned \"A\"]\n\n1. b2\n");
     let r = Record::parse(&text).unwrap();
-    assert_eq!(r.resigned, Some(Player::A));
+    assert_eq!(r.forfeit, Some(Forfeit::Resign(Player::A)));
     assert_eq!(r.termination, None);
     let game = r.replay().unwrap();
     assert!(!game.is_over(), "the board did not end it");
@@ -848,7 +848,7 @@ fn resigned_records() {
                  [Termination \"resign\"]\n[Resigned \"A\"]\n\n1. a1\n";
     assert_eq!(
         Record::parse(ended).unwrap().replay().unwrap_err().kind,
-        RecordErrorKind::ResignAfterEnd {
+        RecordErrorKind::ForfeitAfterEnd {
             actual: EndReason::Board
         }
     );
@@ -857,4 +857,59 @@ fn resigned_records() {
                 [Result \"9-12 without glory\"]\n[Termination \"resign\"]\n[Resigned \"A\"]\n\n\
                 1. decline\n";
     Record::parse(text).unwrap().replay().unwrap();
+}
+
+/// Losing on time and by leaving: `Termination "time"` or `"left"` with
+/// `Loser`; the `Result` is the captured totals as they stood, the loser's
+/// opponent the winner even with fewer seeds. An abort has no result.
+#[test]
+fn forfeit_records() {
+    // RULES.md's first worked example again: after b2, 14-22 (B ahead).
+    let head = "[Rules \"standard\"]\n[Start \"1,3,1,5/3,4,2,1 AAAA/BBBB 14-14 B -\"]\n";
+    for (word, f) in [
+        ("time", Forfeit::Time(Player::B)),
+        ("left", Forfeit::Left(Player::B)),
+    ] {
+        // B loses though ahead on seeds: the tag, not the seeds, says who won.
+        let text =
+            format!("{head}[Result \"14-22\"]\n[Termination \"{word}\"]\n[Loser \"B\"]\n\n1. b2\n");
+        let r = Record::parse(&text).unwrap();
+        assert_eq!(r.forfeit, Some(f));
+        assert_eq!(f.loser(), Some(Player::B));
+        r.replay().unwrap();
+        assert_eq!(Record::parse(&r.to_string()).unwrap(), r, "{word}");
+        assert!(r
+            .to_string()
+            .contains(&format!("[Termination \"{word}\"]\n[Loser \"B\"]\n")));
+        // The loser's tag is `Loser`, not `Resigned`; and it is required.
+        let wrong = text.replace("Loser", "Resigned");
+        let e = Record::parse(&wrong).unwrap_err();
+        assert_eq!(e.kind, RecordErrorKind::TerminationSyntax, "{word}");
+        let missing = text.replace("[Loser \"B\"]\n", "");
+        let e = Record::parse(&missing).unwrap_err();
+        assert_eq!((e.line, e.kind), (4, RecordErrorKind::TerminationSyntax));
+    }
+    // A resignation names its loser `Resigned`, never `Loser`.
+    let e = Record::parse("[Rules \"standard\"]\n[Termination \"resign\"]\n[Loser \"A\"]\n")
+        .unwrap_err();
+    assert_eq!((e.line, e.kind), (3, RecordErrorKind::TerminationSyntax));
+    // Abort: no loser, no result.
+    let text = format!("{head}[Result \"*\"]\n[Termination \"abort\"]\n\n1. b2\n");
+    let r = Record::parse(&text).unwrap();
+    assert_eq!(r.forfeit, Some(Forfeit::Abort));
+    assert!(!r.replay().unwrap().is_over());
+    assert_eq!(Record::parse(&r.to_string()).unwrap(), r);
+    let scored = text.replace("[Result \"*\"]", "[Result \"14-22\"]");
+    assert!(matches!(
+        Record::parse(&scored).unwrap().replay().unwrap_err().kind,
+        RecordErrorKind::ResultMismatch { .. }
+    ));
+    let with_loser = format!("{head}[Termination \"abort\"]\n[Loser \"A\"]\n");
+    assert_eq!(
+        Record::parse(&with_loser).unwrap_err().kind,
+        RecordErrorKind::TerminationSyntax
+    );
+    // Two loser tags are refused.
+    let two = "[Rules \"standard\"]\n[Termination \"time\"]\n[Loser \"A\"]\n[Resigned \"A\"]\n";
+    assert_eq!(Record::parse(two).unwrap_err().line, 4);
 }

@@ -152,6 +152,7 @@ async fn main() -> Result<()> {
             honourable: None,
             perfect: None,
             start: None,
+            clock: None,
         };
         let r: Created = http
             .post(format!("{}/api/games", servers[server]))
@@ -451,6 +452,7 @@ async fn create_local(http: &reqwest::Client, url: &str) -> Result<(String, Stri
         honourable: None,
         perfect: None,
         start: None,
+        clock: None,
     };
     let r: Created = http
         .post(format!("{url}/api/games"))

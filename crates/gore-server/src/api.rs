@@ -39,6 +39,11 @@ pub struct NewGame {
     /// A start position in GPN (the initial one by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<String>,
+    /// Friend games: the clock, `M+S` (`5+3`: 5 minutes and 3 seconds an
+    /// action) or `Nd` (`3d`: 3 days an action); untimed when absent or
+    /// `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
 }
 
 /// The answer to `GET /api/solver`: what the solver's database allows.
@@ -184,7 +189,10 @@ pub struct ResultView {
     pub winner: Option<Player>,
     /// The winner had declined an offer.
     pub without_glory: bool,
-    /// `board`, `no-hole`, `repetition`, `ply-cap` or `resign`.
+    /// `board`, `no-hole`, `repetition` or `ply-cap` (the board ended the
+    /// game); `resign`, `time` (the loser's clock ran out), `left` (the
+    /// winner claimed the game after the loser left) or `abort` (no winner,
+    /// no result: it counts for nobody).
     pub reason: String,
     /// The seeds A and B each took in the final sweep (included in
     /// `seeds`); `[0, 0]` after a resignation.
@@ -233,6 +241,40 @@ pub struct Head {
     /// A friend game's pending takeback request: the player who asks.
     #[serde(default)]
     pub takeback: Option<Player>,
+    /// A timed game's clocks (`None`: untimed, or a friend game still
+    /// waiting for the friend).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockView>,
+    /// Either player may abort now: the game is being played and one of
+    /// them has not yet made an action (RULES.md, "Abort").
+    #[serde(default)]
+    pub abortable: bool,
+}
+
+/// A timed game's clocks, as the server computed them when it made the
+/// message: a client counts down from `left` for the `running` player and
+/// takes the figures again from each state and update.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockView {
+    /// The time control: `5+3` (minutes + seconds an action) or `3d`
+    /// (days an action).
+    pub control: crate::domain::clock::TimeControl,
+    /// Milliseconds each player has left; in a correspondence game, the
+    /// time left for the current action of the player to act.
+    pub left: PerPlayer<i64>,
+    /// Whose clock is running (`None` before each player has acted in a
+    /// Fischer game: the first actions are free, and once over).
+    pub running: Option<Player>,
+    /// Milliseconds from this message to the deadline of the player to
+    /// act: then he loses on time (`due` = `flag`) or, before both players
+    /// have acted, the game is aborted (`due` = `abort`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_in: Option<i64>,
+    /// `flag` or `abort`, with `deadline_in`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub due: Option<String>,
+    /// The server's time when it made this (Unix ms).
+    pub now: i64,
 }
 
 /// A game's whole state, as `GET /api/games/{id}` and the first socket
@@ -328,6 +370,8 @@ pub enum ClientMsg {
     /// Resign the game (the holder of a seat; in a local game, for the
     /// player to move).
     Resign,
+    /// Abort the game (before each player has made an action).
+    Abort,
     /// Take back: at once in ai and local games, a request to the
     /// opponent in friend games.
     Takeback,

@@ -118,6 +118,9 @@ pub struct Config {
     /// The solver's database (`--solver-db DIR`, built by `gore solve`):
     /// the perfect player for ai games without trades.
     pub solver_db: Option<std::path::PathBuf>,
+    /// The server's time: the system's (tests give a manual clock, so
+    /// that a flag on time needs no waiting).
+    pub clock: crate::domain::clock::Clock,
 }
 
 impl Default for Config {
@@ -140,6 +143,7 @@ impl Default for Config {
             max_sockets_per_game: 200,
             max_sockets_per_ip: 32,
             solver_db: None,
+            clock: crate::domain::clock::Clock::system(),
         }
     }
 }

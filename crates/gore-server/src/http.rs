@@ -52,6 +52,7 @@ pub fn app(state: AppState) -> Router {
         )
         .route("/api/games/{id}/rematch", post(rematch))
         .route("/api/games/{id}/resign", post(resign))
+        .route("/api/games/{id}/abort", post(abort))
         .route("/api/games/{id}/takeback", post(takeback))
         .route("/api/games/{id}/takeback/answer", post(answer_takeback))
         .route("/api/games/{id}/record", get(record))
@@ -415,6 +416,10 @@ fn new_game_spec(req: NewGame) -> Result<NewGameSpec, ApiError> {
         perfect,
         honourable: req.honourable.unwrap_or(false),
         colour,
+        clock: match req.clock.as_deref().map(str::trim) {
+            None | Some("" | "none") => None,
+            Some(c) => Some(c.parse().map_err(|e: String| bad("clock", e))?),
+        },
     })
 }
 
@@ -552,6 +557,18 @@ async fn resign(
 ) -> Result<Response, ApiError> {
     let token = token(&state, &headers, &id).await;
     let view = state.games().resign(&id, token).await?;
+    Ok(Json(view).into_response())
+}
+
+/// `POST /api/games/{id}/abort`: the caller aborts the game (before each
+/// player has made an action).
+async fn abort(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let token = token(&state, &headers, &id).await;
+    let view = state.games().abort(&id, token).await?;
     Ok(Json(view).into_response())
 }
 

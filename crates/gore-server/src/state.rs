@@ -74,6 +74,7 @@ impl AppState {
                 ai_per_client: config.ai_per_client,
                 perfect,
                 oracles,
+                clock: config.clock.clone(),
             },
         )?;
         let state = AppState(Arc::new(Inner {

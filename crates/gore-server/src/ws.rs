@@ -256,6 +256,14 @@ async fn handle(
                 .map_err(|e| (e.into(), false))?;
             Ok(Reply::None)
         }
+        ClientMsg::Abort => {
+            state
+                .games()
+                .abort(id, token)
+                .await
+                .map_err(|e| (e.into(), false))?;
+            Ok(Reply::None)
+        }
         ClientMsg::Takeback => {
             state
                 .games()

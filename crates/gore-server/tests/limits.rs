@@ -98,8 +98,9 @@ impl Store for Gated {
         takebacks: u32,
         a: StoredAction,
         e: Option<gore_core::Outcome>,
+        deadline: Option<i64>,
     ) -> StoreFuture<()> {
-        self.inner.append_action(id, takebacks, a, e)
+        self.inner.append_action(id, takebacks, a, e, deadline)
     }
     fn change_game(
         &self,
@@ -117,8 +118,13 @@ impl Store for Gated {
         seat: gore_core::Player,
         token: String,
         now: i64,
+        deadline: Option<i64>,
     ) -> StoreFuture<bool> {
-        self.inner.claim_invite(id, code, seat, token, now)
+        self.inner
+            .claim_invite(id, code, seat, token, now, deadline)
+    }
+    fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
+        self.inner.due_games(now, limit)
     }
     fn set_device(
         &self,

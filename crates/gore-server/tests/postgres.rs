@@ -83,8 +83,8 @@ async fn two_stores_racing_on_one_ply_commit_it_once() {
     let b = PgStore::connect(&url, PgOptions::default()).await.unwrap();
     for id in &ids {
         let (ra, rb) = tokio::join!(
-            a.append_action(id.clone(), 0, action(1, "a1"), None),
-            b.append_action(id.clone(), 0, action(1, "a2"), None),
+            a.append_action(id.clone(), 0, action(1, "a1"), None, None),
+            b.append_action(id.clone(), 0, action(1, "a2"), None, None),
         );
         let oks = [&ra, &rb].iter().filter(|r| r.is_ok()).count();
         assert_eq!(oks, 1, "{id}: {ra:?} {rb:?}");
@@ -438,19 +438,19 @@ async fn an_unreachable_database_refuses_writes_until_it_is_back() {
     let store = PgStore::connect(&purl, options).await.unwrap();
     proxy.set(Mode::Cut);
     let r = store
-        .append_action(id.clone(), 0, action(1, "a1"), None)
+        .append_action(id.clone(), 0, action(1, "a1"), None, None)
         .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     let why = store.failure().expect("refusing writes");
     assert!(why.contains("cannot be reached"), "{why}");
     let r = store
-        .append_action(id.clone(), 0, action(1, "a1"), None)
+        .append_action(id.clone(), 0, action(1, "a1"), None, None)
         .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     proxy.set(Mode::Pass);
     healthy(&store).await;
     store
-        .append_action(id.clone(), 0, action(1, "a1"), None)
+        .append_action(id.clone(), 0, action(1, "a1"), None, None)
         .await
         .unwrap();
     assert_eq!(store.load_game(id).await.unwrap().unwrap().actions.len(), 1);
@@ -473,17 +473,17 @@ async fn a_commit_whose_answer_is_lost_is_resolved() {
     let store = PgStore::connect(&purl, options).await.unwrap();
     proxy.set(Mode::LoseCommitReply);
     store
-        .append_action(id.clone(), 0, action(1, "a1"), None)
+        .append_action(id.clone(), 0, action(1, "a1"), None, None)
         .await
         .expect("committed, and known to be");
     assert_eq!(*proxy.mode.lock().unwrap(), Mode::Pass, "a reply was lost");
     assert_eq!(store.failure(), None);
     let r = store
-        .append_action(id.clone(), 0, action(1, "a2"), None)
+        .append_action(id.clone(), 0, action(1, "a2"), None, None)
         .await;
     assert!(matches!(r, Err(StoreError::Conflict)), "{r:?}");
     store
-        .append_action(id.clone(), 0, action(2, "b1"), None)
+        .append_action(id.clone(), 0, action(2, "b1"), None, None)
         .await
         .unwrap();
     let g = store.load_game(id).await.unwrap().unwrap();
@@ -508,7 +508,7 @@ async fn a_commit_lost_on_the_way_is_refused_and_changes_nothing() {
     let store = PgStore::connect(&purl, options).await.unwrap();
     proxy.set(Mode::LoseCommit);
     let r = store
-        .append_action(id.clone(), 0, action(1, "a1"), None)
+        .append_action(id.clone(), 0, action(1, "a1"), None, None)
         .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     assert_eq!(*proxy.mode.lock().unwrap(), Mode::Pass, "a commit was lost");
@@ -521,7 +521,7 @@ async fn a_commit_lost_on_the_way_is_refused_and_changes_nothing() {
         .actions
         .is_empty());
     store
-        .append_action(id.clone(), 0, action(1, "a2"), None)
+        .append_action(id.clone(), 0, action(1, "a2"), None, None)
         .await
         .unwrap();
     let g = store.load_game(id).await.unwrap().unwrap();
@@ -547,20 +547,20 @@ async fn an_unknown_commit_refuses_writes_until_it_is_known() {
     let store = PgStore::connect(&purl, options).await.unwrap();
     proxy.set(Mode::LoseCommitReplyThenCut);
     let r = store
-        .append_action(id.clone(), 0, action(1, "a1"), None)
+        .append_action(id.clone(), 0, action(1, "a1"), None, None)
         .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     let why = store.failure().expect("refusing writes");
     assert!(why.contains("unknown"), "{why}");
     let r = store
-        .append_action(id.clone(), 0, action(2, "b1"), None)
+        .append_action(id.clone(), 0, action(2, "b1"), None, None)
         .await;
     assert!(matches!(r, Err(StoreError::Failed(_))), "{r:?}");
     proxy.set(Mode::Pass);
     healthy(&store).await;
     // It had committed: ply 1 is taken, and only by it.
     let r = store
-        .append_action(id.clone(), 0, action(1, "a2"), None)
+        .append_action(id.clone(), 0, action(1, "a2"), None, None)
         .await;
     assert!(matches!(r, Err(StoreError::Conflict)), "{r:?}");
     let g = store.load_game(id).await.unwrap().unwrap();
@@ -591,15 +591,31 @@ async fn takebacks_and_resignations_race_actions_once() {
             .as_str()
             .unwrap()
             .to_string();
-        a.append_action(id.clone(), 0, action(1, "a3"), None)
+        a.append_action(id.clone(), 0, action(1, "a3"), None, None)
             .await
             .unwrap();
-        a.append_action(id.clone(), 0, action(2, "b1"), None)
+        a.append_action(id.clone(), 0, action(2, "b1"), None, None)
             .await
             .unwrap();
         let (ra, rb) = tokio::join!(
-            a.change_game(id.clone(), at(2, 0), GameChange::TakeBack { to: 1 }, 1),
-            b.change_game(id.clone(), at(2, 0), GameChange::TakeBack { to: 0 }, 1),
+            a.change_game(
+                id.clone(),
+                at(2, 0),
+                GameChange::TakeBack {
+                    to: 1,
+                    deadline: None
+                },
+                1
+            ),
+            b.change_game(
+                id.clone(),
+                at(2, 0),
+                GameChange::TakeBack {
+                    to: 0,
+                    deadline: None
+                },
+                1
+            ),
         );
         assert_eq!(
             [&ra, &rb].iter().filter(|r| r.is_ok()).count(),
@@ -617,7 +633,7 @@ async fn takebacks_and_resignations_race_actions_once() {
         // that is free now.
         let next = kept as u32 + 1;
         let r = b
-            .append_action(id.clone(), 0, action(next, "b2"), None)
+            .append_action(id.clone(), 0, action(next, "b2"), None, None)
             .await;
         assert!(matches!(r, Err(StoreError::Conflict)), "{r:?}");
         // A takeback and an append racing at the same standing.
@@ -627,6 +643,7 @@ async fn takebacks_and_resignations_race_actions_once() {
                 id.clone(),
                 1,
                 action(next, if kept == 1 { "b2" } else { "a1" }),
+                None,
                 None
             ),
         );
@@ -645,13 +662,17 @@ async fn takebacks_and_resignations_race_actions_once() {
             a.change_game(
                 id.clone(),
                 at(ply, 1),
-                GameChange::TakeBack { to: ply - 1 },
+                GameChange::TakeBack {
+                    to: ply - 1,
+                    deadline: None
+                },
                 1
             ),
             b.append_action(
                 id.clone(),
                 1,
                 action(ply + 1, if ply % 2 == 1 { "b3" } else { "a2" }),
+                None,
                 None
             ),
         );
@@ -671,9 +692,9 @@ async fn takebacks_and_resignations_race_actions_once() {
         assert_eq!(g.info.takebacks, if rt.is_ok() { 2 } else { 1 });
         // A resignation racing an append: one of them.
         let (ply, takebacks) = (g.actions.len() as u32, g.info.takebacks);
-        let resign = GameChange::Resign {
-            player: gore_core::Player::A,
-            result: "0-0".into(),
+        let resign = GameChange::Forfeit {
+            forfeit: gore_core::Forfeit::Resign(gore_core::Player::A),
+            result: Some("0-0".into()),
         };
         let (rr, rp) = tokio::join!(
             a.change_game(id.clone(), at(ply, takebacks), resign, 1),
@@ -681,6 +702,7 @@ async fn takebacks_and_resignations_race_actions_once() {
                 id.clone(),
                 takebacks,
                 action(ply + 1, if ply % 2 == 0 { "a4" } else { "b4" }),
+                None,
                 None
             ),
         );
@@ -691,7 +713,7 @@ async fn takebacks_and_resignations_race_actions_once() {
         );
         let g = a.load_game(id.clone()).await.unwrap().unwrap();
         assert_eq!(
-            g.info.resigned.is_some(),
+            g.info.forfeit.is_some(),
             rr.is_ok(),
             "round {round}: {:?}",
             g.info
@@ -699,7 +721,7 @@ async fn takebacks_and_resignations_race_actions_once() {
         // Once resigned, nothing more is appended.
         if rr.is_ok() {
             let r = a
-                .append_action(id.clone(), takebacks, action(ply + 1, "a4"), None)
+                .append_action(id.clone(), takebacks, action(ply + 1, "a4"), None, None)
                 .await;
             assert!(matches!(r, Err(StoreError::Conflict)), "{r:?}");
         }

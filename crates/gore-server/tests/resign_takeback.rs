@@ -400,7 +400,10 @@ async fn resigning_a_friend_game() {
     assert!(text.contains("[Resigned \"A\"]"), "{text}");
     assert!(text.contains("[Result \"14-14\"]"), "{text}");
     let r = gore_core::Record::parse(&text).unwrap();
-    assert_eq!(r.resigned, Some(gore_core::Player::A));
+    assert_eq!(
+        r.forfeit,
+        Some(gore_core::Forfeit::Resign(gore_core::Player::A))
+    );
     r.replay().unwrap();
     // A server loading the game again has the same result.
     let again = Server::start_on(

@@ -3,13 +3,14 @@
 //! [`Store`](crate::store::Store) and answers [`GameError`]s, which the
 //! edges (http.rs, ws.rs) turn into API errors.
 
+pub mod clock;
 mod error;
 pub mod rating;
 mod room;
 mod service;
 
 use gore_ai::Level;
-use gore_core::{Player, Position, Rules};
+use gore_core::{Forfeit, Player, Position, Rules};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -220,8 +221,20 @@ pub struct GameInfo {
     pub invite: Option<String>,
     /// Each seat's "continue on another device" code, until revoked.
     pub devices: PerSeat,
-    /// The player who resigned, if one did (the game is then over).
-    pub resigned: Option<Player>,
+    /// How the game ended off the board, if it did (a resignation, a
+    /// flag on time, a claim after the opponent left, an abort): the game
+    /// is then over.
+    pub forfeit: Option<Forfeit>,
+    /// The game's clock (`None`: untimed).
+    pub clock: Option<clock::TimeControl>,
+    /// When both seats were taken and the game began (Unix ms; `None`
+    /// while a friend game waits): the clocks count from it.
+    pub started_at: Option<i64>,
+    /// When the game ends if the player to act does nothing (a timed game
+    /// being played; as [`clock::clocks`] computes it after the last
+    /// change): the store keeps it so that any server can find the games
+    /// whose time is up.
+    pub deadline: Option<i64>,
     /// Takebacks granted so far (a game with any is casual).
     pub takebacks: u32,
     /// A friend game's pending takeback request: who asks.

@@ -22,6 +22,8 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+pub use super::clock::TimeControl;
 use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
 use skillratings::Outcomes;
 
@@ -56,24 +58,6 @@ pub enum Pace {
     Slow,
     /// Days per action.
     Correspondence,
-}
-
-/// A game's clock: Fischer (a base and an increment per action) or
-/// correspondence (days per action).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum TimeControl {
-    /// Base time for each player, plus the increment after each action.
-    Fischer {
-        /// Each player's time at the start.
-        base: Duration,
-        /// Added after each of his actions.
-        increment: Duration,
-    },
-    /// So many days for each action.
-    Correspondence {
-        /// Days per action.
-        days: u8,
-    },
 }
 
 impl TimeControl {

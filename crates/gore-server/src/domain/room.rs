@@ -7,11 +7,13 @@ use std::time::Instant;
 use gore_core::{Action, Effect, Game, Hole, HoleSet, Player, Position, Sowing};
 use tokio::sync::broadcast;
 
+use super::clock::{clocks, Clock, Clocks, Due};
 use super::{GameError, GameInfo, Mode, Seat, Status};
 use crate::api::{
     Entry, GameView, Head, PerPlayer, Preview, RematchView, ResultView, SeatView, ServerMsg, Update,
 };
 use crate::store::{StoredAction, StoredGame};
+use gore_core::Forfeit;
 
 /// One change of a game, encoded once for every socket that watches it:
 /// the update with the actor's legal actions, and without.
@@ -66,6 +68,11 @@ pub struct Room {
     spectator: std::sync::Mutex<Option<(u64, Arc<str>)>>,
     /// Changes sent so far (the `serial` of the last [`Change`]).
     serial: u64,
+    /// When each action was committed (Unix ms), in order: the clocks
+    /// count from them.
+    times: Vec<i64>,
+    /// The server's time (set by the service: the system's, or a test's).
+    pub clock: Clock,
 }
 
 /// The log entry of the action just played on `game`, which did `effect`.
@@ -103,10 +110,10 @@ impl Room {
     pub fn new(info: GameInfo, max_plies: u32) -> Room {
         let cap = effective_cap(info.rules.ply_cap, max_plies, 0);
         let game = Game::from_position(info.start, cap);
-        Room::with(info, game, Vec::new())
+        Room::with(info, game, Vec::new(), Vec::new())
     }
 
-    fn with(mut info: GameInfo, game: Game, log: Vec<Entry>) -> Room {
+    fn with(mut info: GameInfo, game: Game, log: Vec<Entry>, times: Vec<i64>) -> Room {
         if game.is_over() {
             info.status = Status::Over;
         }
@@ -121,6 +128,8 @@ impl Room {
             touched: Instant::now(),
             spectator: std::sync::Mutex::new(None),
             serial: 0,
+            times,
+            clock: Clock::system(),
         }
     }
 
@@ -173,7 +182,8 @@ impl Room {
                 (game, log)
             }
         };
-        Ok(Room::with(info, game, log))
+        let times = actions.iter().map(|a| a.at).collect();
+        Ok(Room::with(info, game, log, times))
     }
 
     /// Takes the actions after `ply` back (an action the store refused):
@@ -199,6 +209,7 @@ impl Room {
         self.game = Game::from_history(*self.game.start(), self.game.rules().ply_cap, steps)
             .map_err(|e| e.to_string())?;
         self.log.truncate(ply);
+        self.times.truncate(ply);
         *self.spectator.lock().unwrap_or_else(|e| e.into_inner()) = None;
         Ok(())
     }
@@ -232,6 +243,7 @@ impl Room {
                 .play(a.action)
                 .map_err(|e| format!("ply {}: {e}", a.ply))?;
             self.log.push(entry_of(&self.game, player, &played.effect));
+            self.times.push(a.at);
         }
         let mut info = stored.info;
         if self.game.is_over() {
@@ -254,6 +266,7 @@ impl Room {
         self.info = fresh.info;
         self.game = fresh.game;
         self.log = fresh.log;
+        self.times = fresh.times;
         self.send_whole();
         Ok(())
     }
@@ -273,9 +286,70 @@ impl Room {
         self.info.tokens.find(token)
     }
 
-    /// Whether the game is over: on the board, or by a resignation.
+    /// Whether the game is over: on the board, or by a forfeit.
     pub fn is_over(&self) -> bool {
-        self.game.is_over() || self.info.resigned.is_some() || self.info.status == Status::Over
+        self.game.is_over() || self.info.forfeit.is_some() || self.info.status == Status::Over
+    }
+
+    /// The clocks at `now` of a timed game that has begun (`None`
+    /// otherwise).
+    pub fn clocks_at(&self, now: i64) -> Option<Clocks> {
+        let to_act = (!self.is_over()).then(|| self.game.position().to_move());
+        self.clocks_after(self.ply(), to_act, now)
+    }
+
+    /// The clocks at `now` had the game only its first `ply` actions, with
+    /// `to_act` to act.
+    fn clocks_after(&self, ply: usize, to_act: Option<Player>, now: i64) -> Option<Clocks> {
+        let tc = self.info.clock?;
+        let started = self.info.started_at?;
+        let played: Vec<(Player, i64)> = self
+            .log
+            .iter()
+            .zip(&self.times)
+            .take(ply)
+            .map(|(e, &t)| (e.player, t))
+            .collect();
+        Some(clocks(tc, started, &played, to_act, now))
+    }
+
+    /// The deadline to store once the actions after `ply` are taken back.
+    pub fn deadline_at(&self, ply: usize) -> Option<i64> {
+        let to_act = self.game.history().get(ply).map(|p| p.to_move());
+        self.clocks_after(ply, to_act, self.clock.now_ms())
+            .and_then(|c| c.deadline)
+            .map(|(at, _)| at)
+    }
+
+    /// The deadline to store after the last change (`None`: nothing is
+    /// due, the game is untimed, waiting or over).
+    pub fn deadline(&self) -> Option<i64> {
+        let now = self.clock.now_ms();
+        self.clocks_at(now)
+            .and_then(|c| c.deadline)
+            .map(|(at, _)| at)
+    }
+
+    /// What is due now, if the time of the player to act is up (a flag or
+    /// an abort): the service commits it before anything else.
+    pub fn due(&self) -> Option<Forfeit> {
+        if self.info.status != Status::Playing || self.is_over() {
+            return None;
+        }
+        let now = self.clock.now_ms();
+        match self.clocks_at(now)?.deadline? {
+            (at, Due::Flag(p)) if at <= now => Some(Forfeit::Time(p)),
+            (at, Due::Abort) if at <= now => Some(Forfeit::Abort),
+            _ => None,
+        }
+    }
+
+    /// Whether each player has made an action (then the game can no
+    /// longer be aborted).
+    pub fn both_have_acted(&self) -> bool {
+        Player::ALL
+            .iter()
+            .all(|&p| self.log.iter().any(|e| e.player == p))
     }
 
     /// Whether the server's AI is to act now.
@@ -339,24 +413,25 @@ impl Room {
         })
     }
 
-    /// The result of `player`'s resignation now, as the store keeps it:
-    /// the captured totals as they stood, and "without glory" if the
-    /// winner declined an offer.
-    pub fn resign_result(&self, player: Player) -> String {
+    /// The result of a forfeit now, as the store keeps it: the captured
+    /// totals as they stood, and "without glory" if the winner declined an
+    /// offer; `None` for an abort (no result).
+    pub fn forfeit_result(&self, forfeit: Forfeit) -> Option<String> {
+        let loser = forfeit.loser()?;
         let pos = self.game.position();
-        let winner = player.opponent();
         let mut text = format!("{}-{}", pos.captured(Player::A), pos.captured(Player::B));
-        if self.game.has_declined(winner) {
+        if self.game.has_declined(loser.opponent()) {
             text.push_str(" without glory");
         }
-        text
+        Some(text)
     }
 
-    /// Ends the game by `player`'s resignation (committed by the caller).
-    pub fn resign(&mut self, player: Player) {
-        self.info.resigned = Some(player);
+    /// Ends the game by a forfeit (committed by the caller).
+    pub fn forfeit(&mut self, forfeit: Forfeit) {
+        self.info.forfeit = Some(forfeit);
         self.info.status = Status::Over;
         self.info.takeback = None;
+        self.info.deadline = None;
     }
 
     /// The ply to go back to for `player` to be to move again before his
@@ -399,6 +474,7 @@ impl Room {
             at,
         };
         self.log.push(entry);
+        self.times.push(at);
         // An action cancels a pending takeback request.
         self.info.takeback = None;
         if self.game.is_over() {
@@ -410,8 +486,13 @@ impl Room {
     /// The `state` message for a spectator, encoded once per change.
     pub fn spectator_state(&self) -> Arc<str> {
         let mut cache = self.spectator.lock().unwrap_or_else(|e| e.into_inner());
+        // A running clock's figures are for the moment they are made: not
+        // cached.
+        let ticking = self
+            .clocks_at(self.clock.now_ms())
+            .is_some_and(|c| c.deadline.is_some());
         match &*cache {
-            Some((serial, text)) if *serial == self.serial => text.clone(),
+            Some((serial, text)) if *serial == self.serial && !ticking => text.clone(),
             _ => {
                 let text: Arc<str> = serde_json::to_string(&ServerMsg::State {
                     state: Box::new(self.view(None)),
@@ -544,42 +625,66 @@ impl Room {
                 a: self.game.has_declined(Player::A),
                 b: self.game.has_declined(Player::B),
             },
-            result: self
-                .info
-                .resigned
-                .map(|r| self.resigned_view(r))
-                .or_else(|| {
-                    self.game.outcome().map(|o| {
-                        // The board before the sweep: what each player took from it.
-                        let before = self.game.history().last().unwrap_or(pos);
-                        ResultView {
-                            seeds: o.seeds,
-                            winner: o.winner(),
-                            without_glory: o.without_glory(),
-                            reason: o.reason.as_str().into(),
-                            swept: Player::ALL.map(|p| pos.captured(p) - before.captured(p)),
-                        }
-                    })
-                }),
+            result: self.info.forfeit.map(|f| self.forfeit_view(f)).or_else(|| {
+                self.game.outcome().map(|o| {
+                    // The board before the sweep: what each player took from it.
+                    let before = self.game.history().last().unwrap_or(pos);
+                    ResultView {
+                        seeds: o.seeds,
+                        winner: o.winner(),
+                        without_glory: o.without_glory(),
+                        reason: o.reason.as_str().into(),
+                        swept: Player::ALL.map(|p| pos.captured(p) - before.captured(p)),
+                    }
+                })
+            }),
             rematch: self.info.rematch.as_ref().map(|id| RematchView {
                 id: id.clone(),
                 url: format!("/g/{id}"),
             }),
             thinking: self.ai_to_move(),
             takeback: self.info.takeback,
+            clock: self.clock_view(),
+            abortable: self.info.status == Status::Playing
+                && !self.is_over()
+                && self.info.mode == Mode::Friend
+                && !self.both_have_acted(),
         }
     }
 
-    /// The result of a game `resigned` resigned: no sweep, the captured
-    /// totals as they stood, the opponent the winner.
-    fn resigned_view(&self, resigned: Player) -> ResultView {
+    /// The clocks as the page shows them, now.
+    fn clock_view(&self) -> Option<crate::api::ClockView> {
+        let now = self.clock.now_ms();
+        let c = self.clocks_at(now)?;
+        Some(crate::api::ClockView {
+            control: self.info.clock?,
+            left: PerPlayer {
+                a: c.left[0],
+                b: c.left[1],
+            },
+            running: c.running,
+            deadline_in: c.deadline.map(|(at, _)| (at - now).max(0)),
+            due: c.deadline.map(|(_, due)| {
+                match due {
+                    Due::Flag(_) => "flag",
+                    Due::Abort => "abort",
+                }
+                .to_string()
+            }),
+            now,
+        })
+    }
+
+    /// The result of a forfeited game: no sweep, the captured totals as
+    /// they stood, the loser's opponent the winner (none after an abort).
+    fn forfeit_view(&self, forfeit: Forfeit) -> ResultView {
         let pos = self.game.position();
-        let winner = resigned.opponent();
+        let winner = forfeit.loser().map(Player::opponent);
         ResultView {
             seeds: Player::ALL.map(|p| pos.captured(p)),
-            winner: Some(winner),
-            without_glory: self.game.has_declined(winner),
-            reason: "resign".into(),
+            winner,
+            without_glory: winner.is_some_and(|w| self.game.has_declined(w)),
+            reason: forfeit.as_str().into(),
             swept: [0, 0],
         }
     }
@@ -608,13 +713,19 @@ impl Room {
         if self.game.outcome().map(|o| o.reason) != Some(gore_core::EndReason::PlyCap) {
             r.rules = self.info.rules;
         }
-        if let Some(p) = self.info.resigned {
+        if let Some(f) = self.info.forfeit {
             let pos = self.game.position();
-            r.result = Some(gore_core::RecordResult::Finished {
-                seeds: Player::ALL.map(|p| pos.captured(p)),
-                without_glory: self.game.has_declined(p.opponent()),
+            r.result = Some(match f.loser() {
+                Some(p) => gore_core::RecordResult::Finished {
+                    seeds: Player::ALL.map(|p| pos.captured(p)),
+                    without_glory: self.game.has_declined(p.opponent()),
+                },
+                None => gore_core::RecordResult::Unfinished,
             });
-            r.resigned = Some(p);
+            r.forfeit = Some(f);
+        }
+        if let Some(tc) = self.info.clock {
+            r.extra.push(("TimeControl".into(), tc.to_string()));
         }
         if self.info.takebacks > 0 {
             // A casual game: the record says so.
@@ -689,7 +800,10 @@ mod tests {
             tokens: PerSeat::default(),
             invite: None,
             devices: PerSeat::default(),
-            resigned: None,
+            forfeit: None,
+            clock: None,
+            started_at: Some(created_at),
+            deadline: None,
             takebacks: 0,
             takeback: None,
         }

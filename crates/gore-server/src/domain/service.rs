@@ -14,13 +14,15 @@ use gore_solver::perfect::Perfect;
 use rand::Rng;
 use tokio::sync::{Mutex, OnceCell};
 
+use super::clock::{self, Clock, TimeControl};
 use super::{
-    new_id, new_token, now_ms, same_secret, valid_id, GameError, GameInfo, Mode, PerSeat, Room,
-    Seat, Status,
+    new_id, new_token, same_secret, valid_id, GameError, GameInfo, Mode, PerSeat, Room, Seat,
+    Status,
 };
 use crate::ai::{AiBusy, AiJob, AiPool, AiTicket, ClientKey};
 use crate::api::GameView;
 use crate::store::{GameChange, Notice, Store, StoreError};
+use gore_core::Forfeit;
 use tokio::sync::broadcast::error::RecvError;
 
 /// A room, shared.
@@ -46,6 +48,8 @@ pub struct NewGameSpec {
     pub honourable: bool,
     /// The creator's colour (ai and friend games); `None`: drawn at random.
     pub colour: Option<Player>,
+    /// The clock (games between people); `None`: untimed.
+    pub clock: Option<TimeControl>,
 }
 
 /// A seat given to a caller: by a creation, a rematch or a claimed link.
@@ -81,6 +85,8 @@ pub struct GameSettings {
     /// it holds (`skip-origin` or not), in every game of those rules,
     /// trades or not; none without a database.
     pub oracles: Vec<Arc<crate::oracle::DbOracle>>,
+    /// The server's time (the system's; a manual one in tests).
+    pub clock: Clock,
 }
 
 /// The oracle among `oracles` for the AI at `level` in games of `rules`:
@@ -178,6 +184,7 @@ impl Games {
             settings,
         }));
         games.clone().spawn_janitor();
+        games.clone().spawn_referee();
         games.clone().resume_ai_games();
         if let Some(notices) = notices {
             games.clone().spawn_listener(notices);
@@ -218,6 +225,86 @@ impl Games {
                 });
             }
         });
+    }
+
+    /// Now, by the server's clock.
+    fn now(&self) -> i64 {
+        self.0.settings.clock.now_ms()
+    }
+
+    /// Every second: the games whose time is up are ended (a flag, or an
+    /// abort of a first action never made), even with nobody connected.
+    /// Any server may end any game: the store takes the first.
+    fn spawn_referee(self) {
+        let weak = Arc::downgrade(&self.0);
+        drop(self);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                Games(inner).settle_clocks().await;
+            }
+        });
+    }
+
+    /// Ends every game whose deadline has passed by the server's clock (a
+    /// loss on time, or an abort); returns how many it ended. The referee
+    /// calls it every second; tests call it after moving their clock.
+    pub async fn settle_clocks(&self) -> usize {
+        let ids = match self.0.store.due_games(self.now(), 500).await {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::warn!("cannot list the games whose time is up: {e}");
+                return 0;
+            }
+        };
+        let mut ended = 0;
+        for id in ids {
+            let Ok(room_ref) = self.room(&id).await else {
+                continue;
+            };
+            let mut room = room_ref.lock().await;
+            if self.enforce_clock(&room_ref, &mut room).await {
+                ended += 1;
+            }
+        }
+        ended
+    }
+
+    /// Ends the game if its time is up (committed, then broadcast);
+    /// `true` if it did.
+    async fn enforce_clock(&self, room_ref: &RoomRef, room: &mut Room) -> bool {
+        let Some(forfeit) = room.due() else {
+            return false;
+        };
+        match self.end_game(room_ref, room, forfeit).await {
+            Ok(()) => {
+                tracing::info!("game {}: {}", room.id(), forfeit.as_str());
+                true
+            }
+            Err(e) => {
+                tracing::debug!("game {}: cannot end it on time: {e}", room.id());
+                false
+            }
+        }
+    }
+
+    /// Commits a forfeit, applies it and tells every socket.
+    async fn end_game(
+        &self,
+        room_ref: &RoomRef,
+        room: &mut Room,
+        forfeit: Forfeit,
+    ) -> Result<(), GameError> {
+        let result = room.forfeit_result(forfeit);
+        self.commit_change(room_ref, room, GameChange::Forfeit { forfeit, result })
+            .await?;
+        room.forfeit(forfeit);
+        let ply = room.ply();
+        room.changed(ply);
+        Ok(())
     }
 
     /// Several servers on one store: each change another server commits
@@ -461,7 +548,7 @@ impl Games {
                     .ok_or(GameError::NoGame)?;
                 let n = stored.actions.len();
                 let max_plies = self.0.settings.max_plies;
-                let room = tokio::task::spawn_blocking(move || Room::load(stored, max_plies))
+                let mut room = tokio::task::spawn_blocking(move || Room::load(stored, max_plies))
                     .await
                     .map_err(join_error)?
                     .map_err(|e| {
@@ -470,6 +557,7 @@ impl Games {
                             "this game's stored record is damaged and cannot be loaded".into(),
                         )
                     })?;
+                room.clock = self.0.settings.clock.clone();
                 tracing::debug!("game {id} loaded ({n} actions)");
                 Ok::<_, GameError>(Arc::new(Mutex::new(room)))
             })
@@ -534,13 +622,14 @@ impl Games {
         room.check_playing()?;
         let (since, status) = (room.ply(), room.info.status);
         let takebacks = room.info.takebacks;
-        let stored = room.play(action, now_ms())?;
+        let stored = room.play(action, self.now())?;
         let ending = room.game.outcome().copied();
+        let deadline = room.deadline();
         let id = room.info.id.clone();
         if let Err(e) = self
             .0
             .store
-            .append_action(id, takebacks, stored, ending)
+            .append_action(id, takebacks, stored, ending, deadline)
             .await
         {
             // Not acknowledged: the action is taken back here and the
@@ -560,6 +649,7 @@ impl Games {
             }
             return Err(store_error(e));
         }
+        room.info.deadline = deadline;
         room.changed(since);
         Ok(())
     }
@@ -619,6 +709,10 @@ impl Games {
                 return Err(GameError::Unavailable);
             }
             let seat = seat_for(&room, token.as_deref())?;
+            // An action after the deadline is too late: the flag first.
+            if games.enforce_clock(&room_ref, &mut room).await {
+                return Err(GameError::Refused("your time is up: the game is over"));
+            }
             room.check_turn(seat, ply)?;
             let action: Action = action
                 .trim()
@@ -653,7 +747,7 @@ impl Games {
         if let Err(e) = self
             .0
             .store
-            .change_game(room.info.id.clone(), at, change, now_ms())
+            .change_game(room.info.id.clone(), at, change, self.now())
             .await
         {
             // The room was not changed. Refused because another server
@@ -676,15 +770,48 @@ impl Games {
             let mut room = room_ref.lock().await;
             room.touched = Instant::now();
             let seat = seat_for(&room, token.as_deref())?;
+            if games.enforce_clock(&room_ref, &mut room).await {
+                return Ok(room.view(Some(seat)));
+            }
             let player = room.resigner(seat)?;
-            let result = room.resign_result(player);
             games
-                .commit_change(&room_ref, &mut room, GameChange::Resign { player, result })
+                .end_game(&room_ref, &mut room, Forfeit::Resign(player))
                 .await?;
-            room.resign(player);
-            let ply = room.ply();
-            room.changed(ply);
             tracing::info!("game {}: {player} resigned", room.id());
+            Ok(room.view(Some(seat)))
+        })
+        .await
+        .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    /// Aborts the game for the holder of `token`: a game between people
+    /// (or against the AI) before each player has made an action; it then
+    /// has no result and counts for nobody. Returns the state as the
+    /// caller sees it.
+    pub async fn abort(&self, id: &str, token: Option<String>) -> Result<GameView, GameError> {
+        let room_ref = self.room(id).await?;
+        let games = self.clone();
+        tokio::spawn(async move {
+            let mut room = room_ref.lock().await;
+            room.touched = Instant::now();
+            let seat = seat_for(&room, token.as_deref())?;
+            if games.enforce_clock(&room_ref, &mut room).await {
+                return Ok(room.view(Some(seat)));
+            }
+            room.check_playing()?;
+            if room.info.mode == Mode::Local {
+                return Err(GameError::Refused(
+                    "a game on one device is not aborted: start a new one",
+                ));
+            }
+            if room.both_have_acted() {
+                return Err(GameError::Refused(
+                    "a game can be aborted only before each player has made an action: \
+                     resign instead",
+                ));
+            }
+            games.end_game(&room_ref, &mut room, Forfeit::Abort).await?;
+            tracing::info!("game {}: aborted by {}", room.id(), seat.as_str());
             Ok(room.view(Some(seat)))
         })
         .await
@@ -806,13 +933,22 @@ impl Games {
         to: usize,
     ) -> Result<(), GameError> {
         let from = room.ply();
-        self.commit_change(room_ref, room, GameChange::TakeBack { to: to as u32 })
-            .await?;
+        let deadline = room.deadline_at(to);
+        self.commit_change(
+            room_ref,
+            room,
+            GameChange::TakeBack {
+                to: to as u32,
+                deadline,
+            },
+        )
+        .await?;
         if let Err(e) = room.take_back_to(to) {
             // Committed but not applied: the store has the truth.
             self.evict(room_ref, room);
             return Err(e);
         }
+        room.info.deadline = deadline;
         room.send_whole();
         tracing::info!("game {}: taken back from ply {from} to {to}", room.id());
         Ok(())
@@ -824,6 +960,7 @@ impl Games {
         let mut room = room_ref.lock().await;
         room.touched = Instant::now();
         let seat = token.and_then(|t| room.seat_of(t));
+        self.enforce_clock(&room_ref, &mut room).await;
         if room.ai_to_move() && !room.ai_busy {
             // An earlier AI task failed: try again.
             self.start_ai(room_ref.clone());
@@ -868,7 +1005,13 @@ impl Games {
         if spec.perfect {
             self.perfect_for(spec.mode, spec.rules)?;
         }
-        let info = new_info(&spec, creator);
+        if spec.clock.is_some() && spec.mode != Mode::Friend {
+            return Err(GameError::BadField {
+                field: "clock",
+                why: "clocks are for games between people: friend games".into(),
+            });
+        }
+        let info = new_info(&spec, creator, self.now());
         self.insert_game(info, None, client).await
     }
 
@@ -942,6 +1085,7 @@ impl Games {
         let mut tries = 0;
         let (room, first) = loop {
             let mut room = Room::new(info.clone(), self.0.settings.max_plies);
+            room.clock = self.0.settings.clock.clone();
             room.ai_client = ai_client.clone();
             // An AI that moves first takes its place in the AI pool before
             // the game is stored: refused (the creator's cap, the queue
@@ -1063,6 +1207,14 @@ impl Games {
             _ => Player::B,
         };
         let token = new_token();
+        let now = self.now();
+        // The first action's deadline, from now (a timed game).
+        let deadline = room.info.clock.and_then(|tc| {
+            let to_act = room.game.position().to_move();
+            clock::clocks(tc, now, &[], Some(to_act), now)
+                .deadline
+                .map(|(at, _)| at)
+        });
         let claimed = self
             .0
             .store
@@ -1071,7 +1223,8 @@ impl Games {
                 invite,
                 player,
                 token.clone(),
-                now_ms(),
+                now,
+                deadline,
             )
             .await
             .map_err(|e| {
@@ -1089,6 +1242,8 @@ impl Games {
         room.info.invite = None;
         room.info.tokens.set(seat, Some(token.clone()));
         room.info.status = Status::Playing;
+        room.info.started_at = Some(now);
+        room.info.deadline = deadline;
         let ply = room.ply();
         room.changed(ply);
         tracing::info!("game {}: the friend has arrived", room.id());
@@ -1208,8 +1363,9 @@ impl Games {
                 perfect: room.info.perfect,
                 honourable: room.info.honourable,
                 colour: None,
+                clock: room.info.clock,
             };
-            let info = new_info(&spec, new_seat);
+            let info = new_info(&spec, new_seat, games.now());
             let grant = games
                 .insert_game(info, Some(room.info.id.clone()), client)
                 .await?;
@@ -1463,7 +1619,7 @@ fn ai_seed(id: &str, ply: usize) -> u64 {
 /// A new game's facts, with fresh id and secrets: the creator's seat gets
 /// its secret; a friend game's other seat gets an invitation code instead,
 /// which mints that seat's secret when it is claimed.
-fn new_info(spec: &NewGameSpec, creator: Seat) -> GameInfo {
+fn new_info(spec: &NewGameSpec, creator: Seat, now: i64) -> GameInfo {
     let mut tokens = PerSeat::default();
     let (ai_seat, invite) = match (spec.mode, creator) {
         (Mode::Local, _) | (_, Seat::Both) => {
@@ -1486,6 +1642,18 @@ fn new_info(spec: &NewGameSpec, creator: Seat) -> GameInfo {
             (None, Some(new_token()))
         }
     };
+    let status = if spec.mode == Mode::Friend {
+        Status::Waiting
+    } else {
+        Status::Playing
+    };
+    let started_at = (status == Status::Playing).then_some(now);
+    let deadline = match (spec.clock, started_at) {
+        (Some(tc), Some(t)) => clock::clocks(tc, t, &[], Some(spec.start.to_move()), now)
+            .deadline
+            .map(|(at, _)| at),
+        _ => None,
+    };
     GameInfo {
         id: new_id(),
         mode: spec.mode,
@@ -1496,17 +1664,16 @@ fn new_info(spec: &NewGameSpec, creator: Seat) -> GameInfo {
         honourable: spec.honourable,
         creator,
         ai_seat,
-        status: if spec.mode == Mode::Friend {
-            Status::Waiting
-        } else {
-            Status::Playing
-        },
-        created_at: now_ms(),
+        status,
+        created_at: now,
         rematch: None,
         tokens,
         invite,
         devices: PerSeat::default(),
-        resigned: None,
+        forfeit: None,
+        clock: spec.clock,
+        started_at,
+        deadline,
         takebacks: 0,
         takeback: None,
     }

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use anyhow::bail;
 use futures_util::future::BoxFuture;
-use gore_core::{Action, Hole, Outcome, Player, Position};
+use gore_core::{Action, Forfeit, Hole, Outcome, Player, Position};
 
 use crate::domain::GameInfo;
 
@@ -65,22 +65,55 @@ pub struct At {
 /// A change of a game being played, other than an action.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GameChange {
-    /// `player` resigned: the game is over, `result` (as
-    /// [`Outcome`]'s text: `12-8`, `12-8 without glory`) its result.
-    Resign {
-        /// Who resigned.
-        player: Player,
+    /// The game ended off the board (a resignation, a flag on time, a
+    /// claim after the opponent left, an abort): it is over, `result` (as
+    /// [`Outcome`]'s text: `12-8`, `12-8 without glory`; `None` for an
+    /// abort) its result; nothing is due any more.
+    Forfeit {
+        /// How, and who lost.
+        forfeit: Forfeit,
         /// The captured totals as they stood, and "without glory".
-        result: String,
+        result: Option<String>,
     },
     /// The actions after ply `to` are taken back (deleted); the game's
     /// takebacks count one more, and a pending request is cleared.
     TakeBack {
         /// The actions kept.
         to: u32,
+        /// The game's deadline after it ([`GameInfo::deadline`]).
+        deadline: Option<i64>,
     },
     /// A friend game's takeback request: who asks, or `None` (declined).
     Request(Option<Player>),
+}
+
+/// A stored game's forfeit, from its columns: `resigned` (a resignation,
+/// as stored before the other forfeits came), else `reason` (`time`,
+/// `left`, `abort`) with `loser`. What does not fit is named.
+pub fn forfeit_from_columns(
+    reason: Option<&str>,
+    resigned: Option<Player>,
+    loser: Option<Player>,
+) -> Result<Option<Forfeit>, String> {
+    if let Some(p) = resigned {
+        return Ok(Some(Forfeit::Resign(p)));
+    }
+    match reason {
+        Some(word @ ("time" | "left" | "abort")) => Forfeit::from_parts(word, loser)
+            .map(Some)
+            .ok_or_else(|| format!("reason {word} with loser {loser:?}")),
+        _ => Ok(None),
+    }
+}
+
+/// The columns `reason`, `resigned` and `loser` that keep a forfeit.
+pub fn forfeit_columns(f: Forfeit) -> (&'static str, Option<String>, Option<String>) {
+    let letter = |p: Player| Some(p.char().to_string());
+    match f {
+        Forfeit::Resign(p) => ("resign", letter(p), None),
+        Forfeit::Time(p) | Forfeit::Left(p) => (f.as_str(), None, letter(p)),
+        Forfeit::Abort => ("abort", None, None),
+    }
 }
 
 /// Why a store could not do what was asked.
@@ -150,16 +183,18 @@ pub trait Store: Send + Sync + 'static {
         })
     }
 
-    /// Commits one action, and the result with it when it ends the game;
-    /// it clears a pending takeback request. A ply already stored, a game
-    /// no longer being played, or one whose takebacks are not `takebacks`
-    /// (another server took back since) is [`StoreError::Conflict`].
+    /// Commits one action, and the result with it when it ends the game,
+    /// and the game's new `deadline` ([`GameInfo::deadline`]); it clears a
+    /// pending takeback request. A ply already stored, a game no longer
+    /// being played, or one whose takebacks are not `takebacks` (another
+    /// server took back since) is [`StoreError::Conflict`].
     fn append_action(
         &self,
         id: String,
         takebacks: u32,
         action: StoredAction,
         ending: Option<Outcome>,
+        deadline: Option<i64>,
     ) -> StoreFuture<()>;
 
     /// Commits a resignation, a takeback or a takeback request, in one
@@ -170,7 +205,8 @@ pub trait Store: Send + Sync + 'static {
 
     /// Claims a friend game's invitation: if `code` is still the game's
     /// invitation, it is spent, `seat` gets the new secret `token` and the
-    /// game starts; `false` (and nothing changes) otherwise.
+    /// game starts at `now` (its `started_at`, with the `deadline` of the
+    /// first action if timed); `false` (and nothing changes) otherwise.
     fn claim_invite(
         &self,
         id: String,
@@ -178,7 +214,12 @@ pub trait Store: Send + Sync + 'static {
         seat: Player,
         token: String,
         now: i64,
+        deadline: Option<i64>,
     ) -> StoreFuture<bool>;
+
+    /// Games being played whose deadline is at or before `now` (Unix ms):
+    /// a flag or an abort is due. Soonest first, at most `limit`.
+    fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>>;
 
     /// Sets (or with `None` revokes) the "continue on another device" code
     /// of a seat's holder.

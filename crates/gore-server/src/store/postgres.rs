@@ -990,8 +990,18 @@ fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
             .transpose()
     };
     let takebacks: i32 = col(r, &id, "takebacks")?;
+    let reason = opt("reason")?;
+    let forfeit =
+        super::forfeit_from_columns(reason.as_deref(), player("resigned")?, player("loser")?)
+            .map_err(|e| damaged(&id, e))?;
+    let clock = opt("clock")?
+        .map(|s| s.parse().map_err(|e| damaged(&id, format!("clock: {e}"))))
+        .transpose()?;
     Ok(GameInfo {
-        resigned: player("resigned")?,
+        forfeit,
+        clock,
+        started_at: col(r, &id, "started_at")?,
+        deadline: col(r, &id, "deadline")?,
         takebacks: u32::try_from(takebacks).map_err(|_| damaged(&id, "takebacks"))?,
         takeback: player("takeback_request")?,
         mode,
@@ -1049,9 +1059,9 @@ fn insert_game(g: &GameInfo) -> Stmt {
     stmt(
         "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_a,
              token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
-             device_a, device_b, device_both)
+             device_a, device_b, device_both, clock, started_at, deadline)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-             $18, $19)",
+             $18, $19, $20, $21, $22)",
         vec![
             Box::new(g.id.clone()),
             Box::new(g.mode.as_str().to_string()),
@@ -1076,6 +1086,9 @@ fn insert_game(g: &GameInfo) -> Stmt {
             Box::new(g.devices.0[0].clone()),
             Box::new(g.devices.0[1].clone()),
             Box::new(g.devices.0[2].clone()),
+            Box::new(g.clock.map(|c| c.to_string())),
+            Box::new(g.started_at),
+            Box::new(g.deadline),
         ],
     )
 }
@@ -1145,6 +1158,7 @@ impl Store for PgStore {
         takebacks: u32,
         a: StoredAction,
         ending: Option<Outcome>,
+        deadline: Option<i64>,
     ) -> StoreFuture<()> {
         let store = self.clone();
         Box::pin(async move {
@@ -1171,7 +1185,8 @@ impl Store for PgStore {
             stmts.push(match ending {
                 Some(o) => stmt(
                     "UPDATE games SET status = 'over', result = $2, reason = $3,
-                         updated_at = $4, takeback_request = NULL WHERE id = $1",
+                         updated_at = $4, takeback_request = NULL, deadline = NULL
+                     WHERE id = $1",
                     vec![
                         Box::new(id.clone()),
                         Box::new(o.to_string()),
@@ -1180,8 +1195,9 @@ impl Store for PgStore {
                     ],
                 ),
                 None => stmt(
-                    "UPDATE games SET updated_at = $2, takeback_request = NULL WHERE id = $1",
-                    vec![Box::new(id.clone()), Box::new(a.at)],
+                    "UPDATE games SET updated_at = $2, takeback_request = NULL, deadline = $3
+                     WHERE id = $1",
+                    vec![Box::new(id.clone()), Box::new(a.at), Box::new(deadline)],
                 ),
             });
             store.write(stmts).await?;
@@ -1196,18 +1212,24 @@ impl Store for PgStore {
             let mut stmts = vec![lock_at(&id, at.takebacks), check_ply(&id, at.ply)];
             let mut ply = at.ply;
             match change {
-                GameChange::Resign { player, result } => stmts.push(stmt(
-                    "UPDATE games SET status = 'over', result = $2, reason = 'resign',
-                         resigned = $3, takeback_request = NULL, updated_at = $4
-                     WHERE id = $1",
-                    vec![
-                        Box::new(id.clone()),
-                        Box::new(result),
-                        Box::new(player.char().to_string()),
-                        Box::new(now),
-                    ],
-                )),
-                GameChange::TakeBack { to } => {
+                GameChange::Forfeit { forfeit, result } => {
+                    let (reason, resigned, loser) = super::forfeit_columns(forfeit);
+                    stmts.push(stmt(
+                        "UPDATE games SET status = 'over', result = $2, reason = $3,
+                             resigned = $4, loser = $5, takeback_request = NULL,
+                             deadline = NULL, updated_at = $6
+                         WHERE id = $1",
+                        vec![
+                            Box::new(id.clone()),
+                            Box::new(result),
+                            Box::new(reason.to_string()),
+                            Box::new(resigned),
+                            Box::new(loser),
+                            Box::new(now),
+                        ],
+                    ))
+                }
+                GameChange::TakeBack { to, deadline } => {
                     ply = to;
                     let to = i32::try_from(to).unwrap_or(i32::MAX);
                     stmts.push(stmt(
@@ -1222,9 +1244,9 @@ impl Store for PgStore {
                     ));
                     stmts.push(stmt(
                         "UPDATE games SET takebacks = takebacks + 1, takeback_request = NULL,
-                             updated_at = $2
+                             updated_at = $2, deadline = $3
                          WHERE id = $1",
-                        vec![Box::new(id.clone()), Box::new(now)],
+                        vec![Box::new(id.clone()), Box::new(now), Box::new(deadline)],
                     ));
                 }
                 GameChange::Request(who) => stmts.push(stmt(
@@ -1249,6 +1271,7 @@ impl Store for PgStore {
         seat: Player,
         token: String,
         now: i64,
+        deadline: Option<i64>,
     ) -> StoreFuture<bool> {
         let column = match seat {
             Player::A => "token_a",
@@ -1260,7 +1283,7 @@ impl Store for PgStore {
                 .write(vec![stmt(
                     format!(
                         "UPDATE games SET invite = NULL, {column} = $3, status = 'playing',
-                             updated_at = $4
+                             updated_at = $4, started_at = $4, deadline = $5
                          WHERE id = $1 AND invite = $2 AND status = 'waiting'"
                     ),
                     vec![
@@ -1268,6 +1291,7 @@ impl Store for PgStore {
                         Box::new(code),
                         Box::new(token),
                         Box::new(now),
+                        Box::new(deadline),
                     ],
                 )])
                 .await?;
@@ -1339,6 +1363,24 @@ impl Store for PgStore {
                     "SELECT id FROM games WHERE mode = 'ai' AND status = 'playing'
                      ORDER BY updated_at DESC LIMIT $1",
                     vec![Box::new(i64::from(limit))],
+                ))
+                .await?;
+            rows.iter()
+                .map(|r| r.try_get::<_, String>(0))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| StoreError::Other(e.to_string()))
+        })
+    }
+
+    fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1
+                         AND status = 'playing'
+                     ORDER BY deadline LIMIT $2",
+                    vec![Box::new(now), Box::new(i64::from(limit))],
                 ))
                 .await?;
             rows.iter()

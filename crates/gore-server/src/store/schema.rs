@@ -200,6 +200,22 @@ pub const STEPS: &[Step] = &[
         about: "the perfect player's level out of the ladder's range",
         sql: &[Sql::Both("UPDATE games SET level = 100 WHERE level = 9")],
     },
+    // Clocks (a time control, when the game began, the deadline of the
+    // player to act, indexed so that any server finds the games whose time
+    // is up) and the endings off the board beyond resigning: `reason`
+    // takes `time`, `left` and `abort`, `loser` says who lost. Games
+    // already begun count as begun when they were created.
+    Step {
+        about: "clocks, deadlines, and losses on time and by leaving",
+        sql: &[Sql::Both(
+            "ALTER TABLE games ADD COLUMN clock TEXT;
+            ALTER TABLE games ADD COLUMN started_at BIGINT;
+            ALTER TABLE games ADD COLUMN deadline BIGINT;
+            ALTER TABLE games ADD COLUMN loser TEXT CHECK (loser IN ('A', 'B'));
+            UPDATE games SET started_at = created_at WHERE status <> 'waiting';
+            CREATE INDEX games_deadline ON games (deadline) WHERE deadline IS NOT NULL",
+        )],
+    },
 ];
 
 /// The schema version this server writes.

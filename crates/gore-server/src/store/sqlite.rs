@@ -116,12 +116,22 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameInfo> {
                 .map_err(|_| bad(&id, format!("{col} {s}"))),
         }
     };
-    let resigned = player("resigned")?;
+    let reason: Option<String> = r.get("reason")?;
+    let forfeit =
+        super::forfeit_from_columns(reason.as_deref(), player("resigned")?, player("loser")?)
+            .map_err(|e| bad(&id, e))?;
+    let clock = match r.get::<_, Option<String>>("clock")? {
+        None => None,
+        Some(s) => Some(s.parse().map_err(|e| bad(&id, format!("clock: {e}")))?),
+    };
     let takeback = player("takeback_request")?;
     let takebacks: i64 = r.get("takebacks")?;
     let takebacks = u32::try_from(takebacks).map_err(|_| bad(&id, "takebacks"))?;
     Ok(GameInfo {
-        resigned,
+        forfeit,
+        clock,
+        started_at: r.get("started_at")?,
+        deadline: r.get("deadline")?,
         takebacks,
         takeback,
         mode,
@@ -150,9 +160,9 @@ fn insert_game(c: &Connection, g: &GameInfo, now: i64) -> rusqlite::Result<()> {
     c.execute(
         "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_a,
              token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
-             device_a, device_b, device_both)
+             device_a, device_b, device_both, clock, started_at, deadline)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-             ?18, ?19)",
+             ?18, ?19, ?20, ?21, ?22)",
         params![
             g.id,
             g.mode.as_str(),
@@ -177,6 +187,9 @@ fn insert_game(c: &Connection, g: &GameInfo, now: i64) -> rusqlite::Result<()> {
             g.devices.0[0],
             g.devices.0[1],
             g.devices.0[2],
+            g.clock.map(|c| c.to_string()),
+            g.started_at,
+            g.deadline,
         ],
     )?;
     Ok(())
@@ -572,6 +585,7 @@ impl Store for SqliteStore {
         takebacks: u32,
         a: StoredAction,
         ending: Option<Outcome>,
+        deadline: Option<i64>,
     ) -> StoreFuture<()> {
         let f = self.call(true, move |c| {
             // The ply itself is checked by the primary key.
@@ -591,13 +605,14 @@ impl Store for SqliteStore {
             match ending {
                 Some(o) => c.execute(
                     "UPDATE games SET status = 'over', result = ?2, reason = ?3, updated_at = ?4,
-                         takeback_request = NULL
+                         takeback_request = NULL, deadline = NULL
                      WHERE id = ?1",
                     params![id, o.to_string(), o.reason.as_str(), a.at],
                 )?,
                 None => c.execute(
-                    "UPDATE games SET updated_at = ?2, takeback_request = NULL WHERE id = ?1",
-                    params![id, a.at],
+                    "UPDATE games SET updated_at = ?2, takeback_request = NULL, deadline = ?3
+                     WHERE id = ?1",
+                    params![id, a.at, deadline],
                 )?,
             };
             Ok(())
@@ -609,22 +624,26 @@ impl Store for SqliteStore {
         let f = self.call(true, move |c| {
             check_at(c, &id, at.takebacks, Some(at.ply))?;
             match change {
-                GameChange::Resign { player, result } => c.execute(
-                    "UPDATE games SET status = 'over', result = ?2, reason = 'resign',
-                         resigned = ?3, takeback_request = NULL, updated_at = ?4
-                     WHERE id = ?1",
-                    params![id, result, player.char().to_string(), now],
-                )?,
-                GameChange::TakeBack { to } => {
+                GameChange::Forfeit { forfeit, result } => {
+                    let (reason, resigned, loser) = super::forfeit_columns(forfeit);
+                    c.execute(
+                        "UPDATE games SET status = 'over', result = ?2, reason = ?3,
+                             resigned = ?4, loser = ?5, takeback_request = NULL,
+                             deadline = NULL, updated_at = ?6
+                         WHERE id = ?1",
+                        params![id, result, reason, resigned, loser, now],
+                    )?
+                }
+                GameChange::TakeBack { to, deadline } => {
                     c.execute(
                         "DELETE FROM actions WHERE game_id = ?1 AND ply > ?2",
                         params![id, to],
                     )?;
                     c.execute(
                         "UPDATE games SET takebacks = takebacks + 1, takeback_request = NULL,
-                             updated_at = ?2
+                             updated_at = ?2, deadline = ?3
                          WHERE id = ?1",
-                        params![id, now],
+                        params![id, now, deadline],
                     )?
                 }
                 GameChange::Request(who) => c.execute(
@@ -644,6 +663,7 @@ impl Store for SqliteStore {
         seat: Player,
         token: String,
         now: i64,
+        deadline: Option<i64>,
     ) -> StoreFuture<bool> {
         let column = match seat {
             Player::A => "token_a",
@@ -653,10 +673,10 @@ impl Store for SqliteStore {
             let n = c.execute(
                 &format!(
                     "UPDATE games SET invite = NULL, {column} = ?3, status = 'playing',
-                         updated_at = ?4
+                         updated_at = ?4, started_at = ?4, deadline = ?5
                      WHERE id = ?1 AND invite = ?2 AND status = 'waiting'"
                 ),
-                params![id, code, token, now],
+                params![id, code, token, now, deadline],
             )?;
             Ok(n == 1)
         });
@@ -711,6 +731,21 @@ impl Store for SqliteStore {
             )?;
             let ids = st
                 .query_map([limit], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            Ok(ids)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
+        let f = self.call(false, move |c| {
+            let mut st = c.prepare(
+                "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= ?1
+                     AND status = 'playing'
+                 ORDER BY deadline LIMIT ?2",
+            )?;
+            let ids = st
+                .query_map(params![now, limit], |r| r.get(0))?
                 .collect::<rusqlite::Result<Vec<String>>>()?;
             Ok(ids)
         });

@@ -108,6 +108,7 @@ impl Store for Handle {
         takebacks: u32,
         a: StoredAction,
         e: Option<Outcome>,
+        deadline: Option<i64>,
     ) -> StoreFuture<()> {
         self.write(move |d| {
             let g = d
@@ -122,8 +123,10 @@ impl Store for Handle {
             }
             g.actions.push(a);
             g.info.takeback = None;
+            g.info.deadline = deadline;
             if e.is_some() {
                 g.info.status = Status::Over;
+                g.info.deadline = None;
             }
             Ok(((), Some((id, ply_of(g)))))
         })
@@ -141,12 +144,14 @@ impl Store for Handle {
                 return Err(StoreError::Conflict);
             }
             match change {
-                GameChange::Resign { player, .. } => {
+                GameChange::Forfeit { forfeit, .. } => {
                     g.info.status = Status::Over;
-                    g.info.resigned = Some(player);
+                    g.info.forfeit = Some(forfeit);
                     g.info.takeback = None;
+                    g.info.deadline = None;
                 }
-                GameChange::TakeBack { to } => {
+                GameChange::TakeBack { to, deadline } => {
+                    g.info.deadline = deadline;
                     g.actions.truncate(to as usize);
                     g.info.takebacks += 1;
                     g.info.takeback = None;
@@ -164,7 +169,8 @@ impl Store for Handle {
         code: String,
         seat: Player,
         token: String,
-        _now: i64,
+        now: i64,
+        deadline: Option<i64>,
     ) -> StoreFuture<bool> {
         self.write(move |d| {
             let g = d
@@ -177,6 +183,8 @@ impl Store for Handle {
             g.info.invite = None;
             g.info.tokens.set(Seat::of(seat), Some(token));
             g.info.status = Status::Playing;
+            g.info.started_at = Some(now);
+            g.info.deadline = deadline;
             Ok((true, Some((id, ply_of(g)))))
         })
     }
@@ -189,6 +197,26 @@ impl Store for Handle {
             g.info.devices.set(seat, code);
             Ok(((), Some((id, ply_of(g)))))
         })
+    }
+    fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
+        let mut due: Vec<(i64, String)> = self
+            .shared
+            .data
+            .lock()
+            .unwrap()
+            .games
+            .values()
+            .filter(|g| g.info.status == Status::Playing)
+            .filter_map(|g| {
+                g.info
+                    .deadline
+                    .filter(|&d| d <= now)
+                    .map(|d| (d, g.info.id.clone()))
+            })
+            .collect();
+        due.sort();
+        due.truncate(limit as usize);
+        Box::pin(async move { Ok(due.into_iter().map(|(_, id)| id).collect()) })
     }
     fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
         self.write(move |d| {
