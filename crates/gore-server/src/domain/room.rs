@@ -295,7 +295,12 @@ impl Room {
     /// otherwise).
     pub fn clocks_at(&self, now: i64) -> Option<Clocks> {
         let to_act = (!self.is_over()).then(|| self.game.position().to_move());
-        self.clocks_after(self.ply(), to_act, now)
+        let mut c = self.clocks_after(self.ply(), to_act, now)?;
+        // Lost on time: his clock shows the nothing he had left.
+        if let Some(Forfeit::Time(p)) = self.info.forfeit {
+            c.left[p.index()] = 0;
+        }
+        Some(c)
     }
 
     /// The clocks at `now` had the game only its first `ply` actions, with

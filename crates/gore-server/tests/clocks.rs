@@ -1,0 +1,361 @@
+//! Issue 13, clocks, aborting, and how games end (RULES.md, "Games between
+//! people"): Fischer and correspondence clocks kept by the server, a flag
+//! on time decided with nobody connected, the first actions free but
+//! bounded (an abort), aborting by hand, and records that say how each game
+//! ended. Time is a manual clock the test moves: no sleeps. On PostgreSQL
+//! too when `GORE_TEST_POSTGRES` is set (the CI sets it).
+
+mod common;
+
+use std::time::Duration;
+
+use common::shared::*;
+use common::*;
+use gore_server::domain::clock::Clock;
+use serde_json::{json, Value};
+
+/// A fixed start for the manual clock (2026-12-01, Unix ms).
+const T0: i64 = 1_796_083_200_000;
+
+/// A server whose time moves only when the test says.
+async fn server_with_clock(clock: &Clock) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_in(&dir);
+    config.clock = clock.clone();
+    Server::start_with(dir, config).await
+}
+
+/// A friend game with `clock` (A the creator), claimed by B: id and both
+/// tokens.
+async fn timed_friend(s: &Server, clock: &str) -> (String, String, String) {
+    let g = create(
+        &browser(),
+        s,
+        json!({"mode": "friend", "colour": "A", "clock": clock}),
+    )
+    .await;
+    let id = g["id"].as_str().unwrap().to_string();
+    let ta = g["token"].as_str().unwrap().to_string();
+    let tb = claim(&browser(), s, g["invite"].as_str().unwrap()).await["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    (id, ta, tb)
+}
+
+async fn play(s: &Server, id: &str, token: &str, action: &str, ply: usize) -> Value {
+    let (st, v) = act(
+        &bot(),
+        s,
+        id,
+        Some(token),
+        json!({"action": action, "ply": ply}),
+    )
+    .await;
+    assert_eq!(st, 200, "{action} at {ply}: {v}");
+    v
+}
+
+async fn record(s: &Server, id: &str) -> String {
+    bot()
+        .get(s.at(&format!("/api/games/{id}/record")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// 1+2: the first actions are free; then each side's time runs while he
+/// is to act and gains 2 s after each action. B, to act with 60 s, does
+/// nothing: at 60 s less a millisecond the game goes on, at 60 s the
+/// server ends it (nobody is connected), A the winner, on time. Hand
+/// arithmetic throughout.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_flag_on_time_is_decided_with_nobody_connected() {
+    let clock = Clock::manual(T0);
+    let s = server_with_clock(&clock).await;
+    let (id, ta, tb) = timed_friend(&s, "1+2").await;
+    let (_, v) = get(&bot(), &s, &id).await;
+    assert_eq!(v["clock"]["control"], "1+2");
+    assert_eq!(v["clock"]["left"], json!({"A": 60_000, "B": 60_000}));
+    assert_eq!(
+        v["clock"]["running"],
+        Value::Null,
+        "the first actions are free"
+    );
+    assert_eq!(v["clock"]["due"], "abort");
+    assert_eq!(v["clock"]["deadline_in"], 30_000);
+    clock.advance(Duration::from_secs(20));
+    play(&s, &id, &ta, "a3", 0).await;
+    clock.advance(Duration::from_secs(25));
+    play(&s, &id, &tb, "b3", 1).await;
+    // Both have acted: A's clock runs from here.
+    clock.advance(Duration::from_secs(10));
+    let v = play(&s, &id, &ta, "a1", 2).await;
+    // A: 60 - 10 + 2 = 52 s; B, to act, 60 s and running.
+    assert_eq!(v["clock"]["left"], json!({"A": 52_000, "B": 60_000}));
+    assert_eq!(v["clock"]["running"], "B");
+    assert_eq!(v["clock"]["due"], "flag");
+    assert_eq!(v["abortable"], false, "both have acted");
+    clock.advance(Duration::from_millis(59_999));
+    s.state.games().settle_clocks().await;
+    let (_, v) = get(&bot(), &s, &id).await;
+    assert_eq!(v["status"], "playing", "a millisecond left");
+    assert_eq!(v["clock"]["left"]["B"], 1);
+    clock.advance(Duration::from_millis(1));
+    s.state.games().settle_clocks().await;
+    let (_, v) = get(&bot(), &s, &id).await;
+    assert_eq!(v["status"], "over", "{v}");
+    assert_eq!(v["result"]["reason"], "time");
+    assert_eq!(v["result"]["winner"], "A");
+    assert_eq!(v["result"]["swept"], json!([0, 0]));
+    assert_eq!(v["clock"]["running"], Value::Null);
+    assert_eq!(v["clock"]["left"]["B"], 0);
+    // Too late: B's action is refused, the game stays as it ended.
+    let (st, e) = act(
+        &bot(),
+        &s,
+        &id,
+        Some(&tb),
+        json!({"action": "b2", "ply": 3}),
+    )
+    .await;
+    assert_eq!(st, 409, "{e}");
+    assert_eq!(ply(&get(&bot(), &s, &id).await.1), 3);
+    let rec = record(&s, &id).await;
+    assert!(
+        rec.contains("[Termination \"time\"]\n[Loser \"B\"]\n"),
+        "{rec}"
+    );
+    assert!(rec.contains("[TimeControl \"1+2\"]"), "{rec}");
+    // The record replays: its Result is the captured totals as they stood.
+    let parsed: gore_core::Record = rec.parse().unwrap();
+    parsed.replay().unwrap();
+}
+
+/// An action at the very deadline is too late, whoever asks first: the
+/// play itself ends the game on time when the referee has not yet.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_action_after_the_deadline_is_refused_and_the_flag_falls() {
+    let clock = Clock::manual(T0);
+    let s = server_with_clock(&clock).await;
+    let (id, ta, tb) = timed_friend(&s, "1+0").await;
+    play(&s, &id, &ta, "a3", 0).await;
+    play(&s, &id, &tb, "b3", 1).await;
+    clock.advance(Duration::from_secs(60));
+    let (st, e) = act(
+        &bot(),
+        &s,
+        &id,
+        Some(&ta),
+        json!({"action": "a1", "ply": 2}),
+    )
+    .await;
+    assert_eq!(st, 409, "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("time is up"),
+        "{e}"
+    );
+    let (_, v) = get(&bot(), &s, &id).await;
+    assert_eq!(v["result"]["reason"], "time");
+    assert_eq!(v["result"]["winner"], "B");
+}
+
+/// A player who never makes his first action: after 30 s the game is
+/// aborted (no winner, no result), with nobody connected.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_first_action_never_made_aborts_the_game() {
+    let clock = Clock::manual(T0);
+    let s = server_with_clock(&clock).await;
+    let (id, ta, _tb) = timed_friend(&s, "5+3").await;
+    play(&s, &id, &ta, "a3", 0).await;
+    // B's 30 s count from A's first action.
+    clock.advance(Duration::from_millis(29_999));
+    s.state.games().settle_clocks().await;
+    assert_eq!(get(&bot(), &s, &id).await.1["status"], "playing");
+    clock.advance(Duration::from_millis(1));
+    s.state.games().settle_clocks().await;
+    let (_, v) = get(&bot(), &s, &id).await;
+    assert_eq!(v["status"], "over");
+    assert_eq!(v["result"]["reason"], "abort");
+    assert_eq!(v["result"]["winner"], Value::Null);
+    let rec = record(&s, &id).await;
+    assert!(rec.contains("[Result \"*\"]"), "{rec}");
+    assert!(rec.contains("[Termination \"abort\"]"), "{rec}");
+}
+
+/// Correspondence, 1 day an action: the time left counts down for the
+/// player to act only; a day without his action loses the game.
+#[tokio::test(flavor = "multi_thread")]
+async fn correspondence_days_per_action() {
+    const DAY: i64 = 86_400_000;
+    let clock = Clock::manual(T0);
+    let s = server_with_clock(&clock).await;
+    let (id, ta, tb) = timed_friend(&s, "1d").await;
+    clock.advance(Duration::from_secs(3600));
+    play(&s, &id, &ta, "a3", 0).await;
+    clock.advance(Duration::from_secs(7200));
+    let v = play(&s, &id, &tb, "b3", 1).await;
+    assert_eq!(v["clock"]["running"], "A");
+    assert_eq!(v["clock"]["left"], json!({"A": DAY, "B": DAY}));
+    clock.advance(Duration::from_millis(DAY as u64 - 1));
+    s.state.games().settle_clocks().await;
+    let (_, v) = get(&bot(), &s, &id).await;
+    assert_eq!(v["status"], "playing");
+    assert_eq!(v["clock"]["left"]["A"], 1);
+    clock.advance(Duration::from_millis(1));
+    s.state.games().settle_clocks().await;
+    let (_, v) = get(&bot(), &s, &id).await;
+    assert_eq!(
+        (
+            v["result"]["reason"].as_str(),
+            v["result"]["winner"].as_str()
+        ),
+        (Some("time"), Some("B"))
+    );
+}
+
+/// Abort by hand: either player, before each has made an action; after,
+/// refused with the rule; a local game is never aborted; a stranger
+/// cannot abort.
+#[tokio::test(flavor = "multi_thread")]
+async fn abort_before_each_player_has_acted() {
+    let s = Server::start(0).await;
+    let (id, ta, tb) = timed_friend(&s, "none").await;
+    let (_, v) = get(&bot(), &s, &id).await;
+    assert_eq!(v.get("clock"), None, "untimed: no clock");
+    assert_eq!(v["abortable"], true);
+    let abort = |token: Option<String>, id: String| {
+        let s = &s;
+        async move {
+            let mut req = bot().post(s.at(&format!("/api/games/{id}/abort")));
+            if let Some(t) = token {
+                req = req.bearer_auth(t);
+            }
+            let r = req.send().await.unwrap();
+            (r.status().as_u16(), r.json::<Value>().await.unwrap())
+        }
+    };
+    assert_eq!(abort(None, id.clone()).await.0, 403, "a stranger");
+    play(&s, &id, &ta, "a3", 0).await;
+    // B has not acted: A may still abort (so may B).
+    let (st, v) = abort(Some(ta.clone()), id.clone()).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["result"]["reason"], "abort");
+    assert_eq!(v["result"]["winner"], Value::Null);
+    assert_eq!(v["abortable"], false);
+    let (st, _) = abort(Some(tb.clone()), id.clone()).await;
+    assert_eq!(st, 409, "already over");
+    // Once each has acted: refused, naming the rule.
+    let (id, ta, tb) = timed_friend(&s, "none").await;
+    play(&s, &id, &ta, "a3", 0).await;
+    play(&s, &id, &tb, "b3", 1).await;
+    let (st, e) = abort(Some(tb), id.clone()).await;
+    assert_eq!(st, 409);
+    assert!(
+        e["error"]["message"].as_str().unwrap().contains("resign"),
+        "{e}"
+    );
+    assert_eq!(get(&bot(), &s, &id).await.1["status"], "playing");
+    let local = create(&bot(), &s, json!({"mode": "local"})).await;
+    let (lid, lt) = (
+        local["id"].as_str().unwrap().to_string(),
+        local["token"].as_str().unwrap().to_string(),
+    );
+    assert_eq!(abort(Some(lt), lid).await.0, 409);
+}
+
+/// The clock field is checked and named; clocks are for games between
+/// people.
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_clocks_are_refused_by_name() {
+    let s = Server::start(0).await;
+    for (body, part) in [
+        (json!({"mode": "friend", "clock": "0+5"}), "base"),
+        (json!({"mode": "friend", "clock": "5+999"}), "increment"),
+        (json!({"mode": "friend", "clock": "30d"}), "days"),
+        (
+            json!({"mode": "friend", "clock": "fast"}),
+            "minutes+seconds",
+        ),
+        (json!({"mode": "ai", "clock": "5+3"}), "between people"),
+        (json!({"mode": "local", "clock": "5+3"}), "between people"),
+    ] {
+        let (st, e) = post_json(&bot(), &s, "/api/games", body.clone()).await;
+        assert_eq!(st, 400, "{body}");
+        let m = e["error"]["message"].as_str().unwrap();
+        assert!(m.starts_with("clock"), "{body}: {m}");
+        assert!(m.contains(part), "{body}: {m}");
+    }
+}
+
+/// The socket's updates carry the clocks as of each change.
+#[tokio::test(flavor = "multi_thread")]
+async fn updates_carry_the_clocks() {
+    let clock = Clock::manual(T0);
+    let s = server_with_clock(&clock).await;
+    let (id, ta, tb) = timed_friend(&s, "3+2").await;
+    let mut ws = s.ws(&id, Some(&ta)).await;
+    next_state(&mut ws).await;
+    play(&s, &id, &ta, "a3", 0).await;
+    play(&s, &id, &tb, "b3", 1).await;
+    next_state(&mut ws).await;
+    let st = next_state(&mut ws).await;
+    assert_eq!(st["clock"]["running"], "A");
+    assert_eq!(st["clock"]["deadline_in"], 180_000);
+    clock.advance(Duration::from_secs(7));
+    play(&s, &id, &ta, "a1", 2).await;
+    let st = next_state(&mut ws).await;
+    // 180 - 7 + 2 = 175 s.
+    assert_eq!(st["clock"]["left"]["A"], 175_000);
+    assert_eq!(st["clock"]["running"], "B");
+    // Resigning stops the clocks.
+    let r = bot()
+        .post(s.at(&format!("/api/games/{id}/resign")))
+        .bearer_auth(&tb)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let st = next_state(&mut ws).await;
+    assert_eq!(st["result"]["reason"], "resign");
+    assert_eq!(st["clock"]["running"], Value::Null);
+    assert_eq!(st["clock"].get("deadline_in"), None);
+}
+
+/// Several servers on one store: a game played on one server and left
+/// there is ended on time by another, which never had it in memory.
+#[tokio::test(flavor = "multi_thread")]
+async fn another_server_ends_a_game_on_time() {
+    let shared = Shared::new();
+    // Each server its own clock: only the second one's time is up.
+    let (clock1, clock2) = (Clock::manual(T0), Clock::manual(T0));
+    let start = |me, clock: Clock| {
+        let shared = &shared;
+        async move {
+            let dir = tempfile::tempdir().unwrap();
+            let mut config = config_in(&dir);
+            config.clock = clock;
+            let state = gore_server::AppState::with_store(config, shared.handle(me)).unwrap();
+            Server::serve(dir, state).await
+        }
+    };
+    let s1 = start(1, clock1.clone()).await;
+    let s2 = start(2, clock2.clone()).await;
+    let (id, ta, tb) = timed_friend(&s1, "1+0").await;
+    play(&s1, &id, &ta, "a3", 0).await;
+    play(&s1, &id, &tb, "b3", 1).await;
+    clock2.advance(Duration::from_secs(60));
+    s1.state.games().settle_clocks().await;
+    assert_eq!(get(&bot(), &s1, &id).await.1["status"], "playing");
+    s2.state.games().settle_clocks().await;
+    // Server 1 hears of it (its own clock says A still has time).
+    let v = poll_until(&bot(), &s1, &id, |v| v["status"] == "over").await;
+    assert_eq!(v["result"]["reason"], "time");
+    assert_eq!(v["result"]["winner"], "B");
+}
