@@ -241,8 +241,8 @@ pub struct Head {
     /// A friend game's pending takeback request: the player who asks.
     #[serde(default)]
     pub takeback: Option<Player>,
-    /// A timed game's clocks (`None`: untimed, or a friend game still
-    /// waiting for the friend).
+    /// A timed game's clocks (`None`: untimed; while a friend game waits,
+    /// the whole times with nothing running).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<ClockView>,
     /// Either player may abort now: the game is being played and one of

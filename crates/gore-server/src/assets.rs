@@ -31,13 +31,19 @@ const NO_CACHE: &str = "no-cache";
 /// What the page needs from the server before it runs: the defaults of a
 /// new game (the same as the API's, [`crate::api::DEFAULT_LEVEL`] and
 /// [`crate::api::DEFAULT_COLOUR`]), so that the home page shows what the
-/// server would choose.
+/// server would choose, and the paces it offers
+/// ([`crate::domain::clock::PACES`]).
 fn defaults_json() -> String {
+    let paces: Vec<String> = crate::domain::clock::PACES
+        .iter()
+        .map(|p| format!("\"{p}\""))
+        .collect();
     format!(
-        "{{\"level\":{},\"levels\":{},\"colour\":\"{}\"}}",
+        "{{\"level\":{},\"levels\":{},\"colour\":\"{}\",\"paces\":[{}]}}",
         crate::api::DEFAULT_LEVEL.get(),
         gore_ai::MAX_LEVEL,
-        crate::api::DEFAULT_COLOUR
+        crate::api::DEFAULT_COLOUR,
+        paces.join(",")
     )
 }
 

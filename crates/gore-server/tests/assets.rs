@@ -777,6 +777,24 @@ async fn the_page_and_the_api_share_one_default() {
     let levels = defaults["levels"].as_u64().unwrap();
     assert_eq!(levels, u64::from(gore_ai::MAX_LEVEL), "{defaults}");
     assert!((1..=levels).contains(&level), "{defaults}");
+    // The page's paces are the server's, and the API takes each as a clock.
+    let paces: Vec<&str> = defaults["paces"]
+        .as_array()
+        .expect("the paces in the page")
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(paces, gore_server::domain::clock::PACES, "{defaults}");
+    for p in &paces {
+        let (got, v) = common::post_json(
+            &c,
+            &s,
+            "/api/games",
+            serde_json::json!({"mode": "friend", "clock": p}),
+        )
+        .await;
+        assert_eq!(got, 201, "clock {p}: {v}");
+    }
     // The page's top level is the API's: it is accepted, the next refused.
     for (n, code) in [(levels, 201), (levels + 1, 400)] {
         let (got, v) = common::post_json(

@@ -51,6 +51,8 @@ export const postAction = (id, action, ply) => call('POST', `/api/games/${encode
 export const rematch = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/rematch`, {});
 /** Resigns the caller's seat (the opponent wins). @param {string} id */
 export const resignGame = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/resign`, {});
+/** Aborts the game (before each player has moved): it counts for nobody. @param {string} id */
+export const abortGame = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/abort`, {});
 /** Takes back one's last move (ai and local games), or asks the opponent (friend games). @param {string} id */
 export const requestTakeback = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/takeback`, {});
 /** Grants or refuses the opponent's takeback request. @param {string} id @param {boolean} accept */

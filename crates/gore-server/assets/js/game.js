@@ -6,7 +6,7 @@
 // store.js holds the state, gameview.js draws it; this file wires the
 // socket, the actions and the animation.
 
-import { ApiError, LiveGame, answerTakeback, getGame, newDeviceLink, postAction, rematch, rememberGame, requestTakeback, resignGame, revokeDeviceLinks } from './api.js';
+import { ApiError, LiveGame, abortGame, answerTakeback, getGame, newDeviceLink, postAction, rematch, rememberGame, requestTakeback, resignGame, revokeDeviceLinks } from './api.js';
 import { Animator, animateAction, savedSpeed, saveSpeed } from './anim.js';
 import { Board } from './board.js';
 import { announce, h, toast } from './dom.js';
@@ -15,6 +15,7 @@ import { capturedHoles } from './gpn.js';
 import { t } from './i18n.js';
 import { cue, notifyOn, setNotify, setSound, soundOn, turnAlert } from './sound.js';
 import { GameStore, plyOf } from './store.js';
+import { isLow } from './clock.js';
 import * as V from './gameview.js';
 
 /** @param {HTMLElement} main @param {string} id */
@@ -45,6 +46,8 @@ export function gamePage(main, id) {
     retry: () => { if (live) live.connectNow(); },
     rematch: doRematch,
     resign: doResign,
+    abort: () => request(() => abortGame(id)),
+    clockAt: performance.now(),
     takeback: doTakeback,
     answerTakeback: doAnswerTakeback,
     newDevice,
@@ -72,6 +75,7 @@ export function gamePage(main, id) {
       conn: h('div', { id: 'conn', class: 'conn', role: 'status' }),
       players: h('div', { class: 'players', id: 'players' }),
       turn: h('p', { id: 'turn', class: 'turn' }),
+      clockNote: h('p', { id: 'clock-note', class: 'clock-note', role: 'status', hidden: true }),
       invite: h('div', { id: 'invite', class: 'card invite', hidden: true }),
       notice: h('div', { id: 'notice', class: 'notice', hidden: true }),
       unavailable: h('p', { id: 'unavailable', class: 'warning', role: 'alert', hidden: true }),
@@ -102,6 +106,7 @@ export function gamePage(main, id) {
     el.page = h('div', { class: 'game-page', id: 'game-page' },
       h('div', { class: 'game-top' }, el.title, el.conn),
       el.players,
+      el.clockNote,
       el.turn,
       el.invite,
       el.unavailable,
@@ -381,6 +386,7 @@ export function gamePage(main, id) {
     const first = !st.s;
     const before = st.s ? st.s : null;
     if (!st.applyState(s, kind)) return;
+    ctx.clockAt = performance.now();
     st.offline = false;
     taken(first, before);
   }
@@ -394,7 +400,10 @@ export function gamePage(main, id) {
       if (!st.resyncing && live && live.resync()) st.resyncing = true;
       return;
     }
-    if (r === 'applied') taken(false, before);
+    if (r === 'applied') {
+      ctx.clockAt = performance.now();
+      taken(false, before);
+    }
   }
 
   /** A new state was taken: show it. @param {boolean} first @param {any} before */
@@ -499,6 +508,20 @@ export function gamePage(main, id) {
   }
   document.addEventListener('keydown', onKey);
 
+  // ----- clocks: counted down between states; a cue when yours runs low -----
+
+  let lowCued = false;
+  const clockTimer = window.setInterval(() => {
+    if (!st.s || !st.s.clock || !ctx.el.title) return;
+    const mine = V.viewClocks(ctx);
+    const low = mine !== null && isLow(mine, st.s.clock.control);
+    if (low && !lowCued) {
+      cue('lowtime');
+      toast(t('clock.lowTime'));
+    }
+    lowCued = low;
+  }, 100);
+
   // ----- start -----
 
   function startLive() {
@@ -563,6 +586,7 @@ export function gamePage(main, id) {
       destroyed = true;
       clearTimeout(pollTimer);
       clearTimeout(pendingTimer);
+      clearInterval(clockTimer);
       document.removeEventListener('keydown', onKey);
       turnAlert(false, '', '');
       if (live) live.close();

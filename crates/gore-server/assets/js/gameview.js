@@ -7,6 +7,7 @@ import { myGames, recordUrl } from './api.js';
 import { copyButton, h, linkField } from './dom.js';
 import { HOLES, capturedHoles, offerToken, other, parseAction, ruleOptions } from './gpn.js';
 import { t, tlist, tn } from './i18n.js';
+import { formatLeft, isLow, leftNow } from './clock.js';
 
 /**
  * @typedef {import('./store.js').GameStore} GameStore
@@ -24,6 +25,8 @@ import { t, tlist, tn } from './i18n.js';
  *   retry: () => void,
  *   rematch: () => void,
  *   resign: () => void,
+ *   abort: () => void,
+ *   clockAt: number,
  *   takeback: () => void,
  *   answerTakeback: (accept: boolean) => void,
  *   newDevice: () => void,
@@ -118,8 +121,50 @@ export function viewPlayers(c, p, k) {
       h('span', { class: 'player-score' }, t('game.captured', { n: p.captured[pl] })),
       // Always there, hidden when not to move, so that the box keeps its size.
       h('span', { class: `to-move-mark${toMove ? '' : ' off'}`, 'aria-hidden': toMove ? null : 'true' }, t('game.toMoveMark')),
-      declined ? h('span', { class: 'declined-mark', title: t('game.declinedTitle') }, t('game.declinedMark')) : null));
+      declined ? h('span', { class: 'declined-mark', title: t('game.declinedTitle') }, t('game.declinedMark')) : null,
+      st.s.clock ? h('span', { class: 'clock', id: `clock-${pl}`, role: 'timer', 'aria-live': 'off' }) : null));
   }
+  viewClocks(c);
+}
+
+/**
+ * The clocks' figures now, counted down from the last state (called
+ * several times a second); the note of a first move still to make.
+ * Returns the time the viewer has left when it is his clock that runs.
+ * @param {Ctx} c
+ */
+export function viewClocks(c) {
+  const st = c.store;
+  const clock = st.s && st.s.clock;
+  const note = c.el.clockNote;
+  if (!clock) {
+    if (note) note.hidden = true;
+    return null;
+  }
+  const elapsed = performance.now() - c.clockAt;
+  let mine = null;
+  for (const p of /** @type {Player[]} */ (['A', 'B'])) {
+    const box = document.getElementById(`clock-${p}`);
+    if (!box) continue;
+    const left = leftNow(clock, p, elapsed);
+    const text = formatLeft(left, clock.control);
+    if (box.textContent !== text) box.textContent = text;
+    box.setAttribute('aria-label', t('clock.label', { player: playerName(st, p), time: text }));
+    box.classList.toggle('running', clock.running === p);
+    box.classList.toggle('low', isLow(left, clock.control) && !st.over);
+    if (clock.running === p && st.you === p) mine = left;
+  }
+  if (note) {
+    const firstMove = !st.over && clock.due === 'abort' && clock.deadline_in != null && st.s.to_move;
+    note.hidden = !firstMove;
+    if (firstMove) {
+      const secs = Math.max(0, Math.ceil((clock.deadline_in - elapsed) / 1000));
+      const who = playerName(st, st.s.to_move);
+      const text = clock.running ? t('clock.firstMoveDays', { player: who }) : t('clock.firstMove', { player: who, s: secs });
+      if (note.textContent !== text) note.textContent = text;
+    }
+  }
+  return mine;
 }
 
 /** The status line: one sentence of what to do now (its height is fixed, see app.css). @param {Ctx} c */
@@ -302,6 +347,9 @@ export function viewTools(c) {
       box.append(h('button', { type: 'button', class: 'ghost small', id: 'takeback-btn', disabled: st.sending || st.animating, onclick: c.takeback }, t(friend ? 'takeback.ask' : 'takeback.do')));
     }
   }
+  if (s.abortable && me !== 'both') {
+    box.append(h('button', { type: 'button', class: 'ghost small', id: 'abort-btn', disabled: st.sending, onclick: c.abort }, t('abort.button')));
+  }
   if (modern) {
     if (!st.confirmResign) {
       box.append(h('button', { type: 'button', class: 'ghost small', id: 'resign-btn', onclick: () => c.ui((x) => { x.confirmResign = true; }, 'resign-no') }, t('resign.button')));
@@ -367,7 +415,8 @@ export function viewResult(c) {
   if (box.hidden) return;
   const me = st.you;
   let headline;
-  if (!r.winner) headline = t('result.draw');
+  if (r.reason === 'abort') headline = t('result.aborted');
+  else if (!r.winner) headline = t('result.draw');
   else if (me === 'A' || me === 'B') headline = r.winner === me ? t('result.youWin') : t('result.youLose');
   else headline = t('result.winner', { player: r.winner });
   const rm = st.s.rematch;
@@ -387,7 +436,7 @@ export function viewResult(c) {
   more.append(...[
     h('p', { class: 'muted', id: 'result-reason' }, t(`result.reason.${reason}`, { player: r.winner ? other(r.winner) : '' }),
       reason === 'repetition' ? ` ${t('result.repetitionWhat')}` : '',
-      sw && reason !== 'resign' ? ` ${t('result.sweptSeeds', { a: sw[0], b: sw[1] })}` : ''),
+      sw && !['resign', 'time', 'left', 'abort'].includes(reason) ? ` ${t('result.sweptSeeds', { a: sw[0], b: sw[1] })}` : ''),
     rm && !mineRematch && me ? h('p', { class: 'notice', id: 'rematch-offer' }, t('result.rematchWaiting')) : null,
     h('div', { class: 'button-row' },
       rematchButton,

@@ -10,6 +10,7 @@ import { h, toast } from './dom.js';
 import { errorText } from './errors.js';
 import { t, tn } from './i18n.js';
 import { parseGpn } from './gpn.js';
+import { paceLabel } from './clock.js';
 
 const FORM_KEY = 'gore.newGame';
 /** The options of the rules a newcomer may choose (RULES.md, "Options"). */
@@ -20,14 +21,15 @@ const RULE_OPTIONS = ['skip-origin', 'no-trades', 'cede-all'];
  * level's number): the ladder is the server's, never written here.
  */
 function serverDefaults() {
-  /** @type {{level: number, levels: number, colour: string}} */
-  const d = { level: 1, levels: 1, colour: 'random' };
+  /** @type {{level: number, levels: number, colour: string, paces: string[]}} */
+  const d = { level: 1, levels: 1, colour: 'random', paces: [] };
   const meta = document.querySelector('meta[name="gore-defaults"]');
   try {
     const v = JSON.parse((meta && meta.getAttribute('content')) || '{}');
     if (Number.isInteger(v.levels) && v.levels >= 1) d.levels = v.levels;
     if (Number.isInteger(v.level) && v.level >= 1 && v.level <= d.levels) d.level = v.level;
     if (['A', 'B', 'random'].includes(v.colour)) d.colour = v.colour;
+    if (Array.isArray(v.paces)) d.paces = v.paces.filter((/** @type {any} */ p) => typeof p === 'string' && /^\d+(\+\d+|d)$/.test(p));
   } catch (_) { /* the built-in copy: one level, the weakest */ }
   return d;
 }
@@ -45,7 +47,7 @@ function levelDescription(n) {
 /**
  * The choices for the next game: the player's last ones, else the
  * server's defaults.
- * @returns {{level: number, perfect: boolean, colour: string, honourable: boolean, seeds: number, rules: string[]}}
+ * @returns {{level: number, perfect: boolean, colour: string, honourable: boolean, seeds: number, rules: string[], clock: string}}
  */
 function choices() {
   const d = serverDefaults();
@@ -61,6 +63,7 @@ function choices() {
     honourable: !!f.honourable,
     seeds: Number.isInteger(seeds) && seeds >= 3 && seeds <= 8 ? seeds : 6,
     rules: Array.isArray(f.rules) ? f.rules.filter((/** @type {any} */ r) => RULE_OPTIONS.includes(r)) : [],
+    clock: d.paces.includes(f.clock) ? f.clock : 'none',
   };
 }
 
@@ -132,6 +135,9 @@ export function homePage(main) {
     for (let n = 3; n <= 8; n++) {
       seedsSelect.append(h('option', { value: n, selected: c.seeds === n }, t('home.seeds.option', { n, total: 8 * n })));
     }
+    const clockSelect = h('select', { id: 'clock', name: 'clock' },
+      h('option', { value: 'none', selected: c.clock === 'none' }, t('home.clock.none')),
+      ...serverDefaults().paces.map((p) => h('option', { value: p, selected: c.clock === p }, paceLabel(p))));
     const radio = (/** @type {string} */ value, /** @type {string} */ label) => h('label', { class: 'choice' },
       h('input', { type: 'radio', name: 'colour', value, id: `colour-${value}`, checked: c.colour === value }),
       h('span', { class: 'choice-text' }, h('span', { class: 'choice-label' }, label)));
@@ -157,6 +163,10 @@ export function homePage(main) {
             radio('B', t('home.colour.B')),
             radio('random', t('home.colour.random'))),
           h('p', { class: 'hint' }, t('home.colour.hint'))),
+        h('fieldset', null,
+          h('legend', null, t('home.clock')),
+          h('label', { class: 'field', for: 'clock' }, h('span', null, t('home.clock.label')), clockSelect),
+          h('p', { class: 'hint' }, t('home.clock.hint'))),
         h('fieldset', null,
           h('legend', null, t('home.ruleOptions')),
           h('label', { class: 'field', for: 'seeds' }, h('span', null, t('home.seeds')), seedsSelect),
@@ -229,6 +239,7 @@ export function homePage(main) {
       honourable: fd.get('honourable') !== null,
       seeds: Number(fd.get('seeds') || 6),
       rules: /** @type {string[]} */ (fd.getAll('rule').map(String)),
+      clock: String(fd.get('clock') || 'none'),
     };
   }
 
@@ -332,6 +343,7 @@ export function homePage(main) {
       req.honourable = c.honourable;
     }
     if (mode !== 'local') req.colour = c.colour;
+    if (mode === 'friend' && c.clock !== 'none') req.clock = c.clock;
     busy = true;
     const buttons = /** @type {HTMLButtonElement[]} */ ([...form.querySelectorAll('.play-button')]);
     const button = /** @type {HTMLButtonElement} */ (form.querySelector(`#play-${mode}`));

@@ -39,6 +39,12 @@ use serde::{Deserialize, Serialize};
 /// clock, before the game is aborted (lichess gives about as much).
 pub const FIRST_ACTION: Duration = Duration::from_secs(30);
 
+/// The paces the app offers in one click (the home page's clocks, the
+/// lobby's quick pairing): lichess's common ones for Goré's ~50 decisions
+/// a side, and correspondence at 1 and 3 days an action. Each parses as a
+/// [`TimeControl`] (a test checks).
+pub const PACES: &[&str] = &["3+2", "5+3", "10+5", "15+10", "1d", "3d"];
+
 /// A day, in milliseconds.
 const DAY_MS: i64 = 86_400_000;
 
@@ -375,6 +381,27 @@ mod tests {
         assert_eq!(c.left, [two - 3_600_000, two]);
         assert_eq!(c.running, Some(A));
         assert_eq!(c.deadline, Some((7 + two, Due::Flag(A))));
+    }
+
+    #[test]
+    fn the_paces_offered_are_time_controls_from_fast_to_correspondence() {
+        use crate::domain::rating::Pace;
+        let paces: Vec<Pace> = PACES
+            .iter()
+            .map(|p| p.parse::<TimeControl>().unwrap().pace())
+            .collect();
+        // 3+2: 3 min + 50 × 2 s = 4:40; 5+3: 7:30 (fast); 10+5: 14:10.
+        assert_eq!(
+            paces,
+            [
+                Pace::Fast,
+                Pace::Fast,
+                Pace::Slow,
+                Pace::Slow,
+                Pace::Correspondence,
+                Pace::Correspondence
+            ]
+        );
     }
 
     #[test]

@@ -291,8 +291,8 @@ impl Room {
         self.game.is_over() || self.info.forfeit.is_some() || self.info.status == Status::Over
     }
 
-    /// The clocks at `now` of a timed game that has begun (`None`
-    /// otherwise).
+    /// The clocks at `now` of a timed game (`None`: untimed); while it
+    /// waits for the friend, the whole times, nothing running.
     pub fn clocks_at(&self, now: i64) -> Option<Clocks> {
         let to_act = (!self.is_over()).then(|| self.game.position().to_move());
         let mut c = self.clocks_after(self.ply(), to_act, now)?;
@@ -307,7 +307,10 @@ impl Room {
     /// `to_act` to act.
     fn clocks_after(&self, ply: usize, to_act: Option<Player>, now: i64) -> Option<Clocks> {
         let tc = self.info.clock?;
-        let started = self.info.started_at?;
+        let Some(started) = self.info.started_at else {
+            // Waiting for the friend: the whole times, nothing running or due.
+            return Some(clocks(tc, 0, &[], None, now));
+        };
         let played: Vec<(Player, i64)> = self
             .log
             .iter()
