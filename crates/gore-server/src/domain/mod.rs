@@ -5,6 +5,7 @@
 
 pub mod clock;
 mod error;
+pub mod names;
 pub mod rating;
 mod room;
 mod service;
