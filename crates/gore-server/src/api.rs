@@ -46,6 +46,14 @@ pub struct NewGame {
     pub clock: Option<String>,
 }
 
+/// The answer to `GET /api/me` and `POST /api/me/name`, and the body of
+/// the latter: the browser's display name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Me {
+    /// 3 to 20 letters (any script), digits, `-` and `_`.
+    pub name: String,
+}
+
 /// The answer to `GET /api/solver`: what the solver's database allows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Solver {
@@ -105,6 +113,10 @@ pub enum SeatView {
     Human {
         /// False only for the friend's seat of a `waiting` game.
         joined: bool,
+        /// His display name, as it was when he took the seat (absent for a
+        /// bot without a session, and on one device).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
     },
     /// The server's AI.
     Ai {

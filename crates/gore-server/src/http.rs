@@ -42,6 +42,8 @@ pub fn app(state: AppState) -> Router {
         .route("/continue/{id}/{code}", get(page))
         .route("/api/games", post(create))
         .route("/api/solver", get(solver))
+        .route("/api/me", get(me))
+        .route("/api/me/name", post(rename))
         .route("/api/games/{id}", get(game))
         .route("/api/games/{id}/actions", post(play))
         .route("/api/games/{id}/join", post(join))
@@ -136,6 +138,15 @@ fn session_cookie(session: &str) -> HeaderValue {
     .unwrap_or_else(|_| HeaderValue::from_static("gore_session=; Path=/"))
 }
 
+/// The browser's session: the one it sent, or a new one (`true`: the
+/// answer sets its cookie).
+fn session_or_new(headers: &HeaderMap) -> (String, bool) {
+    match session_of(headers) {
+        Some(s) => (s.to_string(), false),
+        None => (new_token(), true),
+    }
+}
+
 /// Answers a seat given to this caller: the seat is remembered in the
 /// browser's session (a new session cookie if it had none).
 async fn grant_response(
@@ -144,10 +155,16 @@ async fn grant_response(
     status: StatusCode,
     grant: SeatGrant,
 ) -> Result<Response, ApiError> {
-    let (session, new) = match session_of(headers) {
-        Some(s) => (s.to_string(), false),
-        None => (new_token(), true),
-    };
+    grant_response_in(state, session_or_new(headers), status, grant).await
+}
+
+/// [`grant_response`] in a session already chosen.
+async fn grant_response_in(
+    state: &AppState,
+    (session, new): (String, bool),
+    status: StatusCode,
+    grant: SeatGrant,
+) -> Result<Response, ApiError> {
     state
         .games()
         .remember_seat(session.clone(), grant.id.clone(), grant.token.clone())
@@ -416,6 +433,7 @@ fn new_game_spec(req: NewGame) -> Result<NewGameSpec, ApiError> {
         perfect,
         honourable: req.honourable.unwrap_or(false),
         colour,
+        name: None,
         clock: match req.clock.as_deref().map(str::trim) {
             None | Some("" | "none") => None,
             Some(c) => Some(c.parse().map_err(|e: String| bad("clock", e))?),
@@ -435,11 +453,40 @@ async fn create(
     headers: HeaderMap,
     JsonBody(req): JsonBody<NewGame>,
 ) -> Result<Response, ApiError> {
-    let grant = state
-        .games()
-        .create(new_game_spec(req)?, client_ip(addr))
-        .await?;
-    grant_response(&state, &headers, StatusCode::CREATED, grant).await
+    let mut spec = new_game_spec(req)?;
+    let session = session_or_new(&headers);
+    spec.name = Some(state.players().name_of(&session.0).await?);
+    let grant = state.games().create(spec, client_ip(addr)).await?;
+    grant_response_in(&state, session, StatusCode::CREATED, grant).await
+}
+
+/// `GET /api/me`: the browser's display name (generated on the first
+/// visit; the answer then sets the session cookie).
+async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let (session, new) = session_or_new(&headers);
+    let name = state.players().name_of(&session).await?;
+    let mut res = Json(crate::api::Me { name }).into_response();
+    if new {
+        res.headers_mut()
+            .insert(header::SET_COOKIE, session_cookie(&session));
+    }
+    Ok(res)
+}
+
+/// `POST /api/me/name`: the browser's new display name, checked.
+async fn rename(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<crate::api::Me>,
+) -> Result<Response, ApiError> {
+    let (session, new) = session_or_new(&headers);
+    let name = state.players().rename(&session, &body.name).await?;
+    let mut res = Json(crate::api::Me { name }).into_response();
+    if new {
+        res.headers_mut()
+            .insert(header::SET_COOKIE, session_cookie(&session));
+    }
+    Ok(res)
 }
 
 async fn game(
@@ -500,8 +547,13 @@ async fn join(
             ));
         }
     }
-    let grant = state.games().claim_invite(&id, &body.code).await?;
-    grant_response(&state, &headers, StatusCode::OK, grant).await
+    let session = session_or_new(&headers);
+    let name = state.players().name_of(&session.0).await?;
+    let grant = state
+        .games()
+        .claim_invite(&id, &body.code, Some(name))
+        .await?;
+    grant_response_in(&state, session, StatusCode::OK, grant).await
 }
 
 /// `POST /api/games/{id}/continue`: a player opens his seat on this device.

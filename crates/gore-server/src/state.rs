@@ -19,6 +19,7 @@ pub struct AppState(Arc<Inner>);
 struct Inner {
     config: Config,
     games: Games,
+    players: crate::domain::Players,
     limiter: RateLimiter,
     sockets: Mutex<HashMap<IpAddr, usize>>,
 }
@@ -64,6 +65,7 @@ impl AppState {
     /// only if the AI's threads cannot be started.
     pub fn with_store(config: Config, store: Arc<dyn Store>) -> std::io::Result<AppState> {
         let (perfect, oracles) = open_solver_db(config.solver_db.as_deref())?;
+        let players = crate::domain::Players::new(store.clone(), config.clock.clone());
         let games = Games::new(
             store,
             GameSettings {
@@ -81,6 +83,7 @@ impl AppState {
             limiter: RateLimiter::new(config.rate_limit),
             config,
             games,
+            players,
             sockets: Mutex::new(HashMap::new()),
         }));
         state.clone().spawn_janitor();
@@ -95,6 +98,11 @@ impl AppState {
     /// The games.
     pub fn games(&self) -> &Games {
         &self.0.games
+    }
+
+    /// The players' names.
+    pub fn players(&self) -> &crate::domain::Players {
+        &self.0.players
     }
 
     /// The per-address limiter.

@@ -116,12 +116,15 @@ impl Store for Gated {
         id: String,
         code: String,
         seat: gore_core::Player,
-        token: String,
-        now: i64,
-        deadline: Option<i64>,
+        claim: gore_server::store::SeatClaim,
     ) -> StoreFuture<bool> {
-        self.inner
-            .claim_invite(id, code, seat, token, now, deadline)
+        self.inner.claim_invite(id, code, seat, claim)
+    }
+    fn player_name(&self, session: String) -> StoreFuture<Option<String>> {
+        self.inner.player_name(session)
+    }
+    fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()> {
+        self.inner.set_player_name(session, name, now)
     }
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
         self.inner.due_games(now, limit)

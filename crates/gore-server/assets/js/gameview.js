@@ -40,6 +40,7 @@ export function playerName(st, p) {
   const s = st.s;
   if (!s) return p;
   const seat = s.seats && s.seats[p];
+  if (seat && seat.kind === 'human' && seat.name) return st.you === p ? t('player.youNamed', { name: seat.name }) : seat.name;
   if (st.you === p) return t('player.you');
   if (seat && seat.kind === 'ai') {
     if (seat.perfect) return t('player.computerPerfect');

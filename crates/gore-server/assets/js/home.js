@@ -11,6 +11,7 @@ import { errorText } from './errors.js';
 import { t, tn } from './i18n.js';
 import { parseGpn } from './gpn.js';
 import { paceLabel } from './clock.js';
+import { nameCard } from './me.js';
 
 const FORM_KEY = 'gore.newGame';
 /** The options of the rules a newcomer may choose (RULES.md, "Options"). */
@@ -202,7 +203,8 @@ export function homePage(main) {
       h('section', { class: 'hero' },
         h('div', { class: 'hero-text' },
           h('h1', null, 'Goré'),
-          h('p', { class: 'lead' }, t('home.lead'), ' ', h('a', { href: '/rules', class: 'read-rules' }, t('home.readRules')))),
+          h('p', { class: 'lead' }, t('home.lead'), ' ', h('a', { href: '/rules', class: 'read-rules' }, t('home.readRules'))),
+          nameCard()),
         boardPicture()),
       h('div', { class: 'home-grid' }, form, gamesSection()),
     );

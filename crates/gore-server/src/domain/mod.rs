@@ -6,6 +6,7 @@
 pub mod clock;
 mod error;
 pub mod names;
+mod players;
 pub mod rating;
 mod room;
 mod service;
@@ -16,6 +17,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 pub use error::GameError;
+pub use players::Players;
 pub use room::{Change, Room};
 pub use service::{GameSettings, Games, NewGameSpec, RoomRef, SeatGrant};
 
@@ -231,6 +233,10 @@ pub struct GameInfo {
     /// When both seats were taken and the game began (Unix ms; `None`
     /// while a friend game waits): the clocks count from it.
     pub started_at: Option<i64>,
+    /// The display names of A's and B's seats, as they were when each was
+    /// taken (`None`: the AI's seat, a seat not yet taken, a bot without
+    /// a session, a game on one device).
+    pub names: [Option<String>; 2],
     /// When the game ends if the player to act does nothing (a timed game
     /// being played; as [`clock::clocks`] computes it after the last
     /// change): the store keeps it so that any server can find the games

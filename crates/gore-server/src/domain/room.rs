@@ -602,6 +602,7 @@ impl Room {
                     joined: !(self.info.mode == Mode::Friend
                         && self.info.status == Status::Waiting
                         && Seat::of(p) != self.info.creator),
+                    name: self.info.names[p.index()].clone(),
                 }
             }
         };
@@ -750,7 +751,9 @@ impl Room {
                     format!("gore-ai level {}", self.info.level)
                 }
             } else {
-                format!("Player {p}")
+                self.info.names[p.index()]
+                    .clone()
+                    .unwrap_or_else(|| format!("Player {p}"))
             });
         }
         r.to_string()
@@ -810,6 +813,7 @@ mod tests {
             devices: PerSeat::default(),
             forfeit: None,
             clock: None,
+            names: [None, None],
             started_at: Some(created_at),
             deadline: None,
             takebacks: 0,

@@ -50,6 +50,8 @@ pub struct NewGameSpec {
     pub colour: Option<Player>,
     /// The clock (games between people); `None`: untimed.
     pub clock: Option<TimeControl>,
+    /// The creator's display name (a browser's; `None` for a bot).
+    pub name: Option<String>,
 }
 
 /// A seat given to a caller: by a creation, a rematch or a claimed link.
@@ -1165,14 +1167,20 @@ impl Games {
     /// Claims a friend game's invitation: the friend's seat gets a new
     /// secret, the game starts, and the code is spent. A code already
     /// spent is `Claimed`; a code that never was this game's, `NoGame`.
-    pub async fn claim_invite(&self, id: &str, code: &str) -> Result<SeatGrant, GameError> {
+    /// `name` is the claimer's display name.
+    pub async fn claim_invite(
+        &self,
+        id: &str,
+        code: &str,
+        name: Option<String>,
+    ) -> Result<SeatGrant, GameError> {
         let room_ref = self.room(id).await?;
         let games = self.clone();
         let code = code.to_string();
         tokio::spawn(async move {
             let mut room = room_ref.lock().await;
             room.touched = Instant::now();
-            games.claim_locked(&room_ref, &mut room, &code).await
+            games.claim_locked(&room_ref, &mut room, &code, name).await
         })
         .await
         .unwrap_or_else(|e| Err(join_error(e)))
@@ -1183,6 +1191,7 @@ impl Games {
         room_ref: &RoomRef,
         room: &mut Room,
         code: &str,
+        name: Option<String>,
     ) -> Result<SeatGrant, GameError> {
         if room.info.mode != Mode::Friend {
             return Err(GameError::NoGame);
@@ -1222,9 +1231,12 @@ impl Games {
                 room.info.id.clone(),
                 invite,
                 player,
-                token.clone(),
-                now,
-                deadline,
+                crate::store::SeatClaim {
+                    token: token.clone(),
+                    name: name.clone(),
+                    now,
+                    deadline,
+                },
             )
             .await
             .map_err(|e| {
@@ -1244,6 +1256,7 @@ impl Games {
         room.info.status = Status::Playing;
         room.info.started_at = Some(now);
         room.info.deadline = deadline;
+        room.info.names[player.index()] = name;
         let ply = room.ply();
         room.changed(ply);
         tracing::info!("game {}: the friend has arrived", room.id());
@@ -1349,7 +1362,15 @@ impl Games {
                     });
                 }
                 return match new.info.invite.clone() {
-                    Some(code) => games.claim_locked(&new_ref, &mut new, &code).await,
+                    Some(code) => {
+                        // His name as it was in the game before.
+                        let name = match seat {
+                            Seat::A => room.info.names[0].clone(),
+                            Seat::B => room.info.names[1].clone(),
+                            Seat::Both => None,
+                        };
+                        games.claim_locked(&new_ref, &mut new, &code, name).await
+                    }
                     None => Err(GameError::Claimed(
                         "the other seat of this rematch is already taken",
                     )),
@@ -1364,6 +1385,11 @@ impl Games {
                 honourable: room.info.honourable,
                 colour: None,
                 clock: room.info.clock,
+                name: match seat {
+                    Seat::A => room.info.names[0].clone(),
+                    Seat::B => room.info.names[1].clone(),
+                    Seat::Both => None,
+                },
             };
             let info = new_info(&spec, new_seat, games.now());
             let grant = games
@@ -1672,6 +1698,11 @@ fn new_info(spec: &NewGameSpec, creator: Seat, now: i64) -> GameInfo {
         devices: PerSeat::default(),
         forfeit: None,
         clock: spec.clock,
+        names: match creator {
+            Seat::A => [spec.name.clone(), None],
+            Seat::B => [None, spec.name.clone()],
+            Seat::Both => [None, None],
+        },
         started_at,
         deadline,
         takebacks: 0,

@@ -62,6 +62,21 @@ pub struct At {
     pub takebacks: u32,
 }
 
+/// What a claimed invitation gives its seat: the new secret, the name of
+/// the one who claimed it, and when the game starts (with the deadline of
+/// the first action, a timed game).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatClaim {
+    /// The seat's new secret.
+    pub token: String,
+    /// The claimer's display name, if known.
+    pub name: Option<String>,
+    /// Unix ms: the game's `started_at`.
+    pub now: i64,
+    /// The first action's deadline (timed games).
+    pub deadline: Option<i64>,
+}
+
 /// A change of a game being played, other than an action.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GameChange {
@@ -212,10 +227,14 @@ pub trait Store: Send + Sync + 'static {
         id: String,
         code: String,
         seat: Player,
-        token: String,
-        now: i64,
-        deadline: Option<i64>,
+        claim: SeatClaim,
     ) -> StoreFuture<bool>;
+
+    /// The display name of a browser session, if it has one.
+    fn player_name(&self, session: String) -> StoreFuture<Option<String>>;
+
+    /// Sets the display name of a browser session (made if new).
+    fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()>;
 
     /// Games being played whose deadline is at or before `now` (Unix ms):
     /// a flag or an abort is due. Soonest first, at most `limit`.

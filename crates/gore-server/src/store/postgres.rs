@@ -1000,6 +1000,7 @@ fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
     Ok(GameInfo {
         forfeit,
         clock,
+        names: [opt("name_a")?, opt("name_b")?],
         started_at: col(r, &id, "started_at")?,
         deadline: col(r, &id, "deadline")?,
         takebacks: u32::try_from(takebacks).map_err(|_| damaged(&id, "takebacks"))?,
@@ -1059,9 +1060,9 @@ fn insert_game(g: &GameInfo) -> Stmt {
     stmt(
         "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_a,
              token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
-             device_a, device_b, device_both, clock, started_at, deadline)
+             device_a, device_b, device_both, clock, started_at, deadline, name_a, name_b)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-             $18, $19, $20, $21, $22)",
+             $18, $19, $20, $21, $22, $23, $24)",
         vec![
             Box::new(g.id.clone()),
             Box::new(g.mode.as_str().to_string()),
@@ -1089,6 +1090,8 @@ fn insert_game(g: &GameInfo) -> Stmt {
             Box::new(g.clock.map(|c| c.to_string())),
             Box::new(g.started_at),
             Box::new(g.deadline),
+            Box::new(g.names[0].clone()),
+            Box::new(g.names[1].clone()),
         ],
     )
 }
@@ -1269,13 +1272,11 @@ impl Store for PgStore {
         id: String,
         code: String,
         seat: Player,
-        token: String,
-        now: i64,
-        deadline: Option<i64>,
+        claim: super::SeatClaim,
     ) -> StoreFuture<bool> {
-        let column = match seat {
-            Player::A => "token_a",
-            Player::B => "token_b",
+        let (column, name) = match seat {
+            Player::A => ("token_a", "name_a"),
+            Player::B => ("token_b", "name_b"),
         };
         let store = self.clone();
         Box::pin(async move {
@@ -1283,15 +1284,16 @@ impl Store for PgStore {
                 .write(vec![stmt(
                     format!(
                         "UPDATE games SET invite = NULL, {column} = $3, status = 'playing',
-                             updated_at = $4, started_at = $4, deadline = $5
+                             updated_at = $4, started_at = $4, deadline = $5, {name} = $6
                          WHERE id = $1 AND invite = $2 AND status = 'waiting'"
                     ),
                     vec![
                         Box::new(id.clone()),
                         Box::new(code),
-                        Box::new(token),
-                        Box::new(now),
-                        Box::new(deadline),
+                        Box::new(claim.token),
+                        Box::new(claim.now),
+                        Box::new(claim.deadline),
+                        Box::new(claim.name),
                     ],
                 )])
                 .await?;
@@ -1369,6 +1371,38 @@ impl Store for PgStore {
                 .map(|r| r.try_get::<_, String>(0))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| StoreError::Other(e.to_string()))
+        })
+    }
+
+    fn player_name(&self, session: String) -> StoreFuture<Option<String>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT name FROM players WHERE session = $1",
+                    vec![Box::new(session)],
+                ))
+                .await?;
+            rows.first()
+                .map(|r| r.try_get::<_, String>(0))
+                .transpose()
+                .map_err(|e| StoreError::Other(e.to_string()))
+        })
+    }
+
+    fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .write(vec![stmt(
+                    "INSERT INTO players (session, name, created_at, updated_at)
+                     VALUES ($1, $2, $3, $3)
+                     ON CONFLICT (session) DO UPDATE SET name = excluded.name,
+                         updated_at = excluded.updated_at",
+                    vec![Box::new(session), Box::new(name), Box::new(now)],
+                )])
+                .await?;
+            Ok(())
         })
     }
 

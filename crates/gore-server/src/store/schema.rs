@@ -216,6 +216,22 @@ pub const STEPS: &[Step] = &[
             CREATE INDEX games_deadline ON games (deadline) WHERE deadline IS NOT NULL",
         )],
     },
+    // Display names: each browser session's (generated on its first
+    // visit, or chosen), and each seat's, copied into the game when the
+    // seat is taken, so that a record keeps the names it was played under.
+    Step {
+        about: "display names",
+        sql: &[Sql::Both(
+            "CREATE TABLE players (
+                session     TEXT PRIMARY KEY,
+                name        TEXT NOT NULL,
+                created_at  BIGINT NOT NULL,
+                updated_at  BIGINT NOT NULL
+            );
+            ALTER TABLE games ADD COLUMN name_a TEXT;
+            ALTER TABLE games ADD COLUMN name_b TEXT",
+        )],
+    },
 ];
 
 /// The schema version this server writes.

@@ -130,6 +130,7 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameInfo> {
     Ok(GameInfo {
         forfeit,
         clock,
+        names: [r.get("name_a")?, r.get("name_b")?],
         started_at: r.get("started_at")?,
         deadline: r.get("deadline")?,
         takebacks,
@@ -160,9 +161,9 @@ fn insert_game(c: &Connection, g: &GameInfo, now: i64) -> rusqlite::Result<()> {
     c.execute(
         "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_a,
              token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
-             device_a, device_b, device_both, clock, started_at, deadline)
+             device_a, device_b, device_both, clock, started_at, deadline, name_a, name_b)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-             ?18, ?19, ?20, ?21, ?22)",
+             ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
         params![
             g.id,
             g.mode.as_str(),
@@ -190,6 +191,8 @@ fn insert_game(c: &Connection, g: &GameInfo, now: i64) -> rusqlite::Result<()> {
             g.clock.map(|c| c.to_string()),
             g.started_at,
             g.deadline,
+            g.names[0],
+            g.names[1],
         ],
     )?;
     Ok(())
@@ -661,22 +664,20 @@ impl Store for SqliteStore {
         id: String,
         code: String,
         seat: Player,
-        token: String,
-        now: i64,
-        deadline: Option<i64>,
+        claim: super::SeatClaim,
     ) -> StoreFuture<bool> {
-        let column = match seat {
-            Player::A => "token_a",
-            Player::B => "token_b",
+        let (column, name) = match seat {
+            Player::A => ("token_a", "name_a"),
+            Player::B => ("token_b", "name_b"),
         };
         let f = self.call(true, move |c| {
             let n = c.execute(
                 &format!(
                     "UPDATE games SET invite = NULL, {column} = ?3, status = 'playing',
-                         updated_at = ?4, started_at = ?4, deadline = ?5
+                         updated_at = ?4, started_at = ?4, deadline = ?5, {name} = ?6
                      WHERE id = ?1 AND invite = ?2 AND status = 'waiting'"
                 ),
-                params![id, code, token, now, deadline],
+                params![id, code, claim.token, claim.now, claim.deadline, claim.name],
             )?;
             Ok(n == 1)
         });
@@ -733,6 +734,32 @@ impl Store for SqliteStore {
                 .query_map([limit], |r| r.get(0))?
                 .collect::<rusqlite::Result<Vec<String>>>()?;
             Ok(ids)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn player_name(&self, session: String) -> StoreFuture<Option<String>> {
+        let f = self.call(false, move |c| {
+            c.query_row(
+                "SELECT name FROM players WHERE session = ?1",
+                [session],
+                |r| r.get(0),
+            )
+            .optional()
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()> {
+        let f = self.call(true, move |c| {
+            c.execute(
+                "INSERT INTO players (session, name, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?3)
+                 ON CONFLICT (session) DO UPDATE SET name = excluded.name,
+                     updated_at = excluded.updated_at",
+                params![session, name, now],
+            )?;
+            Ok(())
         });
         Box::pin(async move { Ok(f.await?) })
     }

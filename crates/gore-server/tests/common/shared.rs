@@ -23,6 +23,7 @@ pub struct Data {
     pub games: HashMap<String, StoredGame>,
     pub sessions: HashMap<(String, String), String>,
     pub claims: HashMap<(String, u32), (usize, Instant)>,
+    pub names: HashMap<String, String>,
 }
 
 /// One database, several handles on it (one per server).
@@ -168,9 +169,7 @@ impl Store for Handle {
         id: String,
         code: String,
         seat: Player,
-        token: String,
-        now: i64,
-        deadline: Option<i64>,
+        claim: gore_server::store::SeatClaim,
     ) -> StoreFuture<bool> {
         self.write(move |d| {
             let g = d
@@ -181,10 +180,11 @@ impl Store for Handle {
                 return Ok((false, None));
             }
             g.info.invite = None;
-            g.info.tokens.set(Seat::of(seat), Some(token));
+            g.info.tokens.set(Seat::of(seat), Some(claim.token));
             g.info.status = Status::Playing;
-            g.info.started_at = Some(now);
-            g.info.deadline = deadline;
+            g.info.started_at = Some(claim.now);
+            g.info.deadline = claim.deadline;
+            g.info.names[seat.index()] = claim.name;
             Ok((true, Some((id, ply_of(g)))))
         })
     }
@@ -196,6 +196,23 @@ impl Store for Handle {
                 .ok_or(StoreError::Other("no game".into()))?;
             g.info.devices.set(seat, code);
             Ok(((), Some((id, ply_of(g)))))
+        })
+    }
+    fn player_name(&self, session: String) -> StoreFuture<Option<String>> {
+        let n = self
+            .shared
+            .data
+            .lock()
+            .unwrap()
+            .names
+            .get(&session)
+            .cloned();
+        Box::pin(async move { Ok(n) })
+    }
+    fn set_player_name(&self, session: String, name: String, _now: i64) -> StoreFuture<()> {
+        self.write(move |d| {
+            d.names.insert(session, name);
+            Ok(((), None))
         })
     }
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {

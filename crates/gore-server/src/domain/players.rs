@@ -1,0 +1,68 @@
+//! Players as the domain knows them before accounts: a browser session and
+//! its display name ([`super::names`]), generated on its first visit and
+//! changed when the player chooses one. The name is copied into each game
+//! when the player takes a seat.
+
+use std::sync::Arc;
+
+use super::clock::Clock;
+use super::names::{Name, NameError};
+use super::GameError;
+use crate::store::{Store, StoreError};
+
+/// The players' names, kept in the store. Cheap to clone.
+#[derive(Clone)]
+pub struct Players {
+    store: Arc<dyn Store>,
+    clock: Clock,
+}
+
+fn store_error(e: StoreError) -> GameError {
+    match e {
+        StoreError::Failed(_) => GameError::Unavailable,
+        e => {
+            tracing::error!("{e}");
+            GameError::Internal("the server could not read or save the name; try again".into())
+        }
+    }
+}
+
+impl Players {
+    /// The players of `store`.
+    pub fn new(store: Arc<dyn Store>, clock: Clock) -> Players {
+        Players { store, clock }
+    }
+
+    /// The name of a browser session: its own, or a new generated one
+    /// (stored, so that it stays the same).
+    pub async fn name_of(&self, session: &str) -> Result<String, GameError> {
+        if let Some(name) = self
+            .store
+            .player_name(session.to_string())
+            .await
+            .map_err(store_error)?
+        {
+            return Ok(name);
+        }
+        let name = Name::generate(&mut rand::thread_rng()).to_string();
+        self.store
+            .set_player_name(session.to_string(), name.clone(), self.clock.now_ms())
+            .await
+            .map_err(store_error)?;
+        Ok(name)
+    }
+
+    /// Gives a session the name it chose, checked ([`Name::parse`]); the
+    /// refusal names the rule. Games already begun keep the old name.
+    pub async fn rename(&self, session: &str, wanted: &str) -> Result<String, GameError> {
+        let name = Name::parse(wanted).map_err(|e: NameError| GameError::BadField {
+            field: "name",
+            why: e.to_string(),
+        })?;
+        self.store
+            .set_player_name(session.to_string(), name.to_string(), self.clock.now_ms())
+            .await
+            .map_err(store_error)?;
+        Ok(name.to_string())
+    }
+}
