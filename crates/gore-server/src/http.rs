@@ -43,6 +43,15 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games", post(create))
         .route("/api/solver", get(solver))
         .route("/api/me", get(me))
+        .route("/api/lobby", get(lobby_view))
+        .route("/api/lobby/seek", post(lobby_seek))
+        .route("/api/lobby/challenges", post(lobby_post))
+        .route(
+            "/api/lobby/challenges/{id}",
+            get(lobby_outcome).delete(lobby_cancel),
+        )
+        .route("/api/lobby/challenges/{id}/accept", post(lobby_accept))
+        .route("/api/lobby/ws", get(lobby_socket))
         .route("/api/me/name", post(rename))
         .route("/api/games/{id}", get(game))
         .route("/api/games/{id}/actions", post(play))
@@ -434,11 +443,195 @@ fn new_game_spec(req: NewGame) -> Result<NewGameSpec, ApiError> {
         honourable: req.honourable.unwrap_or(false),
         colour,
         name: None,
-        clock: match req.clock.as_deref().map(str::trim) {
-            None | Some("" | "none") => None,
-            Some(c) => Some(c.parse().map_err(|e: String| bad("clock", e))?),
-        },
+        clock: parse_clock(req.clock.as_deref())?,
     })
+}
+
+/// Reads a `clock` field: `M+S`, `Nd`, or none (`none`, empty, absent).
+pub(crate) fn parse_clock(
+    clock: Option<&str>,
+) -> Result<Option<crate::domain::clock::TimeControl>, ApiError> {
+    match clock.map(str::trim) {
+        None | Some("" | "none") => Ok(None),
+        Some(c) => c.parse().map(Some).map_err(|e: String| {
+            ApiError::from(GameError::BadField {
+                field: "clock",
+                why: e,
+            })
+        }),
+    }
+}
+
+/// Reads the terms of an open challenge, naming the field that is wrong.
+pub(crate) fn challenge_terms(
+    body: crate::api::ChallengeBody,
+) -> Result<crate::domain::lobby::NewChallenge, ApiError> {
+    let bad = |field: &'static str, why: String| ApiError::from(GameError::BadField { field, why });
+    let rules: Rules = match body.rules.as_deref() {
+        None => Rules::STANDARD,
+        Some(r) => r.trim().parse().map_err(|e| bad("rules", format!("{e}")))?,
+    };
+    let colour = match body.colour.as_deref().unwrap_or("random") {
+        "random" => None,
+        c => Some(
+            c.parse::<Player>()
+                .ok()
+                .filter(|_| c.len() == 1)
+                .ok_or_else(|| bad("colour", format!("`{c}` is not A, B or random")))?,
+        ),
+    };
+    Ok(crate::domain::lobby::NewChallenge {
+        rules,
+        clock: parse_clock(body.clock.as_deref())?,
+        colour,
+        rated: body.rated,
+    })
+}
+
+/// The caller's session (new: its cookie is set on `res`) and player.
+async fn lobby_player(
+    state: &AppState,
+    headers: &HeaderMap,
+) -> Result<((String, bool), crate::store::StoredPlayer), ApiError> {
+    let session = session_or_new(headers);
+    let me = state.players().player_of(&session.0).await?;
+    Ok((session, me))
+}
+
+fn with_session(mut res: Response, (session, new): &(String, bool)) -> Response {
+    if *new {
+        res.headers_mut()
+            .insert(header::SET_COOKIE, session_cookie(session));
+    }
+    res
+}
+
+fn paired_answer(game: Option<String>, waiting: Option<String>) -> crate::api::Paired {
+    crate::api::Paired {
+        url: game.as_ref().map(|g| format!("/g/{g}")),
+        game,
+        waiting,
+    }
+}
+
+/// `GET /api/lobby`: open challenges and games being played.
+async fn lobby_view(State(state): State<AppState>) -> Result<Response, ApiError> {
+    Ok(Json(state.lobby().view().await?).into_response())
+}
+
+/// `POST /api/lobby/seek`: quick pairing; `200` paired, `202` waiting.
+async fn lobby_seek(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<crate::api::SeekBody>,
+) -> Result<Response, ApiError> {
+    let clock = parse_clock(Some(&body.clock))?
+        .ok_or_else(|| ApiError::bad_request("clock: quick pairing needs a clock"))?;
+    let (session, me) = lobby_player(&state, &headers).await?;
+    let res = match state
+        .lobby()
+        .seek(&session.0, &me, clock, body.rated)
+        .await?
+    {
+        crate::domain::lobby::Seek::Paired(g) => {
+            (StatusCode::OK, Json(paired_answer(Some(g), None))).into_response()
+        }
+        crate::domain::lobby::Seek::Waiting(id) => {
+            (StatusCode::ACCEPTED, Json(paired_answer(None, Some(id)))).into_response()
+        }
+    };
+    Ok(with_session(res, &session))
+}
+
+/// `POST /api/lobby/challenges`: an open challenge; `201`.
+async fn lobby_post(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<crate::api::ChallengeBody>,
+) -> Result<Response, ApiError> {
+    let new = challenge_terms(body)?;
+    let (session, me) = lobby_player(&state, &headers).await?;
+    let id = state.lobby().post(&session.0, &me, new).await?;
+    let res = (StatusCode::CREATED, Json(paired_answer(None, Some(id)))).into_response();
+    Ok(with_session(res, &session))
+}
+
+/// `POST /api/lobby/challenges/{id}/accept`: the game.
+async fn lobby_accept(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let (session, me) = lobby_player(&state, &headers).await?;
+    let game = state.lobby().accept(&session.0, &me, &id).await?;
+    Ok(with_session(
+        Json(paired_answer(Some(game), None)).into_response(),
+        &session,
+    ))
+}
+
+/// `GET /api/lobby/challenges/{id}`: for its creator, the game it made
+/// (`game` absent while it waits).
+async fn lobby_outcome(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let Some(session) = session_of(&headers) else {
+        return Err(GameError::NoGame.into());
+    };
+    let game = state.lobby().outcome(session, &id).await?;
+    let waiting = game.is_none().then(|| id.clone());
+    Ok(Json(paired_answer(game, waiting)).into_response())
+}
+
+/// `DELETE /api/lobby/challenges/{id}`: withdraws it (its creator only).
+async fn lobby_cancel(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let Some(session) = session_of(&headers) else {
+        return Err(GameError::NoGame.into());
+    };
+    match state.lobby().cancel(session, Some(&id)).await? {
+        0 => Err(GameError::NoGame.into()),
+        _ => Ok(StatusCode::NO_CONTENT.into_response()),
+    }
+}
+
+/// `GET /api/lobby/ws`: the lobby socket (a browser session: open the
+/// home page first, which gives one).
+async fn lobby_socket(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    addr: Option<Extension<ClientIp>>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let upgrade = match upgrade {
+        Ok(u) => u,
+        Err(e) => return Ok(e.into_response()),
+    };
+    let Some(session) = session_of(&headers).map(str::to_string) else {
+        return Err(ApiError::forbidden(
+            "the lobby needs a browser session: open the home page first (GET /api/me gives one)",
+        ));
+    };
+    let me = state.players().player_of(&session).await?;
+    let ip = addr.map(|Extension(ClientIp(a))| a);
+    let slot = match ip {
+        Some(ip) => Some(state.socket_slot(ip).ok_or_else(|| {
+            ApiError::busy("too many open sockets from your address; close some games")
+        })?),
+        None => None,
+    };
+    Ok(upgrade
+        .max_message_size(ws::HARD_LIMIT)
+        .max_frame_size(ws::HARD_LIMIT)
+        .read_buffer_size(ws::READ_BUFFER)
+        .write_buffer_size(ws::WRITE_BUFFER)
+        .max_write_buffer_size(ws::MAX_WRITE_BUFFER)
+        .on_upgrade(move |socket| crate::lobby_ws::session(state, session, me, ip, slot, socket)))
 }
 
 /// The client's address (behind a trusted proxy, the one it forwards),

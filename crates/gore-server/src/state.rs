@@ -20,6 +20,7 @@ struct Inner {
     config: Config,
     games: Games,
     players: crate::domain::Players,
+    lobby: crate::domain::lobby::Lobby,
     limiter: RateLimiter,
     sockets: Mutex<HashMap<IpAddr, usize>>,
 }
@@ -66,6 +67,7 @@ impl AppState {
     pub fn with_store(config: Config, store: Arc<dyn Store>) -> std::io::Result<AppState> {
         let (perfect, oracles) = open_solver_db(config.solver_db.as_deref())?;
         let players = crate::domain::Players::new(store.clone(), config.clock.clone());
+        let lobby = crate::domain::lobby::Lobby::new(store.clone(), config.clock.clone());
         let games = Games::new(
             store,
             GameSettings {
@@ -84,6 +86,7 @@ impl AppState {
             config,
             games,
             players,
+            lobby,
             sockets: Mutex::new(HashMap::new()),
         }));
         state.clone().spawn_janitor();
@@ -103,6 +106,11 @@ impl AppState {
     /// The players' names.
     pub fn players(&self) -> &crate::domain::Players {
         &self.0.players
+    }
+
+    /// The lobby.
+    pub fn lobby(&self) -> &crate::domain::lobby::Lobby {
+        &self.0.lobby
     }
 
     /// The per-address limiter.

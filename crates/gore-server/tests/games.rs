@@ -83,7 +83,10 @@ async fn creates_each_kind_of_game() {
     assert_eq!(v["status"], "waiting");
     assert_eq!(v["seats"]["A"], json!({"kind": "human", "joined": false}));
     assert_eq!(v["seats"]["B"]["joined"], true);
-    assert!(v["seats"]["B"]["name"].is_string(), "the creator's name: {v}");
+    assert!(
+        v["seats"]["B"]["name"].is_string(),
+        "the creator's name: {v}"
+    );
 
     // local: one token for both players.
     let c4 = browser();

@@ -120,11 +120,54 @@ impl Store for Gated {
     ) -> StoreFuture<bool> {
         self.inner.claim_invite(id, code, seat, claim)
     }
-    fn player_name(&self, session: String) -> StoreFuture<Option<String>> {
-        self.inner.player_name(session)
+    fn player(&self, session: String) -> StoreFuture<Option<gore_server::store::StoredPlayer>> {
+        self.inner.player(session)
+    }
+    fn create_player(
+        &self,
+        session: String,
+        p: gore_server::store::StoredPlayer,
+        now: i64,
+    ) -> StoreFuture<gore_server::store::StoredPlayer> {
+        self.inner.create_player(session, p, now)
     }
     fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()> {
         self.inner.set_player_name(session, name, now)
+    }
+    fn post_challenge(&self, c: gore_server::store::StoredChallenge) -> StoreFuture<()> {
+        self.inner.post_challenge(c)
+    }
+    fn cancel_challenges(&self, session: String, id: Option<String>) -> StoreFuture<u64> {
+        self.inner.cancel_challenges(session, id)
+    }
+    fn open_challenges(&self, limit: u32) -> StoreFuture<Vec<gore_server::store::StoredChallenge>> {
+        self.inner.open_challenges(limit)
+    }
+    fn challenge(&self, id: String) -> StoreFuture<Option<gore_server::store::StoredChallenge>> {
+        self.inner.challenge(id)
+    }
+    fn find_match(
+        &self,
+        seek: gore_server::store::StoredChallenge,
+    ) -> StoreFuture<Option<gore_server::store::StoredChallenge>> {
+        self.inner.find_match(seek)
+    }
+    fn pair(
+        &self,
+        taken: Vec<String>,
+        game: gore_server::domain::GameInfo,
+        seats: Vec<(String, String)>,
+    ) -> StoreFuture<bool> {
+        self.inner.pair(taken, game, seats)
+    }
+    fn touch_challenges(&self, sessions: Vec<String>, now: i64) -> StoreFuture<()> {
+        self.inner.touch_challenges(sessions, now)
+    }
+    fn expire_challenges(&self, unseen_before: i64, taken_before: i64) -> StoreFuture<u64> {
+        self.inner.expire_challenges(unseen_before, taken_before)
+    }
+    fn playing_now(&self, limit: u32) -> StoreFuture<Vec<gore_server::domain::GameInfo>> {
+        self.inner.playing_now(limit)
     }
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
         self.inner.due_games(now, limit)

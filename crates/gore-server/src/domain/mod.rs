@@ -5,6 +5,7 @@
 
 pub mod clock;
 mod error;
+pub mod lobby;
 pub mod names;
 mod players;
 pub mod rating;
@@ -237,6 +238,9 @@ pub struct GameInfo {
     /// taken (`None`: the AI's seat, a seat not yet taken, a bot without
     /// a session, a game on one device).
     pub names: [Option<String>; 2],
+    /// A game between two people paired in the lobby (a friend game
+    /// without an invitation).
+    pub lobby: bool,
     /// When the game ends if the player to act does nothing (a timed game
     /// being played; as [`clock::clocks`] computes it after the last
     /// change): the store keeps it so that any server can find the games

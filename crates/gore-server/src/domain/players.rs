@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::clock::Clock;
 use super::names::{Name, NameError};
 use super::GameError;
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, StoredPlayer};
 
 /// The players' names, kept in the store. Cheap to clone.
 #[derive(Clone)]
@@ -33,23 +33,30 @@ impl Players {
         Players { store, clock }
     }
 
-    /// The name of a browser session: its own, or a new generated one
-    /// (stored, so that it stays the same).
-    pub async fn name_of(&self, session: &str) -> Result<String, GameError> {
-        if let Some(name) = self
+    /// The player of a browser session: its own, or a new one with a
+    /// generated name (stored, so that it stays the same).
+    pub async fn player_of(&self, session: &str) -> Result<StoredPlayer, GameError> {
+        if let Some(p) = self
             .store
-            .player_name(session.to_string())
+            .player(session.to_string())
             .await
             .map_err(store_error)?
         {
-            return Ok(name);
+            return Ok(p);
         }
-        let name = Name::generate(&mut rand::thread_rng()).to_string();
+        let fresh = StoredPlayer {
+            id: super::new_id(),
+            name: Name::generate(&mut rand::thread_rng()).to_string(),
+        };
         self.store
-            .set_player_name(session.to_string(), name.clone(), self.clock.now_ms())
+            .create_player(session.to_string(), fresh, self.clock.now_ms())
             .await
-            .map_err(store_error)?;
-        Ok(name)
+            .map_err(store_error)
+    }
+
+    /// The display name of a browser session ([`Players::player_of`]).
+    pub async fn name_of(&self, session: &str) -> Result<String, GameError> {
+        Ok(self.player_of(session).await?.name)
     }
 
     /// Gives a session the name it chose, checked ([`Name::parse`]); the
@@ -59,6 +66,7 @@ impl Players {
             field: "name",
             why: e.to_string(),
         })?;
+        self.player_of(session).await?;
         self.store
             .set_player_name(session.to_string(), name.to_string(), self.clock.now_ms())
             .await

@@ -652,6 +652,7 @@ impl Room {
                 url: format!("/g/{id}"),
             }),
             thinking: self.ai_to_move(),
+            lobby: self.info.lobby,
             takeback: self.info.takeback,
             clock: self.clock_view(),
             abortable: self.info.status == Status::Playing
@@ -814,6 +815,7 @@ mod tests {
             forfeit: None,
             clock: None,
             names: [None, None],
+            lobby: false,
             started_at: Some(created_at),
             deadline: None,
             takebacks: 0,

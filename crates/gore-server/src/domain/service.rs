@@ -322,6 +322,8 @@ impl Games {
                 let games = Games(inner);
                 match notice {
                     Ok(Notice::Changed { game, .. }) => games.refresh_soon(game),
+                    Ok(Notice::Lobby(_)) => {} // the lobby's own listener
+
                     Ok(Notice::Missed) | Err(RecvError::Lagged(_)) => {
                         let ids: Vec<String> = games.rooms().keys().cloned().collect();
                         for id in ids {
@@ -1698,6 +1700,7 @@ fn new_info(spec: &NewGameSpec, creator: Seat, now: i64) -> GameInfo {
         devices: PerSeat::default(),
         forfeit: None,
         clock: spec.clock,
+        lobby: false,
         names: match creator {
             Seat::A => [spec.name.clone(), None],
             Seat::B => [None, spec.name.clone()],

@@ -62,6 +62,43 @@ pub struct At {
     pub takebacks: u32,
 }
 
+/// A player as stored: his public id (in lists and notices, never a
+/// secret) and display name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredPlayer {
+    /// 10 base-32 characters.
+    pub id: String,
+    /// His display name.
+    pub name: String,
+}
+
+/// A challenge in the lobby, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredChallenge {
+    /// 10 base-32 characters.
+    pub id: String,
+    /// The creator's browser session (a secret: never shown).
+    pub session: String,
+    /// The creator's public id.
+    pub player: String,
+    /// The creator's display name.
+    pub name: String,
+    /// The rules.
+    pub rules: gore_core::Rules,
+    /// The clock (`None`: untimed).
+    pub clock: Option<crate::domain::clock::TimeControl>,
+    /// The creator's colour (`None`: random).
+    pub colour: Option<Player>,
+    /// Rated.
+    pub rated: bool,
+    /// A quick pairing's seek (paired with the first that wants the same).
+    pub quick: bool,
+    /// Unix ms.
+    pub created_at: i64,
+    /// The game it made, once taken.
+    pub game: Option<String>,
+}
+
 /// What a claimed invitation gives its seat: the new secret, the name of
 /// the one who claimed it, and when the game starts (with the deadline of
 /// the first action, a timed game).
@@ -172,6 +209,8 @@ pub enum Notice {
     /// Notices may have been missed (the store reconnected): every game in
     /// memory must be loaded again.
     Missed,
+    /// A lobby event of another server ([`Store::announce_lobby`]).
+    Lobby(String),
 }
 
 /// The futures a [`Store`] returns.
@@ -230,11 +269,71 @@ pub trait Store: Send + Sync + 'static {
         claim: SeatClaim,
     ) -> StoreFuture<bool>;
 
-    /// The display name of a browser session, if it has one.
-    fn player_name(&self, session: String) -> StoreFuture<Option<String>>;
+    /// The player of a browser session, if it has one.
+    fn player(&self, session: String) -> StoreFuture<Option<StoredPlayer>>;
 
-    /// Sets the display name of a browser session (made if new).
+    /// Makes the player of a browser session unless it has one; the one
+    /// it has (a concurrent first visit made first wins).
+    fn create_player(
+        &self,
+        session: String,
+        player: StoredPlayer,
+        now: i64,
+    ) -> StoreFuture<StoredPlayer>;
+
+    /// Sets the display name of a browser session's player.
     fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()>;
+
+    /// Puts a challenge in the lobby.
+    fn post_challenge(&self, challenge: StoredChallenge) -> StoreFuture<()>;
+
+    /// Withdraws the open challenges of `session` (only `id`, if given);
+    /// how many.
+    fn cancel_challenges(&self, session: String, id: Option<String>) -> StoreFuture<u64>;
+
+    /// The open challenges, newest first, at most `limit`.
+    fn open_challenges(&self, limit: u32) -> StoreFuture<Vec<StoredChallenge>>;
+
+    /// A challenge, open or taken (its game then), or `None`.
+    fn challenge(&self, id: String) -> StoreFuture<Option<StoredChallenge>>;
+
+    /// The oldest open quick challenge that `seek` (a quick one, already
+    /// posted) pairs with: the same rules, clock and rating, another
+    /// session. Each seeker looks after his own seek is stored, so of two
+    /// that arrive together the later to look finds the other; both may,
+    /// and [`Store::pair`] lets one of them make the pair.
+    fn find_match(&self, seek: StoredChallenge) -> StoreFuture<Option<StoredChallenge>>;
+
+    /// Pairs: in one transaction, marks each of `taken` (open challenges)
+    /// as taken by `game`, inserts `game`, and remembers the seat each
+    /// session of `seats` holds (session, token). `false`, and nothing
+    /// changed, if one of `taken` was no longer open.
+    fn pair(
+        &self,
+        taken: Vec<String>,
+        game: GameInfo,
+        seats: Vec<(String, String)>,
+    ) -> StoreFuture<bool>;
+
+    /// Refreshes `seen_at` of the open challenges of `sessions` (their
+    /// creators are still in the lobby).
+    fn touch_challenges(&self, sessions: Vec<String>, now: i64) -> StoreFuture<()>;
+
+    /// Deletes the open challenges not seen since `unseen_before` (their
+    /// creator's server is gone) and the taken ones older than
+    /// `taken_before`; how many.
+    fn expire_challenges(&self, unseen_before: i64, taken_before: i64) -> StoreFuture<u64>;
+
+    /// Games between people being played now, the latest begun first, at
+    /// most `limit`.
+    fn playing_now(&self, limit: u32) -> StoreFuture<Vec<GameInfo>>;
+
+    /// Tells the other servers sharing the store of a lobby event
+    /// (`changed`, or `paired GAME PLAYER PLAYER`); a store one process owns
+    /// has nobody to tell.
+    fn announce_lobby(&self, event: String) {
+        let _ = event;
+    }
 
     /// Games being played whose deadline is at or before `now` (Unix ms):
     /// a flag or an abort is due. Soonest first, at most `limit`.

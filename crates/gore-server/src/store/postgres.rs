@@ -59,7 +59,10 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{NoTls, Row, SimpleQueryMessage};
 
 use super::schema::{self, Dialect};
-use super::{At, GameChange, Notice, Store, StoreError, StoreFuture, StoredAction, StoredGame};
+use super::{
+    At, GameChange, Notice, Store, StoreError, StoreFuture, StoredAction, StoredChallenge,
+    StoredGame, StoredPlayer,
+};
 use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 
 /// Options of the PostgreSQL store beyond its URL.
@@ -199,6 +202,9 @@ fn parse_notice(payload: &str, origin: &str) -> Vec<Notice> {
     list.split(';')
         .filter_map(|change| {
             let (game, ply) = change.split_once(' ')?;
+            if let Some(event) = game.strip_prefix('~') {
+                return Some(Notice::Lobby(event.replace('/', " ")));
+            }
             Some(Notice::Changed {
                 game: game.to_string(),
                 ply: ply.parse().ok()?,
@@ -1001,6 +1007,7 @@ fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
         forfeit,
         clock,
         names: [opt("name_a")?, opt("name_b")?],
+        lobby: col(r, &id, "lobby")?,
         started_at: col(r, &id, "started_at")?,
         deadline: col(r, &id, "deadline")?,
         takebacks: u32::try_from(takebacks).map_err(|_| damaged(&id, "takebacks"))?,
@@ -1019,6 +1026,41 @@ fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
         tokens: PerSeat([opt("token_a")?, opt("token_b")?, opt("token_both")?]),
         invite: opt("invite")?,
         devices: PerSeat([opt("device_a")?, opt("device_b")?, opt("device_both")?]),
+        id,
+    })
+}
+
+fn player_from_row(r: &Row) -> Result<StoredPlayer, StoreError> {
+    Ok(StoredPlayer {
+        id: col(r, "?", "id")?,
+        name: col(r, "?", "name")?,
+    })
+}
+
+fn challenge_from_row(r: &Row) -> Result<StoredChallenge, StoreError> {
+    let id: String = col(r, "?", "id")?;
+    let rules: String = col(r, &id, "rules")?;
+    let clock: Option<String> = col(r, &id, "clock")?;
+    let colour: Option<String> = col(r, &id, "colour")?;
+    Ok(StoredChallenge {
+        rules: rules
+            .parse()
+            .map_err(|e| damaged(&id, format!("challenge rules: {e}")))?,
+        clock: clock
+            .map(|c| c.parse())
+            .transpose()
+            .map_err(|e: String| damaged(&id, format!("challenge clock: {e}")))?,
+        colour: colour
+            .map(|c| c.parse::<Player>())
+            .transpose()
+            .map_err(|_| damaged(&id, "challenge colour"))?,
+        session: col(r, &id, "session")?,
+        player: col(r, &id, "player")?,
+        name: col(r, &id, "name")?,
+        rated: col(r, &id, "rated")?,
+        quick: col(r, &id, "quick")?,
+        created_at: col(r, &id, "created_at")?,
+        game: col(r, &id, "game_id")?,
         id,
     })
 }
@@ -1060,9 +1102,10 @@ fn insert_game(g: &GameInfo) -> Stmt {
     stmt(
         "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_a,
              token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
-             device_a, device_b, device_both, clock, started_at, deadline, name_a, name_b)
+             device_a, device_b, device_both, clock, started_at, deadline, name_a, name_b,
+             lobby)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-             $18, $19, $20, $21, $22, $23, $24)",
+             $18, $19, $20, $21, $22, $23, $24, $25)",
         vec![
             Box::new(g.id.clone()),
             Box::new(g.mode.as_str().to_string()),
@@ -1092,6 +1135,7 @@ fn insert_game(g: &GameInfo) -> Stmt {
             Box::new(g.deadline),
             Box::new(g.names[0].clone()),
             Box::new(g.names[1].clone()),
+            Box::new(g.lobby),
         ],
     )
 }
@@ -1374,19 +1418,49 @@ impl Store for PgStore {
         })
     }
 
-    fn player_name(&self, session: String) -> StoreFuture<Option<String>> {
+    fn player(&self, session: String) -> StoreFuture<Option<StoredPlayer>> {
         let store = self.clone();
         Box::pin(async move {
             let rows = store
                 .read_one(stmt(
-                    "SELECT name FROM players WHERE session = $1",
+                    "SELECT id, name FROM players WHERE session = $1",
+                    vec![Box::new(session)],
+                ))
+                .await?;
+            rows.first().map(player_from_row).transpose()
+        })
+    }
+
+    fn create_player(
+        &self,
+        session: String,
+        p: StoredPlayer,
+        now: i64,
+    ) -> StoreFuture<StoredPlayer> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .write(vec![stmt(
+                    "INSERT INTO players (session, id, name, created_at, updated_at)
+                     VALUES ($1, $2, $3, $4, $4) ON CONFLICT (session) DO NOTHING",
+                    vec![
+                        Box::new(session.clone()),
+                        Box::new(p.id),
+                        Box::new(p.name),
+                        Box::new(now),
+                    ],
+                )])
+                .await?;
+            let rows = store
+                .read_one(stmt(
+                    "SELECT id, name FROM players WHERE session = $1",
                     vec![Box::new(session)],
                 ))
                 .await?;
             rows.first()
-                .map(|r| r.try_get::<_, String>(0))
-                .transpose()
-                .map_err(|e| StoreError::Other(e.to_string()))
+                .map(player_from_row)
+                .transpose()?
+                .ok_or_else(|| StoreError::Other("the player just made is missing".into()))
         })
     }
 
@@ -1395,15 +1469,196 @@ impl Store for PgStore {
         Box::pin(async move {
             store
                 .write(vec![stmt(
-                    "INSERT INTO players (session, name, created_at, updated_at)
-                     VALUES ($1, $2, $3, $3)
-                     ON CONFLICT (session) DO UPDATE SET name = excluded.name,
-                         updated_at = excluded.updated_at",
+                    "UPDATE players SET name = $2, updated_at = $3 WHERE session = $1",
                     vec![Box::new(session), Box::new(name), Box::new(now)],
                 )])
                 .await?;
             Ok(())
         })
+    }
+
+    fn post_challenge(&self, ch: StoredChallenge) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .write(vec![stmt(
+                    "INSERT INTO challenges (id, session, player, name, rules, clock, colour,
+                         rated, quick, created_at, seen_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
+                    vec![
+                        Box::new(ch.id),
+                        Box::new(ch.session),
+                        Box::new(ch.player),
+                        Box::new(ch.name),
+                        Box::new(ch.rules.to_string()),
+                        Box::new(ch.clock.map(|t| t.to_string())),
+                        Box::new(ch.colour.map(|p| p.char().to_string())),
+                        Box::new(ch.rated),
+                        Box::new(ch.quick),
+                        Box::new(ch.created_at),
+                    ],
+                )])
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn cancel_challenges(&self, session: String, id: Option<String>) -> StoreFuture<u64> {
+        let store = self.clone();
+        Box::pin(async move {
+            let counts = store
+                .write(vec![stmt(
+                    "DELETE FROM challenges WHERE session = $1 AND game_id IS NULL
+                         AND ($2::TEXT IS NULL OR id = $2)",
+                    vec![Box::new(session), Box::new(id)],
+                )])
+                .await?;
+            Ok(counts.first().copied().unwrap_or(0))
+        })
+    }
+
+    fn open_challenges(&self, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT * FROM challenges WHERE game_id IS NULL
+                     ORDER BY created_at DESC, id DESC LIMIT $1",
+                    vec![Box::new(i64::from(limit))],
+                ))
+                .await?;
+            rows.iter().map(challenge_from_row).collect()
+        })
+    }
+
+    fn challenge(&self, id: String) -> StoreFuture<Option<StoredChallenge>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT * FROM challenges WHERE id = $1",
+                    vec![Box::new(id)],
+                ))
+                .await?;
+            rows.first().map(challenge_from_row).transpose()
+        })
+    }
+
+    fn find_match(&self, seek: StoredChallenge) -> StoreFuture<Option<StoredChallenge>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT * FROM challenges WHERE game_id IS NULL AND quick
+                         AND clock IS NOT DISTINCT FROM $1 AND rules = $2 AND rated = $3
+                         AND session <> $4
+                     ORDER BY created_at, id LIMIT 1",
+                    vec![
+                        Box::new(seek.clock.map(|t| t.to_string())),
+                        Box::new(seek.rules.to_string()),
+                        Box::new(seek.rated),
+                        Box::new(seek.session),
+                    ],
+                ))
+                .await?;
+            rows.first().map(challenge_from_row).transpose()
+        })
+    }
+
+    fn pair(
+        &self,
+        taken: Vec<String>,
+        game: GameInfo,
+        seats: Vec<(String, String)>,
+    ) -> StoreFuture<bool> {
+        let store = self.clone();
+        Box::pin(async move {
+            // Rows locked in one order by every pairing: two that race for
+            // the same seeks wait for each other instead of deadlocking.
+            let mut taken = taken;
+            taken.sort();
+            let mut stmts: Vec<Stmt> = taken
+                .iter()
+                .map(|id| {
+                    stmt(
+                        "UPDATE challenges SET game_id = $2 WHERE id = $1 AND game_id IS NULL",
+                        vec![Box::new(id.clone()), Box::new(game.id.clone())],
+                    )
+                    .expect(1)
+                })
+                .collect();
+            stmts.push(insert_game(&game));
+            for (session, token) in seats {
+                stmts.push(stmt(
+                    "INSERT INTO session_seats (session, game_id, token) VALUES ($1, $2, $3)
+                     ON CONFLICT (session, game_id) DO UPDATE SET token = excluded.token",
+                    vec![
+                        Box::new(session),
+                        Box::new(game.id.clone()),
+                        Box::new(token),
+                    ],
+                ));
+            }
+            match store.write(stmts).await {
+                Ok(_) => Ok(true),
+                Err(StoreError::Conflict) => Ok(false),
+                Err(e) => Err(e),
+            }
+        })
+    }
+
+    fn touch_challenges(&self, sessions: Vec<String>, now: i64) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            if sessions.is_empty() {
+                return Ok(());
+            }
+            store
+                .write(vec![stmt(
+                    "UPDATE challenges SET seen_at = $2
+                     WHERE session = ANY($1) AND game_id IS NULL",
+                    vec![Box::new(sessions), Box::new(now)],
+                )])
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn expire_challenges(&self, unseen_before: i64, taken_before: i64) -> StoreFuture<u64> {
+        let store = self.clone();
+        Box::pin(async move {
+            let counts = store
+                .write(vec![stmt(
+                    "DELETE FROM challenges WHERE (game_id IS NULL AND seen_at < $1)
+                         OR (game_id IS NOT NULL AND created_at < $2)",
+                    vec![Box::new(unseen_before), Box::new(taken_before)],
+                )])
+                .await?;
+            Ok(counts.first().copied().unwrap_or(0))
+        })
+    }
+
+    fn playing_now(&self, limit: u32) -> StoreFuture<Vec<GameInfo>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT * FROM games WHERE mode = 'friend' AND status = 'playing'
+                     ORDER BY started_at DESC LIMIT $1",
+                    vec![Box::new(i64::from(limit))],
+                ))
+                .await?;
+            rows.iter().map(info_from_row).collect()
+        })
+    }
+
+    fn announce_lobby(&self, event: String) {
+        // With the games' notices, in the same batches: `~EVENT` is never a
+        // game id (those are base-32 letters and digits).
+        let _ = self
+            .0
+            .outbox
+            .send((format!("~{}", event.replace(' ', "/")), 0));
     }
 
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {

@@ -224,12 +224,39 @@ pub const STEPS: &[Step] = &[
         sql: &[Sql::Both(
             "CREATE TABLE players (
                 session     TEXT PRIMARY KEY,
+                id          TEXT NOT NULL UNIQUE,
                 name        TEXT NOT NULL,
                 created_at  BIGINT NOT NULL,
                 updated_at  BIGINT NOT NULL
             );
             ALTER TABLE games ADD COLUMN name_a TEXT;
             ALTER TABLE games ADD COLUMN name_b TEXT",
+        )],
+    },
+    // The lobby: open challenges (a quick pairing's seek is one too), each
+    // until it is taken (`game_id`), cancelled, or its creator is gone
+    // (`seen_at` no longer refreshed by the server holding his socket).
+    // Games from the lobby are friend games without an invitation.
+    Step {
+        about: "the lobby's challenges",
+        sql: &[Sql::Both(
+            "CREATE TABLE challenges (
+                id          TEXT PRIMARY KEY,
+                session     TEXT NOT NULL,
+                player      TEXT NOT NULL,
+                name        TEXT NOT NULL,
+                rules       TEXT NOT NULL,
+                clock       TEXT,
+                colour      TEXT CHECK (colour IN ('A', 'B')),
+                rated       BOOLEAN NOT NULL,
+                quick       BOOLEAN NOT NULL,
+                created_at  BIGINT NOT NULL,
+                seen_at     BIGINT NOT NULL,
+                game_id     TEXT
+            );
+            CREATE INDEX challenges_open ON challenges (quick, clock, created_at)
+                WHERE game_id IS NULL;
+            ALTER TABLE games ADD COLUMN lobby BOOLEAN NOT NULL DEFAULT FALSE",
         )],
     },
 ];

@@ -25,7 +25,10 @@ use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::oneshot;
 
 use super::schema::{self, Dialect};
-use super::{At, GameChange, Store, StoreError, StoreFuture, StoredAction, StoredGame};
+use super::{
+    At, GameChange, Store, StoreError, StoreFuture, StoredAction, StoredChallenge, StoredGame,
+    StoredPlayer,
+};
 use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 
 /// A failure of the SQLite layer, before it is a [`StoreError`].
@@ -131,6 +134,7 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameInfo> {
         forfeit,
         clock,
         names: [r.get("name_a")?, r.get("name_b")?],
+        lobby: r.get("lobby")?,
         started_at: r.get("started_at")?,
         deadline: r.get("deadline")?,
         takebacks,
@@ -157,13 +161,43 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameInfo> {
     })
 }
 
+/// Reads a challenges row.
+fn challenge_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredChallenge> {
+    let id: String = r.get("id")?;
+    let rules: String = r.get("rules")?;
+    let clock: Option<String> = r.get("clock")?;
+    let colour: Option<String> = r.get("colour")?;
+    Ok(StoredChallenge {
+        rules: rules
+            .parse()
+            .map_err(|e| bad(&id, format!("challenge rules: {e}")))?,
+        clock: clock
+            .map(|c| c.parse())
+            .transpose()
+            .map_err(|e| bad(&id, format!("challenge clock: {e}")))?,
+        colour: colour
+            .map(|c| c.parse::<Player>())
+            .transpose()
+            .map_err(|_| bad(&id, "challenge colour"))?,
+        session: r.get("session")?,
+        player: r.get("player")?,
+        name: r.get("name")?,
+        rated: r.get("rated")?,
+        quick: r.get("quick")?,
+        created_at: r.get("created_at")?,
+        game: r.get("game_id")?,
+        id,
+    })
+}
+
 fn insert_game(c: &Connection, g: &GameInfo, now: i64) -> rusqlite::Result<()> {
     c.execute(
         "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_a,
              token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
-             device_a, device_b, device_both, clock, started_at, deadline, name_a, name_b)
+             device_a, device_b, device_both, clock, started_at, deadline, name_a, name_b,
+             lobby)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-             ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
+             ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
         params![
             g.id,
             g.mode.as_str(),
@@ -193,6 +227,7 @@ fn insert_game(c: &Connection, g: &GameInfo, now: i64) -> rusqlite::Result<()> {
             g.deadline,
             g.names[0],
             g.names[1],
+            g.lobby,
         ],
     )?;
     Ok(())
@@ -738,14 +773,45 @@ impl Store for SqliteStore {
         Box::pin(async move { Ok(f.await?) })
     }
 
-    fn player_name(&self, session: String) -> StoreFuture<Option<String>> {
+    fn player(&self, session: String) -> StoreFuture<Option<StoredPlayer>> {
         let f = self.call(false, move |c| {
             c.query_row(
-                "SELECT name FROM players WHERE session = ?1",
+                "SELECT id, name FROM players WHERE session = ?1",
                 [session],
-                |r| r.get(0),
+                |r| {
+                    Ok(StoredPlayer {
+                        id: r.get(0)?,
+                        name: r.get(1)?,
+                    })
+                },
             )
             .optional()
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn create_player(
+        &self,
+        session: String,
+        p: StoredPlayer,
+        now: i64,
+    ) -> StoreFuture<StoredPlayer> {
+        let f = self.call(true, move |c| {
+            c.execute(
+                "INSERT INTO players (session, id, name, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT (session) DO NOTHING",
+                params![session, p.id, p.name, now],
+            )?;
+            c.query_row(
+                "SELECT id, name FROM players WHERE session = ?1",
+                [session],
+                |r| {
+                    Ok(StoredPlayer {
+                        id: r.get(0)?,
+                        name: r.get(1)?,
+                    })
+                },
+            )
         });
         Box::pin(async move { Ok(f.await?) })
     }
@@ -753,13 +819,165 @@ impl Store for SqliteStore {
     fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()> {
         let f = self.call(true, move |c| {
             c.execute(
-                "INSERT INTO players (session, name, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?3)
-                 ON CONFLICT (session) DO UPDATE SET name = excluded.name,
-                     updated_at = excluded.updated_at",
+                "UPDATE players SET name = ?2, updated_at = ?3 WHERE session = ?1",
                 params![session, name, now],
             )?;
             Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn post_challenge(&self, ch: StoredChallenge) -> StoreFuture<()> {
+        let f = self.call(true, move |c| {
+            c.execute(
+                "INSERT INTO challenges (id, session, player, name, rules, clock, colour, rated,
+                     quick, created_at, seen_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+                params![
+                    ch.id,
+                    ch.session,
+                    ch.player,
+                    ch.name,
+                    ch.rules.to_string(),
+                    ch.clock.map(|t| t.to_string()),
+                    ch.colour.map(|p| p.char().to_string()),
+                    ch.rated,
+                    ch.quick,
+                    ch.created_at,
+                ],
+            )?;
+            Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn cancel_challenges(&self, session: String, id: Option<String>) -> StoreFuture<u64> {
+        let f = self.call(true, move |c| {
+            let n = c.execute(
+                "DELETE FROM challenges WHERE session = ?1 AND game_id IS NULL
+                     AND (?2 IS NULL OR id = ?2)",
+                params![session, id],
+            )?;
+            Ok(n as u64)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn open_challenges(&self, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
+        let f = self.call(false, move |c| {
+            let mut st = c.prepare(
+                "SELECT * FROM challenges WHERE game_id IS NULL
+                 ORDER BY created_at DESC, id DESC LIMIT ?1",
+            )?;
+            let v = st
+                .query_map([limit], challenge_from_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(v)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn challenge(&self, id: String) -> StoreFuture<Option<StoredChallenge>> {
+        let f = self.call(false, move |c| {
+            c.query_row(
+                "SELECT * FROM challenges WHERE id = ?1",
+                [id],
+                challenge_from_row,
+            )
+            .optional()
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn find_match(&self, seek: StoredChallenge) -> StoreFuture<Option<StoredChallenge>> {
+        let f = self.call(false, move |c| {
+            c.query_row(
+                "SELECT * FROM challenges WHERE game_id IS NULL AND quick
+                     AND clock IS ?1 AND rules = ?2 AND rated = ?3 AND session <> ?4
+                 ORDER BY created_at, id LIMIT 1",
+                params![
+                    seek.clock.map(|t| t.to_string()),
+                    seek.rules.to_string(),
+                    seek.rated,
+                    seek.session,
+                ],
+                challenge_from_row,
+            )
+            .optional()
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn pair(
+        &self,
+        taken: Vec<String>,
+        game: GameInfo,
+        seats: Vec<(String, String)>,
+    ) -> StoreFuture<bool> {
+        let f = self.call(true, move |c| {
+            for id in &taken {
+                let n = c.execute(
+                    "UPDATE challenges SET game_id = ?2 WHERE id = ?1 AND game_id IS NULL",
+                    params![id, game.id],
+                )?;
+                if n != 1 {
+                    return Err(moved_on("the challenge was taken or withdrawn"));
+                }
+            }
+            insert_game(c, &game, game.created_at)?;
+            for (session, token) in &seats {
+                c.execute(
+                    "INSERT INTO session_seats (session, game_id, token) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (session, game_id) DO UPDATE SET token = excluded.token",
+                    params![session, game.id, token],
+                )?;
+            }
+            Ok(())
+        });
+        Box::pin(async move {
+            match f.await {
+                Ok(()) => Ok(true),
+                Err(e) if e.is_conflict() => Ok(false),
+                Err(e) => Err(e.into()),
+            }
+        })
+    }
+
+    fn touch_challenges(&self, sessions: Vec<String>, now: i64) -> StoreFuture<()> {
+        let f = self.call(true, move |c| {
+            let mut st = c.prepare(
+                "UPDATE challenges SET seen_at = ?2 WHERE session = ?1 AND game_id IS NULL",
+            )?;
+            for s in &sessions {
+                st.execute(params![s, now])?;
+            }
+            Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn expire_challenges(&self, unseen_before: i64, taken_before: i64) -> StoreFuture<u64> {
+        let f = self.call(true, move |c| {
+            let n = c.execute(
+                "DELETE FROM challenges WHERE (game_id IS NULL AND seen_at < ?1)
+                     OR (game_id IS NOT NULL AND created_at < ?2)",
+                params![unseen_before, taken_before],
+            )?;
+            Ok(n as u64)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn playing_now(&self, limit: u32) -> StoreFuture<Vec<GameInfo>> {
+        let f = self.call(false, move |c| {
+            let mut st = c.prepare(
+                "SELECT * FROM games WHERE mode = 'friend' AND status = 'playing'
+                 ORDER BY started_at DESC LIMIT ?1",
+            )?;
+            let v = st
+                .query_map([limit], info_from_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(v)
         });
         Box::pin(async move { Ok(f.await?) })
     }

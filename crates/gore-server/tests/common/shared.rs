@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use gore_core::{Outcome, Player};
 use gore_server::domain::{GameInfo, Seat, Status};
 use gore_server::store::{
-    At, GameChange, Notice, Store, StoreError, StoreFuture, StoredAction, StoredGame,
+    At, GameChange, Notice, Store, StoreError, StoreFuture, StoredAction, StoredChallenge,
+    StoredGame, StoredPlayer,
 };
 use gore_server::AppState;
 use tokio::sync::broadcast;
@@ -23,7 +24,8 @@ pub struct Data {
     pub games: HashMap<String, StoredGame>,
     pub sessions: HashMap<(String, String), String>,
     pub claims: HashMap<(String, u32), (usize, Instant)>,
-    pub names: HashMap<String, String>,
+    pub players: HashMap<String, StoredPlayer>,
+    pub challenges: HashMap<String, (StoredChallenge, i64)>,
 }
 
 /// One database, several handles on it (one per server).
@@ -198,22 +200,167 @@ impl Store for Handle {
             Ok(((), Some((id, ply_of(g)))))
         })
     }
-    fn player_name(&self, session: String) -> StoreFuture<Option<String>> {
-        let n = self
+    fn player(&self, session: String) -> StoreFuture<Option<StoredPlayer>> {
+        let p = self
             .shared
             .data
             .lock()
             .unwrap()
-            .names
+            .players
             .get(&session)
             .cloned();
-        Box::pin(async move { Ok(n) })
+        Box::pin(async move { Ok(p) })
+    }
+    fn create_player(
+        &self,
+        session: String,
+        p: StoredPlayer,
+        _now: i64,
+    ) -> StoreFuture<StoredPlayer> {
+        self.write(move |d| Ok((d.players.entry(session).or_insert(p).clone(), None)))
     }
     fn set_player_name(&self, session: String, name: String, _now: i64) -> StoreFuture<()> {
         self.write(move |d| {
-            d.names.insert(session, name);
+            if let Some(p) = d.players.get_mut(&session) {
+                p.name = name;
+            }
             Ok(((), None))
         })
+    }
+    fn post_challenge(&self, c: StoredChallenge) -> StoreFuture<()> {
+        self.write(move |d| {
+            if d.challenges.contains_key(&c.id) {
+                return Err(StoreError::Conflict);
+            }
+            let seen = c.created_at;
+            d.challenges.insert(c.id.clone(), (c, seen));
+            Ok(((), None))
+        })
+    }
+    fn cancel_challenges(&self, session: String, id: Option<String>) -> StoreFuture<u64> {
+        self.write(move |d| {
+            let before = d.challenges.len();
+            d.challenges.retain(|k, (c, _)| {
+                !(c.session == session && c.game.is_none() && id.as_ref().is_none_or(|i| i == k))
+            });
+            Ok(((before - d.challenges.len()) as u64, None))
+        })
+    }
+    fn open_challenges(&self, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
+        let mut v: Vec<StoredChallenge> = self
+            .shared
+            .data
+            .lock()
+            .unwrap()
+            .challenges
+            .values()
+            .filter(|(c, _)| c.game.is_none())
+            .map(|(c, _)| c.clone())
+            .collect();
+        v.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        v.truncate(limit as usize);
+        Box::pin(async move { Ok(v) })
+    }
+    fn challenge(&self, id: String) -> StoreFuture<Option<StoredChallenge>> {
+        let c = self
+            .shared
+            .data
+            .lock()
+            .unwrap()
+            .challenges
+            .get(&id)
+            .map(|(c, _)| c.clone());
+        Box::pin(async move { Ok(c) })
+    }
+    fn find_match(&self, seek: StoredChallenge) -> StoreFuture<Option<StoredChallenge>> {
+        let d = self.shared.data.lock().unwrap();
+        let m = d
+            .challenges
+            .values()
+            .map(|(c, _)| c)
+            .filter(|c| {
+                c.game.is_none()
+                    && c.quick
+                    && c.clock == seek.clock
+                    && c.rules == seek.rules
+                    && c.rated == seek.rated
+                    && c.session != seek.session
+            })
+            .min_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)))
+            .cloned();
+        Box::pin(async move { Ok(m) })
+    }
+    fn pair(
+        &self,
+        taken: Vec<String>,
+        game: GameInfo,
+        seats: Vec<(String, String)>,
+    ) -> StoreFuture<bool> {
+        self.write(move |d| {
+            let open = taken
+                .iter()
+                .all(|id| d.challenges.get(id).is_some_and(|(c, _)| c.game.is_none()));
+            if !open {
+                return Ok((false, None));
+            }
+            for id in &taken {
+                if let Some((c, _)) = d.challenges.get_mut(id) {
+                    c.game = Some(game.id.clone());
+                }
+            }
+            for (session, token) in seats {
+                d.sessions.insert((session, game.id.clone()), token);
+            }
+            let id = game.id.clone();
+            d.games.insert(
+                id.clone(),
+                StoredGame {
+                    info: game,
+                    actions: Vec::new(),
+                },
+            );
+            Ok((true, Some((id, 0))))
+        })
+    }
+    fn touch_challenges(&self, sessions: Vec<String>, now: i64) -> StoreFuture<()> {
+        self.write(move |d| {
+            for (c, seen) in d.challenges.values_mut() {
+                if sessions.contains(&c.session) {
+                    *seen = now;
+                }
+            }
+            Ok(((), None))
+        })
+    }
+    fn expire_challenges(&self, unseen_before: i64, taken_before: i64) -> StoreFuture<u64> {
+        self.write(move |d| {
+            let before = d.challenges.len();
+            d.challenges.retain(|_, (c, seen)| match c.game {
+                None => *seen >= unseen_before,
+                Some(_) => c.created_at >= taken_before,
+            });
+            Ok(((before - d.challenges.len()) as u64, None))
+        })
+    }
+    fn playing_now(&self, limit: u32) -> StoreFuture<Vec<GameInfo>> {
+        let mut v: Vec<GameInfo> = self
+            .shared
+            .data
+            .lock()
+            .unwrap()
+            .games
+            .values()
+            .filter(|g| {
+                g.info.mode == gore_server::Mode::Friend && g.info.status == Status::Playing
+            })
+            .map(|g| g.info.clone())
+            .collect();
+        v.sort_by_key(|g| std::cmp::Reverse(g.started_at));
+        v.truncate(limit as usize);
+        Box::pin(async move { Ok(v) })
+    }
+    fn announce_lobby(&self, event: String) {
+        let _ = self.shared.changes.send((self.me, Notice::Lobby(event)));
     }
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
         let mut due: Vec<(i64, String)> = self

@@ -1,0 +1,675 @@
+//! The lobby: open challenges (a quick pairing's seek is one too), games
+//! being played now, and pairing. The store holds every challenge, so that
+//! a challenge posted on one server is taken through another; each server
+//! sends its own lobby sockets a snapshot of the lobby whenever it changes
+//! (here or, through the store's notices, on another server), and tells
+//! the two players of each new pair.
+//!
+//! Quick pairing is a seek posted and then matched: once his seek is
+//! stored, a seeker looks for the oldest open seek of the same pace by
+//! someone else, so that of two seekers arriving together on two servers
+//! the later to look always finds the other (neither waits in vain); if
+//! both find each other, one transaction takes both seeks or neither, and
+//! the one refused finds his own seek taken: paired all the same.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex as StdMutex};
+use std::time::Duration;
+
+use gore_ai::Level;
+use gore_core::{Player, Position, Rules};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use tokio::sync::{broadcast, Notify};
+
+use super::clock::{clocks, Clock, TimeControl};
+use super::{new_id, new_token, GameError, GameInfo, Mode, PerSeat, Seat, Status};
+use crate::store::{Notice, Store, StoreError, StoredChallenge, StoredPlayer};
+
+/// Open challenges the lobby lists, newest first.
+pub const LISTED_CHALLENGES: u32 = 100;
+/// Games being played the lobby lists.
+pub const LISTED_GAMES: u32 = 30;
+/// A creator's server refreshes his challenges this often while he is in
+/// the lobby.
+const TOUCH_EVERY: Duration = Duration::from_secs(10);
+/// A challenge not refreshed for this long is gone (its creator's server
+/// stopped).
+const UNSEEN_FOR: i64 = 30_000;
+/// A taken challenge is kept this long (a creator who asks learns his game).
+const TAKEN_FOR: i64 = 120_000;
+/// Changes of the lobby within this long make one snapshot.
+const DEBOUNCE: Duration = Duration::from_millis(150);
+
+/// A challenge as the lobby lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChallengeView {
+    /// Its id.
+    pub id: String,
+    /// The creator's public id.
+    pub by: String,
+    /// The creator's display name.
+    pub name: String,
+    /// The rules.
+    pub rules: Rules,
+    /// The clock (`null`: untimed).
+    pub clock: Option<TimeControl>,
+    /// The creator's colour (`null`: random).
+    pub colour: Option<Player>,
+    /// Rated.
+    pub rated: bool,
+    /// A quick pairing's seek.
+    pub quick: bool,
+}
+
+/// A game being played, as the lobby lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayingView {
+    /// The game id.
+    pub id: String,
+    /// Its page.
+    pub url: String,
+    /// A's and B's names.
+    pub names: [Option<String>; 2],
+    /// The clock.
+    pub clock: Option<TimeControl>,
+    /// The rules.
+    pub rules: Rules,
+}
+
+/// The lobby's state, as every lobby socket receives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LobbyView {
+    /// Open challenges, newest first.
+    pub challenges: Vec<ChallengeView>,
+    /// Games between people being played, the latest begun first.
+    pub games: Vec<PlayingView>,
+}
+
+/// What a lobby socket hears.
+#[derive(Debug, Clone)]
+pub enum LobbyEvent {
+    /// The lobby changed: the new state, encoded once for every socket.
+    Snapshot(Arc<str>),
+    /// Two players were paired: `game`, between the players `players`
+    /// (public ids).
+    Paired {
+        /// The game.
+        game: String,
+        /// Its two players.
+        players: [String; 2],
+    },
+}
+
+/// The answer to a seek.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seek {
+    /// Paired at once: the game.
+    Paired(String),
+    /// Waiting in the lobby: the seek's id.
+    Waiting(String),
+}
+
+/// A challenge to post (the creator is given apart).
+#[derive(Debug, Clone)]
+pub struct NewChallenge {
+    /// The rules.
+    pub rules: Rules,
+    /// The clock.
+    pub clock: Option<TimeControl>,
+    /// The creator's colour (`None`: random).
+    pub colour: Option<Player>,
+    /// Rated.
+    pub rated: bool,
+}
+
+/// The lobby of this server, over the shared store. Cheap to clone.
+#[derive(Clone)]
+pub struct Lobby(Arc<Inner>);
+
+struct Inner {
+    store: Arc<dyn Store>,
+    clock: Clock,
+    tx: broadcast::Sender<LobbyEvent>,
+    /// The last snapshot sent.
+    last: StdMutex<Arc<str>>,
+    /// A change to send.
+    dirty: AtomicBool,
+    wake: Arc<Notify>,
+    /// Lobby sockets of this server, per session.
+    present: StdMutex<HashMap<String, usize>>,
+}
+
+fn store_error(e: StoreError) -> GameError {
+    match e {
+        StoreError::Failed(_) => GameError::Unavailable,
+        StoreError::Conflict => GameError::Raced,
+        e => {
+            tracing::error!("lobby: {e}");
+            GameError::Internal("the lobby could not be read or changed; try again".into())
+        }
+    }
+}
+
+impl Lobby {
+    /// The lobby over `store`; starts its tasks (a Tokio runtime is needed).
+    pub fn new(store: Arc<dyn Store>, clock: Clock) -> Lobby {
+        let notices = store.notices();
+        let lobby = Lobby(Arc::new(Inner {
+            store,
+            clock,
+            tx: broadcast::channel(256).0,
+            last: StdMutex::new(Arc::from("")),
+            dirty: AtomicBool::new(true),
+            wake: Arc::new(Notify::new()),
+            present: StdMutex::new(HashMap::new()),
+        }));
+        lobby.spawn_snapshots();
+        lobby.spawn_keeper();
+        if let Some(n) = notices {
+            lobby.spawn_listener(n);
+        }
+        lobby
+    }
+
+    fn now(&self) -> i64 {
+        self.0.clock.now_ms()
+    }
+
+    /// Every later lobby event.
+    pub fn subscribe(&self) -> broadcast::Receiver<LobbyEvent> {
+        self.0.tx.subscribe()
+    }
+
+    /// The lobby as last sent (empty before the first snapshot).
+    pub fn snapshot(&self) -> Arc<str> {
+        self.0
+            .last
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The lobby now, read from the store.
+    pub async fn view(&self) -> Result<LobbyView, GameError> {
+        let challenges = self
+            .0
+            .store
+            .open_challenges(LISTED_CHALLENGES)
+            .await
+            .map_err(store_error)?;
+        let games = self
+            .0
+            .store
+            .playing_now(LISTED_GAMES)
+            .await
+            .map_err(store_error)?;
+        Ok(LobbyView {
+            challenges: challenges
+                .into_iter()
+                .map(|c| ChallengeView {
+                    id: c.id,
+                    by: c.player,
+                    name: c.name,
+                    rules: c.rules,
+                    clock: c.clock,
+                    colour: c.colour,
+                    rated: c.rated,
+                    quick: c.quick,
+                })
+                .collect(),
+            games: games
+                .into_iter()
+                .map(|g| PlayingView {
+                    url: format!("/g/{}", g.id),
+                    id: g.id,
+                    names: g.names,
+                    clock: g.clock,
+                    rules: g.rules,
+                })
+                .collect(),
+        })
+    }
+
+    /// Something changed: a snapshot soon, here and on the other servers.
+    fn changed(&self) {
+        self.mark();
+        self.0.store.announce_lobby("changed".into());
+    }
+
+    fn mark(&self) {
+        self.0.dirty.store(true, Ordering::SeqCst);
+        self.0.wake.notify_one();
+    }
+
+    /// Sends a snapshot whenever the lobby changed (the changes of a short
+    /// while make one), if it differs from the last.
+    fn spawn_snapshots(&self) {
+        let weak = Arc::downgrade(&self.0);
+        // Waiting on its own handle of the bell keeps no lobby alive.
+        let bell = self.0.wake.clone();
+        tokio::spawn(async move {
+            loop {
+                let Some(inner) = weak.upgrade() else { return };
+                let lobby = Lobby(inner);
+                if !lobby.0.dirty.swap(false, Ordering::SeqCst) {
+                    drop(lobby);
+                    tokio::select! {
+                        () = bell.notified() => {}
+                        () = tokio::time::sleep(Duration::from_secs(5)) => {}
+                    }
+                    continue;
+                }
+                tokio::time::sleep(DEBOUNCE).await;
+                lobby.0.dirty.store(false, Ordering::SeqCst);
+                match lobby.view().await {
+                    Ok(view) => {
+                        let text: Arc<str> = serde_json::to_string(&LobbyMsg::Lobby(view))
+                            .unwrap_or_default()
+                            .into();
+                        let mut last = lobby.0.last.lock().unwrap_or_else(|e| e.into_inner());
+                        if *last != text {
+                            *last = text.clone();
+                            let _ = lobby.0.tx.send(LobbyEvent::Snapshot(text));
+                        }
+                    }
+                    Err(e) => tracing::warn!("lobby: cannot read it: {e}"),
+                }
+            }
+        });
+    }
+
+    /// Refreshes the challenges of the players in this server's lobby, and
+    /// removes those whose creator's server is gone.
+    fn spawn_keeper(&self) {
+        let weak = Arc::downgrade(&self.0);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(TOUCH_EVERY);
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                let lobby = Lobby(inner);
+                let sessions: Vec<String> = lobby
+                    .0
+                    .present
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .keys()
+                    .cloned()
+                    .collect();
+                let now = lobby.now();
+                if let Err(e) = lobby.0.store.touch_challenges(sessions, now).await {
+                    tracing::warn!("lobby: {e}");
+                }
+                match lobby
+                    .0
+                    .store
+                    .expire_challenges(now - UNSEEN_FOR, now - TAKEN_FOR)
+                    .await
+                {
+                    Ok(0) => {}
+                    Ok(_) => lobby.changed(),
+                    Err(e) => tracing::warn!("lobby: {e}"),
+                }
+            }
+        });
+    }
+
+    /// Several servers: another server's lobby events.
+    fn spawn_listener(&self, mut notices: broadcast::Receiver<Notice>) {
+        let weak = Arc::downgrade(&self.0);
+        tokio::spawn(async move {
+            loop {
+                let n = notices.recv().await;
+                let Some(inner) = weak.upgrade() else { return };
+                let lobby = Lobby(inner);
+                match n {
+                    Ok(Notice::Lobby(event)) => {
+                        let mut words = event.split(' ');
+                        if let (Some("paired"), Some(g), Some(a), Some(b)) =
+                            (words.next(), words.next(), words.next(), words.next())
+                        {
+                            let _ = lobby.0.tx.send(LobbyEvent::Paired {
+                                game: g.to_string(),
+                                players: [a.to_string(), b.to_string()],
+                            });
+                        }
+                        lobby.mark();
+                    }
+                    Ok(Notice::Missed) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                        lobby.mark()
+                    }
+                    Ok(Notice::Changed { .. }) => {}
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+
+    /// A lobby socket of `session` opened here.
+    pub fn enter(&self, session: &str) {
+        *self
+            .0
+            .present
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(session.to_string())
+            .or_insert(0) += 1;
+    }
+
+    /// A lobby socket of `session` closed here: when it was his last, his
+    /// open challenges are withdrawn (he left the lobby).
+    pub async fn leave(&self, session: &str) {
+        let last = {
+            let mut present = self.0.present.lock().unwrap_or_else(|e| e.into_inner());
+            match present.get_mut(session) {
+                Some(n) if *n > 1 => {
+                    *n -= 1;
+                    false
+                }
+                _ => {
+                    present.remove(session);
+                    true
+                }
+            }
+        };
+        if last {
+            match self
+                .0
+                .store
+                .cancel_challenges(session.to_string(), None)
+                .await
+            {
+                Ok(0) => {}
+                Ok(_) => self.changed(),
+                Err(e) => tracing::warn!("lobby: {e}"),
+            }
+        }
+    }
+
+    /// The sessions with a lobby socket here (tests).
+    pub fn present(&self) -> HashSet<String> {
+        self.0
+            .present
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    /// Quick pairing: pairs `me` with the first who wants the same clock
+    /// (standard rules, random colours), or leaves his seek in the lobby.
+    /// His other open challenges are withdrawn: one at a time.
+    pub async fn seek(
+        &self,
+        session: &str,
+        me: &StoredPlayer,
+        clock: TimeControl,
+        rated: bool,
+    ) -> Result<Seek, GameError> {
+        check_rated(rated)?;
+        let store = &self.0.store;
+        store
+            .cancel_challenges(session.to_string(), None)
+            .await
+            .map_err(store_error)?;
+        let mine = StoredChallenge {
+            id: new_id(),
+            session: session.to_string(),
+            player: me.id.clone(),
+            name: me.name.clone(),
+            rules: Rules::STANDARD,
+            clock: Some(clock),
+            colour: None,
+            rated,
+            quick: true,
+            created_at: self.now(),
+            game: None,
+        };
+        store
+            .post_challenge(mine.clone())
+            .await
+            .map_err(store_error)?;
+        for _ in 0..8 {
+            let Some(theirs) = store.find_match(mine.clone()).await.map_err(store_error)? else {
+                break;
+            };
+            let (game, seats) = self.game_for(&theirs, session, me);
+            let id = game.id.clone();
+            let players = [theirs.player.clone(), me.id.clone()];
+            if store
+                .pair(vec![theirs.id.clone(), mine.id.clone()], game, seats)
+                .await
+                .map_err(store_error)?
+            {
+                self.paired(id.clone(), players);
+                return Ok(Seek::Paired(id));
+            }
+            // Taken by another: mine may have been, too.
+            if let Some(g) = store
+                .challenge(mine.id.clone())
+                .await
+                .map_err(store_error)?
+                .and_then(|c| c.game)
+            {
+                return Ok(Seek::Paired(g));
+            }
+        }
+        self.changed();
+        Ok(Seek::Waiting(mine.id))
+    }
+
+    /// Posts a challenge anyone may accept; its id. The creator's other
+    /// open challenges are withdrawn.
+    pub async fn post(
+        &self,
+        session: &str,
+        me: &StoredPlayer,
+        new: NewChallenge,
+    ) -> Result<String, GameError> {
+        check_rated(new.rated)?;
+        let store = &self.0.store;
+        store
+            .cancel_challenges(session.to_string(), None)
+            .await
+            .map_err(store_error)?;
+        let id = new_id();
+        store
+            .post_challenge(StoredChallenge {
+                id: id.clone(),
+                session: session.to_string(),
+                player: me.id.clone(),
+                name: me.name.clone(),
+                rules: new.rules,
+                clock: new.clock,
+                colour: new.colour,
+                rated: new.rated,
+                quick: false,
+                created_at: self.now(),
+                game: None,
+            })
+            .await
+            .map_err(store_error)?;
+        self.changed();
+        Ok(id)
+    }
+
+    /// Accepts challenge `id` for `me`: the game.
+    pub async fn accept(
+        &self,
+        session: &str,
+        me: &StoredPlayer,
+        id: &str,
+    ) -> Result<String, GameError> {
+        let store = &self.0.store;
+        let gone = GameError::Claimed("this challenge was taken or withdrawn");
+        if !super::valid_id(id) {
+            return Err(GameError::NoGame);
+        }
+        let c = store
+            .challenge(id.to_string())
+            .await
+            .map_err(store_error)?
+            .ok_or(GameError::NoGame)?;
+        if c.game.is_some() {
+            return Err(gone);
+        }
+        if c.session == session {
+            return Err(GameError::Refused(
+                "this is your own challenge: someone else accepts it",
+            ));
+        }
+        let (game, seats) = self.game_for(&c, session, me);
+        let game_id = game.id.clone();
+        if !store
+            .pair(vec![c.id.clone()], game, seats)
+            .await
+            .map_err(store_error)?
+        {
+            return Err(gone);
+        }
+        // He plays now: his own challenges leave the lobby.
+        store
+            .cancel_challenges(session.to_string(), None)
+            .await
+            .map_err(store_error)?;
+        self.paired(game_id.clone(), [c.player, me.id.clone()]);
+        Ok(game_id)
+    }
+
+    /// Withdraws the caller's open challenges (`id` only, if given); how
+    /// many.
+    pub async fn cancel(&self, session: &str, id: Option<&str>) -> Result<u64, GameError> {
+        let n = self
+            .0
+            .store
+            .cancel_challenges(session.to_string(), id.map(str::to_string))
+            .await
+            .map_err(store_error)?;
+        if n > 0 {
+            self.changed();
+        }
+        Ok(n)
+    }
+
+    /// The game a challenge of the caller's made, if taken.
+    pub async fn outcome(&self, session: &str, id: &str) -> Result<Option<String>, GameError> {
+        if !super::valid_id(id) {
+            return Err(GameError::NoGame);
+        }
+        match self
+            .0
+            .store
+            .challenge(id.to_string())
+            .await
+            .map_err(store_error)?
+        {
+            Some(c) if c.session == session => Ok(c.game),
+            _ => Err(GameError::NoGame),
+        }
+    }
+
+    fn paired(&self, game: String, players: [String; 2]) {
+        tracing::info!("lobby: game {game} paired");
+        let _ = self.0.tx.send(LobbyEvent::Paired {
+            game: game.clone(),
+            players: players.clone(),
+        });
+        self.0
+            .store
+            .announce_lobby(format!("paired {game} {} {}", players[0], players[1]));
+        self.changed();
+    }
+
+    /// The game of challenge `c` accepted by `me` (session `session`): the
+    /// creator's colour if he chose one, else drawn; both seats taken, the
+    /// game begun; and each session's seat.
+    fn game_for(
+        &self,
+        c: &StoredChallenge,
+        session: &str,
+        me: &StoredPlayer,
+    ) -> (GameInfo, Vec<(String, String)>) {
+        let now = self.now();
+        let creator = c.colour.unwrap_or_else(|| {
+            if rand::thread_rng().gen() {
+                Player::A
+            } else {
+                Player::B
+            }
+        });
+        let (ta, tb) = (new_token(), new_token());
+        let mut tokens = PerSeat::default();
+        tokens.set(Seat::A, Some(ta.clone()));
+        tokens.set(Seat::B, Some(tb.clone()));
+        let mut names = [None, None];
+        names[creator.index()] = Some(c.name.clone());
+        names[creator.opponent().index()] = Some(me.name.clone());
+        let start = Position::new(c.rules.variant);
+        let deadline = c.clock.and_then(|tc| {
+            clocks(tc, now, &[], Some(start.to_move()), now)
+                .deadline
+                .map(|(at, _)| at)
+        });
+        let info = GameInfo {
+            id: new_id(),
+            mode: Mode::Friend,
+            rules: c.rules,
+            start,
+            level: Level::STANDARD,
+            perfect: false,
+            honourable: false,
+            creator: Seat::of(creator),
+            ai_seat: None,
+            status: Status::Playing,
+            created_at: now,
+            rematch: None,
+            tokens,
+            invite: None,
+            devices: PerSeat::default(),
+            forfeit: None,
+            clock: c.clock,
+            names,
+            lobby: true,
+            started_at: Some(now),
+            deadline,
+            takebacks: 0,
+            takeback: None,
+        };
+        let token_of = |p: Player| {
+            if p == Player::A {
+                ta.clone()
+            } else {
+                tb.clone()
+            }
+        };
+        let seats = vec![
+            (c.session.clone(), token_of(creator)),
+            (session.to_string(), token_of(creator.opponent())),
+        ];
+        (info, seats)
+    }
+}
+
+/// Rated games need accounts, which the lobby does not have yet.
+fn check_rated(rated: bool) -> Result<(), GameError> {
+    if rated {
+        return Err(GameError::BadField {
+            field: "rated",
+            why: "rated games are between accounts, which this server does not have yet: \
+                  play casual"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
+/// A message on a lobby socket, from the server.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LobbyMsg {
+    /// The lobby's state: first, and after each change.
+    Lobby(LobbyView),
+}
