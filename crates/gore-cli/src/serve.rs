@@ -69,6 +69,10 @@ pub struct ServeArgs {
     /// without trades may then choose the perfect player.
     #[arg(long, value_name = "DIR")]
     solver_db: Option<std::path::PathBuf>,
+    /// The paces of quick pairing in the lobby, comma-separated
+    /// (`3+2,5+3,10+5,15+10,1d,3d` by default).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    paces: Vec<gore_server::domain::clock::TimeControl>,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -96,6 +100,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_sockets_per_game: args.max_sockets_per_game.max(1),
         max_sockets_per_ip: args.max_sockets_per_ip.max(1),
         solver_db: args.solver_db,
+        paces: if args.paces.is_empty() {
+            defaults.paces.clone()
+        } else {
+            args.paces
+        },
         ..defaults
     };
     tokio::runtime::Builder::new_multi_thread()

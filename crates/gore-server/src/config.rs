@@ -121,6 +121,8 @@ pub struct Config {
     /// The server's time: the system's (tests give a manual clock, so
     /// that a flag on time needs no waiting).
     pub clock: crate::domain::clock::Clock,
+    /// The paces of quick pairing (`--paces`; the lobby offers these).
+    pub paces: Vec<crate::domain::clock::TimeControl>,
 }
 
 impl Default for Config {
@@ -144,6 +146,10 @@ impl Default for Config {
             max_sockets_per_ip: 32,
             solver_db: None,
             clock: crate::domain::clock::Clock::system(),
+            paces: crate::domain::clock::PACES
+                .iter()
+                .filter_map(|p| p.parse().ok())
+                .collect(),
         }
     }
 }

@@ -67,7 +67,11 @@ impl AppState {
     pub fn with_store(config: Config, store: Arc<dyn Store>) -> std::io::Result<AppState> {
         let (perfect, oracles) = open_solver_db(config.solver_db.as_deref())?;
         let players = crate::domain::Players::new(store.clone(), config.clock.clone());
-        let lobby = crate::domain::lobby::Lobby::new(store.clone(), config.clock.clone());
+        let lobby = crate::domain::lobby::Lobby::new(
+            store.clone(),
+            config.clock.clone(),
+            config.paces.clone(),
+        );
         let games = Games::new(
             store,
             GameSettings {

@@ -51,10 +51,19 @@ export const postAction = (id, action, ply) => call('POST', `/api/games/${encode
 export const rematch = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/rematch`, {});
 /** Resigns the caller's seat (the opponent wins). @param {string} id */
 export const resignGame = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/resign`, {});
-/** The browser's display name (generated on the first visit). @returns {Promise<{name: string}>} */
-export const getMe = () => call('GET', '/api/me');
+/** @type {Promise<{name: string}>|null} */
+let me = null;
+/**
+ * The browser's display name (generated on the first visit). Asked once
+ * per page: two first requests at once would make two sessions.
+ * @returns {Promise<{name: string}>}
+ */
+export const getMe = () => {
+  if (!me) me = call('GET', '/api/me').catch((e) => { me = null; throw e; });
+  return me;
+};
 /** Chooses a display name (the server checks it). @param {string} name @returns {Promise<{name: string}>} */
-export const setName = (name) => call('POST', '/api/me/name', { name });
+export const setName = (name) => call('POST', '/api/me/name', { name }).then((r) => { me = Promise.resolve(r); return r; });
 /** Aborts the game (before each player has moved): it counts for nobody. @param {string} id */
 export const abortGame = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/abort`, {});
 /** Takes back one's last move (ai and local games), or asks the opponent (friend games). @param {string} id */

@@ -92,7 +92,7 @@ export function sweepText(st) {
 /** @param {Ctx} c */
 export function viewTitle(c) {
   const s = c.store.s;
-  c.el.title.textContent = t(`mode.${s.mode}`) + (s.rules && s.rules !== 'standard' ? ` · ${s.rules}` : '');
+  c.el.title.textContent = (s.lobby ? t('mode.lobby') : t(`mode.${s.mode}`)) + (s.rules && s.rules !== 'standard' ? ` · ${s.rules}` : '');
 }
 
 /** @param {Ctx} c */

@@ -12,6 +12,7 @@ import { t, tn } from './i18n.js';
 import { parseGpn } from './gpn.js';
 import { paceLabel } from './clock.js';
 import { nameCard } from './me.js';
+import { lobbySection } from './lobby.js';
 
 const FORM_KEY = 'gore.newGame';
 /** The options of the rules a newcomer may choose (RULES.md, "Options"). */
@@ -119,6 +120,22 @@ export function homePage(main) {
     }
   }
 
+  /** @type {ReturnType<typeof lobbySection>|null} */
+  let lobby = null;
+  /** A fresh lobby (in the page's language), the old one closed. */
+  function lobbyNow() {
+    if (lobby) lobby.close();
+    lobby = lobbySection({
+      terms: () => {
+        const f = /** @type {HTMLFormElement} */ (document.getElementById('new-game'));
+        const c = read(f);
+        const options = c.seeds === 6 ? c.rules : [`seeds=${c.seeds}`, ...c.rules];
+        return { rules: options.length ? options.join(',') : 'standard', clock: c.clock, colour: c.colour };
+      },
+    });
+    return lobby;
+  }
+
   function render() {
     document.title = `Goré · ${t('home.title')}`;
     main.textContent = '';
@@ -206,6 +223,7 @@ export function homePage(main) {
           h('p', { class: 'lead' }, t('home.lead'), ' ', h('a', { href: '/rules', class: 'read-rules' }, t('home.readRules'))),
           nameCard()),
         boardPicture()),
+      lobbyNow().section,
       h('div', { class: 'home-grid' }, form, gamesSection()),
     );
     syncPerfect(/** @type {HTMLFormElement} */ (form));

@@ -39,6 +39,9 @@ const TOUCH_EVERY: Duration = Duration::from_secs(10);
 const UNSEEN_FOR: i64 = 30_000;
 /// A taken challenge is kept this long (a creator who asks learns his game).
 const TAKEN_FOR: i64 = 120_000;
+/// The lobby is read again this often even without an event (games end
+/// on their own).
+const REFRESH_EVERY: Duration = Duration::from_secs(5);
 /// Changes of the lobby within this long make one snapshot.
 const DEBOUNCE: Duration = Duration::from_millis(150);
 
@@ -81,6 +84,8 @@ pub struct PlayingView {
 /// The lobby's state, as every lobby socket receives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LobbyView {
+    /// The paces of quick pairing (the operator's, `--paces`).
+    pub paces: Vec<TimeControl>,
     /// Open challenges, newest first.
     pub challenges: Vec<ChallengeView>,
     /// Games between people being played, the latest begun first.
@@ -131,6 +136,7 @@ pub struct Lobby(Arc<Inner>);
 struct Inner {
     store: Arc<dyn Store>,
     clock: Clock,
+    paces: Vec<TimeControl>,
     tx: broadcast::Sender<LobbyEvent>,
     /// The last snapshot sent.
     last: StdMutex<Arc<str>>,
@@ -154,11 +160,12 @@ fn store_error(e: StoreError) -> GameError {
 
 impl Lobby {
     /// The lobby over `store`; starts its tasks (a Tokio runtime is needed).
-    pub fn new(store: Arc<dyn Store>, clock: Clock) -> Lobby {
+    pub fn new(store: Arc<dyn Store>, clock: Clock, paces: Vec<TimeControl>) -> Lobby {
         let notices = store.notices();
         let lobby = Lobby(Arc::new(Inner {
             store,
             clock,
+            paces,
             tx: broadcast::channel(256).0,
             last: StdMutex::new(Arc::from("")),
             dirty: AtomicBool::new(true),
@@ -206,6 +213,7 @@ impl Lobby {
             .await
             .map_err(store_error)?;
         Ok(LobbyView {
+            paces: self.0.paces.clone(),
             challenges: challenges
                 .into_iter()
                 .map(|c| ChallengeView {
@@ -255,9 +263,15 @@ impl Lobby {
                 let lobby = Lobby(inner);
                 if !lobby.0.dirty.swap(false, Ordering::SeqCst) {
                     drop(lobby);
+                    // Games also end without a lobby event: a fresh look
+                    // now and then (sent only if it differs).
                     tokio::select! {
                         () = bell.notified() => {}
-                        () = tokio::time::sleep(Duration::from_secs(5)) => {}
+                        () = tokio::time::sleep(REFRESH_EVERY) => {
+                            if let Some(inner) = weak.upgrade() {
+                                inner.dirty.store(true, Ordering::SeqCst);
+                            }
+                        }
                     }
                     continue;
                 }

@@ -1,0 +1,171 @@
+//! The lobby in the browser (issue 13): two strangers in two browsers
+//! (English and Spanish) pair from the home page with one click on a pace,
+//! see each other's names, and play to a flag decided by the server; a
+//! third browser (French) watches the lobby change live: the seek appears,
+//! then the game being played. The server offers a one-minute pace for the
+//! test (`--paces 1+0,5+3`), so that the flag falls within the test.
+
+#[allow(unused_imports)] // the shared helpers re-export more than this file uses
+mod browser_support;
+use browser_support::*;
+
+#[test]
+fn strangers_pair_from_the_home_page_and_play_to_a_flag() {
+    let Some(exe) = browser_or_skip("strangers_pair_from_the_home_page_and_play_to_a_flag") else {
+        return;
+    };
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    runtime().block_on(async {
+        let server = start_server_with(&["--paces", "1+0,5+3"]);
+        let host = Chrome::launch(&exe, 1100, 1000).await.unwrap();
+        let guest = Chrome::launch(&exe, 390, 844).await.unwrap();
+        let watcher = Chrome::launch(&exe, 1000, 900).await.unwrap();
+        let r = lobby(&host, &guest, &watcher, &server).await;
+        host.close().await;
+        guest.close().await;
+        watcher.close().await;
+        r.unwrap();
+    });
+}
+
+/// The home page in `lang`, its lobby live.
+async fn home(chrome: &Chrome, server: &Server, lang: &str) -> Res<Page> {
+    let page = chrome.page(&format!("{}/rules", server.url)).await?;
+    js(
+        &page,
+        &format!("localStorage.setItem('gore.lang', '{lang}'); localStorage.setItem('gore.animation', 'off')"),
+    )
+    .await?;
+    page.goto(format!("{}/", server.url)).await?;
+    wait_for(&page, "document.getElementById('lobby-status') && document.getElementById('lobby-status').dataset.live === '1'", "the lobby live", 20).await?;
+    Ok(page)
+}
+
+async fn my_name(page: &Page) -> Res<String> {
+    wait_for(
+        page,
+        "document.getElementById('my-name').textContent.length > 2",
+        "the name",
+        10,
+    )
+    .await?;
+    text(page, "#my-name").await
+}
+
+async fn ply_is(page: &Page, n: u64, what: &str) -> Res<()> {
+    wait_for(
+        page,
+        &format!("(g => g && g.dataset.ply === '{n}' && g.dataset.busy === '0')(document.getElementById('game-page'))"),
+        what,
+        20,
+    )
+    .await
+}
+
+async fn lobby(host: &Chrome, guest: &Chrome, watcher: &Chrome, server: &Server) -> Res<()> {
+    let w = home(watcher, server, "fr").await?;
+    let h = home(host, server, "en").await?;
+    let host_name = my_name(&h).await?;
+    // The server's paces, as buttons.
+    let paces = js(
+        &h,
+        "[...document.querySelectorAll('#quick-pairing .pace')].map(b => b.dataset.pace).join(' ')",
+    )
+    .await?;
+    assert_eq!(paces, "1+0 5+3");
+    click(&h, "#seek-0").await?;
+    wait_for(
+        &h,
+        "!document.getElementById('seek-line').hidden",
+        "seeking",
+        10,
+    )
+    .await?;
+    // The watcher sees the seek arrive, with the host's name.
+    wait_for(
+        &w,
+        &format!("[...document.querySelectorAll('#challenges .challenge .who')].some(e => e.textContent === {host_name:?})"),
+        "the seek in a third browser",
+        10,
+    )
+    .await?;
+    shot(&h, "l01-seeking").await?;
+    shot(&w, "l02-watcher-sees-the-seek").await?;
+    // The guest, in Spanish, clicks the same pace: both are paired.
+    let g = home(guest, server, "es").await?;
+    let guest_name = my_name(&g).await?;
+    click(&g, "#seek-0").await?;
+    for (p, who) in [(&h, "the host"), (&g, "the guest")] {
+        wait_for(p, "location.pathname.startsWith('/g/') && document.getElementById('game-page') && document.getElementById('clock-A')", &format!("{who}'s game"), 20).await?;
+        live(p).await?;
+    }
+    let (hu, gu) = (
+        js(&h, "location.pathname").await?,
+        js(&g, "location.pathname").await?,
+    );
+    assert_eq!(hu, gu, "one game");
+    // Each sees both names, his own marked.
+    let names_h = text(&h, "#players").await?;
+    assert!(
+        names_h.contains(&format!("{host_name} (you)")) && names_h.contains(&guest_name),
+        "{names_h}"
+    );
+    let names_g = text(&g, "#players").await?;
+    assert!(
+        names_g.contains(&format!("{guest_name} (tú)")) && names_g.contains(&host_name),
+        "{names_g}"
+    );
+    assert_eq!(
+        text(&g, "#game-title").await?,
+        "Partida contra otro jugador"
+    );
+    // The watcher's lobby lists the game being played, without the seek.
+    wait_for(
+        &w,
+        &format!("[...document.querySelectorAll('#playing-now .playing .who')].some(e => e.textContent.includes({host_name:?}) && e.textContent.includes({guest_name:?})) && !document.querySelector('#challenges .challenge')"),
+        "the game listed in a third browser",
+        10,
+    )
+    .await?;
+    shot(&w, "l03-watcher-sees-the-game").await?;
+    // A moves, B moves, then A lets his minute run out.
+    let host_is_a = js(&h, "document.getElementById('game-page').dataset.you").await?
+        == Value::String("A".into());
+    let (a, b) = if host_is_a { (&h, &g) } else { (&g, &h) };
+    click(a, ".hole[data-hole=a3]").await?;
+    ply_is(b, 1, "a3 seen by B").await?;
+    click(b, ".hole[data-hole=b3]").await?;
+    ply_is(a, 2, "b3 seen by A").await?;
+    shot(&g, "l04-guest-playing-es").await?;
+    wait_for(
+        a,
+        "!document.getElementById('result').hidden",
+        "the flag, A's page",
+        90,
+    )
+    .await?;
+    wait_for(
+        b,
+        "!document.getElementById('result').hidden",
+        "the flag, B's page",
+        10,
+    )
+    .await?;
+    let reason_h = text(&h, "#result-reason").await?;
+    let reason_g = text(&g, "#result-reason").await?;
+    assert!(reason_h.contains("ran out of time"), "{reason_h}");
+    assert!(
+        reason_g.contains("se le ha acabado el tiempo"),
+        "{reason_g}"
+    );
+    shot(&h, "l05-flag").await?;
+    // The finished game leaves the watcher's list.
+    wait_for(
+        &w,
+        "!document.querySelector('#playing-now .playing')",
+        "the finished game gone from the lobby",
+        20,
+    )
+    .await?;
+    Ok(())
+}
