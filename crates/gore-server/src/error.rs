@@ -31,6 +31,8 @@ pub enum ErrorCode {
     TooLarge,
     /// Too many requests from one address (429).
     RateLimited,
+    /// A wrong username or password, or no account where one is needed (401).
+    Unauthorized,
     /// The server failed (500); nothing was changed.
     Internal,
     /// The method is not one this path answers (405).
@@ -59,6 +61,7 @@ impl ErrorCode {
             ErrorCode::Stale | ErrorCode::GameOver | ErrorCode::Refused => StatusCode::CONFLICT,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::Claimed => StatusCode::GONE,
@@ -168,6 +171,8 @@ impl From<GameError> for ApiError {
             GameError::Illegal(_) => ErrorCode::IllegalAction,
             GameError::Claimed(_) => ErrorCode::Claimed,
             GameError::Busy(_) => ErrorCode::Busy,
+            GameError::BadLogin | GameError::NeedsAccount(_) => ErrorCode::Unauthorized,
+            GameError::TooManyAttempts => ErrorCode::RateLimited,
             GameError::Unavailable => return ApiError::unavailable(),
             GameError::Internal(_) => ErrorCode::Internal,
         };

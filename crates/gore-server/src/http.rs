@@ -53,6 +53,10 @@ pub fn app(state: AppState) -> Router {
         .route("/api/lobby/challenges/{id}/accept", post(lobby_accept))
         .route("/api/lobby/ws", get(lobby_socket))
         .route("/api/me/name", post(rename))
+        .route("/api/account/signup", post(sign_up))
+        .route("/api/account/login", post(log_in))
+        .route("/api/account/logout", post(log_out))
+        .route("/api/account/password", post(change_password))
         .route("/api/games/{id}", get(game))
         .route("/api/games/{id}/actions", post(play))
         .route("/api/games/{id}/join", post(join))
@@ -657,13 +661,92 @@ async fn create(
 /// visit; the answer then sets the session cookie).
 async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let (session, new) = session_or_new(&headers);
-    let name = state.players().name_of(&session).await?;
-    let mut res = Json(crate::api::Me { name }).into_response();
+    let p = state.players().player_of(&session).await?;
+    let mut res = Json(crate::api::Me {
+        name: p.name,
+        id: Some(p.id),
+        account: p.account,
+    })
+    .into_response();
     if new {
         res.headers_mut()
             .insert(header::SET_COOKIE, session_cookie(&session));
     }
     Ok(res)
+}
+
+/// The answer of a log-in (sign-up, log-in, new password): the player, and
+/// the rotated session's cookie.
+fn logged_in(status: StatusCode, l: crate::domain::accounts::LoggedIn) -> Response {
+    let mut res = (
+        status,
+        Json(crate::api::Me {
+            name: l.player.name,
+            id: Some(l.player.id),
+            account: true,
+        }),
+    )
+        .into_response();
+    res.headers_mut()
+        .insert(header::SET_COOKIE, session_cookie(&l.session));
+    res
+}
+
+/// `POST /api/account/signup`: the browser's player becomes an account.
+async fn sign_up(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<crate::api::Credentials>,
+) -> Result<Response, ApiError> {
+    let (session, _) = session_or_new(&headers);
+    let me = state.players().player_of(&session).await?;
+    let l = state
+        .accounts()
+        .sign_up(&session, &me, &body.username, &body.password)
+        .await?;
+    Ok(logged_in(StatusCode::CREATED, l))
+}
+
+/// `POST /api/account/login`.
+async fn log_in(
+    State(state): State<AppState>,
+    addr: Option<Extension<ClientIp>>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<crate::api::Credentials>,
+) -> Result<Response, ApiError> {
+    let (session, _) = session_or_new(&headers);
+    let l = state
+        .accounts()
+        .log_in(&session, &body.username, &body.password, client_ip(addr))
+        .await?;
+    Ok(logged_in(StatusCode::OK, l))
+}
+
+/// `POST /api/account/logout`: a new anonymous session.
+async fn log_out(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let Some(session) = session_of(&headers) else {
+        return Ok(StatusCode::NO_CONTENT.into_response());
+    };
+    let fresh = state.accounts().log_out(session).await?;
+    let mut res = StatusCode::NO_CONTENT.into_response();
+    res.headers_mut()
+        .insert(header::SET_COOKIE, session_cookie(&fresh));
+    Ok(res)
+}
+
+/// `POST /api/account/password`.
+async fn change_password(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<crate::api::NewPassword>,
+) -> Result<Response, ApiError> {
+    let (session, _) = session_or_new(&headers);
+    let me = state.players().player_of(&session).await?;
+    let l = state
+        .accounts()
+        .change_password(&session, &me, &body.current, &body.new)
+        .await?;
+    Ok(logged_in(StatusCode::OK, l))
 }
 
 /// `POST /api/me/name`: the browser's new display name, checked.
@@ -674,7 +757,13 @@ async fn rename(
 ) -> Result<Response, ApiError> {
     let (session, new) = session_or_new(&headers);
     let name = state.players().rename(&session, &body.name).await?;
-    let mut res = Json(crate::api::Me { name }).into_response();
+    let p = state.players().player_of(&session).await?;
+    let mut res = Json(crate::api::Me {
+        name,
+        id: Some(p.id),
+        account: p.account,
+    })
+    .into_response();
     if new {
         res.headers_mut()
             .insert(header::SET_COOKIE, session_cookie(&session));

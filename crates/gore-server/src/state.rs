@@ -21,6 +21,7 @@ struct Inner {
     games: Games,
     players: crate::domain::Players,
     lobby: crate::domain::lobby::Lobby,
+    accounts: crate::domain::accounts::Accounts,
     limiter: RateLimiter,
     sockets: Mutex<HashMap<IpAddr, usize>>,
 }
@@ -67,6 +68,7 @@ impl AppState {
     pub fn with_store(config: Config, store: Arc<dyn Store>) -> std::io::Result<AppState> {
         let (perfect, oracles) = open_solver_db(config.solver_db.as_deref())?;
         let players = crate::domain::Players::new(store.clone(), config.clock.clone());
+        let accounts = crate::domain::accounts::Accounts::new(store.clone(), config.clock.clone());
         let lobby = crate::domain::lobby::Lobby::new(
             store.clone(),
             config.clock.clone(),
@@ -90,6 +92,7 @@ impl AppState {
             config,
             games,
             players,
+            accounts,
             lobby,
             sockets: Mutex::new(HashMap::new()),
         }));
@@ -110,6 +113,11 @@ impl AppState {
     /// The players' names.
     pub fn players(&self) -> &crate::domain::Players {
         &self.0.players
+    }
+
+    /// The accounts.
+    pub fn accounts(&self) -> &crate::domain::accounts::Accounts {
+        &self.0.accounts
     }
 
     /// The lobby.

@@ -134,6 +134,41 @@ impl Store for Gated {
     fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()> {
         self.inner.set_player_name(session, name, now)
     }
+    fn account_by_key(
+        &self,
+        key: String,
+    ) -> StoreFuture<Option<gore_server::store::StoredAccount>> {
+        self.inner.account_by_key(key)
+    }
+    fn keys_taken(&self, keys: Vec<String>) -> StoreFuture<bool> {
+        self.inner.keys_taken(keys)
+    }
+    fn create_account(
+        &self,
+        a: gore_server::store::StoredAccount,
+        keys: Vec<String>,
+        from: String,
+        to: String,
+        now: i64,
+    ) -> StoreFuture<bool> {
+        self.inner.create_account(a, keys, from, to, now)
+    }
+    fn log_in(&self, account: String, from: String, to: String, now: i64) -> StoreFuture<()> {
+        self.inner.log_in(account, from, to, now)
+    }
+    fn log_out(&self, session: String) -> StoreFuture<()> {
+        self.inner.log_out(session)
+    }
+    fn set_password(
+        &self,
+        account: String,
+        hash: String,
+        from: String,
+        to: String,
+        now: i64,
+    ) -> StoreFuture<()> {
+        self.inner.set_password(account, hash, from, to, now)
+    }
     fn post_challenge(&self, c: gore_server::store::StoredChallenge) -> StoreFuture<()> {
         self.inner.post_challenge(c)
     }

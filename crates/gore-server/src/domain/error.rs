@@ -58,6 +58,16 @@ pub enum GameError {
     /// A limit was reached (the AI's queue, a game's sockets).
     #[error("{0}")]
     Busy(String),
+    /// A log-in refused: the same answer whether the username exists or
+    /// the password is wrong.
+    #[error("wrong username or password")]
+    BadLogin,
+    /// Too many log-in attempts, for this account or from this address.
+    #[error("too many log-in attempts: wait a few minutes and try again")]
+    TooManyAttempts,
+    /// The request needs an account, and the session has none.
+    #[error("{0}")]
+    NeedsAccount(&'static str),
     /// The store failed and accepts no writes until restarted.
     #[error("the database failed")]
     Unavailable,

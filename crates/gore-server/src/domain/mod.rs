@@ -3,6 +3,7 @@
 //! [`Store`](crate::store::Store) and answers [`GameError`]s, which the
 //! edges (http.rs, ws.rs) turn into API errors.
 
+pub mod accounts;
 pub mod clock;
 mod error;
 pub mod lobby;

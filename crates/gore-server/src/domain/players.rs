@@ -47,6 +47,7 @@ impl Players {
         let fresh = StoredPlayer {
             id: super::new_id(),
             name: Name::generate(&mut rand::thread_rng()).to_string(),
+            account: false,
         };
         self.store
             .create_player(session.to_string(), fresh, self.clock.now_ms())
@@ -66,7 +67,22 @@ impl Players {
             field: "name",
             why: e.to_string(),
         })?;
-        self.player_of(session).await?;
+        let me = self.player_of(session).await?;
+        if me.account {
+            return Err(GameError::BadField {
+                field: "name",
+                why: "an account's name is its username".into(),
+            });
+        }
+        // An account's name (or one like it) is his alone.
+        let mut k = super::names::keys(name.as_str()).to_vec();
+        k.dedup();
+        if self.store.keys_taken(k).await.map_err(store_error)? {
+            return Err(GameError::BadField {
+                field: "name",
+                why: "this name is an account's, or looks like one: choose another".into(),
+            });
+        }
         self.store
             .set_player_name(session.to_string(), name.to_string(), self.clock.now_ms())
             .await

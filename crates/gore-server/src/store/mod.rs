@@ -63,13 +63,26 @@ pub struct At {
 }
 
 /// A player as stored: his public id (in lists and notices, never a
-/// secret) and display name.
+/// secret) and display name (an account's username).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredPlayer {
     /// 10 base-32 characters.
     pub id: String,
     /// His display name.
     pub name: String,
+    /// The session is logged in to the account of this id.
+    pub account: bool,
+}
+
+/// An account as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredAccount {
+    /// The player's public id.
+    pub id: String,
+    /// The username (a display name).
+    pub username: String,
+    /// The argon2id hash, as a PHC string.
+    pub password: String,
 }
 
 /// A challenge in the lobby, as stored.
@@ -327,6 +340,43 @@ pub trait Store: Send + Sync + 'static {
     /// Games between people being played now, the latest begun first, at
     /// most `limit`.
     fn playing_now(&self, limit: u32) -> StoreFuture<Vec<GameInfo>>;
+
+    /// The account one of whose look-alike keys is `key`.
+    fn account_by_key(&self, key: String) -> StoreFuture<Option<StoredAccount>>;
+
+    /// Whether any of `keys` is an account's (a name that looks like it).
+    fn keys_taken(&self, keys: Vec<String>) -> StoreFuture<bool>;
+
+    /// Creates `account` with its look-alike `keys`, logged in at the new
+    /// session `to`, which takes the anonymous session `from`'s player
+    /// (the account's id is that player's) and seats: his games move to
+    /// the account. `false`, and nothing changed, if a key is taken.
+    fn create_account(
+        &self,
+        account: StoredAccount,
+        keys: Vec<String>,
+        from: String,
+        to: String,
+        now: i64,
+    ) -> StoreFuture<bool>;
+
+    /// Logs the new session `to` in to `account`, with the seats of the
+    /// session `from` (which is logged out).
+    fn log_in(&self, account: String, from: String, to: String, now: i64) -> StoreFuture<()>;
+
+    /// Logs a session out.
+    fn log_out(&self, session: String) -> StoreFuture<()>;
+
+    /// Sets an account's password hash; every session of it is logged
+    /// out, and the new session `to` (with the seats of `from`) in.
+    fn set_password(
+        &self,
+        account: String,
+        hash: String,
+        from: String,
+        to: String,
+        now: i64,
+    ) -> StoreFuture<()>;
 
     /// Tells the other servers sharing the store of a lobby event
     /// (`changed`, or `paired GAME PLAYER PLAYER`); a store one process owns

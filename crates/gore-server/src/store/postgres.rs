@@ -60,8 +60,8 @@ use tokio_postgres::{NoTls, Row, SimpleQueryMessage};
 
 use super::schema::{self, Dialect};
 use super::{
-    At, GameChange, Notice, Store, StoreError, StoreFuture, StoredAction, StoredChallenge,
-    StoredGame, StoredPlayer,
+    At, GameChange, Notice, Store, StoreError, StoreFuture, StoredAccount, StoredAction,
+    StoredChallenge, StoredGame, StoredPlayer,
 };
 use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 
@@ -1034,7 +1034,24 @@ fn player_from_row(r: &Row) -> Result<StoredPlayer, StoreError> {
     Ok(StoredPlayer {
         id: col(r, "?", "id")?,
         name: col(r, "?", "name")?,
+        account: col(r, "?", "account")?,
     })
+}
+
+/// The player of session `$1`: the account it is logged in to, else its
+/// anonymous player.
+const PLAYER_OF: &str = "SELECT a.id, a.username AS name, TRUE AS account
+     FROM account_sessions s JOIN accounts a ON a.id = s.account_id WHERE s.session = $1
+     UNION ALL
+     SELECT id, name, FALSE AS account FROM players WHERE session = $1
+     ORDER BY account DESC LIMIT 1";
+
+/// Moves the seats of session `from` to `to` (a rotated session).
+fn move_seats(from: &str, to: &str) -> Stmt {
+    stmt(
+        "UPDATE session_seats SET session = $2 WHERE session = $1",
+        vec![Box::new(from.to_string()), Box::new(to.to_string())],
+    )
 }
 
 fn challenge_from_row(r: &Row) -> Result<StoredChallenge, StoreError> {
@@ -1422,10 +1439,7 @@ impl Store for PgStore {
         let store = self.clone();
         Box::pin(async move {
             let rows = store
-                .read_one(stmt(
-                    "SELECT id, name FROM players WHERE session = $1",
-                    vec![Box::new(session)],
-                ))
+                .read_one(stmt(PLAYER_OF, vec![Box::new(session)]))
                 .await?;
             rows.first().map(player_from_row).transpose()
         })
@@ -1452,15 +1466,168 @@ impl Store for PgStore {
                 )])
                 .await?;
             let rows = store
-                .read_one(stmt(
-                    "SELECT id, name FROM players WHERE session = $1",
-                    vec![Box::new(session)],
-                ))
+                .read_one(stmt(PLAYER_OF, vec![Box::new(session)]))
                 .await?;
             rows.first()
                 .map(player_from_row)
                 .transpose()?
                 .ok_or_else(|| StoreError::Other("the player just made is missing".into()))
+        })
+    }
+
+    fn account_by_key(&self, key: String) -> StoreFuture<Option<StoredAccount>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT a.id, a.username, a.password FROM account_keys k
+                     JOIN accounts a ON a.id = k.account_id WHERE k.key = $1",
+                    vec![Box::new(key)],
+                ))
+                .await?;
+            rows.first()
+                .map(|r| {
+                    Ok(StoredAccount {
+                        id: col(r, "?", "id")?,
+                        username: col(r, "?", "username")?,
+                        password: col(r, "?", "password")?,
+                    })
+                })
+                .transpose()
+        })
+    }
+
+    fn keys_taken(&self, keys: Vec<String>) -> StoreFuture<bool> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT 1 FROM account_keys WHERE key = ANY($1)",
+                    vec![Box::new(keys)],
+                ))
+                .await?;
+            Ok(!rows.is_empty())
+        })
+    }
+
+    fn create_account(
+        &self,
+        a: StoredAccount,
+        keys: Vec<String>,
+        from: String,
+        to: String,
+        now: i64,
+    ) -> StoreFuture<bool> {
+        let store = self.clone();
+        Box::pin(async move {
+            let mut stmts: Vec<Stmt> = keys
+                .into_iter()
+                .map(|k| {
+                    stmt(
+                        "INSERT INTO account_keys (key, account_id) VALUES ($1, $2)",
+                        vec![Box::new(k), Box::new(a.id.clone())],
+                    )
+                })
+                .collect();
+            stmts.push(stmt(
+                "INSERT INTO accounts (id, username, password, created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $4)",
+                vec![
+                    Box::new(a.id.clone()),
+                    Box::new(a.username.clone()),
+                    Box::new(a.password),
+                    Box::new(now),
+                ],
+            ));
+            stmts.push(stmt(
+                "UPDATE players SET session = $2, name = $3, updated_at = $4 WHERE session = $1",
+                vec![
+                    Box::new(from.clone()),
+                    Box::new(to.clone()),
+                    Box::new(a.username),
+                    Box::new(now),
+                ],
+            ));
+            stmts.push(move_seats(&from, &to));
+            stmts.push(stmt(
+                "DELETE FROM account_sessions WHERE session = $1",
+                vec![Box::new(from)],
+            ));
+            stmts.push(stmt(
+                "INSERT INTO account_sessions (session, account_id, created_at) VALUES ($1, $2, $3)",
+                vec![Box::new(to), Box::new(a.id), Box::new(now)],
+            ));
+            match store.write(stmts).await {
+                Ok(_) => Ok(true),
+                Err(StoreError::Conflict) => Ok(false),
+                Err(e) => Err(e),
+            }
+        })
+    }
+
+    fn log_in(&self, account: String, from: String, to: String, now: i64) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .write(vec![
+                    move_seats(&from, &to),
+                    stmt(
+                        "DELETE FROM account_sessions WHERE session = $1",
+                        vec![Box::new(from)],
+                    ),
+                    stmt(
+                        "INSERT INTO account_sessions (session, account_id, created_at)
+                         VALUES ($1, $2, $3)",
+                        vec![Box::new(to), Box::new(account), Box::new(now)],
+                    ),
+                ])
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn log_out(&self, session: String) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .write(vec![stmt(
+                    "DELETE FROM account_sessions WHERE session = $1",
+                    vec![Box::new(session)],
+                )])
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn set_password(
+        &self,
+        account: String,
+        hash: String,
+        from: String,
+        to: String,
+        now: i64,
+    ) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .write(vec![
+                    stmt(
+                        "UPDATE accounts SET password = $2, updated_at = $3 WHERE id = $1",
+                        vec![Box::new(account.clone()), Box::new(hash), Box::new(now)],
+                    ),
+                    stmt(
+                        "DELETE FROM account_sessions WHERE account_id = $1",
+                        vec![Box::new(account.clone())],
+                    ),
+                    move_seats(&from, &to),
+                    stmt(
+                        "INSERT INTO account_sessions (session, account_id, created_at)
+                         VALUES ($1, $2, $3)",
+                        vec![Box::new(to), Box::new(account), Box::new(now)],
+                    ),
+                ])
+                .await?;
+            Ok(())
         })
     }
 

@@ -259,6 +259,79 @@ pub const STEPS: &[Step] = &[
             ALTER TABLE games ADD COLUMN lobby BOOLEAN NOT NULL DEFAULT FALSE",
         )],
     },
+    // Accounts: a username (its look-alike keys unique), an argon2id
+    // password hash, the browser sessions logged in to each; the seats'
+    // players (public ids) and whether a game is rated; ratings per pace
+    // and their history, one row per account and rated game.
+    Step {
+        about: "accounts and ratings",
+        sql: &[
+            Sql::Both(
+                "CREATE TABLE accounts (
+                    id          TEXT PRIMARY KEY,
+                    username    TEXT NOT NULL,
+                    password    TEXT NOT NULL,
+                    created_at  BIGINT NOT NULL,
+                    updated_at  BIGINT NOT NULL
+                );
+                CREATE TABLE account_keys (
+                    key         TEXT PRIMARY KEY,
+                    account_id  TEXT NOT NULL
+                );
+                CREATE TABLE account_sessions (
+                    session     TEXT PRIMARY KEY,
+                    account_id  TEXT NOT NULL,
+                    created_at  BIGINT NOT NULL
+                );
+                CREATE INDEX account_sessions_account ON account_sessions (account_id);
+                ALTER TABLE games ADD COLUMN player_a TEXT;
+                ALTER TABLE games ADD COLUMN player_b TEXT;
+                ALTER TABLE games ADD COLUMN rated BOOLEAN NOT NULL DEFAULT FALSE;
+                CREATE INDEX games_player_a ON games (player_a);
+                CREATE INDEX games_player_b ON games (player_b)",
+            ),
+            Sql::Each {
+                sqlite: "CREATE TABLE ratings (
+                    account_id  TEXT NOT NULL,
+                    pace        TEXT NOT NULL,
+                    rating      REAL NOT NULL,
+                    deviation   REAL NOT NULL,
+                    volatility  REAL NOT NULL,
+                    games       INTEGER NOT NULL,
+                    updated_at  INTEGER NOT NULL,
+                    PRIMARY KEY (account_id, pace)
+                );
+                CREATE TABLE rating_history (
+                    account_id  TEXT NOT NULL,
+                    game_id     TEXT NOT NULL,
+                    pace        TEXT NOT NULL,
+                    rating      REAL NOT NULL,
+                    deviation   REAL NOT NULL,
+                    at          INTEGER NOT NULL,
+                    PRIMARY KEY (account_id, game_id)
+                )",
+                postgres: "CREATE TABLE ratings (
+                    account_id  TEXT NOT NULL,
+                    pace        TEXT NOT NULL,
+                    rating      DOUBLE PRECISION NOT NULL,
+                    deviation   DOUBLE PRECISION NOT NULL,
+                    volatility  DOUBLE PRECISION NOT NULL,
+                    games       INTEGER NOT NULL,
+                    updated_at  BIGINT NOT NULL,
+                    PRIMARY KEY (account_id, pace)
+                );
+                CREATE TABLE rating_history (
+                    account_id  TEXT NOT NULL,
+                    game_id     TEXT NOT NULL,
+                    pace        TEXT NOT NULL,
+                    rating      DOUBLE PRECISION NOT NULL,
+                    deviation   DOUBLE PRECISION NOT NULL,
+                    at          BIGINT NOT NULL,
+                    PRIMARY KEY (account_id, game_id)
+                )",
+            },
+        ],
+    },
 ];
 
 /// The schema version this server writes.

@@ -26,8 +26,8 @@ use tokio::sync::oneshot;
 
 use super::schema::{self, Dialect};
 use super::{
-    At, GameChange, Store, StoreError, StoreFuture, StoredAction, StoredChallenge, StoredGame,
-    StoredPlayer,
+    At, GameChange, Store, StoreError, StoreFuture, StoredAccount, StoredAction, StoredChallenge,
+    StoredGame, StoredPlayer,
 };
 use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 
@@ -159,6 +159,49 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameInfo> {
         ]),
         id,
     })
+}
+
+/// The player of a session: the account it is logged in to, else its
+/// anonymous player.
+fn player_of(c: &Connection, session: &str) -> rusqlite::Result<Option<StoredPlayer>> {
+    let account = c
+        .query_row(
+            "SELECT a.id, a.username FROM account_sessions s
+             JOIN accounts a ON a.id = s.account_id WHERE s.session = ?1",
+            [session],
+            |r| {
+                Ok(StoredPlayer {
+                    id: r.get(0)?,
+                    name: r.get(1)?,
+                    account: true,
+                })
+            },
+        )
+        .optional()?;
+    if account.is_some() {
+        return Ok(account);
+    }
+    c.query_row(
+        "SELECT id, name FROM players WHERE session = ?1",
+        [session],
+        |r| {
+            Ok(StoredPlayer {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                account: false,
+            })
+        },
+    )
+    .optional()
+}
+
+/// Moves the seats a session holds to another (a rotated session).
+fn move_seats(c: &Connection, from: &str, to: &str) -> rusqlite::Result<()> {
+    c.execute(
+        "UPDATE session_seats SET session = ?2 WHERE session = ?1",
+        params![from, to],
+    )?;
+    Ok(())
 }
 
 /// Reads a challenges row.
@@ -774,19 +817,7 @@ impl Store for SqliteStore {
     }
 
     fn player(&self, session: String) -> StoreFuture<Option<StoredPlayer>> {
-        let f = self.call(false, move |c| {
-            c.query_row(
-                "SELECT id, name FROM players WHERE session = ?1",
-                [session],
-                |r| {
-                    Ok(StoredPlayer {
-                        id: r.get(0)?,
-                        name: r.get(1)?,
-                    })
-                },
-            )
-            .optional()
-        });
+        let f = self.call(false, move |c| player_of(c, &session));
         Box::pin(async move { Ok(f.await?) })
     }
 
@@ -802,16 +833,128 @@ impl Store for SqliteStore {
                  VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT (session) DO NOTHING",
                 params![session, p.id, p.name, now],
             )?;
+            player_of(c, &session)?.ok_or(rusqlite::Error::QueryReturnedNoRows)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn account_by_key(&self, key: String) -> StoreFuture<Option<StoredAccount>> {
+        let f = self.call(false, move |c| {
             c.query_row(
-                "SELECT id, name FROM players WHERE session = ?1",
-                [session],
+                "SELECT a.id, a.username, a.password FROM account_keys k
+                 JOIN accounts a ON a.id = k.account_id WHERE k.key = ?1",
+                [key],
                 |r| {
-                    Ok(StoredPlayer {
+                    Ok(StoredAccount {
                         id: r.get(0)?,
-                        name: r.get(1)?,
+                        username: r.get(1)?,
+                        password: r.get(2)?,
                     })
                 },
             )
+            .optional()
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn keys_taken(&self, keys: Vec<String>) -> StoreFuture<bool> {
+        let f = self.call(false, move |c| {
+            let mut st = c.prepare("SELECT 1 FROM account_keys WHERE key = ?1")?;
+            for k in &keys {
+                if st.exists([k])? {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn create_account(
+        &self,
+        a: StoredAccount,
+        keys: Vec<String>,
+        from: String,
+        to: String,
+        now: i64,
+    ) -> StoreFuture<bool> {
+        let f = self.call(true, move |c| {
+            for k in &keys {
+                c.execute(
+                    "INSERT INTO account_keys (key, account_id) VALUES (?1, ?2)",
+                    params![k, a.id],
+                )?;
+            }
+            c.execute(
+                "INSERT INTO accounts (id, username, password, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?4)",
+                params![a.id, a.username, a.password, now],
+            )?;
+            c.execute(
+                "UPDATE players SET session = ?2, name = ?3, updated_at = ?4 WHERE session = ?1",
+                params![from, to, a.username, now],
+            )?;
+            move_seats(c, &from, &to)?;
+            c.execute("DELETE FROM account_sessions WHERE session = ?1", [&from])?;
+            c.execute(
+                "INSERT INTO account_sessions (session, account_id, created_at) VALUES (?1, ?2, ?3)",
+                params![to, a.id, now],
+            )?;
+            Ok(())
+        });
+        Box::pin(async move {
+            match f.await {
+                Ok(()) => Ok(true),
+                Err(e) if e.is_conflict() => Ok(false),
+                Err(e) => Err(e.into()),
+            }
+        })
+    }
+
+    fn log_in(&self, account: String, from: String, to: String, now: i64) -> StoreFuture<()> {
+        let f = self.call(true, move |c| {
+            move_seats(c, &from, &to)?;
+            c.execute("DELETE FROM account_sessions WHERE session = ?1", [&from])?;
+            c.execute(
+                "INSERT INTO account_sessions (session, account_id, created_at) VALUES (?1, ?2, ?3)",
+                params![to, account, now],
+            )?;
+            Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn log_out(&self, session: String) -> StoreFuture<()> {
+        let f = self.call(true, move |c| {
+            c.execute("DELETE FROM account_sessions WHERE session = ?1", [session])?;
+            Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn set_password(
+        &self,
+        account: String,
+        hash: String,
+        from: String,
+        to: String,
+        now: i64,
+    ) -> StoreFuture<()> {
+        let f = self.call(true, move |c| {
+            c.execute(
+                "UPDATE accounts SET password = ?2, updated_at = ?3 WHERE id = ?1",
+                params![account, hash, now],
+            )?;
+            c.execute(
+                "DELETE FROM account_sessions WHERE account_id = ?1",
+                [&account],
+            )?;
+            move_seats(c, &from, &to)?;
+            c.execute(
+                "INSERT INTO account_sessions (session, account_id, created_at) VALUES (?1, ?2, ?3)",
+                params![to, account, now],
+            )?;
+            Ok(())
         });
         Box::pin(async move { Ok(f.await?) })
     }

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use gore_core::{Outcome, Player};
 use gore_server::domain::{GameInfo, Seat, Status};
 use gore_server::store::{
-    At, GameChange, Notice, Store, StoreError, StoreFuture, StoredAction, StoredChallenge,
-    StoredGame, StoredPlayer,
+    At, GameChange, Notice, Store, StoreError, StoreFuture, StoredAccount, StoredAction,
+    StoredChallenge, StoredGame, StoredPlayer,
 };
 use gore_server::AppState;
 use tokio::sync::broadcast;
@@ -26,6 +26,9 @@ pub struct Data {
     pub claims: HashMap<(String, u32), (usize, Instant)>,
     pub players: HashMap<String, StoredPlayer>,
     pub challenges: HashMap<String, (StoredChallenge, i64)>,
+    pub accounts: HashMap<String, StoredAccount>,
+    pub account_keys: HashMap<String, String>,
+    pub account_sessions: HashMap<String, String>,
 }
 
 /// One database, several handles on it (one per server).
@@ -73,6 +76,19 @@ impl Handle {
             ));
         }
         Box::pin(async move { r.map(|(v, _)| v) })
+    }
+}
+
+fn move_seats(d: &mut Data, from: &str, to: &str) {
+    let moved: Vec<((String, String), String)> = d
+        .sessions
+        .iter()
+        .filter(|((s, _), _)| s == from)
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for ((_, game), token) in moved {
+        d.sessions.remove(&(from.to_string(), game.clone()));
+        d.sessions.insert((to.to_string(), game), token);
     }
 }
 
@@ -201,15 +217,92 @@ impl Store for Handle {
         })
     }
     fn player(&self, session: String) -> StoreFuture<Option<StoredPlayer>> {
-        let p = self
-            .shared
-            .data
-            .lock()
-            .unwrap()
-            .players
+        let d = self.shared.data.lock().unwrap();
+        let p = match d
+            .account_sessions
             .get(&session)
-            .cloned();
+            .and_then(|a| d.accounts.get(a))
+        {
+            Some(a) => Some(StoredPlayer {
+                id: a.id.clone(),
+                name: a.username.clone(),
+                account: true,
+            }),
+            None => d.players.get(&session).cloned(),
+        };
         Box::pin(async move { Ok(p) })
+    }
+    fn account_by_key(&self, key: String) -> StoreFuture<Option<StoredAccount>> {
+        let d = self.shared.data.lock().unwrap();
+        let a = d
+            .account_keys
+            .get(&key)
+            .and_then(|id| d.accounts.get(id))
+            .cloned();
+        Box::pin(async move { Ok(a) })
+    }
+    fn keys_taken(&self, keys: Vec<String>) -> StoreFuture<bool> {
+        let d = self.shared.data.lock().unwrap();
+        let t = keys.iter().any(|k| d.account_keys.contains_key(k));
+        Box::pin(async move { Ok(t) })
+    }
+    fn create_account(
+        &self,
+        a: StoredAccount,
+        keys: Vec<String>,
+        from: String,
+        to: String,
+        _now: i64,
+    ) -> StoreFuture<bool> {
+        self.write(move |d| {
+            if keys.iter().any(|k| d.account_keys.contains_key(k)) {
+                return Ok((false, None));
+            }
+            for k in keys {
+                d.account_keys.insert(k, a.id.clone());
+            }
+            if let Some(mut p) = d.players.remove(&from) {
+                p.name = a.username.clone();
+                d.players.insert(to.clone(), p);
+            }
+            move_seats(d, &from, &to);
+            d.account_sessions.remove(&from);
+            d.account_sessions.insert(to, a.id.clone());
+            d.accounts.insert(a.id.clone(), a);
+            Ok((true, None))
+        })
+    }
+    fn log_in(&self, account: String, from: String, to: String, _now: i64) -> StoreFuture<()> {
+        self.write(move |d| {
+            move_seats(d, &from, &to);
+            d.account_sessions.remove(&from);
+            d.account_sessions.insert(to, account);
+            Ok(((), None))
+        })
+    }
+    fn log_out(&self, session: String) -> StoreFuture<()> {
+        self.write(move |d| {
+            d.account_sessions.remove(&session);
+            Ok(((), None))
+        })
+    }
+    fn set_password(
+        &self,
+        account: String,
+        hash: String,
+        from: String,
+        to: String,
+        _now: i64,
+    ) -> StoreFuture<()> {
+        self.write(move |d| {
+            if let Some(a) = d.accounts.get_mut(&account) {
+                a.password = hash;
+            }
+            d.account_sessions.retain(|_, id| *id != account);
+            move_seats(d, &from, &to);
+            d.account_sessions.insert(to, account);
+            Ok(((), None))
+        })
     }
     fn create_player(
         &self,

@@ -1,0 +1,328 @@
+//! Accounts, optional: a username (a display name, unique up to
+//! look-alikes) and a password hashed with argon2id. Signing up, logging in
+//! and changing the password each rotate the browser session (a new secret
+//! cookie; the old one no longer opens the account); signing up moves the
+//! anonymous player's games to the account. Log-in attempts are limited per
+//! account and per address, and a log-in refused says the same whether the
+//! username exists or not, in about the same time (a hash is checked
+//! either way).
+
+use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, SaltString};
+use argon2::{Argon2, PasswordVerifier};
+
+use super::clock::Clock;
+use super::names::{keys, Name};
+use super::{new_token, GameError};
+use crate::store::{Store, StoreError, StoredAccount, StoredPlayer};
+
+/// The shortest password.
+pub const PASSWORD_MIN_CHARS: usize = 8;
+/// The longest password, in bytes (hashing a huge one is a cheap attack).
+pub const PASSWORD_MAX_BYTES: usize = 256;
+/// Failed log-ins per account within [`ATTEMPT_WINDOW_MS`], at most.
+pub const ACCOUNT_ATTEMPTS: usize = 5;
+/// Failed log-ins per address within [`ATTEMPT_WINDOW_MS`], at most.
+pub const ADDRESS_ATTEMPTS: usize = 20;
+/// The window of the log-in limits: 15 minutes.
+pub const ATTEMPT_WINDOW_MS: i64 = 15 * 60_000;
+
+/// A session logged in: its new secret (the cookie to set) and player.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoggedIn {
+    /// The new session (the old one is no longer this account's).
+    pub session: String,
+    /// The account's player.
+    pub player: StoredPlayer,
+}
+
+/// The accounts, kept in the store. Cheap to clone.
+#[derive(Clone)]
+pub struct Accounts(Arc<Inner>);
+
+struct Inner {
+    store: Arc<dyn Store>,
+    clock: Clock,
+    /// Failed log-ins, by account key and by address: their times.
+    failures: Mutex<HashMap<String, VecDeque<i64>>>,
+}
+
+fn store_error(e: StoreError) -> GameError {
+    match e {
+        StoreError::Failed(_) => GameError::Unavailable,
+        e => {
+            tracing::error!("accounts: {e}");
+            GameError::Internal("the account could not be read or saved; try again".into())
+        }
+    }
+}
+
+fn bad(field: &'static str, why: impl Into<String>) -> GameError {
+    GameError::BadField {
+        field,
+        why: why.into(),
+    }
+}
+
+/// Checks a new password's length.
+fn check_password(p: &str, username: &str) -> Result<(), GameError> {
+    if p.len() > PASSWORD_MAX_BYTES {
+        return Err(bad(
+            "password",
+            format!("a password has at most {PASSWORD_MAX_BYTES} bytes"),
+        ));
+    }
+    if p.chars().count() < PASSWORD_MIN_CHARS {
+        return Err(bad(
+            "password",
+            format!("a password has at least {PASSWORD_MIN_CHARS} characters"),
+        ));
+    }
+    if p.to_lowercase() == username.to_lowercase() {
+        return Err(bad("password", "a password is not the username"));
+    }
+    Ok(())
+}
+
+/// argon2id at the crate's defaults (OWASP's: 19 MiB, 2 passes), off the
+/// async threads.
+async fn hash(password: String) -> Result<String, GameError> {
+    tokio::task::spawn_blocking(move || {
+        let salt = SaltString::generate(&mut OsRng);
+        Argon2::default()
+            .hash_password(password.as_bytes(), &salt)
+            .map(|h| h.to_string())
+    })
+    .await
+    .map_err(|e| GameError::Internal(format!("hashing failed: {e}")))?
+    .map_err(|e| GameError::Internal(format!("hashing failed: {e}")))
+}
+
+/// Whether `password` matches the PHC string `stored`, off the async threads.
+async fn verify(password: String, stored: String) -> bool {
+    tokio::task::spawn_blocking(move || {
+        PasswordHash::new(&stored).is_ok_and(|h| {
+            Argon2::default()
+                .verify_password(password.as_bytes(), &h)
+                .is_ok()
+        })
+    })
+    .await
+    .unwrap_or(false)
+}
+
+/// A hash no password matches, checked for unknown usernames so that they
+/// take as long as wrong passwords.
+fn decoy() -> &'static str {
+    static DECOY: OnceLock<String> = OnceLock::new();
+    DECOY.get_or_init(|| {
+        let salt = SaltString::generate(&mut OsRng);
+        Argon2::default()
+            .hash_password(new_token().as_bytes(), &salt)
+            .map(|h| h.to_string())
+            .unwrap_or_default()
+    })
+}
+
+impl Accounts {
+    /// The accounts of `store`.
+    pub fn new(store: Arc<dyn Store>, clock: Clock) -> Accounts {
+        Accounts(Arc::new(Inner {
+            store,
+            clock,
+            failures: Mutex::new(HashMap::new()),
+        }))
+    }
+
+    /// Signs up: the session's anonymous player becomes an account named
+    /// `username` (his games with it), logged in at a new session.
+    pub async fn sign_up(
+        &self,
+        session: &str,
+        anonymous: &StoredPlayer,
+        username: &str,
+        password: &str,
+    ) -> Result<LoggedIn, GameError> {
+        if anonymous.account {
+            return Err(GameError::Refused(
+                "you are logged in already: log out first",
+            ));
+        }
+        let name = Name::parse(username).map_err(|e| bad("username", e.to_string()))?;
+        check_password(password, name.as_str())?;
+        let hashed = hash(password.to_string()).await?;
+        let now = self.0.clock.now_ms();
+        let to = new_token();
+        let mut keys: Vec<String> = keys(name.as_str()).to_vec();
+        keys.dedup();
+        let made = self
+            .0
+            .store
+            .create_account(
+                StoredAccount {
+                    id: anonymous.id.clone(),
+                    username: name.to_string(),
+                    password: hashed,
+                },
+                keys,
+                session.to_string(),
+                to.clone(),
+                now,
+            )
+            .await
+            .map_err(store_error)?;
+        if !made {
+            return Err(bad(
+                "username",
+                "this username is taken, or looks like one that is: choose another",
+            ));
+        }
+        tracing::info!("account {} made", anonymous.id);
+        Ok(LoggedIn {
+            session: to,
+            player: StoredPlayer {
+                id: anonymous.id.clone(),
+                name: name.to_string(),
+                account: true,
+            },
+        })
+    }
+
+    /// Logs in, at a new session that keeps the old one's seats.
+    pub async fn log_in(
+        &self,
+        session: &str,
+        username: &str,
+        password: &str,
+        ip: Option<IpAddr>,
+    ) -> Result<LoggedIn, GameError> {
+        // The limits' keys exist whether the account does or not.
+        let account_key = format!("a:{}", keys(username.trim())[0]);
+        let address_key = ip.map(|ip| format!("i:{ip}"));
+        let now = self.0.clock.now_ms();
+        if self.over_limit(&account_key, ACCOUNT_ATTEMPTS, now)
+            || address_key
+                .as_ref()
+                .is_some_and(|k| self.over_limit(k, ADDRESS_ATTEMPTS, now))
+        {
+            return Err(GameError::TooManyAttempts);
+        }
+        let found = if password.len() > PASSWORD_MAX_BYTES {
+            None
+        } else {
+            self.0
+                .store
+                .account_by_key(keys(username.trim())[0].clone())
+                .await
+                .map_err(store_error)?
+        };
+        let ok = match &found {
+            Some(a) => verify(password.to_string(), a.password.clone()).await,
+            None => {
+                verify(password.to_string(), decoy().to_string()).await;
+                false
+            }
+        };
+        let Some(account) = found.filter(|_| ok) else {
+            self.fail(&account_key, now);
+            if let Some(k) = &address_key {
+                self.fail(k, now);
+            }
+            return Err(GameError::BadLogin);
+        };
+        let to = new_token();
+        self.0
+            .store
+            .log_in(account.id.clone(), session.to_string(), to.clone(), now)
+            .await
+            .map_err(store_error)?;
+        Ok(LoggedIn {
+            session: to,
+            player: StoredPlayer {
+                id: account.id,
+                name: account.username,
+                account: true,
+            },
+        })
+    }
+
+    /// Logs the session out; the new (anonymous) session to use.
+    pub async fn log_out(&self, session: &str) -> Result<String, GameError> {
+        self.0
+            .store
+            .log_out(session.to_string())
+            .await
+            .map_err(store_error)?;
+        Ok(new_token())
+    }
+
+    /// Changes the password of the session's account (the current one
+    /// checked): every session of it is logged out, a new one logged in.
+    pub async fn change_password(
+        &self,
+        session: &str,
+        me: &StoredPlayer,
+        current: &str,
+        new: &str,
+    ) -> Result<LoggedIn, GameError> {
+        if !me.account {
+            return Err(GameError::NeedsAccount("log in to change your password"));
+        }
+        let account = self
+            .0
+            .store
+            .account_by_key(keys(&me.name)[0].clone())
+            .await
+            .map_err(store_error)?
+            .filter(|a| a.id == me.id)
+            .ok_or(GameError::BadLogin)?;
+        if current.len() > PASSWORD_MAX_BYTES
+            || !verify(current.to_string(), account.password.clone()).await
+        {
+            return Err(bad("current", "this is not your current password"));
+        }
+        check_password(new, &account.username)?;
+        let hashed = hash(new.to_string()).await?;
+        let to = new_token();
+        self.0
+            .store
+            .set_password(
+                account.id.clone(),
+                hashed,
+                session.to_string(),
+                to.clone(),
+                self.0.clock.now_ms(),
+            )
+            .await
+            .map_err(store_error)?;
+        Ok(LoggedIn {
+            session: to,
+            player: me.clone(),
+        })
+    }
+
+    fn over_limit(&self, key: &str, limit: usize, now: i64) -> bool {
+        let mut f = self.0.failures.lock().unwrap_or_else(|e| e.into_inner());
+        match f.get_mut(key) {
+            Some(times) => {
+                while times.front().is_some_and(|&t| t <= now - ATTEMPT_WINDOW_MS) {
+                    times.pop_front();
+                }
+                times.len() >= limit
+            }
+            None => false,
+        }
+    }
+
+    fn fail(&self, key: &str, now: i64) {
+        let mut f = self.0.failures.lock().unwrap_or_else(|e| e.into_inner());
+        // Bounded: old keys go when the map grows large.
+        if f.len() > 100_000 {
+            f.retain(|_, t| t.back().is_some_and(|&x| x > now - ATTEMPT_WINDOW_MS));
+        }
+        f.entry(key.to_string()).or_default().push_back(now);
+    }
+}
