@@ -247,6 +247,10 @@ pub enum SeatView {
         /// bot without a session, and on one device).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,
+        /// His rating in the game's pace when it began (`1500?`: still
+        /// provisional), in rated games.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rating: Option<String>,
     },
     /// The server's AI.
     Ai {
@@ -376,6 +380,9 @@ pub struct Head {
     /// A game paired in the lobby (between strangers).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub lobby: bool,
+    /// Rated: its result moves both players' ratings.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
     /// The AI is thinking (or waiting for a thread) on this game.
     #[serde(default)]
     pub thinking: bool,

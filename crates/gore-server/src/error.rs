@@ -160,7 +160,7 @@ impl IntoResponse for ApiError {
 impl From<GameError> for ApiError {
     fn from(e: GameError) -> ApiError {
         let code = match &e {
-            GameError::NoGame => ErrorCode::NotFound,
+            GameError::NoGame | GameError::NoPlayer => ErrorCode::NotFound,
             GameError::BadField { .. } | GameError::BadAction(_) => ErrorCode::BadRequest,
             GameError::NoSeat | GameError::NotYourTurn(_) | GameError::Waiting => {
                 ErrorCode::Forbidden

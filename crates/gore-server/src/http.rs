@@ -44,6 +44,10 @@ pub fn app(state: AppState) -> Router {
         .route("/api/solver", get(solver))
         .route("/api/me", get(me))
         .route("/api/lobby", get(lobby_view))
+        .route("/api/players/{name}", get(player_page))
+        .route("/api/leaderboard/{pace}", get(leaderboard))
+        .route("/@/{name}", get(page))
+        .route("/leaderboard", get(page))
         .route("/api/lobby/seek", post(lobby_seek))
         .route("/api/lobby/challenges", post(lobby_post))
         .route(
@@ -447,6 +451,7 @@ fn new_game_spec(req: NewGame) -> Result<NewGameSpec, ApiError> {
         honourable: req.honourable.unwrap_or(false),
         colour,
         name: None,
+        player: None,
         clock: parse_clock(req.clock.as_deref())?,
     })
 }
@@ -516,6 +521,23 @@ fn paired_answer(game: Option<String>, waiting: Option<String>) -> crate::api::P
         game,
         waiting,
     }
+}
+
+/// `GET /api/players/{name}`: an account's ratings, their history, its
+/// latest games and its results against the AI.
+async fn player_page(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Response, ApiError> {
+    Ok(Json(state.games().ratings().page(&name).await?).into_response())
+}
+
+/// `GET /api/leaderboard/{pace}`: the best ratings of a pace.
+async fn leaderboard(
+    State(state): State<AppState>,
+    Path(pace): Path<String>,
+) -> Result<Response, ApiError> {
+    Ok(Json(state.games().ratings().leaderboard(&pace).await?).into_response())
 }
 
 /// `GET /api/lobby`: open challenges and games being played.
@@ -652,7 +674,9 @@ async fn create(
 ) -> Result<Response, ApiError> {
     let mut spec = new_game_spec(req)?;
     let session = session_or_new(&headers);
-    spec.name = Some(state.players().name_of(&session.0).await?);
+    let me = state.players().player_of(&session.0).await?;
+    spec.name = Some(me.name);
+    spec.player = Some(me.id);
     let grant = state.games().create(spec, client_ip(addr)).await?;
     grant_response_in(&state, session, StatusCode::CREATED, grant).await
 }
@@ -830,10 +854,10 @@ async fn join(
         }
     }
     let session = session_or_new(&headers);
-    let name = state.players().name_of(&session.0).await?;
+    let me = state.players().player_of(&session.0).await?;
     let grant = state
         .games()
-        .claim_invite(&id, &body.code, Some(name))
+        .claim_invite(&id, &body.code, Some((me.name, me.id)))
         .await?;
     grant_response_in(&state, session, StatusCode::OK, grant).await
 }

@@ -68,12 +68,8 @@ impl AppState {
     pub fn with_store(config: Config, store: Arc<dyn Store>) -> std::io::Result<AppState> {
         let (perfect, oracles) = open_solver_db(config.solver_db.as_deref())?;
         let players = crate::domain::Players::new(store.clone(), config.clock.clone());
+        let lobby_store = store.clone();
         let accounts = crate::domain::accounts::Accounts::new(store.clone(), config.clock.clone());
-        let lobby = crate::domain::lobby::Lobby::new(
-            store.clone(),
-            config.clock.clone(),
-            config.paces.clone(),
-        );
         let games = Games::new(
             store,
             GameSettings {
@@ -87,6 +83,12 @@ impl AppState {
                 clock: config.clock.clone(),
             },
         )?;
+        let lobby = crate::domain::lobby::Lobby::new(
+            lobby_store,
+            config.clock.clone(),
+            config.paces.clone(),
+            games.ratings().clone(),
+        );
         let state = AppState(Arc::new(Inner {
             limiter: RateLimiter::new(config.rate_limit),
             config,

@@ -169,6 +169,40 @@ impl Store for Gated {
     ) -> StoreFuture<()> {
         self.inner.set_password(account, hash, from, to, now)
     }
+    fn ratings_of(&self, account: String) -> StoreFuture<Vec<gore_server::store::StoredRating>> {
+        self.inner.ratings_of(account)
+    }
+    fn rate_game(
+        &self,
+        game: String,
+        updates: Vec<gore_server::store::RatingUpdate>,
+        now: i64,
+    ) -> StoreFuture<bool> {
+        self.inner.rate_game(game, updates, now)
+    }
+    fn rating_history(
+        &self,
+        account: String,
+    ) -> StoreFuture<Vec<gore_server::store::HistoryPoint>> {
+        self.inner.rating_history(account)
+    }
+    fn leaderboard(
+        &self,
+        pace: String,
+        limit: u32,
+    ) -> StoreFuture<Vec<gore_server::store::Ranked>> {
+        self.inner.leaderboard(pace, limit)
+    }
+    fn player_games(
+        &self,
+        player: String,
+        limit: u32,
+    ) -> StoreFuture<Vec<(gore_server::domain::GameInfo, Option<String>)>> {
+        self.inner.player_games(player, limit)
+    }
+    fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
+        self.inner.unrated_games(limit)
+    }
     fn post_challenge(&self, c: gore_server::store::StoredChallenge) -> StoreFuture<()> {
         self.inner.post_challenge(c)
     }

@@ -380,7 +380,6 @@ async fn the_lobby_refuses_what_it_must() {
         (json!({"clock": "0+1"}), "clock"),
         (json!({"clock": "5+3", "colour": "C"}), "colour"),
         (json!({"clock": "5+3", "rules": "nonsense"}), "rules"),
-        (json!({"clock": "5+3", "rated": true}), "rated"),
     ] {
         let (st, e) = post_with(&s, &cb, "/api/lobby/challenges", body.clone()).await;
         assert_eq!(st, 400, "{body}: {e}");
@@ -389,6 +388,15 @@ async fn the_lobby_refuses_what_it_must() {
             "{body}: {e}"
         );
     }
+    // Rated needs an account (tests/ratings.rs plays rated games).
+    let (st, e) = post_with(
+        &s,
+        &cb,
+        "/api/lobby/challenges",
+        json!({"clock": "5+3", "rated": true}),
+    )
+    .await;
+    assert_eq!(st, 401, "{e}");
     let (st, e) = post_with(&s, &cb, "/api/lobby/seek", json!({"clock": "none"})).await;
     assert_eq!(st, 400, "{e}");
     // Its creator withdraws it.

@@ -223,8 +223,10 @@ export function homePage(main) {
           h('p', { class: 'lead' }, t('home.lead'), ' ', h('a', { href: '/rules', class: 'read-rules' }, t('home.readRules'))),
           nameCard()),
         boardPicture()),
-      lobbyNow().section,
+      // The computer's button stays in the first screen of a phone; the
+      // lobby follows the new game.
       h('div', { class: 'home-grid' }, form, gamesSection()),
+      lobbyNow().section,
     );
     syncPerfect(/** @type {HTMLFormElement} */ (form));
     const now = read(/** @type {HTMLFormElement} */ (form));

@@ -60,6 +60,8 @@ async function route() {
   else if (game) next = (await import('./game.js')).gamePage(main, game[1]);
   else if (claim) next = (await import('./claim.js')).claimPage(main, claim[1] === 'join' ? 'join' : 'continue', claim[2], safeDecode(claim[3]));
   else if (path === '/rules') next = (await import('./rules.js')).rulesPage(main);
+  else if (path.startsWith('/@/')) next = (await import('./player.js')).playerPage(main, safeDecode(path.slice(3)));
+  else if (path === '/leaderboard') next = (await import('./player.js')).leaderboardPage(main);
   else if (path === '/') next = (await import('./home.js')).homePage(main);
   else next = notFoundPage(main, false);
   page = next;

@@ -58,6 +58,9 @@ pub enum GameError {
     /// A limit was reached (the AI's queue, a game's sockets).
     #[error("{0}")]
     Busy(String),
+    /// No account has that name.
+    #[error("no such player")]
+    NoPlayer,
     /// A log-in refused: the same answer whether the username exists or
     /// the password is wrong.
     #[error("wrong username or password")]

@@ -64,6 +64,9 @@ pub struct ChallengeView {
     pub rated: bool,
     /// A quick pairing's seek.
     pub quick: bool,
+    /// The creator's rating in its pace (`1500?`; rated challenges).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<String>,
 }
 
 /// A game being played, as the lobby lists it.
@@ -137,6 +140,7 @@ struct Inner {
     store: Arc<dyn Store>,
     clock: Clock,
     paces: Vec<TimeControl>,
+    ratings: super::ratings::Ratings,
     tx: broadcast::Sender<LobbyEvent>,
     /// The last snapshot sent.
     last: StdMutex<Arc<str>>,
@@ -160,12 +164,18 @@ fn store_error(e: StoreError) -> GameError {
 
 impl Lobby {
     /// The lobby over `store`; starts its tasks (a Tokio runtime is needed).
-    pub fn new(store: Arc<dyn Store>, clock: Clock, paces: Vec<TimeControl>) -> Lobby {
+    pub fn new(
+        store: Arc<dyn Store>,
+        clock: Clock,
+        paces: Vec<TimeControl>,
+        ratings: super::ratings::Ratings,
+    ) -> Lobby {
         let notices = store.notices();
         let lobby = Lobby(Arc::new(Inner {
             store,
             clock,
             paces,
+            ratings,
             tx: broadcast::channel(256).0,
             last: StdMutex::new(Arc::from("")),
             dirty: AtomicBool::new(true),
@@ -225,6 +235,7 @@ impl Lobby {
                     colour: c.colour,
                     rated: c.rated,
                     quick: c.quick,
+                    rating: c.rating,
                 })
                 .collect(),
             games: games
@@ -423,13 +434,15 @@ impl Lobby {
         clock: TimeControl,
         rated: bool,
     ) -> Result<Seek, GameError> {
-        check_rated(rated)?;
+        check_rated(rated, me, Some(clock))?;
+        let rating = self.rating_shown(rated, me, Some(clock)).await?;
         let store = &self.0.store;
         store
             .cancel_challenges(session.to_string(), None)
             .await
             .map_err(store_error)?;
         let mine = StoredChallenge {
+            rating,
             id: new_id(),
             session: session.to_string(),
             player: me.id.clone(),
@@ -450,7 +463,8 @@ impl Lobby {
             let Some(theirs) = store.find_match(mine.clone()).await.map_err(store_error)? else {
                 break;
             };
-            let (game, seats) = self.game_for(&theirs, session, me);
+            let mine_shown = self.rating_shown(rated, me, Some(clock)).await?;
+            let (game, seats) = self.game_for(&theirs, session, me, mine_shown);
             let id = game.id.clone();
             let players = [theirs.player.clone(), me.id.clone()];
             if store
@@ -483,7 +497,8 @@ impl Lobby {
         me: &StoredPlayer,
         new: NewChallenge,
     ) -> Result<String, GameError> {
-        check_rated(new.rated)?;
+        check_rated(new.rated, me, new.clock)?;
+        let rating = self.rating_shown(new.rated, me, new.clock).await?;
         let store = &self.0.store;
         store
             .cancel_challenges(session.to_string(), None)
@@ -492,6 +507,7 @@ impl Lobby {
         let id = new_id();
         store
             .post_challenge(StoredChallenge {
+                rating,
                 id: id.clone(),
                 session: session.to_string(),
                 player: me.id.clone(),
@@ -535,7 +551,13 @@ impl Lobby {
                 "this is your own challenge: someone else accepts it",
             ));
         }
-        let (game, seats) = self.game_for(&c, session, me);
+        if c.rated && !me.account {
+            return Err(GameError::NeedsAccount(
+                "a rated challenge is for accounts: sign up or log in to accept it",
+            ));
+        }
+        let mine_shown = self.rating_shown(c.rated, me, c.clock).await?;
+        let (game, seats) = self.game_for(&c, session, me, mine_shown);
         let game_id = game.id.clone();
         if !store
             .pair(vec![c.id.clone()], game, seats)
@@ -585,6 +607,19 @@ impl Lobby {
         }
     }
 
+    /// The player's rating as shown, for a rated challenge.
+    async fn rating_shown(
+        &self,
+        rated: bool,
+        me: &StoredPlayer,
+        clock: Option<TimeControl>,
+    ) -> Result<Option<String>, GameError> {
+        match (rated, clock) {
+            (true, Some(tc)) => Ok(Some(self.0.ratings.shown(&me.id, tc).await?)),
+            _ => Ok(None),
+        }
+    }
+
     fn paired(&self, game: String, players: [String; 2]) {
         tracing::info!("lobby: game {game} paired");
         let _ = self.0.tx.send(LobbyEvent::Paired {
@@ -605,6 +640,7 @@ impl Lobby {
         c: &StoredChallenge,
         session: &str,
         me: &StoredPlayer,
+        my_rating: Option<String>,
     ) -> (GameInfo, Vec<(String, String)>) {
         let now = self.now();
         let creator = c.colour.unwrap_or_else(|| {
@@ -621,6 +657,14 @@ impl Lobby {
         let mut names = [None, None];
         names[creator.index()] = Some(c.name.clone());
         names[creator.opponent().index()] = Some(me.name.clone());
+        let mut players = [None, None];
+        players[creator.index()] = Some(c.player.clone());
+        players[creator.opponent().index()] = Some(me.id.clone());
+        let mut ratings = [None, None];
+        if c.rated {
+            ratings[creator.index()] = c.rating.clone();
+            ratings[creator.opponent().index()] = my_rating;
+        }
         let start = Position::new(c.rules.variant);
         let deadline = c.clock.and_then(|tc| {
             clocks(tc, now, &[], Some(start.to_move()), now)
@@ -646,6 +690,9 @@ impl Lobby {
             forfeit: None,
             clock: c.clock,
             names,
+            players,
+            rated: c.rated,
+            ratings,
             lobby: true,
             started_at: Some(now),
             deadline,
@@ -667,14 +714,25 @@ impl Lobby {
     }
 }
 
-/// Rated games need accounts, which the lobby does not have yet.
-fn check_rated(rated: bool) -> Result<(), GameError> {
-    if rated {
+/// A rated game is between accounts, with a clock (its pace names the
+/// rating).
+fn check_rated(
+    rated: bool,
+    me: &StoredPlayer,
+    clock: Option<TimeControl>,
+) -> Result<(), GameError> {
+    if !rated {
+        return Ok(());
+    }
+    if !me.account {
+        return Err(GameError::NeedsAccount(
+            "rated games are between accounts: sign up or log in, or play casual",
+        ));
+    }
+    if clock.is_none() {
         return Err(GameError::BadField {
-            field: "rated",
-            why: "rated games are between accounts, which this server does not have yet: \
-                  play casual"
-                .into(),
+            field: "clock",
+            why: "a rated game has a clock: its pace is the rating's".into(),
         });
     }
     Ok(())

@@ -10,6 +10,7 @@ pub mod lobby;
 pub mod names;
 mod players;
 pub mod rating;
+pub mod ratings;
 mod room;
 mod service;
 
@@ -239,6 +240,14 @@ pub struct GameInfo {
     /// taken (`None`: the AI's seat, a seat not yet taken, a bot without
     /// a session, a game on one device).
     pub names: [Option<String>; 2],
+    /// The public ids of A's and B's players (`None`: the AI, a seat not
+    /// yet taken, a bot without a session).
+    pub players: [Option<String>; 2],
+    /// Rated: between two accounts, its result moves their ratings.
+    pub rated: bool,
+    /// A's and B's ratings in the game's pace when it began, as shown
+    /// (`1500?`; rated games only).
+    pub ratings: [Option<String>; 2],
     /// A game between two people paired in the lobby (a friend game
     /// without an invitation).
     pub lobby: bool,

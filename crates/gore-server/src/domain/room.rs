@@ -352,6 +352,15 @@ impl Room {
         }
     }
 
+    /// A finished game's winner (`Some(None)`: a draw); `None` while it
+    /// goes on, and for an aborted game (no result).
+    pub fn result_winner(&self) -> Option<Option<Player>> {
+        match self.info.forfeit {
+            Some(f) => f.loser().map(|l| Some(l.opponent())),
+            None => self.game.outcome().map(|o| o.winner()),
+        }
+    }
+
     /// Whether each player has made an action (then the game can no
     /// longer be aborted).
     pub fn both_have_acted(&self) -> bool {
@@ -603,6 +612,7 @@ impl Room {
                         && self.info.status == Status::Waiting
                         && Seat::of(p) != self.info.creator),
                     name: self.info.names[p.index()].clone(),
+                    rating: self.info.ratings[p.index()].clone(),
                 }
             }
         };
@@ -653,6 +663,7 @@ impl Room {
             }),
             thinking: self.ai_to_move(),
             lobby: self.info.lobby,
+            rated: self.info.rated,
             takeback: self.info.takeback,
             clock: self.clock_view(),
             abortable: self.info.status == Status::Playing
@@ -816,6 +827,9 @@ mod tests {
             clock: None,
             names: [None, None],
             lobby: false,
+            players: [None, None],
+            rated: false,
+            ratings: [None, None],
             started_at: Some(created_at),
             deadline: None,
             takebacks: 0,

@@ -52,6 +52,8 @@ pub struct NewGameSpec {
     pub clock: Option<TimeControl>,
     /// The creator's display name (a browser's; `None` for a bot).
     pub name: Option<String>,
+    /// The creator's public id (a browser's; `None` for a bot).
+    pub player: Option<String>,
 }
 
 /// A seat given to a caller: by a creation, a rematch or a claimed link.
@@ -145,6 +147,8 @@ struct Inner {
     /// Games being refreshed from the store, and whether another notice
     /// came meanwhile ([`Games::refresh_soon`]).
     refreshing: StdMutex<HashMap<String, bool>>,
+    /// Rated games are rated here when they end.
+    ratings: super::ratings::Ratings,
 }
 
 fn store_error(e: StoreError) -> GameError {
@@ -176,7 +180,10 @@ impl Games {
             cheap_level(),
         )?;
         let notices = store.notices();
+        let ratings =
+            super::ratings::Ratings::new(store.clone(), settings.clock.clone(), settings.max_plies);
         let games = Games(Arc::new(Inner {
+            ratings,
             rooms: StdMutex::new(HashMap::new()),
             ai,
             ai_retry: StdMutex::new(Vec::new()),
@@ -225,6 +232,26 @@ impl Games {
                         Some(Err(_)) => true,
                     }
                 });
+            }
+        });
+    }
+
+    /// The ratings.
+    pub fn ratings(&self) -> &super::ratings::Ratings {
+        &self.0.ratings
+    }
+
+    /// A rated game just ended: its players' ratings move (in a task of
+    /// its own; the sweep retries what fails).
+    fn rate_soon(&self, room: &Room) {
+        if !room.info.rated {
+            return;
+        }
+        let ratings = self.0.ratings.clone();
+        let id = room.info.id.clone();
+        tokio::spawn(async move {
+            if let Err(e) = ratings.settle(&id).await {
+                tracing::warn!("game {id}: not rated yet: {e}");
             }
         });
     }
@@ -306,6 +333,9 @@ impl Games {
         room.forfeit(forfeit);
         let ply = room.ply();
         room.changed(ply);
+        if forfeit != Forfeit::Abort {
+            self.rate_soon(room);
+        }
         Ok(())
     }
 
@@ -655,6 +685,9 @@ impl Games {
         }
         room.info.deadline = deadline;
         room.changed(since);
+        if ending.is_some() {
+            self.rate_soon(room);
+        }
         Ok(())
     }
 
@@ -1169,12 +1202,12 @@ impl Games {
     /// Claims a friend game's invitation: the friend's seat gets a new
     /// secret, the game starts, and the code is spent. A code already
     /// spent is `Claimed`; a code that never was this game's, `NoGame`.
-    /// `name` is the claimer's display name.
+    /// `who` is the claimer's display name and public id.
     pub async fn claim_invite(
         &self,
         id: &str,
         code: &str,
-        name: Option<String>,
+        who: Option<(String, String)>,
     ) -> Result<SeatGrant, GameError> {
         let room_ref = self.room(id).await?;
         let games = self.clone();
@@ -1182,7 +1215,7 @@ impl Games {
         tokio::spawn(async move {
             let mut room = room_ref.lock().await;
             room.touched = Instant::now();
-            games.claim_locked(&room_ref, &mut room, &code, name).await
+            games.claim_locked(&room_ref, &mut room, &code, who).await
         })
         .await
         .unwrap_or_else(|e| Err(join_error(e)))
@@ -1193,8 +1226,12 @@ impl Games {
         room_ref: &RoomRef,
         room: &mut Room,
         code: &str,
-        name: Option<String>,
+        who: Option<(String, String)>,
     ) -> Result<SeatGrant, GameError> {
+        let (name, player_id) = match who {
+            Some((n, p)) => (Some(n), Some(p)),
+            None => (None, None),
+        };
         if room.info.mode != Mode::Friend {
             return Err(GameError::NoGame);
         }
@@ -1236,6 +1273,7 @@ impl Games {
                 crate::store::SeatClaim {
                     token: token.clone(),
                     name: name.clone(),
+                    player: player_id.clone(),
                     now,
                     deadline,
                 },
@@ -1259,6 +1297,7 @@ impl Games {
         room.info.started_at = Some(now);
         room.info.deadline = deadline;
         room.info.names[player.index()] = name;
+        room.info.players[player.index()] = player_id;
         let ply = room.ply();
         room.changed(ply);
         tracing::info!("game {}: the friend has arrived", room.id());
@@ -1366,12 +1405,12 @@ impl Games {
                 return match new.info.invite.clone() {
                     Some(code) => {
                         // His name as it was in the game before.
-                        let name = match seat {
-                            Seat::A => room.info.names[0].clone(),
-                            Seat::B => room.info.names[1].clone(),
+                        let who = match seat {
+                            Seat::A => room.info.names[0].clone().zip(room.info.players[0].clone()),
+                            Seat::B => room.info.names[1].clone().zip(room.info.players[1].clone()),
                             Seat::Both => None,
                         };
-                        games.claim_locked(&new_ref, &mut new, &code, name).await
+                        games.claim_locked(&new_ref, &mut new, &code, who).await
                     }
                     None => Err(GameError::Claimed(
                         "the other seat of this rematch is already taken",
@@ -1390,6 +1429,11 @@ impl Games {
                 name: match seat {
                     Seat::A => room.info.names[0].clone(),
                     Seat::B => room.info.names[1].clone(),
+                    Seat::Both => None,
+                },
+                player: match seat {
+                    Seat::A => room.info.players[0].clone(),
+                    Seat::B => room.info.players[1].clone(),
                     Seat::Both => None,
                 },
             };
@@ -1706,6 +1750,13 @@ fn new_info(spec: &NewGameSpec, creator: Seat, now: i64) -> GameInfo {
             Seat::B => [None, spec.name.clone()],
             Seat::Both => [None, None],
         },
+        players: match creator {
+            Seat::A => [spec.player.clone(), None],
+            Seat::B => [None, spec.player.clone()],
+            Seat::Both => [None, None],
+        },
+        rated: false,
+        ratings: [None, None],
         started_at,
         deadline,
         takebacks: 0,

@@ -74,6 +74,58 @@ pub struct StoredPlayer {
     pub account: bool,
 }
 
+/// A rating as stored (one per account and pace).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredRating {
+    /// `fast`, `slow` or `correspondence`.
+    pub pace: String,
+    /// Glicko-2's rating, deviation and volatility.
+    pub rating: f64,
+    /// See `rating`.
+    pub deviation: f64,
+    /// See `rating`.
+    pub volatility: f64,
+    /// Rated games played in the pace.
+    pub games: u32,
+}
+
+/// One account's new rating after a game.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatingUpdate {
+    /// The account.
+    pub account: String,
+    /// Its rated games of the pace before this one (the row's version).
+    pub before: u32,
+    /// Its rating after.
+    pub after: StoredRating,
+}
+
+/// A rating after one game.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryPoint {
+    /// The game.
+    pub game: String,
+    /// Its pace.
+    pub pace: String,
+    /// The rating after it.
+    pub rating: f64,
+    /// Its deviation.
+    pub deviation: f64,
+    /// Unix ms.
+    pub at: i64,
+}
+
+/// A leaderboard's row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    /// The account's id.
+    pub id: String,
+    /// Its username.
+    pub username: String,
+    /// Its rating in the pace.
+    pub rating: StoredRating,
+}
+
 /// An account as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredAccount {
@@ -110,6 +162,8 @@ pub struct StoredChallenge {
     pub created_at: i64,
     /// The game it made, once taken.
     pub game: Option<String>,
+    /// The creator's rating in its pace, as shown (`1500?`; rated ones).
+    pub rating: Option<String>,
 }
 
 /// What a claimed invitation gives its seat: the new secret, the name of
@@ -121,6 +175,8 @@ pub struct SeatClaim {
     pub token: String,
     /// The claimer's display name, if known.
     pub name: Option<String>,
+    /// The claimer's public id, if known.
+    pub player: Option<String>,
     /// Unix ms: the game's `started_at`.
     pub now: i64,
     /// The first action's deadline (timed games).
@@ -377,6 +433,34 @@ pub trait Store: Send + Sync + 'static {
         to: String,
         now: i64,
     ) -> StoreFuture<()>;
+
+    /// An account's ratings, one per pace it has played rated.
+    fn ratings_of(&self, account: String) -> StoreFuture<Vec<StoredRating>>;
+
+    /// Applies a rated game's new ratings, in one transaction with a
+    /// history row for each account: each update is made only if the
+    /// account has played `before` rated games of the pace (another game
+    /// rated meanwhile: `false`, nothing changed, the caller reads again);
+    /// `false` too if the game was rated already.
+    fn rate_game(&self, game: String, updates: Vec<RatingUpdate>, now: i64) -> StoreFuture<bool>;
+
+    /// An account's rating after each of its rated games, oldest first.
+    fn rating_history(&self, account: String) -> StoreFuture<Vec<HistoryPoint>>;
+
+    /// The best ratings of a pace, at most `limit`.
+    fn leaderboard(&self, pace: String, limit: u32) -> StoreFuture<Vec<Ranked>>;
+
+    /// A player's games (any seat), the latest first, with their results
+    /// (`Result` text) once over.
+    fn player_games(
+        &self,
+        player: String,
+        limit: u32,
+    ) -> StoreFuture<Vec<(GameInfo, Option<String>)>>;
+
+    /// Rated games over (not aborted) that have no rating history yet: a
+    /// server stopped between the end and the rating.
+    fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>>;
 
     /// Tells the other servers sharing the store of a lobby event
     /// (`changed`, or `paired GAME PLAYER PLAYER`); a store one process owns

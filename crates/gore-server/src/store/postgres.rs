@@ -60,8 +60,8 @@ use tokio_postgres::{NoTls, Row, SimpleQueryMessage};
 
 use super::schema::{self, Dialect};
 use super::{
-    At, GameChange, Notice, Store, StoreError, StoreFuture, StoredAccount, StoredAction,
-    StoredChallenge, StoredGame, StoredPlayer,
+    At, GameChange, HistoryPoint, Notice, Ranked, RatingUpdate, Store, StoreError, StoreFuture,
+    StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
 };
 use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 
@@ -1008,6 +1008,9 @@ fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
         clock,
         names: [opt("name_a")?, opt("name_b")?],
         lobby: col(r, &id, "lobby")?,
+        players: [opt("player_a")?, opt("player_b")?],
+        rated: col(r, &id, "rated")?,
+        ratings: [opt("rating_a")?, opt("rating_b")?],
         started_at: col(r, &id, "started_at")?,
         deadline: col(r, &id, "deadline")?,
         takebacks: u32::try_from(takebacks).map_err(|_| damaged(&id, "takebacks"))?,
@@ -1035,6 +1038,17 @@ fn player_from_row(r: &Row) -> Result<StoredPlayer, StoreError> {
         id: col(r, "?", "id")?,
         name: col(r, "?", "name")?,
         account: col(r, "?", "account")?,
+    })
+}
+
+fn rating_from_row(r: &Row) -> Result<StoredRating, StoreError> {
+    let games: i32 = col(r, "?", "games")?;
+    Ok(StoredRating {
+        pace: col(r, "?", "pace")?,
+        rating: col(r, "?", "rating")?,
+        deviation: col(r, "?", "deviation")?,
+        volatility: col(r, "?", "volatility")?,
+        games: u32::try_from(games).unwrap_or(0),
     })
 }
 
@@ -1078,6 +1092,7 @@ fn challenge_from_row(r: &Row) -> Result<StoredChallenge, StoreError> {
         quick: col(r, &id, "quick")?,
         created_at: col(r, &id, "created_at")?,
         game: col(r, &id, "game_id")?,
+        rating: col(r, &id, "rating")?,
         id,
     })
 }
@@ -1120,9 +1135,9 @@ fn insert_game(g: &GameInfo) -> Stmt {
         "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_a,
              token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
              device_a, device_b, device_both, clock, started_at, deadline, name_a, name_b,
-             lobby)
+             lobby, player_a, player_b, rated, rating_a, rating_b)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-             $18, $19, $20, $21, $22, $23, $24, $25)",
+             $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)",
         vec![
             Box::new(g.id.clone()),
             Box::new(g.mode.as_str().to_string()),
@@ -1153,6 +1168,11 @@ fn insert_game(g: &GameInfo) -> Stmt {
             Box::new(g.names[0].clone()),
             Box::new(g.names[1].clone()),
             Box::new(g.lobby),
+            Box::new(g.players[0].clone()),
+            Box::new(g.players[1].clone()),
+            Box::new(g.rated),
+            Box::new(g.ratings[0].clone()),
+            Box::new(g.ratings[1].clone()),
         ],
     )
 }
@@ -1335,9 +1355,9 @@ impl Store for PgStore {
         seat: Player,
         claim: super::SeatClaim,
     ) -> StoreFuture<bool> {
-        let (column, name) = match seat {
-            Player::A => ("token_a", "name_a"),
-            Player::B => ("token_b", "name_b"),
+        let (column, name, player) = match seat {
+            Player::A => ("token_a", "name_a", "player_a"),
+            Player::B => ("token_b", "name_b", "player_b"),
         };
         let store = self.clone();
         Box::pin(async move {
@@ -1345,7 +1365,8 @@ impl Store for PgStore {
                 .write(vec![stmt(
                     format!(
                         "UPDATE games SET invite = NULL, {column} = $3, status = 'playing',
-                             updated_at = $4, started_at = $4, deadline = $5, {name} = $6
+                             updated_at = $4, started_at = $4, deadline = $5, {name} = $6,
+                             {player} = $7
                          WHERE id = $1 AND invite = $2 AND status = 'waiting'"
                     ),
                     vec![
@@ -1355,6 +1376,7 @@ impl Store for PgStore {
                         Box::new(claim.now),
                         Box::new(claim.deadline),
                         Box::new(claim.name),
+                        Box::new(claim.player),
                     ],
                 )])
                 .await?;
@@ -1586,6 +1608,168 @@ impl Store for PgStore {
         })
     }
 
+    fn ratings_of(&self, account: String) -> StoreFuture<Vec<StoredRating>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT pace, rating, deviation, volatility, games FROM ratings
+                     WHERE account_id = $1 ORDER BY pace",
+                    vec![Box::new(account)],
+                ))
+                .await?;
+            rows.iter().map(rating_from_row).collect()
+        })
+    }
+
+    fn rate_game(&self, game: String, updates: Vec<RatingUpdate>, now: i64) -> StoreFuture<bool> {
+        let store = self.clone();
+        Box::pin(async move {
+            let mut stmts = Vec::new();
+            for u in updates {
+                let a = u.after;
+                let games = i32::try_from(a.games).unwrap_or(i32::MAX);
+                stmts.push(if u.before == 0 {
+                    stmt(
+                        "INSERT INTO ratings (account_id, pace, rating, deviation, volatility,
+                             games, updated_at)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                        vec![
+                            Box::new(u.account.clone()),
+                            Box::new(a.pace.clone()),
+                            Box::new(a.rating),
+                            Box::new(a.deviation),
+                            Box::new(a.volatility),
+                            Box::new(games),
+                            Box::new(now),
+                        ],
+                    )
+                    .expect(1)
+                } else {
+                    stmt(
+                        "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5,
+                             games = $6, updated_at = $7
+                         WHERE account_id = $1 AND pace = $2 AND games = $8",
+                        vec![
+                            Box::new(u.account.clone()),
+                            Box::new(a.pace.clone()),
+                            Box::new(a.rating),
+                            Box::new(a.deviation),
+                            Box::new(a.volatility),
+                            Box::new(games),
+                            Box::new(now),
+                            Box::new(i32::try_from(u.before).unwrap_or(i32::MAX)),
+                        ],
+                    )
+                    .expect(1)
+                });
+                stmts.push(stmt(
+                    "INSERT INTO rating_history (account_id, game_id, pace, rating, deviation, at)
+                     VALUES ($1, $2, $3, $4, $5, $6)",
+                    vec![
+                        Box::new(u.account),
+                        Box::new(game.clone()),
+                        Box::new(a.pace),
+                        Box::new(a.rating),
+                        Box::new(a.deviation),
+                        Box::new(now),
+                    ],
+                ));
+            }
+            match store.write(stmts).await {
+                Ok(_) => Ok(true),
+                Err(StoreError::Conflict) => Ok(false),
+                Err(e) => Err(e),
+            }
+        })
+    }
+
+    fn rating_history(&self, account: String) -> StoreFuture<Vec<HistoryPoint>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT game_id, pace, rating, deviation, at FROM rating_history
+                     WHERE account_id = $1 ORDER BY at, game_id",
+                    vec![Box::new(account)],
+                ))
+                .await?;
+            rows.iter()
+                .map(|r| {
+                    Ok(HistoryPoint {
+                        game: col(r, "?", "game_id")?,
+                        pace: col(r, "?", "pace")?,
+                        rating: col(r, "?", "rating")?,
+                        deviation: col(r, "?", "deviation")?,
+                        at: col(r, "?", "at")?,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn leaderboard(&self, pace: String, limit: u32) -> StoreFuture<Vec<Ranked>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT a.id, a.username, r.pace, r.rating, r.deviation, r.volatility, r.games
+                     FROM ratings r JOIN accounts a ON a.id = r.account_id
+                     WHERE r.pace = $1 ORDER BY r.rating DESC, a.username LIMIT $2",
+                    vec![Box::new(pace), Box::new(i64::from(limit))],
+                ))
+                .await?;
+            rows.iter()
+                .map(|r| {
+                    Ok(Ranked {
+                        id: col(r, "?", "id")?,
+                        username: col(r, "?", "username")?,
+                        rating: rating_from_row(r)?,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn player_games(
+        &self,
+        player: String,
+        limit: u32,
+    ) -> StoreFuture<Vec<(GameInfo, Option<String>)>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT * FROM games WHERE player_a = $1 OR player_b = $1
+                     ORDER BY created_at DESC LIMIT $2",
+                    vec![Box::new(player), Box::new(i64::from(limit))],
+                ))
+                .await?;
+            rows.iter()
+                .map(|r| Ok((info_from_row(r)?, col(r, "?", "result")?)))
+                .collect()
+        })
+    }
+
+    fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT id FROM games g WHERE rated AND status = 'over'
+                         AND (reason IS NULL OR reason <> 'abort')
+                         AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.game_id = g.id)
+                     LIMIT $1",
+                    vec![Box::new(i64::from(limit))],
+                ))
+                .await?;
+            rows.iter()
+                .map(|r| r.try_get::<_, String>(0))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| StoreError::Other(e.to_string()))
+        })
+    }
+
     fn log_out(&self, session: String) -> StoreFuture<()> {
         let store = self.clone();
         Box::pin(async move {
@@ -1650,8 +1834,8 @@ impl Store for PgStore {
             store
                 .write(vec![stmt(
                     "INSERT INTO challenges (id, session, player, name, rules, clock, colour,
-                         rated, quick, created_at, seen_at)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
+                         rated, quick, created_at, seen_at, rating)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)",
                     vec![
                         Box::new(ch.id),
                         Box::new(ch.session),
@@ -1663,6 +1847,7 @@ impl Store for PgStore {
                         Box::new(ch.rated),
                         Box::new(ch.quick),
                         Box::new(ch.created_at),
+                        Box::new(ch.rating),
                     ],
                 )])
                 .await?;

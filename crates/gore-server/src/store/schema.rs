@@ -287,6 +287,9 @@ pub const STEPS: &[Step] = &[
                 ALTER TABLE games ADD COLUMN player_a TEXT;
                 ALTER TABLE games ADD COLUMN player_b TEXT;
                 ALTER TABLE games ADD COLUMN rated BOOLEAN NOT NULL DEFAULT FALSE;
+                ALTER TABLE games ADD COLUMN rating_a TEXT;
+                ALTER TABLE games ADD COLUMN rating_b TEXT;
+                ALTER TABLE challenges ADD COLUMN rating TEXT;
                 CREATE INDEX games_player_a ON games (player_a);
                 CREATE INDEX games_player_b ON games (player_b)",
             ),

@@ -26,8 +26,8 @@ use tokio::sync::oneshot;
 
 use super::schema::{self, Dialect};
 use super::{
-    At, GameChange, Store, StoreError, StoreFuture, StoredAccount, StoredAction, StoredChallenge,
-    StoredGame, StoredPlayer,
+    At, GameChange, HistoryPoint, Ranked, RatingUpdate, Store, StoreError, StoreFuture,
+    StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
 };
 use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 
@@ -135,6 +135,9 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameInfo> {
         clock,
         names: [r.get("name_a")?, r.get("name_b")?],
         lobby: r.get("lobby")?,
+        players: [r.get("player_a")?, r.get("player_b")?],
+        rated: r.get("rated")?,
+        ratings: [r.get("rating_a")?, r.get("rating_b")?],
         started_at: r.get("started_at")?,
         deadline: r.get("deadline")?,
         takebacks,
@@ -195,6 +198,16 @@ fn player_of(c: &Connection, session: &str) -> rusqlite::Result<Option<StoredPla
     .optional()
 }
 
+fn rating_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRating> {
+    Ok(StoredRating {
+        pace: r.get(0)?,
+        rating: r.get(1)?,
+        deviation: r.get(2)?,
+        volatility: r.get(3)?,
+        games: r.get(4)?,
+    })
+}
+
 /// Moves the seats a session holds to another (a rotated session).
 fn move_seats(c: &Connection, from: &str, to: &str) -> rusqlite::Result<()> {
     c.execute(
@@ -229,6 +242,7 @@ fn challenge_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredChallenge
         quick: r.get("quick")?,
         created_at: r.get("created_at")?,
         game: r.get("game_id")?,
+        rating: r.get("rating")?,
         id,
     })
 }
@@ -238,9 +252,9 @@ fn insert_game(c: &Connection, g: &GameInfo, now: i64) -> rusqlite::Result<()> {
         "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_a,
              token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
              device_a, device_b, device_both, clock, started_at, deadline, name_a, name_b,
-             lobby)
+             lobby, player_a, player_b, rated, rating_a, rating_b)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-             ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
+             ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)",
         params![
             g.id,
             g.mode.as_str(),
@@ -271,6 +285,11 @@ fn insert_game(c: &Connection, g: &GameInfo, now: i64) -> rusqlite::Result<()> {
             g.names[0],
             g.names[1],
             g.lobby,
+            g.players[0],
+            g.players[1],
+            g.rated,
+            g.ratings[0],
+            g.ratings[1],
         ],
     )?;
     Ok(())
@@ -744,18 +763,27 @@ impl Store for SqliteStore {
         seat: Player,
         claim: super::SeatClaim,
     ) -> StoreFuture<bool> {
-        let (column, name) = match seat {
-            Player::A => ("token_a", "name_a"),
-            Player::B => ("token_b", "name_b"),
+        let (column, name, player) = match seat {
+            Player::A => ("token_a", "name_a", "player_a"),
+            Player::B => ("token_b", "name_b", "player_b"),
         };
         let f = self.call(true, move |c| {
             let n = c.execute(
                 &format!(
                     "UPDATE games SET invite = NULL, {column} = ?3, status = 'playing',
-                         updated_at = ?4, started_at = ?4, deadline = ?5, {name} = ?6
+                         updated_at = ?4, started_at = ?4, deadline = ?5, {name} = ?6,
+                         {player} = ?7
                      WHERE id = ?1 AND invite = ?2 AND status = 'waiting'"
                 ),
-                params![id, code, claim.token, claim.now, claim.deadline, claim.name],
+                params![
+                    id,
+                    code,
+                    claim.token,
+                    claim.now,
+                    claim.deadline,
+                    claim.name,
+                    claim.player
+                ],
             )?;
             Ok(n == 1)
         });
@@ -924,6 +952,161 @@ impl Store for SqliteStore {
         Box::pin(async move { Ok(f.await?) })
     }
 
+    fn ratings_of(&self, account: String) -> StoreFuture<Vec<StoredRating>> {
+        let f = self.call(false, move |c| {
+            let mut st = c.prepare(
+                "SELECT pace, rating, deviation, volatility, games FROM ratings
+                 WHERE account_id = ?1 ORDER BY pace",
+            )?;
+            let v = st
+                .query_map([account], rating_from_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(v)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn rate_game(&self, game: String, updates: Vec<RatingUpdate>, now: i64) -> StoreFuture<bool> {
+        let f = self.call(true, move |c| {
+            for u in &updates {
+                let a = &u.after;
+                let n = if u.before == 0 {
+                    c.execute(
+                        "INSERT INTO ratings (account_id, pace, rating, deviation, volatility,
+                             games, updated_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                        params![
+                            u.account,
+                            a.pace,
+                            a.rating,
+                            a.deviation,
+                            a.volatility,
+                            a.games,
+                            now
+                        ],
+                    )?
+                } else {
+                    c.execute(
+                        "UPDATE ratings SET rating = ?3, deviation = ?4, volatility = ?5,
+                             games = ?6, updated_at = ?7
+                         WHERE account_id = ?1 AND pace = ?2 AND games = ?8",
+                        params![
+                            u.account,
+                            a.pace,
+                            a.rating,
+                            a.deviation,
+                            a.volatility,
+                            a.games,
+                            now,
+                            u.before
+                        ],
+                    )?
+                };
+                if n != 1 {
+                    return Err(moved_on("another game was rated meanwhile"));
+                }
+                c.execute(
+                    "INSERT INTO rating_history (account_id, game_id, pace, rating, deviation, at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![u.account, game, a.pace, a.rating, a.deviation, now],
+                )?;
+            }
+            Ok(())
+        });
+        Box::pin(async move {
+            match f.await {
+                Ok(()) => Ok(true),
+                Err(e) if e.is_conflict() => Ok(false),
+                Err(e) => Err(e.into()),
+            }
+        })
+    }
+
+    fn rating_history(&self, account: String) -> StoreFuture<Vec<HistoryPoint>> {
+        let f = self.call(false, move |c| {
+            let mut st = c.prepare(
+                "SELECT game_id, pace, rating, deviation, at FROM rating_history
+                 WHERE account_id = ?1 ORDER BY at, game_id",
+            )?;
+            let v = st
+                .query_map([account], |r| {
+                    Ok(HistoryPoint {
+                        game: r.get(0)?,
+                        pace: r.get(1)?,
+                        rating: r.get(2)?,
+                        deviation: r.get(3)?,
+                        at: r.get(4)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(v)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn leaderboard(&self, pace: String, limit: u32) -> StoreFuture<Vec<Ranked>> {
+        let f = self.call(false, move |c| {
+            let mut st = c.prepare(
+                "SELECT a.id, a.username, r.pace, r.rating, r.deviation, r.volatility, r.games
+                 FROM ratings r JOIN accounts a ON a.id = r.account_id
+                 WHERE r.pace = ?1 ORDER BY r.rating DESC, a.username LIMIT ?2",
+            )?;
+            let v = st
+                .query_map(params![pace, limit], |r| {
+                    Ok(Ranked {
+                        id: r.get(0)?,
+                        username: r.get(1)?,
+                        rating: StoredRating {
+                            pace: r.get(2)?,
+                            rating: r.get(3)?,
+                            deviation: r.get(4)?,
+                            volatility: r.get(5)?,
+                            games: r.get(6)?,
+                        },
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(v)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn player_games(
+        &self,
+        player: String,
+        limit: u32,
+    ) -> StoreFuture<Vec<(GameInfo, Option<String>)>> {
+        let f = self.call(false, move |c| {
+            let mut st = c.prepare(
+                "SELECT * FROM games WHERE player_a = ?1 OR player_b = ?1
+                 ORDER BY created_at DESC LIMIT ?2",
+            )?;
+            let v = st
+                .query_map(params![player, limit], |r| {
+                    Ok((info_from_row(r)?, r.get::<_, Option<String>>("result")?))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(v)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
+        let f = self.call(false, move |c| {
+            let mut st = c.prepare(
+                "SELECT id FROM games g WHERE rated AND status = 'over'
+                     AND (reason IS NULL OR reason <> 'abort')
+                     AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.game_id = g.id)
+                 LIMIT ?1",
+            )?;
+            let v = st
+                .query_map([limit], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            Ok(v)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
     fn log_out(&self, session: String) -> StoreFuture<()> {
         let f = self.call(true, move |c| {
             c.execute("DELETE FROM account_sessions WHERE session = ?1", [session])?;
@@ -974,8 +1157,8 @@ impl Store for SqliteStore {
         let f = self.call(true, move |c| {
             c.execute(
                 "INSERT INTO challenges (id, session, player, name, rules, clock, colour, rated,
-                     quick, created_at, seen_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+                     quick, created_at, seen_at, rating)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)",
                 params![
                     ch.id,
                     ch.session,
@@ -987,6 +1170,7 @@ impl Store for SqliteStore {
                     ch.rated,
                     ch.quick,
                     ch.created_at,
+                    ch.rating,
                 ],
             )?;
             Ok(())

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use gore_core::{Outcome, Player};
 use gore_server::domain::{GameInfo, Seat, Status};
 use gore_server::store::{
-    At, GameChange, Notice, Store, StoreError, StoreFuture, StoredAccount, StoredAction,
-    StoredChallenge, StoredGame, StoredPlayer,
+    At, GameChange, HistoryPoint, Notice, Ranked, RatingUpdate, Store, StoreError, StoreFuture,
+    StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
 };
 use gore_server::AppState;
 use tokio::sync::broadcast;
@@ -29,6 +29,8 @@ pub struct Data {
     pub accounts: HashMap<String, StoredAccount>,
     pub account_keys: HashMap<String, String>,
     pub account_sessions: HashMap<String, String>,
+    pub ratings: HashMap<(String, String), StoredRating>,
+    pub history: Vec<(String, HistoryPoint)>,
 }
 
 /// One database, several handles on it (one per server).
@@ -271,6 +273,113 @@ impl Store for Handle {
             d.accounts.insert(a.id.clone(), a);
             Ok((true, None))
         })
+    }
+    fn ratings_of(&self, account: String) -> StoreFuture<Vec<StoredRating>> {
+        let d = self.shared.data.lock().unwrap();
+        let mut v: Vec<StoredRating> = d
+            .ratings
+            .iter()
+            .filter(|((a, _), _)| *a == account)
+            .map(|(_, r)| r.clone())
+            .collect();
+        v.sort_by(|a, b| a.pace.cmp(&b.pace));
+        Box::pin(async move { Ok(v) })
+    }
+    fn rate_game(&self, game: String, updates: Vec<RatingUpdate>, now: i64) -> StoreFuture<bool> {
+        self.write(move |d| {
+            for u in &updates {
+                let have = d
+                    .ratings
+                    .get(&(u.account.clone(), u.after.pace.clone()))
+                    .map_or(0, |r| r.games);
+                let rated = d
+                    .history
+                    .iter()
+                    .any(|(a, h)| *a == u.account && h.game == game);
+                if have != u.before || rated {
+                    return Ok((false, None));
+                }
+            }
+            for u in updates {
+                d.history.push((
+                    u.account.clone(),
+                    HistoryPoint {
+                        game: game.clone(),
+                        pace: u.after.pace.clone(),
+                        rating: u.after.rating,
+                        deviation: u.after.deviation,
+                        at: now,
+                    },
+                ));
+                d.ratings.insert((u.account, u.after.pace.clone()), u.after);
+            }
+            Ok((true, None))
+        })
+    }
+    fn rating_history(&self, account: String) -> StoreFuture<Vec<HistoryPoint>> {
+        let d = self.shared.data.lock().unwrap();
+        let v: Vec<HistoryPoint> = d
+            .history
+            .iter()
+            .filter(|(a, _)| *a == account)
+            .map(|(_, h)| h.clone())
+            .collect();
+        Box::pin(async move { Ok(v) })
+    }
+    fn leaderboard(&self, pace: String, limit: u32) -> StoreFuture<Vec<Ranked>> {
+        let d = self.shared.data.lock().unwrap();
+        let mut v: Vec<Ranked> = d
+            .ratings
+            .iter()
+            .filter(|((_, p), _)| *p == pace)
+            .filter_map(|((a, _), r)| {
+                d.accounts.get(a).map(|acc| Ranked {
+                    id: a.clone(),
+                    username: acc.username.clone(),
+                    rating: r.clone(),
+                })
+            })
+            .collect();
+        v.sort_by(|a, b| b.rating.rating.total_cmp(&a.rating.rating));
+        v.truncate(limit as usize);
+        Box::pin(async move { Ok(v) })
+    }
+    fn player_games(
+        &self,
+        player: String,
+        limit: u32,
+    ) -> StoreFuture<Vec<(GameInfo, Option<String>)>> {
+        let d = self.shared.data.lock().unwrap();
+        let mut v: Vec<(GameInfo, Option<String>)> = d
+            .games
+            .values()
+            .filter(|g| {
+                g.info
+                    .players
+                    .iter()
+                    .any(|p| p.as_deref() == Some(player.as_str()))
+            })
+            .map(|g| (g.info.clone(), None))
+            .collect();
+        v.sort_by_key(|(g, _)| std::cmp::Reverse(g.created_at));
+        v.truncate(limit as usize);
+        Box::pin(async move { Ok(v) })
+    }
+    fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
+        let d = self.shared.data.lock().unwrap();
+        let mut v: Vec<String> = d
+            .games
+            .values()
+            .filter(|g| {
+                g.info.rated
+                    && g.info.status == Status::Over
+                    && g.info.forfeit != Some(gore_core::Forfeit::Abort)
+                    && !d.history.iter().any(|(_, h)| h.game == g.info.id)
+            })
+            .map(|g| g.info.id.clone())
+            .collect();
+        v.truncate(limit as usize);
+        Box::pin(async move { Ok(v) })
     }
     fn log_in(&self, account: String, from: String, to: String, _now: i64) -> StoreFuture<()> {
         self.write(move |d| {
