@@ -169,3 +169,128 @@ async fn lobby(host: &Chrome, guest: &Chrome, watcher: &Chrome, server: &Server)
     .await?;
     Ok(())
 }
+
+#[test]
+fn accounts_play_a_rated_game_and_see_their_ratings_move() {
+    let Some(exe) = browser_or_skip("accounts_play_a_rated_game_and_see_their_ratings_move") else {
+        return;
+    };
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    runtime().block_on(async {
+        let server = Server::start();
+        let host = Chrome::launch(&exe, 1100, 1000).await.unwrap();
+        let guest = Chrome::launch(&exe, 390, 844).await.unwrap();
+        let r = rated(&host, &guest, &server).await;
+        host.close().await;
+        guest.close().await;
+        r.unwrap();
+    });
+}
+
+/// Signs up on the home page as `name`; back on the home page, logged in.
+async fn sign_up(page: &Page, name: &str) -> Res<()> {
+    click(page, "#signup-open").await?;
+    wait_for(
+        page,
+        "document.getElementById('signup-form')",
+        "the sign-up form",
+        10,
+    )
+    .await?;
+    js(
+        page,
+        &format!("document.getElementById('signup-form-username').value = {name:?}; document.getElementById('signup-form-password').value = 'a long passphrase'"),
+    )
+    .await?;
+    click(page, "#signup-form-submit").await?;
+    wait_for(page, &format!("document.getElementById('my-page') && document.getElementById('my-name').textContent === {name:?}"), "logged in", 20).await?;
+    wait_for(
+        page,
+        "document.getElementById('lobby-status').dataset.live === '1'",
+        "the lobby again",
+        20,
+    )
+    .await
+}
+
+async fn rated(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
+    let h = home(host, server, "en").await?;
+    sign_up(&h, "Awa_K").await?;
+    let g = home(guest, server, "es").await?;
+    sign_up(&g, "Irati_Z").await?;
+    shot(&g, "l06-signed-up-es").await?;
+    // Rated, 3+2, one click each.
+    for p in [&h, &g] {
+        wait_for(
+            p,
+            "!document.querySelector('label[for=rated]').hidden",
+            "the rated switch",
+            10,
+        )
+        .await?;
+        click(p, "#rated").await?;
+    }
+    click(&h, "#seek-0").await?;
+    wait_for(
+        &h,
+        "!document.getElementById('seek-line').hidden",
+        "seeking",
+        10,
+    )
+    .await?;
+    click(&g, "#seek-0").await?;
+    for (p, who) in [(&h, "the host"), (&g, "the guest")] {
+        wait_for(
+            p,
+            "location.pathname.startsWith('/g/') && document.getElementById('rating-A')",
+            &format!("{who}'s rated game"),
+            20,
+        )
+        .await?;
+        live(p).await?;
+    }
+    assert_eq!(text(&h, "#rating-A").await?, "1500?");
+    assert_eq!(text(&h, "#rating-B").await?, "1500?");
+    // The host resigns: the guest wins.
+    click(&h, "#resign-btn").await?;
+    click(&h, "#resign-yes").await?;
+    wait_for(
+        &g,
+        "!document.getElementById('result').hidden",
+        "the result, B's page",
+        20,
+    )
+    .await?;
+    // Each one's page: the rating moved (hand-derived: 1500 ± 350 beating
+    // 1500 ± 350 gives 1662 and 1338), with its chart and the game.
+    for (p, name, shown, result) in [
+        (&h, "Awa_K", "1338?", "lost"),
+        (&g, "Irati_Z", "1662?", "ganada"),
+    ] {
+        p.goto(format!("{}/@/{name}", server.url)).await?;
+        wait_for(p, &format!("document.getElementById('rating-fast') && document.getElementById('rating-fast').textContent.includes({shown:?})"), &format!("{name}'s new rating"), 20).await?;
+        wait_for(
+            p,
+            "document.querySelector('#history-fast svg polyline')",
+            "the chart",
+            10,
+        )
+        .await?;
+        let games = text(p, "#player-games").await?;
+        assert!(games.contains(result), "{name}: {games}");
+    }
+    shot(&h, "l07-player-page").await?;
+    shot(&g, "l08-player-page-es").await?;
+    h.goto(format!("{}/leaderboard", server.url)).await?;
+    wait_for(
+        &h,
+        "document.querySelectorAll('#board-fast li a').length === 2",
+        "the leaderboard",
+        20,
+    )
+    .await?;
+    let first = js(&h, "document.querySelector('#board-fast li a').textContent").await?;
+    assert_eq!(first, "Irati_Z");
+    shot(&h, "l09-leaderboard").await?;
+    Ok(())
+}

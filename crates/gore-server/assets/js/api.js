@@ -16,7 +16,7 @@ export class ApiError extends Error {
  * @param {string} path
  * @param {any} [body]
  */
-async function call(method, path, body) {
+export async function call(method, path, body) {
   /** @type {RequestInit} */
   const init = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin' };
   if (body !== undefined) {
@@ -51,12 +51,12 @@ export const postAction = (id, action, ply) => call('POST', `/api/games/${encode
 export const rematch = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/rematch`, {});
 /** Resigns the caller's seat (the opponent wins). @param {string} id */
 export const resignGame = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/resign`, {});
-/** @type {Promise<{name: string}>|null} */
+/** @type {Promise<{name: string, id?: string, account?: boolean}>|null} */
 let me = null;
 /**
  * The browser's display name (generated on the first visit). Asked once
  * per page: two first requests at once would make two sessions.
- * @returns {Promise<{name: string}>}
+ * @returns {Promise<{name: string, id?: string, account?: boolean}>}
  */
 export const getMe = () => {
   if (!me) me = call('GET', '/api/me').catch((e) => { me = null; throw e; });

@@ -119,6 +119,7 @@ export function viewPlayers(c, p, k) {
     box.append(h('div', { class: `player player-${pl}${toMove ? ' to-move' : ''}`, id: `player-${pl}` },
       h('span', { class: `swatch swatch-${pl}`, 'aria-hidden': 'true' }, pl),
       h('span', { class: 'player-name', title: playerName(st, pl) }, playerName(st, pl)),
+      st.s.seats && st.s.seats[pl] && st.s.seats[pl].rating ? h('span', { class: 'player-rating', id: `rating-${pl}` }, st.s.seats[pl].rating) : null,
       h('span', { class: 'player-score' }, t('game.captured', { n: p.captured[pl] })),
       // Always there, hidden when not to move, so that the box keeps its size.
       h('span', { class: `to-move-mark${toMove ? '' : ' off'}`, 'aria-hidden': toMove ? null : 'true' }, t('game.toMoveMark')),

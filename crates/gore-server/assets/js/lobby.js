@@ -11,7 +11,7 @@ import { errorText } from './errors.js';
 import { t } from './i18n.js';
 
 /**
- * @typedef {{id: string, by: string, name: string, rules: string, clock: string|null, colour: string|null, rated: boolean, quick: boolean}} Challenge
+ * @typedef {{id: string, by: string, name: string, rules: string, clock: string|null, colour: string|null, rated: boolean, quick: boolean, rating?: string}} Challenge
  * @typedef {{id: string, url: string, names: (string|null)[], clock: string|null, rules: string}} Playing
  * @typedef {{paces: string[], challenges: Challenge[], games: Playing[]}} LobbyState
  */
@@ -38,18 +38,24 @@ export function lobbySection(opts) {
   const challenges = h('ul', { class: 'lobby-list', id: 'challenges' });
   const games = h('ul', { class: 'lobby-list', id: 'playing-now' });
   const create = h('button', { type: 'button', id: 'create-challenge', class: 'small', onclick: postChallenge }, t('lobby.create'));
+  // Rated games are for accounts: the switch shows once the server says
+  // this browser is logged in.
+  const rated = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: 'rated' }));
+  const ratedBox = h('label', { class: 'choice', for: 'rated', hidden: true }, rated, h('span', null, t('lobby.ratedLabel')));
   const section = h('section', { class: 'card lobby', id: 'lobby', 'aria-labelledby': 'lobby-title' },
     h('h2', { id: 'lobby-title' }, t('lobby.title')),
     status,
     h('h3', null, t('lobby.quick')),
     h('p', { class: 'hint' }, t('lobby.quick.hint')),
+    ratedBox,
     quick,
     seekLine,
     h('h3', null, t('lobby.challenges')),
     challenges,
     h('p', { class: 'hint' }, t('lobby.create.hint'), ' ', create),
     h('h3', null, t('lobby.playing')),
-    games);
+    games,
+    h('p', null, h('a', { href: '/leaderboard', id: 'leaderboard-link' }, t('nav.leaderboard'))));
 
   /** @param {any} msg */
   function send(msg) {
@@ -67,7 +73,7 @@ export function lobbySection(opts) {
       send({ type: 'cancel' });
       return;
     }
-    if (send({ type: 'seek', clock: pace })) {
+    if (send({ type: 'seek', clock: pace, rated: rated.checked })) {
       seeking = pace;
       draw();
     }
@@ -75,7 +81,7 @@ export function lobbySection(opts) {
 
   function postChallenge() {
     const c = opts.terms();
-    if (send({ type: 'challenge', rules: c.rules, clock: c.clock, colour: c.colour })) seeking = null;
+    if (send({ type: 'challenge', rules: c.rules, clock: c.clock, colour: c.colour, rated: rated.checked })) seeking = null;
   }
 
   function draw() {
@@ -101,6 +107,7 @@ export function lobbySection(opts) {
     for (const c of open) {
       const mine = c.by === you;
       const terms = [
+        c.rating || null,
         c.clock ? paceLabel(c.clock) : t('lobby.noClock'),
         c.rules !== 'standard' ? c.rules : null,
         t(`lobby.colour.${c.colour || 'random'}`),
@@ -171,7 +178,10 @@ export function lobbySection(opts) {
   }
 
   // The socket needs the browser's session, which the first GET gives.
-  getMe().then(connect, connect);
+  getMe().then((m) => {
+    ratedBox.hidden = !m.account;
+    connect();
+  }, connect);
   draw();
   return {
     section,

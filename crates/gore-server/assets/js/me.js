@@ -1,51 +1,124 @@
 // @ts-check
-// The player's display name on the home page: shown, and changed in place.
-// The server checks every name and says why one is refused; the page only
-// shows what it answers (as text: a name never becomes HTML).
+// The player on the home page: his display name (changed in place), and
+// his account, if he wants one: sign up, log in, log out, a new password.
+// The server checks every name and password and says why one is refused;
+// the page shows what it answers (as text: a name never becomes HTML).
 
-import { getMe, setName } from './api.js';
+import { call, getMe, setName } from './api.js';
 import { h, toast } from './dom.js';
 import { errorText } from './errors.js';
 import { t } from './i18n.js';
 
-/** The name line with its editor; fills itself once the server answers. */
-export function nameCard() {
-  const name = h('strong', { id: 'my-name' }, '…');
-  const line = h('p', { class: 'my-name-line', id: 'my-name-line' }, t('me.playingAs'), ' ', name, ' ');
-  const input = /** @type {HTMLInputElement} */ (h('input', { id: 'name-input', name: 'name', maxlength: 20, minlength: 3, autocomplete: 'nickname', 'aria-describedby': 'name-hint name-error', required: true }));
-  const error = h('p', { id: 'name-error', class: 'bad', role: 'alert', hidden: true });
-  const form = h('form', { id: 'name-form', class: 'name-form', hidden: true },
-    h('label', { for: 'name-input' }, t('me.label')), input,
-    h('button', { type: 'submit', class: 'small primary', id: 'name-save' }, t('me.save')),
-    h('button', { type: 'button', class: 'small', id: 'name-cancel', onclick: () => show(false) }, t('me.cancel')),
-    h('p', { class: 'hint', id: 'name-hint' }, t('me.hint')),
-    error);
-  const edit = h('button', { type: 'button', class: 'ghost small', id: 'name-edit', onclick: () => show(true) }, t('me.change'));
-  line.append(edit);
-  /** @param {boolean} editing */
-  function show(editing) {
-    form.hidden = !editing;
-    edit.hidden = editing;
-    error.hidden = true;
-    if (editing) {
-      input.value = name.textContent || '';
-      input.focus();
-      input.select();
-    } else edit.focus();
+/**
+ * A small form: its fields, a submit button, the error line; `send`
+ * answers or throws an API error.
+ * @param {string} id @param {{name: string, label: string, type?: string, value?: string, auto?: string}[]} fields
+ * @param {string} submit @param {(v: Record<string, string>) => Promise<void>} send @param {() => void} cancel
+ */
+function miniForm(id, fields, submit, send, cancel) {
+  const error = h('p', { id: `${id}-error`, class: 'bad', role: 'alert', hidden: true });
+  /** @type {Record<string, HTMLInputElement>} */
+  const inputs = {};
+  const form = h('form', { id, class: 'name-form account-form' });
+  for (const f of fields) {
+    const input = /** @type {HTMLInputElement} */ (h('input', { id: `${id}-${f.name}`, name: f.name, type: f.type || 'text', autocomplete: f.auto || 'off', required: true }));
+    if (f.value) input.value = f.value;
+    inputs[f.name] = input;
+    form.append(h('label', { for: `${id}-${f.name}` }, f.label), input);
   }
+  form.append(h('button', { type: 'submit', class: 'small primary', id: `${id}-submit` }, submit),
+    h('button', { type: 'button', class: 'small', onclick: cancel }, t('me.cancel')), error);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
+    /** @type {Record<string, string>} */
+    const v = {};
+    for (const [k, input] of Object.entries(inputs)) v[k] = input.value;
     try {
-      const me = await setName(input.value);
-      name.textContent = me.name;
-      show(false);
-      toast(t('me.saved', { name: me.name }));
+      await send(v);
     } catch (err) {
       error.hidden = false;
       error.textContent = errorText(/** @type {any} */ (err));
-      input.focus();
     }
   });
-  getMe().then((me) => { name.textContent = me.name; }, () => { name.textContent = '?'; });
-  return h('div', { class: 'my-name', id: 'my-name-card' }, line, form);
+  return form;
+}
+
+/** The name line with its editor and the account's forms. */
+export function nameCard() {
+  const card = h('div', { class: 'my-name', id: 'my-name-card' });
+  /** @type {{name: string, id?: string, account?: boolean}|null} */
+  let me = null;
+  /** @type {'' | 'name' | 'signup' | 'login' | 'password'} */
+  let open = '';
+
+  /** Reloads the page after a log-in or out: everything is the new session's. */
+  const reload = () => location.reload();
+
+  function draw() {
+    card.textContent = '';
+    const name = h('strong', { id: 'my-name' }, me ? me.name : '…');
+    const line = h('p', { class: 'my-name-line', id: 'my-name-line' }, t('me.playingAs'), ' ', name, ' ');
+    card.append(line);
+    if (!me) return;
+    if (me.account) {
+      line.append(h('a', { href: `/@/${encodeURIComponent(me.name)}`, class: 'button small ghost', id: 'my-page' }, t('me.myPage')), ' ',
+        h('button', { type: 'button', class: 'ghost small', id: 'password-open', onclick: () => show('password') }, t('me.password')), ' ',
+        h('button', { type: 'button', class: 'ghost small', id: 'logout', onclick: async () => {
+          try { await call('POST', '/api/account/logout', {}); reload(); } catch (e) { toast(errorText(/** @type {any} */ (e))); }
+        } }, t('me.logout')));
+    } else {
+      line.append(h('button', { type: 'button', class: 'ghost small', id: 'name-edit', onclick: () => show('name') }, t('me.change')), ' ',
+        h('button', { type: 'button', class: 'ghost small', id: 'signup-open', onclick: () => show('signup') }, t('me.signup')), ' ',
+        h('button', { type: 'button', class: 'ghost small', id: 'login-open', onclick: () => show('login') }, t('me.login')));
+    }
+    const cancel = () => show('');
+    if (open === 'name') {
+      card.append(miniForm('name-form', [{ name: 'name', label: t('me.label'), value: me.name, auto: 'nickname' }], t('me.save'), async (v) => {
+        const r = await setName(v.name);
+        me = { ...me, name: r.name };
+        toast(t('me.saved', { name: r.name }));
+        show('');
+      }, cancel), h('p', { class: 'hint', id: 'name-hint' }, t('me.hint')));
+    } else if (open === 'signup') {
+      card.append(miniForm('signup-form', [
+        { name: 'username', label: t('me.username'), value: me.name, auto: 'username' },
+        { name: 'password', label: t('me.passwordLabel'), type: 'password', auto: 'new-password' },
+      ], t('me.signup'), async (v) => {
+        await call('POST', '/api/account/signup', v);
+        reload();
+      }, cancel), h('p', { class: 'hint' }, t('me.signupHint')));
+    } else if (open === 'login') {
+      card.append(miniForm('login-form', [
+        { name: 'username', label: t('me.username'), auto: 'username' },
+        { name: 'password', label: t('me.passwordLabel'), type: 'password', auto: 'current-password' },
+      ], t('me.login'), async (v) => {
+        await call('POST', '/api/account/login', v);
+        reload();
+      }, cancel));
+    } else if (open === 'password') {
+      card.append(miniForm('password-form', [
+        { name: 'current', label: t('me.currentPassword'), type: 'password', auto: 'current-password' },
+        { name: 'new', label: t('me.newPassword'), type: 'password', auto: 'new-password' },
+      ], t('me.save'), async (v) => {
+        await call('POST', '/api/account/password', v);
+        toast(t('me.passwordChanged'));
+        show('');
+      }, cancel));
+    }
+  }
+
+  /** @param {'' | 'name' | 'signup' | 'login' | 'password'} which */
+  function show(which) {
+    open = which;
+    draw();
+    const first = /** @type {HTMLInputElement|null} */ (card.querySelector('form input'));
+    if (first) {
+      first.focus();
+      first.select();
+    }
+  }
+
+  getMe().then((m) => { me = m; draw(); }, () => { me = { name: '?' }; draw(); });
+  draw();
+  return card;
 }

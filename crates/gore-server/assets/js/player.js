@@ -8,7 +8,7 @@
 import { h } from './dom.js';
 import { errorText } from './errors.js';
 import { paceLabel } from './clock.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 
 const PACES = ['fast', 'slow', 'correspondence'];
 
@@ -82,7 +82,7 @@ export function playerPage(main, name) {
       ratings.append(h('div', { class: 'rating-card', id: `rating-${r.pace}` },
         h('div', { class: 'muted' }, t(`pace.${r.pace}`)),
         h('div', { class: 'big' }, r.shown),
-        h('div', { class: 'hint' }, t('player.ratingGames', { n: r.games, dev: r.deviation }))));
+        h('div', { class: 'hint' }, tn('player.ratingGames', r.games, { dev: r.deviation }))));
     }
     page.append(h('section', { class: 'card' }, h('h2', null, t('player.ratings')), ratings));
     for (const pace of PACES) {
