@@ -18,6 +18,9 @@
 //! that many plies is played instead and the server's CPU per action is
 //! reported along it (docs/BENCHMARKS.md, issue 8).
 //!
+//! With `--lobby N`, N players pair by quick pairing at once instead
+//! (`lobby.rs`).
+//!
 //! ```sh
 //! gore serve --port 8080 --rate-limit 100000 --db /tmp/load.sqlite3 &
 //! cargo run --release -p gore-load -- --url http://127.0.0.1:8080 --games 1000 --actions 20
@@ -27,6 +30,7 @@
 //! ```
 
 mod line;
+mod lobby;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -104,6 +108,14 @@ struct Args {
     /// Actions per line of the long game's report.
     #[arg(long, default_value_t = 1000)]
     window: usize,
+    /// Instead of the games: this many players seek a game in the lobby
+    /// at once (quick pairing, `--lobby-clock`), spread over the servers;
+    /// reports each one's time until paired.
+    #[arg(long)]
+    lobby: Option<usize>,
+    /// The pace of `--lobby`.
+    #[arg(long, default_value = "5+3")]
+    lobby_clock: String,
 }
 
 #[derive(Default)]
@@ -134,6 +146,15 @@ async fn main() -> Result<()> {
     };
     if let Some(plies) = args.long_game {
         return long_game(&http, &args, plies).await;
+    }
+    if let Some(n) = args.lobby {
+        return lobby::run(
+            &servers,
+            n,
+            &args.lobby_clock,
+            Duration::from_secs(args.duration),
+        )
+        .await;
     }
     let totals = Arc::new(Totals::default());
     let deadline = Instant::now() + Duration::from_secs(args.duration);

@@ -215,11 +215,12 @@ impl Store for Gated {
     fn challenge(&self, id: String) -> StoreFuture<Option<gore_server::store::StoredChallenge>> {
         self.inner.challenge(id)
     }
-    fn find_match(
+    fn find_matches(
         &self,
         seek: gore_server::store::StoredChallenge,
-    ) -> StoreFuture<Option<gore_server::store::StoredChallenge>> {
-        self.inner.find_match(seek)
+        limit: u32,
+    ) -> StoreFuture<Vec<gore_server::store::StoredChallenge>> {
+        self.inner.find_matches(seek, limit)
     }
     fn pair(
         &self,

@@ -137,6 +137,7 @@ export function homePage(main) {
   }
 
   function render() {
+    const me = nameCard();
     document.title = `Goré · ${t('home.title')}`;
     main.textContent = '';
     const c = choices();
@@ -221,12 +222,13 @@ export function homePage(main) {
         h('div', { class: 'hero-text' },
           h('h1', null, 'Goré'),
           h('p', { class: 'lead' }, t('home.lead'), ' ', h('a', { href: '/rules', class: 'read-rules' }, t('home.readRules'))),
-          nameCard()),
+          me.card),
         boardPicture()),
       // The computer's button stays in the first screen of a phone; the
       // lobby follows the new game.
       h('div', { class: 'home-grid' }, form, gamesSection()),
       lobbyNow().section,
+      h('section', { class: 'card account-card', id: 'account-card', 'aria-label': t('me.signup') }, me.account),
     );
     syncPerfect(/** @type {HTMLFormElement} */ (form));
     const now = read(/** @type {HTMLFormElement} */ (form));

@@ -43,9 +43,14 @@ function miniForm(id, fields, submit, send, cancel) {
   return form;
 }
 
-/** The name line with its editor and the account's forms. */
+/**
+ * The name line (with its editor, or the account's page) and, apart, the
+ * account's buttons and forms (sign up, log in; a new password, log out):
+ * the name stays in the first screen of a phone, the account below.
+ */
 export function nameCard() {
   const card = h('div', { class: 'my-name', id: 'my-name-card' });
+  const account = h('div', { class: 'my-account', id: 'my-account' });
   /** @type {{name: string, id?: string, account?: boolean}|null} */
   let me = null;
   /** @type {'' | 'name' | 'signup' | 'login' | 'password'} */
@@ -56,18 +61,22 @@ export function nameCard() {
 
   function draw() {
     card.textContent = '';
+    account.textContent = '';
     const name = h('strong', { id: 'my-name' }, me ? me.name : '…');
     const line = h('p', { class: 'my-name-line', id: 'my-name-line' }, t('me.playingAs'), ' ', name, ' ');
     card.append(line);
     if (!me) return;
+    const buttons = h('p', { class: 'my-account-line' });
+    account.append(buttons);
     if (me.account) {
-      line.append(h('a', { href: `/@/${encodeURIComponent(me.name)}`, class: 'button small ghost', id: 'my-page' }, t('me.myPage')), ' ',
-        h('button', { type: 'button', class: 'ghost small', id: 'password-open', onclick: () => show('password') }, t('me.password')), ' ',
+      line.append(h('a', { href: `/@/${encodeURIComponent(me.name)}`, class: 'button small ghost', id: 'my-page' }, t('me.myPage')));
+      buttons.append(h('button', { type: 'button', class: 'ghost small', id: 'password-open', onclick: () => show('password') }, t('me.password')), ' ',
         h('button', { type: 'button', class: 'ghost small', id: 'logout', onclick: async () => {
           try { await call('POST', '/api/account/logout', {}); reload(); } catch (e) { toast(errorText(/** @type {any} */ (e))); }
         } }, t('me.logout')));
     } else {
-      line.append(h('button', { type: 'button', class: 'ghost small', id: 'name-edit', onclick: () => show('name') }, t('me.change')), ' ',
+      line.append(h('button', { type: 'button', class: 'ghost small', id: 'name-edit', onclick: () => show('name') }, t('me.change')));
+      buttons.append(h('span', { class: 'hint' }, t('me.signupHint')), ' ',
         h('button', { type: 'button', class: 'ghost small', id: 'signup-open', onclick: () => show('signup') }, t('me.signup')), ' ',
         h('button', { type: 'button', class: 'ghost small', id: 'login-open', onclick: () => show('login') }, t('me.login')));
     }
@@ -80,15 +89,15 @@ export function nameCard() {
         show('');
       }, cancel), h('p', { class: 'hint', id: 'name-hint' }, t('me.hint')));
     } else if (open === 'signup') {
-      card.append(miniForm('signup-form', [
+      account.append(miniForm('signup-form', [
         { name: 'username', label: t('me.username'), value: me.name, auto: 'username' },
         { name: 'password', label: t('me.passwordLabel'), type: 'password', auto: 'new-password' },
       ], t('me.signup'), async (v) => {
         await call('POST', '/api/account/signup', v);
         reload();
-      }, cancel), h('p', { class: 'hint' }, t('me.signupHint')));
+      }, cancel));
     } else if (open === 'login') {
-      card.append(miniForm('login-form', [
+      account.append(miniForm('login-form', [
         { name: 'username', label: t('me.username'), auto: 'username' },
         { name: 'password', label: t('me.passwordLabel'), type: 'password', auto: 'current-password' },
       ], t('me.login'), async (v) => {
@@ -96,7 +105,7 @@ export function nameCard() {
         reload();
       }, cancel));
     } else if (open === 'password') {
-      card.append(miniForm('password-form', [
+      account.append(miniForm('password-form', [
         { name: 'current', label: t('me.currentPassword'), type: 'password', auto: 'current-password' },
         { name: 'new', label: t('me.newPassword'), type: 'password', auto: 'new-password' },
       ], t('me.save'), async (v) => {
@@ -111,7 +120,7 @@ export function nameCard() {
   function show(which) {
     open = which;
     draw();
-    const first = /** @type {HTMLInputElement|null} */ (card.querySelector('form input'));
+    const first = /** @type {HTMLInputElement|null} */ ((which === 'name' ? card : account).querySelector('form input'));
     if (first) {
       first.focus();
       first.select();
@@ -120,5 +129,5 @@ export function nameCard() {
 
   getMe().then((m) => { me = m; draw(); }, () => { me = { name: '?' }; draw(); });
   draw();
-  return card;
+  return { card, account };
 }

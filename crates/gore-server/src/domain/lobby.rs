@@ -6,8 +6,10 @@
 //! the two players of each new pair.
 //!
 //! Quick pairing is a seek posted and then matched: once his seek is
-//! stored, a seeker looks for the oldest open seek of the same pace by
-//! someone else, so that of two seekers arriving together on two servers
+//! stored, a seeker looks for one of the oldest open seeks of the same pace
+//! by someone else (at random among them, so that a rush does not race for
+//! one), and keeps looking while any is open, so that of two seekers
+//! arriving together on two servers
 //! the later to look always finds the other (neither waits in vain); if
 //! both find each other, one transaction takes both seeks or neither, and
 //! the one refused finds his own seek taken: paired all the same.
@@ -42,6 +44,10 @@ const TAKEN_FOR: i64 = 120_000;
 /// The lobby is read again this often even without an event (games end
 /// on their own).
 const REFRESH_EVERY: Duration = Duration::from_secs(5);
+/// A seeker picks his match at random among the oldest this many seeks of
+/// his pace: a rush of seekers spreads over them instead of all racing
+/// for the oldest one.
+const MATCH_CANDIDATES: u32 = 32;
 /// Changes of the lobby within this long make one snapshot.
 const DEBOUNCE: Duration = Duration::from_millis(150);
 
@@ -459,10 +465,18 @@ impl Lobby {
             .post_challenge(mine.clone())
             .await
             .map_err(store_error)?;
-        for _ in 0..8 {
-            let Some(theirs) = store.find_match(mine.clone()).await.map_err(store_error)? else {
+        // Until paired or nobody else seeks: every failed attempt means
+        // another pair was made, so this ends; and a seeker who stops
+        // because nobody else seeks will be found by the next one.
+        loop {
+            let candidates = store
+                .find_matches(mine.clone(), MATCH_CANDIDATES)
+                .await
+                .map_err(store_error)?;
+            if candidates.is_empty() {
                 break;
-            };
+            }
+            let theirs = candidates[rand::thread_rng().gen_range(0..candidates.len())].clone();
             let mine_shown = self.rating_shown(rated, me, Some(clock)).await?;
             let (game, seats) = self.game_for(&theirs, session, me, mine_shown);
             let id = game.id.clone();

@@ -366,12 +366,14 @@ pub trait Store: Send + Sync + 'static {
     /// A challenge, open or taken (its game then), or `None`.
     fn challenge(&self, id: String) -> StoreFuture<Option<StoredChallenge>>;
 
-    /// The oldest open quick challenge that `seek` (a quick one, already
+    /// The oldest open quick challenges that `seek` (a quick one, already
     /// posted) pairs with: the same rules, clock and rating, another
     /// session. Each seeker looks after his own seek is stored, so of two
     /// that arrive together the later to look finds the other; both may,
     /// and [`Store::pair`] lets one of them make the pair.
-    fn find_match(&self, seek: StoredChallenge) -> StoreFuture<Option<StoredChallenge>>;
+    /// (The oldest `limit` of them, oldest first: a seeker picks one at
+    /// random, so that a rush of seekers does not all race for the same.)
+    fn find_matches(&self, seek: StoredChallenge, limit: u32) -> StoreFuture<Vec<StoredChallenge>>;
 
     /// Pairs: in one transaction, marks each of `taken` (open challenges)
     /// as taken by `game`, inserts `game`, and remembers the seat each

@@ -1896,7 +1896,7 @@ impl Store for PgStore {
         })
     }
 
-    fn find_match(&self, seek: StoredChallenge) -> StoreFuture<Option<StoredChallenge>> {
+    fn find_matches(&self, seek: StoredChallenge, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
         let store = self.clone();
         Box::pin(async move {
             let rows = store
@@ -1904,16 +1904,17 @@ impl Store for PgStore {
                     "SELECT * FROM challenges WHERE game_id IS NULL AND quick
                          AND clock IS NOT DISTINCT FROM $1 AND rules = $2 AND rated = $3
                          AND session <> $4
-                     ORDER BY created_at, id LIMIT 1",
+                     ORDER BY created_at, id LIMIT $5",
                     vec![
                         Box::new(seek.clock.map(|t| t.to_string())),
                         Box::new(seek.rules.to_string()),
                         Box::new(seek.rated),
                         Box::new(seek.session),
+                        Box::new(i64::from(limit)),
                     ],
                 ))
                 .await?;
-            rows.first().map(challenge_from_row).transpose()
+            rows.iter().map(challenge_from_row).collect()
         })
     }
 

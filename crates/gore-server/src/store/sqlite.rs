@@ -1216,21 +1216,26 @@ impl Store for SqliteStore {
         Box::pin(async move { Ok(f.await?) })
     }
 
-    fn find_match(&self, seek: StoredChallenge) -> StoreFuture<Option<StoredChallenge>> {
+    fn find_matches(&self, seek: StoredChallenge, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
         let f = self.call(false, move |c| {
-            c.query_row(
+            let mut st = c.prepare(
                 "SELECT * FROM challenges WHERE game_id IS NULL AND quick
                      AND clock IS ?1 AND rules = ?2 AND rated = ?3 AND session <> ?4
-                 ORDER BY created_at, id LIMIT 1",
-                params![
-                    seek.clock.map(|t| t.to_string()),
-                    seek.rules.to_string(),
-                    seek.rated,
-                    seek.session,
-                ],
-                challenge_from_row,
-            )
-            .optional()
+                 ORDER BY created_at, id LIMIT ?5",
+            )?;
+            let v = st
+                .query_map(
+                    params![
+                        seek.clock.map(|t| t.to_string()),
+                        seek.rules.to_string(),
+                        seek.rated,
+                        seek.session,
+                        limit,
+                    ],
+                    challenge_from_row,
+                )?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(v)
         });
         Box::pin(async move { Ok(f.await?) })
     }

@@ -474,9 +474,9 @@ impl Store for Handle {
             .map(|(c, _)| c.clone());
         Box::pin(async move { Ok(c) })
     }
-    fn find_match(&self, seek: StoredChallenge) -> StoreFuture<Option<StoredChallenge>> {
+    fn find_matches(&self, seek: StoredChallenge, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
         let d = self.shared.data.lock().unwrap();
-        let m = d
+        let mut m: Vec<StoredChallenge> = d
             .challenges
             .values()
             .map(|(c, _)| c)
@@ -488,8 +488,10 @@ impl Store for Handle {
                     && c.rated == seek.rated
                     && c.session != seek.session
             })
-            .min_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)))
-            .cloned();
+            .cloned()
+            .collect();
+        m.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        m.truncate(limit as usize);
         Box::pin(async move { Ok(m) })
     }
     fn pair(
