@@ -136,6 +136,21 @@ async fn lobby(host: &Chrome, guest: &Chrome, watcher: &Chrome, server: &Server)
     ply_is(b, 1, "a3 seen by B").await?;
     click(b, ".hole[data-hole=b3]").await?;
     ply_is(a, 2, "b3 seen by A").await?;
+    // The chat: markup typed is text read, on the other side.
+    let said = "<b>hola</b> & 'bye'";
+    js(
+        &h,
+        &format!("document.getElementById('chat-input').value = {said:?}"),
+    )
+    .await?;
+    click(&h, "#chat-send").await?;
+    wait_for(
+        &g,
+        &format!("[...document.querySelectorAll('#chat-lines .chat-text')].some(e => e.textContent === {said:?}) && !document.querySelector('#chat-lines b')"),
+        "the message as text in B's chat",
+        10,
+    )
+    .await?;
     shot(&g, "l04-guest-playing-es").await?;
     wait_for(
         a,

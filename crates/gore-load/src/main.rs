@@ -402,7 +402,7 @@ async fn drive(
                 }
             }
             ServerMsg::Error { error } => bail!("server error: {:?}: {}", error.code, error),
-            ServerMsg::Pong => continue,
+            ServerMsg::Pong | ServerMsg::Chat { .. } | ServerMsg::ChatHistory { .. } => continue,
         }
         let state = view.as_ref().ok_or_else(|| anyhow!("no state"))?;
         let ply = state.head.ply;

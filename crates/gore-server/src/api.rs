@@ -503,6 +503,17 @@ pub enum ServerMsg {
     },
     /// The answer to a `ping`.
     Pong,
+    /// The chat so far (to a seated player of a game between people, after
+    /// his first state).
+    ChatHistory {
+        /// The messages, in order.
+        lines: Vec<crate::store::ChatLine>,
+    },
+    /// A new chat message (to the seated players only).
+    Chat {
+        /// The message.
+        line: crate::store::ChatLine,
+    },
 }
 
 /// A message from a client on a game's socket.
@@ -532,8 +543,20 @@ pub enum ClientMsg {
         /// Grant it.
         accept: bool,
     },
+    /// A chat message (a seated player of a game between people).
+    Chat {
+        /// One line of text, 1 to 200 characters.
+        text: String,
+    },
     /// Answered by a `pong`.
     Ping,
+}
+
+/// The body of `POST /api/games/{id}/chat`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatBody {
+    /// One line of text, 1 to 200 characters.
+    pub text: String,
 }
 
 /// The body of `POST /api/games/{id}/takeback/answer`.

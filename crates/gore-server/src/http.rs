@@ -72,6 +72,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/rematch", post(rematch))
         .route("/api/games/{id}/resign", post(resign))
         .route("/api/games/{id}/abort", post(abort))
+        .route("/api/games/{id}/chat", post(chat))
+        .route("/api/games/{id}/chat/{n}/report", post(report_chat))
         .route("/api/games/{id}/takeback", post(takeback))
         .route("/api/games/{id}/takeback/answer", post(answer_takeback))
         .route("/api/games/{id}/record", get(record))
@@ -928,6 +930,29 @@ async fn abort(
     let token = token(&state, &headers, &id).await;
     let view = state.games().abort(&id, token).await?;
     Ok(Json(view).into_response())
+}
+
+/// `POST /api/games/{id}/chat`: a seated player's message.
+async fn chat(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<crate::api::ChatBody>,
+) -> Result<Response, ApiError> {
+    let token = token(&state, &headers, &id).await;
+    let line = state.games().chat(&id, token, &body.text).await?;
+    Ok((StatusCode::CREATED, Json(line)).into_response())
+}
+
+/// `POST /api/games/{id}/chat/{n}/report`: reports a message.
+async fn report_chat(
+    State(state): State<AppState>,
+    Path((id, n)): Path<(String, u32)>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let token = token(&state, &headers, &id).await;
+    state.games().report_chat(&id, token, n).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// `POST /api/games/{id}/takeback`: at once (ai, local) or a request

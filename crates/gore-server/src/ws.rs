@@ -95,6 +95,17 @@ pub async fn session(
     };
     // Only a seat's token is worth keeping.
     let token = token.filter(|_| seat.is_some());
+    // The chat, for the two players of a game between people only.
+    let (mut chat, history) = {
+        let r = room.lock().await;
+        let people = r.info.mode == crate::domain::Mode::Friend;
+        if people && matches!(seat, Some(Seat::A | Seat::B)) {
+            (Some(r.chat_subscribe()), true)
+        } else {
+            (None, false)
+        }
+    };
+    let mut chat_sent = 0u32;
     let (mut tx, mut rx) = socket.split();
     // A client that sends nothing (not even a pong) for this long, or reads
     // nothing, is gone: the socket is closed.
@@ -104,6 +115,17 @@ pub async fn session(
         .max(Duration::from_millis(10));
     if !send_within(&mut tx, idle, first).await {
         return;
+    }
+    if history {
+        let lines = state
+            .games()
+            .chat_history(&id, token.as_deref())
+            .await
+            .unwrap_or_default();
+        chat_sent = lines.last().map_or(0, |l| l.n);
+        if !send_within(&mut tx, idle, text(&ServerMsg::ChatHistory { lines })).await {
+            return;
+        }
     }
     let mut abuse = 0u32;
     let mut ping = tokio::time::interval(PING_EVERY.min(idle / 2));
@@ -136,6 +158,29 @@ pub async fn session(
                         reason: "reload".into(),
                     }))).await;
                     break;
+                }
+            },
+            line = async {
+                match chat.as_mut() {
+                    Some(c) => c.recv().await,
+                    None => std::future::pending().await,
+                }
+            } => match line {
+                // Each message once (the history and a delivery may overlap).
+                Ok(l) if l.n > chat_sent => {
+                    chat_sent = l.n;
+                    Some(text(&ServerMsg::Chat { line: (*l).clone() }))
+                }
+                Ok(_) => None,
+                Err(RecvError::Lagged(_)) => {
+                    let lines = state.games().chat_history(&id, token.as_deref()).await.unwrap_or_default();
+                    let fresh: Vec<_> = lines.into_iter().filter(|l| l.n > chat_sent).collect();
+                    chat_sent = fresh.last().map_or(chat_sent, |l| l.n);
+                    Some(text(&ServerMsg::ChatHistory { lines: fresh }))
+                }
+                Err(RecvError::Closed) => {
+                    chat = None;
+                    None
                 }
             },
             () = &mut silence => {
@@ -276,6 +321,14 @@ async fn handle(
             state
                 .games()
                 .answer_takeback(id, token, accept)
+                .await
+                .map_err(|e| (e.into(), false))?;
+            Ok(Reply::None)
+        }
+        ClientMsg::Chat { text } => {
+            state
+                .games()
+                .chat(id, token, &text)
                 .await
                 .map_err(|e| (e.into(), false))?;
             Ok(Reply::None)

@@ -169,6 +169,31 @@ impl Store for Gated {
     ) -> StoreFuture<()> {
         self.inner.set_password(account, hash, from, to, now)
     }
+    fn post_chat(
+        &self,
+        game: String,
+        player: gore_core::Player,
+        text: String,
+        at: i64,
+    ) -> StoreFuture<gore_server::store::ChatLine> {
+        self.inner.post_chat(game, player, text, at)
+    }
+    fn chat_after(
+        &self,
+        game: String,
+        after: u32,
+    ) -> StoreFuture<Vec<gore_server::store::ChatLine>> {
+        self.inner.chat_after(game, after)
+    }
+    fn report_chat(
+        &self,
+        game: String,
+        n: u32,
+        reporter: gore_core::Player,
+        at: i64,
+    ) -> StoreFuture<()> {
+        self.inner.report_chat(game, n, reporter, at)
+    }
     fn ratings_of(&self, account: String) -> StoreFuture<Vec<gore_server::store::StoredRating>> {
         self.inner.ratings_of(account)
     }

@@ -64,6 +64,8 @@ export const getMe = () => {
 };
 /** Chooses a display name (the server checks it). @param {string} name @returns {Promise<{name: string}>} */
 export const setName = (name) => call('POST', '/api/me/name', { name }).then((r) => { me = Promise.resolve(r); return r; });
+/** Reports a chat message. @param {string} id @param {number} n */
+export const reportChat = (id, n) => call('POST', `/api/games/${encodeURIComponent(id)}/chat/${n}/report`, {});
 /** Aborts the game (before each player has moved): it counts for nobody. @param {string} id */
 export const abortGame = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/abort`, {});
 /** Takes back one's last move (ai and local games), or asks the opponent (friend games). @param {string} id */
@@ -92,6 +94,7 @@ export class LiveGame {
    * @param {string} id
    * @param {{onState: (s: any) => void, onUpdate: (u: any) => void,
    *   onError?: (e: {code: string, message: string}) => void,
+   *   onChat?: (lines: any[], history: boolean) => void,
    *   onStatus?: (status: string, retryMs?: number) => void}} handlers
    */
   constructor(id, handlers) {
@@ -134,6 +137,8 @@ export class LiveGame {
       if (msg && msg.type === 'state' && msg.state) this.h.onState(msg.state);
       else if (msg && msg.type === 'update' && msg.update) this.h.onUpdate(msg.update);
       else if (msg && msg.type === 'error' && this.h.onError) this.h.onError(msg.error || { code: 'error', message: '' });
+      else if (msg && msg.type === 'chat' && this.h.onChat) this.h.onChat([msg.line], false);
+      else if (msg && msg.type === 'chat_history' && this.h.onChat) this.h.onChat(msg.lines || [], true);
     };
     ws.onclose = () => {
       if (this.ws === ws) this.ws = null;
@@ -164,6 +169,15 @@ export class LiveGame {
   send(action, ply) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
       this.ws.send(JSON.stringify({ type: 'action', action, ply }));
+      return true;
+    }
+    return false;
+  }
+
+  /** Sends a chat message; false when the socket is not open. @param {string} text */
+  chat(text) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify({ type: 'chat', text }));
       return true;
     }
     return false;

@@ -16,6 +16,7 @@ import { t } from './i18n.js';
 import { cue, notifyOn, setNotify, setSound, soundOn, turnAlert } from './sound.js';
 import { GameStore, plyOf } from './store.js';
 import { isLow } from './clock.js';
+import { chatPanel } from './chat.js';
 import * as V from './gameview.js';
 
 /** @param {HTMLElement} main @param {string} id */
@@ -34,6 +35,9 @@ export function gamePage(main, id) {
   /** @type {any} */ (window).goreShown = shown;
 
   const board = new Board({ interactive: true, onHole, onPoint });
+  // The chat of a game between people, for its players (made once: it
+  // keeps its messages across renders).
+  const chat = chatPanel(id, () => (st.you === 'A' || st.you === 'B' ? st.you : null), (text) => !!(live && live.chat(text)));
   /** @type {V.Ctx} */
   const ctx = {
     store: st,
@@ -120,6 +124,7 @@ export function gamePage(main, id) {
         el.offerPanel,
         el.notice,
         el.tools),
+      st.s.mode === 'friend' && (st.you === 'A' || st.you === 'B') ? chat.panel : null,
       h('section', { class: 'card moves-card', 'aria-labelledby': 'moves-title' },
         h('h2', { id: 'moves-title' }, t('game.moves')),
         el.moves),
@@ -529,6 +534,7 @@ export function gamePage(main, id) {
       onState: (s) => onState(s, 'socket'),
       onUpdate,
       onError: onSocketError,
+      onChat: (lines, history) => chat.take(lines, history),
       onStatus: (s, ms) => {
         const was = st.conn;
         st.conn = s;

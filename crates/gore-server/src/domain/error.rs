@@ -58,6 +58,9 @@ pub enum GameError {
     /// A limit was reached (the AI's queue, a game's sockets).
     #[error("{0}")]
     Busy(String),
+    /// Chat messages too fast.
+    #[error("slow down: {0} messages in 10 seconds at most")]
+    ChatTooFast(usize),
     /// No account has that name.
     #[error("no such player")]
     NoPlayer,

@@ -73,6 +73,10 @@ pub struct Room {
     times: Vec<i64>,
     /// The server's time (set by the service: the system's, or a test's).
     pub clock: Clock,
+    /// The chat's messages, to the seated sockets.
+    chat_tx: broadcast::Sender<Arc<crate::store::ChatLine>>,
+    /// The last chat message sent to the sockets here.
+    pub chat_seen: u32,
 }
 
 /// The log entry of the action just played on `game`, which did `effect`.
@@ -130,6 +134,8 @@ impl Room {
             serial: 0,
             times,
             clock: Clock::system(),
+            chat_tx: broadcast::channel(64).0,
+            chat_seen: 0,
         }
     }
 
@@ -585,6 +591,21 @@ impl Room {
     /// A receiver of every later change.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Change>> {
         self.tx.subscribe()
+    }
+
+    /// A receiver of the chat's later messages.
+    pub fn chat_subscribe(&self) -> broadcast::Receiver<Arc<crate::store::ChatLine>> {
+        self.chat_tx.subscribe()
+    }
+
+    /// Sends chat messages to this server's sockets (those not sent yet).
+    pub fn chat_send(&mut self, lines: Vec<crate::store::ChatLine>) {
+        for line in lines {
+            if line.n > self.chat_seen {
+                self.chat_seen = line.n;
+                let _ = self.chat_tx.send(Arc::new(line));
+            }
+        }
     }
 
     /// How many sockets are watching.

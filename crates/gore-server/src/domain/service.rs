@@ -28,6 +28,11 @@ use tokio::sync::broadcast::error::RecvError;
 /// A room, shared.
 pub type RoomRef = Arc<Mutex<Room>>;
 
+/// The longest chat message, in characters.
+pub const CHAT_MAX_CHARS: usize = 200;
+/// Chat messages per seat in 10 seconds, at most.
+pub const CHAT_PER_10S: usize = 5;
+
 /// Idle rooms nobody watches are dropped from memory after this long.
 const IDLE_ROOM: Duration = Duration::from_secs(600);
 
@@ -149,6 +154,8 @@ struct Inner {
     refreshing: StdMutex<HashMap<String, bool>>,
     /// Rated games are rated here when they end.
     ratings: super::ratings::Ratings,
+    /// Each seat's latest chat messages (Unix ms), for its rate limit.
+    chat_times: StdMutex<HashMap<(String, Player), std::collections::VecDeque<i64>>>,
 }
 
 fn store_error(e: StoreError) -> GameError {
@@ -184,6 +191,7 @@ impl Games {
             super::ratings::Ratings::new(store.clone(), settings.clock.clone(), settings.max_plies);
         let games = Games(Arc::new(Inner {
             ratings,
+            chat_times: StdMutex::new(HashMap::new()),
             rooms: StdMutex::new(HashMap::new()),
             ai,
             ai_retry: StdMutex::new(Vec::new()),
@@ -234,6 +242,124 @@ impl Games {
                 });
             }
         });
+    }
+
+    /// Sends a seated player's chat message (games between people): plain
+    /// text, 1 to [`CHAT_MAX_CHARS`] characters, at most
+    /// [`CHAT_PER_10S`] messages per seat in 10 seconds. Stored, then sent
+    /// to both players' sockets on every server (spectators get none).
+    pub async fn chat(
+        &self,
+        id: &str,
+        token: Option<String>,
+        text: &str,
+    ) -> Result<crate::store::ChatLine, GameError> {
+        let room_ref = self.room(id).await?;
+        let player = {
+            let room = room_ref.lock().await;
+            let seat = seat_for(&room, token.as_deref())?;
+            if room.info.mode != Mode::Friend {
+                return Err(GameError::Refused("chat is for games between two people"));
+            }
+            match seat {
+                Seat::A => Player::A,
+                Seat::B => Player::B,
+                Seat::Both => return Err(GameError::NoSeat),
+            }
+        };
+        let text = text.trim();
+        let n = text.chars().count();
+        if n == 0 || n > CHAT_MAX_CHARS {
+            return Err(GameError::BadField {
+                field: "text",
+                why: format!("a message has 1 to {CHAT_MAX_CHARS} characters"),
+            });
+        }
+        if text.chars().any(|c| c.is_control()) {
+            return Err(GameError::BadField {
+                field: "text",
+                why: "a message is one line of text".into(),
+            });
+        }
+        let now = self.now();
+        {
+            let mut times = self.0.chat_times.lock().unwrap_or_else(|e| e.into_inner());
+            let q = times.entry((id.to_string(), player)).or_default();
+            while q.front().is_some_and(|&t| t <= now - 10_000) {
+                q.pop_front();
+            }
+            if q.len() >= CHAT_PER_10S {
+                return Err(GameError::ChatTooFast(CHAT_PER_10S));
+            }
+            q.push_back(now);
+        }
+        let line = self
+            .0
+            .store
+            .post_chat(id.to_string(), player, text.to_string(), now)
+            .await
+            .map_err(store_error)?;
+        self.0.store.announce_lobby(format!("chat {id}"));
+        self.deliver_chat(id.to_string()).await;
+        Ok(line)
+    }
+
+    /// The chat so far, for a seated player (spectators get none).
+    pub async fn chat_history(
+        &self,
+        id: &str,
+        token: Option<&str>,
+    ) -> Result<Vec<crate::store::ChatLine>, GameError> {
+        let room_ref = self.room(id).await?;
+        {
+            let room = room_ref.lock().await;
+            match token.and_then(|t| room.seat_of(t)) {
+                Some(Seat::A | Seat::B) if room.info.mode == Mode::Friend => {}
+                _ => return Ok(Vec::new()),
+            }
+        }
+        self.0
+            .store
+            .chat_after(id.to_string(), 0)
+            .await
+            .map_err(store_error)
+    }
+
+    /// Reports message `n` for the seated player: recorded (the page
+    /// hides that player's messages for the reporter).
+    pub async fn report_chat(
+        &self,
+        id: &str,
+        token: Option<String>,
+        n: u32,
+    ) -> Result<(), GameError> {
+        let room_ref = self.room(id).await?;
+        let reporter = {
+            let room = room_ref.lock().await;
+            match seat_for(&room, token.as_deref())? {
+                Seat::A => Player::A,
+                Seat::B => Player::B,
+                Seat::Both => return Err(GameError::NoSeat),
+            }
+        };
+        self.0
+            .store
+            .report_chat(id.to_string(), n, reporter, self.now())
+            .await
+            .map_err(store_error)
+    }
+
+    /// Sends the chat messages of a game in memory that its sockets here
+    /// have not had.
+    async fn deliver_chat(&self, id: String) {
+        let Some(room_ref) = self.rooms().get(&id).and_then(|c| c.get().cloned()) else {
+            return;
+        };
+        let seen = room_ref.lock().await.chat_seen;
+        match self.0.store.chat_after(id, seen).await {
+            Ok(lines) => room_ref.lock().await.chat_send(lines),
+            Err(e) => tracing::warn!("chat: {e}"),
+        }
     }
 
     /// The ratings.
@@ -352,7 +478,12 @@ impl Games {
                 let games = Games(inner);
                 match notice {
                     Ok(Notice::Changed { game, .. }) => games.refresh_soon(game),
-                    Ok(Notice::Lobby(_)) => {} // the lobby's own listener
+                    Ok(Notice::Lobby(ev)) => {
+                        // Another server's chat message: to the sockets here.
+                        if let Some(id) = ev.strip_prefix("chat ") {
+                            games.deliver_chat(id.to_string()).await;
+                        }
+                    }
 
                     Ok(Notice::Missed) | Err(RecvError::Lagged(_)) => {
                         let ids: Vec<String> = games.rooms().keys().cloned().collect();

@@ -74,6 +74,19 @@ pub struct StoredPlayer {
     pub account: bool,
 }
 
+/// One chat message of a game.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ChatLine {
+    /// From 1, in order.
+    pub n: u32,
+    /// Who wrote it.
+    pub from: Player,
+    /// The text (plain text, never markup).
+    pub text: String,
+    /// Unix ms.
+    pub at: i64,
+}
+
 /// A rating as stored (one per account and pace).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredRating {
@@ -489,6 +502,22 @@ pub trait Store: Send + Sync + 'static {
 
     /// The token a browser session holds in a game, if any.
     fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>>;
+
+    /// Adds a chat message to a game (its number the next one); the line.
+    fn post_chat(
+        &self,
+        game: String,
+        player: Player,
+        text: String,
+        at: i64,
+    ) -> StoreFuture<ChatLine>;
+
+    /// A game's chat messages after number `after`, in order (at most the
+    /// last 100).
+    fn chat_after(&self, game: String, after: u32) -> StoreFuture<Vec<ChatLine>>;
+
+    /// Records that `reporter` reported message `n` of a game (once).
+    fn report_chat(&self, game: String, n: u32, reporter: Player, at: i64) -> StoreFuture<()>;
 
     /// The ids of ai games still being played, most recent first.
     fn active_ai_games(&self, limit: u32) -> StoreFuture<Vec<String>>;

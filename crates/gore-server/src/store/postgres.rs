@@ -60,8 +60,9 @@ use tokio_postgres::{NoTls, Row, SimpleQueryMessage};
 
 use super::schema::{self, Dialect};
 use super::{
-    At, GameChange, HistoryPoint, Notice, Ranked, RatingUpdate, Store, StoreError, StoreFuture,
-    StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
+    At, ChatLine, GameChange, HistoryPoint, Notice, Ranked, RatingUpdate, Store, StoreError,
+    StoreFuture, StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer,
+    StoredRating,
 };
 use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 
@@ -1437,6 +1438,106 @@ impl Store for PgStore {
                     .map(Some)
                     .map_err(|e| StoreError::Other(e.to_string())),
             }
+        })
+    }
+
+    fn post_chat(
+        &self,
+        game: String,
+        player: Player,
+        text: String,
+        at: i64,
+    ) -> StoreFuture<ChatLine> {
+        let store = self.clone();
+        Box::pin(async move {
+            // The next number under the game's row lock: messages of one game
+            // one after the other, whatever the server.
+            for _ in 0..5 {
+                let rows = store
+                    .read_one(stmt(
+                        "SELECT COALESCE(MAX(n), 0) + 1 FROM chat WHERE game_id = $1",
+                        vec![Box::new(game.clone())],
+                    ))
+                    .await?;
+                let n: i32 = rows
+                    .first()
+                    .map(|r| r.try_get(0))
+                    .transpose()
+                    .map_err(|e| StoreError::Other(e.to_string()))?
+                    .unwrap_or(1);
+                match store
+                    .write(vec![stmt(
+                        "INSERT INTO chat (game_id, n, player, text, at) VALUES ($1, $2, $3, $4, $5)",
+                        vec![
+                            Box::new(game.clone()),
+                            Box::new(n),
+                            Box::new(player.char().to_string()),
+                            Box::new(text.clone()),
+                            Box::new(at),
+                        ],
+                    )])
+                    .await
+                {
+                    Ok(_) => {
+                        return Ok(ChatLine {
+                            n: u32::try_from(n).unwrap_or(0),
+                            from: player,
+                            text,
+                            at,
+                        })
+                    }
+                    Err(StoreError::Conflict) => continue,
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(StoreError::Other("chat: too many messages at once".into()))
+        })
+    }
+
+    fn chat_after(&self, game: String, after: u32) -> StoreFuture<Vec<ChatLine>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT n, player, text, at FROM (SELECT * FROM chat WHERE game_id = $1
+                         AND n > $2 ORDER BY n DESC LIMIT 100) t ORDER BY n",
+                    vec![
+                        Box::new(game),
+                        Box::new(i32::try_from(after).unwrap_or(i32::MAX)),
+                    ],
+                ))
+                .await?;
+            rows.iter()
+                .map(|r| {
+                    let n: i32 = col(r, "?", "n")?;
+                    let p: String = col(r, "?", "player")?;
+                    Ok(ChatLine {
+                        n: u32::try_from(n).unwrap_or(0),
+                        from: if p == "B" { Player::B } else { Player::A },
+                        text: col(r, "?", "text")?,
+                        at: col(r, "?", "at")?,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn report_chat(&self, game: String, n: u32, reporter: Player, at: i64) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .write(vec![stmt(
+                    "INSERT INTO chat_reports (game_id, n, reporter, at) VALUES ($1, $2, $3, $4)
+                     ON CONFLICT DO NOTHING",
+                    vec![
+                        Box::new(game),
+                        Box::new(i32::try_from(n).unwrap_or(i32::MAX)),
+                        Box::new(reporter.char().to_string()),
+                        Box::new(at),
+                    ],
+                )])
+                .await?;
+            Ok(())
         })
     }
 

@@ -26,7 +26,7 @@ use tokio::sync::oneshot;
 
 use super::schema::{self, Dialect};
 use super::{
-    At, GameChange, HistoryPoint, Ranked, RatingUpdate, Store, StoreError, StoreFuture,
+    At, ChatLine, GameChange, HistoryPoint, Ranked, RatingUpdate, Store, StoreError, StoreFuture,
     StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
 };
 use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
@@ -826,6 +826,67 @@ impl Store for SqliteStore {
                 |r| r.get(0),
             )
             .optional()
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn post_chat(
+        &self,
+        game: String,
+        player: Player,
+        text: String,
+        at: i64,
+    ) -> StoreFuture<ChatLine> {
+        let f = self.call(true, move |c| {
+            let n: u32 = c.query_row(
+                "SELECT COALESCE(MAX(n), 0) + 1 FROM chat WHERE game_id = ?1",
+                [&game],
+                |r| r.get(0),
+            )?;
+            c.execute(
+                "INSERT INTO chat (game_id, n, player, text, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![game, n, player.char().to_string(), text, at],
+            )?;
+            Ok(ChatLine {
+                n,
+                from: player,
+                text,
+                at,
+            })
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn chat_after(&self, game: String, after: u32) -> StoreFuture<Vec<ChatLine>> {
+        let f = self.call(false, move |c| {
+            let mut st = c.prepare(
+                "SELECT n, player, text, at FROM (SELECT * FROM chat WHERE game_id = ?1 AND n > ?2
+                     ORDER BY n DESC LIMIT 100) ORDER BY n",
+            )?;
+            let v = st
+                .query_map(params![game, after], |r| {
+                    let p: String = r.get(1)?;
+                    Ok(ChatLine {
+                        n: r.get(0)?,
+                        from: if p == "B" { Player::B } else { Player::A },
+                        text: r.get(2)?,
+                        at: r.get(3)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(v)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn report_chat(&self, game: String, n: u32, reporter: Player, at: i64) -> StoreFuture<()> {
+        let f = self.call(true, move |c| {
+            c.execute(
+                "INSERT INTO chat_reports (game_id, n, reporter, at) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT DO NOTHING",
+                params![game, n, reporter.char().to_string(), at],
+            )?;
+            Ok(())
         });
         Box::pin(async move { Ok(f.await?) })
     }
