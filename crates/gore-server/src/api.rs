@@ -401,6 +401,14 @@ pub struct Head {
     /// them has not yet made an action (RULES.md, "Abort").
     #[serde(default)]
     pub abortable: bool,
+    /// For how long (ms, as of this message) each player of a game between
+    /// people being played has had no socket open (`null`: connected).
+    #[serde(default = "no_one_away")]
+    pub away: PerPlayer<Option<i64>>,
+}
+
+fn no_one_away() -> PerPlayer<Option<i64>> {
+    PerPlayer { a: None, b: None }
 }
 
 /// A timed game's clocks, as the server computed them when it made the

@@ -72,6 +72,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/rematch", post(rematch))
         .route("/api/games/{id}/resign", post(resign))
         .route("/api/games/{id}/abort", post(abort))
+        .route("/api/games/{id}/claim", post(claim_win))
         .route("/api/games/{id}/chat", post(chat))
         .route("/api/games/{id}/chat/{n}/report", post(report_chat))
         .route("/api/games/{id}/takeback", post(takeback))
@@ -930,6 +931,17 @@ async fn abort(
     let token = token(&state, &headers, &id).await;
     let view = state.games().abort(&id, token).await?;
     Ok(Json(view).into_response())
+}
+
+/// `POST /api/games/{id}/claim`: the caller claims the win (his opponent
+/// left).
+async fn claim_win(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let token = token(&state, &headers, &id).await;
+    Ok(Json(state.games().claim_win(&id, token).await?).into_response())
 }
 
 /// `POST /api/games/{id}/chat`: a seated player's message.

@@ -127,6 +127,10 @@ pub async fn session(
             return;
         }
     }
+    // Here from now on (each way out of the loop below marks him gone).
+    if let Some(s) = seat {
+        state.games().presence(&id, s, true).await;
+    }
     let mut abuse = 0u32;
     let mut ping = tokio::time::interval(PING_EVERY.min(idle / 2));
     ping.tick().await;
@@ -241,6 +245,9 @@ pub async fn session(
             let _ = tokio::time::timeout(Duration::from_secs(1), close).await;
             break;
         }
+    }
+    if let Some(s) = seat {
+        state.games().presence(&id, s, false).await;
     }
 }
 

@@ -264,6 +264,9 @@ impl Store for Gated {
     fn playing_now(&self, limit: u32) -> StoreFuture<Vec<gore_server::domain::GameInfo>> {
         self.inner.playing_now(limit)
     }
+    fn set_away(&self, id: String, seat: gore_core::Player, since: Option<i64>) -> StoreFuture<()> {
+        self.inner.set_away(id, seat, since)
+    }
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
         self.inner.due_games(now, limit)
     }

@@ -64,6 +64,8 @@ export const getMe = () => {
 };
 /** Chooses a display name (the server checks it). @param {string} name @returns {Promise<{name: string}>} */
 export const setName = (name) => call('POST', '/api/me/name', { name }).then((r) => { me = Promise.resolve(r); return r; });
+/** Claims the win: the opponent left. @param {string} id */
+export const claimWin = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/claim`, {});
 /** Reports a chat message. @param {string} id @param {number} n */
 export const reportChat = (id, n) => call('POST', `/api/games/${encodeURIComponent(id)}/chat/${n}/report`, {});
 /** Aborts the game (before each player has moved): it counts for nobody. @param {string} id */

@@ -6,7 +6,7 @@
 // store.js holds the state, gameview.js draws it; this file wires the
 // socket, the actions and the animation.
 
-import { ApiError, LiveGame, abortGame, answerTakeback, getGame, newDeviceLink, postAction, rematch, rememberGame, requestTakeback, resignGame, revokeDeviceLinks } from './api.js';
+import { ApiError, LiveGame, abortGame, claimWin, answerTakeback, getGame, newDeviceLink, postAction, rematch, rememberGame, requestTakeback, resignGame, revokeDeviceLinks } from './api.js';
 import { Animator, animateAction, savedSpeed, saveSpeed } from './anim.js';
 import { Board } from './board.js';
 import { announce, h, toast } from './dom.js';
@@ -51,6 +51,7 @@ export function gamePage(main, id) {
     rematch: doRematch,
     resign: doResign,
     abort: () => request(() => abortGame(id)),
+    claim: () => request(() => claimWin(id)),
     clockAt: performance.now(),
     takeback: doTakeback,
     answerTakeback: doAnswerTakeback,
@@ -80,6 +81,7 @@ export function gamePage(main, id) {
       players: h('div', { class: 'players', id: 'players' }),
       turn: h('p', { id: 'turn', class: 'turn' }),
       clockNote: h('p', { id: 'clock-note', class: 'clock-note', role: 'status', hidden: true }),
+      awayNote: h('div', { id: 'away-note', class: 'notice away-note', role: 'status', hidden: true }),
       invite: h('div', { id: 'invite', class: 'card invite', hidden: true }),
       notice: h('div', { id: 'notice', class: 'notice', hidden: true }),
       unavailable: h('p', { id: 'unavailable', class: 'warning', role: 'alert', hidden: true }),
@@ -111,6 +113,7 @@ export function gamePage(main, id) {
       h('div', { class: 'game-top' }, el.title, el.conn),
       el.players,
       el.clockNote,
+      el.awayNote,
       el.turn,
       el.invite,
       el.unavailable,
@@ -517,7 +520,9 @@ export function gamePage(main, id) {
 
   let lowCued = false;
   const clockTimer = window.setInterval(() => {
-    if (!st.s || !st.s.clock || !ctx.el.title) return;
+    if (!st.s || !ctx.el.title) return;
+    V.viewAway(ctx);
+    if (!st.s.clock) return;
     const mine = V.viewClocks(ctx);
     const low = mine !== null && isLow(mine, st.s.clock.control);
     if (low && !lowCued) {

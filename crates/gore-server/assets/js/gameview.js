@@ -26,6 +26,7 @@ import { formatLeft, isLow, leftNow } from './clock.js';
  *   rematch: () => void,
  *   resign: () => void,
  *   abort: () => void,
+ *   claim: () => void,
  *   clockAt: number,
  *   takeback: () => void,
  *   answerTakeback: (accept: boolean) => void,
@@ -127,6 +128,40 @@ export function viewPlayers(c, p, k) {
       st.s.clock ? h('span', { class: 'clock', id: `clock-${pl}`, role: 'timer', 'aria-live': 'off' }) : null));
   }
   viewClocks(c);
+}
+
+/** In a timed game, the opponent may be claimed against after this (ms). */
+const LEAVE_MS = 60_000;
+
+/**
+ * The opponent left: how long ago, and (a timed game, after 60 s; an
+ * untimed one, when the server allows it) the button to claim the win.
+ * @param {Ctx} c
+ */
+export function viewAway(c) {
+  const st = c.store;
+  const s = st.s;
+  const box = c.el.awayNote;
+  if (!box) return;
+  const me = st.you;
+  const opp = me === 'A' ? 'B' : me === 'B' ? 'A' : null;
+  const since = opp && s.away ? s.away[opp] : null;
+  const show = !!opp && since !== null && since !== undefined && !st.over && s.status === 'playing' && s.mode === 'friend';
+  box.hidden = !show;
+  if (!show) {
+    if (box.textContent) box.textContent = '';
+    return;
+  }
+  const gone = since + (performance.now() - c.clockAt);
+  const days = s.clock && /d$/.test(s.clock.control);
+  const wait = s.clock && !days ? Math.max(0, Math.ceil((LEAVE_MS - gone) / 1000)) : 0;
+  const key = days ? 'away.days' : wait > 0 ? 'away.wait' : 'away.claim';
+  const text = t(key, { s: wait });
+  const line = box.querySelector('.away-text');
+  if (line && line.textContent === text && (wait > 0 || days) === !box.querySelector('#claim-btn')) return;
+  box.textContent = '';
+  box.append(h('span', { class: 'away-text' }, text));
+  if (!days && wait === 0) box.append(' ', h('button', { type: 'button', class: 'small primary', id: 'claim-btn', onclick: c.claim }, t('away.claimButton')));
 }
 
 /**

@@ -704,6 +704,7 @@ impl Lobby {
             forfeit: None,
             clock: c.clock,
             names,
+            away: [None, None],
             players,
             rated: c.rated,
             ratings,

@@ -248,6 +248,9 @@ pub struct GameInfo {
     /// A's and B's ratings in the game's pace when it began, as shown
     /// (`1500?`; rated games only).
     pub ratings: [Option<String>; 2],
+    /// Since when (Unix ms) A's and B's seats have had no socket on any
+    /// server, in a game between people (`None`: connected, or never).
+    pub away: [Option<i64>; 2],
     /// A game between two people paired in the lobby (a friend game
     /// without an invitation).
     pub lobby: bool,

@@ -77,7 +77,16 @@ pub struct Room {
     chat_tx: broadcast::Sender<Arc<crate::store::ChatLine>>,
     /// The last chat message sent to the sockets here.
     pub chat_seen: u32,
+    /// Sockets of A's and B's seats open on this server.
+    pub present: [usize; 2],
 }
+
+/// In a timed game, a player disconnected this long may be claimed
+/// against (RULES.md, "Leaving": 60 s).
+pub const LEAVE_TIMED_MS: i64 = 60_000;
+/// In an untimed game between people, a player who has not acted for this
+/// long may be claimed against (3 days).
+pub const LEAVE_UNTIMED_MS: i64 = 3 * 86_400_000;
 
 /// The log entry of the action just played on `game`, which did `effect`.
 fn entry_of(game: &Game, player: Player, effect: &Effect) -> Entry {
@@ -136,6 +145,7 @@ impl Room {
             clock: Clock::system(),
             chat_tx: broadcast::channel(64).0,
             chat_seen: 0,
+            present: [0, 0],
         }
     }
 
@@ -687,10 +697,54 @@ impl Room {
             rated: self.info.rated,
             takeback: self.info.takeback,
             clock: self.clock_view(),
+            away: PerPlayer {
+                a: self.away_for(Player::A),
+                b: self.away_for(Player::B),
+            },
             abortable: self.info.status == Status::Playing
                 && !self.is_over()
                 && self.info.mode == Mode::Friend
                 && !self.both_have_acted(),
+        }
+    }
+
+    /// For how long (ms) a player of a game being played has had no
+    /// socket, as of now.
+    fn away_for(&self, p: Player) -> Option<i64> {
+        if self.is_over() || self.info.status != Status::Playing {
+            return None;
+        }
+        let since = self.info.away[p.index()]?;
+        Some((self.clock.now_ms() - since).max(0))
+    }
+
+    /// When the opponent of `p` may claim the game (Unix ms), as the rules
+    /// say of leaving, or why he may not.
+    pub fn claimable_at(&self, p: Player) -> Result<i64, GameError> {
+        let opp = p.opponent();
+        match self.info.clock {
+            Some(super::clock::TimeControl::Correspondence { .. }) => Err(GameError::Refused(
+                "in a correspondence game the clock decides: a player who does not act loses \
+                 on time",
+            )),
+            Some(super::clock::TimeControl::Fischer { .. }) => {
+                let since = self.info.away[opp.index()].ok_or(GameError::Refused(
+                    "your opponent is connected: nothing to claim",
+                ))?;
+                Ok(since + LEAVE_TIMED_MS)
+            }
+            None => {
+                if self.game.position().to_move() != opp {
+                    return Err(GameError::Refused("it is your move: nothing to claim"));
+                }
+                let last = self
+                    .times
+                    .last()
+                    .copied()
+                    .or(self.info.started_at)
+                    .unwrap_or(self.info.created_at);
+                Ok(last + LEAVE_UNTIMED_MS)
+            }
         }
     }
 
@@ -847,6 +901,7 @@ mod tests {
             forfeit: None,
             clock: None,
             names: [None, None],
+            away: [None, None],
             lobby: false,
             players: [None, None],
             rated: false,

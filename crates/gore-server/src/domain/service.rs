@@ -244,6 +244,82 @@ impl Games {
         });
     }
 
+    /// A socket of `seat` opened (`open`) or closed on this server: when a
+    /// player of a game between people has no socket left here, the store
+    /// records since when he is away; when one opens, that he is back.
+    /// Every socket hears of it. (Sockets of one seat on two servers: the
+    /// last to close marks him away; the next to open, back.)
+    pub async fn presence(&self, id: &str, seat: Seat, open: bool) {
+        let p = match seat {
+            Seat::A => Player::A,
+            Seat::B => Player::B,
+            Seat::Both => return,
+        };
+        let Ok(room_ref) = self.room(id).await else {
+            return;
+        };
+        let mut room = room_ref.lock().await;
+        if room.info.mode != Mode::Friend {
+            return;
+        }
+        let i = p.index();
+        room.present[i] = if open {
+            room.present[i] + 1
+        } else {
+            room.present[i].saturating_sub(1)
+        };
+        let away = match (open, room.present[i]) {
+            (true, _) if room.info.away[i].is_some() => None,
+            (false, 0) if room.info.away[i].is_none() && !room.is_over() => Some(self.now()),
+            _ => return,
+        };
+        if let Err(e) = self.0.store.set_away(id.to_string(), p, away).await {
+            tracing::warn!("game {id}: cannot record {p} away: {e}");
+            return;
+        }
+        room.info.away[i] = away;
+        let ply = room.ply();
+        room.changed(ply);
+    }
+
+    /// The holder of `token` claims the win: his opponent left (RULES.md,
+    /// "Leaving": in a timed game, disconnected for 60 s; untimed, 3 days
+    /// without his action; correspondence, the clock decides).
+    pub async fn claim_win(&self, id: &str, token: Option<String>) -> Result<GameView, GameError> {
+        let room_ref = self.room(id).await?;
+        let games = self.clone();
+        tokio::spawn(async move {
+            let mut room = room_ref.lock().await;
+            let seat = seat_for(&room, token.as_deref())?;
+            if games.enforce_clock(&room_ref, &mut room).await {
+                return Ok(room.view(Some(seat)));
+            }
+            room.check_playing()?;
+            let me = match (room.info.mode, seat) {
+                (Mode::Friend, Seat::A) => Player::A,
+                (Mode::Friend, Seat::B) => Player::B,
+                _ => {
+                    return Err(GameError::Refused(
+                        "only a player of a game between people may claim it",
+                    ))
+                }
+            };
+            let at = room.claimable_at(me)?;
+            if games.now() < at {
+                return Err(GameError::Refused(
+                    "too soon: your opponent may still come back",
+                ));
+            }
+            games
+                .end_game(&room_ref, &mut room, Forfeit::Left(me.opponent()))
+                .await?;
+            tracing::info!("game {}: {me} claimed the win", room.id());
+            Ok(room.view(Some(seat)))
+        })
+        .await
+        .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
     /// Sends a seated player's chat message (games between people): plain
     /// text, 1 to [`CHAT_MAX_CHARS`] characters, at most
     /// [`CHAT_PER_10S`] messages per seat in 10 seconds. Stored, then sent
@@ -1888,6 +1964,7 @@ fn new_info(spec: &NewGameSpec, creator: Seat, now: i64) -> GameInfo {
         },
         rated: false,
         ratings: [None, None],
+        away: [None, None],
         started_at,
         deadline,
         takebacks: 0,

@@ -484,6 +484,9 @@ pub trait Store: Send + Sync + 'static {
         let _ = event;
     }
 
+    /// Records since when a seat has had no socket (`None`: back).
+    fn set_away(&self, id: String, seat: Player, since: Option<i64>) -> StoreFuture<()>;
+
     /// Games being played whose deadline is at or before `now` (Unix ms):
     /// a flag or an abort is due. Soonest first, at most `limit`.
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>>;

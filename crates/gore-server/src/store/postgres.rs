@@ -1009,6 +1009,7 @@ fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
         clock,
         names: [opt("name_a")?, opt("name_b")?],
         lobby: col(r, &id, "lobby")?,
+        away: [col(r, &id, "away_a")?, col(r, &id, "away_b")?],
         players: [opt("player_a")?, opt("player_b")?],
         rated: col(r, &id, "rated")?,
         ratings: [opt("rating_a")?, opt("rating_b")?],
@@ -2113,6 +2114,24 @@ impl Store for PgStore {
             .0
             .outbox
             .send((format!("~{}", event.replace(' ', "/")), 0));
+    }
+
+    fn set_away(&self, id: String, seat: Player, since: Option<i64>) -> StoreFuture<()> {
+        let column = match seat {
+            Player::A => "away_a",
+            Player::B => "away_b",
+        };
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .write(vec![stmt(
+                    format!("UPDATE games SET {column} = $2 WHERE id = $1"),
+                    vec![Box::new(id.clone()), Box::new(since)],
+                )])
+                .await?;
+            store.announce(id, 0);
+            Ok(())
+        })
     }
 
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {

@@ -357,6 +357,15 @@ pub const STEPS: &[Step] = &[
             )",
         )],
     },
+    // Since when each seat of a game between people has had no socket
+    // (its player left): his opponent may then claim the win.
+    Step {
+        about: "players away",
+        sql: &[Sql::Both(
+            "ALTER TABLE games ADD COLUMN away_a BIGINT;
+            ALTER TABLE games ADD COLUMN away_b BIGINT",
+        )],
+    },
 ];
 
 /// The schema version this server writes.

@@ -135,6 +135,7 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameInfo> {
         clock,
         names: [r.get("name_a")?, r.get("name_b")?],
         lobby: r.get("lobby")?,
+        away: [r.get("away_a")?, r.get("away_b")?],
         players: [r.get("player_a")?, r.get("player_b")?],
         rated: r.get("rated")?,
         ratings: [r.get("rating_a")?, r.get("rating_b")?],
@@ -1371,6 +1372,21 @@ impl Store for SqliteStore {
                 .query_map([limit], info_from_row)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok(v)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn set_away(&self, id: String, seat: Player, since: Option<i64>) -> StoreFuture<()> {
+        let column = match seat {
+            Player::A => "away_a",
+            Player::B => "away_b",
+        };
+        let f = self.call(true, move |c| {
+            c.execute(
+                &format!("UPDATE games SET {column} = ?2 WHERE id = ?1"),
+                params![id, since],
+            )?;
+            Ok(())
         });
         Box::pin(async move { Ok(f.await?) })
     }

@@ -602,6 +602,16 @@ impl Store for Handle {
     fn announce_lobby(&self, event: String) {
         let _ = self.shared.changes.send((self.me, Notice::Lobby(event)));
     }
+    fn set_away(&self, id: String, seat: Player, since: Option<i64>) -> StoreFuture<()> {
+        self.write(move |d| {
+            let g = d
+                .games
+                .get_mut(&id)
+                .ok_or(StoreError::Other("no game".into()))?;
+            g.info.away[seat.index()] = since;
+            Ok(((), Some((id, ply_of(g)))))
+        })
+    }
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
         let mut due: Vec<(i64, String)> = self
             .shared

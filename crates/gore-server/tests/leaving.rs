@@ -1,0 +1,181 @@
+//! Issue 13, leaving (RULES.md, "Games between people"): a player of a
+//! timed game whose sockets all close is away; his opponent sees it, and
+//! after 60 s may claim the win; one who comes back in time is not away
+//! any more; untimed, the claim comes after 3 days without his action;
+//! correspondence, the clock decides. A manual clock: no sleeps.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use gore_server::domain::clock::Clock;
+use serde_json::{json, Value};
+
+const T0: i64 = 1_796_083_200_000;
+
+async fn server(clock: &Clock) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_in(&dir);
+    config.clock = clock.clone();
+    Server::start_with(dir, config).await
+}
+
+async fn game(s: &Server, clock: &str) -> (String, String, String) {
+    let g = create(
+        &browser(),
+        s,
+        json!({"mode": "friend", "colour": "A", "clock": clock}),
+    )
+    .await;
+    let id = g["id"].as_str().unwrap().to_string();
+    let ta = g["token"].as_str().unwrap().to_string();
+    let tb = claim(&browser(), s, g["invite"].as_str().unwrap()).await["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    (id, ta, tb)
+}
+
+async fn claim_win(s: &Server, id: &str, token: &str) -> (u16, Value) {
+    let r = bot()
+        .post(s.at(&format!("/api/games/{id}/claim")))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    let st = r.status().as_u16();
+    (st, r.json().await.unwrap_or(Value::Null))
+}
+
+async fn play(s: &Server, id: &str, token: &str, action: &str, ply: usize) {
+    let (st, v) = act(
+        &bot(),
+        s,
+        id,
+        Some(token),
+        json!({"action": action, "ply": ply}),
+    )
+    .await;
+    assert_eq!(st, 200, "{v}");
+}
+
+/// Waits for A's socket to hear that B is away (or back: `None`).
+async fn away_b(ws: &mut Ws, want_away: bool) -> Value {
+    loop {
+        let st = next_state(ws).await;
+        if st["away"]["B"].is_null() != want_away {
+            return st;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_player_who_leaves_a_timed_game_can_be_claimed_after_60_s() {
+    let clock = Clock::manual(T0);
+    let s = server(&clock).await;
+    let (id, ta, tb) = game(&s, "5+3").await;
+    let mut wa = s.ws(&id, Some(&ta)).await;
+    let wb = s.ws(&id, Some(&tb)).await;
+    next_state(&mut wa).await;
+    play(&s, &id, &ta, "a3", 0).await;
+    play(&s, &id, &tb, "b3", 1).await;
+    // Nobody is away: nothing to claim.
+    let (st, e) = claim_win(&s, &id, &ta).await;
+    assert_eq!(st, 409, "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("connected"),
+        "{e}"
+    );
+    drop(wb);
+    let st = away_b(&mut wa, true).await;
+    assert_eq!(st["away"]["B"], 0, "away since now");
+    clock.advance(Duration::from_millis(59_999));
+    let (st, e) = claim_win(&s, &id, &ta).await;
+    assert_eq!(st, 409, "a millisecond too soon: {e}");
+    clock.advance(Duration::from_millis(1));
+    let (_, v) = get(&bot(), &s, &id).await;
+    assert_eq!(v["away"]["B"], 60_000);
+    // B cannot claim against himself; A can.
+    assert_eq!(claim_win(&s, &id, &tb).await.0, 409);
+    let (st, v) = claim_win(&s, &id, &ta).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["result"]["reason"], "left");
+    assert_eq!(v["result"]["winner"], "A");
+    let rec = bot()
+        .get(s.at(&format!("/api/games/{id}/record")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        rec.contains("[Termination \"left\"]\n[Loser \"B\"]"),
+        "{rec}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn coming_back_in_time_keeps_the_game() {
+    let clock = Clock::manual(T0);
+    let s = server(&clock).await;
+    let (id, ta, tb) = game(&s, "5+3").await;
+    play(&s, &id, &ta, "a3", 0).await;
+    play(&s, &id, &tb, "b3", 1).await;
+    let mut wa = s.ws(&id, Some(&ta)).await;
+    next_state(&mut wa).await;
+    let wb = s.ws(&id, Some(&tb)).await;
+    drop(wb);
+    away_b(&mut wa, true).await;
+    clock.advance(Duration::from_secs(30));
+    let mut wb = s.ws(&id, Some(&tb)).await;
+    next_state(&mut wb).await;
+    away_b(&mut wa, false).await;
+    clock.advance(Duration::from_secs(120));
+    let (st, e) = claim_win(&s, &id, &ta).await;
+    assert_eq!(st, 409, "he came back: {e}");
+    assert_eq!(get(&bot(), &s, &id).await.1["status"], "playing");
+    // A spectator cannot claim.
+    let r = bot()
+        .post(s.at(&format!("/api/games/{id}/claim")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn untimed_after_three_days_correspondence_never() {
+    const DAY: u64 = 86_400_000;
+    let clock = Clock::manual(T0);
+    let s = server(&clock).await;
+    let (id, ta, tb) = game(&s, "none").await;
+    play(&s, &id, &ta, "a3", 0).await;
+    // B to move: A may claim after 3 days without B's action.
+    clock.advance(Duration::from_millis(3 * DAY - 1));
+    assert_eq!(claim_win(&s, &id, &ta).await.0, 409);
+    assert_eq!(claim_win(&s, &id, &tb).await.0, 409, "his own move");
+    clock.advance(Duration::from_millis(1));
+    let (st, v) = claim_win(&s, &id, &ta).await;
+    assert_eq!(
+        (st, v["result"]["reason"].as_str()),
+        (200, Some("left")),
+        "{v}"
+    );
+    let (id, ta, tb) = game(&s, "1d").await;
+    play(&s, &id, &ta, "a3", 0).await;
+    play(&s, &id, &tb, "b3", 1).await;
+    let (st, e) = claim_win(&s, &id, &tb).await;
+    assert_eq!(st, 409);
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("clock decides"),
+        "{e}"
+    );
+}
