@@ -22,7 +22,9 @@ use serde::{Deserialize, Serialize};
 pub use error::GameError;
 pub use players::Players;
 pub use room::{Change, Room};
-pub use service::{GameSettings, Games, NewGameSpec, RoomRef, SeatGrant};
+pub use service::{
+    GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S,
+};
 
 /// How a game is played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
