@@ -128,8 +128,9 @@ pub async fn session(
         }
     }
     // Here from now on (each way out of the loop below marks him gone).
-    if let Some(s) = seat {
-        state.games().presence(&id, s, true).await;
+    match seat {
+        Some(s) => state.games().presence(&id, s, true).await,
+        None => state.games().spectating(&id, true).await,
     }
     let mut abuse = 0u32;
     let mut ping = tokio::time::interval(PING_EVERY.min(idle / 2));
@@ -246,8 +247,9 @@ pub async fn session(
             break;
         }
     }
-    if let Some(s) = seat {
-        state.games().presence(&id, s, false).await;
+    match seat {
+        Some(s) => state.games().presence(&id, s, false).await,
+        None => state.games().spectating(&id, false).await,
     }
 }
 

@@ -267,6 +267,17 @@ impl Store for Gated {
     fn set_away(&self, id: String, seat: gore_core::Player, since: Option<i64>) -> StoreFuture<()> {
         self.inner.set_away(id, seat, since)
     }
+    fn set_watchers(
+        &self,
+        server: String,
+        counts: Vec<(String, u32)>,
+        now: i64,
+    ) -> StoreFuture<()> {
+        self.inner.set_watchers(server, counts, now)
+    }
+    fn watchers(&self, ids: Vec<String>, since: i64) -> StoreFuture<Vec<(String, u32)>> {
+        self.inner.watchers(ids, since)
+    }
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
         self.inner.due_games(now, limit)
     }

@@ -254,6 +254,23 @@ async fn a_challenge_created_on_one_server_is_accepted_through_another() {
         ids(&l["games"]).contains(&game) && !ids(&l["challenges"]).contains(&id)
     })
     .await;
+    // A spectator on server 2 is counted in the lobby of server 1 (each
+    // server writes its counts every 3 s; the lobby reads them again every
+    // 5 s), then no more once he leaves.
+    let spectator = s2.ws(&game, None).await;
+    let watched = |n: u64| {
+        let game = game.clone();
+        move |l: &Value| {
+            l["games"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|g| g["id"] == game.as_str() && g["spectators"] == n)
+        }
+    };
+    lobby_until(&mut wa, watched(1)).await;
+    drop(spectator);
+    lobby_until(&mut wa, watched(0)).await;
 }
 
 /// A creator who leaves the lobby (his last lobby socket closes) takes his

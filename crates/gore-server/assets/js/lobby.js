@@ -8,11 +8,11 @@ import { getMe } from './api.js';
 import { paceLabel } from './clock.js';
 import { h, toast } from './dom.js';
 import { errorText } from './errors.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 
 /**
  * @typedef {{id: string, by: string, name: string, rules: string, clock: string|null, colour: string|null, rated: boolean, quick: boolean, rating?: string}} Challenge
- * @typedef {{id: string, url: string, names: (string|null)[], clock: string|null, rules: string}} Playing
+ * @typedef {{id: string, url: string, names: (string|null)[], clock: string|null, rules: string, ratings?: (string|null)[], spectators?: number}} Playing
  * @typedef {{paces: string[], challenges: Challenge[], games: Playing[]}} LobbyState
  */
 
@@ -123,10 +123,14 @@ export function lobbySection(opts) {
     games.textContent = '';
     if (!state.games.length) games.append(h('li', { class: 'muted' }, t('lobby.noGames')));
     for (const g of state.games) {
-      const [a, b] = g.names.map((n, i) => n || t('player.player', { player: i ? 'B' : 'A' }));
+      const [a, b] = g.names.map((n, i) => {
+        const name = n || t('player.player', { player: i ? 'B' : 'A' });
+        const r = g.ratings && g.ratings[i];
+        return r ? `${name} (${r})` : name;
+      });
       games.append(h('li', { class: 'playing', 'data-id': g.id },
         h('span', { class: 'who' }, `${a} – ${b}`),
-        h('span', { class: 'terms' }, g.clock ? paceLabel(g.clock) : t('lobby.noClock')),
+        h('span', { class: 'terms' }, [g.clock ? paceLabel(g.clock) : t('lobby.noClock'), tn('lobby.spectators', g.spectators || 0)].join(' · ')),
         h('a', { href: g.url, class: 'button small' }, t('lobby.watch'))));
     }
   }

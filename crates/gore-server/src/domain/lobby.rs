@@ -88,6 +88,10 @@ pub struct PlayingView {
     pub clock: Option<TimeControl>,
     /// The rules.
     pub rules: Rules,
+    /// A's and B's ratings when it began (rated games).
+    pub ratings: [Option<String>; 2],
+    /// Its spectators, on every server.
+    pub spectators: u32,
 }
 
 /// The lobby's state, as every lobby socket receives it.
@@ -228,6 +232,15 @@ impl Lobby {
             .playing_now(LISTED_GAMES)
             .await
             .map_err(store_error)?;
+        let since = self.now() - super::SPECTATORS_FRESH.as_millis() as i64;
+        let watching: HashMap<String, u32> = self
+            .0
+            .store
+            .watchers(games.iter().map(|g| g.id.clone()).collect(), since)
+            .await
+            .map_err(store_error)?
+            .into_iter()
+            .collect();
         Ok(LobbyView {
             paces: self.0.paces.clone(),
             challenges: challenges
@@ -248,10 +261,12 @@ impl Lobby {
                 .into_iter()
                 .map(|g| PlayingView {
                     url: format!("/g/{}", g.id),
+                    spectators: watching.get(&g.id).copied().unwrap_or(0),
                     id: g.id,
                     names: g.names,
                     clock: g.clock,
                     rules: g.rules,
+                    ratings: g.ratings,
                 })
                 .collect(),
         })

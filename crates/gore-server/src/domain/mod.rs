@@ -24,6 +24,7 @@ pub use players::Players;
 pub use room::{Change, Room};
 pub use service::{
     GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S,
+    SPECTATORS_EVERY, SPECTATORS_FRESH,
 };
 
 /// How a game is played.

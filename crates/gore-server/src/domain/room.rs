@@ -79,6 +79,8 @@ pub struct Room {
     pub chat_seen: u32,
     /// Sockets of A's and B's seats open on this server.
     pub present: [usize; 2],
+    /// Spectators' sockets open on this server.
+    pub spectators: usize,
 }
 
 /// In a timed game, a player disconnected this long may be claimed
@@ -146,6 +148,7 @@ impl Room {
             chat_tx: broadcast::channel(64).0,
             chat_seen: 0,
             present: [0, 0],
+            spectators: 0,
         }
     }
 

@@ -28,6 +28,11 @@ use tokio::sync::broadcast::error::RecvError;
 /// A room, shared.
 pub type RoomRef = Arc<Mutex<Room>>;
 
+/// Each server writes its spectator counts this often.
+pub const SPECTATORS_EVERY: Duration = Duration::from_secs(3);
+/// Counts older than this are a stopped server's: not counted.
+pub const SPECTATORS_FRESH: Duration = Duration::from_secs(15);
+
 /// The longest chat message, in characters.
 pub const CHAT_MAX_CHARS: usize = 200;
 /// Chat messages per seat in 10 seconds, at most.
@@ -154,6 +159,8 @@ struct Inner {
     refreshing: StdMutex<HashMap<String, bool>>,
     /// Rated games are rated here when they end.
     ratings: super::ratings::Ratings,
+    /// This server's name among those that count spectators.
+    server: String,
     /// Each seat's latest chat messages (Unix ms), for its rate limit.
     chat_times: StdMutex<HashMap<(String, Player), std::collections::VecDeque<i64>>>,
 }
@@ -192,6 +199,7 @@ impl Games {
         let games = Games(Arc::new(Inner {
             ratings,
             chat_times: StdMutex::new(HashMap::new()),
+            server: new_id(),
             rooms: StdMutex::new(HashMap::new()),
             ai,
             ai_retry: StdMutex::new(Vec::new()),
@@ -202,6 +210,7 @@ impl Games {
         }));
         games.clone().spawn_janitor();
         games.clone().spawn_referee();
+        games.clone().spawn_spectator_counts();
         games.clone().resume_ai_games();
         if let Some(notices) = notices {
             games.clone().spawn_listener(notices);
@@ -242,6 +251,72 @@ impl Games {
                 });
             }
         });
+    }
+
+    /// A spectator's socket opened (`open`) or closed on this server.
+    pub async fn spectating(&self, id: &str, open: bool) {
+        if let Ok(room_ref) = self.room(id).await {
+            let mut room = room_ref.lock().await;
+            room.spectators = if open {
+                room.spectators + 1
+            } else {
+                room.spectators.saturating_sub(1)
+            };
+        }
+    }
+
+    /// Every few seconds: this server's spectators per game, to the store
+    /// (the lobby sums every server's).
+    fn spawn_spectator_counts(self) {
+        let weak = Arc::downgrade(&self.0);
+        drop(self);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(SPECTATORS_EVERY);
+            let mut last: Vec<(String, u32)> = Vec::new();
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                let games = Games(inner);
+                let rooms: Vec<RoomRef> = games
+                    .rooms()
+                    .values()
+                    .filter_map(|c| c.get().cloned())
+                    .collect();
+                let mut counts = Vec::new();
+                for r in rooms {
+                    if let Ok(room) = r.try_lock() {
+                        if room.spectators > 0 && !room.is_over() {
+                            counts.push((room.info.id.clone(), room.spectators as u32));
+                        }
+                    }
+                }
+                counts.sort();
+                // Written when they change, and every time while there are
+                // any (their time keeps them counted).
+                if counts != last || !counts.is_empty() {
+                    let now = games.now();
+                    match games
+                        .0
+                        .store
+                        .set_watchers(games.0.server.clone(), counts.clone(), now)
+                        .await
+                    {
+                        Ok(()) => last = counts,
+                        Err(e) => tracing::debug!("spectator counts: {e}"),
+                    }
+                }
+            }
+        });
+    }
+
+    /// The spectators of each of `ids` on every server (counted within the
+    /// last [`SPECTATORS_FRESH`]).
+    pub async fn spectators(&self, ids: Vec<String>) -> HashMap<String, u32> {
+        let since = self.now() - SPECTATORS_FRESH.as_millis() as i64;
+        match self.0.store.watchers(ids, since).await {
+            Ok(v) => v.into_iter().collect(),
+            Err(_) => HashMap::new(),
+        }
     }
 
     /// A socket of `seat` opened (`open`) or closed on this server: when a

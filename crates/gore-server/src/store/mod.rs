@@ -477,6 +477,15 @@ pub trait Store: Send + Sync + 'static {
     /// server stopped between the end and the rating.
     fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>>;
 
+    /// Replaces server `server`'s spectator counts (games it has
+    /// spectators of, and how many) with `counts`, as of `now`.
+    fn set_watchers(&self, server: String, counts: Vec<(String, u32)>, now: i64)
+        -> StoreFuture<()>;
+
+    /// The spectators of each of `ids`, summed over the servers whose
+    /// counts are newer than `since` (games without any left out).
+    fn watchers(&self, ids: Vec<String>, since: i64) -> StoreFuture<Vec<(String, u32)>>;
+
     /// Tells the other servers sharing the store of a lobby event
     /// (`changed`, or `paired GAME PLAYER PLAYER`); a store one process owns
     /// has nobody to tell.

@@ -2134,6 +2134,54 @@ impl Store for PgStore {
         })
     }
 
+    fn set_watchers(
+        &self,
+        server: String,
+        counts: Vec<(String, u32)>,
+        now: i64,
+    ) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            let mut stmts = vec![stmt(
+                "DELETE FROM watchers WHERE server = $1",
+                vec![Box::new(server.clone())],
+            )];
+            for (g, n) in counts {
+                stmts.push(stmt(
+                    "INSERT INTO watchers (game_id, server, n, at) VALUES ($1, $2, $3, $4)",
+                    vec![
+                        Box::new(g),
+                        Box::new(server.clone()),
+                        Box::new(i32::try_from(n).unwrap_or(i32::MAX)),
+                        Box::new(now),
+                    ],
+                ));
+            }
+            store.write(stmts).await?;
+            Ok(())
+        })
+    }
+
+    fn watchers(&self, ids: Vec<String>, since: i64) -> StoreFuture<Vec<(String, u32)>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT game_id, SUM(n)::INTEGER FROM watchers
+                     WHERE game_id = ANY($1) AND at > $2 GROUP BY game_id",
+                    vec![Box::new(ids), Box::new(since)],
+                ))
+                .await?;
+            rows.iter()
+                .map(|r| {
+                    let g: String = r.try_get(0).map_err(|e| StoreError::Other(e.to_string()))?;
+                    let n: i32 = r.try_get(1).map_err(|e| StoreError::Other(e.to_string()))?;
+                    Ok((g, u32::try_from(n).unwrap_or(0)))
+                })
+                .collect()
+        })
+    }
+
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
         let store = self.clone();
         Box::pin(async move {

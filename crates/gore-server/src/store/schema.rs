@@ -366,6 +366,20 @@ pub const STEPS: &[Step] = &[
             ALTER TABLE games ADD COLUMN away_b BIGINT",
         )],
     },
+    // Spectators of each game on each server (refreshed every few
+    // seconds by the server that has them), summed for the lobby.
+    Step {
+        about: "spectator counts",
+        sql: &[Sql::Both(
+            "CREATE TABLE watchers (
+                game_id     TEXT NOT NULL,
+                server      TEXT NOT NULL,
+                n           INTEGER NOT NULL,
+                at          BIGINT NOT NULL,
+                PRIMARY KEY (game_id, server)
+            )",
+        )],
+    },
 ];
 
 /// The schema version this server writes.

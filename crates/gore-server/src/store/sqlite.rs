@@ -1391,6 +1391,41 @@ impl Store for SqliteStore {
         Box::pin(async move { Ok(f.await?) })
     }
 
+    fn set_watchers(
+        &self,
+        server: String,
+        counts: Vec<(String, u32)>,
+        now: i64,
+    ) -> StoreFuture<()> {
+        let f = self.call(true, move |c| {
+            c.execute("DELETE FROM watchers WHERE server = ?1", [&server])?;
+            let mut st =
+                c.prepare("INSERT INTO watchers (game_id, server, n, at) VALUES (?1, ?2, ?3, ?4)")?;
+            for (g, n) in &counts {
+                st.execute(params![g, server, n, now])?;
+            }
+            Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn watchers(&self, ids: Vec<String>, since: i64) -> StoreFuture<Vec<(String, u32)>> {
+        let f = self.call(false, move |c| {
+            let mut st = c.prepare(
+                "SELECT COALESCE(SUM(n), 0) FROM watchers WHERE game_id = ?1 AND at > ?2",
+            )?;
+            let mut v = Vec::new();
+            for id in ids {
+                let n: u32 = st.query_row(params![id, since], |r| r.get(0))?;
+                if n > 0 {
+                    v.push((id, n));
+                }
+            }
+            Ok(v)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
         let f = self.call(false, move |c| {
             let mut st = c.prepare(

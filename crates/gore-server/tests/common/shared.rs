@@ -32,6 +32,7 @@ pub struct Data {
     pub ratings: HashMap<(String, String), StoredRating>,
     pub history: Vec<(String, HistoryPoint)>,
     pub chat: HashMap<String, Vec<gore_server::store::ChatLine>>,
+    pub watchers: HashMap<(String, String), (u32, i64)>,
 }
 
 /// One database, several handles on it (one per server).
@@ -611,6 +612,36 @@ impl Store for Handle {
             g.info.away[seat.index()] = since;
             Ok(((), Some((id, ply_of(g)))))
         })
+    }
+    fn set_watchers(
+        &self,
+        server: String,
+        counts: Vec<(String, u32)>,
+        now: i64,
+    ) -> StoreFuture<()> {
+        self.write(move |d| {
+            d.watchers.retain(|(_, s), _| *s != server);
+            for (g, n) in counts {
+                d.watchers.insert((g, server.clone()), (n, now));
+            }
+            Ok(((), None))
+        })
+    }
+    fn watchers(&self, ids: Vec<String>, since: i64) -> StoreFuture<Vec<(String, u32)>> {
+        let d = self.shared.data.lock().unwrap();
+        let v: Vec<(String, u32)> = ids
+            .into_iter()
+            .filter_map(|id| {
+                let n: u32 = d
+                    .watchers
+                    .iter()
+                    .filter(|((g, _), (_, at))| *g == id && *at > since)
+                    .map(|(_, (n, _))| *n)
+                    .sum();
+                (n > 0).then_some((id, n))
+            })
+            .collect();
+        Box::pin(async move { Ok(v) })
     }
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
         let mut due: Vec<(i64, String)> = self
