@@ -53,18 +53,6 @@ async fn me(s: &Server, cookie: &str) -> Value {
         .unwrap()
 }
 
-/// A new visitor's session cookie.
-async fn visitor(s: &Server) -> String {
-    let r = bot().get(s.at("/api/me")).send().await.unwrap();
-    r.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_string()
-}
-
 async fn seat_in(s: &Server, cookie: &str, game: &str) -> Value {
     let r = bot()
         .get(s.at(&format!("/api/games/{game}")))
@@ -85,7 +73,7 @@ fn creds(u: &str, p: &str) -> Value {
 #[tokio::test(flavor = "multi_thread")]
 async fn signing_up_moves_the_games_and_rotates_the_session() {
     let s = Server::start(0).await;
-    let c1 = visitor(&s).await;
+    let c1 = visitor_cookie(&s).await;
     let before = me(&s, &c1).await;
     let r = bot()
         .post(s.at("/api/games"))
@@ -141,7 +129,7 @@ async fn signing_up_moves_the_games_and_rotates_the_session() {
 #[tokio::test(flavor = "multi_thread")]
 async fn usernames_and_passwords_are_checked() {
     let s = Server::start(0).await;
-    let c = visitor(&s).await;
+    let c = visitor_cookie(&s).await;
     assert_eq!(
         call(
             &s,
@@ -162,7 +150,7 @@ async fn usernames_and_passwords_are_checked() {
         ("Irati", "short", "password", "at least 8"),
         ("Irati", "IRATI", "password", "at least 8"),
     ] {
-        let v = visitor(&s).await;
+        let v = visitor_cookie(&s).await;
         let a = call(&s, Some(&v), "/api/account/signup", creds(u, p)).await;
         assert_eq!(a.status, 400, "{u} {p}: {}", a.body);
         let m = a.body["error"]["message"].as_str().unwrap();
@@ -171,7 +159,7 @@ async fn usernames_and_passwords_are_checked() {
             "{u} {p}: {m}"
         );
     }
-    let v = visitor(&s).await;
+    let v = visitor_cookie(&s).await;
     let long = "x".repeat(300);
     let a = call(&s, Some(&v), "/api/account/signup", creds("Irati", &long)).await;
     assert_eq!(a.status, 400);
@@ -199,7 +187,7 @@ async fn usernames_and_passwords_are_checked() {
 #[tokio::test(flavor = "multi_thread")]
 async fn logging_in_and_out() {
     let s = Server::start(0).await;
-    let c = visitor(&s).await;
+    let c = visitor_cookie(&s).await;
     call(
         &s,
         Some(&c),
@@ -207,7 +195,7 @@ async fn logging_in_and_out() {
         creds("Yao_K", "mango season"),
     )
     .await;
-    let v = visitor(&s).await;
+    let v = visitor_cookie(&s).await;
     let r = bot()
         .post(s.at("/api/games"))
         .header("cookie", &v)
@@ -287,7 +275,7 @@ async fn log_ins_are_limited_per_account_and_per_address() {
     let mut config = config_in(&dir);
     config.clock = clock.clone();
     let s = Server::start_with(dir, config).await;
-    let c = visitor(&s).await;
+    let c = visitor_cookie(&s).await;
     call(
         &s,
         Some(&c),
@@ -376,7 +364,7 @@ async fn log_ins_are_limited_per_account_and_per_address() {
 #[tokio::test(flavor = "multi_thread")]
 async fn changing_the_password_logs_every_other_session_out() {
     let s = Server::start(0).await;
-    let c = visitor(&s).await;
+    let c = visitor_cookie(&s).await;
     let a = call(
         &s,
         Some(&c),
@@ -444,7 +432,7 @@ async fn changing_the_password_logs_every_other_session_out() {
         200
     );
     // Without an account: refused.
-    let v = visitor(&s).await;
+    let v = visitor_cookie(&s).await;
     let r = call(
         &s,
         Some(&v),

@@ -20,15 +20,6 @@ async fn friend_game(s: &Server) -> (String, String, String) {
     (id, ta, tb)
 }
 
-async fn next_of(ws: &mut Ws, kind: &str) -> Value {
-    loop {
-        let m = next_msg(ws).await;
-        if m["type"] == kind {
-            return m;
-        }
-    }
-}
-
 async fn say(s: &Server, id: &str, token: Option<&str>, text: &str) -> (u16, Value) {
     let mut req = bot()
         .post(s.at(&format!("/api/games/{id}/chat")))

@@ -32,26 +32,6 @@ async fn visitor(s: &Server) -> (String, String) {
     (cookie, me["name"].as_str().unwrap().to_string())
 }
 
-/// The lobby socket of a session.
-async fn lobby_ws(s: &Server, cookie: &str) -> Ws {
-    let mut req = format!("ws://{}/api/lobby/ws", s.addr)
-        .into_client_request()
-        .unwrap();
-    req.headers_mut().insert("cookie", cookie.parse().unwrap());
-    let (inner, _) = tokio_tungstenite::connect_async(req).await.unwrap();
-    Ws { inner, view: None }
-}
-
-/// The next message of a type (others skipped).
-async fn next_of(ws: &mut Ws, kind: &str) -> Value {
-    loop {
-        let m = next_msg(ws).await;
-        if m["type"] == kind {
-            return m;
-        }
-    }
-}
-
 /// The next lobby state that satisfies `pred`.
 async fn lobby_until(ws: &mut Ws, pred: impl Fn(&Value) -> bool) -> Value {
     loop {
@@ -68,29 +48,6 @@ fn ids(list: &Value) -> Vec<String> {
         .iter()
         .map(|c| c["id"].as_str().unwrap().to_string())
         .collect()
-}
-
-async fn get_with(s: &Server, cookie: &str, path: &str) -> (u16, Value) {
-    let r = bot()
-        .get(s.at(path))
-        .header("cookie", cookie)
-        .send()
-        .await
-        .unwrap();
-    let st = r.status().as_u16();
-    (st, r.json().await.unwrap_or(Value::Null))
-}
-
-async fn post_with(s: &Server, cookie: &str, path: &str, body: Value) -> (u16, Value) {
-    let r = bot()
-        .post(s.at(path))
-        .header("cookie", cookie)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let st = r.status().as_u16();
-    (st, r.json().await.unwrap_or(Value::Null))
 }
 
 /// Two servers on one store: PostgreSQL when the tests have it, else the

@@ -10,18 +10,6 @@ mod common;
 
 use common::*;
 use serde_json::{json, Value};
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-
-async fn visitor(s: &Server) -> String {
-    let r = bot().get(s.at("/api/me")).send().await.unwrap();
-    r.headers()["set-cookie"]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_string()
-}
 
 async fn post(s: &Server, cookie: &str, path: &str, body: Value) -> (u16, Value, Option<String>) {
     let r = bot()
@@ -41,20 +29,9 @@ async fn post(s: &Server, cookie: &str, path: &str, body: Value) -> (u16, Value,
     (st, r.json().await.unwrap_or(Value::Null), c)
 }
 
-async fn get_json(s: &Server, cookie: &str, path: &str) -> (u16, Value) {
-    let r = bot()
-        .get(s.at(path))
-        .header("cookie", cookie)
-        .send()
-        .await
-        .unwrap();
-    let st = r.status().as_u16();
-    (st, r.json().await.unwrap_or(Value::Null))
-}
-
 /// An account: its session cookie.
 async fn account(s: &Server, name: &str) -> String {
-    let v = visitor(s).await;
+    let v = visitor_cookie(s).await;
     let (st, body, c) = post(
         s,
         &v,
@@ -64,24 +41,6 @@ async fn account(s: &Server, name: &str) -> String {
     .await;
     assert_eq!(st, 201, "{body}");
     c.unwrap()
-}
-
-async fn lobby_ws(s: &Server, cookie: &str) -> Ws {
-    let mut req = format!("ws://{}/api/lobby/ws", s.addr)
-        .into_client_request()
-        .unwrap();
-    req.headers_mut().insert("cookie", cookie.parse().unwrap());
-    let (inner, _) = tokio_tungstenite::connect_async(req).await.unwrap();
-    Ws { inner, view: None }
-}
-
-async fn next_of(ws: &mut Ws, kind: &str) -> Value {
-    loop {
-        let m = next_msg(ws).await;
-        if m["type"] == kind {
-            return m;
-        }
-    }
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -94,7 +53,7 @@ async fn a_rated_game_moves_both_ratings_once() {
     let awa = account(&s, "Awa").await;
     let yao = account(&s, "Yao").await;
     // Anonymous players, and untimed games, are not rated.
-    let anon = visitor(&s).await;
+    let anon = visitor_cookie(&s).await;
     let (st, e, _) = post(
         &s,
         &anon,
@@ -138,7 +97,7 @@ async fn a_rated_game_moves_both_ratings_once() {
         st, 401,
         "an anonymous player cannot accept a rated challenge: {e}"
     );
-    let (_, lobby) = get_json(&s, &awa, "/api/lobby").await;
+    let (_, lobby) = get_with(&s, &awa, "/api/lobby").await;
     assert_eq!(lobby["challenges"][0]["rating"], "1500?", "{lobby}");
     // Quick pairing, rated, at 5+3: both accounts, on their sockets.
     let mut wa = lobby_ws(&s, &awa).await;
@@ -160,7 +119,7 @@ async fn a_rated_game_moves_both_ratings_once() {
         .as_str()
         .unwrap()
         .to_string();
-    let (_, va) = get_json(&s, &awa, &format!("/api/games/{game}")).await;
+    let (_, va) = get_with(&s, &awa, &format!("/api/games/{game}")).await;
     assert_eq!(va["rated"], true);
     assert_eq!(va["seats"]["A"]["rating"], "1500?");
     assert_eq!(va["seats"]["B"]["rating"], "1500?");
@@ -174,7 +133,7 @@ async fn a_rated_game_moves_both_ratings_once() {
         !s.state.games().ratings().settle(&game).await.unwrap(),
         "not twice"
     );
-    let (st, py) = get_json(&s, &awa, "/api/players/Yao").await;
+    let (st, py) = get_with(&s, &awa, "/api/players/Yao").await;
     assert_eq!(st, 200, "{py}");
     let fast = &py["ratings"][0];
     assert_eq!(fast["pace"], "fast");
@@ -184,7 +143,7 @@ async fn a_rated_game_moves_both_ratings_once() {
         (Some(1), Some(true))
     );
     assert_eq!(fast["deviation"], 290);
-    let (_, pa) = get_json(&s, &awa, "/api/players/awa").await;
+    let (_, pa) = get_with(&s, &awa, "/api/players/awa").await;
     assert_eq!(pa["ratings"][0]["shown"], "1338?", "{pa}");
     assert_eq!(pa["history"].as_array().unwrap().len(), 1);
     assert!(close(pa["history"][0]["rating"].as_f64().unwrap(), 1338.0));
@@ -197,7 +156,7 @@ async fn a_rated_game_moves_both_ratings_once() {
     assert_eq!(line["opponent"], "Yao");
     assert_eq!(py["games"][0]["result"], "win");
     // The leaderboard of the fast pace: Yao first.
-    let (_, board) = get_json(&s, &awa, "/api/leaderboard/fast").await;
+    let (_, board) = get_with(&s, &awa, "/api/leaderboard/fast").await;
     let names: Vec<&str> = board
         .as_array()
         .unwrap()
@@ -205,9 +164,9 @@ async fn a_rated_game_moves_both_ratings_once() {
         .map(|r| r["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["Yao", "Awa"]);
-    let (st, _) = get_json(&s, &awa, "/api/leaderboard/blitz").await;
+    let (st, _) = get_with(&s, &awa, "/api/leaderboard/blitz").await;
     assert_eq!(st, 400);
-    assert_eq!(get_json(&s, &awa, "/api/players/Nobody").await.0, 404);
+    assert_eq!(get_with(&s, &awa, "/api/players/Nobody").await.0, 404);
 }
 
 /// A player's page counts his results against each AI level.
@@ -227,7 +186,7 @@ async fn the_page_counts_results_against_the_ai() {
         let id = g["id"].as_str().unwrap();
         post(&s, &koffi, &format!("/api/games/{id}/resign"), json!({})).await;
     }
-    let (_, p) = get_json(&s, &koffi, "/api/players/Koffi").await;
+    let (_, p) = get_with(&s, &koffi, "/api/players/Koffi").await;
     assert_eq!(
         p["ai"],
         json!([{"level": 2, "wins": 0, "draws": 0, "losses": 2}]),

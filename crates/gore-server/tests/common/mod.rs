@@ -435,3 +435,60 @@ pub fn config_in(dir: &tempfile::TempDir) -> Config {
         ..Config::default()
     }
 }
+
+/// A new browser session on `s` (`GET /api/me` makes it): its cookie
+/// header value, `gore_session=…`.
+pub async fn visitor_cookie(s: &Server) -> String {
+    let r = bot().get(s.at("/api/me")).send().await.unwrap();
+    r.headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .expect("a session cookie")
+        .to_string()
+}
+
+/// The lobby socket of the session whose cookie is `cookie`.
+pub async fn lobby_ws(s: &Server, cookie: &str) -> Ws {
+    let mut req = format!("ws://{}/api/lobby/ws", s.addr)
+        .into_client_request()
+        .unwrap();
+    req.headers_mut().insert("cookie", cookie.parse().unwrap());
+    let (inner, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    Ws { inner, view: None }
+}
+
+/// The next message of type `kind` (others skipped).
+pub async fn next_of(ws: &mut Ws, kind: &str) -> Value {
+    loop {
+        let m = next_msg(ws).await;
+        if m["type"] == kind {
+            return m;
+        }
+    }
+}
+
+/// `GET path` with a cookie: the status and the JSON answer.
+pub async fn get_with(s: &Server, cookie: &str, path: &str) -> (u16, Value) {
+    let r = bot()
+        .get(s.at(path))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    let st = r.status().as_u16();
+    (st, r.json().await.unwrap_or(Value::Null))
+}
+
+/// `POST path` with a cookie and a JSON body: the status and the answer.
+pub async fn post_with(s: &Server, cookie: &str, path: &str, body: Value) -> (u16, Value) {
+    let r = bot()
+        .post(s.at(path))
+        .header("cookie", cookie)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let st = r.status().as_u16();
+    (st, r.json().await.unwrap_or(Value::Null))
+}
