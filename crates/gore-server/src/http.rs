@@ -198,12 +198,10 @@ async fn grant_response_in(
         seat: grant.seat,
         token: grant.token,
     };
-    let mut res = (status, Json(created)).into_response();
-    if new {
-        res.headers_mut()
-            .insert(header::SET_COOKIE, session_cookie(&session));
-    }
-    Ok(res)
+    Ok(with_session(
+        (status, Json(created)).into_response(),
+        &(session, new),
+    ))
 }
 
 /// Whether a request comes from this site (or from a tool: no `Origin`):
@@ -689,17 +687,13 @@ async fn create(
 async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let (session, new) = session_or_new(&headers);
     let p = state.players().player_of(&session).await?;
-    let mut res = Json(crate::api::Me {
+    let res = Json(crate::api::Me {
         name: p.name,
         id: Some(p.id),
         account: p.account,
     })
     .into_response();
-    if new {
-        res.headers_mut()
-            .insert(header::SET_COOKIE, session_cookie(&session));
-    }
-    Ok(res)
+    Ok(with_session(res, &(session, new)))
 }
 
 /// The answer of a log-in (sign-up, log-in, new password): the player, and
@@ -785,17 +779,13 @@ async fn rename(
     let (session, new) = session_or_new(&headers);
     let name = state.players().rename(&session, &body.name).await?;
     let p = state.players().player_of(&session).await?;
-    let mut res = Json(crate::api::Me {
+    let res = Json(crate::api::Me {
         name,
         id: Some(p.id),
         account: p.account,
     })
     .into_response();
-    if new {
-        res.headers_mut()
-            .insert(header::SET_COOKIE, session_cookie(&session));
-    }
-    Ok(res)
+    Ok(with_session(res, &(session, new)))
 }
 
 async fn game(

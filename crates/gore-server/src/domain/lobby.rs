@@ -492,8 +492,7 @@ impl Lobby {
                 break;
             }
             let theirs = candidates[rand::thread_rng().gen_range(0..candidates.len())].clone();
-            let mine_shown = self.rating_shown(rated, me, Some(clock)).await?;
-            let (game, seats) = self.game_for(&theirs, session, me, mine_shown);
+            let (game, seats) = self.game_for(&theirs, session, me, mine.rating.clone());
             let id = game.id.clone();
             let players = [theirs.player.clone(), me.id.clone()];
             if store

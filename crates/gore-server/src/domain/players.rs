@@ -55,11 +55,6 @@ impl Players {
             .map_err(store_error)
     }
 
-    /// The display name of a browser session ([`Players::player_of`]).
-    pub async fn name_of(&self, session: &str) -> Result<String, GameError> {
-        Ok(self.player_of(session).await?.name)
-    }
-
     /// Gives a session the name it chose, checked ([`Name::parse`]); the
     /// refusal names the rule. Games already begun keep the old name.
     pub async fn rename(&self, session: &str, wanted: &str) -> Result<String, GameError> {

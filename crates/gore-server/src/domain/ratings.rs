@@ -404,12 +404,12 @@ impl Ratings {
             }
             // Rated meanwhile (by another server), or another game of one
             // of them was: read again; a game rated already stops here.
-            if !store
-                .unrated_games(10_000)
+            if store
+                .rating_history(a.clone())
                 .await
                 .map_err(store_error)?
                 .iter()
-                .any(|g| g == id)
+                .any(|h| h.game == id)
             {
                 return Ok(false);
             }
