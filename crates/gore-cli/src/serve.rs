@@ -45,6 +45,17 @@ pub struct ServeArgs {
     /// AI games thinking or waiting at once per client address.
     #[arg(long, default_value_t = 2)]
     ai_per_client: usize,
+    /// Threads of the analysis pool: the analysis board's and the game
+    /// reviews' searches, apart from the games' AI.
+    #[arg(long, default_value_t = 1)]
+    analysis_threads: usize,
+    /// Analysis searches that may wait for a thread; more are refused
+    /// `busy`.
+    #[arg(long, default_value_t = 16)]
+    analysis_queue: usize,
+    /// Analysis searches in flight at once per client address.
+    #[arg(long, default_value_t = 1)]
+    analysis_per_client: usize,
     /// Plies per game at most; the game then ends as a ply cap ends it.
     #[arg(long, default_value_t = 2000)]
     max_plies: u32,
@@ -94,6 +105,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         ai_queue: args.ai_queue,
         ai_per_client: args.ai_per_client.max(1),
         max_plies: args.max_plies.max(1),
+        analysis_threads: args.analysis_threads.max(1),
+        analysis_queue: args.analysis_queue,
+        analysis_per_client: args.analysis_per_client.max(1),
         public_url: args.public_url,
         trust_proxy: args.trust_proxy,
         max_conns_per_ip: args.max_conns_per_ip.max(1),

@@ -118,6 +118,14 @@ pub struct Config {
     /// The solver's database (`--solver-db DIR`, built by `gore solve`):
     /// the perfect player for ai games without trades.
     pub solver_db: Option<std::path::PathBuf>,
+    /// Threads of the analysis pool (`--analysis-threads`): the analysis
+    /// board's and the game review's searches run there, apart from the
+    /// games' AI, so that analysis never slows a game's AI.
+    pub analysis_threads: usize,
+    /// Analysis jobs that may wait for a thread of the analysis pool.
+    pub analysis_queue: usize,
+    /// Analysis jobs in flight per client (address).
+    pub analysis_per_client: usize,
     /// The server's time: the system's (tests give a manual clock, so
     /// that a flag on time needs no waiting).
     pub clock: crate::domain::clock::Clock,
@@ -145,6 +153,9 @@ impl Default for Config {
             max_sockets_per_game: 200,
             max_sockets_per_ip: 32,
             solver_db: None,
+            analysis_threads: 1,
+            analysis_queue: 16,
+            analysis_per_client: 1,
             clock: crate::domain::clock::Clock::system(),
             paces: crate::domain::clock::PACES
                 .iter()

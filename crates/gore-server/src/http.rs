@@ -48,6 +48,11 @@ pub fn app(state: AppState) -> Router {
         .route("/api/leaderboard/{pace}", get(leaderboard))
         .route("/@/{name}", get(page))
         .route("/leaderboard", get(page))
+        .route("/analysis", get(page))
+        .route("/review", get(page))
+        .route("/review/{id}", get(page))
+        .route("/learn", get(page))
+        .route("/puzzles", get(page))
         .route("/api/lobby/seek", post(lobby_seek))
         .route("/api/lobby/challenges", post(lobby_post))
         .route(

@@ -24,6 +24,8 @@ struct Inner {
     accounts: crate::domain::accounts::Accounts,
     limiter: RateLimiter,
     sockets: Mutex<HashMap<IpAddr, usize>>,
+    analysis: crate::ai::AiPool,
+    solved: Vec<Arc<gore_solver::disk::Database>>,
 }
 
 /// A socket counted against its address until dropped.
@@ -66,7 +68,15 @@ impl AppState {
     /// The server's state over any store (`config.db` is not read); fails
     /// only if the AI's threads cannot be started.
     pub fn with_store(config: Config, store: Arc<dyn Store>) -> std::io::Result<AppState> {
-        let (perfect, oracles) = open_solver_db(config.solver_db.as_deref())?;
+        let (perfect, oracles, solved) = open_solver_db(config.solver_db.as_deref())?;
+        // Every analysis job is cheap (no cost above u32::MAX): the pool
+        // keeps no lane, its own threads are the bound.
+        let analysis = crate::ai::AiPool::new(
+            config.analysis_threads,
+            config.analysis_queue,
+            config.analysis_per_client,
+            u32::MAX,
+        )?;
         let players = crate::domain::Players::new(store.clone(), config.clock.clone());
         let lobby_store = store.clone();
         let accounts = crate::domain::accounts::Accounts::new(store.clone(), config.clock.clone());
@@ -97,6 +107,8 @@ impl AppState {
             accounts,
             lobby,
             sockets: Mutex::new(HashMap::new()),
+            analysis,
+            solved,
         }));
         state.clone().spawn_janitor();
         Ok(state)
@@ -125,6 +137,18 @@ impl AppState {
     /// The lobby.
     pub fn lobby(&self) -> &crate::domain::lobby::Lobby {
         &self.0.lobby
+    }
+
+    /// The analysis pool: the analysis board's and the reviews' searches,
+    /// apart from the games' AI (`--analysis-threads`).
+    pub fn analysis_pool(&self) -> &crate::ai::AiPool {
+        &self.0.analysis
+    }
+
+    /// The solved databases of `--solver-db` (no-trades, then
+    /// no-trades,skip-origin, those present); empty without one.
+    pub fn solved(&self) -> &[Arc<gore_solver::disk::Database>] {
+        &self.0.solved
     }
 
     /// The per-address limiter.
@@ -173,16 +197,18 @@ fn open_solver_db(
 ) -> std::io::Result<(
     Vec<Arc<gore_solver::perfect::Perfect>>,
     Vec<Arc<crate::oracle::DbOracle>>,
+    Vec<Arc<gore_solver::disk::Database>>,
 )> {
     let Some(dir) = dir else {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok((Vec::new(), Vec::new(), Vec::new()));
     };
-    let (mut perfect, mut oracles) = (Vec::new(), Vec::new());
+    let (mut perfect, mut oracles, mut solved) = (Vec::new(), Vec::new(), Vec::new());
     for skip in [false, true] {
         let db = gore_solver::disk::Database::open(dir, skip)
             .map_err(|e| std::io::Error::other(format!("--solver-db {}: {e}", dir.display())))?;
         if let Some(max_n) = db.max_layer() {
             let db = Arc::new(db);
+            solved.push(db.clone());
             perfect.push(Arc::new(gore_solver::perfect::Perfect::new(
                 db.clone(),
                 max_n,
@@ -199,5 +225,5 @@ fn open_solver_db(
             dir.display()
         )));
     }
-    Ok((perfect, oracles))
+    Ok((perfect, oracles, solved))
 }

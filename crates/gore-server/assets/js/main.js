@@ -1,5 +1,7 @@
 // @ts-check
-// The app: `/` home, `/g/{id}` a game, `/rules` the rules, and the pages of
+// The app: `/` home, `/g/{id}` a game, `/rules` the rules, `/analysis` the
+// analysis board, `/review/{id}` (or `/review`, an uploaded record) a game's
+// review, `/learn` the lessons, `/puzzles` the puzzles, and the pages of
 // the links that give a seat, `/join/{id}/{code}` and `/continue/{id}/{code}`.
 // The server sends index.html for all of them; the page is chosen here from
 // location.pathname, and only that page's code is loaded (a dynamic import;
@@ -62,6 +64,10 @@ async function route() {
   else if (path === '/rules') next = (await import('./rules.js')).rulesPage(main);
   else if (path.startsWith('/@/')) next = (await import('./player.js')).playerPage(main, safeDecode(path.slice(3)));
   else if (path === '/leaderboard') next = (await import('./player.js')).leaderboardPage(main);
+  else if (path === '/analysis') next = (await import('./analysis.js')).analysisPage(main);
+  else if (path === '/review' || path.startsWith('/review/')) next = (await import('./review.js')).reviewPage(main, path.startsWith('/review/') ? path.slice(8) : null);
+  else if (path === '/learn') next = (await import('./learn.js')).learnPage(main);
+  else if (path === '/puzzles') next = (await import('./puzzles.js')).puzzlesPage(main);
   else if (path === '/') next = (await import('./home.js')).homePage(main);
   else next = notFoundPage(main, false);
   page = next;
