@@ -1,1 +1,499 @@
-//! (analysis: to be written.)
+//! The engine's analysis of a position: the expected final seeds of each
+//! side and the best line, deepening; the value of every legal action;
+//! and, where the solved database holds the position, its exact values.
+//!
+//! Pure: the caller gives the game (its history counts, for repetition),
+//! the limits, an optional database and a stop flag, and receives each
+//! finding through a callback as soon as it is known. Where the search
+//! runs (a thread of a pool) and how the findings travel is the caller's.
+//!
+//! The setup of an analysis ([`setup`]) is read here too, so that the
+//! server's socket and its HTTP check judge a position the same way: the
+//! rules, the GPN and the line of actions, each error naming its field.
+
+use core::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use gore_ai::{Engine, Limits, Options, SEED};
+use gore_core::{Action, Game, Outcome, Player, Position, Rules};
+use gore_solver::disk::Database;
+use gore_solver::probe::Totals;
+
+/// Actions in a line, at most: a line longer than any real game is refused
+/// (the ply cap of the server's games is far below it).
+pub const MAX_LINE: usize = 4000;
+
+/// Why an analysis cannot be set up: the field and the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetupError {
+    /// `rules` is not a rule set.
+    Rules(String),
+    /// `gpn` is not a valid position of the rules.
+    Gpn(String),
+    /// An action of `line` is not an action, or breaks a rule.
+    Line {
+        /// Its number, from 1.
+        index: usize,
+        /// The token sent.
+        token: String,
+        /// Why (the rules library's words).
+        why: String,
+    },
+    /// The line has more than [`MAX_LINE`] actions.
+    LineTooLong,
+}
+
+impl SetupError {
+    /// The field the error is about: `rules`, `gpn` or `line`.
+    pub fn field(&self) -> &'static str {
+        match self {
+            SetupError::Rules(_) => "rules",
+            SetupError::Gpn(_) => "gpn",
+            SetupError::Line { .. } | SetupError::LineTooLong => "line",
+        }
+    }
+
+    /// Whether the error is an action that breaks a rule (not a malformed
+    /// field).
+    pub fn is_illegal(&self) -> bool {
+        matches!(self, SetupError::Line { why, .. } if why.starts_with("illegal"))
+    }
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SetupError::Rules(why) => write!(f, "rules: {why}"),
+            SetupError::Gpn(why) => write!(f, "gpn: {why}"),
+            SetupError::Line { index, token, why } => {
+                write!(f, "line: action {index} `{token}`: {why}")
+            }
+            SetupError::LineTooLong => write!(f, "line: more than {MAX_LINE} actions"),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+/// The game to analyse: `rules` (empty: standard), the start `gpn` (empty:
+/// the rules' start) and the `line` of actions played from it (tokens
+/// separated by spaces). Every action is played by the rules library, so
+/// repetition and the ply cap end the game as they would in play.
+///
+/// ```
+/// use gore_learn::analysis::setup;
+/// let g = setup("standard", "", "a1 b1").unwrap();
+/// assert_eq!(g.actions().len(), 2);
+/// let e = setup("standard", "", "a1 a2").unwrap_err();
+/// assert!(e.to_string().starts_with("line: action 2 `a2`: illegal"), "{e}");
+/// ```
+pub fn setup(rules: &str, gpn: &str, line: &str) -> Result<Game, SetupError> {
+    let rules = rules.trim();
+    let rules: Rules = if rules.is_empty() {
+        Rules::STANDARD
+    } else {
+        rules
+            .parse()
+            .map_err(|e| SetupError::Rules(format!("{e}")))?
+    };
+    let gpn = gpn.trim();
+    let start = if gpn.is_empty() {
+        Position::new(rules.variant)
+    } else {
+        Position::from_gpn(gpn, rules.variant).map_err(|e| SetupError::Gpn(format!("{e}")))?
+    };
+    let mut game = Game::from_position(start, rules.ply_cap);
+    for (i, token) in line.split_whitespace().enumerate() {
+        if i >= MAX_LINE {
+            return Err(SetupError::LineTooLong);
+        }
+        let bad = |why: String| SetupError::Line {
+            index: i + 1,
+            token: token.chars().take(40).collect(),
+            why,
+        };
+        let action: Action = token.parse().map_err(|e| bad(format!("{e}")))?;
+        game.play(action).map_err(|e| bad(format!("{e}")))?;
+    }
+    Ok(game)
+}
+
+/// Final seeds of A and B: captured plus the expected share of the board.
+pub type Seeds = [f64; 2];
+
+/// One finished depth of the search of the position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Depth {
+    /// The depth in plies.
+    pub depth: u32,
+    /// Expected final seeds of A and B.
+    pub expected: Seeds,
+    /// The best line, from the position.
+    pub line: Vec<Action>,
+    /// Nodes searched so far in this analysis.
+    pub nodes: u64,
+    /// Time spent so far.
+    pub elapsed: Duration,
+}
+
+/// The searched value of one legal action.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActionValue {
+    /// The action.
+    pub action: Action,
+    /// Expected final seeds of A and B after it (exact when it ends the
+    /// game).
+    pub expected: Seeds,
+    /// The depth searched after it (0: the action ends the game, or the
+    /// reply is forced and was not searched).
+    pub depth: u32,
+    /// The best line after the action, starting with it.
+    pub line: Vec<Action>,
+    /// The action ends the game: `expected` is its result.
+    pub ends: bool,
+}
+
+/// Exact final seeds (in half seeds) from the solved database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exact {
+    /// Final half seeds of A and B when the mover gets V.
+    pub v: [u16; 2],
+    /// ... when he gets LB.
+    pub lo: [u16; 2],
+    /// ... when he gets UB.
+    pub hi: [u16; 2],
+    /// LB = UB: the value under the threefold rule is known.
+    pub exact: bool,
+}
+
+impl From<Totals> for Exact {
+    fn from(t: Totals) -> Exact {
+        Exact {
+            v: t.v,
+            lo: t.lo,
+            hi: t.hi,
+            exact: t.exact,
+        }
+    }
+}
+
+/// The database's values of the position and of each action.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solved {
+    /// The position's.
+    pub position: Exact,
+    /// Each legal action's, in the rules library's order.
+    pub actions: Vec<(Action, Exact)>,
+}
+
+/// A finding, as soon as it is known.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// The database's values (first, before any search).
+    Solved(Solved),
+    /// A finished depth of the position's search.
+    Depth(Depth),
+    /// One action's value (after the position's search).
+    Action(ActionValue),
+}
+
+/// What an analysis ends with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// The game is over: its result (nothing was searched).
+    pub over: Option<Outcome>,
+    /// The deepest finished depth of the position's search.
+    pub depth: u32,
+    /// The best action found.
+    pub best: Option<Action>,
+    /// Nodes searched in all (the position and its actions).
+    pub nodes: u64,
+    /// Time spent.
+    pub elapsed: Duration,
+    /// The stop flag ended it (or a limit before every action was valued).
+    pub stopped: bool,
+}
+
+/// Where the game's position lies in `db`, if it does: no-trade rules
+/// without a ply cap (the database knows no cap), the database's
+/// `skip-origin`, a layer present. `None` otherwise.
+pub fn solved(game: &Game, dbs: &[&Database]) -> Option<Solved> {
+    let rules = game.rules();
+    if !rules.variant.no_trades || rules.ply_cap.is_some() || game.is_over() {
+        return None;
+    }
+    let pos = game.position();
+    let db = dbs
+        .iter()
+        .find(|d| d.skip_origin() == rules.variant.skip_origin)?;
+    let probe = db.probe(pos).ok()?;
+    Some(Solved {
+        position: probe.totals(probe.values).into(),
+        actions: probe
+            .actions
+            .iter()
+            .map(|&(a, v)| (a, probe.totals(v).into()))
+            .collect(),
+    })
+}
+
+/// Expected seeds of A and B from a score (1/100 seed, for `mover`) in a
+/// game of `total` seeds.
+fn seeds_of(score: i32, mover: Player, total: u8) -> Seeds {
+    let d = score as f64 / SEED as f64;
+    let total = total as f64;
+    let (mine, theirs) = ((total + d) / 2.0, (total - d) / 2.0);
+    match mover {
+        Player::A => [mine, theirs],
+        Player::B => [theirs, mine],
+    }
+}
+
+/// The limits left of `limits` after `nodes` and `since`, shared by `k`
+/// searches; `None` when nothing is left.
+fn remaining(limits: &Limits, nodes: u64, since: Instant, k: u32) -> Option<Limits> {
+    let mut left = *limits;
+    if let Some(n) = limits.nodes {
+        let rest = n.checked_sub(nodes).filter(|&r| r > 0)?;
+        left.nodes = Some(rest);
+    }
+    if let Some(t) = limits.time {
+        let rest = t.checked_sub(since.elapsed()).filter(|r| !r.is_zero())?;
+        left.time = Some(rest);
+    }
+    Some(left.share(k))
+}
+
+/// Analyses the game's position within `limits` (nodes and time for the
+/// whole analysis: half for the position's search, the rest shared by its
+/// actions), telling `on` each finding: the database's values first when
+/// `dbs` holds the position, then each finished depth, then each action's
+/// value (searched one depth less deep than the position, after it, from
+/// the mover's side). The search is the engine's at full strength with no
+/// glory: the value, not a taste.
+pub fn analyse(
+    game: &Game,
+    limits: &Limits,
+    dbs: &[&Database],
+    hash_mb: usize,
+    stop: &AtomicBool,
+    on: &mut dyn FnMut(Event),
+) -> Summary {
+    let start = Instant::now();
+    let mut summary = Summary {
+        over: game.outcome().copied(),
+        depth: 0,
+        best: None,
+        nodes: 0,
+        elapsed: Duration::ZERO,
+        stopped: false,
+    };
+    if game.is_over() {
+        return summary;
+    }
+    if let Some(s) = solved(game, dbs) {
+        on(Event::Solved(s));
+    }
+    let pos = *game.position();
+    let mover = pos.to_move();
+    let total = pos.variant().total_seeds();
+    let mut engine = Engine::new(Options {
+        hash_mb,
+        glory: 0,
+        ..Options::default()
+    });
+    // The position's search: half the budget (all of it without limits).
+    let main = limits.share(2);
+    let main = Limits {
+        min_depth: Some(0),
+        ..main
+    };
+    let result = engine.search(game, &main, stop, &mut |info| {
+        on(Event::Depth(Depth {
+            depth: info.depth,
+            expected: seeds_of(info.score, mover, total),
+            line: info.pv.clone(),
+            nodes: info.nodes,
+            elapsed: start.elapsed(),
+        }));
+    });
+    if let Some(r) = &result {
+        summary.depth = r.depth;
+        summary.best = Some(r.best);
+        summary.nodes = r.nodes;
+        if r.depth == 0 {
+            // One legal action (no search), or stopped before depth 1:
+            // the static estimate stands for the position.
+            on(Event::Depth(Depth {
+                depth: 0,
+                expected: seeds_of(r.score, mover, total),
+                line: r.pv.clone(),
+                nodes: r.nodes,
+                elapsed: start.elapsed(),
+            }));
+        }
+    }
+    let child_depth = summary.depth.saturating_sub(1).max(1);
+    let legal = game.legal_actions();
+    let k = legal.len() as u32;
+    for (i, &action) in legal.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            summary.stopped = true;
+            break;
+        }
+        let mut next = game.clone();
+        if next.play(action).is_err() {
+            continue; // Legal by construction; nothing to value otherwise.
+        }
+        if let Some(o) = next.outcome() {
+            on(Event::Action(ActionValue {
+                action,
+                expected: [o.seeds[0] as f64, o.seeds[1] as f64],
+                depth: 0,
+                line: vec![action],
+                ends: true,
+            }));
+            continue;
+        }
+        let Some(mut lim) = remaining(limits, summary.nodes, start, k - i as u32) else {
+            summary.stopped = true;
+            break;
+        };
+        lim.depth = Some(limits.depth.map_or(child_depth, |d| d.min(child_depth)));
+        lim.min_depth = Some(0);
+        let reply = next.position().to_move();
+        let Some(r) = engine.search(&next, &lim, stop, &mut |_| {}) else {
+            continue;
+        };
+        summary.nodes += r.nodes;
+        let mut line = vec![action];
+        line.extend(r.pv.iter().copied());
+        on(Event::Action(ActionValue {
+            action,
+            expected: seeds_of(r.score, reply, total),
+            depth: r.depth,
+            line,
+            ends: false,
+        }));
+    }
+    summary.stopped |= stop.load(Ordering::Relaxed);
+    summary.elapsed = start.elapsed();
+    summary
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gore_core::Variant;
+
+    fn run(game: &Game, limits: Limits) -> (Vec<Event>, Summary) {
+        let stop = AtomicBool::new(false);
+        let mut events = Vec::new();
+        let s = analyse(game, &limits, &[], 1, &stop, &mut |e| events.push(e));
+        (events, s)
+    }
+
+    #[test]
+    fn setup_names_the_field() {
+        assert_eq!(setup("nonsense", "", "").unwrap_err().field(), "rules");
+        assert_eq!(setup("standard", "1,2,3", "").unwrap_err().field(), "gpn");
+        let e = setup("", "", "a1 zz").unwrap_err();
+        assert_eq!(e.field(), "line");
+        assert!(e.to_string().starts_with("line: action 2 `zz`"), "{e}");
+        assert!(!e.is_illegal());
+        // b1 is not A's to sow at the start: a rule, not a typo.
+        let e = setup("", "", "b1").unwrap_err();
+        assert!(e.is_illegal(), "{e}");
+        assert_eq!(setup("seeds=3", "", "").unwrap().position().seeds_on_board(), 24);
+    }
+
+    #[test]
+    fn depths_deepen_and_seeds_add_up() {
+        let game = Game::new(Rules::STANDARD);
+        let (events, s) = run(&game, Limits::depth(4));
+        let depths: Vec<u32> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Depth(d) => Some(d.depth),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(depths, vec![1, 2, 3, 4]);
+        assert_eq!(s.depth, 4);
+        for e in &events {
+            let x = match e {
+                Event::Depth(d) => d.expected,
+                Event::Action(a) => a.expected,
+                Event::Solved(_) => unreachable!("no database given"),
+            };
+            assert!((x[0] + x[1] - 48.0).abs() < 1e-9, "{x:?}");
+        }
+        // A's four sowings, each valued once, searched 3 deep after it.
+        let actions: Vec<&ActionValue> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Action(a) => Some(a),
+                _ => None,
+            })
+            .collect();
+        let tokens: Vec<String> = actions.iter().map(|a| a.action.to_string()).collect();
+        assert_eq!(tokens, ["a1", "a2", "a3", "a4"]);
+        assert!(actions.iter().all(|a| a.depth == 3 && a.line.len() >= 2));
+    }
+
+    #[test]
+    fn the_node_budget_holds_for_the_whole_analysis() {
+        let game = Game::new(Rules::STANDARD);
+        let (_, s) = run(&game, Limits::nodes(5_000));
+        // Each search stops at its share; a few nodes past it at most
+        // (the engine counts a node before it looks at the limit).
+        assert!(s.nodes <= 5_000 + 5 * 8, "{} nodes", s.nodes);
+        assert!(s.nodes > 0);
+    }
+
+    #[test]
+    fn an_ending_action_is_valued_by_its_result() {
+        // A: a3 = 1, a4 = 3; B: b1 = 1; 22-21 captured (48 seeds in all).
+        // a4 sows b1 b2 b3: every hole then holds at most 2, the game ends
+        // and A sweeps his own a3: 22 + 1 = 23 for A, 21 + 4 = 25 for B.
+        let mut v = Variant::STANDARD;
+        v.no_trades = true;
+        let p = Position::from_gpn("0,0,1,3/1,0,0,0 AAAA/BBBB 22-21 A -", v).unwrap();
+        let game = Game::from_position(p, None);
+        let (events, _) = run(&game, Limits::depth(3));
+        let a4 = events
+            .iter()
+            .find_map(|e| match e {
+                Event::Action(a) if a.action.to_string() == "a4" => Some(a.clone()),
+                _ => None,
+            })
+            .expect("a4 valued");
+        assert!(a4.ends);
+        assert_eq!(a4.expected, [23.0, 25.0]);
+    }
+
+    #[test]
+    fn a_finished_game_is_not_searched() {
+        let p = Position::from_gpn("0,0,1,2/1,0,0,0 AAAA/BBBB 22-22 A -", Variant::STANDARD)
+            .unwrap();
+        let game = Game::from_position(p, None);
+        let (events, s) = run(&game, Limits::depth(3));
+        assert!(events.is_empty());
+        assert!(s.over.is_some());
+        assert_eq!(s.nodes, 0);
+    }
+
+    #[test]
+    fn a_set_stop_flag_ends_it_at_once() {
+        let game = Game::new(Rules::STANDARD);
+        let stop = AtomicBool::new(true);
+        let mut actions = 0;
+        let s = analyse(&game, &Limits::default(), &[], 1, &stop, &mut |e| {
+            actions += usize::from(matches!(e, Event::Action(_)));
+        });
+        assert!(s.stopped);
+        assert_eq!(actions, 0);
+        assert!(s.depth < Limits::MAX_DEPTH, "depth {}", s.depth);
+    }
+}
