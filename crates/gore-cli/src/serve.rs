@@ -56,6 +56,13 @@ pub struct ServeArgs {
     /// Analysis searches in flight at once per client address.
     #[arg(long, default_value_t = 1)]
     analysis_per_client: usize,
+    /// One analysis's time at most, in milliseconds (a client may ask for
+    /// less, never more).
+    #[arg(long, default_value_t = 10_000)]
+    analysis_time_ms: u64,
+    /// One analysis's nodes at most.
+    #[arg(long, default_value_t = 50_000_000)]
+    analysis_nodes: u64,
     /// Plies per game at most; the game then ends as a ply cap ends it.
     #[arg(long, default_value_t = 2000)]
     max_plies: u32,
@@ -108,6 +115,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         analysis_threads: args.analysis_threads.max(1),
         analysis_queue: args.analysis_queue,
         analysis_per_client: args.analysis_per_client.max(1),
+        analysis_time: Duration::from_millis(args.analysis_time_ms.max(1)),
+        analysis_nodes: args.analysis_nodes.max(1),
         public_url: args.public_url,
         trust_proxy: args.trust_proxy,
         max_conns_per_ip: args.max_conns_per_ip.max(1),

@@ -604,6 +604,15 @@ impl<R> AiTicket<R> {
     }
 }
 
+impl<R> AiTicket<R> {
+    /// Asks the job to stop (sets its stop flag) without withdrawing it:
+    /// the ticket still resolves, with what the work answers when stopped
+    /// (a search's best so far), and the job's slots are freed then.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
 impl<R> fmt::Debug for AiTicket<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AiTicket")

@@ -126,6 +126,12 @@ pub struct Config {
     pub analysis_queue: usize,
     /// Analysis jobs in flight per client (address).
     pub analysis_per_client: usize,
+    /// One analysis's time at most (`--analysis-time-ms`); a client may
+    /// ask for less, never more.
+    pub analysis_time: Duration,
+    /// One analysis's nodes at most (`--analysis-nodes`), whatever the
+    /// time: the bound that does not depend on the machine's speed.
+    pub analysis_nodes: u64,
     /// The server's time: the system's (tests give a manual clock, so
     /// that a flag on time needs no waiting).
     pub clock: crate::domain::clock::Clock,
@@ -156,6 +162,8 @@ impl Default for Config {
             analysis_threads: 1,
             analysis_queue: 16,
             analysis_per_client: 1,
+            analysis_time: Duration::from_secs(10),
+            analysis_nodes: 50_000_000,
             clock: crate::domain::clock::Clock::system(),
             paces: crate::domain::clock::PACES
                 .iter()

@@ -61,6 +61,8 @@ pub fn app(state: AppState) -> Router {
         )
         .route("/api/lobby/challenges/{id}/accept", post(lobby_accept))
         .route("/api/lobby/ws", get(lobby_socket))
+        .route("/api/analysis/position", post(analysis_position))
+        .route("/api/analysis/ws", get(analysis_socket))
         .route("/api/me/name", post(rename))
         .route("/api/account/signup", post(sign_up))
         .route("/api/account/login", post(log_in))
@@ -664,6 +666,43 @@ async fn lobby_socket(
         .write_buffer_size(ws::WRITE_BUFFER)
         .max_write_buffer_size(ws::MAX_WRITE_BUFFER)
         .on_upgrade(move |socket| crate::lobby_ws::session(state, session, me, ip, slot, socket)))
+}
+
+/// `POST /api/analysis/position`: a setup (rules, GPN, line) judged by the
+/// rules library: the position it leads to with its legal actions, or the
+/// error naming the field or the rule. Applying an action is sending the
+/// line with it added.
+async fn analysis_position(
+    JsonBody(setup): JsonBody<crate::api::AnalysisSetup>,
+) -> Result<Json<crate::api::AnalysisPosition>, ApiError> {
+    let game = crate::domain::analysis::setup(&setup)?;
+    Ok(Json(crate::domain::analysis::position_of(&game)))
+}
+
+/// `GET /api/analysis/ws`: the analysis socket (needs no session).
+async fn analysis_socket(
+    State(state): State<AppState>,
+    addr: Option<Extension<ClientIp>>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let upgrade = match upgrade {
+        Ok(u) => u,
+        Err(e) => return Ok(e.into_response()),
+    };
+    let ip = client_ip(addr);
+    let slot = match ip {
+        Some(ip) => Some(state.socket_slot(ip).ok_or_else(|| {
+            ApiError::busy("too many open sockets from your address; close some tabs")
+        })?),
+        None => None,
+    };
+    Ok(upgrade
+        .max_message_size(ws::HARD_LIMIT)
+        .max_frame_size(ws::HARD_LIMIT)
+        .read_buffer_size(ws::READ_BUFFER)
+        .write_buffer_size(ws::WRITE_BUFFER)
+        .max_write_buffer_size(ws::MAX_WRITE_BUFFER)
+        .on_upgrade(move |socket| crate::analysis_ws::session(state, ip, slot, socket)))
 }
 
 /// The client's address (behind a trusted proxy, the one it forwards),

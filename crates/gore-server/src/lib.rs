@@ -30,6 +30,7 @@ pub mod domain;
 mod error;
 mod http;
 mod limit;
+mod analysis_ws;
 mod lobby_ws;
 pub mod net;
 pub mod oracle;

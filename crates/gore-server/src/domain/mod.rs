@@ -4,6 +4,7 @@
 //! edges (http.rs, ws.rs) turn into API errors.
 
 pub mod accounts;
+pub mod analysis;
 pub mod clock;
 mod error;
 pub mod lobby;
