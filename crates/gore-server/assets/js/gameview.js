@@ -367,6 +367,12 @@ export function viewTools(c) {
     box.append(h('button', { type: 'button', class: 'ghost small', id: 'flip-btn', 'aria-pressed': st.flipped ? 'true' : 'false', onclick: () => c.ui((s) => { s.flipped = !s.flipped; }, 'flip-btn') }, t('game.flip')));
   }
   const s = st.s;
+  // A finished game opens in the analysis board at the ply shown (the link
+  // contract of /analysis): not during play, where it would be help.
+  if (st.over && s) {
+    const q = new URLSearchParams({ rules: String(s.rules), gpn: s.start, line: st.entries.map((e) => e.action).join(' '), ply: String(st.shownPly()) });
+    box.append(h('a', { class: 'button ghost small', id: 'analyse-link', href: `/analysis?${q}` }, t('analysis.open')));
+  }
   if (!st.seated || st.over || s.status !== 'playing') return;
   const mine = st.entries.some((e) => me === 'both' || e.player === me);
   const asked = s.takeback;

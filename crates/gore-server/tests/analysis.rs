@@ -1,0 +1,270 @@
+//! The analysis board's server side: the socket `/api/analysis/ws` and
+//! `POST /api/analysis/position`. A client cannot make the server search
+//! without bound (the caps are the server's; node caps keep this
+//! deterministic), one analysis runs per socket and per client, `stop`
+//! stops, bad input is answered naming the field or the rule while the
+//! socket keeps serving, and a small solved database gives exact values
+//! that agree with the solver's naive reference.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use futures_util::SinkExt;
+use gore_core::{Position, Variant};
+use gore_server::Config;
+use gore_solver::disk::write_layer;
+use gore_solver::par::Sequential;
+use gore_solver::retro;
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::Message;
+
+async fn server(f: impl FnOnce(&mut Config)) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_in(&dir);
+    f(&mut config);
+    Server::start_with(dir, config).await
+}
+
+async fn analysis_ws(s: &Server) -> Ws {
+    let url = format!("ws://{}/api/analysis/ws", s.addr);
+    let (inner, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    Ws { inner, view: None }
+}
+
+async fn say(ws: &mut Ws, v: Value) {
+    ws.inner
+        .send(Message::Text(v.to_string().into()))
+        .await
+        .unwrap();
+}
+
+/// Every message up to and including the next `done` (or an `error`).
+async fn until_done(ws: &mut Ws) -> Vec<Value> {
+    let mut out = Vec::new();
+    loop {
+        let m = next_msg(ws).await;
+        let end = m["type"] == "done" || m["type"] == "error";
+        out.push(m);
+        if end {
+            return out;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_request_for_more_than_the_caps_is_clamped() {
+    let s = server(|c| {
+        c.analysis_nodes = 20_000;
+        c.analysis_time = Duration::from_secs(600);
+    })
+    .await;
+    let mut ws = analysis_ws(&s).await;
+    say(
+        &mut ws,
+        json!({"type": "analyse", "rules": "standard", "time_ms": 1_000_000_000_000u64}),
+    )
+    .await;
+    let started = next_msg(&mut ws).await;
+    assert_eq!(started["type"], "started", "{started}");
+    assert_eq!(started["limits"]["nodes"], 20_000);
+    assert_eq!(started["limits"]["time_ms"], 600_000);
+    assert_eq!(started["limits"]["depth"], 40);
+    let msgs = until_done(&mut ws).await;
+    let done = msgs.last().unwrap();
+    assert_eq!(done["type"], "done", "{done}");
+    let nodes = done["nodes"].as_u64().unwrap();
+    // The position's search and its four actions' each stop at their
+    // share of the 20,000; each may count a node or so past it.
+    assert!(nodes > 0 && nodes <= 20_000 + 5 * 8, "{nodes} nodes");
+    for m in &msgs {
+        if m["type"] == "depth" {
+            assert!(m["nodes"].as_u64().unwrap() <= 20_000, "{m}");
+            let e = m["expected"].as_array().unwrap();
+            let sum = e[0].as_f64().unwrap() + e[1].as_f64().unwrap();
+            assert!((sum - 48.0).abs() < 1e-9, "{m}");
+        }
+    }
+    assert!(msgs.iter().any(|m| m["type"] == "depth"));
+}
+
+#[tokio::test]
+async fn one_analysis_per_socket_and_per_client_and_stop_stops() {
+    // Nothing but `stop` ends these: ten minutes, fifty million nodes.
+    let s = server(|c| {
+        c.analysis_time = Duration::from_secs(600);
+        c.analysis_threads = 2;
+    })
+    .await;
+    let mut a = analysis_ws(&s).await;
+    say(&mut a, json!({"type": "analyse"})).await;
+    let first = next_msg(&mut a).await;
+    assert_eq!(first["type"], "started", "{first}");
+    assert_eq!(first["id"], 1);
+
+    // The same client (address) on another socket: refused, busy.
+    let mut b = analysis_ws(&s).await;
+    say(&mut b, json!({"type": "analyse", "line": "a1"})).await;
+    let refused = next_of(&mut b, "error").await;
+    assert_eq!(refused["error"]["code"], "busy", "{refused}");
+
+    // A new analysis on the first socket replaces the running one: its
+    // `done` (stopped) comes before the new one starts.
+    say(&mut a, json!({"type": "analyse", "line": "a1"})).await;
+    let msgs = until_done(&mut a).await;
+    let done = msgs.last().unwrap();
+    assert_eq!(done["type"], "done", "{done}");
+    assert_eq!(done["id"], 1);
+    assert_eq!(done["stopped"], true);
+    let second = next_msg(&mut a).await;
+    assert_eq!(second["type"], "started", "{second}");
+    assert_eq!(second["id"], 2);
+    // After a1 from the start: 0,5,5,5 / 5,4,4,4 (a1's four seeds sown
+    // into a2, a3, a4, b1), B to move.
+    assert!(
+        second["gpn"]
+            .as_str()
+            .unwrap()
+            .starts_with("0,5,5,5/5,4,4,4 "),
+        "{second}"
+    );
+
+    // `stop` stops it.
+    say(&mut a, json!({"type": "stop"})).await;
+    let msgs = until_done(&mut a).await;
+    let done = msgs.last().unwrap();
+    assert_eq!(done["type"], "done", "{done}");
+    assert_eq!(done["id"], 2);
+    assert_eq!(done["stopped"], true);
+
+    // Its slot is free: the other socket may analyse now.
+    say(&mut b, json!({"type": "analyse", "line": "a1", "time_ms": 1})).await;
+    let started = next_of(&mut b, "started").await;
+    assert_eq!(started["limits"]["time_ms"], 1);
+    let done = next_of(&mut b, "done").await;
+    assert_eq!(done["id"], 1);
+}
+
+#[tokio::test]
+async fn bad_input_names_the_field_or_the_rule_and_the_socket_keeps_serving() {
+    let s = server(|c| c.analysis_nodes = 5_000).await;
+    let mut ws = analysis_ws(&s).await;
+    let cases = [
+        (json!({"type": "analyse", "rules": "no-such-rule"}), "bad_request", "rules: "),
+        (json!({"type": "analyse", "gpn": "1,2,3"}), "bad_request", "gpn: "),
+        (json!({"type": "analyse", "line": "a1 zz"}), "bad_request", "line: action 2 `zz`: "),
+        // b1 is B's: A cannot sow it at the start.
+        (json!({"type": "analyse", "line": "b1"}), "illegal_action", "line: action 1 `b1`: illegal"),
+        (json!({"type": "analyse", "time_ms": "soon"}), "bad_request", "time_ms: "),
+        (json!({"type": "sing"}), "bad_request", ""),
+    ];
+    for (msg, code, start) in cases {
+        say(&mut ws, msg.clone()).await;
+        let e = next_msg(&mut ws).await;
+        assert_eq!(e["type"], "error", "{msg} → {e}");
+        assert_eq!(e["error"]["code"], code, "{msg} → {e}");
+        let text = e["error"]["message"].as_str().unwrap();
+        assert!(text.starts_with(start), "{msg} → {text}");
+    }
+    // Still serving: a good request is analysed.
+    say(&mut ws, json!({"type": "analyse", "line": "a1 b1"})).await;
+    let started = next_msg(&mut ws).await;
+    assert_eq!(started["type"], "started", "{started}");
+    let done = next_of(&mut ws, "done").await;
+    assert_eq!(done["id"], 1);
+
+    // The editor's check: the same judgement over HTTP.
+    let c = bot();
+    let (st, v) = post_json(&c, &s, "/api/analysis/position", json!({"line": "a1"})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["to_move"], "B");
+    assert!(v["gpn"].as_str().unwrap().starts_with("0,5,5,5/5,4,4,4 "), "{v}");
+    assert_eq!(v["positions"].as_array().unwrap().len(), 1);
+    let legal: Vec<&str> = v["legal"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    for h in ["b1", "b2", "b3", "b4"] {
+        assert!(legal.contains(&h), "{legal:?}");
+    }
+    assert!(!legal.iter().any(|a| a.starts_with('a')), "{legal:?}");
+    let (st, v) = post_json(&c, &s, "/api/analysis/position", json!({"gpn": "x"})).await;
+    assert_eq!(st, 400, "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().starts_with("gpn: "), "{v}");
+    let (st, v) = post_json(&c, &s, "/api/analysis/position", json!({"line": "a1 a2"})).await;
+    assert_eq!(st, 422, "{v}");
+    assert_eq!(v["error"]["code"], "illegal_action");
+    assert!(v["error"]["message"].as_str().unwrap().starts_with("line: action 2 `a2`"), "{v}");
+    // A finished game: its result, no legal action.
+    let (st, v) = post_json(
+        &c,
+        &s,
+        "/api/analysis/position",
+        json!({"gpn": "0,0,1,2/1,0,0,0 AAAA/BBBB 22-22 A -"}),
+    )
+    .await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["legal"], json!([]));
+    // Swept: A takes a3 and a4 (3), B b1 (1).
+    assert_eq!(v["over"]["seeds"], json!([25, 23]));
+}
+
+/// Seeds of A and B from half seeds.
+fn seeds(x: [u16; 2]) -> Value {
+    json!([x[0] as f64 / 2.0, x[1] as f64 / 2.0])
+}
+
+#[tokio::test]
+async fn exact_values_come_from_the_solved_database() {
+    let db = tempfile::tempdir().unwrap();
+    for layer in &retro::solve_up_to(8, false, &Sequential).layers {
+        write_layer(db.path(), layer, false).unwrap();
+    }
+    let s = server(|c| {
+        c.solver_db = Some(db.path().to_path_buf());
+        c.analysis_nodes = 5_000;
+    })
+    .await;
+    // A: a3 = 1, a4 = 3; B: b1 = 1; 22-21 captured; A to move.
+    let gpn = "0,0,1,3/1,0,0,0 AAAA/BBBB 22-21 A -";
+    let mut ws = analysis_ws(&s).await;
+    say(&mut ws, json!({"type": "analyse", "rules": "no-trades", "gpn": gpn})).await;
+    let msgs = until_done(&mut ws).await;
+    let exact = msgs
+        .iter()
+        .find(|m| m["type"] == "exact")
+        .unwrap_or_else(|| panic!("no exact values: {msgs:?}"));
+    // By hand: a4 sows b1 b2 b3, every hole holds at most 2, the game
+    // ends and A sweeps a3: 22 + 1 for A, 21 + 4 for B; and A cannot do
+    // better (the naive solver below agrees).
+    let a4 = exact["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["action"] == "a4")
+        .unwrap();
+    assert_eq!(a4["v"], json!([23.0, 25.0]));
+    assert_eq!(a4["exact"], true);
+    // The solver's naive reference (another algorithm, in memory).
+    let mut v = Variant::STANDARD;
+    v.no_trades = true;
+    let p = Position::from_gpn(gpn, v).unwrap();
+    let naive = gore_solver::naive::memory(5, false);
+    let probe = gore_solver::probe::probe(&naive, 5, &p).unwrap();
+    let t = probe.totals(probe.values);
+    assert_eq!(exact["position"]["v"], seeds(t.v));
+    assert_eq!(exact["position"]["lo"], seeds(t.lo));
+    assert_eq!(exact["position"]["hi"], seeds(t.hi));
+    assert_eq!(exact["position"]["exact"], t.exact);
+    let got = exact["actions"].as_array().unwrap();
+    assert_eq!(got.len(), probe.actions.len());
+    for (g, (a, values)) in got.iter().zip(&probe.actions) {
+        let t = probe.totals(*values);
+        assert_eq!(g["action"], a.to_string());
+        assert_eq!(g["v"], seeds(t.v), "{g}");
+        assert_eq!(g["lo"], seeds(t.lo), "{g}");
+        assert_eq!(g["hi"], seeds(t.hi), "{g}");
+    }
+    // With trades the database says nothing.
+    say(&mut ws, json!({"type": "analyse", "gpn": gpn})).await;
+    let msgs = until_done(&mut ws).await;
+    assert!(!msgs.iter().any(|m| m["type"] == "exact"), "{msgs:?}");
+}
