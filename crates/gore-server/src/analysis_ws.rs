@@ -176,7 +176,8 @@ pub async fn session(
                 match incoming {
                     None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
                     Some(Ok(Message::Text(t))) => match read(&state, ip, t.as_str()) {
-                        Ok(AnalysisClientMsg::Analyse { setup, time_ms }) => {
+                        Ok(AnalysisClientMsg::Analyse { rules, gpn, line, time_ms }) => {
+                            let setup = AnalysisSetup { rules, gpn, line };
                             match &current {
                                 // Stop it; the next starts when it is done.
                                 Some(c) => {
@@ -215,9 +216,10 @@ pub async fn session(
         // Nothing runs now: start what was asked for.
         if finished && current.is_none() {
             if let Some((setup, time_ms)) = next.take() {
-                count += 1;
-                match begin(&state, &client, socket_no, count, &caps, &setup, time_ms) {
+                // Ids count the analyses started, not those refused.
+                match begin(&state, &client, socket_no, count + 1, &caps, &setup, time_ms) {
                     Ok((c, started)) => {
+                        count += 1;
                         current = Some(Current { id: count, ticket: c.ticket });
                         events = Some(c.events);
                         out.push(started);
@@ -259,7 +261,17 @@ fn read(state: &AppState, ip: Option<IpAddr>, t: &str) -> Result<AnalysisClientM
             return Err(ApiError::rate_limited());
         }
     }
-    parse_json(t.as_bytes())
+    let msg = parse_json::<AnalysisClientMsg>(t.as_bytes());
+    if msg.is_err() {
+        // A well-typed `analyse` with a bad field: name the field.
+        let kind = serde_json::from_str::<serde_json::Value>(t)
+            .ok()
+            .and_then(|v| v.get("type").and_then(|k| k.as_str()).map(str::to_string));
+        if kind.as_deref() == Some("analyse") {
+            parse_json::<crate::api::AnalyseFields>(t.as_bytes())?;
+        }
+    }
+    msg
 }
 
 /// Starts analysis `id`: the setup read by the rules library, the caps

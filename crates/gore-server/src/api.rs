@@ -663,9 +663,15 @@ pub struct AnalysisOver {
 pub enum AnalysisClientMsg {
     /// Analyse a position (stops the socket's running analysis first).
     Analyse {
-        /// The position.
-        #[serde(flatten)]
-        setup: AnalysisSetup,
+        /// The rule set (`standard` when absent).
+        #[serde(default)]
+        rules: Option<String>,
+        /// The start position in GPN (the rules' start when absent).
+        #[serde(default)]
+        gpn: Option<String>,
+        /// The actions played from it, tokens separated by spaces.
+        #[serde(default)]
+        line: Option<String>,
         /// Time wanted, ms: the server's cap when absent or larger.
         #[serde(default)]
         time_ms: Option<u64>,
@@ -674,6 +680,24 @@ pub enum AnalysisClientMsg {
     Stop,
     /// Answered by a `pong`.
     Ping,
+}
+
+/// The fields of an `analyse` message, read on their own so that an error
+/// names its field (an internally tagged enum's reading loses the path).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnalyseFields {
+    /// The rule set.
+    #[serde(default)]
+    pub rules: Option<String>,
+    /// The start position.
+    #[serde(default)]
+    pub gpn: Option<String>,
+    /// The line.
+    #[serde(default)]
+    pub line: Option<String>,
+    /// Time wanted, ms.
+    #[serde(default)]
+    pub time_ms: Option<u64>,
 }
 
 /// Final seeds of A and B (halves where the board's seeds are split).

@@ -120,13 +120,13 @@ async fn one_analysis_per_socket_and_per_client_and_stop_stops() {
     let second = next_msg(&mut a).await;
     assert_eq!(second["type"], "started", "{second}");
     assert_eq!(second["id"], 2);
-    // After a1 from the start: 0,5,5,5 / 5,4,4,4 (a1's four seeds sown
-    // into a2, a3, a4, b1), B to move.
+    // After a1 from the start: 0,7,7,7 / 7,7,7,6 (a1's six seeds sown
+    // into a2, a3, a4, b1, b2, b3), B to move.
     assert!(
         second["gpn"]
             .as_str()
             .unwrap()
-            .starts_with("0,5,5,5/5,4,4,4 "),
+            .starts_with("0,7,7,7/7,7,7,6 "),
         "{second}"
     );
 
@@ -179,7 +179,7 @@ async fn bad_input_names_the_field_or_the_rule_and_the_socket_keeps_serving() {
     let (st, v) = post_json(&c, &s, "/api/analysis/position", json!({"line": "a1"})).await;
     assert_eq!(st, 200, "{v}");
     assert_eq!(v["to_move"], "B");
-    assert!(v["gpn"].as_str().unwrap().starts_with("0,5,5,5/5,4,4,4 "), "{v}");
+    assert!(v["gpn"].as_str().unwrap().starts_with("0,7,7,7/7,7,7,6 "), "{v}");
     assert_eq!(v["positions"].as_array().unwrap().len(), 1);
     let legal: Vec<&str> = v["legal"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
     for h in ["b1", "b2", "b3", "b4"] {
