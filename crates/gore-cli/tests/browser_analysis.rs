@@ -166,3 +166,53 @@ async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
     shot(&other, "analysis-shared").await?;
     Ok(())
 }
+
+/// On a 360 px phone in dark mode: nothing wider than the screen, no
+/// serious accessibility violation, an evaluation all the same.
+#[test]
+fn the_analysis_board_fits_a_phone_in_dark_mode() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("the_analysis_board_fits_a_phone_in_dark_mode") else {
+        return;
+    };
+    let server = start_server_with(&["--analysis-time-ms", "1000"]);
+    runtime().block_on(async {
+        let chrome = Chrome::launch(&exe, 360, 780)
+            .await
+            .expect("launch chromium");
+        let r = phone(&chrome, &server).await;
+        chrome.close().await;
+        r.expect("the analysis board on a phone");
+    });
+}
+
+async fn phone(chrome: &Chrome, server: &Server) -> Res<()> {
+    let page = chrome
+        .page(&format!(
+            "{}/analysis?rules=no-trades&line=a1+b1&ply=1",
+            server.url
+        ))
+        .await?;
+    page.emulate_media_features(vec![
+        chromiumoxide::cdp::browser_protocol::emulation::MediaFeature::new(
+            "prefers-color-scheme",
+            "dark",
+        ),
+    ])
+    .await?;
+    // The link's ply: after a1, with b1 still in the tree.
+    wait_for(
+        &page,
+        "document.querySelectorAll('.an-move').length === 2 \
+         && document.querySelector('.an-move.current').textContent === '1. a1' \
+         && Number((document.getElementById('an-depth') || {}).textContent) >= 1",
+        "the linked line, evaluated",
+        30,
+    )
+    .await?;
+    let wide = js(&page, "document.documentElement.scrollWidth").await?;
+    assert!(wide.as_f64().unwrap_or(9999.0) <= 360.0, "{wide} px wide");
+    shot(&page, "analysis-phone-dark").await?;
+    assert_accessible(&page, "analysis-phone-dark").await?;
+    Ok(())
+}

@@ -89,7 +89,7 @@ export function analysisPage(main) {
     ev: null,
     /** Analyse each position shown. */
     on: true,
-    /** Analyses asked for whose `started` has not come. */
+    /** An analysis was asked for and has not started (1) or not (0). */
     pending: 0,
     /** @type {string} */
     wsError: '',
@@ -134,14 +134,16 @@ export function analysisPage(main) {
   /** @param {any} m */
   function onMessage(m) {
     if (m.type === 'started') {
-      st.pending = Math.max(0, st.pending - 1);
-      if (st.pending) return;
+      // An analysis of another position (asked for before a later one,
+      // which replaced it) is not this node's.
+      if (st.cur.over || m.gpn !== st.cur.gpn) { st.ev = null; return; }
+      st.pending = 0;
       st.wsError = '';
       st.ev = { id: m.id, depth: 0, expected: null, line: [], nodes: 0, timeMs: 0, actions: {}, exact: null, done: false, stopped: false };
     } else if (m.type === 'error') {
-      if (st.pending) st.pending -= 1;
+      st.pending = 0;
       st.wsError = errorText(m.error);
-    } else if (st.pending || !st.ev || m.id !== st.ev.id) {
+    } else if (!st.ev || m.id !== st.ev.id) {
       return; // A finding of an analysis replaced since.
     } else if (m.type === 'depth') {
       Object.assign(st.ev, { depth: m.depth, expected: m.expected, line: m.line, nodes: m.nodes, timeMs: m.time_ms });
@@ -163,7 +165,8 @@ export function analysisPage(main) {
 
   function analyse() {
     if (st.cur.over) { st.ev = null; return; }
-    st.pending += 1;
+    st.pending = 1;
+    st.wsError = '';
     st.ev = null;
     send({ type: 'analyse', rules: st.rules, gpn: st.root.gpn, line: pathOf(st.cur).join(' ') });
   }
