@@ -628,6 +628,11 @@ pub struct ReviewedAction {
     pub best: String,
     /// A's and B's seeds after the best action.
     pub best_after: [f64; 2],
+    /// The position after the action played (GPN, before any sweep).
+    pub after_gpn: String,
+    /// The position after the best action (GPN, before any sweep): the
+    /// board shows it when the better action is played on it.
+    pub best_gpn: String,
     /// Seeds the mover lost (0 or more).
     pub loss: f64,
     /// `forced`, `good`, `inaccuracy`, `mistake` or `blunder`.
@@ -653,6 +658,12 @@ pub struct ReviewSummary {
     pub mistakes: usize,
     /// Blunders.
     pub blunders: usize,
+}
+
+/// The position after `action` (legal: the review played or found it).
+fn gpn_after(p: &gore_core::Position, action: Action) -> String {
+    p.play(action)
+        .map_or_else(|_| p.to_string(), |n| n.to_string())
 }
 
 /// Rounds to 1/100 seed, for the wire.
@@ -688,6 +699,8 @@ impl From<&crate::domain::review::Reviewed> for ReviewView {
                     after: pair(a.after()),
                     best: a.best.to_string(),
                     best_after: pair(best_after),
+                    after_gpn: gpn_after(&a.position, a.action),
+                    best_gpn: gpn_after(&a.position, a.best),
                     loss: cents(a.loss),
                     class: a.class.as_str().to_string(),
                     mark: a.class.mark().to_string(),
