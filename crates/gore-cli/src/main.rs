@@ -1,7 +1,7 @@
 //! `gore`: the command-line tool for Goré.
 //!
 //! Subcommands: `legal`, `apply`, `perft` (exact, scriptable output),
-//! `play` (a game in the terminal), `analyze`, `engine`, `match`, `serve`
+//! `play` (a game in the terminal), `analyze`, `review`, `engine`, `match`, `serve`
 //! (the web app), `solve` and `probe` (the no-trade database), `calibrate`
 //! (the levels measured against it).
 
@@ -13,6 +13,7 @@ mod engine;
 mod matches;
 mod play;
 mod protocol;
+mod review;
 mod serve;
 mod solve;
 
@@ -40,6 +41,8 @@ enum Command {
     Play(play::PlayArgs),
     /// Search a position and print the progress and the best line.
     Analyze(analyze::AnalyzeArgs),
+    /// Review a game record: each action valued and marked, as comments.
+    Review(review::ReviewArgs),
     /// Speak the engine protocol on stdin/stdout (docs/PROTOCOL.md).
     Engine(engine::EngineArgs),
     /// Play a match between two engines, built-in or external.
@@ -62,6 +65,7 @@ fn main() -> ExitCode {
         Command::Perft(a) => commands::perft(a),
         Command::Play(a) => play::run(a),
         Command::Analyze(a) => analyze::run(a),
+        Command::Review(a) => review::run(a),
         Command::Engine(a) => engine::run(a),
         Command::Match(a) => matches::run(a),
         Command::Serve(a) => serve::run(a),

@@ -200,6 +200,12 @@ pub struct Record {
     pub extra: Vec<(String, String)>,
     /// The actions, in order.
     pub actions: Vec<Action>,
+    /// Comments attached to actions (`{…}` after an action token), as
+    /// `(ply, text)` in the order read: `ply` is the number of actions
+    /// played when the comment comes (1 for a comment after the first
+    /// action, 0 for one before any action). A review writes its
+    /// evaluations here (docs/NOTATION.md, "Comments").
+    pub comments: Vec<(usize, String)>,
 }
 
 /// What is wrong in a record, and on which line (from 1).
@@ -252,6 +258,8 @@ pub enum RecordErrorKind {
     },
     /// A tag line after the actions have begun.
     TagAfterActions,
+    /// A `{` comment not closed by `}` on its line.
+    UnclosedComment,
     /// A forfeit (`Termination "resign"`, `time`, `left`, `abort`) on a
     /// game that had already ended by the board's rules.
     ForfeitAfterEnd {
@@ -312,6 +320,9 @@ impl fmt::Display for RecordError {
                 write!(f, "action {ply} ({action}): {error}")
             }
             RecordErrorKind::TagAfterActions => f.write_str("tags come before the actions"),
+            RecordErrorKind::UnclosedComment => {
+                f.write_str("a comment opened with { is closed by } on the same line")
+            }
             RecordErrorKind::TerminationMismatch { claimed, actual } => write!(
                 f,
                 "tag Termination says {} but the game ended by {}",
@@ -361,6 +372,20 @@ fn parse_tag(line: &str) -> Option<(String, String)> {
     Some((name.to_string(), value))
 }
 
+/// A comment as written between `{` and `}`: on one line, without `}`
+/// (which would close it early: written `)`), trimmed as the reader trims.
+fn comment_text(c: &str) -> String {
+    c.chars()
+        .map(|ch| match ch {
+            '}' => ')',
+            '\n' | '\r' | '\t' => ' ',
+            ch => ch,
+        })
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
 fn write_tag(out: &mut String, name: &str, value: &str) {
     out.push('[');
     out.push_str(name);
@@ -393,6 +418,7 @@ impl Record {
             forfeit: None,
             extra: Vec::new(),
             actions: Vec::new(),
+            comments: Vec::new(),
         }
     }
 
@@ -430,21 +456,12 @@ impl Record {
         for (i, raw) in text.lines().enumerate() {
             let line_no = i + 1;
             let trimmed = raw.trim();
-            // `#` starts a comment among the actions; tag values may hold it.
-            let line = if trimmed.starts_with('[') {
-                trimmed
-            } else {
-                trimmed.split('#').next().unwrap_or("").trim()
-            };
-            if line.is_empty() {
-                continue;
-            }
-            if line.starts_with('[') {
-                if !r.actions.is_empty() {
+            if trimmed.starts_with('[') {
+                if !r.actions.is_empty() || !r.comments.is_empty() {
                     return Err(err(line_no, RecordErrorKind::TagAfterActions));
                 }
                 let (name, value) =
-                    parse_tag(line).ok_or_else(|| err(line_no, RecordErrorKind::TagSyntax))?;
+                    parse_tag(trimmed).ok_or_else(|| err(line_no, RecordErrorKind::TagSyntax))?;
                 if seen.contains(&name) {
                     return Err(err(line_no, RecordErrorKind::RepeatedTag(name)));
                 }
@@ -502,17 +519,40 @@ impl Record {
                 }
                 continue;
             }
-            for tok in line.split_whitespace() {
-                // Ply numbers such as `9.` are for readers.
-                if let Some(num) = tok.strip_suffix('.') {
-                    if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {
-                        continue;
+            // Among the actions: `{…}` is a comment on the action before it
+            // (it may hold `#`); outside one, `#` ends the line.
+            let mut rest = trimmed;
+            while !rest.is_empty() {
+                let (code, comment, after) = match (rest.find('{'), rest.find('#')) {
+                    (Some(b), h) if h.is_none_or(|h| b < h) => {
+                        let close = rest[b..]
+                            .find('}')
+                            .ok_or_else(|| err(line_no, RecordErrorKind::UnclosedComment))?;
+                        (
+                            &rest[..b],
+                            Some(rest[b + 1..b + close].trim()),
+                            &rest[b + close + 1..],
+                        )
                     }
+                    (_, Some(h)) => (&rest[..h], None, ""),
+                    (_, None) => (rest, None, ""),
+                };
+                for tok in code.split_whitespace() {
+                    // Ply numbers such as `9.` are for readers.
+                    if let Some(num) = tok.strip_suffix('.') {
+                        if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {
+                            continue;
+                        }
+                    }
+                    let a: Action = tok
+                        .parse()
+                        .map_err(|e| err(line_no, RecordErrorKind::Action(tok.to_string(), e)))?;
+                    r.actions.push(a);
                 }
-                let a: Action = tok
-                    .parse()
-                    .map_err(|e| err(line_no, RecordErrorKind::Action(tok.to_string(), e)))?;
-                r.actions.push(a);
+                if let Some(c) = comment {
+                    r.comments.push((r.actions.len(), c.to_string()));
+                }
+                rest = after;
             }
         }
         if !have_rules {
@@ -684,11 +724,33 @@ impl fmt::Display for Record {
             }
         }
         out.push('\n');
+        let mut comments = self.comments.iter().peekable();
+        let mut write_comments = |out: &mut String, ply: usize| {
+            while let Some((_, c)) = comments.next_if(|(p, _)| *p <= ply) {
+                out.push_str(" {");
+                out.push_str(&comment_text(c));
+                out.push('}');
+            }
+        };
+        if self.comments.first().is_some_and(|(p, _)| *p == 0) {
+            let mut first = String::new();
+            write_comments(&mut first, 0);
+            out.push_str(first.trim_start());
+            out.push('\n');
+        }
         for (i, chunk) in self.actions.chunks(8).enumerate() {
             let _ = write!(out, "{}.", i * 8 + 1);
-            for a in chunk {
+            for (j, a) in chunk.iter().enumerate() {
                 let _ = write!(out, " {a}");
+                write_comments(&mut out, i * 8 + j + 1);
             }
+            out.push('\n');
+        }
+        // Comments past the last action (none from the reader) stay with it.
+        let mut last = String::new();
+        write_comments(&mut last, usize::MAX);
+        if !last.is_empty() {
+            out.push_str(last.trim_start());
             out.push('\n');
         }
         f.write_str(&out)

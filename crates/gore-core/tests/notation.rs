@@ -913,3 +913,66 @@ fn forfeit_records() {
     let two = "[Rules \"standard\"]\n[Termination \"time\"]\n[Loser \"A\"]\n[Resigned \"A\"]\n";
     assert_eq!(Record::parse(two).unwrap_err().line, 4);
 }
+
+// ---------------------------------------------------------------------------
+// Comments on actions (`{…}`), as a review writes them.
+
+#[test]
+fn comments_after_actions_are_read_kept_and_written() {
+    let text = "[Rules \"standard\"]\n\n{opening} 1. a1 {A 24.0-24.0} b1 b2 {?? lost 5.5, best b3 #1} a3\n";
+    let rec = Record::parse(text).unwrap();
+    let a1 = Action::Sow(Hole::A1);
+    let b1 = Action::Sow(Hole::B1);
+    let b2 = Action::Sow(Hole::B2);
+    let a3 = Action::Sow(Hole::A3);
+    assert_eq!(rec.actions, vec![a1, b1, b2, a3]);
+    // The ply is the number of actions before the comment; `#` inside a
+    // comment does not end the line.
+    assert_eq!(
+        rec.comments,
+        vec![
+            (0, "opening".to_string()),
+            (1, "A 24.0-24.0".to_string()),
+            (3, "?? lost 5.5, best b3 #1".to_string()),
+        ]
+    );
+    let written = rec.to_string();
+    assert!(
+        written.contains("1. a1 {A 24.0-24.0} b1 b2 {?? lost 5.5, best b3 #1} a3\n"),
+        "{written}"
+    );
+    assert!(written.contains("\n{opening}\n1. "), "{written}");
+    assert_eq!(Record::parse(&written).unwrap(), rec);
+}
+
+#[test]
+fn a_closing_brace_in_a_comment_is_written_so_that_it_reads_back() {
+    let mut rec = Record::new(Rules::STANDARD);
+    rec.actions = vec![Action::Sow(Hole::A1), Action::Sow(Hole::B1)];
+    rec.comments = vec![(1, "a } b\nc".to_string())];
+    let back = Record::parse(&rec.to_string()).unwrap();
+    assert_eq!(back.actions, rec.actions);
+    assert_eq!(back.comments, vec![(1, "a ) b c".to_string())]);
+}
+
+#[test]
+fn an_unclosed_comment_names_its_line() {
+    let e = Record::parse("[Rules \"standard\"]\n\n1. a1 {lost\nb1 }\n").unwrap_err();
+    assert_eq!(e.line, 3);
+    assert_eq!(e.kind, RecordErrorKind::UnclosedComment);
+    assert!(e.to_string().contains("closed by }"), "{e}");
+}
+
+#[test]
+fn records_without_comments_read_as_before() {
+    // The sample (written before comments existed) has none, and a `#`
+    // line comment is still skipped.
+    let rec = Record::parse(SAMPLE).unwrap();
+    assert!(rec.comments.is_empty());
+    let rec = Record::parse("[Rules \"standard\"]\n1. a1 # b1 {x}\nb1\n").unwrap();
+    assert_eq!(
+        rec.actions,
+        vec![Action::Sow(Hole::A1), Action::Sow(Hole::B1)]
+    );
+    assert!(rec.comments.is_empty());
+}

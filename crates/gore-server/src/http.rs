@@ -85,6 +85,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/takeback", post(takeback))
         .route("/api/games/{id}/takeback/answer", post(answer_takeback))
         .route("/api/games/{id}/record", get(record))
+        .route("/api/games/{id}/review", get(game_review))
+        .route("/api/review", post(upload_review))
         .route("/api/games/{id}/ws", get(socket))
         .fallback(fallback)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -1049,6 +1051,50 @@ async fn record(
         text,
     )
         .into_response())
+}
+
+/// The analysis pool's key of a client: its address, or one key for
+/// clients whose address is unknown.
+fn analysis_client(addr: Option<Extension<ClientIp>>) -> crate::ai::ClientKey {
+    match addr {
+        Some(Extension(ClientIp(ip))) => crate::ai::ClientKey::ip(ip),
+        None => crate::ai::ClientKey::named("unknown"),
+    }
+}
+
+async fn game_review(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    addr: Option<Extension<ClientIp>>,
+) -> Result<Response, ApiError> {
+    let text = state.games().record(&id).await?;
+    let r = state
+        .reviews()
+        .of_game(
+            &id,
+            &text,
+            state.analysis_pool(),
+            state.solved(),
+            analysis_client(addr),
+        )
+        .await?;
+    Ok(Json(crate::api::ReviewView::from(&*r)).into_response())
+}
+
+async fn upload_review(
+    State(state): State<AppState>,
+    addr: Option<Extension<ClientIp>>,
+    body: Result<JsonBody<crate::api::ReviewUpload>, ApiError>,
+) -> Result<Response, ApiError> {
+    let JsonBody(body) = body?;
+    let r = crate::domain::review::of_upload(
+        &body.record,
+        state.analysis_pool(),
+        state.solved(),
+        analysis_client(addr),
+    )
+    .await?;
+    Ok(Json(crate::api::ReviewView::from(&*r)).into_response())
 }
 
 /// `?token=` on the socket's address.

@@ -26,6 +26,7 @@ struct Inner {
     sockets: Mutex<HashMap<IpAddr, usize>>,
     analysis: crate::ai::AiPool,
     solved: Vec<Arc<gore_solver::disk::Database>>,
+    reviews: crate::domain::review::Reviews,
 }
 
 /// A socket counted against its address until dropped.
@@ -109,9 +110,15 @@ impl AppState {
             sockets: Mutex::new(HashMap::new()),
             analysis,
             solved,
+            reviews: crate::domain::review::Reviews::new(),
         }));
         state.clone().spawn_janitor();
         Ok(state)
+    }
+
+    /// The cache of finished games' reviews.
+    pub fn reviews(&self) -> &crate::domain::review::Reviews {
+        &self.0.reviews
     }
 
     /// The configuration.

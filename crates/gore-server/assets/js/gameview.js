@@ -483,7 +483,8 @@ export function viewResult(c) {
     rm && !mineRematch && me ? h('p', { class: 'notice', id: 'rematch-offer' }, t('result.rematchWaiting')) : null,
     h('div', { class: 'button-row' },
       rematchButton,
-      h('a', { class: 'button', id: 'download-btn', href: recordUrl(c.id), download: `gore-${c.id}.gore` }, t('result.download'))),
+      h('a', { class: 'button', id: 'download-btn', href: recordUrl(c.id), download: `gore-${c.id}.gore` }, t('result.download')),
+      reason !== 'abort' ? h('a', { class: 'button', id: 'review-btn', href: `/review/${encodeURIComponent(c.id)}` }, t('gamereview.open')) : null),
   ].filter((x) => x !== null));
 }
 

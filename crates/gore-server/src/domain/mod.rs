@@ -12,6 +12,7 @@ pub mod names;
 mod players;
 pub mod rating;
 pub mod ratings;
+pub mod review;
 mod room;
 mod service;
 
