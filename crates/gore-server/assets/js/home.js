@@ -13,6 +13,7 @@ import { parseGpn } from './gpn.js';
 import { paceLabel } from './clock.js';
 import { nameCard } from './me.js';
 import { lobbySection } from './lobby.js';
+import { offerLessons, saveProgress } from './progress.js';
 
 const FORM_KEY = 'gore.newGame';
 /** The options of the rules a newcomer may choose (RULES.md, "Options"). */
@@ -136,6 +137,19 @@ export function homePage(main) {
     return lobby;
   }
 
+  /** The offer of the lessons to a first-time visitor (gone once he opens one or says no). */
+  function welcomeLessons() {
+    if (!offerLessons()) return null;
+    return h('aside', { class: 'learn-welcome', id: 'learn-welcome', 'aria-labelledby': 'learn-welcome-title' },
+      h('p', null, h('strong', { id: 'learn-welcome-title' }, t('learn.welcome.title')), ' ', t('learn.welcome.text')),
+      h('div', { class: 'button-row' },
+        h('a', { href: '/learn?lesson=sow', class: 'button primary', id: 'learn-welcome-start' }, t('learn.welcome.start')),
+        h('button', {
+          type: 'button', class: 'ghost small', id: 'learn-welcome-dismiss',
+          onclick: () => { saveProgress({ dismissed: true }); render(); const r = document.querySelector('.read-rules'); if (r) /** @type {HTMLElement} */ (r).focus(); },
+        }, t('learn.welcome.dismiss'))));
+  }
+
   function render() {
     const me = nameCard();
     document.title = `Goré · ${t('home.title')}`;
@@ -222,6 +236,7 @@ export function homePage(main) {
         h('div', { class: 'hero-text' },
           h('h1', null, 'Goré'),
           h('p', { class: 'lead' }, t('home.lead'), ' ', h('a', { href: '/rules', class: 'read-rules' }, t('home.readRules'))),
+          welcomeLessons(),
           me.card),
         boardPicture()),
       // The computer's button stays in the first screen of a phone; the

@@ -11,9 +11,7 @@ import { announce, h } from './dom.js';
 import { errorText } from './errors.js';
 import { t, tn } from './i18n.js';
 import { HOLES, offerToken, parseGpn } from './gpn.js';
-
-/** This browser's progress: the lessons done, and whether it ever started one. */
-const PROGRESS_KEY = 'gore.lessons';
+import { progress, saveProgress } from './progress.js';
 
 /**
  * @typedef {{id: string, rules: string, gpn: string, goal: {kind: string, hole?: string, seeds?: number},
@@ -24,30 +22,6 @@ const PROGRESS_KEY = 'gore.lessons';
  *   captured: string[], seeds_captured: number, miss?: Miss,
  *   result?: {seeds: number[], winner?: string, without_glory: boolean}}} Check
  */
-
-/** @returns {{done: string[], started: boolean, dismissed: boolean}} */
-export function progress() {
-  /** @type {any} */
-  let p = {};
-  try { p = JSON.parse(localStorage.getItem(PROGRESS_KEY) || '{}') || {}; } catch (_) { p = {}; }
-  return {
-    done: Array.isArray(p.done) ? p.done.filter((/** @type {any} */ x) => typeof x === 'string') : [],
-    started: !!p.started,
-    dismissed: !!p.dismissed,
-  };
-}
-
-/** @param {Partial<ReturnType<typeof progress>>} change */
-export function saveProgress(change) {
-  const next = { ...progress(), ...change };
-  try { localStorage.setItem(PROGRESS_KEY, JSON.stringify(next)); } catch (_) { /* private mode: no memory */ }
-}
-
-/** Whether the home page still offers the lessons to this browser. */
-export function offerLessons() {
-  const p = progress();
-  return !p.started && !p.dismissed;
-}
 
 /** The sentence of a missed goal. @param {Miss} m */
 function missText(m) {
@@ -66,6 +40,15 @@ function missText(m) {
     case 'not_won': return t('learn.miss.notWon', { a: n, b: m.goal ?? 0 });
     default: return t('learn.miss.other');
   }
+}
+
+/** The opponent's scripted reply in a sentence. @param {string} action */
+function replyText(action) {
+  if (HOLES.includes(action)) return t('learn.reply.sow', { hole: action });
+  if (action === 'accept') return t('learn.reply.accept');
+  if (action === 'decline') return t('learn.reply.decline');
+  if (action === 'pass') return t('learn.reply.pass');
+  return t('learn.reply.offer');
 }
 
 /**
@@ -88,8 +71,10 @@ export function learnPage(main) {
   let chosen = new Set();
   let hinted = false;
   let busy = false;
-  /** What to focus after the next render (an element id). @type {string|null} */
+  /** What to focus after the next render: an element id, `board` (its Tab stop) or `hole:a1`. @type {string|null} */
   let focusAfter = null;
+  /** The open lesson's board, as last drawn. @type {Board|null} */
+  let board = null;
 
   const fromUrl = new URLSearchParams(location.search).get('lesson');
 
@@ -180,13 +165,13 @@ export function learnPage(main) {
     const pos = parseGpn(gpn);
     const offers = legal.filter((a) => a.startsWith('offer:'));
 
-    const board = new Board({
+    board = new Board({
       interactive: true,
       label: t('learn.boardLabel'),
       onHole: (hole) => {
         if (offering) {
           if (chosen.has(hole)) chosen.delete(hole); else chosen.add(hole);
-          focusAfter = 'board';
+          focusAfter = `hole:${hole}`;
           render();
         } else if (legal.includes(hole)) {
           play(hole);
@@ -203,10 +188,8 @@ export function learnPage(main) {
     } else {
       marks.legal = legal.filter((a) => HOLES.includes(a));
     }
-    if (last && last.path.length) marks.origin = null;
     if (last) marks.captured = last.captured;
     if (pos.offer.length) marks.offered = pos.offer;
-    if (hinted && !offering && HOLES.includes(lesson.hint) && !last) marks.preview = { path: [lesson.hint], captured: [] };
     board.render(pos, marks);
 
     const buttons = [];
@@ -235,7 +218,7 @@ export function learnPage(main) {
     } else if (last && status === 'continue') {
       feedback.push(t(`learn.${id}.then`));
     }
-    if (last && last.replies.length) feedback.push(' ', t('learn.replies', { actions: last.replies.join(', ') }));
+    if (last) for (const r of last.replies) feedback.push(' ', replyText(r));
     if (last && last.result) {
       const [a, b] = last.result.seeds;
       feedback.push(' ', t('learn.result', { a, b }));
@@ -289,7 +272,9 @@ export function learnPage(main) {
     if (focusAfter) {
       const id = focusAfter;
       focusAfter = null;
-      if (id === 'board') {
+      if (id.startsWith('hole:') && board && current >= 0) {
+        board.focusHole(id.slice(5));
+      } else if (id === 'board') {
         const rover = main.querySelector('#board [tabindex="0"]');
         if (rover) /** @type {any} */ (rover).focus();
       } else {
