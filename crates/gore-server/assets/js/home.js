@@ -236,12 +236,14 @@ export function homePage(main) {
         h('div', { class: 'hero-text' },
           h('h1', null, 'Goré'),
           h('p', { class: 'lead' }, t('home.lead'), ' ', h('a', { href: '/rules', class: 'read-rules' }, t('home.readRules'))),
-          welcomeLessons(),
           me.card),
         boardPicture()),
       // The computer's button stays in the first screen of a phone; the
       // lobby follows the new game.
       h('div', { class: 'home-grid' }, form, gamesSection()),
+      // Right after the new game and one's games, which keep the first
+      // screen of a phone (the home page's browser test checks it).
+      welcomeLessons(),
       lobbyNow().section,
       h('section', { class: 'card account-card', id: 'account-card', 'aria-label': t('me.signup') }, me.account),
     );

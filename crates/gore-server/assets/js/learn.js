@@ -246,7 +246,7 @@ export function learnPage(main) {
       h('p', { class: 'lesson-goal' }, h('strong', null, t('learn.goal')), ' ', t(`learn.${id}.goal`)),
       h('div', { class: 'lesson-board' }, board.svg),
       buttons.length ? h('div', { class: 'button-row lesson-actions' }, ...buttons) : null,
-      h('p', { class: fbClass, id: 'lesson-feedback', tabindex: '-1', role: 'status' }, ...feedback),
+      h('p', { class: fbClass, id: 'lesson-feedback', tabindex: '-1' }, ...feedback),
       h('div', { class: 'button-row' }, ...after));
   }
 
