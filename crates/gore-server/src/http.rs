@@ -42,6 +42,8 @@ pub fn app(state: AppState) -> Router {
         .route("/continue/{id}/{code}", get(page))
         .route("/api/games", post(create))
         .route("/api/solver", get(solver))
+        .route("/api/lessons", get(lessons))
+        .route("/api/lessons/{id}/check", post(check_lesson))
         .route("/api/me", get(me))
         .route("/api/lobby", get(lobby_view))
         .route("/api/players/{name}", get(player_page))
@@ -855,6 +857,58 @@ async fn solver(State(state): State<AppState>) -> Response {
             .collect(),
     })
     .into_response()
+}
+
+/// `GET /api/lessons`: the lessons of the guided first game.
+async fn lessons() -> Response {
+    let lessons = gore_learn::lessons::all().iter().map(Into::into).collect();
+    Json(crate::api::LessonList { lessons }).into_response()
+}
+
+/// `POST /api/lessons/{id}/check`: the learner's actions, judged by the
+/// rules library (gore-learn); an illegal one is `illegal_action` naming
+/// its index and the rule.
+async fn check_lesson(
+    Path(id): Path<String>,
+    body: Result<JsonBody<crate::api::LessonActions>, ApiError>,
+) -> Result<Response, ApiError> {
+    use gore_learn::lessons::{check, find, Outcome};
+    let lesson = find(&id).ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such lesson"))?;
+    let JsonBody(body) = body?;
+    let too_many = |n: usize| {
+        ApiError::bad_request(format!(
+            "actions: this lesson is decided after {n} action(s); send at most {n}"
+        ))
+    };
+    if body.actions.len() > lesson.goal.moves() {
+        return Err(too_many(lesson.goal.moves()));
+    }
+    let actions = body
+        .actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            a.parse::<gore_core::Action>()
+                .map_err(|e| ApiError::bad_request(format!("actions[{i}]: `{a}`: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let answer = match check(lesson, &actions) {
+        Outcome::Met(step) => crate::api::LessonCheck::new("met", &step, None),
+        Outcome::Continue(step) => crate::api::LessonCheck::new("continue", &step, None),
+        Outcome::Missed(step, miss) => crate::api::LessonCheck::new("missed", &step, Some(miss)),
+        Outcome::Illegal {
+            index,
+            action,
+            rule,
+        } => {
+            return Err(ApiError::new(
+                ErrorCode::IllegalAction,
+                format!("actions[{index}]: `{action}`: {rule}"),
+            ))
+        }
+        Outcome::TooMany { decided } => return Err(too_many(decided)),
+    };
+    Ok(Json(answer).into_response())
 }
 
 async fn play(

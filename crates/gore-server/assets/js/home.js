@@ -13,6 +13,7 @@ import { parseGpn } from './gpn.js';
 import { paceLabel } from './clock.js';
 import { nameCard } from './me.js';
 import { lobbySection } from './lobby.js';
+import { offerLessons, saveProgress } from './progress.js';
 
 const FORM_KEY = 'gore.newGame';
 /** The options of the rules a newcomer may choose (RULES.md, "Options"). */
@@ -136,6 +137,19 @@ export function homePage(main) {
     return lobby;
   }
 
+  /** The offer of the lessons to a first-time visitor (gone once he opens one or says no). */
+  function welcomeLessons() {
+    if (!offerLessons()) return null;
+    return h('aside', { class: 'learn-welcome', id: 'learn-welcome', 'aria-labelledby': 'learn-welcome-title' },
+      h('p', null, h('strong', { id: 'learn-welcome-title' }, t('learn.welcome.title')), ' ', t('learn.welcome.text')),
+      h('div', { class: 'button-row' },
+        h('a', { href: '/learn?lesson=sow', class: 'button primary', id: 'learn-welcome-start' }, t('learn.welcome.start')),
+        h('button', {
+          type: 'button', class: 'ghost small', id: 'learn-welcome-dismiss',
+          onclick: () => { saveProgress({ dismissed: true }); render(); const r = document.querySelector('.read-rules'); if (r) /** @type {HTMLElement} */ (r).focus(); },
+        }, t('learn.welcome.dismiss'))));
+  }
+
   function render() {
     const me = nameCard();
     document.title = `Goré · ${t('home.title')}`;
@@ -227,6 +241,9 @@ export function homePage(main) {
       // The computer's button stays in the first screen of a phone; the
       // lobby follows the new game.
       h('div', { class: 'home-grid' }, form, gamesSection()),
+      // Right after the new game and one's games, which keep the first
+      // screen of a phone (the home page's browser test checks it).
+      welcomeLessons(),
       lobbyNow().section,
       h('section', { class: 'card account-card', id: 'account-card', 'aria-label': t('me.signup') }, me.account),
     );

@@ -1,0 +1,345 @@
+//! Browser tests of the lessons: a first-time visitor is offered them on
+//! the home page, opens the first one and completes it with the keyboard
+//! only, in English and in Spanish (a miss, a retry, then the goal); the
+//! pages pass axe-core, on a desktop and on a 360 px phone.
+//!
+//! Without Chromium they print a loud warning and pass, except on CI
+//! (`CI=true`). Screenshots go to `target/screenshots/`.
+
+// Not every helper's import is used here.
+#[allow(unused_imports)]
+mod browser_support;
+use browser_support::*;
+
+/// Presses a key where the focus is.
+async fn key(page: &Page, k: &str) -> Res<()> {
+    page.find_element("body").await?.press_key(k).await?;
+    Ok(())
+}
+
+/// What has the focus: `hole:a1`, `#id`, or a tag and its text.
+async fn focused(page: &Page) -> Res<String> {
+    let v = js(
+        page,
+        "(() => { const e = document.activeElement; if (!e || e === document.body) return 'body'; if (e.dataset && e.dataset.hole) return 'hole:' + e.dataset.hole; return e.id ? '#' + e.id : e.tagName + ':' + (e.textContent || '').trim().slice(0, 30); })()",
+    )
+    .await?;
+    Ok(v.as_str().unwrap_or_default().to_string())
+}
+
+/// Presses Tab until `want` has the focus (at most 40 times).
+async fn tab_to(page: &Page, want: &str) -> Res<()> {
+    let mut seen = Vec::new();
+    for _ in 0..40 {
+        key(page, "Tab").await?;
+        let f = focused(page).await?;
+        if f == want {
+            return Ok(());
+        }
+        seen.push(f);
+    }
+    Err(format!("Tab never reached {want}: {seen:?}").into())
+}
+
+/// Sets the language through the page's own switch.
+async fn choose_lang(page: &Page, lang: &str) -> Res<()> {
+    js(
+        page,
+        &format!("(() => {{ const s = document.getElementById('lang-select'); s.value = '{lang}'; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()"),
+    )
+    .await?;
+    wait_for(
+        page,
+        &format!("document.documentElement.lang === '{lang}'"),
+        "the language",
+        10,
+    )
+    .await
+}
+
+const LESSON_READY: &str = "document.querySelector('[data-lesson=sow]') && document.querySelectorAll('#board .hole').length === 8";
+
+#[test]
+fn a_first_time_visitor_completes_the_first_lesson_by_keyboard() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("a_first_time_visitor_completes_the_first_lesson_by_keyboard")
+    else {
+        return;
+    };
+    let server = Server::start();
+    runtime().block_on(async {
+        let chrome = Chrome::launch(&exe, 1280, 900)
+            .await
+            .expect("launch chromium");
+        let r = first_lesson(&chrome, &server).await;
+        chrome.close().await;
+        r.expect("the first lesson");
+    });
+}
+
+async fn first_lesson(chrome: &Chrome, server: &Server) -> Res<()> {
+    // A fresh profile: a first-time visitor. The offer is on the home page.
+    let page = chrome.page(&format!("{}/", server.url)).await?;
+    wait_for(
+        &page,
+        "document.getElementById('learn-welcome-start')",
+        "the offer of the lessons",
+        20,
+    )
+    .await?;
+    assert_eq!(text(&page, "#learn-welcome-title").await?, "New to Goré?");
+    shot(&page, "learn-home-offer").await?;
+    assert_accessible(&page, "home-with-lessons-offer").await?;
+
+    // Keyboard only: Tab to "Start the first lesson", Enter.
+    tab_to(&page, "#learn-welcome-start").await?;
+    key(&page, "Enter").await?;
+    wait_for(&page, LESSON_READY, "the first lesson", 20).await?;
+    assert_eq!(text(&page, "#lesson-title").await?, "Sowing");
+
+    // The board is one Tab stop: a1, the first playable hole (a4 is empty).
+    tab_to(&page, "hole:a1").await?;
+    key(&page, "ArrowRight").await?;
+    assert_eq!(focused(&page).await?, "hole:a2");
+    key(&page, "ArrowRight").await?;
+    assert_eq!(focused(&page).await?, "hole:a3");
+    // Wrong first: back to a1, which ends in b1.
+    key(&page, "Home").await?;
+    assert_eq!(focused(&page).await?, "hole:a1");
+    key(&page, "Enter").await?;
+    wait_for(
+        &page,
+        "document.querySelector('[data-status=missed]')",
+        "the miss",
+        20,
+    )
+    .await?;
+    let fb = text(&page, "#lesson-feedback").await?;
+    assert!(
+        fb.contains("Not yet.") && fb.contains("fell into b1; the goal is b2"),
+        "{fb}"
+    );
+    assert_eq!(focused(&page).await?, "#lesson-retry");
+    shot(&page, "learn-missed-en").await?;
+    key(&page, "Enter").await?;
+    wait_for(
+        &page,
+        "document.querySelector('[data-status=open]')",
+        "the retry",
+        20,
+    )
+    .await?;
+    assert_eq!(focused(&page).await?, "hole:a1");
+    // The right sowing: a3 (3 seeds: a4, b1, b2).
+    key(&page, "ArrowRight").await?;
+    key(&page, "ArrowRight").await?;
+    assert_eq!(focused(&page).await?, "hole:a3");
+    key(&page, "Enter").await?;
+    wait_for(
+        &page,
+        "document.querySelector('[data-status=met]')",
+        "the goal met",
+        20,
+    )
+    .await?;
+    let fb = text(&page, "#lesson-feedback").await?;
+    assert!(fb.starts_with("Well done!"), "{fb}");
+    // The board shows the position after a3 (b2: 4 + 1).
+    assert_eq!(text(&page, ".hole[data-hole=b2] .count").await?, "5");
+    assert_eq!(focused(&page).await?, "#lesson-next");
+    let done = js(
+        &page,
+        "JSON.parse(localStorage.getItem('gore.lessons')).done",
+    )
+    .await?;
+    assert_eq!(done, serde_json::json!(["sow"]));
+    shot(&page, "learn-met-en").await?;
+    assert_accessible(&page, "lesson-met-en").await?;
+    // Next lesson, by keyboard: the heading takes the focus.
+    key(&page, "Enter").await?;
+    wait_for(
+        &page,
+        "document.querySelector('[data-lesson=capture]')",
+        "the second lesson",
+        20,
+    )
+    .await?;
+    assert_eq!(focused(&page).await?, "#lesson-title");
+
+    // The home page no longer offers the lessons once one was opened.
+    page.goto(format!("{}/", server.url)).await?;
+    wait_for(&page, "document.getElementById('play-ai')", "home page", 20).await?;
+    assert_eq!(
+        js(&page, "!!document.getElementById('learn-welcome')").await?,
+        Value::Bool(false)
+    );
+
+    // Spanish: the list shows the progress; the first lesson again, by keyboard.
+    choose_lang(&page, "es").await?;
+    page.goto(format!("{}/learn", server.url)).await?;
+    wait_for(
+        &page,
+        "document.querySelector('.lesson-list')",
+        "the list",
+        20,
+    )
+    .await?;
+    assert_eq!(text(&page, "#learn-title").await?, "Aprender Goré");
+    assert_eq!(
+        text(&page, "#learn-progress").await?,
+        "1 de 10 lecciones hechas"
+    );
+    assert_accessible(&page, "lesson-list-es").await?;
+    shot(&page, "learn-list-es").await?;
+    tab_to(&page, "#lesson-open-sow").await?;
+    key(&page, "Enter").await?;
+    wait_for(&page, LESSON_READY, "the first lesson in Spanish", 20).await?;
+    assert_eq!(text(&page, "#lesson-title").await?, "Sembrar");
+    assert_eq!(focused(&page).await?, "#lesson-title");
+    tab_to(&page, "hole:a1").await?;
+    key(&page, "ArrowRight").await?;
+    key(&page, "Enter").await?;
+    // a2 (1 seed) ends in a3.
+    wait_for(
+        &page,
+        "document.querySelector('[data-status=missed]')",
+        "the miss",
+        20,
+    )
+    .await?;
+    let fb = text(&page, "#lesson-feedback").await?;
+    assert!(
+        fb.contains("Todavía no.") && fb.contains("cayó en a3"),
+        "{fb}"
+    );
+    key(&page, "Enter").await?;
+    wait_for(
+        &page,
+        "document.querySelector('[data-status=open]')",
+        "the retry",
+        20,
+    )
+    .await?;
+    key(&page, "End").await?;
+    assert_eq!(focused(&page).await?, "hole:a3");
+    key(&page, "Enter").await?;
+    wait_for(
+        &page,
+        "document.querySelector('[data-status=met]')",
+        "the goal met",
+        20,
+    )
+    .await?;
+    let fb = text(&page, "#lesson-feedback").await?;
+    assert!(fb.starts_with("¡Muy bien!"), "{fb}");
+    shot(&page, "learn-met-es").await?;
+    assert_accessible(&page, "lesson-met-es").await?;
+    Ok(())
+}
+
+/// On a 360 px phone, in Basque and in dark mode: the lesson fits the
+/// width, its offer lesson's buttons work by keyboard, and axe passes.
+#[test]
+fn lessons_on_a_phone_in_basque_and_dark() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("lessons_on_a_phone_in_basque_and_dark") else {
+        return;
+    };
+    let server = Server::start();
+    runtime().block_on(async {
+        let chrome = Chrome::launch(&exe, 360, 740)
+            .await
+            .expect("launch chromium");
+        let r = phone(&chrome, &server).await;
+        chrome.close().await;
+        r.expect("the phone");
+    });
+}
+
+async fn phone(chrome: &Chrome, server: &Server) -> Res<()> {
+    let page = chrome.page(&format!("{}/", server.url)).await?;
+    wait_for(
+        &page,
+        "document.getElementById('learn-welcome')",
+        "the offer",
+        20,
+    )
+    .await?;
+    choose_lang(&page, "eu").await?;
+    page.emulate_media_features(vec![
+        chromiumoxide::cdp::browser_protocol::emulation::MediaFeature::new(
+            "prefers-color-scheme",
+            "dark",
+        ),
+    ])
+    .await?;
+    shot(&page, "learn-home-offer-phone-eu-dark").await?;
+    // "No, thanks": the offer goes and stays gone.
+    click(&page, "#learn-welcome-dismiss").await?;
+    wait_for(
+        &page,
+        "!document.getElementById('learn-welcome')",
+        "the offer dismissed",
+        10,
+    )
+    .await?;
+    page.goto(format!("{}/learn?lesson=offer", server.url))
+        .await?;
+    wait_for(
+        &page,
+        "document.querySelector('[data-lesson=offer]') && document.getElementById('lesson-offer')",
+        "the offer lesson",
+        20,
+    )
+    .await?;
+    // The lesson fits the phone's width (the site's header is not the
+    // lessons' own).
+    let right = js(&page, "(() => { let m = 0; document.querySelectorAll('.lesson, .lesson *').forEach(e => { m = Math.max(m, e.getBoundingClientRect().right); }); return m; })()").await?;
+    assert!(
+        right.as_f64().unwrap_or(999.0) <= 360.0,
+        "the lesson's right edge {right}"
+    );
+    assert_accessible(&page, "lesson-offer-phone-eu-dark").await?;
+    // Offer a4 by keyboard: the button, the hole, the send button.
+    page.find_element("#lesson-offer").await?.focus().await?;
+    key(&page, "Enter").await?;
+    wait_for(
+        &page,
+        "document.getElementById('lesson-send-offer')",
+        "choosing holes",
+        10,
+    )
+    .await?;
+    assert_eq!(focused(&page).await?, "hole:a1");
+    key(&page, "End").await?;
+    assert_eq!(focused(&page).await?, "hole:a4");
+    key(&page, "Enter").await?;
+    wait_for(
+        &page,
+        "!document.getElementById('lesson-send-offer').disabled",
+        "a4 chosen",
+        10,
+    )
+    .await?;
+    tab_to(&page, "#lesson-send-offer").await?;
+    key(&page, "Enter").await?;
+    wait_for(
+        &page,
+        "document.querySelector('[data-status=met]')",
+        "the offer made",
+        20,
+    )
+    .await?;
+    let fb = text(&page, "#lesson-feedback").await?;
+    // B accepted and sowed b2 (the scripted replies); a4 is his, with 6.
+    assert!(
+        fb.starts_with("Oso ondo!")
+            && fb.contains("Aurkariak onartu egin du.")
+            && fb.contains("Aurkariak b2 erein du."),
+        "{fb}"
+    );
+    assert_eq!(text(&page, ".hole[data-hole=a4] .count").await?, "6");
+    shot(&page, "learn-offer-met-phone-eu-dark").await?;
+    assert_accessible(&page, "lesson-offer-met-phone-eu-dark").await?;
+    Ok(())
+}
