@@ -980,6 +980,8 @@ pub enum AnalysisServerMsg {
     },
     /// The answer to a `ping`.
     Pong,
+}
+
 // ---- Lessons (`GET /api/lessons`, `POST /api/lessons/{id}/check`) ----
 
 /// The answer to `GET /api/lessons`: the lessons of the guided first game,
