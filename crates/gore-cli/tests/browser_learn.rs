@@ -169,6 +169,13 @@ async fn first_lesson(chrome: &Chrome, server: &Server) -> Res<()> {
     // The home page no longer offers the lessons once one was opened.
     page.goto(format!("{}/", server.url)).await?;
     wait_for(&page, "document.getElementById('play-ai')", "home page", 20).await?;
+    // (and nothing stands in its place: no stray text in the page).
+    let stray = js(
+        &page,
+        "[...document.getElementById('main').childNodes].some(n => n.nodeType === 3 && n.textContent.trim())",
+    )
+    .await?;
+    assert_eq!(stray, Value::Bool(false));
     assert_eq!(
         js(&page, "!!document.getElementById('learn-welcome')").await?,
         Value::Bool(false)

@@ -137,17 +137,17 @@ export function homePage(main) {
     return lobby;
   }
 
-  /** The offer of the lessons to a first-time visitor (gone once he opens one or says no). */
+  /** The offer of the lessons to a first-time visitor (gone once he opens one or says no): none or one element. */
   function welcomeLessons() {
-    if (!offerLessons()) return null;
-    return h('aside', { class: 'learn-welcome', id: 'learn-welcome', 'aria-labelledby': 'learn-welcome-title' },
+    if (!offerLessons()) return [];
+    return [h('aside', { class: 'learn-welcome', id: 'learn-welcome', 'aria-labelledby': 'learn-welcome-title' },
       h('p', null, h('strong', { id: 'learn-welcome-title' }, t('learn.welcome.title')), ' ', t('learn.welcome.text')),
       h('div', { class: 'button-row' },
         h('a', { href: '/learn?lesson=sow', class: 'button primary', id: 'learn-welcome-start' }, t('learn.welcome.start')),
         h('button', {
           type: 'button', class: 'ghost small', id: 'learn-welcome-dismiss',
           onclick: () => { saveProgress({ dismissed: true }); render(); const r = document.querySelector('.read-rules'); if (r) /** @type {HTMLElement} */ (r).focus(); },
-        }, t('learn.welcome.dismiss'))));
+        }, t('learn.welcome.dismiss'))))];
   }
 
   function render() {
@@ -243,7 +243,7 @@ export function homePage(main) {
       h('div', { class: 'home-grid' }, form, gamesSection()),
       // Right after the new game and one's games, which keep the first
       // screen of a phone (the home page's browser test checks it).
-      welcomeLessons(),
+      ...welcomeLessons(),
       lobbyNow().section,
       h('section', { class: 'card account-card', id: 'account-card', 'aria-label': t('me.signup') }, me.account),
     );

@@ -38,7 +38,7 @@ function missText(m) {
     case 'board_left': return t('learn.miss.boardLeft', { seeds: tn('seeds', n), left: tn('seeds', m.goal ?? 0) });
     case 'not_ended': return t('learn.miss.notEnded', { hole: m.hole || '', seeds: tn('seeds', n) });
     case 'not_won': return t('learn.miss.notWon', { a: n, b: m.goal ?? 0 });
-    default: return t('learn.miss.other');
+    default: return t('learn.miss.unknown');
   }
 }
 
