@@ -156,6 +156,61 @@ async fn review_in(chrome: &Chrome, server: &Server, lang: &str, tag: &str) -> R
     assert_eq!(tray_b.trim(), "26", "{tag}: 20 + 6 captured");
     shot(&page, &format!("review-{tag}-better")).await?;
     assert_accessible(&page, &format!("review-{tag}-better")).await?;
+
+    // The same game from its record, uploaded on /review.
+    page.goto(format!("{}/review", server.url)).await?;
+    wait_for(
+        &page,
+        "document.getElementById('review-upload')",
+        "the upload form",
+        20,
+    )
+    .await?;
+    assert_accessible(&page, &format!("review-{tag}-upload")).await?;
+    js(
+        &page,
+        &format!(
+            "document.getElementById('review-text').value = {}",
+            serde_json::to_string(&format!(
+                "[Rules \"no-trades\"]\n[Start \"{START}\"]\n\n1. b3 a2\n"
+            ))?
+        ),
+    )
+    .await?;
+    click(&page, "#review-submit").await?;
+    wait_for(
+        &page,
+        "document.querySelector('#review-chart .review-mark.review-blunder')",
+        "the uploaded record's review",
+        60,
+    )
+    .await?;
+    let best = text(&page, "#review-best").await?;
+    assert!(best.contains("b4"), "{tag}: {best}");
+    // A record that does not read: the server's message, naming the line.
+    page.goto(format!("{}/review", server.url)).await?;
+    wait_for(
+        &page,
+        "document.getElementById('review-upload')",
+        "the upload form",
+        20,
+    )
+    .await?;
+    js(
+        &page,
+        "document.getElementById('review-text').value = '[Rules \"standard\"]\\n\\n1. a1 zz\\n'",
+    )
+    .await?;
+    click(&page, "#review-submit").await?;
+    wait_for(
+        &page,
+        "document.getElementById('review-error')",
+        "the error",
+        20,
+    )
+    .await?;
+    let err = text(&page, "#review-error").await?;
+    assert!(err.contains("line 3") && err.contains("zz"), "{tag}: {err}");
     page.close().await?;
     Ok(())
 }

@@ -295,8 +295,15 @@ fn engine_ply(
         time: None,
         min_depth: Some(0),
     };
-    let root = engine.search(game, &limits, stop, &mut |_| {})?;
-    let played_score = if root.best == action {
+    // With one legal action the engine answers without searching (a static
+    // evaluation): the position it leads to is searched instead.
+    let forced = game.legal_actions().len() == 1;
+    let root = if forced {
+        None
+    } else {
+        Some(engine.search(game, &limits, stop, &mut |_| {})?)
+    };
+    let played_score = if let Some(root) = root.as_ref().filter(|r| r.best == action) {
         root.score
     } else {
         let mut next = game.clone();
@@ -317,10 +324,9 @@ fn engine_ply(
             }
         }
     };
-    let (best, best_score) = if played_score > root.score {
-        (action, played_score)
-    } else {
-        (root.best, root.score)
+    let (best, best_score) = match root {
+        Some(root) if root.score >= played_score => (root.best, root.score),
+        _ => (action, played_score),
     };
     Some(Ply {
         best,

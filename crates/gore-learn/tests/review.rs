@@ -142,6 +142,9 @@ fn the_only_legal_action_is_forced_and_loses_nothing() {
         (x.class, x.loss, x.best),
         (Class::Forced, 0.0, sow(Hole::B4))
     );
+    // Its value is the position it leads to, searched (not a guess of the
+    // position before it): the mover's before is what he gets after it.
+    assert_eq!(x.before[1], x.played);
     assert_eq!(r.summary[1].forced, 1);
     assert_eq!(r.summary[1].average_loss, 0.0);
 }

@@ -191,9 +191,10 @@ export function reviewPage(main, id) {
         h('th', { scope: 'col' }, t('gamereview.player')),
         h('th', { scope: 'col' }, t('gamereview.actions')),
         h('th', { scope: 'col' }, t('gamereview.averageLoss')),
-        h('th', { scope: 'col' }, `?! ${t('gamereview.class.inaccuracy')}`),
-        h('th', { scope: 'col' }, `? ${t('gamereview.class.mistake')}`),
-        h('th', { scope: 'col' }, `?? ${t('gamereview.class.blunder')}`))),
+        // On a phone the marks alone head the columns (the words stay for screen readers).
+        h('th', { scope: 'col' }, '?! ', h('span', { class: 'review-col-word' }, t('gamereview.class.inaccuracy'))),
+        h('th', { scope: 'col' }, '? ', h('span', { class: 'review-col-word' }, t('gamereview.class.mistake'))),
+        h('th', { scope: 'col' }, '?? ', h('span', { class: 'review-col-word' }, t('gamereview.class.blunder'))))),
       h('tbody', null, row(0), row(1)));
   }
 

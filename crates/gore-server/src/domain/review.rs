@@ -185,3 +185,49 @@ async fn compute(
     done.map(Arc::new)
         .map_err(|e| GameError::Internal(format!("review: {e}")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A finished review, as a cache slot holds it.
+    fn done() -> Arc<Reviewed> {
+        let record = Record::new(gore_core::Rules::STANDARD);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let review = review(&record, BUDGET, None, &stop).unwrap();
+        Arc::new(Reviewed { record, review })
+    }
+
+    #[test]
+    fn the_cache_keeps_the_most_recently_used_reviews() {
+        let reviews = Reviews::new();
+        let r = done();
+        for i in 0..CACHE {
+            reviews.slot(&format!("g{i}")).set(r.clone()).unwrap();
+        }
+        // g0 used again: g1 is now the least recently used.
+        assert!(reviews.slot("g0").initialized());
+        reviews.slot("new").set(r.clone()).unwrap();
+        assert!(reviews.cached("g0"));
+        assert!(!reviews.cached("g1"), "the least recently used went");
+        assert!(reviews.cached("g2") && reviews.cached("new"));
+        let c = reviews.inner.lock().unwrap();
+        assert_eq!(c.slots.len(), CACHE);
+    }
+
+    #[test]
+    fn a_review_under_way_is_not_evicted() {
+        let reviews = Reviews::new();
+        // The first slot is held by its computation (not initialized).
+        let under_way = reviews.slot("busy");
+        let r = done();
+        for i in 0..CACHE {
+            reviews.slot(&format!("g{i}")).set(r.clone()).unwrap();
+        }
+        assert_eq!(Arc::strong_count(&under_way), 2, "still in the cache");
+        assert!(
+            !reviews.cached("g0"),
+            "the oldest finished one went instead"
+        );
+    }
+}
