@@ -1,5 +1,5 @@
 """Random playouts per second, from Python: the gore package against
-OpenSpiel's C++ `kalah` and `oware` driven the same way, and against a
+OpenSpiel's C++ Kalah (its game `mancala`) and `oware` driven the same way, and against a
 pure-Python Goré (bench/reference.py).
 
 Every "loop" engine runs the same Python loop: ask the legal actions (a list
@@ -111,7 +111,8 @@ def main() -> None:
         "python-reference": reference_loop,
     }
     try:
-        engines["kalah"] = openspiel_loop("kalah")
+        # OpenSpiel calls its Kalah `mancala`.
+        engines["kalah"] = openspiel_loop("mancala")
         engines["oware"] = openspiel_loop("oware")
     except ImportError:
         print("open_spiel not installed: kalah and oware left out", file=sys.stderr)
