@@ -16,9 +16,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use gore_ai::{Engine, Level, Limits, Options, SEED};
-use gore_core::{
-    Action, Game, Hole, HoleSet, Outcome, Player, Position, Record, Rules,
-};
+use gore_core::{Action, Game, Hole, HoleSet, Outcome, Player, Position, Record, Rules};
 use gore_solver::disk::Database;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -246,9 +244,8 @@ fn action_arg(obj: &Bound<'_, PyAny>) -> PyResult<Action> {
             .map_err(|e| ActionError::new_err(format!("action {s:?}: {e}")));
     }
     if let Ok(n) = obj.extract::<i64>() {
-        return action_of_number(n).ok_or_else(|| {
-            ActionError::new_err(format!("action number {n}: expected 0 to 102"))
-        });
+        return action_of_number(n)
+            .ok_or_else(|| ActionError::new_err(format!("action number {n}: expected 0 to 102")));
     }
     Err(ActionError::new_err(
         "action: expected a gore.Action, a token such as 'b3' or a number 0-102",
@@ -284,10 +281,7 @@ impl PyRules {
         format!("Rules('{}')", self.0)
     }
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        Ok((
-            slf.get_type().into_any(),
-            (slf.get().0.to_string(),),
-        ))
+        Ok((slf.get_type().into_any(), (slf.get().0.to_string(),)))
     }
     /// The ply cap, if any.
     #[getter]
@@ -424,8 +418,12 @@ impl PyPosition {
     }
     /// Seeds in a1, a2, a3, a4, b1, b2, b3, b4.
     #[getter]
-    fn seeds(&self) -> Vec<u8> {
-        Hole::ALL.iter().map(|&h| self.0.seeds(h)).collect()
+    fn seeds(&self) -> Vec<u32> {
+        // u32, not u8: PyO3 turns a Vec<u8> into bytes.
+        Hole::ALL
+            .iter()
+            .map(|&h| u32::from(self.0.seeds(h)))
+            .collect()
     }
     /// The controller ('A' or 'B') of a1 … b4.
     #[getter]
@@ -442,8 +440,8 @@ impl PyPosition {
     }
     /// The player to move ('A' or 'B'): the one who must answer while an
     /// offer is pending.
-    #[getter]
-    fn to_move(&self) -> &'static str {
+    #[getter(to_move)]
+    fn mover(&self) -> &'static str {
         player_str(self.0.to_move())
     }
     /// The holes of the pending offer, or None.
@@ -469,7 +467,11 @@ impl PyPosition {
     }
     /// The legal actions, in gore-core's order.
     fn legal_actions(&self) -> Vec<PyAction> {
-        self.0.legal_actions().iter().map(|&a| PyAction(a)).collect()
+        self.0
+            .legal_actions()
+            .iter()
+            .map(|&a| PyAction(a))
+            .collect()
     }
     /// The numbers (0-102) of the legal actions, ascending.
     fn legal_indices(&self) -> Vec<usize> {
@@ -515,9 +517,7 @@ impl PyPosition {
             format!("Position('{}', rules='{}')", self.0, v)
         }
     }
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (String, String))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String, String))> {
         let p = slf.get().0;
         Ok((
             slf.get_type().into_any(),
@@ -571,7 +571,9 @@ impl PyOutcome {
             self.0.reason.as_str(),
             self.0.seeds[0],
             self.0.seeds[1],
-            self.0.winner().map_or("None".to_string(), |p| format!("'{p}'")),
+            self.0
+                .winner()
+                .map_or("None".to_string(), |p| format!("'{p}'")),
             if self.0.without_glory() {
                 "True"
             } else {
@@ -654,8 +656,8 @@ impl PyGame {
         PyPosition(*self.0.position())
     }
     /// The player to move, 'A' or 'B'.
-    #[getter]
-    fn to_move(&self) -> &'static str {
+    #[getter(to_move)]
+    fn mover(&self) -> &'static str {
         player_str(self.0.position().to_move())
     }
     /// The actions played.
@@ -694,7 +696,11 @@ impl PyGame {
     }
     /// The legal actions (none once over).
     fn legal_actions(&self) -> Vec<PyAction> {
-        self.0.legal_actions().iter().map(|&a| PyAction(a)).collect()
+        self.0
+            .legal_actions()
+            .iter()
+            .map(|&a| PyAction(a))
+            .collect()
     }
     /// The numbers of the legal actions, ascending.
     fn legal_indices(&self) -> Vec<usize> {

@@ -20,7 +20,7 @@ def test_random_sim_test():
 
 
 def test_random_sim_test_variant():
-    game = pyspiel.load_game("python_gore", {"rules": "no-trades,seeds=4", "ply_cap": 200})
+    game = pyspiel.load_game("python_gore", {"no_trades": True, "seeds": 4, "ply_cap": 200})
     assert game.max_game_length() == 200
     pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
 

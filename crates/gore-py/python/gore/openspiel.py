@@ -9,13 +9,14 @@ and states serialized as the start position's GPN followed by the actions
 played (the history counts for threefold repetition, so the GPN of the
 current position alone would not do).
 
-Parameters: ``rules`` (default ``"standard"``) and ``ply_cap`` (default
-1000): OpenSpiel needs a maximum game length, so the game is played with
-the rules' ``ply-cap`` option set to it when the rules set none (the game
-then ends after that many actions, scored by the seeds, as RULES.md says).
+Parameters: the rule options ``seeds`` (6), ``skip_origin``, ``no_trades``,
+``cede_all`` (False), ``reward`` (``"score"``) and ``ply_cap`` (1000):
+OpenSpiel needs a maximum game length, so the game is played with the
+``ply-cap`` option (it ends after that many actions, scored by the seeds,
+as RULES.md says).
 
     import pyspiel, gore.openspiel
-    game = pyspiel.load_game("python_gore", {"rules": "no-trades"})
+    game = pyspiel.load_game("python_gore", {"no_trades": True})
 """
 
 from __future__ import annotations
@@ -49,7 +50,10 @@ GAME_TYPE = pyspiel.GameType(
     provides_observation_string=True,
     provides_observation_tensor=True,
     parameter_specification={
-        "rules": "standard",
+        "seeds": 6,
+        "skip_origin": False,
+        "no_trades": False,
+        "cede_all": False,
         "ply_cap": DEFAULT_PLY_CAP,
         "reward": "score",
     },
@@ -57,14 +61,17 @@ GAME_TYPE = pyspiel.GameType(
 
 
 def _game_rules(params: dict) -> gore.Rules:
-    rules = gore.Rules(str(params.get("rules", "standard")))
-    if rules.ply_cap is None:
-        cap = int(params.get("ply_cap", DEFAULT_PLY_CAP))
-        if cap < 1:
-            raise ValueError(f"ply_cap: must be at least 1, not {cap}")
-        text = str(rules)
-        rules = gore.Rules(f"ply-cap={cap}" if text == "standard" else f"{text},ply-cap={cap}")
-    return rules
+    """The rule set of the parameters (one each: OpenSpiel's game strings
+    cannot hold the commas of a rule-set text)."""
+    cap = int(params.get("ply_cap", DEFAULT_PLY_CAP))
+    if cap < 1:
+        raise ValueError(f"ply_cap: must be at least 1, not {cap}")
+    options = [f"seeds={int(params.get('seeds', 6))}"]
+    for name in ("skip_origin", "no_trades", "cede_all"):
+        if params.get(name, False):
+            options.append(name.replace("_", "-"))
+    options.append(f"ply-cap={cap}")
+    return gore.Rules(",".join(options))
 
 
 class GoreGame(pyspiel.Game):
