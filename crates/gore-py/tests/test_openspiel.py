@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel")  # installed by .ci/run
+import pyspiel  # noqa: E402
 
 import gore  # noqa: E402
 import gore.openspiel  # noqa: E402,F401  (registers python_gore)

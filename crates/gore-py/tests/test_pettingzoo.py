@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("pettingzoo")  # installed by .ci/run: a failure there, not a skip
+
 
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 

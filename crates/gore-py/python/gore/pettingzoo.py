@@ -3,8 +3,8 @@
 ``gore.pettingzoo.env(rules="standard", render_mode=None, reward="score")``
 gives a two-agent turn-based environment: ``player_0`` is A (South, moves
 first), ``player_1`` is B. The agent to act (``agent_selection``) is the
-one who must act by the rules: after an offer, the receiver, who answers;
-then the offerer moves again. Nothing of the rules is decided here: every
+one who must act by the rules: after an offer, the receiver, who answers
+it and then plays his own normal turn. Nothing of the rules is decided here: every
 step is ``gore.Game.play_index``.
 
 Actions are the 103 numbers of docs/PYTHON.md (0-7 sow a1..b4, 8-99 the
@@ -183,8 +183,6 @@ class raw_env(AECEnv, EzPickle):
         else:
             self.agent_selection = _AGENT[self.game.to_move]
         self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            pass  # rendering is on demand: render() returns the text
 
     def render(self) -> str | None:
         if self.render_mode is None:
