@@ -4,14 +4,17 @@ pure-Python Goré (bench/reference.py).
 
 Every "loop" engine runs the same Python loop: ask the legal actions (a list
 of numbers), pick one with `random.Random`, apply it, until the game is
-over. `gore-fast` is the package's fast path, `gore.random_playouts`, which
+over. `gore-step` is the same random play through `Game.step`, one call per
+action (it plays and returns the next legal actions). `gore-fast` is the
+package's fast path, `gore.random_playouts`, which
 plays whole games in Rust (one Python call for all of them): it is reported
 apart, since it is not the same work for Python.
 
     python crates/gore-py/bench/playouts.py [--games 200] [--runs 5]
 
 Prints one line per engine: median playouts/s, actions/s and microseconds
-per action over the runs, and the mean game length.
+per action over the runs (each run plays every engine in turn), the
+fastest and slowest run, and the mean game length.
 """
 
 from __future__ import annotations
@@ -38,6 +41,18 @@ def gore_loop(games: int, seed: int) -> int:
         while not g.is_over:
             legal = g.legal_indices()
             g.play_index(legal[rng.randrange(len(legal))])
+            actions += 1
+    return actions
+
+
+def gore_step(games: int, seed: int) -> int:
+    rng = random.Random(seed)
+    actions = 0
+    for _ in range(games):
+        g = gore.Game()
+        legal = g.legal_indices()
+        while legal:
+            legal = g.step(legal[rng.randrange(len(legal))])
             actions += 1
     return actions
 
@@ -77,22 +92,29 @@ def openspiel_loop(name: str):
     return run
 
 
-def measure(run, games: int, runs: int) -> dict:
-    rates, per_action, lengths = [], [], []
-    run(max(1, games // 10), 12345)  # warm-up
+def measure_all(engines: dict, games: dict, runs: int) -> dict:
+    """Runs every engine once per round, `runs` rounds, so that a machine
+    whose load changes slows them alike; returns the medians."""
+    samples = {name: [] for name in engines}
+    for name, run in engines.items():
+        run(max(1, games[name] // 10), 12345)  # warm-up
     for r in range(runs):
-        t0 = time.perf_counter()
-        n = run(games, 1000 + r)
-        dt = time.perf_counter() - t0
-        rates.append(games / dt)
-        per_action.append(dt / n * 1e6)
-        lengths.append(n / games)
-    return {
-        "playouts_s": statistics.median(rates),
-        "actions_s": statistics.median(games * l / (games / p) for l, p in zip(lengths, rates)),
-        "us_action": statistics.median(per_action),
-        "length": statistics.mean(lengths),
-    }
+        for name, run in engines.items():
+            t0 = time.perf_counter()
+            n = run(games[name], 1000 + r)
+            dt = time.perf_counter() - t0
+            samples[name].append((games[name] / dt, n / dt, dt / n * 1e6, n / games[name]))
+    out = {}
+    for name, rows in samples.items():
+        out[name] = {
+            "playouts_s": statistics.median(x[0] for x in rows),
+            "actions_s": statistics.median(x[1] for x in rows),
+            "us_action": statistics.median(x[2] for x in rows),
+            "us_min": min(x[2] for x in rows),
+            "us_max": max(x[2] for x in rows),
+            "length": statistics.mean(x[3] for x in rows),
+        }
+    return out
 
 
 def main() -> None:
@@ -105,6 +127,7 @@ def main() -> None:
     args = ap.parse_args()
     engines = {
         "gore-loop": gore_loop,
+        "gore-step": gore_step,
         "gore-fast": gore_fast,
         "kalah": None,
         "oware": None,
@@ -123,17 +146,23 @@ def main() -> None:
         f"{platform.machine()}, {os.cpu_count()} CPUs, gore {gore.__version__}, "
         f"{args.games} playouts x {args.runs} runs (medians)"
     )
-    print(f"{'engine':<18} {'playouts/s':>11} {'actions/s':>11} {'us/action':>10} {'actions/game':>13}")
-    for name, run in engines.items():
-        if run is None or (only and name not in only):
-            continue
-        games = args.games * (20 if name == "gore-fast" else 1)
-        if name == "python-reference":
-            games = max(1, args.games // 4)
-        m = measure(run, games, args.runs)
+    print(
+        f"{'engine':<18} {'playouts/s':>11} {'actions/s':>11} {'us/action':>10} "
+        f"{'(min-max)':>13} {'actions/game':>13}"
+    )
+    chosen = {n: r for n, r in engines.items() if r is not None and (not only or n in only)}
+    games = {}
+    for name in chosen:
+        games[name] = args.games
+        if name == "gore-fast":
+            games[name] = args.games * 20
+        elif name == "python-reference":
+            games[name] = max(1, args.games // 4)
+    results = measure_all(chosen, games, args.runs)
+    for name, m in results.items():
         print(
             f"{name:<18} {m['playouts_s']:>11.1f} {m['actions_s']:>11.0f} "
-            f"{m['us_action']:>10.2f} {m['length']:>13.1f}"
+            f"{m['us_action']:>10.2f} {m['us_min']:>6.2f}-{m['us_max']:<6.2f} {m['length']:>13.1f}"
         )
 
 

@@ -474,7 +474,7 @@ impl PyPosition {
             .collect()
     }
     /// The numbers (0-102) of the legal actions, ascending.
-    fn legal_indices(&self) -> Vec<usize> {
+    fn legal_indices(&self) -> Vec<u16> {
         indices(&self.0.legal_actions())
     }
     /// 103 bytes, 1 where the action of that number is legal.
@@ -526,9 +526,18 @@ impl PyPosition {
     }
 }
 
-fn indices(actions: &[Action]) -> Vec<usize> {
-    let mut v: Vec<usize> = actions.iter().map(|&a| action_number(a)).collect();
-    v.sort_unstable();
+/// The numbers of `actions`, ascending (as OpenSpiel wants them), through a
+/// 103-bit set rather than a sort.
+fn indices(actions: &[Action]) -> Vec<u16> {
+    let mut bits: u128 = 0;
+    for &a in actions {
+        bits |= 1u128 << action_number(a);
+    }
+    let mut v = Vec::with_capacity(actions.len());
+    while bits != 0 {
+        v.push(bits.trailing_zeros() as u16);
+        bits &= bits - 1;
+    }
     v
 }
 
@@ -703,7 +712,7 @@ impl PyGame {
             .collect()
     }
     /// The numbers of the legal actions, ascending.
-    fn legal_indices(&self) -> Vec<usize> {
+    fn legal_indices(&self) -> Vec<u16> {
         indices(&self.0.legal_actions())
     }
     /// 103 bytes, 1 where the action of that number is legal.
@@ -723,6 +732,14 @@ impl PyGame {
             ActionError::new_err(format!("action number {index}: expected 0 to 102"))
         })?;
         self.play_action(a)
+    }
+    /// Plays action number `index` and returns the numbers of the legal
+    /// actions that follow, ascending (empty once the game is over): one
+    /// call per action for rollouts, where `play_index` then
+    /// `legal_indices` would be two. Raises like `play_index`.
+    fn step(&mut self, index: i64) -> PyResult<Vec<u16>> {
+        self.play_index(index)?;
+        Ok(indices(&self.0.legal_actions()))
     }
     /// Plays uniformly random legal actions until the game is over (at
     /// most `max_plies`); returns the number played.

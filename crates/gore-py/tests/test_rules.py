@@ -71,6 +71,22 @@ def test_action_numbering():
     assert gore.Action("offer:a1,a3").kind == "offer"
 
 
+def test_step_plays_and_returns_the_next_legal_numbers():
+    g = gore.Game()
+    h = gore.Game()
+    rng = random.Random(11)
+    legal = g.legal_indices()
+    while legal:
+        a = legal[rng.randrange(len(legal))]
+        legal = g.step(a)
+        h.play_index(a)
+        assert legal == h.legal_indices()
+        assert g.position == h.position
+    assert g.is_over and g.outcome.seeds == h.outcome.seeds
+    with pytest.raises(gore.IllegalAction):
+        g.step(0)
+
+
 def test_legal_indices_match_the_actions():
     g = random_game(7, max_plies=60)
     pos = g.position
