@@ -798,6 +798,11 @@ fn playout(game: &mut Game, rng: &mut ChaCha8Rng, max: u64) -> u64 {
     let mut n = 0;
     while n < max && !game.is_over() {
         let legal = game.legal_actions();
+        // A game not over always has an action (a pass at least); the
+        // check keeps an empty range away from `gen_range` all the same.
+        if legal.is_empty() {
+            break;
+        }
         let a = legal[rng.gen_range(0..legal.len())];
         // Legal by construction: the game cannot refuse it.
         if game.play(a).is_err() {
