@@ -1,0 +1,62 @@
+"""Goré, the Guro mancala with negotiation, for Python.
+
+The rules (``Rules``, ``Position``, ``Action``, ``Game``), the AI
+(``search``) and the solved database (``SolvedDb``) are the Rust workspace's
+own crates (gore-core, gore-ai, gore-solver) behind PyO3 bindings. The
+PettingZoo environment is ``gore.pettingzoo`` and the OpenSpiel game
+``gore.openspiel`` (import them; they need their frameworks installed).
+
+See docs/PYTHON.md for the action numbering and the observation array.
+"""
+
+from gore._gore import (
+    MAX_LEVEL,
+    NUM_ACTIONS,
+    OBSERVATION_SIZE,
+    Action,
+    ActionError,
+    Game,
+    GoreError,
+    GpnError,
+    IllegalAction,
+    Outcome,
+    Position,
+    Probe,
+    RecordError,
+    Rules,
+    RulesError,
+    SearchError,
+    SearchResult,
+    SolvedDb,
+    SolvedDbError,
+    SolvedValue,
+    __version__,
+    random_playouts,
+    search,
+)
+
+__all__ = [
+    "MAX_LEVEL",
+    "NUM_ACTIONS",
+    "OBSERVATION_SIZE",
+    "Action",
+    "ActionError",
+    "Game",
+    "GoreError",
+    "GpnError",
+    "IllegalAction",
+    "Outcome",
+    "Position",
+    "Probe",
+    "RecordError",
+    "Rules",
+    "RulesError",
+    "SearchError",
+    "SearchResult",
+    "SolvedDb",
+    "SolvedDbError",
+    "SolvedValue",
+    "__version__",
+    "random_playouts",
+    "search",
+]
