@@ -3,7 +3,7 @@
 //! Subcommands: `legal`, `apply`, `perft` (exact, scriptable output),
 //! `play` (a game in the terminal), `analyze`, `engine`, `match`, `serve`
 //! (the web app), `solve` and `probe` (the no-trade database), `calibrate`
-//! (the levels measured against it).
+//! (the levels measured against it), `puzzles` (generate and verify).
 
 mod analyze;
 mod board;
@@ -13,6 +13,7 @@ mod engine;
 mod matches;
 mod play;
 mod protocol;
+mod puzzles;
 mod serve;
 mod solve;
 
@@ -52,6 +53,8 @@ enum Command {
     Probe(solve::ProbeArgs),
     /// Measure each level's seed loss per action against the database.
     Calibrate(calibrate::CalibrateArgs),
+    /// Generate puzzles by self-play, or verify a puzzle file.
+    Puzzles(puzzles::PuzzlesArgs),
 }
 
 fn main() -> ExitCode {
@@ -68,6 +71,7 @@ fn main() -> ExitCode {
         Command::Solve(a) => solve::run(a),
         Command::Probe(a) => solve::probe(a),
         Command::Calibrate(a) => calibrate::run(a),
+        Command::Puzzles(a) => puzzles::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

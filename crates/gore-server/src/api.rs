@@ -581,6 +581,50 @@ pub struct ErrorBody {
     pub error: ApiError,
 }
 
+/// The answer to `GET /api/puzzles/next`: a puzzle to solve (its answer
+/// stays on the server until `POST /api/puzzles/{id}/solve`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PuzzleView {
+    /// The puzzle's id.
+    pub id: String,
+    /// The rule set (`standard`).
+    pub rules: String,
+    /// The position, in GPN.
+    pub gpn: String,
+    /// The player who must find the best action.
+    pub to_move: Player,
+    /// The puzzle's difficulty, on the players' puzzle-rating scale.
+    pub rating: i32,
+}
+
+/// The body of `POST /api/puzzles/{id}/solve`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SolveBody {
+    /// The action token the player chose (`a1`, `offer:a1,a3`, `accept`,
+    /// `decline`, `pass`).
+    pub action: String,
+}
+
+/// The answer to `POST /api/puzzles/{id}/solve`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SolveResult {
+    /// The action sent was the puzzle's answer.
+    pub correct: bool,
+    /// The answer.
+    pub answer: String,
+    /// K, in seeds: the answer ends with at least this many more of the
+    /// player's seeds than any other action.
+    pub margin: u8,
+    /// The depth of the search that proved it, in plies.
+    pub depth: u32,
+    /// What the answer does (`capture`, `chain`, `offer`, `decline`, …).
+    pub themes: Vec<String>,
+    /// The expected line after the answer, action tokens.
+    pub line: Vec<String>,
+    /// The puzzle's rating.
+    pub rating: i32,
+}
+
 /// Reads one JSON object, naming the field that is wrong. Anything but
 /// an object (serde would read an array as a struct's fields in order)
 /// and anything after the object are refused.

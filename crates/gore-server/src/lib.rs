@@ -33,6 +33,7 @@ mod limit;
 mod lobby_ws;
 pub mod net;
 pub mod oracle;
+mod puzzles_http;
 mod state;
 pub mod store;
 mod ws;

@@ -9,6 +9,7 @@ mod error;
 pub mod lobby;
 pub mod names;
 mod players;
+pub mod puzzles;
 pub mod rating;
 pub mod ratings;
 mod room;
