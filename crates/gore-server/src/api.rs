@@ -595,6 +595,8 @@ pub struct PuzzleView {
     pub to_move: Player,
     /// The puzzle's difficulty, on the players' puzzle-rating scale.
     pub rating: i32,
+    /// The legal actions, tokens (the browser does not decide legality).
+    pub legal: Vec<String>,
 }
 
 /// The body of `POST /api/puzzles/{id}/solve`.
@@ -603,6 +605,10 @@ pub struct SolveBody {
     /// The action token the player chose (`a1`, `offer:a1,a3`, `accept`,
     /// `decline`, `pass`).
     pub action: String,
+    /// The player's puzzle rating before this puzzle (1500 when absent):
+    /// the answer carries the rating after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<i32>,
 }
 
 /// The answer to `POST /api/puzzles/{id}/solve`.
@@ -623,6 +629,9 @@ pub struct SolveResult {
     pub line: Vec<String>,
     /// The puzzle's rating.
     pub rating: i32,
+    /// The player's puzzle rating after this attempt (an Elo update
+    /// against the puzzle's rating, `gore_learn::puzzles::update_rating`).
+    pub new_rating: i32,
 }
 
 /// Reads one JSON object, naming the field that is wrong. Anything but

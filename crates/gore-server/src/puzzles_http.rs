@@ -10,7 +10,7 @@ use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use gore_core::Action;
-use gore_learn::puzzles::{Puzzle, Theme, START_RATING};
+use gore_learn::puzzles::{update_rating, Puzzle, Theme, RATING_K, START_RATING};
 
 use crate::api::{PuzzleView, SolveBody, SolveResult};
 use crate::error::{ApiError, ErrorCode};
@@ -27,6 +27,12 @@ fn view(p: &Puzzle) -> PuzzleView {
         gpn: p.position.to_string(),
         to_move: p.to_move(),
         rating: p.rating,
+        legal: p
+            .position
+            .legal_actions()
+            .iter()
+            .map(|a| a.to_string())
+            .collect(),
     }
 }
 
@@ -97,6 +103,15 @@ pub async fn solve(
         .position
         .check(action)
         .map_err(|e| ApiError::new(ErrorCode::IllegalAction, format!("action: {e}")))?;
+    let before = match body.rating {
+        None => START_RATING,
+        Some(r) if (0..=4000).contains(&r) => r,
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "rating: a whole number from 0 to 4000",
+            ))
+        }
+    };
     let correct = book.solve(&id, action).is_some_and(|v| v.correct);
     Ok(Json(SolveResult {
         correct,
@@ -108,6 +123,7 @@ pub async fn solve(
         themes: puzzle.themes.iter().map(|t| t.to_string()).collect(),
         line: puzzle.line.iter().map(|a| a.to_string()).collect(),
         rating: puzzle.rating,
+        new_rating: update_rating(before, puzzle.rating, correct, RATING_K),
     })
     .into_response())
 }
