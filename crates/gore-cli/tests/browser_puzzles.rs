@@ -38,7 +38,9 @@ fn solve_a_puzzle_in_two_languages() {
     };
     let server = Server::start();
     runtime().block_on(async {
-        let chrome = Chrome::launch(&exe, 360, 780).await.expect("launch chromium");
+        let chrome = Chrome::launch(&exe, 360, 780)
+            .await
+            .expect("launch chromium");
         let r = solve(&chrome, &server).await;
         chrome.close().await;
         r.expect("solve a puzzle");
@@ -48,7 +50,10 @@ fn solve_a_puzzle_in_two_languages() {
 async fn solve(chrome: &Chrome, server: &Server) -> Res<()> {
     let puzzles = gore_learn::puzzles::parse_file(SHIPPED).map_err(|e| e.to_string())?;
     let page = chrome.page(&format!("{}/puzzles", server.url)).await?;
-    for (lang, correct, streak) in [("en", "Correct!", "Streak: 1 in a row"), ("es", "¡Correcto!", "Racha: 1 seguido")] {
+    for (lang, correct, streak) in [
+        ("en", "Correct!", "Streak: 1 in a row"),
+        ("es", "¡Correcto!", "Racha: 1 seguido"),
+    ] {
         choose_lang(&page, lang).await?;
         // A fresh player: no rating, no streak, nothing seen.
         js(
@@ -64,24 +69,50 @@ async fn solve(chrome: &Chrome, server: &Server) -> Res<()> {
             20,
         )
         .await?;
-        assert_eq!(text(&page, "#puzzle-streak").await?, streak.replace('1', "0").replace("seguido", "seguidos"));
-        let id = js(&page, "localStorage.getItem('gore.puzzles.seen').split(',')[0]").await?;
+        assert_eq!(
+            text(&page, "#puzzle-streak").await?,
+            streak.replace('1', "0").replace("seguido", "seguidos")
+        );
+        let id = js(
+            &page,
+            "localStorage.getItem('gore.puzzles.seen').split(',')[0]",
+        )
+        .await?;
         let id = id.as_str().ok_or("no puzzle id remembered")?.to_string();
-        let p = puzzles.iter().find(|p| p.id == id).ok_or("an unknown puzzle")?;
+        let p = puzzles
+            .iter()
+            .find(|p| p.id == id)
+            .ok_or("an unknown puzzle")?;
         assert_accessible(&page, &format!("puzzles-{lang}")).await?;
         shot(&page, &format!("puzzles-{lang}")).await?;
         match p.answer {
-            Action::Sow(hole) => click(&page, &format!(".board .hole[data-hole=\"{hole}\"]")).await?,
+            Action::Sow(hole) => {
+                click(&page, &format!(".board .hole[data-hole=\"{hole}\"]")).await?
+            }
             Action::Offer(_) => {
-                js(&page, "document.querySelector('.puzzle-offers').open = true").await?;
+                js(
+                    &page,
+                    "document.querySelector('.puzzle-offers').open = true",
+                )
+                .await?;
                 click(&page, &format!("button[data-action=\"{}\"]", p.answer)).await?;
             }
             a => click(&page, &format!("button[data-action=\"{a}\"]")).await?,
         }
-        wait_for(&page, "document.querySelector('#puzzle-result.right')", "the verdict", 20).await?;
+        wait_for(
+            &page,
+            "document.querySelector('#puzzle-result.right')",
+            "the verdict",
+            20,
+        )
+        .await?;
         assert_eq!(text(&page, ".puzzle-verdict").await?, correct);
         assert_eq!(text(&page, "#puzzle-streak").await?, streak);
-        let link = js(&page, "document.getElementById('puzzle-analysis').getAttribute('href')").await?;
+        let link = js(
+            &page,
+            "document.getElementById('puzzle-analysis').getAttribute('href')",
+        )
+        .await?;
         let link = link.as_str().unwrap_or_default().to_string();
         assert!(link.starts_with("/analysis?rules=standard&gpn="), "{link}");
         assert_accessible(&page, &format!("puzzles-solved-{lang}")).await?;

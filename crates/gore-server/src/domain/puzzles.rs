@@ -61,7 +61,7 @@ impl PuzzleBook {
     }
 
     /// A puzzle near `rating` (of `theme`, if given), drawn among the
-    /// [`NEAREST`] nearest; puzzles in `seen` only when every other is
+    /// 8 nearest; puzzles in `seen` only when every other is
     /// seen too. `None` only when no puzzle has the theme.
     pub fn next(
         &self,
