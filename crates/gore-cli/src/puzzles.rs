@@ -121,7 +121,8 @@ fn verify_file(a: VerifyArgs) -> Result<()> {
     let mut failed = 0;
     for p in &puzzles {
         if let Err(e) = verify(p, &mut engine) {
-            bar.println(format!("{}: {e}", p.id));
+            // Also when stderr is no terminal (the bar is hidden then).
+            bar.suspend(|| eprintln!("{}: {e}", p.id));
             failed += 1;
         }
         bar.inc(1);
