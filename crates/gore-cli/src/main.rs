@@ -3,7 +3,7 @@
 //! Subcommands: `legal`, `apply`, `perft` (exact, scriptable output),
 //! `play` (a game in the terminal), `analyze`, `review`, `engine`, `match`, `serve`
 //! (the web app), `solve` and `probe` (the no-trade database), `calibrate`
-//! (the levels measured against it).
+//! (the levels measured against it), `puzzles` (generate and verify).
 
 mod analyze;
 mod board;
@@ -14,6 +14,7 @@ mod matches;
 mod play;
 mod protocol;
 mod review;
+mod puzzles;
 mod serve;
 mod solve;
 
@@ -55,6 +56,8 @@ enum Command {
     Probe(solve::ProbeArgs),
     /// Measure each level's seed loss per action against the database.
     Calibrate(calibrate::CalibrateArgs),
+    /// Generate puzzles by self-play, or verify a puzzle file.
+    Puzzles(puzzles::PuzzlesArgs),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Command::Solve(a) => solve::run(a),
         Command::Probe(a) => solve::probe(a),
         Command::Calibrate(a) => calibrate::run(a),
+        Command::Puzzles(a) => puzzles::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

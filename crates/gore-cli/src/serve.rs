@@ -91,6 +91,10 @@ pub struct ServeArgs {
     /// (`3+2,5+3,10+5,15+10,1d,3d` by default).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     paces: Vec<gore_server::domain::clock::TimeControl>,
+    /// A puzzle file (`gore puzzles generate`) to serve instead of the
+    /// embedded puzzles.
+    #[arg(long, value_name = "FILE")]
+    puzzles: Option<std::path::PathBuf>,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -123,6 +127,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_sockets_per_game: args.max_sockets_per_game.max(1),
         max_sockets_per_ip: args.max_sockets_per_ip.max(1),
         solver_db: args.solver_db,
+        puzzles: args.puzzles,
         paces: if args.paces.is_empty() {
             defaults.paces.clone()
         } else {

@@ -745,6 +745,59 @@ pub struct ErrorBody {
     pub error: ApiError,
 }
 
+/// The answer to `GET /api/puzzles/next`: a puzzle to solve (its answer
+/// stays on the server until `POST /api/puzzles/{id}/solve`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PuzzleView {
+    /// The puzzle's id.
+    pub id: String,
+    /// The rule set (`standard`).
+    pub rules: String,
+    /// The position, in GPN.
+    pub gpn: String,
+    /// The player who must find the best action.
+    pub to_move: Player,
+    /// The puzzle's difficulty, on the players' puzzle-rating scale.
+    pub rating: i32,
+    /// The legal actions, tokens (the browser does not decide legality).
+    pub legal: Vec<String>,
+}
+
+/// The body of `POST /api/puzzles/{id}/solve`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SolveBody {
+    /// The action token the player chose (`a1`, `offer:a1,a3`, `accept`,
+    /// `decline`, `pass`).
+    pub action: String,
+    /// The player's puzzle rating before this puzzle (1500 when absent):
+    /// the answer carries the rating after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<i32>,
+}
+
+/// The answer to `POST /api/puzzles/{id}/solve`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SolveResult {
+    /// The action sent was the puzzle's answer.
+    pub correct: bool,
+    /// The answer.
+    pub answer: String,
+    /// K, in seeds: the answer ends with at least this many more of the
+    /// player's seeds than any other action.
+    pub margin: u8,
+    /// The depth of the search that proved it, in plies.
+    pub depth: u32,
+    /// What the answer does (`capture`, `chain`, `offer`, `decline`, …).
+    pub themes: Vec<String>,
+    /// The expected line after the answer, action tokens.
+    pub line: Vec<String>,
+    /// The puzzle's rating.
+    pub rating: i32,
+    /// The player's puzzle rating after this attempt (an Elo update
+    /// against the puzzle's rating, `gore_learn::puzzles::update_rating`).
+    pub new_rating: i32,
+}
+
 /// Reads one JSON object, naming the field that is wrong. Anything but
 /// an object (serde would read an array as a struct's fields in order)
 /// and anything after the object are refused.

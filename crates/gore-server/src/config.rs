@@ -137,6 +137,8 @@ pub struct Config {
     pub clock: crate::domain::clock::Clock,
     /// The paces of quick pairing (`--paces`; the lobby offers these).
     pub paces: Vec<crate::domain::clock::TimeControl>,
+    /// A puzzle file to serve instead of the embedded one (`--puzzles`).
+    pub puzzles: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -169,6 +171,7 @@ impl Default for Config {
                 .iter()
                 .filter_map(|p| p.parse().ok())
                 .collect(),
+            puzzles: None,
         }
     }
 }

@@ -55,6 +55,8 @@ pub fn app(state: AppState) -> Router {
         .route("/review/{id}", get(page))
         .route("/learn", get(page))
         .route("/puzzles", get(page))
+        .route("/api/puzzles/next", get(crate::puzzles_http::next))
+        .route("/api/puzzles/{id}/solve", post(crate::puzzles_http::solve))
         .route("/api/lobby/seek", post(lobby_seek))
         .route("/api/lobby/challenges", post(lobby_post))
         .route(

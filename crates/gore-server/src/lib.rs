@@ -34,6 +34,7 @@ mod analysis_ws;
 mod lobby_ws;
 pub mod net;
 pub mod oracle;
+mod puzzles_http;
 mod state;
 pub mod store;
 mod ws;

@@ -27,6 +27,7 @@ struct Inner {
     analysis: crate::ai::AiPool,
     solved: Vec<Arc<gore_solver::disk::Database>>,
     reviews: crate::domain::review::Reviews,
+    puzzles: crate::domain::puzzles::PuzzleBook,
 }
 
 /// A socket counted against its address until dropped.
@@ -78,6 +79,7 @@ impl AppState {
             config.analysis_per_client,
             u32::MAX,
         )?;
+        let puzzles = load_puzzles(config.puzzles.as_deref())?;
         let players = crate::domain::Players::new(store.clone(), config.clock.clone());
         let lobby_store = store.clone();
         let accounts = crate::domain::accounts::Accounts::new(store.clone(), config.clock.clone());
@@ -111,6 +113,7 @@ impl AppState {
             analysis,
             solved,
             reviews: crate::domain::review::Reviews::new(),
+            puzzles,
         }));
         state.clone().spawn_janitor();
         Ok(state)
@@ -156,6 +159,11 @@ impl AppState {
     /// no-trades,skip-origin, those present); empty without one.
     pub fn solved(&self) -> &[Arc<gore_solver::disk::Database>] {
         &self.0.solved
+    }
+
+    /// The puzzles (`--puzzles`, or the embedded ones).
+    pub fn puzzles(&self) -> &crate::domain::puzzles::PuzzleBook {
+        &self.0.puzzles
     }
 
     /// The per-address limiter.
@@ -233,4 +241,22 @@ fn open_solver_db(
         )));
     }
     Ok((perfect, oracles, solved))
+}
+
+/// The puzzles of `--puzzles FILE`, or the embedded ones; a file that does
+/// not read or parse is an error (the server does not start).
+fn load_puzzles(
+    file: Option<&std::path::Path>,
+) -> std::io::Result<crate::domain::puzzles::PuzzleBook> {
+    use crate::domain::puzzles::PuzzleBook;
+    match file {
+        None => PuzzleBook::embedded()
+            .map_err(|e| std::io::Error::other(format!("the embedded puzzles: {e}"))),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| std::io::Error::other(format!("--puzzles {}: {e}", path.display())))?;
+            PuzzleBook::parse(&text)
+                .map_err(|e| std::io::Error::other(format!("--puzzles {}: {e}", path.display())))
+        }
+    }
 }

@@ -1,18 +1,190 @@
 // @ts-check
-// Puzzles (being written).
+// Puzzles: a position where one action is clearly best (docs/NOTATION.md,
+// "Puzzle files"). The player answers by a hole (click or keyboard) or a
+// button (offer, accept, decline, pass, as the position allows); the
+// server says right or wrong, with the answer, its margin and themes, and
+// the player's new puzzle rating, which decides the next puzzle's
+// difficulty. The rating, the streak and the recently seen puzzles stay in
+// this browser (localStorage).
 
-import { h } from './dom.js';
-import { t } from './i18n.js';
+import { call } from './api.js';
+import { Board } from './board.js';
+import { h, announce } from './dom.js';
+import { parseGpn, parseAction } from './gpn.js';
+import { t, tn, tlist } from './i18n.js';
+
+/**
+ * @typedef {{id: string, rules: string, gpn: string, to_move: 'A'|'B', rating: number, legal: string[]}} PuzzleView
+ * @typedef {{correct: boolean, answer: string, margin: number, depth: number, themes: string[], line: string[], rating: number, new_rating: number}} SolveResult
+ */
+
+/** The themes the filter offers (gore_learn::puzzles::Theme). */
+export const THEMES = ['capture', 'chain', 'own-holes', 'whole-board', 'sweep', 'quiet', 'offer', 'accept', 'decline', 'pass'];
+
+const KEY = { rating: 'gore.puzzles.rating', streak: 'gore.puzzles.streak', seen: 'gore.puzzles.seen', theme: 'gore.puzzles.theme' };
+const SEEN_MAX = 30;
+
+/** @param {string} k @param {string} dflt */
+function load(k, dflt) {
+  try { return localStorage.getItem(k) ?? dflt; } catch (_) { return dflt; }
+}
+/** @param {string} k @param {string} v */
+function save(k, v) {
+  try { localStorage.setItem(k, v); } catch (_) { /* private mode: the page still works */ }
+}
+
+/** An action token for people: "a3", "offer a1, a3", "accept". @param {string} a */
+export function actionText(a) {
+  const p = parseAction(a);
+  if (p.kind === 'sow') return p.hole;
+  if (p.kind === 'offer') return t('puzzles.offerHoles', { holes: tlist(p.holes) });
+  return t(`puzzles.action.${p.kind}`);
+}
+
+/** The link to the analysis board (the link contract of docs/API.md). @param {PuzzleView} pz @param {string[]} line */
+function analysisLink(pz, line) {
+  const q = new URLSearchParams({ rules: pz.rules, gpn: pz.gpn, line: line.join(' '), ply: '0' });
+  return `/analysis?${q}`;
+}
 
 /**
  * @param {HTMLElement} main
  */
 export function puzzlesPage(main) {
+  /** @type {PuzzleView|null} */
+  let pz = null;
+  /** @type {SolveResult|null} */
+  let result = null;
+  /** @type {string|null} */
+  let error = null;
+  let busy = false;
+  let gen = 0;
+  const board = new Board({ interactive: true, onHole: (hole) => answer(hole) });
+
+  const rating = () => Number(load(KEY.rating, '1500')) || 1500;
+  const streak = () => Number(load(KEY.streak, '0')) || 0;
+  const seen = () => load(KEY.seen, '').split(',').filter(Boolean);
+
+  async function next() {
+    const my = ++gen;
+    pz = null;
+    result = null;
+    error = null;
+    draw();
+    const q = new URLSearchParams({ rating: String(rating()), seen: seen().join(',') });
+    const theme = load(KEY.theme, '');
+    if (theme) q.set('theme', theme);
+    try {
+      const p = /** @type {PuzzleView} */ (await call('GET', `/api/puzzles/next?${q}`));
+      if (my !== gen) return;
+      pz = p;
+      save(KEY.seen, [p.id, ...seen().filter((x) => x !== p.id)].slice(0, SEEN_MAX).join(','));
+    } catch (e) {
+      if (my !== gen) return;
+      error = String(/** @type {Error} */ (e).message || e);
+    }
+    draw();
+    const first = main.querySelector('.board .hole.legal');
+    if (first instanceof SVGElement) first.focus();
+  }
+
+  /** @param {string} action */
+  async function answer(action) {
+    if (!pz || result || busy) return;
+    busy = true;
+    const id = pz.id;
+    try {
+      const r = /** @type {SolveResult} */ (await call('POST', `/api/puzzles/${encodeURIComponent(id)}/solve`, { action, rating: rating() }));
+      if (!pz || pz.id !== id) return;
+      result = r;
+      save(KEY.rating, String(r.new_rating));
+      save(KEY.streak, String(r.correct ? streak() + 1 : 0));
+      announce(r.correct ? t('puzzles.correct') : t('puzzles.wrong', { answer: actionText(r.answer) }));
+    } catch (e) {
+      error = String(/** @type {Error} */ (e).message || e);
+    } finally {
+      busy = false;
+    }
+    draw();
+    const nb = main.querySelector('#puzzle-next');
+    if (nb instanceof HTMLElement) nb.focus();
+  }
+
+  function draw() {
+    main.textContent = '';
+    document.title = `Goré · ${t('nav.puzzles')}`;
+    const select = /** @type {HTMLSelectElement} */ (h('select', { id: 'puzzle-theme', onchange: () => { save(KEY.theme, select.value); next(); } },
+      h('option', { value: '' }, t('puzzles.theme.all')),
+      ...THEMES.map((th) => h('option', { value: th }, t(`puzzles.theme.${th}`)))));
+    select.value = load(KEY.theme, '');
+    const stats = h('p', { class: 'puzzle-stats', id: 'puzzle-stats' },
+      h('span', { id: 'puzzle-rating' }, t('puzzles.rating', { n: rating() })), ' · ',
+      h('span', { id: 'puzzle-streak' }, tn('puzzles.streak', streak())));
+    main.append(
+      h('h1', {}, t('nav.puzzles')),
+      h('div', { class: 'puzzle-bar' },
+        h('label', { for: 'puzzle-theme' }, t('puzzles.themeLabel')), ' ', select),
+      stats,
+    );
+    if (error) main.append(h('p', { class: 'error', role: 'alert' }, error));
+    if (!pz) {
+      if (!error) main.append(h('p', {}, t('puzzles.loading')));
+      return;
+    }
+    const pos = parseGpn(pz.gpn);
+    board.setBottom(pz.to_move);
+    const solved = !!result;
+    const sows = solved ? [] : pz.legal.filter((a) => parseAction(a).kind === 'sow');
+    /** @type {string|null} */
+    let origin = null;
+    if (result) {
+      const a = parseAction(result.answer);
+      if (a.kind === 'sow') origin = a.hole;
+    }
+    board.render(pos, { legal: sows, offered: pos.offer, origin });
+    main.append(
+      h('p', { class: 'puzzle-task', id: 'puzzle-task' }, t('puzzles.task', { player: pz.to_move }),
+        ' ', h('span', { class: 'puzzle-difficulty' }, t('puzzles.difficulty', { n: pz.rating }))),
+      h('div', { class: 'puzzle-board' }, board.svg),
+    );
+    if (!solved) {
+      const buttons = h('div', { class: 'puzzle-actions' });
+      for (const a of pz.legal) {
+        const k = parseAction(a).kind;
+        if (k === 'accept' || k === 'decline' || k === 'pass') {
+          buttons.append(h('button', { type: 'button', 'data-action': a, onclick: () => answer(a) }, actionText(a)));
+        }
+      }
+      const offers = pz.legal.filter((a) => parseAction(a).kind === 'offer');
+      if (offers.length) {
+        buttons.append(h('details', { class: 'puzzle-offers' },
+          h('summary', {}, t('puzzles.offers')),
+          h('div', { class: 'puzzle-offer-list' },
+            ...offers.map((a) => h('button', { type: 'button', 'data-action': a, onclick: () => answer(a) }, actionText(a))))));
+      }
+      if (buttons.childNodes.length) main.append(buttons);
+    } else if (result) {
+      const themes = tlist(result.themes.map((th) => t(`puzzles.theme.${th}`)));
+      main.append(h('section', { class: `puzzle-result ${result.correct ? 'right' : 'wrong'}`, id: 'puzzle-result', role: 'status' },
+        h('p', { class: 'puzzle-verdict' }, result.correct ? t('puzzles.correct') : t('puzzles.wrong', { answer: actionText(result.answer) })),
+        h('p', {}, t('puzzles.why', { answer: actionText(result.answer), margin: tn('seeds', result.margin), depth: result.depth })),
+        h('p', {}, t('puzzles.themes', { themes })),
+        result.line.length ? h('p', {}, t('puzzles.line', { line: result.line.join(' ') })) : '',
+        h('div', { class: 'puzzle-actions' },
+          h('button', { type: 'button', class: 'primary', id: 'puzzle-next', onclick: () => next() }, t('puzzles.next')),
+          h('a', { href: analysisLink(pz, [result.answer, ...result.line]), id: 'puzzle-analysis' }, t('puzzles.analysis')))));
+    }
+  }
+
   return {
     render() {
-      main.textContent = '';
-      document.title = `Goré · ${t('nav.puzzles')}`;
-      main.append(h('h1', {}, t('nav.puzzles')));
+      if (!pz && !error && gen === 0) {
+        draw();
+        next();
+      } else {
+        draw();
+      }
     },
+    destroy() { gen++; },
   };
 }

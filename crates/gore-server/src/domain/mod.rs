@@ -10,6 +10,7 @@ mod error;
 pub mod lobby;
 pub mod names;
 mod players;
+pub mod puzzles;
 pub mod rating;
 pub mod ratings;
 pub mod review;

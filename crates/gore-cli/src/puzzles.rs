@@ -1,0 +1,136 @@
+//! `gore puzzles`: generate puzzles by seeded self-play (`generate`), or
+//! prove a puzzle file's answers again (`verify`). The format is
+//! docs/NOTATION.md's "Puzzle files".
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Subcommand};
+use gore_core::Rules;
+use gore_learn::puzzles::{
+    parse_file, proof_engine, verify, GenConfig, Generator, DEFAULT_DEPTH, DEFAULT_MARGIN,
+};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::commands::parse_rules;
+
+#[derive(Args)]
+pub struct PuzzlesArgs {
+    #[command(subcommand)]
+    command: PuzzlesCommand,
+}
+
+#[derive(Subcommand)]
+enum PuzzlesCommand {
+    /// Find puzzles in seeded engine self-play and write them to a file.
+    Generate(GenerateArgs),
+    /// Prove every puzzle of a file again (exit status 1 if one fails).
+    Verify(VerifyArgs),
+}
+
+#[derive(Args)]
+struct GenerateArgs {
+    /// How many puzzles.
+    #[arg(long, default_value_t = 500)]
+    count: usize,
+    /// Seed of the self-play games: same seed, same puzzles.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The file to write (written as puzzles are found).
+    #[arg(long)]
+    out: PathBuf,
+    /// Depth of each proof, in plies (the answer included).
+    #[arg(long, default_value_t = DEFAULT_DEPTH)]
+    depth: u32,
+    /// The margin K: the answer's expected final seeds beat every other
+    /// action's by at least this many.
+    #[arg(long, default_value_t = DEFAULT_MARGIN)]
+    margin: u8,
+    /// Rule set of the games.
+    #[arg(long, default_value = "standard", value_parser = parse_rules)]
+    rules: Rules,
+}
+
+#[derive(Args)]
+struct VerifyArgs {
+    /// The puzzle file.
+    file: PathBuf,
+}
+
+pub fn run(args: PuzzlesArgs) -> Result<()> {
+    match args.command {
+        PuzzlesCommand::Generate(a) => generate(a),
+        PuzzlesCommand::Verify(a) => verify_file(a),
+    }
+}
+
+fn generate(a: GenerateArgs) -> Result<()> {
+    if a.count == 0 {
+        bail!("--count: must be at least 1");
+    }
+    if !(2..=20).contains(&a.depth) {
+        bail!("--depth: must be from 2 to 20");
+    }
+    if a.margin == 0 {
+        bail!("--margin: must be at least 1 seed");
+    }
+    let file = File::create(&a.out).with_context(|| format!("--out: {}", a.out.display()))?;
+    let mut out = BufWriter::new(file);
+    writeln!(
+        out,
+        "# gore puzzles generate --count {} --seed {} --depth {} --margin {} --rules {}",
+        a.count, a.seed, a.depth, a.margin, a.rules.variant
+    )?;
+    writeln!(out, "# id;rules;gpn;answer;margin;proof;themes;rating;line")?;
+    let mut gen = Generator::new(GenConfig {
+        variant: a.rules.variant,
+        seed: a.seed,
+        depth: a.depth,
+        margin: a.margin,
+        count: a.count,
+    });
+    let bar = ProgressBar::new(a.count as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} puzzles {elapsed_precise} (eta {eta}) {msg}",
+        )
+        .map_err(|e| anyhow!("{e}"))?,
+    );
+    for _ in 0..a.count {
+        let p = gen.next_puzzle();
+        writeln!(out, "{p}")?;
+        out.flush()?;
+        let s = gen.stats;
+        bar.set_message(format!(
+            "{} games, {} positions, {} filtered, {} proved",
+            s.games, s.positions, s.filtered, s.proved
+        ));
+        bar.inc(1);
+    }
+    bar.finish();
+    Ok(())
+}
+
+fn verify_file(a: VerifyArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&a.file).with_context(|| format!("{}", a.file.display()))?;
+    let puzzles = parse_file(&text).map_err(|e| anyhow!("{}: {e}", a.file.display()))?;
+    let mut engine = proof_engine();
+    let bar = ProgressBar::new(puzzles.len() as u64);
+    let mut failed = 0;
+    for p in &puzzles {
+        if let Err(e) = verify(p, &mut engine) {
+            // Also when stderr is no terminal (the bar is hidden then).
+            bar.suspend(|| eprintln!("{}: {e}", p.id));
+            failed += 1;
+        }
+        bar.inc(1);
+    }
+    bar.finish();
+    if failed > 0 {
+        bail!("{failed} of {} puzzles failed", puzzles.len());
+    }
+    println!("{} puzzles verified", puzzles.len());
+    Ok(())
+}

@@ -1,0 +1,129 @@
+//! The puzzles' edge: `GET /api/puzzles/next` and
+//! `POST /api/puzzles/{id}/solve` read the request, ask the puzzle book
+//! (`domain::puzzles`) and write the typed answer (api.rs). The player's
+//! puzzle rating lives in the browser; the server keeps no state per player.
+
+use std::collections::{HashMap, HashSet};
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use gore_core::Action;
+use gore_learn::puzzles::{update_rating, Puzzle, Theme, RATING_K, START_RATING};
+
+use crate::api::{PuzzleView, SolveBody, SolveResult};
+use crate::error::{ApiError, ErrorCode};
+use crate::http::JsonBody;
+use crate::state::AppState;
+
+/// Recently seen ids the client may send, at most.
+const MAX_SEEN: usize = 50;
+
+fn view(p: &Puzzle) -> PuzzleView {
+    PuzzleView {
+        id: p.id.clone(),
+        rules: p.rules().to_string(),
+        gpn: p.position.to_string(),
+        to_move: p.to_move(),
+        rating: p.rating,
+        legal: p
+            .position
+            .legal_actions()
+            .iter()
+            .map(|a| a.to_string())
+            .collect(),
+    }
+}
+
+/// `GET /api/puzzles/next?rating=R&theme=T&seen=ID,ID`: a puzzle near the
+/// rating (1500 by default), of the theme if given, not one of `seen` if
+/// another remains.
+pub async fn next(
+    State(state): State<AppState>,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(q) = query.map_err(|e| ApiError::bad_request(format!("query: {e}")))?;
+    if let Some(k) = q
+        .keys()
+        .find(|k| !matches!(k.as_str(), "rating" | "theme" | "seen"))
+    {
+        return Err(ApiError::bad_request(format!(
+            "{k}: unknown parameter (rating, theme, seen)"
+        )));
+    }
+    let rating = match q.get("rating").map(|s| s.trim()) {
+        None | Some("") => START_RATING,
+        Some(s) => s
+            .parse::<i32>()
+            .ok()
+            .filter(|r| (0..=4000).contains(r))
+            .ok_or_else(|| ApiError::bad_request("rating: a whole number from 0 to 4000"))?,
+    };
+    let theme = match q.get("theme").map(|s| s.trim()) {
+        None | Some("") | Some("all") => None,
+        Some(s) => Some(Theme::from_name(s).ok_or_else(|| {
+            let names: Vec<&str> = Theme::ALL.iter().map(|t| t.as_str()).collect();
+            ApiError::bad_request(format!("theme: unknown theme {s:?} ({})", names.join(", ")))
+        })?),
+    };
+    let seen: HashSet<&str> = q
+        .get("seen")
+        .map(|s| {
+            s.split(',')
+                .filter(|x| !x.is_empty())
+                .take(MAX_SEEN)
+                .collect()
+        })
+        .unwrap_or_default();
+    let puzzle = state
+        .puzzles()
+        .next(rating, theme, &seen, &mut rand::thread_rng())
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "theme: no puzzle has this theme"))?;
+    Ok(Json(view(puzzle)).into_response())
+}
+
+/// `POST /api/puzzles/{id}/solve {"action": …}`: right or not, and the
+/// solution.
+pub async fn solve(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    body: Result<JsonBody<SolveBody>, ApiError>,
+) -> Result<Response, ApiError> {
+    let book = state.puzzles();
+    let puzzle = book
+        .get(&id)
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no such puzzle"))?;
+    let JsonBody(body) = body?;
+    let action: Action = body
+        .action
+        .parse()
+        .map_err(|e| ApiError::bad_request(format!("action: {e}")))?;
+    puzzle
+        .position
+        .check(action)
+        .map_err(|e| ApiError::new(ErrorCode::IllegalAction, format!("action: {e}")))?;
+    let before = match body.rating {
+        None => START_RATING,
+        Some(r) if (0..=4000).contains(&r) => r,
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "rating: a whole number from 0 to 4000",
+            ))
+        }
+    };
+    let correct = book.solve(&id, action).is_some_and(|v| v.correct);
+    Ok(Json(SolveResult {
+        correct,
+        answer: puzzle.answer.to_string(),
+        margin: puzzle.margin,
+        depth: match puzzle.proof {
+            gore_learn::puzzles::Proof::Search { depth } => depth,
+        },
+        themes: puzzle.themes.iter().map(|t| t.to_string()).collect(),
+        line: puzzle.line.iter().map(|a| a.to_string()).collect(),
+        rating: puzzle.rating,
+        new_rating: update_rating(before, puzzle.rating, correct, RATING_K),
+    })
+    .into_response())
+}

@@ -1,0 +1,190 @@
+//! The puzzle endpoints: a next puzzle near the rating and of the theme,
+//! not one just seen; a right and a wrong answer with the solution and
+//! the new rating; bad input answered with the field named; another
+//! puzzle file given with `--puzzles`.
+
+mod common;
+
+use common::*;
+use gore_server::domain::puzzles::PuzzleBook;
+use serde_json::{json, Value};
+
+fn code(v: &Value) -> &str {
+    v["error"]["code"].as_str().unwrap_or("")
+}
+
+fn message(v: &Value) -> &str {
+    v["error"]["message"].as_str().unwrap_or("")
+}
+
+async fn get_json(c: &reqwest::Client, s: &Server, path: &str) -> (u16, Value) {
+    let r = c.get(s.at(path)).send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn solve_right_and_wrong() {
+    let s = Server::start(0).await;
+    let c = bot();
+    let (st, p) = get_json(&c, &s, "/api/puzzles/next?rating=1500").await;
+    assert_eq!(st, 200, "{p}");
+    let id = p["id"].as_str().unwrap().to_string();
+    // The answer, read from the embedded file, not from the server's answer.
+    let book = PuzzleBook::embedded().unwrap();
+    let puzzle = book.get(&id).expect("a shipped puzzle");
+    assert_eq!(p["gpn"], puzzle.position.to_string());
+    assert_eq!(p["rules"], "standard");
+    let legal: Vec<&str> = p["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(legal.len(), puzzle.position.legal_actions().len());
+    let answer = puzzle.answer.to_string();
+    assert!(legal.contains(&answer.as_str()));
+
+    let (st, r) = post_json(
+        &c,
+        &s,
+        &format!("/api/puzzles/{id}/solve"),
+        json!({"action": answer, "rating": 1500}),
+    )
+    .await;
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(r["correct"], true);
+    assert_eq!(r["answer"], answer);
+    assert_eq!(r["margin"], 2);
+    assert_eq!(r["depth"], 12);
+    assert!(!r["themes"].as_array().unwrap().is_empty());
+    // A success against a puzzle rated R from 1500: up, by at most K = 32.
+    let up = r["new_rating"].as_i64().unwrap();
+    assert!(up > 1500 && up <= 1532, "{up}");
+
+    let wrong = legal.iter().find(|a| **a != answer).unwrap();
+    let (st, r) = post_json(
+        &c,
+        &s,
+        &format!("/api/puzzles/{id}/solve"),
+        json!({"action": wrong, "rating": 1500}),
+    )
+    .await;
+    assert_eq!(st, 200, "{r}");
+    assert_eq!(r["correct"], false);
+    assert_eq!(r["answer"], answer, "the answer is shown after a miss");
+    let down = r["new_rating"].as_i64().unwrap();
+    assert!((1468..1500).contains(&down), "{down}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn next_follows_rating_theme_and_seen() {
+    let s = Server::start(0).await;
+    let c = bot();
+    let book = PuzzleBook::embedded().unwrap();
+    // A theme filter: every puzzle of theme decline is answered by declining.
+    for _ in 0..5 {
+        let (st, p) = get_json(&c, &s, "/api/puzzles/next?theme=decline").await;
+        assert_eq!(st, 200, "{p}");
+        let pz = book.get(p["id"].as_str().unwrap()).unwrap();
+        assert_eq!(pz.answer.to_string(), "decline");
+    }
+    // Not one just seen: every offer puzzle but one seen, that one comes.
+    let offers: Vec<&str> = book
+        .all()
+        .iter()
+        .filter(|p| p.themes.contains(&gore_learn::puzzles::Theme::Offer))
+        .map(|p| p.id.as_str())
+        .collect();
+    assert!(offers.len() >= 2);
+    let seen = offers[1..].join(",");
+    for _ in 0..3 {
+        let (_, p) = get_json(
+            &c,
+            &s,
+            &format!("/api/puzzles/next?theme=offer&seen={seen}"),
+        )
+        .await;
+        assert_eq!(p["id"], offers[0]);
+    }
+    // Near the rating: a high rating gets a puzzle above the middle.
+    let hi = book.all().iter().map(|p| p.rating).max().unwrap();
+    let (_, p) = get_json(&c, &s, &format!("/api/puzzles/next?rating={hi}")).await;
+    assert!(p["rating"].as_i64().unwrap() > 1500, "{p}");
+    let (_, p) = get_json(&c, &s, "/api/puzzles/next?rating=0").await;
+    assert!(p["rating"].as_i64().unwrap() < 1500, "{p}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_names_the_field() {
+    let s = Server::start(0).await;
+    let c = bot();
+    for (q, field) in [
+        ("rating=abc", "rating"),
+        ("rating=99999", "rating"),
+        ("theme=nope", "theme"),
+        ("colour=red", "colour"),
+    ] {
+        let (st, v) = get_json(&c, &s, &format!("/api/puzzles/next?{q}")).await;
+        assert_eq!((st, code(&v)), (400, "bad_request"), "{q}: {v}");
+        assert!(message(&v).starts_with(field), "{q}: {v}");
+    }
+    let (_, p) = get_json(&c, &s, "/api/puzzles/next").await;
+    let id = p["id"].as_str().unwrap().to_string();
+    let path = format!("/api/puzzles/{id}/solve");
+    let (st, v) = post_json(&c, &s, "/api/puzzles/nope/solve", json!({"action": "a1"})).await;
+    assert_eq!((st, code(&v)), (404, "not_found"), "{v}");
+    let (st, v) = post_json(&c, &s, &path, json!({"action": "zz"})).await;
+    assert_eq!((st, code(&v)), (400, "bad_request"), "{v}");
+    assert!(message(&v).starts_with("action"), "{v}");
+    let (st, v) = post_json(&c, &s, &path, json!({"move": "a1"})).await;
+    assert_eq!(st, 400, "{v}");
+    assert!(message(&v).contains("action"), "{v}");
+    let (st, v) = post_json(&c, &s, &path, json!({"action": "a1", "rating": -5})).await;
+    assert!(st == 400 || st == 422, "{v}");
+    // An action the position does not allow: the rule is named.
+    let book = PuzzleBook::embedded().unwrap();
+    let pz = book.get(&id).unwrap();
+    let illegal = [
+        "a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4", "accept", "pass",
+    ]
+    .into_iter()
+    .find(|a| !pz.position.is_legal(a.parse().unwrap()))
+    .unwrap();
+    let (st, v) = post_json(&c, &s, &path, json!({"action": illegal})).await;
+    assert_eq!((st, code(&v)), (422, "illegal_action"), "{v}");
+    // The server still serves.
+    let (st, _) = get_json(&c, &s, "/api/puzzles/next").await;
+    assert_eq!(st, 200);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn another_puzzle_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mine.txt");
+    std::fs::write(
+        &file,
+        "# one puzzle\nx1;standard;1,3,1,5/3,4,2,1 AAAA/BBBB 14-14 B -;b2;2;depth=4;capture,chain,own-holes;1200;\n",
+    )
+    .unwrap();
+    let mut config = config_in(&dir);
+    config.puzzles = Some(file.clone());
+    let s = Server::start_with(dir, config).await;
+    let c = bot();
+    let (st, p) = get_json(&c, &s, "/api/puzzles/next").await;
+    assert_eq!(st, 200);
+    assert_eq!(p["id"], "x1");
+    assert_eq!(p["to_move"], "B");
+    // A file that does not parse stops the server from starting, naming the line and field.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, "x1;standard;nope\n").unwrap();
+    let mut config = config_in(&dir);
+    config.puzzles = Some(bad);
+    let err = gore_server::AppState::open(config)
+        .await
+        .err()
+        .expect("refused");
+    let msg = format!("{err:#}");
+    assert!(msg.contains("line 1: fields"), "{msg}");
+}
