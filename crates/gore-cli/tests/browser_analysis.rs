@@ -38,6 +38,25 @@ async fn type_into(page: &Page, id: &str, value: &str) -> Res<()> {
     Ok(())
 }
 
+/// The page's requests to the server have all been answered and drawn.
+const SETTLED: &str =
+    "(() => { const m = document.querySelector('[data-busy]'); return !!m && m.dataset.busy === '0'; })()";
+
+/// Clicks a button of the page (in the page: the sections that stream
+/// findings are redrawn as they come, so a node found first may be gone
+/// when a mouse would reach it), then waits for the page to settle.
+async fn press(page: &Page, selector: &str) -> Res<()> {
+    let found = js(
+        page,
+        &format!("(() => {{ const b = document.querySelector(\"{selector}\"); if (!b) return false; b.click(); return true; }})()"),
+    )
+    .await?;
+    if found != serde_json::Value::Bool(true) {
+        return Err(format!("no element {selector}").into());
+    }
+    wait_for(page, SETTLED, "the page's requests", 20).await
+}
+
 #[test]
 fn a_position_set_up_in_the_editor_is_evaluated_and_shared() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -60,6 +79,7 @@ fn a_position_set_up_in_the_editor_is_evaluated_and_shared() {
 async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
     let page = chrome.page(&format!("{}/analysis", server.url)).await?;
     wait_for(&page, "document.getElementById('an-hole-a1')", "the editor", 20).await?;
+    wait_for(&page, SETTLED, "the page's requests", 20).await?;
     for (lang, title, depth_word) in [
         ("en", "Analysis board", "Depth"),
         ("es", "Tablero de análisis", "Profundidad"),
@@ -69,7 +89,7 @@ async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
         // Back to the standard start (a fresh tree), then one seed fewer
         // in a1: 47 seeds where the rules want 48, which the server
         // explains.
-        click(&page, "#an-reset").await?;
+        press(&page, "#an-reset").await?;
         wait_for(
             &page,
             "document.getElementById('an-gpn').value.startsWith('6,6,6,6/6,6,6,6 ')",
@@ -77,7 +97,7 @@ async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
             20,
         )
         .await?;
-        click(&page, "#an-minus-a1").await?;
+        press(&page, "#an-minus-a1").await?;
         wait_for(
             &page,
             "document.getElementById('an-error').textContent.includes('gpn:')",
@@ -125,12 +145,12 @@ async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
         assert_accessible(&page, &format!("analysis-{lang}")).await?;
 
         // Moves: a1 (main line), back (←), a2 (a side line).
-        click(&page, "button[data-action='a1']").await?;
+        press(&page, "button[data-action='a1']").await?;
         wait_for(&page, "document.querySelectorAll('.an-move').length === 1", "a1 played", 20).await?;
         js(&page, "document.activeElement && document.activeElement.blur()").await?;
         page.find_element("body").await?.press_key("ArrowLeft").await?;
         wait_for(&page, "!document.querySelector('.an-move.current')", "back at the start", 20).await?;
-        click(&page, "button[data-action='a2']").await?;
+        press(&page, "button[data-action='a2']").await?;
         wait_for(
             &page,
             "document.querySelectorAll('.an-variation .an-move').length === 1 \
@@ -145,6 +165,9 @@ async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
     let link = link.as_str().unwrap_or_default().to_string();
     assert!(link.contains("/analysis?"), "{link}");
     assert!(link.contains("line=a2"), "{link}");
+    // Someone else: this page (and its analysis) goes first, since the
+    // server allows one analysis per address.
+    page.close().await?;
     let other = chrome.page(&link).await?;
     wait_for(
         &other,
