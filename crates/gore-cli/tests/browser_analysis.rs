@@ -78,7 +78,13 @@ fn a_position_set_up_in_the_editor_is_evaluated_and_shared() {
 
 async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
     let page = chrome.page(&format!("{}/analysis", server.url)).await?;
-    wait_for(&page, "document.getElementById('an-hole-a1')", "the editor", 20).await?;
+    wait_for(
+        &page,
+        "document.getElementById('an-hole-a1')",
+        "the editor",
+        20,
+    )
+    .await?;
     wait_for(&page, SETTLED, "the page's requests", 20).await?;
     for (lang, title, depth_word) in [
         ("en", "Analysis board", "Depth"),
@@ -146,10 +152,29 @@ async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
 
         // Moves: a1 (main line), back (←), a2 (a side line).
         press(&page, "button[data-action='a1']").await?;
-        wait_for(&page, "document.querySelectorAll('.an-move').length === 1", "a1 played", 20).await?;
-        js(&page, "document.activeElement && document.activeElement.blur()").await?;
-        page.find_element("body").await?.press_key("ArrowLeft").await?;
-        wait_for(&page, "!document.querySelector('.an-move.current')", "back at the start", 20).await?;
+        wait_for(
+            &page,
+            "document.querySelectorAll('.an-move').length === 1",
+            "a1 played",
+            20,
+        )
+        .await?;
+        js(
+            &page,
+            "document.activeElement && document.activeElement.blur()",
+        )
+        .await?;
+        page.find_element("body")
+            .await?
+            .press_key("ArrowLeft")
+            .await?;
+        wait_for(
+            &page,
+            "!document.querySelector('.an-move.current')",
+            "back at the start",
+            20,
+        )
+        .await?;
         press(&page, "button[data-action='a2']").await?;
         wait_for(
             &page,

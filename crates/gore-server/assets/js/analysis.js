@@ -370,10 +370,10 @@ export function analysisPage(main) {
     box.textContent = '';
     box.append(h('h2', { id: 'an-tree-h' }, t('analysis.moves')));
     const nav = h('div', { class: 'an-buttons' },
-      h('button', { type: 'button', class: 'small', id: 'an-first', 'aria-label': t('analysis.first'), disabled: !st.cur.parent, onclick: () => go(st.root) }, '⏮'),
-      h('button', { type: 'button', class: 'small', id: 'an-back', 'aria-label': t('analysis.back'), disabled: !st.cur.parent, onclick: back }, '◀'),
-      h('button', { type: 'button', class: 'small', id: 'an-forward', 'aria-label': t('analysis.forward'), disabled: !st.cur.children.length, onclick: forward }, '▶'),
-      h('button', { type: 'button', class: 'small', id: 'an-last', 'aria-label': t('analysis.last'), disabled: !st.cur.children.length, onclick: last }, '⏭'));
+      h('button', { type: 'button', class: 'small', id: 'an-first', 'aria-label': t('analysis.first'), disabled: !st.cur.parent, onclick: () => go(st.root) }, '«'),
+      h('button', { type: 'button', class: 'small', id: 'an-back', 'aria-label': t('analysis.back'), disabled: !st.cur.parent, onclick: back }, '‹'),
+      h('button', { type: 'button', class: 'small', id: 'an-forward', 'aria-label': t('analysis.forward'), disabled: !st.cur.children.length, onclick: forward }, '›'),
+      h('button', { type: 'button', class: 'small', id: 'an-last', 'aria-label': t('analysis.last'), disabled: !st.cur.children.length, onclick: last }, '»'));
     box.append(nav);
     const line = h('p', { class: 'an-moves', id: 'an-moves' });
     /** @param {TreeNode} n @param {number} ply */
