@@ -264,3 +264,66 @@ async fn phone(chrome: &Chrome, server: &Server) -> Res<()> {
     assert_accessible(&page, "analysis-phone-dark").await?;
     Ok(())
 }
+
+/// A finished game's "Analyse" link opens the analysis board at its start
+/// with its actions, at the ply shown.
+#[test]
+fn a_finished_game_opens_in_the_analysis_board() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("a_finished_game_opens_in_the_analysis_board") else {
+        return;
+    };
+    let server = start_server_with(&["--analysis-time-ms", "1000"]);
+    runtime().block_on(async {
+        let chrome = Chrome::launch(&exe, 1280, 900)
+            .await
+            .expect("launch chromium");
+        let r = finished(&chrome, &server).await;
+        chrome.close().await;
+        r.expect("a finished game in the analysis board");
+    });
+}
+
+async fn finished(chrome: &Chrome, server: &Server) -> Res<()> {
+    let page = chrome.page(&format!("{}/", server.url)).await?;
+    wait_for(&page, "document.getElementById('lang-select')", "the home page", 20).await?;
+    // A local game one action from its end: a4 sows b1 b2 b3 and every
+    // hole then holds at most 2 (A sweeps a3: 23-25).
+    let start = "0,0,1,3/1,0,0,0 AAAA/BBBB 22-21 A -";
+    let url = js(
+        &page,
+        &format!(
+            "(async () => {{ \
+               const r = await fetch('/api/games', {{method: 'POST', credentials: 'same-origin', \
+                 headers: {{'Content-Type': 'application/json'}}, \
+                 body: JSON.stringify({{mode: 'local', rules: 'no-trades', start: '{start}'}})}}); \
+               const g = await r.json(); \
+               const p = await fetch('/api/games/' + g.id + '/actions', {{method: 'POST', credentials: 'same-origin', \
+                 headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{action: 'a4'}})}}); \
+               return p.ok ? g.url : 'play failed ' + p.status; }})()"
+        ),
+    )
+    .await?;
+    let url = url.as_str().unwrap_or_default().to_string();
+    assert!(url.starts_with("/g/"), "{url}");
+    page.goto(format!("{}{url}", server.url)).await?;
+    wait_for(&page, "document.getElementById('analyse-link')", "the Analyse link", 20).await?;
+    let href = js(&page, "document.getElementById('analyse-link').getAttribute('href')").await?;
+    let href = href.as_str().unwrap_or_default().to_string();
+    assert!(href.starts_with("/analysis?"), "{href}");
+    assert!(href.contains("rules=no-trades") && href.contains("line=a4"), "{href}");
+    click(&page, "#analyse-link").await?;
+    wait_for(
+        &page,
+        "location.pathname === '/analysis' \
+         && document.querySelector('.an-move.current') \
+         && document.querySelector('.an-move.current').textContent === '1. a4' \
+         && document.getElementById('an-status').textContent.includes('23') \
+         && document.getElementById('an-gpn').value === '0,0,1,3/1,0,0,0 AAAA/BBBB 22-21 A -'",
+        "the game in the analysis board",
+        20,
+    )
+    .await?;
+    shot(&page, "analysis-from-game").await?;
+    Ok(())
+}
