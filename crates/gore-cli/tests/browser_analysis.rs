@@ -286,7 +286,13 @@ fn a_finished_game_opens_in_the_analysis_board() {
 
 async fn finished(chrome: &Chrome, server: &Server) -> Res<()> {
     let page = chrome.page(&format!("{}/", server.url)).await?;
-    wait_for(&page, "document.getElementById('lang-select')", "the home page", 20).await?;
+    wait_for(
+        &page,
+        "document.getElementById('lang-select')",
+        "the home page",
+        20,
+    )
+    .await?;
     // A local game one action from its end: a4 sows b1 b2 b3 and every
     // hole then holds at most 2 (A sweeps a3: 23-25).
     let start = "0,0,1,3/1,0,0,0 AAAA/BBBB 22-21 A -";
@@ -299,19 +305,32 @@ async fn finished(chrome: &Chrome, server: &Server) -> Res<()> {
                  body: JSON.stringify({{mode: 'local', rules: 'no-trades', start: '{start}'}})}}); \
                const g = await r.json(); \
                const p = await fetch('/api/games/' + g.id + '/actions', {{method: 'POST', credentials: 'same-origin', \
-                 headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{action: 'a4'}})}}); \
-               return p.ok ? g.url : 'play failed ' + p.status; }})()"
+                 headers: {{'Content-Type': 'application/json', 'Authorization': 'Bearer ' + g.token}}, body: JSON.stringify({{action: 'a4'}})}}); \
+               return p.ok ? g.url : 'play failed ' + p.status + ' ' + (await p.text()); }})()"
         ),
     )
     .await?;
     let url = url.as_str().unwrap_or_default().to_string();
     assert!(url.starts_with("/g/"), "{url}");
     page.goto(format!("{}{url}", server.url)).await?;
-    wait_for(&page, "document.getElementById('analyse-link')", "the Analyse link", 20).await?;
-    let href = js(&page, "document.getElementById('analyse-link').getAttribute('href')").await?;
+    wait_for(
+        &page,
+        "document.getElementById('analyse-link')",
+        "the Analyse link",
+        20,
+    )
+    .await?;
+    let href = js(
+        &page,
+        "document.getElementById('analyse-link').getAttribute('href')",
+    )
+    .await?;
     let href = href.as_str().unwrap_or_default().to_string();
     assert!(href.starts_with("/analysis?"), "{href}");
-    assert!(href.contains("rules=no-trades") && href.contains("line=a4"), "{href}");
+    assert!(
+        href.contains("rules=no-trades") && href.contains("line=a4"),
+        "{href}"
+    );
     click(&page, "#analyse-link").await?;
     wait_for(
         &page,
