@@ -38,6 +38,25 @@ async fn type_into(page: &Page, id: &str, value: &str) -> Res<()> {
     Ok(())
 }
 
+/// The page's requests to the server have all been answered and drawn.
+const SETTLED: &str =
+    "(() => { const m = document.querySelector('[data-busy]'); return !!m && m.dataset.busy === '0'; })()";
+
+/// Clicks a button of the page (in the page: the sections that stream
+/// findings are redrawn as they come, so a node found first may be gone
+/// when a mouse would reach it), then waits for the page to settle.
+async fn press(page: &Page, selector: &str) -> Res<()> {
+    let found = js(
+        page,
+        &format!("(() => {{ const b = document.querySelector(\"{selector}\"); if (!b) return false; b.click(); return true; }})()"),
+    )
+    .await?;
+    if found != serde_json::Value::Bool(true) {
+        return Err(format!("no element {selector}").into());
+    }
+    wait_for(page, SETTLED, "the page's requests", 20).await
+}
+
 #[test]
 fn a_position_set_up_in_the_editor_is_evaluated_and_shared() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -59,7 +78,14 @@ fn a_position_set_up_in_the_editor_is_evaluated_and_shared() {
 
 async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
     let page = chrome.page(&format!("{}/analysis", server.url)).await?;
-    wait_for(&page, "document.getElementById('an-hole-a1')", "the editor", 20).await?;
+    wait_for(
+        &page,
+        "document.getElementById('an-hole-a1')",
+        "the editor",
+        20,
+    )
+    .await?;
+    wait_for(&page, SETTLED, "the page's requests", 20).await?;
     for (lang, title, depth_word) in [
         ("en", "Analysis board", "Depth"),
         ("es", "Tablero de análisis", "Profundidad"),
@@ -69,7 +95,7 @@ async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
         // Back to the standard start (a fresh tree), then one seed fewer
         // in a1: 47 seeds where the rules want 48, which the server
         // explains.
-        click(&page, "#an-reset").await?;
+        press(&page, "#an-reset").await?;
         wait_for(
             &page,
             "document.getElementById('an-gpn').value.startsWith('6,6,6,6/6,6,6,6 ')",
@@ -77,7 +103,7 @@ async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
             20,
         )
         .await?;
-        click(&page, "#an-minus-a1").await?;
+        press(&page, "#an-minus-a1").await?;
         wait_for(
             &page,
             "document.getElementById('an-error').textContent.includes('gpn:')",
@@ -125,12 +151,31 @@ async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
         assert_accessible(&page, &format!("analysis-{lang}")).await?;
 
         // Moves: a1 (main line), back (←), a2 (a side line).
-        click(&page, "button[data-action='a1']").await?;
-        wait_for(&page, "document.querySelectorAll('.an-move').length === 1", "a1 played", 20).await?;
-        js(&page, "document.activeElement && document.activeElement.blur()").await?;
-        page.find_element("body").await?.press_key("ArrowLeft").await?;
-        wait_for(&page, "!document.querySelector('.an-move.current')", "back at the start", 20).await?;
-        click(&page, "button[data-action='a2']").await?;
+        press(&page, "button[data-action='a1']").await?;
+        wait_for(
+            &page,
+            "document.querySelectorAll('.an-move').length === 1",
+            "a1 played",
+            20,
+        )
+        .await?;
+        js(
+            &page,
+            "document.activeElement && document.activeElement.blur()",
+        )
+        .await?;
+        page.find_element("body")
+            .await?
+            .press_key("ArrowLeft")
+            .await?;
+        wait_for(
+            &page,
+            "!document.querySelector('.an-move.current')",
+            "back at the start",
+            20,
+        )
+        .await?;
+        press(&page, "button[data-action='a2']").await?;
         wait_for(
             &page,
             "document.querySelectorAll('.an-variation .an-move').length === 1 \
@@ -145,6 +190,9 @@ async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
     let link = link.as_str().unwrap_or_default().to_string();
     assert!(link.contains("/analysis?"), "{link}");
     assert!(link.contains("line=a2"), "{link}");
+    // Someone else: this page (and its analysis) goes first, since the
+    // server allows one analysis per address.
+    page.close().await?;
     let other = chrome.page(&link).await?;
     wait_for(
         &other,
@@ -214,5 +262,87 @@ async fn phone(chrome: &Chrome, server: &Server) -> Res<()> {
     assert!(wide.as_f64().unwrap_or(9999.0) <= 360.0, "{wide} px wide");
     shot(&page, "analysis-phone-dark").await?;
     assert_accessible(&page, "analysis-phone-dark").await?;
+    Ok(())
+}
+
+/// A finished game's "Analyse" link opens the analysis board at its start
+/// with its actions, at the ply shown.
+#[test]
+fn a_finished_game_opens_in_the_analysis_board() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("a_finished_game_opens_in_the_analysis_board") else {
+        return;
+    };
+    let server = start_server_with(&["--analysis-time-ms", "1000"]);
+    runtime().block_on(async {
+        let chrome = Chrome::launch(&exe, 1280, 900)
+            .await
+            .expect("launch chromium");
+        let r = finished(&chrome, &server).await;
+        chrome.close().await;
+        r.expect("a finished game in the analysis board");
+    });
+}
+
+async fn finished(chrome: &Chrome, server: &Server) -> Res<()> {
+    let page = chrome.page(&format!("{}/", server.url)).await?;
+    wait_for(
+        &page,
+        "document.getElementById('lang-select')",
+        "the home page",
+        20,
+    )
+    .await?;
+    // A local game one action from its end: a4 sows b1 b2 b3 and every
+    // hole then holds at most 2 (A sweeps a3: 23-25).
+    let start = "0,0,1,3/1,0,0,0 AAAA/BBBB 22-21 A -";
+    let url = js(
+        &page,
+        &format!(
+            "(async () => {{ \
+               const r = await fetch('/api/games', {{method: 'POST', credentials: 'same-origin', \
+                 headers: {{'Content-Type': 'application/json'}}, \
+                 body: JSON.stringify({{mode: 'local', rules: 'no-trades', start: '{start}'}})}}); \
+               const g = await r.json(); \
+               const p = await fetch('/api/games/' + g.id + '/actions', {{method: 'POST', credentials: 'same-origin', \
+                 headers: {{'Content-Type': 'application/json', 'Authorization': 'Bearer ' + g.token}}, body: JSON.stringify({{action: 'a4'}})}}); \
+               return p.ok ? g.url : 'play failed ' + p.status + ' ' + (await p.text()); }})()"
+        ),
+    )
+    .await?;
+    let url = url.as_str().unwrap_or_default().to_string();
+    assert!(url.starts_with("/g/"), "{url}");
+    page.goto(format!("{}{url}", server.url)).await?;
+    wait_for(
+        &page,
+        "document.getElementById('analyse-link')",
+        "the Analyse link",
+        20,
+    )
+    .await?;
+    let href = js(
+        &page,
+        "document.getElementById('analyse-link').getAttribute('href')",
+    )
+    .await?;
+    let href = href.as_str().unwrap_or_default().to_string();
+    assert!(href.starts_with("/analysis?"), "{href}");
+    assert!(
+        href.contains("rules=no-trades") && href.contains("line=a4"),
+        "{href}"
+    );
+    click(&page, "#analyse-link").await?;
+    wait_for(
+        &page,
+        "location.pathname === '/analysis' \
+         && document.querySelector('.an-move.current') \
+         && document.querySelector('.an-move.current').textContent === '1. a4' \
+         && document.getElementById('an-status').textContent.includes('23') \
+         && document.getElementById('an-gpn').value === '0,0,1,3/1,0,0,0 AAAA/BBBB 22-21 A -'",
+        "the game in the analysis board",
+        20,
+    )
+    .await?;
+    shot(&page, "analysis-from-game").await?;
     Ok(())
 }

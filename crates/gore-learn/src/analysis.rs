@@ -405,7 +405,13 @@ mod tests {
         // b1 is not A's to sow at the start: a rule, not a typo.
         let e = setup("", "", "b1").unwrap_err();
         assert!(e.is_illegal(), "{e}");
-        assert_eq!(setup("seeds=3", "", "").unwrap().position().seeds_on_board(), 24);
+        assert_eq!(
+            setup("seeds=3", "", "")
+                .unwrap()
+                .position()
+                .seeds_on_board(),
+            24
+        );
     }
 
     #[test]
@@ -475,8 +481,8 @@ mod tests {
 
     #[test]
     fn a_finished_game_is_not_searched() {
-        let p = Position::from_gpn("0,0,1,2/1,0,0,0 AAAA/BBBB 22-22 A -", Variant::STANDARD)
-            .unwrap();
+        let p =
+            Position::from_gpn("0,0,1,2/1,0,0,0 AAAA/BBBB 22-22 A -", Variant::STANDARD).unwrap();
         let game = Game::from_position(p, None);
         let (events, s) = run(&game, Limits::depth(3));
         assert!(events.is_empty());

@@ -217,10 +217,21 @@ pub async fn session(
         if finished && current.is_none() {
             if let Some((setup, time_ms)) = next.take() {
                 // Ids count the analyses started, not those refused.
-                match begin(&state, &client, socket_no, count + 1, &caps, &setup, time_ms) {
+                match begin(
+                    &state,
+                    &client,
+                    socket_no,
+                    count + 1,
+                    &caps,
+                    &setup,
+                    time_ms,
+                ) {
                     Ok((c, started)) => {
                         count += 1;
-                        current = Some(Current { id: count, ticket: c.ticket });
+                        current = Some(Current {
+                            id: count,
+                            ticket: c.ticket,
+                        });
                         events = Some(c.events);
                         out.push(started);
                     }

@@ -23,6 +23,7 @@
 //! ```
 
 pub mod ai;
+mod analysis_ws;
 pub mod api;
 mod assets;
 mod config;
@@ -30,7 +31,6 @@ pub mod domain;
 mod error;
 mod http;
 mod limit;
-mod analysis_ws;
 mod lobby_ws;
 pub mod net;
 pub mod oracle;

@@ -139,7 +139,11 @@ async fn one_analysis_per_socket_and_per_client_and_stop_stops() {
     assert_eq!(done["stopped"], true);
 
     // Its slot is free: the other socket may analyse now.
-    say(&mut b, json!({"type": "analyse", "line": "a1", "time_ms": 1})).await;
+    say(
+        &mut b,
+        json!({"type": "analyse", "line": "a1", "time_ms": 1}),
+    )
+    .await;
     let started = next_of(&mut b, "started").await;
     assert_eq!(started["limits"]["time_ms"], 1);
     let done = next_of(&mut b, "done").await;
@@ -151,12 +155,32 @@ async fn bad_input_names_the_field_or_the_rule_and_the_socket_keeps_serving() {
     let s = server(|c| c.analysis_nodes = 5_000).await;
     let mut ws = analysis_ws(&s).await;
     let cases = [
-        (json!({"type": "analyse", "rules": "no-such-rule"}), "bad_request", "rules: "),
-        (json!({"type": "analyse", "gpn": "1,2,3"}), "bad_request", "gpn: "),
-        (json!({"type": "analyse", "line": "a1 zz"}), "bad_request", "line: action 2 `zz`: "),
+        (
+            json!({"type": "analyse", "rules": "no-such-rule"}),
+            "bad_request",
+            "rules: ",
+        ),
+        (
+            json!({"type": "analyse", "gpn": "1,2,3"}),
+            "bad_request",
+            "gpn: ",
+        ),
+        (
+            json!({"type": "analyse", "line": "a1 zz"}),
+            "bad_request",
+            "line: action 2 `zz`: ",
+        ),
         // b1 is B's: A cannot sow it at the start.
-        (json!({"type": "analyse", "line": "b1"}), "illegal_action", "line: action 1 `b1`: illegal"),
-        (json!({"type": "analyse", "time_ms": "soon"}), "bad_request", "time_ms: "),
+        (
+            json!({"type": "analyse", "line": "b1"}),
+            "illegal_action",
+            "line: action 1 `b1`: illegal",
+        ),
+        (
+            json!({"type": "analyse", "time_ms": "soon"}),
+            "bad_request",
+            "time_ms: ",
+        ),
         (json!({"type": "sing"}), "bad_request", ""),
     ];
     for (msg, code, start) in cases {
@@ -179,20 +203,37 @@ async fn bad_input_names_the_field_or_the_rule_and_the_socket_keeps_serving() {
     let (st, v) = post_json(&c, &s, "/api/analysis/position", json!({"line": "a1"})).await;
     assert_eq!(st, 200, "{v}");
     assert_eq!(v["to_move"], "B");
-    assert!(v["gpn"].as_str().unwrap().starts_with("0,7,7,7/7,7,7,6 "), "{v}");
+    assert!(
+        v["gpn"].as_str().unwrap().starts_with("0,7,7,7/7,7,7,6 "),
+        "{v}"
+    );
     assert_eq!(v["positions"].as_array().unwrap().len(), 1);
-    let legal: Vec<&str> = v["legal"].as_array().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+    let legal: Vec<&str> = v["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
     for h in ["b1", "b2", "b3", "b4"] {
         assert!(legal.contains(&h), "{legal:?}");
     }
     assert!(!legal.iter().any(|a| a.starts_with('a')), "{legal:?}");
     let (st, v) = post_json(&c, &s, "/api/analysis/position", json!({"gpn": "x"})).await;
     assert_eq!(st, 400, "{v}");
-    assert!(v["error"]["message"].as_str().unwrap().starts_with("gpn: "), "{v}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().starts_with("gpn: "),
+        "{v}"
+    );
     let (st, v) = post_json(&c, &s, "/api/analysis/position", json!({"line": "a1 a2"})).await;
     assert_eq!(st, 422, "{v}");
     assert_eq!(v["error"]["code"], "illegal_action");
-    assert!(v["error"]["message"].as_str().unwrap().starts_with("line: action 2 `a2`"), "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("line: action 2 `a2`"),
+        "{v}"
+    );
     // A finished game: its result, no legal action.
     let (st, v) = post_json(
         &c,
@@ -226,7 +267,11 @@ async fn exact_values_come_from_the_solved_database() {
     // A: a3 = 1, a4 = 3; B: b1 = 1; 22-21 captured; A to move.
     let gpn = "0,0,1,3/1,0,0,0 AAAA/BBBB 22-21 A -";
     let mut ws = analysis_ws(&s).await;
-    say(&mut ws, json!({"type": "analyse", "rules": "no-trades", "gpn": gpn})).await;
+    say(
+        &mut ws,
+        json!({"type": "analyse", "rules": "no-trades", "gpn": gpn}),
+    )
+    .await;
     let msgs = until_done(&mut ws).await;
     let exact = msgs
         .iter()

@@ -98,6 +98,8 @@ export function analysisPage(main) {
   /** @type {WebSocket|null} */
   let ws = null;
   let gone = false;
+  /** Automatic retries after `busy` since the last start. */
+  let retries = 0;
   const board = new Board({ interactive: true, onHole: (hole) => play(hole), label: t('analysis.boardLabel') });
   const el = {
     status: h('p', { id: 'an-status', class: 'muted', role: 'status' }),
@@ -139,10 +141,20 @@ export function analysisPage(main) {
       if (st.cur.over || m.gpn !== st.cur.gpn) { st.ev = null; return; }
       st.pending = 0;
       st.wsError = '';
+      retries = 0;
+      drawStatus();
       st.ev = { id: m.id, depth: 0, expected: null, line: [], nodes: 0, timeMs: 0, actions: {}, exact: null, done: false, stopped: false };
     } else if (m.type === 'error') {
       st.pending = 0;
       st.wsError = errorText(m.error);
+      drawStatus();
+      // Busy (this address's other tab, or a full queue): try again a few
+      // times, a while later, while the person still wants an analysis.
+      if (m.error && m.error.code === 'busy' && st.on && retries < 5) {
+        retries += 1;
+        const at = st.cur;
+        setTimeout(() => { if (!gone && st.on && st.cur === at && !st.ev) analyse(); }, 2000);
+      }
     } else if (!st.ev || m.id !== st.ev.id) {
       return; // A finding of an analysis replaced since.
     } else if (m.type === 'depth') {
@@ -178,12 +190,27 @@ export function analysisPage(main) {
   }
 
   // ---- Positions (the server judges) ----
+  /** Requests in flight, on the page for whoever waits for it to settle (the tests). */
+  let busy = 0;
+  /** Asks the server to judge a setup. @param {{rules?: string, gpn?: string, line?: string}} body */
+  async function ask(body) {
+    busy += 1;
+    main.dataset.busy = String(busy);
+    try {
+      return await call('POST', '/api/analysis/position', body);
+    } finally {
+      busy -= 1;
+      // Set after the caller's drawing (a microtask later), so "0" means settled.
+      queueMicrotask(() => { main.dataset.busy = String(busy); });
+    }
+  }
+
   /** Fetches what the rules say of the current node, then analyses it. */
   async function judge() {
     const n = st.cur;
     if (!n.legal) {
       try {
-        const r = await call('POST', '/api/analysis/position', { rules: st.rules, gpn: st.root.gpn, line: pathOf(n).join(' ') });
+        const r = await ask({ rules: st.rules, gpn: st.root.gpn, line: pathOf(n).join(' ') });
         n.legal = r.legal;
         n.over = r.over;
       } catch (e) {
@@ -203,7 +230,7 @@ export function analysisPage(main) {
     let child = from.children.find((c) => c.action === action);
     if (!child) {
       try {
-        const r = await call('POST', '/api/analysis/position', { rules: st.rules, gpn: st.root.gpn, line: [...pathOf(from), action].join(' ') });
+        const r = await ask({ rules: st.rules, gpn: st.root.gpn, line: [...pathOf(from), action].join(' ') });
         child = node(from, action, r.gpn);
         child.legal = r.legal;
         child.over = r.over;
@@ -229,7 +256,7 @@ export function analysisPage(main) {
   /** Sets a new root position (from the GPN field or the editor); the tree starts again. @param {string} gpn @param {string} rules */
   async function setPosition(gpn, rules) {
     try {
-      const r = await call('POST', '/api/analysis/position', { rules, gpn });
+      const r = await ask({ rules, gpn });
       st.rules = r.rules;
       st.root = node(null, null, r.start);
       st.root.legal = r.legal;
@@ -343,10 +370,10 @@ export function analysisPage(main) {
     box.textContent = '';
     box.append(h('h2', { id: 'an-tree-h' }, t('analysis.moves')));
     const nav = h('div', { class: 'an-buttons' },
-      h('button', { type: 'button', class: 'small', id: 'an-first', 'aria-label': t('analysis.first'), disabled: !st.cur.parent, onclick: () => go(st.root) }, '⏮'),
-      h('button', { type: 'button', class: 'small', id: 'an-back', 'aria-label': t('analysis.back'), disabled: !st.cur.parent, onclick: back }, '◀'),
-      h('button', { type: 'button', class: 'small', id: 'an-forward', 'aria-label': t('analysis.forward'), disabled: !st.cur.children.length, onclick: forward }, '▶'),
-      h('button', { type: 'button', class: 'small', id: 'an-last', 'aria-label': t('analysis.last'), disabled: !st.cur.children.length, onclick: last }, '⏭'));
+      h('button', { type: 'button', class: 'small', id: 'an-first', 'aria-label': t('analysis.first'), disabled: !st.cur.parent, onclick: () => go(st.root) }, '«'),
+      h('button', { type: 'button', class: 'small', id: 'an-back', 'aria-label': t('analysis.back'), disabled: !st.cur.parent, onclick: back }, '‹'),
+      h('button', { type: 'button', class: 'small', id: 'an-forward', 'aria-label': t('analysis.forward'), disabled: !st.cur.children.length, onclick: forward }, '›'),
+      h('button', { type: 'button', class: 'small', id: 'an-last', 'aria-label': t('analysis.last'), disabled: !st.cur.children.length, onclick: last }, '»'));
     box.append(nav);
     const line = h('p', { class: 'an-moves', id: 'an-moves' });
     /** @param {TreeNode} n @param {number} ply */
@@ -472,7 +499,7 @@ export function analysisPage(main) {
   async function load() {
     const line = (q.get('line') || '').split(/\s+/).filter(Boolean);
     try {
-      const r = await call('POST', '/api/analysis/position', { rules: st.rules, gpn: q.get('gpn') || undefined, line: line.join(' ') });
+      const r = await ask({ rules: st.rules, gpn: q.get('gpn') || undefined, line: line.join(' ') });
       st.rules = r.rules;
       st.root = node(null, null, r.start);
       st.draft = r.start;

@@ -138,7 +138,10 @@ mod tests {
         assert_eq!(l.time, Some(Duration::from_secs(10)));
         assert_eq!(l.nodes, Some(1000));
         assert_eq!(l.depth, Some(MAX_DEPTH));
-        assert_eq!(caps.limits(Some(250)).time, Some(Duration::from_millis(250)));
+        assert_eq!(
+            caps.limits(Some(250)).time,
+            Some(Duration::from_millis(250))
+        );
         assert_eq!(caps.limits(Some(0)).time, Some(Duration::from_millis(1)));
         assert_eq!(caps.limits(None).time, Some(Duration::from_secs(10)));
     }
