@@ -13,8 +13,8 @@ mod engine;
 mod matches;
 mod play;
 mod protocol;
-mod review;
 mod puzzles;
+mod review;
 mod serve;
 mod solve;
 
