@@ -10,7 +10,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use gore_core::Rules;
 use gore_learn::puzzles::{
-    parse_file, proof_engine, verify, GenConfig, Generator, DEFAULT_DEPTH, DEFAULT_MARGIN,
+    parse_file, proof_engine, verify, GenConfig, Generator, Theme, DEFAULT_DEPTH, DEFAULT_MARGIN,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -51,6 +51,14 @@ struct GenerateArgs {
     /// Rule set of the games.
     #[arg(long, default_value = "standard", value_parser = parse_rules)]
     rules: Rules,
+    /// Keep only puzzles with one of these themes, comma-separated
+    /// (`whole-board,sweep`): the rare ones come from the ends of games.
+    #[arg(long, value_delimiter = ',', value_parser = parse_theme)]
+    themes: Vec<Theme>,
+}
+
+fn parse_theme(s: &str) -> Result<Theme, String> {
+    Theme::from_name(s).ok_or_else(|| format!("unknown theme `{s}`"))
 }
 
 #[derive(Args)]
@@ -80,8 +88,18 @@ fn generate(a: GenerateArgs) -> Result<()> {
     let mut out = BufWriter::new(file);
     writeln!(
         out,
-        "# gore puzzles generate --count {} --seed {} --depth {} --margin {} --rules {}",
-        a.count, a.seed, a.depth, a.margin, a.rules.variant
+        "# gore puzzles generate --count {} --seed {} --depth {} --margin {} --rules {}{}",
+        a.count,
+        a.seed,
+        a.depth,
+        a.margin,
+        a.rules.variant,
+        if a.themes.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<&str> = a.themes.iter().map(|t| t.as_str()).collect();
+            format!(" --themes {}", names.join(","))
+        }
     )?;
     writeln!(out, "# id;rules;gpn;answer;margin;proof;themes;rating;line")?;
     let mut gen = Generator::new(GenConfig {
@@ -90,6 +108,7 @@ fn generate(a: GenerateArgs) -> Result<()> {
         depth: a.depth,
         margin: a.margin,
         count: a.count,
+        only: a.themes,
     });
     let bar = ProgressBar::new(a.count as u64);
     bar.set_style(

@@ -551,7 +551,7 @@ pub fn rating_of(pos: &Position, answer: Action, depth: u32, engine: &mut Engine
 const PER_GAME: usize = 2;
 
 /// What to generate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GenConfig {
     /// The rule set of the games.
     pub variant: Variant,
@@ -563,6 +563,10 @@ pub struct GenConfig {
     pub margin: u8,
     /// How many puzzles in all (used to share them out among themes).
     pub count: usize,
+    /// Keep only puzzles with one of these themes (none: every theme).
+    /// Rare themes (the whole board, the sweep) come from the ends of
+    /// games, which the per-game limit seldom lets the generator reach.
+    pub only: Vec<Theme>,
 }
 
 impl Default for GenConfig {
@@ -573,6 +577,7 @@ impl Default for GenConfig {
             depth: DEFAULT_DEPTH,
             margin: DEFAULT_MARGIN,
             count: 500,
+            only: Vec::new(),
         }
     }
 }
@@ -624,8 +629,8 @@ impl Generator {
             })
         };
         Generator {
-            config,
             rng: ChaCha8Rng::seed_from_u64(config.seed),
+            config,
             proof: proof_engine(),
             players: [player(), player()],
             seen: HashSet::new(),
@@ -766,6 +771,14 @@ impl Generator {
             if shallow.len() < 2 || shallow[0].1 - shallow[1].1 < self.config.margin as i32 * SEED {
                 continue;
             }
+            // A wanted theme: judged first on the shallow answer (cheap),
+            // then again on the proved one.
+            let wanted = |themes: &[Theme]| {
+                self.config.only.is_empty() || themes.iter().any(|t| self.config.only.contains(t))
+            };
+            if !wanted(&themes_of(&pos, shallow[0].0)) {
+                continue;
+            }
             self.stats.filtered += 1;
             let Some((answer, margin, line)) = prove(&pos, self.config.depth, &mut self.proof)
             else {
@@ -776,6 +789,9 @@ impl Generator {
             }
             self.stats.proved += 1;
             let themes = themes_of(&pos, answer);
+            if !wanted(&themes) {
+                continue;
+            }
             let key = Generator::key_theme(&themes);
             let have = self.per_theme.get(&key).copied().unwrap_or(0);
             if have >= self.quota(key) {
