@@ -41,6 +41,8 @@ fn shipped_puzzles_are_distinct_and_themed() {
         Theme::Offer,
         Theme::Accept,
         Theme::Decline,
+        Theme::WholeBoard,
+        Theme::Sweep,
     ] {
         assert!(
             puzzles.iter().any(|p| p.themes.contains(&t)),
