@@ -696,22 +696,6 @@ fn languages_rules_and_phone_layout() {
     });
 }
 
-async fn choose_lang(page: &Page, lang: &str) -> Res<()> {
-    js(
-        page,
-        &format!("(() => {{ const s = document.getElementById('lang-select'); s.value = '{lang}'; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()"),
-    )
-    .await?;
-    wait_for(
-        page,
-        &format!("document.documentElement.lang === '{lang}'"),
-        "the language",
-        10,
-    )
-    .await?;
-    Ok(())
-}
-
 /// No untranslated key (like `home.start`) nor `null` shows anywhere.
 async fn no_raw_keys(page: &Page) -> Res<()> {
     let raw = js(
@@ -1159,11 +1143,7 @@ async fn seeds_game(chrome: &Chrome, server: &Server) -> Res<()> {
     )
     .await?;
     assert_eq!(choices, serde_json::json!(["3", "4", "5", "6*", "7", "8"]));
-    js(
-        &page,
-        "(() => { const s = document.getElementById('seeds'); s.value = '3'; s.dispatchEvent(new Event('change', {bubbles: true})); })()",
-    )
-    .await?;
+    set_value(&page, "seeds", "3").await?;
     new_game(&page, "local", "A", 1).await?;
     wait_for(
         &page,

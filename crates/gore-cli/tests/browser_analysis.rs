@@ -12,32 +12,6 @@
 mod browser_support;
 use browser_support::*;
 
-/// Sets the language through the page's own switch.
-async fn choose_lang(page: &Page, lang: &str) -> Res<()> {
-    js(
-        page,
-        &format!("(() => {{ const s = document.getElementById('lang-select'); s.value = '{lang}'; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()"),
-    )
-    .await?;
-    wait_for(
-        page,
-        &format!("document.documentElement.lang === '{lang}'"),
-        "the language",
-        10,
-    )
-    .await
-}
-
-/// Sets an input's value and tells the page, as typing and leaving would.
-async fn type_into(page: &Page, id: &str, value: &str) -> Res<()> {
-    js(
-        page,
-        &format!("(() => {{ const i = document.getElementById('{id}'); i.value = '{value}'; i.dispatchEvent(new Event('change', {{bubbles: true}})); }})()"),
-    )
-    .await?;
-    Ok(())
-}
-
 /// The page's requests to the server have all been answered and drawn.
 const SETTLED: &str =
     "(() => { const m = document.querySelector('[data-busy]'); return !!m && m.dataset.busy === '0'; })()";
@@ -112,7 +86,7 @@ async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
         )
         .await?;
         // The seed goes to A's captured ones: a valid position.
-        type_into(&page, "an-captured-A", "1").await?;
+        set_value(&page, "an-captured-A", "1").await?;
         wait_for(
             &page,
             "document.getElementById('an-gpn').value === '5,6,6,6/6,6,6,6 AAAA/BBBB 1-0 A -' \

@@ -79,11 +79,7 @@ async fn clocks(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
     )
     .await?;
     assert_eq!(paces, "none 3+2 5+3 10+5 15+10 1d 3d", "the server's paces");
-    js(
-        &page,
-        "(() => { const s = document.getElementById('clock'); s.value = '3+2'; s.dispatchEvent(new Event('change', {bubbles: true})); })()",
-    )
-    .await?;
+    set_value(&page, "clock", "3+2").await?;
     click(&page, "#colour-A").await?;
     click(&page, "#play-friend").await?;
     wait_for(

@@ -492,22 +492,6 @@ fn markers_contrast_and_keyboard() {
     });
 }
 
-/// Presses a key where the focus is.
-async fn key(page: &Page, k: &str) -> Res<()> {
-    page.find_element("body").await?.press_key(k).await?;
-    Ok(())
-}
-
-/// What has the focus: a hole's name, or an element's id or text.
-async fn focused(page: &Page) -> Res<String> {
-    let v = js(
-        page,
-        "(() => { const e = document.activeElement; if (!e || e === document.body) return 'body'; if (e.dataset && e.dataset.hole) return 'hole:' + e.dataset.hole; return e.id ? '#' + e.id : e.tagName + ':' + (e.textContent || '').trim().slice(0, 30); })()",
-    )
-    .await?;
-    Ok(v.as_str().unwrap_or_default().to_string())
-}
-
 async fn contrast_keyboard(chrome: &Chrome, server: &Server) -> Res<()> {
     let page = blank(chrome, server, "en").await?;
     // B sows b2 (2 seeds: b3 b4, B's own, no capture), the last-sown
@@ -831,7 +815,7 @@ async fn words(chrome: &Chrome, server: &mut Server) -> Res<()> {
         .contains("declined an offer"));
     shot(&page, "g30-repetition-en").await?;
     // In French.
-    js(&page, "(() => { const s = document.getElementById('lang-select'); s.value = 'fr'; s.dispatchEvent(new Event('change', {bubbles: true})); })()").await?;
+    set_value(&page, "lang-select", "fr").await?;
     wait_for(
         &page,
         "document.documentElement.lang === 'fr' && document.querySelector('#moves .tok')",

@@ -10,22 +10,6 @@
 mod browser_support;
 use browser_support::*;
 
-/// Sets the language through the page's own switch.
-async fn choose_lang(page: &Page, lang: &str) -> Res<()> {
-    js(
-        page,
-        &format!("(() => {{ const s = document.getElementById('lang-select'); s.value = '{lang}'; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()"),
-    )
-    .await?;
-    wait_for(
-        page,
-        &format!("document.documentElement.lang === '{lang}'"),
-        "the language",
-        10,
-    )
-    .await
-}
-
 /// The home and rules pages in English and Basque: no serious or critical
 /// axe-core violation.
 #[test]
@@ -264,11 +248,7 @@ async fn home_for_playing(chrome: &Chrome, server: &Server, w: u32, hgt: u32) ->
     assert_accessible(&page, &format!("home-details-{size}")).await?;
 
     // A choice shows in the summary at once and is kept.
-    js(
-        &page,
-        "(() => { const s = document.getElementById('seeds'); s.value = '4'; s.dispatchEvent(new Event('change', {bubbles: true})); })()",
-    )
-    .await?;
+    set_value(&page, "seeds", "4").await?;
     click(&page, "#colour-B").await?;
     let summary = text(&page, "#game-summary").await?;
     assert!(

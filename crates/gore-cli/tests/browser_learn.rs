@@ -11,52 +11,6 @@
 mod browser_support;
 use browser_support::*;
 
-/// Presses a key where the focus is.
-async fn key(page: &Page, k: &str) -> Res<()> {
-    page.find_element("body").await?.press_key(k).await?;
-    Ok(())
-}
-
-/// What has the focus: `hole:a1`, `#id`, or a tag and its text.
-async fn focused(page: &Page) -> Res<String> {
-    let v = js(
-        page,
-        "(() => { const e = document.activeElement; if (!e || e === document.body) return 'body'; if (e.dataset && e.dataset.hole) return 'hole:' + e.dataset.hole; return e.id ? '#' + e.id : e.tagName + ':' + (e.textContent || '').trim().slice(0, 30); })()",
-    )
-    .await?;
-    Ok(v.as_str().unwrap_or_default().to_string())
-}
-
-/// Presses Tab until `want` has the focus (at most 40 times).
-async fn tab_to(page: &Page, want: &str) -> Res<()> {
-    let mut seen = Vec::new();
-    for _ in 0..40 {
-        key(page, "Tab").await?;
-        let f = focused(page).await?;
-        if f == want {
-            return Ok(());
-        }
-        seen.push(f);
-    }
-    Err(format!("Tab never reached {want}: {seen:?}").into())
-}
-
-/// Sets the language through the page's own switch.
-async fn choose_lang(page: &Page, lang: &str) -> Res<()> {
-    js(
-        page,
-        &format!("(() => {{ const s = document.getElementById('lang-select'); s.value = '{lang}'; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()"),
-    )
-    .await?;
-    wait_for(
-        page,
-        &format!("document.documentElement.lang === '{lang}'"),
-        "the language",
-        10,
-    )
-    .await
-}
-
 const LESSON_READY: &str = "document.querySelector('[data-lesson=sow]') && document.querySelectorAll('#board .hole').length === 8";
 
 #[test]

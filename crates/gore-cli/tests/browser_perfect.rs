@@ -67,7 +67,7 @@ async fn perfect_level(chrome: &Chrome, server: &Server) -> Res<()> {
     assert_eq!(offered, serde_json::json!(false));
     click(&page, "#rule-no-trades").await?;
     wait_for(&page, OFFERED, "the perfect level with no-trades", 10).await?;
-    js(&page, "(() => { const s = document.getElementById('level'); s.value = 'perfect'; s.dispatchEvent(new Event('change', {bubbles: true})); })()").await?;
+    set_value(&page, "level", "perfect").await?;
     wait_for(
         &page,
         "document.getElementById('game-summary').textContent.startsWith('Computer: perfect play')",
@@ -99,7 +99,7 @@ async fn perfect_level(chrome: &Chrome, server: &Server) -> Res<()> {
     // And back: the choice was kept; start a game, the computer is named.
     click(&page, "#rule-no-trades").await?;
     wait_for(&page, OFFERED, "the perfect level again", 10).await?;
-    js(&page, "(() => { const s = document.getElementById('level'); s.value = 'perfect'; s.dispatchEvent(new Event('change', {bubbles: true})); })()").await?;
+    set_value(&page, "level", "perfect").await?;
     click(&page, "#colour-A").await?;
     click(&page, "#play-ai").await?;
     wait_for(

@@ -14,22 +14,6 @@ use gore_core::Action;
 
 const SHIPPED: &str = include_str!("../../gore-server/puzzles/puzzles.txt");
 
-/// Sets the language through the page's own switch.
-async fn choose_lang(page: &Page, lang: &str) -> Res<()> {
-    js(
-        page,
-        &format!("(() => {{ const s = document.getElementById('lang-select'); s.value = '{lang}'; s.dispatchEvent(new Event('change', {{bubbles: true}})); }})()"),
-    )
-    .await?;
-    wait_for(
-        page,
-        &format!("document.documentElement.lang === '{lang}'"),
-        "the language",
-        10,
-    )
-    .await
-}
-
 #[test]
 fn solve_a_puzzle_in_two_languages() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());

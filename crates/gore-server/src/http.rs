@@ -640,6 +640,32 @@ async fn lobby_cancel(
     }
 }
 
+/// A socket's place among its address's (`busy` when the address has as
+/// many open sockets as it may); none when the address is unknown.
+fn socket_slot(
+    state: &AppState,
+    ip: Option<IpAddr>,
+) -> Result<Option<crate::state::SocketSlot>, ApiError> {
+    ip.map(|ip| {
+        state.socket_slot(ip).ok_or_else(|| {
+            ApiError::busy("too many open sockets from your address; close some games or tabs")
+        })
+    })
+    .transpose()
+}
+
+/// Every socket's limits: larger frames are not read, and the buffers are
+/// small because an idle socket holds them all its life (tungstenite's
+/// defaults are 128 KiB each; docs/BENCHMARKS.md).
+fn limited(upgrade: WebSocketUpgrade) -> WebSocketUpgrade {
+    upgrade
+        .max_message_size(ws::HARD_LIMIT)
+        .max_frame_size(ws::HARD_LIMIT)
+        .read_buffer_size(ws::READ_BUFFER)
+        .write_buffer_size(ws::WRITE_BUFFER)
+        .max_write_buffer_size(ws::MAX_WRITE_BUFFER)
+}
+
 /// `GET /api/lobby/ws`: the lobby socket (a browser session: open the
 /// home page first, which gives one).
 async fn lobby_socket(
@@ -659,18 +685,8 @@ async fn lobby_socket(
     };
     let me = state.players().player_of(&session).await?;
     let ip = addr.map(|Extension(ClientIp(a))| a);
-    let slot = match ip {
-        Some(ip) => Some(state.socket_slot(ip).ok_or_else(|| {
-            ApiError::busy("too many open sockets from your address; close some games")
-        })?),
-        None => None,
-    };
-    Ok(upgrade
-        .max_message_size(ws::HARD_LIMIT)
-        .max_frame_size(ws::HARD_LIMIT)
-        .read_buffer_size(ws::READ_BUFFER)
-        .write_buffer_size(ws::WRITE_BUFFER)
-        .max_write_buffer_size(ws::MAX_WRITE_BUFFER)
+    let slot = socket_slot(&state, ip)?;
+    Ok(limited(upgrade)
         .on_upgrade(move |socket| crate::lobby_ws::session(state, session, me, ip, slot, socket)))
 }
 
@@ -696,18 +712,8 @@ async fn analysis_socket(
         Err(e) => return Ok(e.into_response()),
     };
     let ip = client_ip(addr);
-    let slot = match ip {
-        Some(ip) => Some(state.socket_slot(ip).ok_or_else(|| {
-            ApiError::busy("too many open sockets from your address; close some tabs")
-        })?),
-        None => None,
-    };
-    Ok(upgrade
-        .max_message_size(ws::HARD_LIMIT)
-        .max_frame_size(ws::HARD_LIMIT)
-        .read_buffer_size(ws::READ_BUFFER)
-        .write_buffer_size(ws::WRITE_BUFFER)
-        .max_write_buffer_size(ws::MAX_WRITE_BUFFER)
+    let slot = socket_slot(&state, ip)?;
+    Ok(limited(upgrade)
         .on_upgrade(move |socket| crate::analysis_ws::session(state, ip, slot, socket)))
 }
 
@@ -1188,20 +1194,8 @@ async fn socket(
         }
         r.subscribe()
     };
-    let slot = match ip {
-        Some(ip) => Some(state.socket_slot(ip).ok_or_else(|| {
-            ApiError::busy("too many open sockets from your address; close some games")
-        })?),
-        None => None,
-    };
-    Ok(upgrade
-        .max_message_size(ws::HARD_LIMIT)
-        .max_frame_size(ws::HARD_LIMIT)
-        // Small buffers: an idle socket holds them all its life
-        // (tungstenite's defaults are 128 KiB each; docs/BENCHMARKS.md).
-        .read_buffer_size(ws::READ_BUFFER)
-        .write_buffer_size(ws::WRITE_BUFFER)
-        .max_write_buffer_size(ws::MAX_WRITE_BUFFER)
+    let slot = socket_slot(&state, ip)?;
+    Ok(limited(upgrade)
         .on_upgrade(move |socket| ws::session(state, id, room, token, ip, slot, updates, socket)))
 }
 

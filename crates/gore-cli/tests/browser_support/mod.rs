@@ -294,6 +294,70 @@ pub async fn shot(page: &Page, name: &str) -> Res<()> {
     Ok(())
 }
 
+/// Sets a form control's value (a `<select>` or an `<input>`) and tells
+/// the page with a `change` event, as choosing or typing and leaving would.
+pub async fn set_value(page: &Page, id: &str, value: &str) -> Res<()> {
+    let found = js(
+        page,
+        &format!(
+            "(() => {{ const e = document.getElementById({}); if (!e) return false; e.value = {}; e.dispatchEvent(new Event('change', {{bubbles: true}})); return true; }})()",
+            serde_json::to_string(id)?,
+            serde_json::to_string(value)?
+        ),
+    )
+    .await?;
+    if found != Value::Bool(true) {
+        return Err(format!("no element #{id}").into());
+    }
+    Ok(())
+}
+
+/// Switches the language with the page's own switch and waits until the
+/// page says it is in it.
+pub async fn choose_lang(page: &Page, lang: &str) -> Res<()> {
+    set_value(page, "lang-select", lang).await?;
+    wait_for(
+        page,
+        &format!("document.documentElement.lang === '{lang}'"),
+        "the language",
+        10,
+    )
+    .await
+}
+
+/// Presses a key where the focus is.
+pub async fn key(page: &Page, k: &str) -> Res<()> {
+    page.find_element("body").await?.press_key(k).await?;
+    Ok(())
+}
+
+/// What has the focus: `body`, `hole:a1` for a board hole, `#id`, or a
+/// tag and the start of its text.
+pub async fn focused(page: &Page) -> Res<String> {
+    let v = js(
+        page,
+        "(() => { const e = document.activeElement; if (!e || e === document.body) return 'body'; if (e.dataset && e.dataset.hole) return 'hole:' + e.dataset.hole; return e.id ? '#' + e.id : e.tagName + ':' + (e.textContent || '').trim().slice(0, 30); })()",
+    )
+    .await?;
+    Ok(v.as_str().unwrap_or_default().to_string())
+}
+
+/// Presses Tab until `want` (as [`focused`] names it) has the focus, at
+/// most 40 times; the error lists what had it on the way.
+pub async fn tab_to(page: &Page, want: &str) -> Res<()> {
+    let mut seen = Vec::new();
+    for _ in 0..40 {
+        key(page, "Tab").await?;
+        let f = focused(page).await?;
+        if f == want {
+            return Ok(());
+        }
+        seen.push(f);
+    }
+    Err(format!("Tab never reached {want}: {seen:?}").into())
+}
+
+/// The text of the first element a selector finds (empty when none).
 pub async fn text(page: &Page, selector: &str) -> Res<String> {
     let v = js(
         page,
