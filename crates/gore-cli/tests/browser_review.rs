@@ -211,7 +211,6 @@ async fn review_in(chrome: &Chrome, server: &Server, lang: &str, tag: &str) -> R
     .await?;
     let err = text(&page, "#review-error").await?;
     assert!(err.contains("line 3") && err.contains("zz"), "{tag}: {err}");
-    page.close().await?;
     Ok(())
 }
 

@@ -202,10 +202,17 @@ impl Chrome {
         })
     }
 
+    /// A new tab at `url`, loaded. Bounded (60 s times [`SLACK`]): a tab
+    /// whose load the browser never reports fails the test, not hangs CI.
     pub async fn page(&self, url: &str) -> Res<Page> {
-        let page = self.browser.new_page(url).await?;
-        page.wait_for_navigation().await?;
-        Ok(page)
+        let open = async {
+            let page = self.browser.new_page(url).await?;
+            page.wait_for_navigation().await?;
+            Res::Ok(page)
+        };
+        tokio::time::timeout(Duration::from_secs(60 * SLACK), open)
+            .await
+            .map_err(|_| format!("the browser never finished opening {url}"))?
     }
 
     pub async fn close(mut self) {
