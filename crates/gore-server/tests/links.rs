@@ -71,7 +71,7 @@ async fn a_device_link_opens_ones_seat_until_revoked() {
     .await;
     assert_eq!(st, 200, "{seat}");
     assert_eq!(seat["seat"], "A");
-    assert_eq!(seat["token"], g["token"]);
+    assert_ne!(seat["token"], g["token"], "the phone's own secret");
     assert_eq!(get(&phone, &s, id).await.1["you"], "A");
     // Revoked: the link opens nothing more.
     let r = desk.delete(s.at(&devices)).send().await.unwrap();
@@ -87,6 +87,56 @@ async fn a_device_link_opens_ones_seat_until_revoked() {
     )
     .await;
     assert_eq!(st, 410);
+}
+
+/// Issue 25 item 10: revoking a device link ends the devices that already
+/// claimed it (each got its own secret, never the seat's), by cookie and by
+/// bearer alike; a new link does not bring them back; the desk keeps its
+/// seat.
+#[tokio::test(flavor = "multi_thread")]
+async fn revoking_a_device_link_ends_the_devices_that_claimed_it() {
+    let s = Server::start(0).await;
+    let desk = browser();
+    let g = create(&desk, &s, json!({"mode": "local"})).await;
+    let id = g["id"].as_str().unwrap();
+    let devices = format!("/api/games/{id}/devices");
+    let (_, link) = post_json(&desk, &s, &devices, json!({})).await;
+    let link_code = link["url"].as_str().unwrap().rsplit('/').next().unwrap();
+    let cont = format!("/api/games/{id}/continue");
+    let (phone, tablet) = (browser(), browser());
+    let (st, p) = post_json(&phone, &s, &cont, json!({ "code": link_code })).await;
+    assert_eq!(st, 200, "{p}");
+    let (st, t) = post_json(&tablet, &s, &cont, json!({ "code": link_code })).await;
+    assert_eq!(st, 200, "{t}");
+    let (pt, tt) = (p["token"].as_str().unwrap(), t["token"].as_str().unwrap());
+    assert_ne!(pt, g["token"].as_str().unwrap(), "not the seat's secret");
+    assert_ne!(pt, tt, "each device its own");
+    // Claimed: the phone plays, by cookie and by its token.
+    assert_eq!(get(&phone, &s, id).await.1["you"], "both");
+    let (st, v) = act(&phone, &s, id, None, json!({"action": "a3", "ply": 0})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(get_as(&bot(), &s, id, pt).await["you"], "both");
+    let next = legal(&get(&desk, &s, id).await.1)[0].clone();
+    // Revoked: neither device holds the seat any more.
+    let r = desk.delete(s.at(&devices)).send().await.unwrap();
+    assert_eq!(r.status(), 204);
+    for c in [&phone, &tablet] {
+        assert_eq!(get(c, &s, id).await.1["you"], Value::Null);
+    }
+    assert_eq!(get_as(&bot(), &s, id, pt).await["you"], Value::Null);
+    let (st, e) = act(&bot(), &s, id, Some(pt), json!({"action": next, "ply": 1})).await;
+    assert_eq!((st, code(&e)), (403, Some("forbidden")), "{e}");
+    let (st, e) = act(&phone, &s, id, None, json!({"action": next, "ply": 1})).await;
+    assert_eq!((st, code(&e)), (403, Some("forbidden")), "{e}");
+    // A new link does not bring the old devices back.
+    let (st, _) = post_json(&desk, &s, &devices, json!({})).await;
+    assert_eq!(st, 201);
+    assert_eq!(get_as(&bot(), &s, id, pt).await["you"], Value::Null);
+    assert_eq!(get(&tablet, &s, id).await.1["you"], Value::Null);
+    // The desk keeps its seat and plays on.
+    assert_eq!(get(&desk, &s, id).await.1["you"], "both");
+    let (st, v) = act(&desk, &s, id, None, json!({"action": next, "ply": 1})).await;
+    assert_eq!(st, 200, "{v}");
 }
 
 /// One browser creating many games carries one cookie, not one per game:

@@ -295,6 +295,49 @@ pub fn new_token() -> String {
     format!("{bits:032x}")
 }
 
+/// Hex digits of a device secret's nonce (32 bits: it only tells devices
+/// apart); the rest of its 32 are the MAC's first 96 bits.
+const DEVICE_NONCE_HEX: usize = 8;
+
+/// A device's own secret for a seat, made when it claims the seat's device
+/// link `code`: a random nonce and an HMAC-SHA256, keyed by the seat's
+/// secret, of the code and the nonce (32 hex digits, like a seat's
+/// secret). It opens the seat only while `code` is the seat's link
+/// ([`device_opens`]): revoking the link ends every device that claimed
+/// it, and no device ever holds the seat's own secret. Derived rather than
+/// stored, so that a revocation needs no list of devices.
+pub fn device_secret(seat_secret: &str, code: &str) -> String {
+    let nonce = format!("{:08x}", rand::thread_rng().gen::<u32>());
+    device_secret_with(seat_secret, code, &nonce)
+}
+
+fn device_secret_with(seat_secret: &str, code: &str, nonce: &str) -> String {
+    use hmac::{Hmac, KeyInit, Mac};
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(seat_secret.as_bytes())
+        .expect("HMAC takes a key of any length");
+    // The code's length is fixed (a token), so the message reads one way.
+    mac.update(code.as_bytes());
+    mac.update(nonce.as_bytes());
+    let tag = mac.finalize().into_bytes();
+    let mut s = nonce.to_string();
+    for b in &tag[..(32 - DEVICE_NONCE_HEX) / 2] {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// Whether `secret` is a device's secret ([`device_secret`]) for the seat
+/// whose secret is `seat_secret` and whose link is `code`, compared in
+/// constant time.
+pub fn device_opens(seat_secret: &str, code: &str, secret: &str) -> bool {
+    secret.len() == 32
+        && secret.is_char_boundary(DEVICE_NONCE_HEX)
+        && same_secret(
+            &device_secret_with(seat_secret, code, &secret[..DEVICE_NONCE_HEX]),
+            secret,
+        )
+}
+
 /// Compares secrets in time independent of where they differ.
 pub fn same_secret(a: &str, b: &str) -> bool {
     a.len() == b.len()
@@ -329,6 +372,34 @@ mod tests {
         assert!(same_secret(&t, &t.clone()));
         assert!(!same_secret(&t, &new_token()));
         assert!(!same_secret(&t, &t[1..]));
+    }
+
+    /// A device's secret opens its seat with the link it claimed only: not
+    /// with another link, not for another seat, not altered; two claims
+    /// get two secrets.
+    #[test]
+    fn device_secrets_hold_while_their_link_stands() {
+        let (seat, code) = (new_token(), new_token());
+        let d = device_secret(&seat, &code);
+        assert_eq!(d.len(), 32);
+        assert!(d.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert!(device_opens(&seat, &code, &d));
+        assert_ne!(d, device_secret(&seat, &code));
+        assert!(!device_opens(&seat, &new_token(), &d), "another link");
+        assert!(!device_opens(&new_token(), &code, &d), "another seat");
+        let mut bent = d.clone().into_bytes();
+        bent[31] = if bent[31] == b'0' { b'1' } else { b'0' };
+        assert!(!device_opens(
+            &seat,
+            &code,
+            &String::from_utf8(bent).unwrap()
+        ));
+        assert!(!device_opens(&seat, &code, &d[..31]));
+        assert!(!device_opens(
+            &seat,
+            &code,
+            "é234567890123456789012345678901"
+        ));
     }
 
     #[test]

@@ -300,9 +300,18 @@ impl Room {
         self.game.actions().len()
     }
 
-    /// The seat a token holds, if any.
+    /// The seat a token holds, if any: the seat's own secret, or the
+    /// secret of a device that claimed the seat's link, while the link
+    /// stands ([`super::device_opens`]).
     pub fn seat_of(&self, token: &str) -> Option<Seat> {
-        self.info.tokens.find(token)
+        self.info.tokens.find(token).or_else(|| {
+            Seat::ALL.into_iter().find(|&s| {
+                match (self.info.tokens.get(s), self.info.devices.get(s)) {
+                    (Some(secret), Some(code)) => super::device_opens(secret, code, token),
+                    _ => false,
+                }
+            })
+        })
     }
 
     /// Whether the game is over: on the board, or by a forfeit.

@@ -1616,7 +1616,8 @@ impl Games {
         .unwrap_or_else(|e| Err(join_error(e)))
     }
 
-    /// Revokes the caller's device link: opening it is then refused.
+    /// Revokes the caller's device link: opening it is then refused, and
+    /// the devices that claimed it no longer hold the seat.
     pub async fn revoke_device(&self, id: &str, token: Option<String>) -> Result<(), GameError> {
         let room_ref = self.room(id).await?;
         let games = self.clone();
@@ -1636,19 +1637,16 @@ impl Games {
         .unwrap_or_else(|e| Err(join_error(e)))
     }
 
-    /// Opens a device link: the seat it was made for.
+    /// Opens a device link: the seat it was made for, with this device's
+    /// own secret (never the seat's), which revoking the link ends.
     pub async fn claim_device(&self, id: &str, code: &str) -> Result<SeatGrant, GameError> {
         let room_ref = self.room(id).await?;
         let room = room_ref.lock().await;
         let seat = room.info.devices.find(code).ok_or(GameError::Claimed(
             "this link was revoked, or is not this game's: ask for a new one",
         ))?;
-        let token = room
-            .info
-            .tokens
-            .get(seat)
-            .ok_or(GameError::NoSeat)?
-            .to_string();
+        let secret = room.info.tokens.get(seat).ok_or(GameError::NoSeat)?;
+        let token = super::device_secret(secret, code);
         Ok(SeatGrant {
             id: room.info.id.clone(),
             seat,
