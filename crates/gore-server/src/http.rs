@@ -135,10 +135,21 @@ fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.trim_matches('"'))
 }
 
-/// The browser's session id, if it sent a well-formed one.
-fn session_of(headers: &HeaderMap) -> Option<&str> {
+/// The session id the browser sent, if well-formed: not yet known to be
+/// a session ([`session_of`] checks).
+fn sent_session(headers: &HeaderMap) -> Option<&str> {
     cookie(headers, SESSION_COOKIE)
         .filter(|s| s.len() == 32 && s.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The browser's session: the id it sent if a server issued it and it has
+/// not ended. Any other id (made up, planted by someone else, logged out)
+/// is no session, never adopted.
+async fn session_of(state: &AppState, headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    match sent_session(headers) {
+        Some(s) if state.players().is_session(s).await? => Ok(Some(s.to_string())),
+        _ => Ok(None),
+    }
 }
 
 /// The token presented for game `id`: `Authorization: Bearer`, else the
@@ -153,7 +164,8 @@ pub async fn token(state: &AppState, headers: &HeaderMap, id: &str) -> Option<St
             return Some(t.trim().to_string());
         }
     }
-    if let Some(session) = session_of(headers) {
+    // Unchecked: an id that is no session holds no seats.
+    if let Some(session) = sent_session(headers) {
         match state.games().session_token(session, id).await {
             Ok(Some(t)) => return Some(t),
             Ok(None) => {}
@@ -171,13 +183,20 @@ fn session_cookie(session: &str) -> HeaderValue {
     .unwrap_or_else(|_| HeaderValue::from_static("gore_session=; Path=/"))
 }
 
-/// The browser's session: the one it sent, or a new one (`true`: the
-/// answer sets its cookie).
-fn session_or_new(headers: &HeaderMap) -> (String, bool) {
-    match session_of(headers) {
-        Some(s) => (s.to_string(), false),
-        None => (new_token(), true),
+/// The browser's session: the one it sent ([`session_of`]), or a new one
+/// issued (`true`: the answer sets its cookie).
+async fn session_or_new(state: &AppState, headers: &HeaderMap) -> Result<(String, bool), ApiError> {
+    match session_of(state, headers).await? {
+        Some(s) => Ok((s, false)),
+        None => Ok((state.players().new_session().await?, true)),
     }
+}
+
+/// The browser's session for a log-in, a sign-up or a new password, which
+/// replace it: the one it sent, else an id never issued (a session of
+/// nothing, to carry nothing over; the answer sets the new one).
+async fn session_or_none(state: &AppState, headers: &HeaderMap) -> Result<String, ApiError> {
+    Ok(session_of(state, headers).await?.unwrap_or_else(new_token))
 }
 
 /// Answers a seat given to this caller: the seat is remembered in the
@@ -188,7 +207,7 @@ async fn grant_response(
     status: StatusCode,
     grant: SeatGrant,
 ) -> Result<Response, ApiError> {
-    grant_response_in(state, session_or_new(headers), status, grant).await
+    grant_response_in(state, session_or_new(state, headers).await?, status, grant).await
 }
 
 /// [`grant_response`] in a session already chosen.
@@ -516,7 +535,7 @@ async fn lobby_player(
     state: &AppState,
     headers: &HeaderMap,
 ) -> Result<((String, bool), crate::store::StoredPlayer), ApiError> {
-    let session = session_or_new(headers);
+    let session = session_or_new(state, headers).await?;
     let me = state.players().player_of(&session.0).await?;
     Ok((session, me))
 }
@@ -617,10 +636,10 @@ async fn lobby_outcome(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let Some(session) = session_of(&headers) else {
+    let Some(session) = session_of(&state, &headers).await? else {
         return Err(GameError::NoGame.into());
     };
-    let game = state.lobby().outcome(session, &id).await?;
+    let game = state.lobby().outcome(&session, &id).await?;
     let waiting = game.is_none().then(|| id.clone());
     Ok(Json(paired_answer(game, waiting)).into_response())
 }
@@ -631,10 +650,10 @@ async fn lobby_cancel(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let Some(session) = session_of(&headers) else {
+    let Some(session) = session_of(&state, &headers).await? else {
         return Err(GameError::NoGame.into());
     };
-    match state.lobby().cancel(session, Some(&id)).await? {
+    match state.lobby().cancel(&session, Some(&id)).await? {
         0 => Err(GameError::NoGame.into()),
         _ => Ok(StatusCode::NO_CONTENT.into_response()),
     }
@@ -678,7 +697,7 @@ async fn lobby_socket(
         Ok(u) => u,
         Err(e) => return Ok(e.into_response()),
     };
-    let Some(session) = session_of(&headers).map(str::to_string) else {
+    let Some(session) = session_of(&state, &headers).await? else {
         return Err(ApiError::forbidden(
             "the lobby needs a browser session: open the home page first (GET /api/me gives one)",
         ));
@@ -730,7 +749,7 @@ async fn create(
     JsonBody(req): JsonBody<NewGame>,
 ) -> Result<Response, ApiError> {
     let mut spec = new_game_spec(req)?;
-    let session = session_or_new(&headers);
+    let session = session_or_new(&state, &headers).await?;
     let me = state.players().player_of(&session.0).await?;
     spec.name = Some(me.name);
     spec.player = Some(me.id);
@@ -741,7 +760,7 @@ async fn create(
 /// `GET /api/me`: the browser's display name (generated on the first
 /// visit; the answer then sets the session cookie).
 async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
-    let (session, new) = session_or_new(&headers);
+    let (session, new) = session_or_new(&state, &headers).await?;
     let p = state.players().player_of(&session).await?;
     let res = Json(crate::api::Me {
         name: p.name,
@@ -775,7 +794,7 @@ async fn sign_up(
     headers: HeaderMap,
     JsonBody(body): JsonBody<crate::api::Credentials>,
 ) -> Result<Response, ApiError> {
-    let (session, _) = session_or_new(&headers);
+    let session = session_or_none(&state, &headers).await?;
     let me = state.players().player_of(&session).await?;
     let l = state
         .accounts()
@@ -791,7 +810,7 @@ async fn log_in(
     headers: HeaderMap,
     JsonBody(body): JsonBody<crate::api::Credentials>,
 ) -> Result<Response, ApiError> {
-    let (session, _) = session_or_new(&headers);
+    let session = session_or_none(&state, &headers).await?;
     let l = state
         .accounts()
         .log_in(&session, &body.username, &body.password, client_ip(addr))
@@ -801,13 +820,14 @@ async fn log_in(
 
 /// `POST /api/account/logout`: a new anonymous session.
 async fn log_out(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
-    let Some(session) = session_of(&headers) else {
+    let Some(session) = session_of(&state, &headers).await? else {
         return Ok(StatusCode::NO_CONTENT.into_response());
     };
-    let fresh = state.accounts().log_out(session).await?;
     let mut res = StatusCode::NO_CONTENT.into_response();
-    res.headers_mut()
-        .insert(header::SET_COOKIE, session_cookie(&fresh));
+    if let Some(fresh) = state.accounts().log_out(&session).await? {
+        res.headers_mut()
+            .insert(header::SET_COOKIE, session_cookie(&fresh));
+    }
     Ok(res)
 }
 
@@ -817,7 +837,7 @@ async fn change_password(
     headers: HeaderMap,
     JsonBody(body): JsonBody<crate::api::NewPassword>,
 ) -> Result<Response, ApiError> {
-    let (session, _) = session_or_new(&headers);
+    let session = session_or_none(&state, &headers).await?;
     let me = state.players().player_of(&session).await?;
     let l = state
         .accounts()
@@ -832,7 +852,7 @@ async fn rename(
     headers: HeaderMap,
     JsonBody(body): JsonBody<crate::api::Me>,
 ) -> Result<Response, ApiError> {
-    let (session, new) = session_or_new(&headers);
+    let (session, new) = session_or_new(&state, &headers).await?;
     let name = state.players().rename(&session, &body.name).await?;
     let p = state.players().player_of(&session).await?;
     let res = Json(crate::api::Me {
@@ -954,7 +974,7 @@ async fn join(
             ));
         }
     }
-    let session = session_or_new(&headers);
+    let session = session_or_new(&state, &headers).await?;
     let me = state.players().player_of(&session.0).await?;
     let grant = state
         .games()

@@ -292,6 +292,12 @@ impl Store for Gated {
     fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
         self.inner.remember_seat(session, id, token)
     }
+    fn create_session(&self, session: String, now: i64) -> StoreFuture<()> {
+        self.inner.create_session(session, now)
+    }
+    fn session_exists(&self, session: String) -> StoreFuture<bool> {
+        self.inner.session_exists(session)
+    }
     fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
         self.inner.session_token(session, id)
     }

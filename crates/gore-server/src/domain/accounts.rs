@@ -191,7 +191,8 @@ impl Accounts {
         })
     }
 
-    /// Logs in, at a new session that keeps the old one's seats.
+    /// Logs in, at a new session; the old one ends, its seats the
+    /// account's.
     pub async fn log_in(
         &self,
         session: &str,
@@ -249,18 +250,32 @@ impl Accounts {
         })
     }
 
-    /// Logs the session out; the new (anonymous) session to use.
-    pub async fn log_out(&self, session: &str) -> Result<String, GameError> {
-        self.0
-            .store
-            .log_out(session.to_string())
+    /// Logs the session out: it ends, so its cookie holds neither the
+    /// account nor its seats (the account keeps them, for its next
+    /// log-in). The new anonymous session to use (issued), or `None` if
+    /// the session was not logged in (an anonymous one keeps its games).
+    pub async fn log_out(&self, session: &str) -> Result<Option<String>, GameError> {
+        let store = &self.0.store;
+        let logged_in = store
+            .player(session.to_string())
+            .await
+            .map_err(store_error)?
+            .is_some_and(|p| p.account);
+        if !logged_in {
+            return Ok(None);
+        }
+        store.log_out(session.to_string()).await.map_err(store_error)?;
+        let fresh = new_token();
+        store
+            .create_session(fresh.clone(), self.0.clock.now_ms())
             .await
             .map_err(store_error)?;
-        Ok(new_token())
+        Ok(Some(fresh))
     }
 
     /// Changes the password of the session's account (the current one
-    /// checked): every session of it is logged out, a new one logged in.
+    /// checked): every session of it ends (a stolen one loses the account
+    /// and its seats), a new one is logged in.
     pub async fn change_password(
         &self,
         session: &str,

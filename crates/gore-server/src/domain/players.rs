@@ -2,6 +2,10 @@
 //! its display name ([`super::names`]), generated on its first visit and
 //! changed when the player chooses one. The name is copied into each game
 //! when the player takes a seat.
+//!
+//! A session is an id this server issued ([`Players::new_session`]) and has
+//! not ended: an id a client makes up is no session (no fixation), and
+//! one that ended (logged out, rotated) is none any more.
 
 use std::sync::Arc;
 
@@ -31,6 +35,25 @@ impl Players {
     /// The players of `store`.
     pub fn new(store: Arc<dyn Store>, clock: Clock) -> Players {
         Players { store, clock }
+    }
+
+    /// Issues a new session: a fresh secret, recorded, so that it is
+    /// accepted when the browser sends it back.
+    pub async fn new_session(&self) -> Result<String, GameError> {
+        let session = super::new_token();
+        self.store
+            .create_session(session.clone(), self.clock.now_ms())
+            .await
+            .map_err(store_error)?;
+        Ok(session)
+    }
+
+    /// Whether `session` is one: issued by a server and not ended.
+    pub async fn is_session(&self, session: &str) -> Result<bool, GameError> {
+        self.store
+            .session_exists(session.to_string())
+            .await
+            .map_err(store_error)
     }
 
     /// The player of a browser session: its own, or a new one with a

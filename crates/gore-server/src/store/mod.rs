@@ -351,6 +351,13 @@ pub trait Store: Send + Sync + 'static {
         claim: SeatClaim,
     ) -> StoreFuture<bool>;
 
+    /// Records a session id the server has just issued (a browser's
+    /// session is only ever one of these: docs/SECURITY.md, sessions).
+    fn create_session(&self, session: String, now: i64) -> StoreFuture<()>;
+
+    /// Whether `session` was issued by a server and has not ended.
+    fn session_exists(&self, session: String) -> StoreFuture<bool>;
+
     /// The player of a browser session, if it has one.
     fn player(&self, session: String) -> StoreFuture<Option<StoredPlayer>>;
 
@@ -390,7 +397,8 @@ pub trait Store: Send + Sync + 'static {
 
     /// Pairs: in one transaction, marks each of `taken` (open challenges)
     /// as taken by `game`, inserts `game`, and remembers the seat each
-    /// session of `seats` holds (session, token). `false`, and nothing
+    /// session of `seats` holds (session, token), as
+    /// [`Store::remember_seat`] does. `false`, and nothing
     /// changed, if one of `taken` was no longer open.
     fn pair(
         &self,
@@ -419,9 +427,10 @@ pub trait Store: Send + Sync + 'static {
     fn keys_taken(&self, keys: Vec<String>) -> StoreFuture<bool>;
 
     /// Creates `account` with its look-alike `keys`, logged in at the new
-    /// session `to`, which takes the anonymous session `from`'s player
-    /// (the account's id is that player's) and seats: his games move to
-    /// the account. `false`, and nothing changed, if a key is taken.
+    /// session `to` (issued here), which takes the anonymous session
+    /// `from`'s player (the account's id is that player's); `from`'s seats
+    /// become the account's (his games move to it) and `from` ends.
+    /// `false`, and nothing changed, if a key is taken.
     fn create_account(
         &self,
         account: StoredAccount,
@@ -431,15 +440,18 @@ pub trait Store: Send + Sync + 'static {
         now: i64,
     ) -> StoreFuture<bool>;
 
-    /// Logs the new session `to` in to `account`, with the seats of the
-    /// session `from` (which is logged out).
+    /// Logs the new session `to` (issued here) in to `account`; the
+    /// seats of the session `from` become the account's, and `from` ends
+    /// (an id unknown here has no seats and nothing to end).
     fn log_in(&self, account: String, from: String, to: String, now: i64) -> StoreFuture<()>;
 
-    /// Logs a session out.
+    /// Ends a session: it is no longer one, logged in to nothing, with
+    /// no seats (its account keeps the account's).
     fn log_out(&self, session: String) -> StoreFuture<()>;
 
-    /// Sets an account's password hash; every session of it is logged
-    /// out, and the new session `to` (with the seats of `from`) in.
+    /// Sets an account's password hash; every session of it ends
+    /// (`from`, the one asking, too), and the new session `to` (issued
+    /// here) is logged in, with the account's seats.
     fn set_password(
         &self,
         account: String,
@@ -509,10 +521,12 @@ pub trait Store: Send + Sync + 'static {
         code: Option<String>,
     ) -> StoreFuture<()>;
 
-    /// Remembers that a browser session holds a seat of a game (its token).
+    /// Remembers that a browser session holds a seat of a game (its
+    /// token): its account does, if it is logged in to one.
     fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()>;
 
-    /// The token a browser session holds in a game, if any.
+    /// The token a browser session holds in a game, if any: its own, or
+    /// its account's.
     fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>>;
 
     /// Adds a chat message to a game (its number the next one); the line.

@@ -1062,12 +1062,76 @@ const PLAYER_OF: &str = "SELECT a.id, a.username AS name, TRUE AS account
      SELECT id, name, FALSE AS account FROM players WHERE session = $1
      ORDER BY account DESC LIMIT 1";
 
-/// Moves the seats of session `from` to `to` (a rotated session).
-fn move_seats(from: &str, to: &str) -> Stmt {
-    stmt(
-        "UPDATE session_seats SET session = $2 WHERE session = $1",
-        vec![Box::new(from.to_string()), Box::new(to.to_string())],
-    )
+/// Remembers a seat for a session: its account's if it is logged in to
+/// one, else its own (two statements, one of which inserts).
+fn remember(session: &str, id: &str, token: &str) -> [Stmt; 2] {
+    let args = || -> Vec<Box<dyn ToSql + Send + Sync>> {
+        vec![
+            Box::new(session.to_string()),
+            Box::new(id.to_string()),
+            Box::new(token.to_string()),
+        ]
+    };
+    [
+        stmt(
+            "INSERT INTO account_seats (account_id, game_id, token)
+             SELECT account_id, $2::TEXT, $3::TEXT FROM account_sessions WHERE session = $1
+             ON CONFLICT (account_id, game_id) DO UPDATE SET token = excluded.token",
+            args(),
+        ),
+        stmt(
+            "INSERT INTO session_seats (session, game_id, token)
+             SELECT $1::TEXT, $2::TEXT, $3::TEXT
+             WHERE NOT EXISTS (SELECT 1 FROM account_sessions WHERE session = $1)
+             ON CONFLICT (session, game_id) DO UPDATE SET token = excluded.token",
+            args(),
+        ),
+    ]
+}
+
+/// Issues session `id`, logged in to `account` if given.
+fn start_session(id: &str, account: Option<&str>, now: i64) -> Vec<Stmt> {
+    let mut v = vec![stmt(
+        "INSERT INTO sessions (id, created_at) VALUES ($1, $2)",
+        vec![Box::new(id.to_string()), Box::new(now)],
+    )];
+    if let Some(a) = account {
+        v.push(stmt(
+            "INSERT INTO account_sessions (session, account_id, created_at) VALUES ($1, $2, $3)",
+            vec![
+                Box::new(id.to_string()),
+                Box::new(a.to_string()),
+                Box::new(now),
+            ],
+        ));
+    }
+    v
+}
+
+/// Ends a session: its own seats go (an account keeps its own), and with
+/// them its log-in.
+fn end_session(id: &str) -> Vec<Stmt> {
+    [
+        "DELETE FROM session_seats WHERE session = $1",
+        "DELETE FROM account_sessions WHERE session = $1",
+        "DELETE FROM sessions WHERE id = $1",
+    ]
+    .into_iter()
+    .map(|q| stmt(q, vec![Box::new(id.to_string())]))
+    .collect()
+}
+
+/// Gives the seats session `from` holds of its own to `account` (a seat
+/// the account already holds in a game stays), then ends `from`.
+fn end_into_account(from: &str, account: &str) -> Vec<Stmt> {
+    let mut v = vec![stmt(
+        "INSERT INTO account_seats (account_id, game_id, token)
+         SELECT $2::TEXT, game_id, token FROM session_seats WHERE session = $1
+         ON CONFLICT (account_id, game_id) DO NOTHING",
+        vec![Box::new(from.to_string()), Box::new(account.to_string())],
+    )];
+    v.extend(end_session(from));
+    v
 }
 
 fn challenge_from_row(r: &Row) -> Result<StoredChallenge, StoreError> {
@@ -1413,11 +1477,7 @@ impl Store for PgStore {
         let store = self.clone();
         Box::pin(async move {
             store
-                .write(vec![stmt(
-                    "INSERT INTO session_seats (session, game_id, token) VALUES ($1, $2, $3)
-                     ON CONFLICT (session, game_id) DO UPDATE SET token = excluded.token",
-                    vec![Box::new(session), Box::new(id), Box::new(token)],
-                )])
+                .write(remember(&session, &id, &token).into())
                 .await
                 .map(|_| ())
         })
@@ -1428,7 +1488,12 @@ impl Store for PgStore {
         Box::pin(async move {
             let rows = store
                 .read_one(stmt(
-                    "SELECT token FROM session_seats WHERE session = $1 AND game_id = $2",
+                    "SELECT t.token FROM account_seats t
+                     JOIN account_sessions s ON s.account_id = t.account_id
+                     WHERE s.session = $1 AND t.game_id = $2
+                     UNION ALL
+                     SELECT token FROM session_seats WHERE session = $1 AND game_id = $2
+                     LIMIT 1",
                     vec![Box::new(session), Box::new(id)],
                 ))
                 .await?;
@@ -1559,6 +1624,27 @@ impl Store for PgStore {
         })
     }
 
+    fn create_session(&self, session: String, now: i64) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            store.write(start_session(&session, None, now)).await?;
+            Ok(())
+        })
+    }
+
+    fn session_exists(&self, session: String) -> StoreFuture<bool> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT 1 FROM sessions WHERE id = $1",
+                    vec![Box::new(session)],
+                ))
+                .await?;
+            Ok(!rows.is_empty())
+        })
+    }
+
     fn player(&self, session: String) -> StoreFuture<Option<StoredPlayer>> {
         let store = self.clone();
         Box::pin(async move {
@@ -1672,15 +1758,8 @@ impl Store for PgStore {
                     Box::new(now),
                 ],
             ));
-            stmts.push(move_seats(&from, &to));
-            stmts.push(stmt(
-                "DELETE FROM account_sessions WHERE session = $1",
-                vec![Box::new(from)],
-            ));
-            stmts.push(stmt(
-                "INSERT INTO account_sessions (session, account_id, created_at) VALUES ($1, $2, $3)",
-                vec![Box::new(to), Box::new(a.id), Box::new(now)],
-            ));
+            stmts.extend(end_into_account(&from, &a.id));
+            stmts.extend(start_session(&to, Some(&a.id), now));
             match store.write(stmts).await {
                 Ok(_) => Ok(true),
                 Err(StoreError::Conflict) => Ok(false),
@@ -1692,20 +1771,9 @@ impl Store for PgStore {
     fn log_in(&self, account: String, from: String, to: String, now: i64) -> StoreFuture<()> {
         let store = self.clone();
         Box::pin(async move {
-            store
-                .write(vec![
-                    move_seats(&from, &to),
-                    stmt(
-                        "DELETE FROM account_sessions WHERE session = $1",
-                        vec![Box::new(from)],
-                    ),
-                    stmt(
-                        "INSERT INTO account_sessions (session, account_id, created_at)
-                         VALUES ($1, $2, $3)",
-                        vec![Box::new(to), Box::new(account), Box::new(now)],
-                    ),
-                ])
-                .await?;
+            let mut stmts = end_into_account(&from, &account);
+            stmts.extend(start_session(&to, Some(&account), now));
+            store.write(stmts).await?;
             Ok(())
         })
     }
@@ -1875,12 +1943,7 @@ impl Store for PgStore {
     fn log_out(&self, session: String) -> StoreFuture<()> {
         let store = self.clone();
         Box::pin(async move {
-            store
-                .write(vec![stmt(
-                    "DELETE FROM account_sessions WHERE session = $1",
-                    vec![Box::new(session)],
-                )])
-                .await?;
+            store.write(end_session(&session)).await?;
             Ok(())
         })
     }
@@ -1901,17 +1964,25 @@ impl Store for PgStore {
                         "UPDATE accounts SET password = $2, updated_at = $3 WHERE id = $1",
                         vec![Box::new(account.clone()), Box::new(hash), Box::new(now)],
                     ),
+                    // Every session of the account ends, the one asking too.
                     stmt(
-                        "DELETE FROM account_sessions WHERE account_id = $1",
-                        vec![Box::new(account.clone())],
+                        "DELETE FROM session_seats WHERE session = $2 OR session IN
+                         (SELECT session FROM account_sessions WHERE account_id = $1)",
+                        vec![Box::new(account.clone()), Box::new(from.clone())],
                     ),
-                    move_seats(&from, &to),
                     stmt(
-                        "INSERT INTO account_sessions (session, account_id, created_at)
-                         VALUES ($1, $2, $3)",
-                        vec![Box::new(to), Box::new(account), Box::new(now)],
+                        "DELETE FROM sessions WHERE id = $2 OR id IN
+                         (SELECT session FROM account_sessions WHERE account_id = $1)",
+                        vec![Box::new(account.clone()), Box::new(from.clone())],
                     ),
-                ])
+                    stmt(
+                        "DELETE FROM account_sessions WHERE account_id = $1 OR session = $2",
+                        vec![Box::new(account.clone()), Box::new(from)],
+                    ),
+                ]
+                .into_iter()
+                .chain(start_session(&to, Some(&account), now))
+                .collect())
                 .await?;
             Ok(())
         })
@@ -2044,15 +2115,7 @@ impl Store for PgStore {
                 .collect();
             stmts.push(insert_game(&game));
             for (session, token) in seats {
-                stmts.push(stmt(
-                    "INSERT INTO session_seats (session, game_id, token) VALUES ($1, $2, $3)
-                     ON CONFLICT (session, game_id) DO UPDATE SET token = excluded.token",
-                    vec![
-                        Box::new(session),
-                        Box::new(game.id.clone()),
-                        Box::new(token),
-                    ],
-                ));
+                stmts.extend(remember(&session, &game.id, &token));
             }
             match store.write(stmts).await {
                 Ok(_) => Ok(true),

@@ -380,6 +380,53 @@ pub const STEPS: &[Step] = &[
             )",
         )],
     },
+    // Sessions (issue 25, item 11): only ids the server issued and has not
+    // ended are sessions (`sessions`); an account's seats are the
+    // account's (`account_seats`), held by whichever of its sessions. The
+    // sessions kept are those logged in and those of anonymous players;
+    // ids that only held seats cannot be told from sessions logged out
+    // (whose seats they kept), so they end, seats and all: their games
+    // open again with the seat's link or token.
+    Step {
+        about: "issued sessions and the accounts' seats",
+        sql: &[
+            Sql::Both(
+                "CREATE TABLE sessions (
+                    id          TEXT PRIMARY KEY,
+                    created_at  BIGINT NOT NULL
+                );
+                INSERT INTO sessions (id, created_at)
+                    SELECT session, created_at FROM account_sessions;
+                INSERT INTO sessions (id, created_at)
+                    SELECT p.session, p.created_at FROM players p
+                    WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = p.id)
+                      AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = p.session)",
+            ),
+            Sql::Each {
+                sqlite: "CREATE TABLE account_seats (
+                    account_id  TEXT NOT NULL,
+                    game_id     TEXT NOT NULL REFERENCES games (id),
+                    token       TEXT NOT NULL,
+                    PRIMARY KEY (account_id, game_id)
+                ) WITHOUT ROWID",
+                postgres: "CREATE TABLE account_seats (
+                    account_id  TEXT NOT NULL,
+                    game_id     TEXT NOT NULL REFERENCES games (id),
+                    token       TEXT NOT NULL,
+                    PRIMARY KEY (account_id, game_id)
+                )",
+            },
+            Sql::Both(
+                "INSERT INTO account_seats (account_id, game_id, token)
+                    SELECT s.account_id, t.game_id, MIN(t.token) FROM session_seats t
+                    JOIN account_sessions s ON s.session = t.session
+                    GROUP BY s.account_id, t.game_id;
+                DELETE FROM session_seats
+                    WHERE session NOT IN (SELECT id FROM sessions)
+                       OR session IN (SELECT session FROM account_sessions)",
+            ),
+        ],
+    },
 ];
 
 /// The schema version this server writes.

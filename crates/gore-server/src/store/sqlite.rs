@@ -209,13 +209,64 @@ fn rating_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRating> {
     })
 }
 
-/// Moves the seats a session holds to another (a rotated session).
-fn move_seats(c: &Connection, from: &str, to: &str) -> rusqlite::Result<()> {
-    c.execute(
-        "UPDATE session_seats SET session = ?2 WHERE session = ?1",
-        params![from, to],
+/// Remembers a seat for a session: its account's if it is logged in to
+/// one, else its own.
+fn remember(c: &Connection, session: &str, id: &str, token: &str) -> rusqlite::Result<()> {
+    let n = c.execute(
+        "INSERT INTO account_seats (account_id, game_id, token)
+         SELECT account_id, ?2, ?3 FROM account_sessions WHERE session = ?1
+         ON CONFLICT (account_id, game_id) DO UPDATE SET token = excluded.token",
+        params![session, id, token],
     )?;
+    if n == 0 {
+        c.execute(
+            "INSERT INTO session_seats (session, game_id, token) VALUES (?1, ?2, ?3)
+             ON CONFLICT (session, game_id) DO UPDATE SET token = excluded.token",
+            params![session, id, token],
+        )?;
+    }
     Ok(())
+}
+
+/// Issues session `id`, logged in to `account` if given.
+fn start_session(
+    c: &Connection,
+    id: &str,
+    account: Option<&str>,
+    now: i64,
+) -> rusqlite::Result<()> {
+    c.execute(
+        "INSERT INTO sessions (id, created_at) VALUES (?1, ?2)",
+        params![id, now],
+    )?;
+    if let Some(a) = account {
+        c.execute(
+            "INSERT INTO account_sessions (session, account_id, created_at) VALUES (?1, ?2, ?3)",
+            params![id, a, now],
+        )?;
+    }
+    Ok(())
+}
+
+/// Ends a session: its own seats go (an account keeps its own), and with
+/// them its log-in.
+fn end_session(c: &Connection, id: &str) -> rusqlite::Result<()> {
+    c.execute("DELETE FROM session_seats WHERE session = ?1", [id])?;
+    c.execute("DELETE FROM account_sessions WHERE session = ?1", [id])?;
+    c.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+/// Gives the seats session `from` holds of its own to `account` (a seat
+/// the account already holds in a game stays), then ends `from`.
+fn end_into_account(c: &Connection, from: &str, account: &str) -> rusqlite::Result<()> {
+    c.execute(
+        "INSERT INTO account_seats (account_id, game_id, token)
+         SELECT ?2, game_id, token FROM session_seats WHERE session = ?1
+         ON CONFLICT (account_id, game_id) DO NOTHING",
+        params![from, account],
+    )?;
+    end_session(c, from)
 }
 
 /// Reads a challenges row.
@@ -808,21 +859,19 @@ impl Store for SqliteStore {
     }
 
     fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
-        let f = self.call(true, move |c| {
-            c.execute(
-                "INSERT INTO session_seats (session, game_id, token) VALUES (?1, ?2, ?3)
-                 ON CONFLICT (session, game_id) DO UPDATE SET token = excluded.token",
-                params![session, id, token],
-            )?;
-            Ok(())
-        });
+        let f = self.call(true, move |c| remember(c, &session, &id, &token));
         Box::pin(async move { Ok(f.await?) })
     }
 
     fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
         let f = self.call(false, move |c| {
             c.query_row(
-                "SELECT token FROM session_seats WHERE session = ?1 AND game_id = ?2",
+                "SELECT t.token FROM account_seats t
+                 JOIN account_sessions s ON s.account_id = t.account_id
+                 WHERE s.session = ?1 AND t.game_id = ?2
+                 UNION ALL
+                 SELECT token FROM session_seats WHERE session = ?1 AND game_id = ?2
+                 LIMIT 1",
                 params![session, id],
                 |r| r.get(0),
             )
@@ -906,6 +955,19 @@ impl Store for SqliteStore {
         Box::pin(async move { Ok(f.await?) })
     }
 
+    fn create_session(&self, session: String, now: i64) -> StoreFuture<()> {
+        let f = self.call(true, move |c| start_session(c, &session, None, now));
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn session_exists(&self, session: String) -> StoreFuture<bool> {
+        let f = self.call(false, move |c| {
+            c.prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")?
+                .exists([session])
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
     fn player(&self, session: String) -> StoreFuture<Option<StoredPlayer>> {
         let f = self.call(false, move |c| player_of(c, &session));
         Box::pin(async move { Ok(f.await?) })
@@ -984,12 +1046,8 @@ impl Store for SqliteStore {
                 "UPDATE players SET session = ?2, name = ?3, updated_at = ?4 WHERE session = ?1",
                 params![from, to, a.username, now],
             )?;
-            move_seats(c, &from, &to)?;
-            c.execute("DELETE FROM account_sessions WHERE session = ?1", [&from])?;
-            c.execute(
-                "INSERT INTO account_sessions (session, account_id, created_at) VALUES (?1, ?2, ?3)",
-                params![to, a.id, now],
-            )?;
+            end_into_account(c, &from, &a.id)?;
+            start_session(c, &to, Some(&a.id), now)?;
             Ok(())
         });
         Box::pin(async move {
@@ -1003,12 +1061,8 @@ impl Store for SqliteStore {
 
     fn log_in(&self, account: String, from: String, to: String, now: i64) -> StoreFuture<()> {
         let f = self.call(true, move |c| {
-            move_seats(c, &from, &to)?;
-            c.execute("DELETE FROM account_sessions WHERE session = ?1", [&from])?;
-            c.execute(
-                "INSERT INTO account_sessions (session, account_id, created_at) VALUES (?1, ?2, ?3)",
-                params![to, account, now],
-            )?;
+            end_into_account(c, &from, &account)?;
+            start_session(c, &to, Some(&account), now)?;
             Ok(())
         });
         Box::pin(async move { Ok(f.await?) })
@@ -1170,10 +1224,7 @@ impl Store for SqliteStore {
     }
 
     fn log_out(&self, session: String) -> StoreFuture<()> {
-        let f = self.call(true, move |c| {
-            c.execute("DELETE FROM account_sessions WHERE session = ?1", [session])?;
-            Ok(())
-        });
+        let f = self.call(true, move |c| end_session(c, &session));
         Box::pin(async move { Ok(f.await?) })
     }
 
@@ -1190,15 +1241,15 @@ impl Store for SqliteStore {
                 "UPDATE accounts SET password = ?2, updated_at = ?3 WHERE id = ?1",
                 params![account, hash, now],
             )?;
-            c.execute(
-                "DELETE FROM account_sessions WHERE account_id = ?1",
-                [&account],
-            )?;
-            move_seats(c, &from, &to)?;
-            c.execute(
-                "INSERT INTO account_sessions (session, account_id, created_at) VALUES (?1, ?2, ?3)",
-                params![to, account, now],
-            )?;
+            // Every session of the account ends, the one asking too.
+            let ended: Vec<String> = c
+                .prepare("SELECT session FROM account_sessions WHERE account_id = ?1")?
+                .query_map([&account], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            for s in ended.iter().chain([&from]) {
+                end_session(c, s)?;
+            }
+            start_session(c, &to, Some(&account), now)?;
             Ok(())
         });
         Box::pin(async move { Ok(f.await?) })
@@ -1320,11 +1371,7 @@ impl Store for SqliteStore {
             }
             insert_game(c, &game, game.created_at)?;
             for (session, token) in &seats {
-                c.execute(
-                    "INSERT INTO session_seats (session, game_id, token) VALUES (?1, ?2, ?3)
-                     ON CONFLICT (session, game_id) DO UPDATE SET token = excluded.token",
-                    params![session, game.id, token],
-                )?;
+                remember(c, session, &game.id, token)?;
             }
             Ok(())
         });

@@ -4,7 +4,7 @@
 //! stands, notices to the other servers, leased AI claims): the domain's
 //! side of the coordination, tested without a database.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -29,6 +29,10 @@ pub struct Data {
     pub accounts: HashMap<String, StoredAccount>,
     pub account_keys: HashMap<String, String>,
     pub account_sessions: HashMap<String, String>,
+    /// The sessions issued and not ended.
+    pub issued: HashSet<String>,
+    /// The accounts' seats: (account, game) → token.
+    pub account_seats: HashMap<(String, String), String>,
     pub ratings: HashMap<(String, String), StoredRating>,
     pub history: Vec<(String, HistoryPoint)>,
     pub chat: HashMap<String, Vec<gore_server::store::ChatLine>>,
@@ -83,17 +87,42 @@ impl Handle {
     }
 }
 
-fn move_seats(d: &mut Data, from: &str, to: &str) {
-    let moved: Vec<((String, String), String)> = d
+/// Remembers a seat: the session's account's if it is logged in.
+fn remember(d: &mut Data, session: String, game: String, token: String) {
+    match d.account_sessions.get(&session) {
+        Some(a) => d.account_seats.insert((a.clone(), game), token),
+        None => d.sessions.insert((session, game), token),
+    };
+}
+
+/// Ends a session: its own seats and its log-in go.
+fn end_session(d: &mut Data, session: &str) {
+    d.sessions.retain(|(s, _), _| s != session);
+    d.account_sessions.remove(session);
+    d.issued.remove(session);
+}
+
+/// Gives the session's own seats to the account (a seat it holds in a
+/// game stays), then ends the session.
+fn end_into_account(d: &mut Data, from: &str, account: &str) {
+    let moved: Vec<(String, String)> = d
         .sessions
         .iter()
         .filter(|((s, _), _)| s == from)
-        .map(|(k, v)| (k.clone(), v.clone()))
+        .map(|((_, g), t)| (g.clone(), t.clone()))
         .collect();
-    for ((_, game), token) in moved {
-        d.sessions.remove(&(from.to_string(), game.clone()));
-        d.sessions.insert((to.to_string(), game), token);
+    for (game, token) in moved {
+        d.account_seats
+            .entry((account.to_string(), game))
+            .or_insert(token);
     }
+    end_session(d, from);
+}
+
+/// Issues a session logged in to `account`.
+fn start_logged_in(d: &mut Data, session: String, account: String) {
+    d.issued.insert(session.clone());
+    d.account_sessions.insert(session, account);
 }
 
 fn ply_of(g: &StoredGame) -> u32 {
@@ -220,6 +249,16 @@ impl Store for Handle {
             Ok(((), Some((id, ply_of(g)))))
         })
     }
+    fn create_session(&self, session: String, _now: i64) -> StoreFuture<()> {
+        self.write(move |d| {
+            d.issued.insert(session);
+            Ok(((), None))
+        })
+    }
+    fn session_exists(&self, session: String) -> StoreFuture<bool> {
+        let e = self.shared.data.lock().unwrap().issued.contains(&session);
+        Box::pin(async move { Ok(e) })
+    }
     fn player(&self, session: String) -> StoreFuture<Option<StoredPlayer>> {
         let d = self.shared.data.lock().unwrap();
         let p = match d
@@ -269,9 +308,8 @@ impl Store for Handle {
                 p.name = a.username.clone();
                 d.players.insert(to.clone(), p);
             }
-            move_seats(d, &from, &to);
-            d.account_sessions.remove(&from);
-            d.account_sessions.insert(to, a.id.clone());
+            end_into_account(d, &from, &a.id);
+            start_logged_in(d, to, a.id.clone());
             d.accounts.insert(a.id.clone(), a);
             Ok((true, None))
         })
@@ -420,15 +458,14 @@ impl Store for Handle {
     }
     fn log_in(&self, account: String, from: String, to: String, _now: i64) -> StoreFuture<()> {
         self.write(move |d| {
-            move_seats(d, &from, &to);
-            d.account_sessions.remove(&from);
-            d.account_sessions.insert(to, account);
+            end_into_account(d, &from, &account);
+            start_logged_in(d, to, account);
             Ok(((), None))
         })
     }
     fn log_out(&self, session: String) -> StoreFuture<()> {
         self.write(move |d| {
-            d.account_sessions.remove(&session);
+            end_session(d, &session);
             Ok(((), None))
         })
     }
@@ -444,9 +481,17 @@ impl Store for Handle {
             if let Some(a) = d.accounts.get_mut(&account) {
                 a.password = hash;
             }
-            d.account_sessions.retain(|_, id| *id != account);
-            move_seats(d, &from, &to);
-            d.account_sessions.insert(to, account);
+            let ended: Vec<String> = d
+                .account_sessions
+                .iter()
+                .filter(|(_, a)| **a == account)
+                .map(|(s, _)| s.clone())
+                .chain([from])
+                .collect();
+            for s in &ended {
+                end_session(d, s);
+            }
+            start_logged_in(d, to, account);
             Ok(((), None))
         })
     }
@@ -550,7 +595,7 @@ impl Store for Handle {
                 }
             }
             for (session, token) in seats {
-                d.sessions.insert((session, game.id.clone()), token);
+                remember(d, session, game.id.clone(), token);
             }
             let id = game.id.clone();
             d.games.insert(
@@ -665,18 +710,17 @@ impl Store for Handle {
     }
     fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
         self.write(move |d| {
-            d.sessions.insert((session, id), token);
+            remember(d, session, id, token);
             Ok(((), None))
         })
     }
     fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
-        let t = self
-            .shared
-            .data
-            .lock()
-            .unwrap()
-            .sessions
-            .get(&(session, id))
+        let d = self.shared.data.lock().unwrap();
+        let t = d
+            .account_sessions
+            .get(&session)
+            .and_then(|a| d.account_seats.get(&(a.clone(), id.clone())))
+            .or_else(|| d.sessions.get(&(session, id)))
             .cloned();
         Box::pin(async move { Ok(t) })
     }
