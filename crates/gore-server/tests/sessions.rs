@@ -47,7 +47,13 @@ async fn seat_in(s: &Server, cookie: &str, game: &str) -> Value {
 
 /// A friend game created by `cookie`'s session (seat A): its id.
 async fn new_game(s: &Server, cookie: &str) -> String {
-    let a = post(s, cookie, "/api/games", json!({"mode": "friend", "colour": "A"})).await;
+    let a = post(
+        s,
+        cookie,
+        "/api/games",
+        json!({"mode": "friend", "colour": "A"}),
+    )
+    .await;
     assert_eq!(a.status, 201, "{}", a.body);
     a.body["id"].as_str().unwrap().to_string()
 }
@@ -84,7 +90,9 @@ async fn assert_not_a_session(s: &Server, cookie: &str, why: &str) {
     let a = me(s, cookie).await;
     assert_eq!(a.status, 200, "{why}: {}", a.body);
     assert_eq!(a.body["account"], false, "{why}");
-    let fresh = a.cookie.unwrap_or_else(|| panic!("{why}: {cookie} was taken"));
+    let fresh = a
+        .cookie
+        .unwrap_or_else(|| panic!("{why}: {cookie} was taken"));
     assert_ne!(fresh, cookie, "{why}");
 }
 
@@ -105,7 +113,13 @@ async fn logging_out_ends_the_session() {
     assert_eq!(seat_in(&s, &after, &game).await, Value::Null, "the new one");
     assert_not_a_session(&s, &c, "logged out").await;
     // Whatever the old cookie creates is not the account's.
-    let a = post(&s, &c, "/api/games", json!({"mode": "friend", "colour": "A"})).await;
+    let a = post(
+        &s,
+        &c,
+        "/api/games",
+        json!({"mode": "friend", "colour": "A"}),
+    )
+    .await;
     assert_eq!(a.status, 201, "{}", a.body);
     assert_ne!(a.cookie.as_deref(), Some(c.as_str()));
     let id = a.body["id"].as_str().unwrap();
@@ -173,7 +187,13 @@ async fn an_id_chosen_by_the_client_is_not_adopted() {
     let s = Server::start(0).await;
     let planted = format!("gore_session={}", "5e55".repeat(8));
     assert_not_a_session(&s, &planted, "never issued").await;
-    let a = post(&s, &planted, "/api/games", json!({"mode": "friend", "colour": "A"})).await;
+    let a = post(
+        &s,
+        &planted,
+        "/api/games",
+        json!({"mode": "friend", "colour": "A"}),
+    )
+    .await;
     assert_eq!(a.status, 201, "{}", a.body);
     let issued = a.cookie.expect("an issued session");
     assert_ne!(issued, planted);
@@ -219,6 +239,10 @@ async fn log_in_and_sign_up_issue_a_new_id_and_end_the_old() {
     assert_ne!(c2, w);
     assert_not_a_session(&s, &w, "before the log-in").await;
     assert_eq!(seat_in(&s, &w, &other).await, Value::Null);
-    assert_eq!(seat_in(&s, &c2, &other).await, "A", "the browser's seats follow");
+    assert_eq!(
+        seat_in(&s, &c2, &other).await,
+        "A",
+        "the browser's seats follow"
+    );
     assert_eq!(seat_in(&s, &c, &other).await, "A", "the account's");
 }

@@ -264,7 +264,10 @@ impl Accounts {
         if !logged_in {
             return Ok(None);
         }
-        store.log_out(session.to_string()).await.map_err(store_error)?;
+        store
+            .log_out(session.to_string())
+            .await
+            .map_err(store_error)?;
         let fresh = new_token();
         store
             .create_session(fresh.clone(), self.0.clock.now_ms())

@@ -1959,30 +1959,32 @@ impl Store for PgStore {
         let store = self.clone();
         Box::pin(async move {
             store
-                .write(vec![
-                    stmt(
-                        "UPDATE accounts SET password = $2, updated_at = $3 WHERE id = $1",
-                        vec![Box::new(account.clone()), Box::new(hash), Box::new(now)],
-                    ),
-                    // Every session of the account ends, the one asking too.
-                    stmt(
-                        "DELETE FROM session_seats WHERE session = $2 OR session IN
+                .write(
+                    vec![
+                        stmt(
+                            "UPDATE accounts SET password = $2, updated_at = $3 WHERE id = $1",
+                            vec![Box::new(account.clone()), Box::new(hash), Box::new(now)],
+                        ),
+                        // Every session of the account ends, the one asking too.
+                        stmt(
+                            "DELETE FROM session_seats WHERE session = $2 OR session IN
                          (SELECT session FROM account_sessions WHERE account_id = $1)",
-                        vec![Box::new(account.clone()), Box::new(from.clone())],
-                    ),
-                    stmt(
-                        "DELETE FROM sessions WHERE id = $2 OR id IN
+                            vec![Box::new(account.clone()), Box::new(from.clone())],
+                        ),
+                        stmt(
+                            "DELETE FROM sessions WHERE id = $2 OR id IN
                          (SELECT session FROM account_sessions WHERE account_id = $1)",
-                        vec![Box::new(account.clone()), Box::new(from.clone())],
-                    ),
-                    stmt(
-                        "DELETE FROM account_sessions WHERE account_id = $1 OR session = $2",
-                        vec![Box::new(account.clone()), Box::new(from)],
-                    ),
-                ]
-                .into_iter()
-                .chain(start_session(&to, Some(&account), now))
-                .collect())
+                            vec![Box::new(account.clone()), Box::new(from.clone())],
+                        ),
+                        stmt(
+                            "DELETE FROM account_sessions WHERE account_id = $1 OR session = $2",
+                            vec![Box::new(account.clone()), Box::new(from)],
+                        ),
+                    ]
+                    .into_iter()
+                    .chain(start_session(&to, Some(&account), now))
+                    .collect(),
+                )
                 .await?;
             Ok(())
         })

@@ -1517,6 +1517,57 @@ mod tests {
         assert!(format!("{e:#}").contains("newer"), "{e:#}");
     }
 
+    /// Sessions before they were issued (issue 25 item 11): after the
+    /// migration, logged-in sessions and anonymous players' stay sessions,
+    /// the seats of the logged-in are their account's; a session whose
+    /// player became an account but is no longer logged in (logged out),
+    /// and ids that only held seats, are sessions no more, seats and all.
+    #[test]
+    fn sessions_migrate_to_issued_ones_and_account_seats() {
+        let step = schema::STEPS
+            .iter()
+            .position(|s| s.about == "issued sessions and the accounts' seats")
+            .unwrap();
+        let mut c = Connection::open_in_memory().unwrap();
+        for s in &schema::STEPS[..step] {
+            c.execute_batch(&s.text(Dialect::Sqlite)).unwrap();
+        }
+        // Seats of games not made here: their rows are beside the point.
+        c.execute_batch(
+            "PRAGMA foreign_keys = OFF;
+             INSERT INTO accounts VALUES ('acc', 'Koffi', 'h', 1, 1);
+             INSERT INTO players VALUES ('signedup', 'acc', 'Koffi', 1, 1);
+             INSERT INTO players VALUES ('anon', 'p2', 'Anon', 2, 2);
+             INSERT INTO account_sessions VALUES ('in', 'acc', 3);
+             INSERT INTO session_seats VALUES ('in', 'g1', 't1');
+             INSERT INTO session_seats VALUES ('anon', 'g2', 't2');
+             INSERT INTO session_seats VALUES ('signedup', 'g3', 't3');
+             INSERT INTO session_seats VALUES ('device', 'g4', 't4')",
+        )
+        .unwrap();
+        let tx = c.transaction().unwrap();
+        tx.execute_batch(&schema::STEPS[step].text(Dialect::Sqlite))
+            .unwrap();
+        tx.commit().unwrap();
+        let list = |q: &str| -> Vec<String> {
+            c.prepare(q)
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        assert_eq!(list("SELECT id FROM sessions ORDER BY id"), ["anon", "in"]);
+        assert_eq!(
+            list("SELECT account_id || game_id || token FROM account_seats"),
+            ["accg1t1"]
+        );
+        assert_eq!(
+            list("SELECT session || game_id || token FROM session_seats"),
+            ["anong2t2"]
+        );
+    }
+
     /// A file at schema version 4 (ladder of 8 levels, the perfect player
     /// stored as level 9) with a perfect game and a level-5 game: after the
     /// migration the first reads as perfect, the second as level 5.
