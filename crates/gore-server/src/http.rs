@@ -156,23 +156,35 @@ async fn session_of(state: &AppState, headers: &HeaderMap) -> Result<Option<Stri
 /// seat the browser session holds, else a per-game cookie of older
 /// versions (`gore_<id>`).
 pub async fn token(state: &AppState, headers: &HeaderMap, id: &str) -> Option<String> {
+    token_and_session(state, headers, id).await.0
+}
+
+/// [`token`], and the session it came from when it came from one.
+async fn token_and_session(
+    state: &AppState,
+    headers: &HeaderMap,
+    id: &str,
+) -> (Option<String>, Option<String>) {
     if let Some(v) = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
     {
         if let Some(t) = v.strip_prefix("Bearer ") {
-            return Some(t.trim().to_string());
+            return (Some(t.trim().to_string()), None);
         }
     }
     // Unchecked: an id that is no session holds no seats.
     if let Some(session) = sent_session(headers) {
         match state.games().session_token(session, id).await {
-            Ok(Some(t)) => return Some(t),
+            Ok(Some(t)) => return (Some(t), Some(session.to_string())),
             Ok(None) => {}
             Err(e) => tracing::warn!("session lookup: {e}"),
         }
     }
-    cookie(headers, &format!("gore_{id}")).map(str::to_string)
+    (
+        cookie(headers, &format!("gore_{id}")).map(str::to_string),
+        None,
+    )
 }
 
 /// The session cookie.
@@ -1198,9 +1210,9 @@ async fn socket(
         Ok(u) => u,
         Err(e) => return Ok(e.into_response()),
     };
-    let token = match query.ok().and_then(|Query(q)| q.token) {
-        Some(t) => Some(t),
-        None => token(&state, &headers, &id).await,
+    let (token, session) = match query.ok().and_then(|Query(q)| q.token) {
+        Some(t) => (Some(t), None),
+        None => token_and_session(&state, &headers, &id).await,
     };
     let ip = addr.map(|Extension(ClientIp(a))| a);
     // Counted and subscribed under one lock: a rush of sockets cannot all
@@ -1215,8 +1227,10 @@ async fn socket(
         r.subscribe()
     };
     let slot = socket_slot(&state, ip)?;
-    Ok(limited(upgrade)
-        .on_upgrade(move |socket| ws::session(state, id, room, token, ip, slot, updates, socket)))
+    Ok(limited(upgrade).on_upgrade(move |socket| {
+        let held = ws::Held { token, session };
+        ws::session(state, id, room, held, ip, slot, updates, socket)
+    }))
 }
 
 #[cfg(test)]

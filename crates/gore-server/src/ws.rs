@@ -70,6 +70,18 @@ async fn full_state(room: &RoomRef, seat: Option<Seat>) -> (Message, Seen) {
     state_of(&*room.lock().await, seat)
 }
 
+/// What a socket presents for its seat: a token, and the browser session
+/// it came from, if it did.
+pub struct Held {
+    /// The seat's token (or a device's), if any.
+    pub token: Option<String>,
+    /// The session that held `token` when the socket opened: the seat is
+    /// then checked again at each message, so that a session ended (a
+    /// log-out, a new password elsewhere) no longer acts through a socket
+    /// it opened before.
+    pub session: Option<String>,
+}
+
 /// Serves one socket until it closes: the whole state first, then each
 /// change as an `update` (encoded once for every socket), or the whole
 /// state again when this socket missed a change or asks for it.
@@ -80,13 +92,14 @@ pub async fn session(
     state: AppState,
     id: String,
     room: RoomRef,
-    token: Option<String>,
+    held: Held,
     ip: Option<IpAddr>,
     slot: Option<SocketSlot>,
     mut updates: broadcast::Receiver<Arc<Change>>,
     socket: WebSocket,
 ) {
     let _slot = slot;
+    let Held { token, session } = held;
     let (seat, first, mut seen) = {
         let r = room.lock().await;
         let seat = token.as_deref().and_then(|t| r.seat_of(t));
@@ -200,7 +213,11 @@ pub async fn session(
                 match incoming {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
                 Some(Ok(Message::Text(t))) => {
-                    match handle(&state, &id, token.clone(), ip, t.as_str()).await {
+                    let token = match &session {
+                        Some(s) => still_held(&state, s, &id, token.as_deref()).await,
+                        None => token.clone(),
+                    };
+                    match handle(&state, &id, token, ip, t.as_str()).await {
                         Ok(Reply::None) => None,
                         Ok(Reply::Pong) => Some(text(&ServerMsg::Pong)),
                         Ok(Reply::Resync) => {
@@ -250,6 +267,24 @@ pub async fn session(
     match seat {
         Some(s) => state.games().presence(&id, s, false).await,
         None => state.games().spectating(&id, false).await,
+    }
+}
+
+/// `token` if session `session` still holds it in game `id` (else none:
+/// the socket acts as a spectator's).
+async fn still_held(
+    state: &AppState,
+    session: &str,
+    id: &str,
+    token: Option<&str>,
+) -> Option<String> {
+    match state.games().session_token(session, id).await {
+        Ok(Some(t)) if Some(t.as_str()) == token => Some(t),
+        Ok(_) => None,
+        Err(e) => {
+            tracing::warn!("session lookup: {e}");
+            None
+        }
     }
 }
 

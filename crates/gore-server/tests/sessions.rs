@@ -246,3 +246,62 @@ async fn log_in_and_sign_up_issue_a_new_id_and_end_the_old() {
     );
     assert_eq!(seat_in(&s, &c, &other).await, "A", "the account's");
 }
+
+/// The game socket of the session whose cookie is `cookie`.
+async fn game_ws(s: &Server, cookie: &str, game: &str) -> Ws {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = format!("ws://{}/api/games/{game}/ws", s.addr)
+        .into_client_request()
+        .unwrap();
+    req.headers_mut().insert("cookie", cookie.parse().unwrap());
+    let (inner, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    Ws { inner, view: None }
+}
+
+/// A socket opened with a session's cookie holds the seat while the
+/// session does: once a new password ends the (stolen) session, its open
+/// socket's actions are refused, and the owner's new session plays on.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_open_socket_loses_the_seat_when_its_session_ends() {
+    let s = Server::start(0).await;
+    let mine = sign_up(&s, "Ama_3", "peanut butter").await;
+    let a = post(&s, &mine, "/api/games", json!({"mode": "local"})).await;
+    let game = a.body["id"].as_str().unwrap().to_string();
+    let stolen = log_in(&s, &visitor_cookie(&s).await, "Ama_3", "peanut butter").await;
+    let mut ws = game_ws(&s, &stolen, &game).await;
+    let first = next_state(&mut ws).await;
+    assert_eq!(first["you"], "both", "{first}");
+    let moves = legal(&first);
+    let a = post(
+        &s,
+        &mine,
+        "/api/account/password",
+        json!({"current": "peanut butter", "new": "jam and bread"}),
+    )
+    .await;
+    assert_eq!(a.status, 200, "{}", a.body);
+    let now = a.cookie.unwrap();
+    send_action(&mut ws, &moves[0], 0).await;
+    // Refused (an error), not played (an update with the action).
+    let m = loop {
+        let m = next_msg(&mut ws).await;
+        let played = m["type"] == "update"
+            && m["update"]["actions"]
+                .as_array()
+                .is_some_and(|a| !a.is_empty());
+        if m["type"] == "error" || played {
+            break m;
+        }
+    };
+    assert_eq!(m["error"]["code"], "forbidden", "{m}");
+    let (st, v) = get_with(&s, &now, &format!("/api/games/{game}")).await;
+    assert_eq!((st, v["you"].as_str(), ply(&v)), (200, Some("both"), 0));
+    let r = bot()
+        .post(s.at(&format!("/api/games/{game}/actions")))
+        .header("cookie", &now)
+        .json(&json!({"action": moves[0], "ply": 0}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}
