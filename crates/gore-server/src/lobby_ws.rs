@@ -93,6 +93,18 @@ pub async fn session(
                 silence.as_mut().reset(tokio::time::Instant::now() + idle);
                 match incoming {
                     None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
+                    Some(Ok(Message::Text(_))) if !state.players().is_session(&session).await.unwrap_or(true) => {
+                        // The session ended (a new password from this very
+                        // page): closed, so that the page reconnects with
+                        // the session it has now instead of seeking under
+                        // one nobody holds.
+                        let close = tx.send(Message::Close(Some(CloseFrame {
+                            code: 1008,
+                            reason: "your session ended: reconnect".into(),
+                        })));
+                        let _ = tokio::time::timeout(Duration::from_secs(1), close).await;
+                        break;
+                    }
                     Some(Ok(Message::Text(t))) => match handle(&state, &session, &me, ip, t.as_str()).await {
                         Ok(Some((m, Some(game)))) => {
                             if told.insert(game) { vec![m] } else { Vec::new() }

@@ -17,7 +17,7 @@ struct Answer {
     body: Value,
 }
 
-async fn send(r: reqwest::RequestBuilder) -> Answer {
+async fn answer(r: reqwest::RequestBuilder) -> Answer {
     let r = r.send().await.unwrap();
     let cookie = r
         .headers()
@@ -33,11 +33,11 @@ async fn send(r: reqwest::RequestBuilder) -> Answer {
 }
 
 async fn post(s: &Server, cookie: &str, path: &str, body: Value) -> Answer {
-    send(bot().post(s.at(path)).header("cookie", cookie).json(&body)).await
+    answer(bot().post(s.at(path)).header("cookie", cookie).json(&body)).await
 }
 
 async fn me(s: &Server, cookie: &str) -> Answer {
-    send(bot().get(s.at("/api/me")).header("cookie", cookie)).await
+    answer(bot().get(s.at("/api/me")).header("cookie", cookie)).await
 }
 
 /// The seat `cookie` holds in `game` (`null`: none).
@@ -304,4 +304,41 @@ async fn an_open_socket_loses_the_seat_when_its_session_ends() {
         .await
         .unwrap();
     assert_eq!(r.status(), 200);
+}
+
+/// A lobby socket whose session ended (a new password asked from this
+/// very browser) seeks nothing under the ended session: it is closed, so
+/// that the page reconnects with the session it now has (a seek under the
+/// ended one would pair a game no session of the player holds).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lobby_socket_of_an_ended_session_is_closed() {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let s = Server::start(0).await;
+    let mine = sign_up(&s, "Yaw_2", "plantain chips").await;
+    let mut ws = lobby_ws(&s, &mine).await;
+    next_of(&mut ws, "lobby").await;
+    let a = post(
+        &s,
+        &mine,
+        "/api/account/password",
+        json!({"current": "plantain chips", "new": "fried plantain"}),
+    )
+    .await;
+    assert_eq!(a.status, 200, "{}", a.body);
+    send(&mut ws, json!({"type": "seek", "clock": "5+3"})).await;
+    loop {
+        let m = tokio::time::timeout(std::time::Duration::from_secs(30), ws.next())
+            .await
+            .expect("an answer within 30 s");
+        match m {
+            None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
+            Some(Ok(Message::Text(t))) => {
+                let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                assert_ne!(v["type"], "waiting", "sought under an ended session: {v}");
+                assert_ne!(v["type"], "paired", "{v}");
+            }
+            Some(Ok(_)) => {}
+        }
+    }
 }
