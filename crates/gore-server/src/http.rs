@@ -830,7 +830,8 @@ async fn log_in(
     Ok(logged_in(StatusCode::OK, l))
 }
 
-/// `POST /api/account/logout`: a new anonymous session.
+/// `POST /api/account/logout`: ends the session (its cookie then holds
+/// nothing); a new anonymous one.
 async fn log_out(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let Some(session) = session_of(&state, &headers).await? else {
         return Ok(StatusCode::NO_CONTENT.into_response());
