@@ -89,6 +89,11 @@ pub const LEAVE_TIMED_MS: i64 = 60_000;
 /// In an untimed game between people, a player who has not acted for this
 /// long may be claimed against (3 days).
 pub const LEAVE_UNTIMED_MS: i64 = 3 * 86_400_000;
+/// A sign of life of a player without a socket moves his away time only
+/// when it is at least this much later than the one recorded: the app's
+/// poll (every 3 s) then costs a write every few seconds, not one per
+/// request, and a claim can come at most this much early.
+pub const SIGN_OF_LIFE_MS: i64 = 1_000;
 
 /// The log entry of the action just played on `game`, which did `effect`.
 fn entry_of(game: &Game, player: Player, effect: &Effect) -> Entry {
@@ -719,6 +724,19 @@ impl Room {
         }
         let since = self.info.away[p.index()]?;
         Some((self.clock.now_ms() - since).max(0))
+    }
+
+    /// A request of `p` (an action, a read of the game with his seat, any
+    /// request on HTTP) at `now`: if he has no socket in a game between
+    /// people being played, his away time counts from here (RULES.md,
+    /// "Leaving": from his last sign of life, never from a socket's close
+    /// alone). The new moment to record, if it moves.
+    pub fn sign_of_life(&self, p: Player, now: i64) -> Option<i64> {
+        if self.info.mode != Mode::Friend || self.is_over() {
+            return None;
+        }
+        let since = self.info.away[p.index()]?;
+        (now - since >= SIGN_OF_LIFE_MS).then_some(now)
     }
 
     /// When the opponent of `p` may claim the game (Unix ms), as the rules

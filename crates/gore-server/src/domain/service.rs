@@ -357,6 +357,35 @@ impl Games {
         room.changed(ply);
     }
 
+    /// A request of `seat` on HTTP (an action, a read of the game, a
+    /// takeback, a chat message): a sign of life. A player without a
+    /// socket is away from his last one, not from his socket's close
+    /// (RULES.md, "Leaving"); recorded (and every socket told) when it
+    /// moves his away time. A failure to record it is only logged: the
+    /// request itself goes on.
+    async fn alive(&self, room: &mut Room, seat: Seat) {
+        let p = match seat {
+            Seat::A => Player::A,
+            Seat::B => Player::B,
+            Seat::Both => return,
+        };
+        let Some(at) = room.sign_of_life(p, self.now()) else {
+            return;
+        };
+        if let Err(e) = self
+            .0
+            .store
+            .set_away(room.id().to_string(), p, Some(at))
+            .await
+        {
+            tracing::warn!("game {}: cannot record {p}'s sign of life: {e}", room.id());
+            return;
+        }
+        room.info.away[p.index()] = Some(at);
+        let ply = room.ply();
+        room.changed(ply);
+    }
+
     /// The holder of `token` claims the win: his opponent left (RULES.md,
     /// "Leaving": in a timed game, disconnected for 60 s; untimed, 3 days
     /// without his action; correspondence, the clock decides).
@@ -365,6 +394,11 @@ impl Games {
         let games = self.clone();
         tokio::spawn(async move {
             let mut room = room_ref.lock().await;
+            // Judged on the store's truth: the opponent's sign of life may
+            // have reached another server a moment ago.
+            if games.0.shared && !games.catch_up_locked(&room_ref, &mut room).await {
+                return Err(GameError::Unavailable);
+            }
             let seat = seat_for(&room, token.as_deref())?;
             if games.enforce_clock(&room_ref, &mut room).await {
                 return Ok(room.view(Some(seat)));
@@ -407,11 +441,12 @@ impl Games {
     ) -> Result<crate::store::ChatLine, GameError> {
         let room_ref = self.room(id).await?;
         let player = {
-            let room = room_ref.lock().await;
+            let mut room = room_ref.lock().await;
             let seat = seat_for(&room, token.as_deref())?;
             if room.info.mode != Mode::Friend {
                 return Err(GameError::Refused("chat is for games between two people"));
             }
+            self.alive(&mut room, seat).await;
             match seat {
                 Seat::A => Player::A,
                 Seat::B => Player::B,
@@ -1028,6 +1063,7 @@ impl Games {
                 return Err(GameError::Unavailable);
             }
             let seat = seat_for(&room, token.as_deref())?;
+            games.alive(&mut room, seat).await;
             // An action after the deadline is too late: the flag first.
             if games.enforce_clock(&room_ref, &mut room).await {
                 return Err(GameError::Refused("your time is up: the game is over"));
@@ -1149,6 +1185,7 @@ impl Games {
             let mut room = room_ref.lock().await;
             room.touched = Instant::now();
             let seat = seat_for(&room, token.as_deref())?;
+            games.alive(&mut room, seat).await;
             room.check_playing()?;
             let nothing = GameError::Refused("nothing to take back: you have not played yet");
             match room.info.mode {
@@ -1214,6 +1251,7 @@ impl Games {
             let mut room = room_ref.lock().await;
             room.touched = Instant::now();
             let seat = seat_for(&room, token.as_deref())?;
+            games.alive(&mut room, seat).await;
             room.check_playing()?;
             let asker = room
                 .info
@@ -1279,6 +1317,9 @@ impl Games {
         let mut room = room_ref.lock().await;
         room.touched = Instant::now();
         let seat = token.and_then(|t| room.seat_of(t));
+        if let Some(seat) = seat {
+            self.alive(&mut room, seat).await;
+        }
         self.enforce_clock(&room_ref, &mut room).await;
         if room.ai_to_move() && !room.ai_busy {
             // An earlier AI task failed: try again.
