@@ -11,7 +11,7 @@ use std::sync::Arc;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::api::{parse_json, ClientMsg, ServerMsg};
-use crate::domain::{Change, RoomRef, Seat};
+use crate::domain::{Change, RoomRef, Seat, SpectatorSlot};
 use crate::error::ApiError;
 use crate::state::{AppState, SocketSlot};
 
@@ -83,10 +83,11 @@ pub async fn session(
     token: Option<String>,
     ip: Option<IpAddr>,
     slot: Option<SocketSlot>,
+    watching: Option<SpectatorSlot>,
     mut updates: broadcast::Receiver<Arc<Change>>,
     socket: WebSocket,
 ) {
-    let _slot = slot;
+    let _slots = (slot, watching);
     let (seat, first, mut seen) = {
         let r = room.lock().await;
         let seat = token.as_deref().and_then(|t| r.seat_of(t));

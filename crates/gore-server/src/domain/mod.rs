@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use error::GameError;
 pub use players::Players;
-pub use room::{Change, Room};
+pub use room::{Change, Room, SpectatorSlot};
 pub use service::{
     GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S,
     SPECTATORS_EVERY, SPECTATORS_FRESH,

@@ -81,7 +81,13 @@ pub struct Room {
     pub present: [usize; 2],
     /// Spectators' sockets open on this server.
     pub spectators: usize,
+    /// One clone per spectator's socket admitted here (its count is the
+    /// number, under the room's lock): the per-game cap is theirs alone.
+    spectator_slots: Arc<()>,
 }
+
+/// A spectator's place on a game, held by his socket until it closes.
+pub struct SpectatorSlot(#[allow(dead_code)] Arc<()>);
 
 /// In a timed game, a player disconnected this long may be claimed
 /// against (RULES.md, "Leaving": 60 s).
@@ -154,6 +160,7 @@ impl Room {
             chat_seen: 0,
             present: [0, 0],
             spectators: 0,
+            spectator_slots: Arc::new(()),
         }
     }
 
@@ -624,6 +631,14 @@ impl Room {
                 let _ = self.chat_tx.send(Arc::new(line));
             }
         }
+    }
+
+    /// A place for one more spectator's socket, unless `cap` of them are
+    /// open here already. The players' sockets take none: spectators can
+    /// never lock a player out of his own game (issue 25).
+    pub fn spectator_slot(&self, cap: usize) -> Option<SpectatorSlot> {
+        (Arc::strong_count(&self.spectator_slots) - 1 < cap)
+            .then(|| SpectatorSlot(self.spectator_slots.clone()))
     }
 
     /// How many sockets are watching.
