@@ -267,6 +267,18 @@ impl Store for Gated {
     fn set_away(&self, id: String, seat: gore_core::Player, since: Option<i64>) -> StoreFuture<()> {
         self.inner.set_away(id, seat, since)
     }
+    fn heartbeat(
+        &self,
+        server: String,
+        now: i64,
+        games: Vec<String>,
+        dead_before: i64,
+    ) -> StoreFuture<()> {
+        self.inner.heartbeat(server, now, games, dead_before)
+    }
+    fn take_over(&self, id: String, server: String, dead_before: i64) -> StoreFuture<Option<i64>> {
+        self.inner.take_over(id, server, dead_before)
+    }
     fn set_watchers(
         &self,
         server: String,

@@ -342,14 +342,57 @@ impl Room {
             // Waiting for the friend: the whole times, nothing running or due.
             return Some(clocks(tc, 0, &[], None, now));
         };
+        // Outages are cut out of the time line (RULES.md, "Clocks and
+        // outages"): each action's time, and now, move back by the time
+        // credited before them, and the deadline forward again.
+        let credited = |k: usize| -> i64 {
+            self.info
+                .credits
+                .iter()
+                .filter(|&&(p, _)| (p as usize) < k)
+                .map(|&(_, ms)| ms)
+                .sum()
+        };
         let played: Vec<(Player, i64)> = self
             .log
             .iter()
             .zip(&self.times)
             .take(ply)
-            .map(|(e, &t)| (e.player, t))
+            .enumerate()
+            .map(|(i, (e, &t))| (e.player, t - credited(i + 1)))
             .collect();
-        Some(clocks(tc, started, &played, to_act, now))
+        let shift = credited(ply + 1);
+        let mut c = clocks(tc, started, &played, to_act, now - shift);
+        if let Some((at, _)) = c.deadline.as_mut() {
+            *at += shift;
+        }
+        Some(c)
+    }
+
+    /// When the time of the player to act began to run (his opponent's
+    /// last action, or the game's start), if a clock is running or a
+    /// first action is due: an outage since then is credited to him.
+    pub fn period_start(&self) -> Option<i64> {
+        if self.info.status != Status::Playing || self.is_over() {
+            return None;
+        }
+        self.clocks_at(self.clock.now_ms())?.deadline?;
+        self.times.last().copied().or(self.info.started_at)
+    }
+
+    /// The credits with `ms` more given to the player to act now (those
+    /// of plies taken back dropped).
+    pub fn credits_with(&self, ms: i64) -> Vec<(u32, i64)> {
+        let ply = self.ply() as u32;
+        let mut credits: Vec<(u32, i64)> = self
+            .info
+            .credits
+            .iter()
+            .copied()
+            .filter(|&(p, _)| p <= ply)
+            .collect();
+        credits.push((ply, ms));
+        credits
     }
 
     /// The deadline to store once the actions after `ply` are taken back.
@@ -938,6 +981,7 @@ mod tests {
             clock: None,
             names: [None, None],
             away: [None, None],
+            credits: Vec::new(),
             lobby: false,
             players: [None, None],
             rated: false,
