@@ -744,4 +744,14 @@ mod tests {
         assert!(DbUrl::parse("").is_err());
         assert!(DbUrl::parse("sqlite://").is_err());
     }
+
+    #[test]
+    fn clock_credits_read_what_they_write_and_name_a_bad_one() {
+        let credits = vec![(0, 65_000), (12, 3_500)];
+        assert_eq!(credits_text(&credits), "0:65000,12:3500");
+        assert_eq!(credits_from_text("0:65000,12:3500"), Ok(credits));
+        assert_eq!(credits_from_text(""), Ok(vec![]));
+        let e = credits_from_text("0:65000,x:1").unwrap_err();
+        assert!(e.contains("`x:1`"), "{e}");
+    }
 }
