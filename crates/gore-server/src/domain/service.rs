@@ -600,8 +600,8 @@ impl Games {
         });
     }
 
-    /// Records that this server is alive now, and that it serves the games
-    /// in its memory still going (those whose server died meanwhile now
+    /// Records that this server is alive now, and that it serves the timed
+    /// games in its memory still going (those whose server died meanwhile now
     /// point here: it served them all along, nothing to credit). The task
     /// above calls it; tests call it to fix the last heartbeat.
     pub async fn heartbeat(&self) {
@@ -614,7 +614,8 @@ impl Games {
         for r in rooms {
             // A room busy now is in use: the next beat sees it.
             if let Ok(room) = r.try_lock() {
-                if !room.is_over() {
+                // Only a clock is owed an outage.
+                if !room.is_over() && room.info.clock.is_some() {
                     held.push(room.id().to_string());
                 }
             }
@@ -638,7 +639,7 @@ impl Games {
     /// server's start (or now, if earlier). Exactly the gap: his thinking
     /// before it stays his. A failure only leaves the clock as it was.
     async fn take_over(&self, room: &mut Room) {
-        if room.is_over() {
+        if room.is_over() || room.info.clock.is_none() {
             return;
         }
         let now = self.now();
