@@ -87,6 +87,7 @@ pub struct Room {
 }
 
 /// A spectator's place on a game, held by his socket until it closes.
+// Never read: its clone is what counts (dropped, the place is free).
 pub struct SpectatorSlot(#[allow(dead_code)] Arc<()>);
 
 /// In a timed game, a player disconnected this long may be claimed
@@ -96,9 +97,9 @@ pub const LEAVE_TIMED_MS: i64 = 60_000;
 /// long may be claimed against (3 days).
 pub const LEAVE_UNTIMED_MS: i64 = 3 * 86_400_000;
 /// A sign of life of a player without a socket moves his away time only
-/// when it is at least this much later than the one recorded: the app's
-/// poll (every 3 s) then costs a write every few seconds, not one per
-/// request, and a claim can come at most this much early.
+/// when it is at least this much later than the one recorded: a flood of
+/// requests costs at most a write a second, and a claim can come at most
+/// this much early.
 pub const SIGN_OF_LIFE_MS: i64 = 1_000;
 
 /// The log entry of the action just played on `game`, which did `effect`.

@@ -384,6 +384,9 @@ impl Games {
         let Some(at) = room.sign_of_life(p, self.now()) else {
             return;
         };
+        if self.failure().is_some() {
+            return; // the store takes no writes: nothing to log per request
+        }
         if let Err(e) = self
             .0
             .store
