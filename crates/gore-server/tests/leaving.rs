@@ -60,6 +60,15 @@ async fn play(s: &Server, id: &str, token: &str, action: &str, ply: usize) {
     assert_eq!(st, 200, "{v}");
 }
 
+/// B's socket, once the server has counted it (the chat history comes
+/// after his first state, just before he is marked present): closed
+/// sooner, the server may never have seen him there.
+async fn b_socket(s: &Server, id: &str, tb: &str) -> Ws {
+    let mut wb = s.ws(id, Some(tb)).await;
+    next_of(&mut wb, "chat_history").await;
+    wb
+}
+
 /// Waits for A's socket to hear that B is away (or back: `None`).
 async fn away_b(ws: &mut Ws, want_away: bool) -> Value {
     loop {
@@ -76,7 +85,7 @@ async fn a_player_who_leaves_a_timed_game_can_be_claimed_after_60_s() {
     let s = server(&clock).await;
     let (id, ta, tb) = game(&s, "5+3").await;
     let mut wa = s.ws(&id, Some(&ta)).await;
-    let wb = s.ws(&id, Some(&tb)).await;
+    let wb = b_socket(&s, &id, &tb).await;
     next_state(&mut wa).await;
     play(&s, &id, &ta, "a3", 0).await;
     play(&s, &id, &tb, "b3", 1).await;
@@ -128,7 +137,7 @@ async fn coming_back_in_time_keeps_the_game() {
     play(&s, &id, &tb, "b3", 1).await;
     let mut wa = s.ws(&id, Some(&ta)).await;
     next_state(&mut wa).await;
-    let wb = s.ws(&id, Some(&tb)).await;
+    let wb = b_socket(&s, &id, &tb).await;
     drop(wb);
     away_b(&mut wa, true).await;
     clock.advance(Duration::from_secs(30));
@@ -205,7 +214,7 @@ async fn a_player_who_plays_over_http_without_a_socket_is_not_away() {
     let (id, ta, tb) = game(&s, "3+2").await;
     let mut wa = s.ws(&id, Some(&ta)).await;
     next_state(&mut wa).await;
-    let wb = s.ws(&id, Some(&tb)).await;
+    let wb = b_socket(&s, &id, &tb).await;
     play(&s, &id, &ta, "a3", 0).await;
     play(&s, &id, &tb, "b3", 1).await;
     drop(wb);
