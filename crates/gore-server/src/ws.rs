@@ -201,6 +201,11 @@ pub async fn session(
                 match incoming {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
                 Some(Ok(Message::Text(t))) => {
+                    // A player's message is a sign of life: another server
+                    // may have marked him away (his socket there closed).
+                    if let Some(s) = seat {
+                        state.games().sign_of_life(&id, s).await;
+                    }
                     match handle(&state, &id, token.clone(), ip, t.as_str()).await {
                         Ok(Reply::None) => None,
                         Ok(Reply::Pong) => Some(text(&ServerMsg::Pong)),

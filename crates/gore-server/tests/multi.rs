@@ -233,3 +233,78 @@ async fn a_game_taken_over_after_its_servers_died_gets_the_outage_back() {
     let v = play(&s4, &tb, "b1", 3).await;
     assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 137_000}));
 }
+
+/// Issue 25, item 2, with several servers: B has a socket on server 1 and
+/// one on server 2; the one on server 2 closes, and server 2 marks him
+/// away (it has no socket of his left). His messages on server 1's socket
+/// are signs of life: 70 s after the close, 40 s after his last message,
+/// A's claim is refused; 60 s after that message it is granted.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_players_socket_messages_on_another_server_are_signs_of_life() {
+    use gore_server::domain::clock::Clock;
+    const T0: i64 = 1_796_083_200_000;
+    let shared = Shared::new();
+    let clock = Clock::manual(T0);
+    let s1 = server_at(&shared, 1, &clock).await;
+    let s2 = server_at(&shared, 2, &clock).await;
+    let g = create(
+        &browser(),
+        &s1,
+        json!({"mode": "friend", "colour": "A", "clock": "5+3"}),
+    )
+    .await;
+    let id = g["id"].as_str().unwrap().to_string();
+    let ta = g["token"].as_str().unwrap().to_string();
+    let tb = claim(&browser(), &s1, g["invite"].as_str().unwrap()).await["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The first actions (the game would be aborted 30 s without them).
+    for (t, a, n) in [(&ta, "a3", 0), (&tb, "b3", 1)] {
+        let (st, v) = act(&bot(), &s1, &id, Some(t), json!({"action": a, "ply": n})).await;
+        assert_eq!(st, 200, "{v}");
+    }
+    let mut wa = s1.ws(&id, Some(&ta)).await;
+    next_state(&mut wa).await;
+    // Each socket is counted (present) on its server once it answers a
+    // ping: its loop runs.
+    let mut b1 = s1.ws(&id, Some(&tb)).await;
+    send(&mut b1, json!({"type": "ping"})).await;
+    next_of(&mut b1, "pong").await;
+    let mut b2 = s2.ws(&id, Some(&tb)).await;
+    send(&mut b2, json!({"type": "ping"})).await;
+    next_of(&mut b2, "pong").await;
+    drop(b2);
+    // Server 2 marks B away; server 1 hears of it.
+    loop {
+        if !next_state(&mut wa).await["away"]["B"].is_null() {
+            break;
+        }
+    }
+    let claim_win = |s: &Server| {
+        let url = s.at(&format!("/api/games/{id}/claim"));
+        let ta = ta.clone();
+        async move {
+            bot()
+                .post(url)
+                .bearer_auth(ta)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    clock.advance(Duration::from_secs(30));
+    send(&mut b1, json!({"type": "ping"})).await;
+    assert_eq!(next_of(&mut b1, "pong").await["type"], "pong");
+    clock.advance(Duration::from_secs(40));
+    assert_eq!(claim_win(&s2).await, 409, "B's ping was 40 s ago");
+    assert_eq!(claim_win(&s1).await, 409, "B's ping was 40 s ago");
+    clock.advance(Duration::from_secs(20));
+    assert_eq!(
+        claim_win(&s2).await,
+        200,
+        "60 s after B's last sign of life"
+    );
+}

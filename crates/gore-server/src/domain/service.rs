@@ -401,6 +401,15 @@ impl Games {
         room.changed(ply);
     }
 
+    /// A message on a socket of `seat`: a sign of life (see
+    /// [`Games::alive`]); cheap unless he is marked away.
+    pub async fn sign_of_life(&self, id: &str, seat: Seat) {
+        if let Ok(room_ref) = self.room(id).await {
+            let mut room = room_ref.lock().await;
+            self.alive(&mut room, seat).await;
+        }
+    }
+
     /// The holder of `token` claims the win: his opponent left (RULES.md,
     /// "Leaving": in a timed game, disconnected for 60 s; untimed, 3 days
     /// without his action; correspondence, the clock decides).
