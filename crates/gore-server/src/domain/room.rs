@@ -1046,6 +1046,35 @@ mod tests {
     /// the shorter game, as if the action had never been played (the
     /// reference: a room loaded from the first plies alone), and it plays
     /// on from there.
+    /// Outages credited are cut out of the clocks' time line. Hand
+    /// arithmetic, 3+2: first actions at 0 s (free); A at 10 s (180 - 10
+    /// + 2 = 172); B at 100 s, 65 s of his 90 s an outage (180 - 25 + 2 =
+    /// 157); A to act since 100 s, now 130 s: 142 left, deadline at 100 +
+    /// 172 = 272 s. 5 s more credited now: 147, deadline 277 s. A credit of
+    /// a ply beyond the game's (taken back) counts for nothing.
+    #[test]
+    fn credited_outages_are_cut_out_of_the_clocks() {
+        let mut g = stored(0, &["a3", "b3", "a1", "b1"], true);
+        for (a, at) in g.actions.iter_mut().zip([0, 0, 10_000, 100_000]) {
+            a.at = at;
+        }
+        g.info.mode = Mode::Friend;
+        g.info.ai_seat = None;
+        g.info.clock = Some("3+2".parse().unwrap());
+        g.info.credits = vec![(3, 65_000), (9, 1_000_000)];
+        let mut room = Room::load(g, 2_000).unwrap();
+        room.clock = Clock::manual(130_000);
+        let c = room.clocks_at(130_000).unwrap();
+        assert_eq!(c.left, [142_000, 157_000]);
+        assert_eq!(c.deadline, Some((272_000, Due::Flag(Player::A))));
+        assert_eq!(room.period_start(), Some(100_000));
+        room.info.credits = room.credits_with(5_000);
+        assert_eq!(room.info.credits, vec![(3, 65_000), (4, 5_000)]);
+        let c = room.clocks_at(130_000).unwrap();
+        assert_eq!(c.left, [147_000, 157_000]);
+        assert_eq!(room.deadline(), Some(277_000));
+    }
+
     #[test]
     fn rewind_gives_the_room_of_the_shorter_game() {
         let actions = ["a3", "b1", "a1", "b2"];
