@@ -1047,11 +1047,12 @@ mod tests {
     /// reference: a room loaded from the first plies alone), and it plays
     /// on from there.
     /// Outages credited are cut out of the clocks' time line. Hand
-    /// arithmetic, 3+2: first actions at 0 s (free); A at 10 s (180 - 10
-    /// + 2 = 172); B at 100 s, 65 s of his 90 s an outage (180 - 25 + 2 =
-    /// 157); A to act since 100 s, now 130 s: 142 left, deadline at 100 +
-    /// 172 = 272 s. 5 s more credited now: 147, deadline 277 s. A credit of
-    /// a ply beyond the game's (taken back) counts for nothing.
+    /// arithmetic, 3+2: first actions at 0 s (free); A at 10 s (180 s less
+    /// 10 plus 2: 172); B at 100 s, 65 s of his 90 s an outage (180 s less
+    /// 25 plus 2: 157); A to act since 100 s, now 130 s: 142 left, the
+    /// deadline at 272 s (100 plus 172). 5 s more credited now: 147, the
+    /// deadline at 277 s. A credit of a ply beyond the game's (taken back)
+    /// counts for nothing.
     #[test]
     fn credited_outages_are_cut_out_of_the_clocks() {
         let mut g = stored(0, &["a3", "b3", "a1", "b1"], true);
