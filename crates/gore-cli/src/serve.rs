@@ -77,7 +77,8 @@ pub struct ServeArgs {
     /// Open connections per client address at most.
     #[arg(long, default_value_t = 64)]
     max_conns_per_ip: usize,
-    /// Sockets per game at most (players and spectators).
+    /// Spectators' sockets per game at most (a player's own sockets are
+    /// never refused by it).
     #[arg(long, default_value_t = 200)]
     max_sockets_per_game: usize,
     /// Sockets per client address at most.

@@ -111,7 +111,8 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// A socket that answers no ping for this long is closed.
     pub ws_idle_timeout: Duration,
-    /// Sockets per game at most (players and spectators).
+    /// Spectators' sockets per game at most (a player's own sockets are
+    /// never refused by it).
     pub max_sockets_per_game: usize,
     /// Sockets per client address at most.
     pub max_sockets_per_ip: usize,

@@ -1217,20 +1217,30 @@ async fn socket(
     };
     let ip = addr.map(|Extension(ClientIp(a))| a);
     // Counted and subscribed under one lock: a rush of sockets cannot all
-    // pass the count before any of them subscribes.
-    let updates = {
+    // pass the count before any of them subscribes. Only spectators are
+    // counted: a player's socket is always let in (his address's cap
+    // bounds it), so a crowd can never lock him out of his game.
+    let (updates, watching) = {
         let r = room.lock().await;
-        if r.watchers() >= state.config().max_sockets_per_game {
-            return Err(ApiError::busy(
-                "this game has as many watchers as it can take; try again later",
-            ));
-        }
-        r.subscribe()
+        let seated = token.as_deref().and_then(|t| r.seat_of(t)).is_some();
+        let watching = if seated {
+            None
+        } else {
+            Some(
+                r.spectator_slot(state.config().max_sockets_per_game)
+                    .ok_or_else(|| {
+                        ApiError::busy(
+                            "this game has as many spectators as it can take; try again later",
+                        )
+                    })?,
+            )
+        };
+        (r.subscribe(), watching)
     };
     let slot = socket_slot(&state, ip)?;
     Ok(limited(upgrade).on_upgrade(move |socket| {
         let held = ws::Held { token, session };
-        ws::session(state, id, room, held, ip, slot, updates, socket)
+        ws::session(state, id, room, held, ip, slot, watching, updates, socket)
     }))
 }
 

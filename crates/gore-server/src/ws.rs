@@ -11,7 +11,7 @@ use std::sync::Arc;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::api::{parse_json, ClientMsg, ServerMsg};
-use crate::domain::{Change, RoomRef, Seat};
+use crate::domain::{Change, RoomRef, Seat, SpectatorSlot};
 use crate::error::ApiError;
 use crate::state::{AppState, SocketSlot};
 
@@ -95,10 +95,11 @@ pub async fn session(
     held: Held,
     ip: Option<IpAddr>,
     slot: Option<SocketSlot>,
+    watching: Option<SpectatorSlot>,
     mut updates: broadcast::Receiver<Arc<Change>>,
     socket: WebSocket,
 ) {
-    let _slot = slot;
+    let _slots = (slot, watching);
     let Held { token, session } = held;
     let (seat, first, mut seen) = {
         let r = room.lock().await;
@@ -217,6 +218,12 @@ pub async fn session(
                         Some(s) => still_held(&state, s, &id, token.as_deref()).await,
                         None => token.clone(),
                     };
+                    // A player's message is a sign of life: another server
+                    // may have marked him away (his socket there closed).
+                    // Not once his session has lost the seat.
+                    if let (Some(s), Some(_)) = (seat, &token) {
+                        state.games().sign_of_life(&id, s).await;
+                    }
                     match handle(&state, &id, token, ip, t.as_str()).await {
                         Ok(Reply::None) => None,
                         Ok(Reply::Pong) => Some(text(&ServerMsg::Pong)),

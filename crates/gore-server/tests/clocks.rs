@@ -359,3 +359,90 @@ async fn another_server_ends_a_game_on_time() {
     assert_eq!(v["result"]["reason"], "time");
     assert_eq!(v["result"]["winner"], "B");
 }
+
+/// Issue 25, item 4: a server outage is not charged to the clocks. Two
+/// games on server 1, a 3+2 and a 1+0, the same actions at the same
+/// times: A and B make their first actions at 0 s, A acts at 10 s (3+2:
+/// 180 - 10 + 2 = 172 s; 1+0: 60 - 10 = 50 s), B thinks 20 s, and the
+/// server's last heartbeat is at 30 s. Then server 1 dies (its clock
+/// stops: it never beats again; it is left running in this process but
+/// nothing reaches it) and server 2 starts on the same database 65 s
+/// later. B has his time back, exactly: 160 s in the 3+2 (not 160 - 65 =
+/// 95), 40 s in the 1+0, which is not lost on time at the restart (its
+/// deadline, 70 s, passed during the outage) but at 40 s after it. His 20
+/// s before the outage stay charged. A third server loading the game
+/// while server 2 lives gives nothing more.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_outage_is_given_back_to_the_player_to_act() {
+    let c1 = Clock::manual(T0);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir
+        .path()
+        .join("gore.sqlite3")
+        .to_str()
+        .unwrap()
+        .to_string();
+    let s1 = {
+        let mut config = config_in(&dir);
+        config.clock = c1.clone();
+        Server::start_with(dir, config).await
+    };
+    let (g3, a3, b3) = timed_friend(&s1, "3+2").await;
+    let (g1, a1, b1) = timed_friend(&s1, "1+0").await;
+    for (id, ta, tb) in [(&g3, &a3, &b3), (&g1, &a1, &b1)] {
+        play(&s1, id, ta, "a3", 0).await;
+        play(&s1, id, tb, "b3", 1).await;
+    }
+    c1.advance(Duration::from_secs(10));
+    play(&s1, &g3, &a3, "a1", 2).await;
+    play(&s1, &g1, &a1, "a1", 2).await;
+    c1.advance(Duration::from_secs(20));
+    s1.state.games().heartbeat().await;
+    let (_, v) = get(&bot(), &s1, &g3).await;
+    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 160_000}));
+
+    // The outage: 65 s with no server.
+    let c2 = Clock::manual(T0 + 30_000 + 65_000);
+    let start = |clock: &Clock| {
+        let mut config = config_in(&tempfile::tempdir().unwrap());
+        config.db = db.clone();
+        config.clock = clock.clone();
+        Server::start_with(tempfile::tempdir().unwrap(), config)
+    };
+    let s2 = start(&c2).await;
+    let (_, v) = get(&bot(), &s2, &g3).await;
+    assert_eq!(v["status"], "playing", "{v}");
+    assert_eq!(v["clock"]["running"], "B");
+    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 160_000}));
+    assert_eq!(v["clock"]["deadline_in"], 160_000);
+    s2.state.games().settle_clocks().await;
+    let (_, v) = get(&bot(), &s2, &g1).await;
+    assert_eq!(
+        v["status"], "playing",
+        "not lost on time at the restart: {v}"
+    );
+    assert_eq!(v["clock"]["left"], json!({"A": 50_000, "B": 40_000}));
+    // A third server, server 2 alive: nothing more is given.
+    let s3 = start(&c2).await;
+    let (_, v) = get(&bot(), &s3, &g3).await;
+    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 160_000}));
+    // The clocks run on from there: B plays the 3+2 after 10 s (160 - 10
+    // + 2 = 152); the 1+0 falls 40 s after the restart, not before.
+    c2.advance(Duration::from_secs(10));
+    let v = play(&s2, &g3, &b3, "b1", 3).await;
+    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 152_000}));
+    c2.advance(Duration::from_millis(29_999));
+    assert_eq!(s2.state.games().settle_clocks().await, 0);
+    assert_eq!(get(&bot(), &s2, &g1).await.1["clock"]["left"]["B"], 1);
+    c2.advance(Duration::from_millis(1));
+    s2.state.games().settle_clocks().await;
+    let (_, v) = get(&bot(), &s2, &g1).await;
+    assert_eq!(v["status"], "over", "{v}");
+    assert_eq!(
+        (
+            v["result"]["reason"].as_str(),
+            v["result"]["winner"].as_str()
+        ),
+        (Some("time"), Some("A"))
+    );
+}

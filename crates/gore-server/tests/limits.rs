@@ -267,6 +267,18 @@ impl Store for Gated {
     fn set_away(&self, id: String, seat: gore_core::Player, since: Option<i64>) -> StoreFuture<()> {
         self.inner.set_away(id, seat, since)
     }
+    fn heartbeat(
+        &self,
+        server: String,
+        now: i64,
+        games: Vec<String>,
+        dead_before: i64,
+    ) -> StoreFuture<()> {
+        self.inner.heartbeat(server, now, games, dead_before)
+    }
+    fn take_over(&self, id: String, server: String, dead_before: i64) -> StoreFuture<Option<i64>> {
+        self.inner.take_over(id, server, dead_before)
+    }
     fn set_watchers(
         &self,
         server: String,
@@ -455,4 +467,65 @@ async fn sockets_receive_what_changed_not_the_whole_log() {
     assert_eq!(m["type"], "state");
     assert_eq!(ply(&m["state"]), n + 1);
     player.send(Message::Close(None)).await.unwrap();
+}
+
+/// Issue 25, item 3: spectators fill a timed game's socket cap; a player
+/// of the game still opens his socket (again and again: reconnects), and
+/// the cap still holds for one more spectator. The seats' sockets do not
+/// count against the spectators' cap.
+#[tokio::test(flavor = "multi_thread")]
+async fn spectators_filling_the_cap_never_lock_a_player_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = gore_server::Config {
+        max_sockets_per_game: 3,
+        ..config_in(&dir)
+    };
+    let s = Server::start_with(dir, config).await;
+    let g = create(
+        &browser(),
+        &s,
+        json!({"mode": "friend", "colour": "A", "clock": "3+2"}),
+    )
+    .await;
+    let id = g["id"].as_str().unwrap().to_string();
+    let ta = g["token"].as_str().unwrap().to_string();
+    let tb = claim(&browser(), &s, g["invite"].as_str().unwrap()).await["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let url = format!("ws://{}/api/games/{id}/ws", s.addr);
+    let status = |r: Result<_, tokio_tungstenite::tungstenite::Error>| match r {
+        Err(tokio_tungstenite::tungstenite::Error::Http(res)) => res.status().as_u16(),
+        Err(e) => panic!("{e}"),
+        Ok(_) => 101,
+    };
+    let mut spectators = Vec::new();
+    for _ in 0..3 {
+        let mut w = s.ws(&id, None).await;
+        next_state(&mut w).await;
+        spectators.push(w);
+    }
+    assert_eq!(
+        status(tokio_tungstenite::connect_async(url.as_str()).await),
+        503,
+        "a fourth spectator"
+    );
+    // B reconnects three times (each socket closed before the next), A
+    // connects once: every one is let in and gets his seat's state.
+    for _ in 0..3 {
+        let mut wb = s.ws(&id, Some(&tb)).await;
+        assert_eq!(next_state(&mut wb).await["you"], "B");
+        wb.close(None).await.unwrap();
+    }
+    let mut wb = s.ws(&id, Some(&tb)).await;
+    assert_eq!(next_state(&mut wb).await["you"], "B");
+    let mut wa = s.ws(&id, Some(&ta)).await;
+    assert_eq!(next_state(&mut wa).await["you"], "A");
+    // With both players in, the spectators' cap is still 3.
+    assert_eq!(
+        status(tokio_tungstenite::connect_async(url.as_str()).await),
+        503,
+        "a fourth spectator with the players in"
+    );
+    drop(spectators);
 }

@@ -143,3 +143,168 @@ async fn a_dead_servers_ai_turn_is_taken_over() {
     let claims = &shared.data.lock().unwrap().claims;
     assert_eq!(claims[&(id.clone(), 1)].0, 1, "server 1 took the turn over");
 }
+
+/// A server on the shared store whose time is `clock` (each server its
+/// own: a dead server's clock stops, and it never beats again).
+async fn server_at(
+    shared: &Shared,
+    me: usize,
+    clock: &gore_server::domain::clock::Clock,
+) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_in(&dir);
+    config.clock = clock.clone();
+    let state = gore_server::AppState::with_store(config, shared.handle(me)).unwrap();
+    Server::serve(dir, state).await
+}
+
+/// Issue 25, item 4, with several servers. A 3+2 game served by servers
+/// 1 and 2; A acts at 10 s (180 - 10 + 2 = 172 s). Server 1 dies at 20 s:
+/// server 2 served the game all along, so B's time runs on (at 50 s he
+/// has 180 - 40 = 140 s), and a server 3 loading it then gives nothing
+/// either (server 2 lives). Servers 2 and 3 die at 50 s; server 4 starts
+/// 65 s later and takes the game over: B has his 140 s back (not 75).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_game_taken_over_after_its_servers_died_gets_the_outage_back() {
+    use gore_server::domain::clock::Clock;
+    const T0: i64 = 1_796_083_200_000;
+    let shared = Shared::new();
+    let (c1, c2) = (Clock::manual(T0), Clock::manual(T0));
+    let both = |d: Duration| {
+        c1.advance(d);
+        c2.advance(d);
+    };
+    let s1 = server_at(&shared, 1, &c1).await;
+    let s2 = server_at(&shared, 2, &c2).await;
+    let g = create(
+        &browser(),
+        &s1,
+        json!({"mode": "friend", "colour": "A", "clock": "3+2"}),
+    )
+    .await;
+    let id = g["id"].as_str().unwrap().to_string();
+    let ta = g["token"].as_str().unwrap().to_string();
+    let tb = claim(&browser(), &s1, g["invite"].as_str().unwrap()).await["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let play = |s: &Server, t: &str, a: &str, n: usize| {
+        let (s, t, a) = (s.at(""), t.to_string(), a.to_string());
+        let id = id.clone();
+        async move {
+            let r = bot()
+                .post(format!("{s}/api/games/{id}/actions"))
+                .bearer_auth(t)
+                .json(&json!({"action": a, "ply": n}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200, "{a}");
+            r.json::<serde_json::Value>().await.unwrap()
+        }
+    };
+    play(&s1, &ta, "a3", 0).await;
+    play(&s1, &tb, "b3", 1).await;
+    s1.state.games().heartbeat().await;
+    // Server 2 serves it too (server 1 lives: nothing to credit).
+    assert_eq!(get(&bot(), &s2, &id).await.1["status"], "playing");
+    both(Duration::from_secs(10));
+    let v = play(&s2, &ta, "a1", 2).await;
+    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 180_000}));
+    both(Duration::from_secs(10));
+    s1.state.games().heartbeat().await;
+    // Server 1 dies at 20 s; 30 s later server 2 beats (and takes the
+    // game's pointer: it has served it all along).
+    c2.advance(Duration::from_secs(30));
+    s2.state.games().heartbeat().await;
+    let c3 = Clock::manual(T0 + 50_000);
+    let s3 = server_at(&shared, 3, &c3).await;
+    let (_, v) = get(&bot(), &s3, &id).await;
+    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 140_000}));
+    s3.state.games().heartbeat().await;
+    // Servers 2 and 3 die at 50 s; server 4 starts 65 s later.
+    let c4 = Clock::manual(T0 + 115_000);
+    let s4 = server_at(&shared, 4, &c4).await;
+    let (_, v) = get(&bot(), &s4, &id).await;
+    assert_eq!(v["status"], "playing", "{v}");
+    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 140_000}));
+    // B plays 5 s later: 140 - 5 + 2 = 137 s.
+    c4.advance(Duration::from_secs(5));
+    let v = play(&s4, &tb, "b1", 3).await;
+    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 137_000}));
+}
+
+/// Issue 25, item 2, with several servers: B has a socket on server 1 and
+/// one on server 2; the one on server 2 closes, and server 2 marks him
+/// away (it has no socket of his left). His messages on server 1's socket
+/// are signs of life: 70 s after the close, 40 s after his last message,
+/// A's claim is refused; 60 s after that message it is granted.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_players_socket_messages_on_another_server_are_signs_of_life() {
+    use gore_server::domain::clock::Clock;
+    const T0: i64 = 1_796_083_200_000;
+    let shared = Shared::new();
+    let clock = Clock::manual(T0);
+    let s1 = server_at(&shared, 1, &clock).await;
+    let s2 = server_at(&shared, 2, &clock).await;
+    let g = create(
+        &browser(),
+        &s1,
+        json!({"mode": "friend", "colour": "A", "clock": "5+3"}),
+    )
+    .await;
+    let id = g["id"].as_str().unwrap().to_string();
+    let ta = g["token"].as_str().unwrap().to_string();
+    let tb = claim(&browser(), &s1, g["invite"].as_str().unwrap()).await["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The first actions (the game would be aborted 30 s without them).
+    for (t, a, n) in [(&ta, "a3", 0), (&tb, "b3", 1)] {
+        let (st, v) = act(&bot(), &s1, &id, Some(t), json!({"action": a, "ply": n})).await;
+        assert_eq!(st, 200, "{v}");
+    }
+    let mut wa = s1.ws(&id, Some(&ta)).await;
+    next_state(&mut wa).await;
+    // Each socket is counted (present) on its server once it answers a
+    // ping: its loop runs.
+    let mut b1 = s1.ws(&id, Some(&tb)).await;
+    send(&mut b1, json!({"type": "ping"})).await;
+    next_of(&mut b1, "pong").await;
+    let mut b2 = s2.ws(&id, Some(&tb)).await;
+    send(&mut b2, json!({"type": "ping"})).await;
+    next_of(&mut b2, "pong").await;
+    drop(b2);
+    // Server 2 marks B away; server 1 hears of it.
+    loop {
+        if !next_state(&mut wa).await["away"]["B"].is_null() {
+            break;
+        }
+    }
+    let claim_win = |s: &Server| {
+        let url = s.at(&format!("/api/games/{id}/claim"));
+        let ta = ta.clone();
+        async move {
+            bot()
+                .post(url)
+                .bearer_auth(ta)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    clock.advance(Duration::from_secs(30));
+    send(&mut b1, json!({"type": "ping"})).await;
+    assert_eq!(next_of(&mut b1, "pong").await["type"], "pong");
+    clock.advance(Duration::from_secs(40));
+    assert_eq!(claim_win(&s2).await, 409, "B's ping was 40 s ago");
+    assert_eq!(claim_win(&s1).await, 409, "B's ping was 40 s ago");
+    clock.advance(Duration::from_secs(20));
+    assert_eq!(
+        claim_win(&s2).await,
+        200,
+        "60 s after B's last sign of life"
+    );
+}

@@ -719,6 +719,7 @@ impl Lobby {
             clock: c.clock,
             names,
             away: [None, None],
+            credits: Vec::new(),
             players,
             rated: c.rated,
             ratings,

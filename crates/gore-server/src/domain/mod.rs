@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use error::GameError;
 pub use players::Players;
-pub use room::{Change, Room};
+pub use room::{Change, Room, SpectatorSlot};
 pub use service::{
     GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S,
     SPECTATORS_EVERY, SPECTATORS_FRESH,
@@ -255,8 +255,14 @@ pub struct GameInfo {
     /// (`1500?`; rated games only).
     pub ratings: [Option<String>; 2],
     /// Since when (Unix ms) A's and B's seats have had no socket on any
-    /// server, in a game between people (`None`: connected, or never).
+    /// server, in a game between people (`None`: connected, or never):
+    /// the later of the last socket's close and the player's last sign of
+    /// life over HTTP.
     pub away: [Option<i64>; 2],
+    /// Time given back to the clocks for outages (no server ran the game):
+    /// `(ply, ms)`, the ms added to the thinking time of the player to act
+    /// after `ply` actions (RULES.md, "Clocks and outages").
+    pub credits: Vec<(u32, i64)>,
     /// A game between two people paired in the lobby (a friend game
     /// without an invitation).
     pub lobby: bool,

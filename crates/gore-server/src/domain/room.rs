@@ -81,7 +81,14 @@ pub struct Room {
     pub present: [usize; 2],
     /// Spectators' sockets open on this server.
     pub spectators: usize,
+    /// One clone per spectator's socket admitted here (its count is the
+    /// number, under the room's lock): the per-game cap is theirs alone.
+    spectator_slots: Arc<()>,
 }
+
+/// A spectator's place on a game, held by his socket until it closes.
+// Never read: its clone is what counts (dropped, the place is free).
+pub struct SpectatorSlot(#[allow(dead_code)] Arc<()>);
 
 /// In a timed game, a player disconnected this long may be claimed
 /// against (RULES.md, "Leaving": 60 s).
@@ -89,6 +96,11 @@ pub const LEAVE_TIMED_MS: i64 = 60_000;
 /// In an untimed game between people, a player who has not acted for this
 /// long may be claimed against (3 days).
 pub const LEAVE_UNTIMED_MS: i64 = 3 * 86_400_000;
+/// A sign of life of a player without a socket moves his away time only
+/// when it is at least this much later than the one recorded: a flood of
+/// requests costs at most a write a second, and a claim can come at most
+/// this much early.
+pub const SIGN_OF_LIFE_MS: i64 = 1_000;
 
 /// The log entry of the action just played on `game`, which did `effect`.
 fn entry_of(game: &Game, player: Player, effect: &Effect) -> Entry {
@@ -149,6 +161,7 @@ impl Room {
             chat_seen: 0,
             present: [0, 0],
             spectators: 0,
+            spectator_slots: Arc::new(()),
         }
     }
 
@@ -339,14 +352,57 @@ impl Room {
             // Waiting for the friend: the whole times, nothing running or due.
             return Some(clocks(tc, 0, &[], None, now));
         };
+        // Outages are cut out of the time line (RULES.md, "Clocks and
+        // outages"): each action's time, and now, move back by the time
+        // credited before them, and the deadline forward again.
+        let credited = |k: usize| -> i64 {
+            self.info
+                .credits
+                .iter()
+                .filter(|&&(p, _)| (p as usize) < k)
+                .map(|&(_, ms)| ms)
+                .sum()
+        };
         let played: Vec<(Player, i64)> = self
             .log
             .iter()
             .zip(&self.times)
             .take(ply)
-            .map(|(e, &t)| (e.player, t))
+            .enumerate()
+            .map(|(i, (e, &t))| (e.player, t - credited(i + 1)))
             .collect();
-        Some(clocks(tc, started, &played, to_act, now))
+        let shift = credited(ply + 1);
+        let mut c = clocks(tc, started, &played, to_act, now - shift);
+        if let Some((at, _)) = c.deadline.as_mut() {
+            *at += shift;
+        }
+        Some(c)
+    }
+
+    /// When the time of the player to act began to run (his opponent's
+    /// last action, or the game's start), if a clock is running or a
+    /// first action is due: an outage since then is credited to him.
+    pub fn period_start(&self) -> Option<i64> {
+        if self.info.status != Status::Playing || self.is_over() {
+            return None;
+        }
+        self.clocks_at(self.clock.now_ms())?.deadline?;
+        self.times.last().copied().or(self.info.started_at)
+    }
+
+    /// The credits with `ms` more given to the player to act now (those
+    /// of plies taken back dropped).
+    pub fn credits_with(&self, ms: i64) -> Vec<(u32, i64)> {
+        let ply = self.ply() as u32;
+        let mut credits: Vec<(u32, i64)> = self
+            .info
+            .credits
+            .iter()
+            .copied()
+            .filter(|&(p, _)| p <= ply)
+            .collect();
+        credits.push((ply, ms));
+        credits
     }
 
     /// The deadline to store once the actions after `ply` are taken back.
@@ -630,6 +686,14 @@ impl Room {
         }
     }
 
+    /// A place for one more spectator's socket, unless `cap` of them are
+    /// open here already. The players' sockets take none: spectators can
+    /// never lock a player out of his own game (issue 25).
+    pub fn spectator_slot(&self, cap: usize) -> Option<SpectatorSlot> {
+        (Arc::strong_count(&self.spectator_slots) - 1 < cap)
+            .then(|| SpectatorSlot(self.spectator_slots.clone()))
+    }
+
     /// How many sockets are watching.
     pub fn watchers(&self) -> usize {
         self.tx.receiver_count()
@@ -728,6 +792,19 @@ impl Room {
         }
         let since = self.info.away[p.index()]?;
         Some((self.clock.now_ms() - since).max(0))
+    }
+
+    /// A request of `p` (an action, a read of the game with his seat, any
+    /// request on HTTP) at `now`: if he has no socket in a game between
+    /// people being played, his away time counts from here (RULES.md,
+    /// "Leaving": from his last sign of life, never from a socket's close
+    /// alone). The new moment to record, if it moves.
+    pub fn sign_of_life(&self, p: Player, now: i64) -> Option<i64> {
+        if self.info.mode != Mode::Friend || self.is_over() {
+            return None;
+        }
+        let since = self.info.away[p.index()]?;
+        (now - since >= SIGN_OF_LIFE_MS).then_some(now)
     }
 
     /// When the opponent of `p` may claim the game (Unix ms), as the rules
@@ -914,6 +991,7 @@ mod tests {
             clock: None,
             names: [None, None],
             away: [None, None],
+            credits: Vec::new(),
             lobby: false,
             players: [None, None],
             rated: false,
@@ -977,6 +1055,36 @@ mod tests {
     /// the shorter game, as if the action had never been played (the
     /// reference: a room loaded from the first plies alone), and it plays
     /// on from there.
+    /// Outages credited are cut out of the clocks' time line. Hand
+    /// arithmetic, 3+2: first actions at 0 s (free); A at 10 s (180 s less
+    /// 10 plus 2: 172); B at 100 s, 65 s of his 90 s an outage (180 s less
+    /// 25 plus 2: 157); A to act since 100 s, now 130 s: 142 left, the
+    /// deadline at 272 s (100 plus 172). 5 s more credited now: 147, the
+    /// deadline at 277 s. A credit of a ply beyond the game's (taken back)
+    /// counts for nothing.
+    #[test]
+    fn credited_outages_are_cut_out_of_the_clocks() {
+        let mut g = stored(0, &["a3", "b3", "a1", "b1"], true);
+        for (a, at) in g.actions.iter_mut().zip([0, 0, 10_000, 100_000]) {
+            a.at = at;
+        }
+        g.info.mode = Mode::Friend;
+        g.info.ai_seat = None;
+        g.info.clock = Some("3+2".parse().unwrap());
+        g.info.credits = vec![(3, 65_000), (9, 1_000_000)];
+        let mut room = Room::load(g, 2_000).unwrap();
+        room.clock = Clock::manual(130_000);
+        let c = room.clocks_at(130_000).unwrap();
+        assert_eq!(c.left, [142_000, 157_000]);
+        assert_eq!(c.deadline, Some((272_000, Due::Flag(Player::A))));
+        assert_eq!(room.period_start(), Some(100_000));
+        room.info.credits = room.credits_with(5_000);
+        assert_eq!(room.info.credits, vec![(3, 65_000), (4, 5_000)]);
+        let c = room.clocks_at(130_000).unwrap();
+        assert_eq!(c.left, [147_000, 157_000]);
+        assert_eq!(room.deadline(), Some(277_000));
+    }
+
     #[test]
     fn rewind_gives_the_room_of_the_shorter_game() {
         let actions = ["a3", "b1", "a1", "b2"];

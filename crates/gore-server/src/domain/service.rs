@@ -40,6 +40,13 @@ pub const CHAT_PER_10S: usize = 5;
 
 /// Idle rooms nobody watches are dropped from memory after this long.
 const IDLE_ROOM: Duration = Duration::from_secs(600);
+/// Each server writes its heartbeat this often (RULES.md, "Clocks and
+/// outages"): a clock given back the time of an outage is given at most
+/// this much of its player's own thinking with it.
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
+/// A server silent this long is dead: a game it served is taken over, and
+/// the outage credited, by the next server that loads it.
+pub const DEAD_AFTER: Duration = Duration::from_secs(5);
 
 /// A new game, its fields read and checked by the edge.
 #[derive(Debug, Clone)]
@@ -161,6 +168,9 @@ struct Inner {
     ratings: super::ratings::Ratings,
     /// This server's name among those that count spectators.
     server: String,
+    /// When this server started (Unix ms, its clock): an outage of a game
+    /// ends here at the latest.
+    started: i64,
     /// Each seat's latest chat messages (Unix ms), for its rate limit.
     chat_times: StdMutex<HashMap<(String, Player), std::collections::VecDeque<i64>>>,
 }
@@ -197,6 +207,7 @@ impl Games {
         let ratings =
             super::ratings::Ratings::new(store.clone(), settings.clock.clone(), settings.max_plies);
         let games = Games(Arc::new(Inner {
+            started: settings.clock.now_ms(),
             ratings,
             chat_times: StdMutex::new(HashMap::new()),
             server: new_id(),
@@ -209,6 +220,7 @@ impl Games {
             settings,
         }));
         games.clone().spawn_janitor();
+        games.clone().spawn_heartbeat();
         games.clone().spawn_referee();
         games.clone().spawn_spectator_counts();
         games.clone().resume_ai_games();
@@ -357,6 +369,47 @@ impl Games {
         room.changed(ply);
     }
 
+    /// A request of `seat` on HTTP (an action, a read of the game, a
+    /// takeback, a chat message): a sign of life. A player without a
+    /// socket is away from his last one, not from his socket's close
+    /// (RULES.md, "Leaving"); recorded (and every socket told) when it
+    /// moves his away time. A failure to record it is only logged: the
+    /// request itself goes on.
+    async fn alive(&self, room: &mut Room, seat: Seat) {
+        let p = match seat {
+            Seat::A => Player::A,
+            Seat::B => Player::B,
+            Seat::Both => return,
+        };
+        let Some(at) = room.sign_of_life(p, self.now()) else {
+            return;
+        };
+        if self.failure().is_some() {
+            return; // the store takes no writes: nothing to log per request
+        }
+        if let Err(e) = self
+            .0
+            .store
+            .set_away(room.id().to_string(), p, Some(at))
+            .await
+        {
+            tracing::warn!("game {}: cannot record {p}'s sign of life: {e}", room.id());
+            return;
+        }
+        room.info.away[p.index()] = Some(at);
+        let ply = room.ply();
+        room.changed(ply);
+    }
+
+    /// A message on a socket of `seat`: a sign of life (see
+    /// [`Games::alive`]); cheap unless he is marked away.
+    pub async fn sign_of_life(&self, id: &str, seat: Seat) {
+        if let Ok(room_ref) = self.room(id).await {
+            let mut room = room_ref.lock().await;
+            self.alive(&mut room, seat).await;
+        }
+    }
+
     /// The holder of `token` claims the win: his opponent left (RULES.md,
     /// "Leaving": in a timed game, disconnected for 60 s; untimed, 3 days
     /// without his action; correspondence, the clock decides).
@@ -365,6 +418,11 @@ impl Games {
         let games = self.clone();
         tokio::spawn(async move {
             let mut room = room_ref.lock().await;
+            // Judged on the store's truth: the opponent's sign of life may
+            // have reached another server a moment ago.
+            if games.0.shared && !games.catch_up_locked(&room_ref, &mut room).await {
+                return Err(GameError::Unavailable);
+            }
             let seat = seat_for(&room, token.as_deref())?;
             if games.enforce_clock(&room_ref, &mut room).await {
                 return Ok(room.view(Some(seat)));
@@ -407,11 +465,12 @@ impl Games {
     ) -> Result<crate::store::ChatLine, GameError> {
         let room_ref = self.room(id).await?;
         let player = {
-            let room = room_ref.lock().await;
+            let mut room = room_ref.lock().await;
             let seat = seat_for(&room, token.as_deref())?;
             if room.info.mode != Mode::Friend {
                 return Err(GameError::Refused("chat is for games between two people"));
             }
+            self.alive(&mut room, seat).await;
             match seat {
                 Seat::A => Player::A,
                 Seat::B => Player::B,
@@ -536,6 +595,111 @@ impl Games {
     /// Now, by the server's clock.
     fn now(&self) -> i64 {
         self.0.settings.clock.now_ms()
+    }
+
+    /// Every [`HEARTBEAT_EVERY`]: this server's heartbeat.
+    fn spawn_heartbeat(self) {
+        let weak = Arc::downgrade(&self.0);
+        drop(self);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(HEARTBEAT_EVERY);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                Games(inner).heartbeat().await;
+            }
+        });
+    }
+
+    /// Records that this server is alive now, and that it serves the timed
+    /// games in its memory still going (those whose server died meanwhile now
+    /// point here: it served them all along, nothing to credit). The task
+    /// above calls it; tests call it to fix the last heartbeat.
+    pub async fn heartbeat(&self) {
+        let rooms: Vec<RoomRef> = self
+            .rooms()
+            .values()
+            .filter_map(|c| c.get().cloned())
+            .collect();
+        let mut held = Vec::new();
+        for r in rooms {
+            // A room busy now is in use: the next beat sees it.
+            if let Ok(room) = r.try_lock() {
+                // Only a clock is owed an outage.
+                if !room.is_over() && room.info.clock.is_some() {
+                    held.push(room.id().to_string());
+                }
+            }
+        }
+        let now = self.now();
+        let dead_before = now - DEAD_AFTER.as_millis() as i64;
+        if let Err(e) = self
+            .0
+            .store
+            .heartbeat(self.0.server.clone(), now, held, dead_before)
+            .await
+        {
+            tracing::debug!("heartbeat: {e}");
+        }
+    }
+
+    /// A game just loaded: if the server that served it is dead, this one
+    /// takes it over, and the player to act is given back the time no
+    /// server ran it (RULES.md, "Clocks and outages"): from that server's
+    /// last heartbeat (or the start of his time, if later) to this
+    /// server's start (or now, if earlier). Exactly the gap: his thinking
+    /// before it stays his. A failure only leaves the clock as it was.
+    async fn take_over(&self, room: &mut Room) {
+        if room.is_over() || room.info.clock.is_none() {
+            return;
+        }
+        let now = self.now();
+        let dead_before = now - DEAD_AFTER.as_millis() as i64;
+        let id = room.id().to_string();
+        let alive_at = match self
+            .0
+            .store
+            .take_over(id.clone(), self.0.server.clone(), dead_before)
+            .await
+        {
+            Ok(Some(at)) => at,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!("game {id}: cannot take it over: {e}");
+                return;
+            }
+        };
+        let Some(from) = room.period_start() else {
+            return;
+        };
+        let gap = now.min(self.0.started) - alive_at.max(from);
+        if gap <= 0 {
+            return;
+        }
+        let credits = room.credits_with(gap);
+        let before = std::mem::replace(&mut room.info.credits, credits.clone());
+        let deadline = room.deadline();
+        match self
+            .0
+            .store
+            .change_game(
+                id.clone(),
+                room.at(),
+                GameChange::Credit { credits, deadline },
+                now,
+            )
+            .await
+        {
+            Ok(()) => {
+                room.info.deadline = deadline;
+                tracing::info!("game {id}: {gap} ms given back for an outage");
+            }
+            Err(e) => {
+                room.info.credits = before;
+                tracing::warn!("game {id}: cannot give back the outage's time: {e}");
+            }
+        }
     }
 
     /// Every second: the games whose time is up are ended (a flag, or an
@@ -874,6 +1038,7 @@ impl Games {
                         )
                     })?;
                 room.clock = self.0.settings.clock.clone();
+                self.take_over(&mut room).await;
                 tracing::debug!("game {id} loaded ({n} actions)");
                 Ok::<_, GameError>(Arc::new(Mutex::new(room)))
             })
@@ -1028,6 +1193,7 @@ impl Games {
                 return Err(GameError::Unavailable);
             }
             let seat = seat_for(&room, token.as_deref())?;
+            games.alive(&mut room, seat).await;
             // An action after the deadline is too late: the flag first.
             if games.enforce_clock(&room_ref, &mut room).await {
                 return Err(GameError::Refused("your time is up: the game is over"));
@@ -1149,6 +1315,7 @@ impl Games {
             let mut room = room_ref.lock().await;
             room.touched = Instant::now();
             let seat = seat_for(&room, token.as_deref())?;
+            games.alive(&mut room, seat).await;
             room.check_playing()?;
             let nothing = GameError::Refused("nothing to take back: you have not played yet");
             match room.info.mode {
@@ -1214,6 +1381,7 @@ impl Games {
             let mut room = room_ref.lock().await;
             room.touched = Instant::now();
             let seat = seat_for(&room, token.as_deref())?;
+            games.alive(&mut room, seat).await;
             room.check_playing()?;
             let asker = room
                 .info
@@ -1268,6 +1436,30 @@ impl Games {
             return Err(e);
         }
         room.info.deadline = deadline;
+        if room.info.credits.iter().any(|&(p, _)| p as usize > to) {
+            // Outages credited to plies taken back are void: the plies
+            // played again are other periods.
+            let credits: Vec<(u32, i64)> = room
+                .info
+                .credits
+                .iter()
+                .copied()
+                .filter(|&(p, _)| p as usize <= to)
+                .collect();
+            let change = GameChange::Credit {
+                credits: credits.clone(),
+                deadline,
+            };
+            match self
+                .0
+                .store
+                .change_game(room.id().to_string(), room.at(), change, self.now())
+                .await
+            {
+                Ok(()) => room.info.credits = credits,
+                Err(e) => tracing::warn!("game {}: stale clock credits kept: {e}", room.id()),
+            }
+        }
         room.send_whole();
         tracing::info!("game {}: taken back from ply {from} to {to}", room.id());
         Ok(())
@@ -1279,6 +1471,9 @@ impl Games {
         let mut room = room_ref.lock().await;
         room.touched = Instant::now();
         let seat = token.and_then(|t| room.seat_of(t));
+        if let Some(seat) = seat {
+            self.alive(&mut room, seat).await;
+        }
         self.enforce_clock(&room_ref, &mut room).await;
         if room.ai_to_move() && !room.ai_busy {
             // An earlier AI task failed: try again.
@@ -2038,6 +2233,7 @@ fn new_info(spec: &NewGameSpec, creator: Seat, now: i64) -> GameInfo {
         rated: false,
         ratings: [None, None],
         away: [None, None],
+        credits: Vec::new(),
         started_at,
         deadline,
         takebacks: 0,

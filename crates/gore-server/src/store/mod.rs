@@ -219,6 +219,36 @@ pub enum GameChange {
     },
     /// A friend game's takeback request: who asks, or `None` (declined).
     Request(Option<Player>),
+    /// Time given back to the clocks for outages ([`GameInfo::credits`],
+    /// the whole list), and the deadline after it.
+    Credit {
+        /// Every credit of the game, (ply, ms).
+        credits: Vec<(u32, i64)>,
+        /// The game's deadline after it ([`GameInfo::deadline`]).
+        deadline: Option<i64>,
+    },
+}
+
+/// A game's clock credits as one column's text: `ply:ms` joined by commas
+/// (a handful at most: one per outage the game lived through).
+pub fn credits_text(credits: &[(u32, i64)]) -> String {
+    credits
+        .iter()
+        .map(|(p, ms)| format!("{p}:{ms}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Reads [`credits_text`]; what does not fit is named.
+pub fn credits_from_text(s: &str) -> Result<Vec<(u32, i64)>, String> {
+    s.split(',')
+        .filter(|c| !c.is_empty())
+        .map(|c| {
+            c.split_once(':')
+                .and_then(|(p, ms)| Some((p.parse().ok()?, ms.parse().ok()?)))
+                .ok_or_else(|| format!("clock credit `{c}`"))
+        })
+        .collect()
 }
 
 /// A stored game's forfeit, from its columns: `resigned` (a resignation,
@@ -508,6 +538,25 @@ pub trait Store: Send + Sync + 'static {
     /// Records since when a seat has had no socket (`None`: back).
     fn set_away(&self, id: String, seat: Player, since: Option<i64>) -> StoreFuture<()>;
 
+    /// Server `server` is alive at `now` (its heartbeat), and holds
+    /// `games` in memory: those of them that point at no server, or at one
+    /// silent since before `dead_before`, now point at it (it has been
+    /// serving them all along: no outage to credit).
+    fn heartbeat(
+        &self,
+        server: String,
+        now: i64,
+        games: Vec<String>,
+        dead_before: i64,
+    ) -> StoreFuture<()>;
+
+    /// Server `server` loads game `id`. If the game points at another
+    /// server silent since before `dead_before`, or at none, it now points
+    /// at `server`; in the first case the answer is that server's last
+    /// heartbeat (when the game's outage began). Two servers taking over
+    /// at once: one of them gets it.
+    fn take_over(&self, id: String, server: String, dead_before: i64) -> StoreFuture<Option<i64>>;
+
     /// Games being played whose deadline is at or before `now` (Unix ms):
     /// a flag or an abort is due. Soonest first, at most `limit`.
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>>;
@@ -708,5 +757,15 @@ mod tests {
         assert!(e.contains("unsupported database `mysql://`"), "{e}");
         assert!(DbUrl::parse("").is_err());
         assert!(DbUrl::parse("sqlite://").is_err());
+    }
+
+    #[test]
+    fn clock_credits_read_what_they_write_and_name_a_bad_one() {
+        let credits = vec![(0, 65_000), (12, 3_500)];
+        assert_eq!(credits_text(&credits), "0:65000,12:3500");
+        assert_eq!(credits_from_text("0:65000,12:3500"), Ok(credits));
+        assert_eq!(credits_from_text(""), Ok(vec![]));
+        let e = credits_from_text("0:65000,x:1").unwrap_err();
+        assert!(e.contains("`x:1`"), "{e}");
     }
 }

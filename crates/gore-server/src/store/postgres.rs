@@ -1010,6 +1010,8 @@ fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
         names: [opt("name_a")?, opt("name_b")?],
         lobby: col(r, &id, "lobby")?,
         away: [col(r, &id, "away_a")?, col(r, &id, "away_b")?],
+        credits: super::credits_from_text(&col::<String>(r, &id, "clock_credits")?)
+            .map_err(|e| damaged(&id, e))?,
         players: [opt("player_a")?, opt("player_b")?],
         rated: col(r, &id, "rated")?,
         ratings: [opt("rating_a")?, opt("rating_b")?],
@@ -1405,6 +1407,14 @@ impl Store for PgStore {
                         Box::new(id.clone()),
                         Box::new(who.map(|p| p.char().to_string())),
                         Box::new(now),
+                    ],
+                )),
+                GameChange::Credit { credits, deadline } => stmts.push(stmt(
+                    "UPDATE games SET clock_credits = $2, deadline = $3 WHERE id = $1",
+                    vec![
+                        Box::new(id.clone()),
+                        Box::new(super::credits_text(&credits)),
+                        Box::new(deadline),
                     ],
                 )),
             }
@@ -2196,6 +2206,71 @@ impl Store for PgStore {
                 .await?;
             store.announce(id, 0);
             Ok(())
+        })
+    }
+
+    fn heartbeat(
+        &self,
+        server: String,
+        now: i64,
+        games: Vec<String>,
+        dead_before: i64,
+    ) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            let mut stmts = vec![stmt(
+                "INSERT INTO servers (id, alive_at) VALUES ($1, $2)
+                 ON CONFLICT (id) DO UPDATE SET alive_at = excluded.alive_at",
+                vec![Box::new(server.clone()), Box::new(now)],
+            )];
+            if !games.is_empty() {
+                stmts.push(stmt(
+                    "UPDATE games SET server = $2 WHERE id = ANY($1) AND (server IS NULL
+                         OR server NOT IN (SELECT id FROM servers WHERE alive_at >= $3))",
+                    vec![Box::new(games), Box::new(server), Box::new(dead_before)],
+                ));
+            }
+            store.write(stmts).await?;
+            Ok(())
+        })
+    }
+
+    fn take_over(&self, id: String, server: String, dead_before: i64) -> StoreFuture<Option<i64>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT g.server, s.alive_at FROM games g
+                     LEFT JOIN servers s ON s.id = g.server WHERE g.id = $1",
+                    vec![Box::new(id.clone())],
+                ))
+                .await?;
+            let Some(r) = rows.first() else {
+                return Ok(None);
+            };
+            let other = |e: tokio_postgres::Error| StoreError::Other(e.to_string());
+            let was: Option<String> = r.try_get(0).map_err(other)?;
+            let alive_at: Option<i64> = r.try_get(1).map_err(other)?;
+            let credit = match (&was, alive_at) {
+                (Some(w), _) if *w == server => return Ok(None),
+                (Some(_), Some(at)) if at >= dead_before => return Ok(None),
+                (Some(_), at) => at,
+                (None, _) => None,
+            };
+            // Compare and set: of two servers taking over at once, one
+            // changes the row; the other is told there is nothing to credit.
+            match store
+                .write(vec![stmt(
+                    "UPDATE games SET server = $2 WHERE id = $1 AND server IS NOT DISTINCT FROM $3",
+                    vec![Box::new(id), Box::new(server), Box::new(was)],
+                )
+                .expect(1)])
+                .await
+            {
+                Ok(_) => Ok(credit),
+                Err(StoreError::Conflict) => Ok(None),
+                Err(e) => Err(e),
+            }
         })
     }
 

@@ -427,6 +427,20 @@ pub const STEPS: &[Step] = &[
             ),
         ],
     },
+    // Clocks are not charged for outages (issue 25): each server's last
+    // heartbeat, the server each game was last served by, and the time
+    // given back to a game's clocks (`ply:ms,...`).
+    Step {
+        about: "server heartbeats and clock credits",
+        sql: &[Sql::Both(
+            "CREATE TABLE servers (
+                id          TEXT PRIMARY KEY,
+                alive_at    BIGINT NOT NULL
+            );
+            ALTER TABLE games ADD COLUMN server TEXT;
+            ALTER TABLE games ADD COLUMN clock_credits TEXT NOT NULL DEFAULT ''",
+        )],
+    },
 ];
 
 /// The schema version this server writes.

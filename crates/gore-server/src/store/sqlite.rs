@@ -136,6 +136,8 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameInfo> {
         names: [r.get("name_a")?, r.get("name_b")?],
         lobby: r.get("lobby")?,
         away: [r.get("away_a")?, r.get("away_b")?],
+        credits: super::credits_from_text(&r.get::<_, String>("clock_credits")?)
+            .map_err(|e| bad(&id, e))?,
         players: [r.get("player_a")?, r.get("player_b")?],
         rated: r.get("rated")?,
         ratings: [r.get("rating_a")?, r.get("rating_b")?],
@@ -802,6 +804,10 @@ impl Store for SqliteStore {
                     "UPDATE games SET takeback_request = ?2, updated_at = ?3 WHERE id = ?1",
                     params![id, who.map(|p| p.char().to_string()), now],
                 )?,
+                GameChange::Credit { credits, deadline } => c.execute(
+                    "UPDATE games SET clock_credits = ?2, deadline = ?3 WHERE id = ?1",
+                    params![id, super::credits_text(&credits), deadline],
+                )?,
             };
             Ok(())
         });
@@ -1434,6 +1440,59 @@ impl Store for SqliteStore {
                 params![id, since],
             )?;
             Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn heartbeat(
+        &self,
+        server: String,
+        now: i64,
+        games: Vec<String>,
+        dead_before: i64,
+    ) -> StoreFuture<()> {
+        let f = self.call(true, move |c| {
+            c.execute(
+                "INSERT INTO servers (id, alive_at) VALUES (?1, ?2)
+                 ON CONFLICT (id) DO UPDATE SET alive_at = excluded.alive_at",
+                params![server, now],
+            )?;
+            let mut st = c.prepare_cached(
+                "UPDATE games SET server = ?2 WHERE id = ?1 AND (server IS NULL
+                     OR server NOT IN (SELECT id FROM servers WHERE alive_at >= ?3))",
+            )?;
+            for g in games {
+                st.execute(params![g, server, dead_before])?;
+            }
+            Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn take_over(&self, id: String, server: String, dead_before: i64) -> StoreFuture<Option<i64>> {
+        let f = self.call(true, move |c| {
+            let row: Option<(Option<String>, Option<i64>)> = c
+                .query_row(
+                    "SELECT g.server, s.alive_at FROM games g
+                     LEFT JOIN servers s ON s.id = g.server WHERE g.id = ?1",
+                    [&id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?;
+            let Some((was, alive_at)) = row else {
+                return Ok(None);
+            };
+            let credit = match (&was, alive_at) {
+                (Some(w), _) if *w == server => return Ok(None),
+                (Some(_), Some(at)) if at >= dead_before => return Ok(None),
+                (Some(_), at) => at,
+                (None, _) => None,
+            };
+            c.execute(
+                "UPDATE games SET server = ?2 WHERE id = ?1",
+                params![id, server],
+            )?;
+            Ok(credit)
         });
         Box::pin(async move { Ok(f.await?) })
     }

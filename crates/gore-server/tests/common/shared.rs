@@ -37,6 +37,10 @@ pub struct Data {
     pub history: Vec<(String, HistoryPoint)>,
     pub chat: HashMap<String, Vec<gore_server::store::ChatLine>>,
     pub watchers: HashMap<(String, String), (u32, i64)>,
+    /// Each server's last heartbeat.
+    pub servers: HashMap<String, i64>,
+    /// The server each game points at.
+    pub game_server: HashMap<String, String>,
 }
 
 /// One database, several handles on it (one per server).
@@ -210,6 +214,10 @@ impl Store for Handle {
                     d.claims.retain(|(game, ply), _| *game != id || *ply < to);
                 }
                 GameChange::Request(who) => g.info.takeback = who,
+                GameChange::Credit { credits, deadline } => {
+                    g.info.credits = credits;
+                    g.info.deadline = deadline;
+                }
             }
             let g = &d.games[&id];
             Ok(((), Some((id.clone(), ply_of(g)))))
@@ -656,6 +664,44 @@ impl Store for Handle {
                 .ok_or(StoreError::Other("no game".into()))?;
             g.info.away[seat.index()] = since;
             Ok(((), Some((id, ply_of(g)))))
+        })
+    }
+    fn heartbeat(
+        &self,
+        server: String,
+        now: i64,
+        games: Vec<String>,
+        dead_before: i64,
+    ) -> StoreFuture<()> {
+        self.write(move |d| {
+            d.servers.insert(server.clone(), now);
+            for g in games {
+                let orphan = match d.game_server.get(&g) {
+                    None => true,
+                    Some(s) => d.servers.get(s).is_none_or(|&at| at < dead_before),
+                };
+                if orphan && d.games.contains_key(&g) {
+                    d.game_server.insert(g, server.clone());
+                }
+            }
+            Ok(((), None))
+        })
+    }
+    fn take_over(&self, id: String, server: String, dead_before: i64) -> StoreFuture<Option<i64>> {
+        self.write(move |d| {
+            if !d.games.contains_key(&id) {
+                return Ok((None, None));
+            }
+            let credit = match d.game_server.get(&id) {
+                Some(w) if *w == server => return Ok((None, None)),
+                Some(w) => match d.servers.get(w) {
+                    Some(&at) if at >= dead_before => return Ok((None, None)),
+                    at => at.copied(),
+                },
+                None => None,
+            };
+            d.game_server.insert(id, server);
+            Ok((credit, None))
         })
     }
     fn set_watchers(
