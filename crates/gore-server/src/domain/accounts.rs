@@ -9,13 +9,11 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex, OnceLock};
-
-use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, SaltString};
-use argon2::{Argon2, PasswordVerifier};
+use std::sync::{Arc, Mutex};
 
 use super::clock::Clock;
 use super::names::{keys, Name};
+use super::passwords::{Passwords, Ticket};
 use super::{new_token, GameError};
 use crate::store::{Store, StoreError, StoredAccount, StoredPlayer};
 
@@ -27,6 +25,10 @@ pub const PASSWORD_MAX_BYTES: usize = 256;
 pub const ACCOUNT_ATTEMPTS: usize = 5;
 /// Failed log-ins per address within [`ATTEMPT_WINDOW_MS`], at most.
 pub const ADDRESS_ATTEMPTS: usize = 20;
+/// Passwords hashed or checked for one address within
+/// [`ATTEMPT_WINDOW_MS`], at most (sign-ups, log-ins and password changes
+/// together): one address cannot keep the hash workers busy.
+pub const ADDRESS_HASHES: usize = 60;
 /// The window of the log-in limits: 15 minutes.
 pub const ATTEMPT_WINDOW_MS: i64 = 15 * 60_000;
 
@@ -48,6 +50,8 @@ struct Inner {
     clock: Clock,
     /// Failed log-ins, by account key and by address: their times.
     failures: Mutex<HashMap<String, VecDeque<i64>>>,
+    /// The hash workers every password goes through.
+    passwords: Passwords,
 }
 
 fn store_error(e: StoreError) -> GameError {
@@ -65,6 +69,13 @@ fn bad(field: &'static str, why: impl Into<String>) -> GameError {
         field,
         why: why.into(),
     }
+}
+
+fn taken() -> GameError {
+    bad(
+        "username",
+        "this username is taken, or looks like one that is: choose another",
+    )
 }
 
 /// Checks a new password's length.
@@ -87,54 +98,20 @@ fn check_password(p: &str, username: &str) -> Result<(), GameError> {
     Ok(())
 }
 
-/// argon2id at the crate's defaults (OWASP's: 19 MiB, 2 passes), off the
-/// async threads.
-async fn hash(password: String) -> Result<String, GameError> {
-    tokio::task::spawn_blocking(move || {
-        let salt = SaltString::generate(&mut OsRng);
-        Argon2::default()
-            .hash_password(password.as_bytes(), &salt)
-            .map(|h| h.to_string())
-    })
-    .await
-    .map_err(|e| GameError::Internal(format!("hashing failed: {e}")))?
-    .map_err(|e| GameError::Internal(format!("hashing failed: {e}")))
-}
-
-/// Whether `password` matches the PHC string `stored`, off the async threads.
-async fn verify(password: String, stored: String) -> bool {
-    tokio::task::spawn_blocking(move || {
-        PasswordHash::new(&stored).is_ok_and(|h| {
-            Argon2::default()
-                .verify_password(password.as_bytes(), &h)
-                .is_ok()
-        })
-    })
-    .await
-    .unwrap_or(false)
-}
-
-/// A hash no password matches, checked for unknown usernames so that they
-/// take as long as wrong passwords.
-fn decoy() -> &'static str {
-    static DECOY: OnceLock<String> = OnceLock::new();
-    DECOY.get_or_init(|| {
-        let salt = SaltString::generate(&mut OsRng);
-        Argon2::default()
-            .hash_password(new_token().as_bytes(), &salt)
-            .map(|h| h.to_string())
-            .unwrap_or_default()
-    })
-}
-
 impl Accounts {
-    /// The accounts of `store`.
-    pub fn new(store: Arc<dyn Store>, clock: Clock) -> Accounts {
+    /// The accounts of `store`, their passwords hashed by `passwords`.
+    pub fn new(store: Arc<dyn Store>, clock: Clock, passwords: Passwords) -> Accounts {
         Accounts(Arc::new(Inner {
             store,
             clock,
             failures: Mutex::new(HashMap::new()),
+            passwords,
         }))
+    }
+
+    /// The hash workers (their count of hashes).
+    pub fn passwords(&self) -> &Passwords {
+        &self.0.passwords
     }
 
     /// Signs up: the session's anonymous player becomes an account named
@@ -145,6 +122,7 @@ impl Accounts {
         anonymous: &StoredPlayer,
         username: &str,
         password: &str,
+        ip: Option<IpAddr>,
     ) -> Result<LoggedIn, GameError> {
         if anonymous.account {
             return Err(GameError::Refused(
@@ -153,11 +131,22 @@ impl Accounts {
         }
         let name = Name::parse(username).map_err(|e| bad("username", e.to_string()))?;
         check_password(password, name.as_str())?;
-        let hashed = hash(password.to_string()).await?;
-        let now = self.0.clock.now_ms();
-        let to = new_token();
         let mut keys: Vec<String> = keys(name.as_str()).to_vec();
         keys.dedup();
+        // The cheap checks first: a taken name costs no hash.
+        if self
+            .0
+            .store
+            .keys_taken(keys.clone())
+            .await
+            .map_err(store_error)?
+        {
+            return Err(taken());
+        }
+        let ticket = self.hash_ticket(ip, self.0.clock.now_ms())?;
+        let hashed = ticket.hash(password.to_string()).await?;
+        let now = self.0.clock.now_ms();
+        let to = new_token();
         let made = self
             .0
             .store
@@ -175,10 +164,8 @@ impl Accounts {
             .await
             .map_err(store_error)?;
         if !made {
-            return Err(bad(
-                "username",
-                "this username is taken, or looks like one that is: choose another",
-            ));
+            // Taken meanwhile, by another sign-up.
+            return Err(taken());
         }
         tracing::info!("account {} made", anonymous.id);
         Ok(LoggedIn {
@@ -219,13 +206,15 @@ impl Accounts {
                 .await
                 .map_err(store_error)?
         };
-        let ok = match &found {
-            Some(a) => verify(password.to_string(), a.password.clone()).await,
-            None => {
-                verify(password.to_string(), decoy().to_string()).await;
-                false
-            }
-        };
+        // An unknown name costs a hash too (a decoy's), so that it takes
+        // as long as a wrong password.
+        let ticket = self.hash_ticket(ip, now)?;
+        let ok = ticket
+            .verify(
+                password.to_string(),
+                found.as_ref().map(|a| a.password.clone()),
+            )
+            .await;
         let Some(account) = found.filter(|_| ok) else {
             self.fail(&account_key, now);
             if let Some(k) = &address_key {
@@ -267,6 +256,7 @@ impl Accounts {
         me: &StoredPlayer,
         current: &str,
         new: &str,
+        ip: Option<IpAddr>,
     ) -> Result<LoggedIn, GameError> {
         if !me.account {
             return Err(GameError::NeedsAccount("log in to change your password"));
@@ -280,12 +270,18 @@ impl Accounts {
             .filter(|a| a.id == me.id)
             .ok_or(GameError::BadLogin)?;
         if current.len() > PASSWORD_MAX_BYTES
-            || !verify(current.to_string(), account.password.clone()).await
+            || !self
+                .hash_ticket(ip, self.0.clock.now_ms())?
+                .verify(current.to_string(), Some(account.password.clone()))
+                .await
         {
             return Err(bad("current", "this is not your current password"));
         }
         check_password(new, &account.username)?;
-        let hashed = hash(new.to_string()).await?;
+        let hashed = self
+            .hash_ticket(ip, self.0.clock.now_ms())?
+            .hash(new.to_string())
+            .await?;
         let to = new_token();
         self.0
             .store
@@ -302,6 +298,24 @@ impl Accounts {
             session: to,
             player: me.clone(),
         })
+    }
+
+    /// A place among the hash workers for `ip`, within its budget
+    /// ([`ADDRESS_HASHES`]); the hash is counted against the budget once
+    /// admitted (a hash refused busy costs nothing).
+    fn hash_ticket(&self, ip: Option<IpAddr>, now: i64) -> Result<Ticket, GameError> {
+        let key = ip.map(|ip| format!("h:{ip}"));
+        if key
+            .as_ref()
+            .is_some_and(|k| self.over_limit(k, ADDRESS_HASHES, now))
+        {
+            return Err(GameError::TooManyHashes);
+        }
+        let ticket = self.0.passwords.admit()?;
+        if let Some(k) = &key {
+            self.fail(k, now);
+        }
+        Ok(ticket)
     }
 
     fn over_limit(&self, key: &str, limit: usize, now: i64) -> bool {
