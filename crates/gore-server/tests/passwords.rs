@@ -13,7 +13,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use gore_server::domain::accounts::ADDRESS_HASHES;
+use gore_server::domain::accounts::{ACCOUNT_ATTEMPTS, ADDRESS_HASHES, PAIR_ATTEMPTS};
 use gore_server::domain::clock::Clock;
 use serde_json::{json, Value};
 
@@ -237,4 +237,193 @@ async fn an_address_has_a_budget_of_hashes() {
     )
     .await;
     assert_eq!(again.status, 200, "{}", again.body);
+}
+
+/// `POST /api/account/password` from `from` with the session `cookie`.
+async fn change(s: &Server, from: &str, cookie: &str, current: &str, new: &str) -> Answer {
+    call(
+        s,
+        from,
+        Some(cookie),
+        "/api/account/password",
+        json!({"current": current, "new": new}),
+    )
+    .await
+}
+
+async fn log_in(s: &Server, from: &str, username: &str, password: &str) -> u16 {
+    call(
+        s,
+        from,
+        None,
+        "/api/account/login",
+        creds(username, password),
+    )
+    .await
+    .status
+}
+
+/// Item 7: a wrong current password counts as a wrong log-in, from that
+/// address on that account: after five, that address waits a minute
+/// (even with the right one) and no hash is computed meanwhile; log-in
+/// from that address waits too, another address does not.
+#[tokio::test(flavor = "multi_thread")]
+async fn wrong_current_passwords_are_limited_like_log_ins() {
+    let clock = Clock::manual(1_796_083_200_000);
+    let s = server(&clock, |_| {}).await;
+    let v = visitor_cookie(&s).await;
+    let a = call(
+        &s,
+        "203.0.113.5",
+        Some(&v),
+        "/api/account/signup",
+        creds("Seydou", "first passphrase"),
+    )
+    .await;
+    assert_eq!(a.status, 201, "{}", a.body);
+    let me = a.cookie.unwrap();
+    for i in 0..PAIR_ATTEMPTS {
+        let bad = change(&s, "203.0.113.5", &me, "nope nope", "second passphrase").await;
+        assert_eq!(bad.status, 400, "try {i}: {}", bad.body);
+        assert!(message(&bad).starts_with("current:"), "{}", bad.body);
+    }
+    let spent = hashes(&s);
+    assert_eq!(spent, 1 + PAIR_ATTEMPTS as u64);
+    let right = change(
+        &s,
+        "203.0.113.5",
+        &me,
+        "first passphrase",
+        "second passphrase",
+    )
+    .await;
+    assert_eq!(right.status, 429, "{}", right.body);
+    assert_eq!(hashes(&s), spent, "refused before hashing");
+    assert_eq!(
+        log_in(&s, "203.0.113.5", "Seydou", "first passphrase").await,
+        429,
+        "the same limits as log-in"
+    );
+    assert_eq!(
+        log_in(&s, "198.51.100.7", "Seydou", "first passphrase").await,
+        200,
+        "another address is not concerned"
+    );
+    // 59 s after the fifth failure, still waiting; at 60 s, through.
+    clock.advance(Duration::from_secs(59));
+    let early = change(
+        &s,
+        "203.0.113.5",
+        &me,
+        "first passphrase",
+        "second passphrase",
+    )
+    .await;
+    assert_eq!(early.status, 429, "{}", early.body);
+    clock.advance(Duration::from_secs(1));
+    let ok = change(
+        &s,
+        "203.0.113.5",
+        &me,
+        "first passphrase",
+        "second passphrase",
+    )
+    .await;
+    assert_eq!(ok.status, 200, "{}", ok.body);
+}
+
+/// Item 8: five wrong passwords from an attacker's address throttle that
+/// address on that account, with a backoff that doubles (1, 2, 4 minutes
+/// between tries); the owner's right password from his own address passes
+/// meanwhile, and one typo of his does not lock him out.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_attacker_cannot_lock_the_owner_out() {
+    let clock = Clock::manual(1_796_083_200_000);
+    let s = server(&clock, |_| {}).await;
+    let (owner, attacker) = ("198.51.100.7", "203.0.113.9");
+    let v = visitor_cookie(&s).await;
+    let a = call(
+        &s,
+        owner,
+        Some(&v),
+        "/api/account/signup",
+        creds("Ama_3", "peanut butter"),
+    )
+    .await;
+    assert_eq!(a.status, 201, "{}", a.body);
+    for _ in 0..PAIR_ATTEMPTS {
+        assert_eq!(log_in(&s, attacker, "Ama_3", "wrong wrong").await, 401);
+    }
+    assert_eq!(
+        log_in(&s, attacker, "Ama_3", "peanut butter").await,
+        429,
+        "the attacker's address waits, even with the right password"
+    );
+    assert_eq!(log_in(&s, owner, "Ama_3", "peanut butter").await, 200);
+    assert_eq!(log_in(&s, owner, "Ama_3", "peanut buter").await, 401);
+    assert_eq!(log_in(&s, owner, "Ama_3", "peanut butter").await, 200);
+    // The backoff: 1 minute after the 5th failure, 2 after the 6th, 4
+    // after the 7th.
+    for wait in [60, 120, 240] {
+        clock.advance(Duration::from_secs(wait - 1));
+        assert_eq!(
+            log_in(&s, attacker, "Ama_3", "wrong wrong").await,
+            429,
+            "{wait} s less one"
+        );
+        clock.advance(Duration::from_secs(1));
+        assert_eq!(
+            log_in(&s, attacker, "Ama_3", "wrong wrong").await,
+            401,
+            "after {wait} s"
+        );
+    }
+    assert_eq!(
+        log_in(&s, attacker, "Ama_3", "peanut butter").await,
+        429,
+        "8 failures: 8 minutes now"
+    );
+    clock.advance(Duration::from_secs(8 * 60));
+    assert_eq!(log_in(&s, attacker, "Ama_3", "peanut butter").await, 200);
+}
+
+/// Item 8: against one account from many addresses (each within its own
+/// five), once the account has had its failures for the window, an address
+/// that failed on it waits, a fresh one still tries, and the owner's
+/// right password from his own address passes.
+#[tokio::test(flavor = "multi_thread")]
+async fn many_addresses_against_one_account() {
+    let clock = Clock::manual(1_796_083_200_000);
+    let s = server(&clock, |_| {}).await;
+    let owner = "198.51.100.7";
+    let v = visitor_cookie(&s).await;
+    let a = call(
+        &s,
+        owner,
+        Some(&v),
+        "/api/account/signup",
+        creds("Yao_K", "mango season"),
+    )
+    .await;
+    assert_eq!(a.status, 201, "{}", a.body);
+    // ACCOUNT_ATTEMPTS failures, one per address.
+    for i in 0..ACCOUNT_ATTEMPTS {
+        let from = format!("203.0.113.{}", 10 + i);
+        assert_eq!(log_in(&s, &from, "Yao_K", "wrong wrong").await, 401);
+    }
+    // An address that failed once: under attack, it waits.
+    assert_eq!(
+        log_in(&s, "203.0.113.10", "Yao_K", "wrong wrong").await,
+        429
+    );
+    // A fresh one tries (once: then it has failed).
+    assert_eq!(log_in(&s, "192.0.2.1", "Yao_K", "wrong wrong").await, 401);
+    assert_eq!(log_in(&s, "192.0.2.1", "Yao_K", "mango season").await, 429);
+    assert_eq!(log_in(&s, owner, "Yao_K", "mango season").await, 200);
+    // The window passes: the addresses try again.
+    clock.advance(Duration::from_secs(15 * 60));
+    assert_eq!(
+        log_in(&s, "203.0.113.10", "Yao_K", "mango season").await,
+        200
+    );
 }

@@ -21,8 +21,22 @@ use crate::store::{Store, StoreError, StoredAccount, StoredPlayer};
 pub const PASSWORD_MIN_CHARS: usize = 8;
 /// The longest password, in bytes (hashing a huge one is a cheap attack).
 pub const PASSWORD_MAX_BYTES: usize = 256;
-/// Failed log-ins per account within [`ATTEMPT_WINDOW_MS`], at most.
-pub const ACCOUNT_ATTEMPTS: usize = 5;
+/// Failed log-ins (or current passwords) per (account, address) before
+/// that address waits to try that account again: [`BACKOFF_FIRST_MS`]
+/// after the last failure, doubling with each failure after.
+pub const PAIR_ATTEMPTS: usize = 5;
+/// The first wait of an (account, address) that failed [`PAIR_ATTEMPTS`]
+/// times: 1 minute.
+pub const BACKOFF_FIRST_MS: i64 = 60_000;
+/// The longest wait between two tries of an (account, address): 15 minutes.
+pub const BACKOFF_MAX_MS: i64 = 15 * 60_000;
+/// An (account, address)'s failures are forgotten a day after its last.
+pub const PAIR_MEMORY_MS: i64 = 24 * 60 * 60_000;
+/// Failed log-ins of one account, from every address, within
+/// [`ATTEMPT_WINDOW_MS`] that put it under attack: then an address that has
+/// failed on it waits for the window to pass; one that has not (its owner
+/// at home) still tries. The account is never locked for everyone.
+pub const ACCOUNT_ATTEMPTS: usize = 20;
 /// Failed log-ins per address within [`ATTEMPT_WINDOW_MS`], at most.
 pub const ADDRESS_ATTEMPTS: usize = 20;
 /// Passwords hashed or checked for one address within
@@ -41,6 +55,9 @@ pub struct LoggedIn {
     pub player: StoredPlayer,
 }
 
+/// An account key and an address, throttled together.
+type Pair = (String, Option<IpAddr>);
+
 /// The accounts, kept in the store. Cheap to clone.
 #[derive(Clone)]
 pub struct Accounts(Arc<Inner>);
@@ -48,8 +65,11 @@ pub struct Accounts(Arc<Inner>);
 struct Inner {
     store: Arc<dyn Store>,
     clock: Clock,
-    /// Failed log-ins, by account key and by address: their times.
+    /// Failed log-ins, by account key and by address, and hashes by
+    /// address: their times.
     failures: Mutex<HashMap<String, VecDeque<i64>>>,
+    /// Per (account key, address): failures in a row, the last one's time.
+    pairs: Mutex<HashMap<Pair, (usize, i64)>>,
     /// The hash workers every password goes through.
     passwords: Passwords,
 }
@@ -69,6 +89,23 @@ fn bad(field: &'static str, why: impl Into<String>) -> GameError {
         field,
         why: why.into(),
     }
+}
+
+/// The key an account's log-in limits count under, whether it exists or
+/// not: its name's lowercase skeleton, so that `AMA_3`, `ama_3` and look-
+/// alikes count as one.
+fn throttle_key(username: &str) -> String {
+    let [_, lower] = keys(username);
+    format!("a:{lower}")
+}
+
+/// The wait after an (account, address)'s `n`-th failure in a row
+/// (`n` ≥ [`PAIR_ATTEMPTS`]): 1 minute, doubling, 15 at most.
+fn backoff(n: usize) -> i64 {
+    let doublings = u32::try_from(n.saturating_sub(PAIR_ATTEMPTS))
+        .unwrap_or(u32::MAX)
+        .min(16);
+    (BACKOFF_FIRST_MS << doublings).min(BACKOFF_MAX_MS)
 }
 
 fn taken() -> GameError {
@@ -105,6 +142,7 @@ impl Accounts {
             store,
             clock,
             failures: Mutex::new(HashMap::new()),
+            pairs: Mutex::new(HashMap::new()),
             passwords,
         }))
     }
@@ -186,17 +224,10 @@ impl Accounts {
         password: &str,
         ip: Option<IpAddr>,
     ) -> Result<LoggedIn, GameError> {
-        // The limits' keys exist whether the account does or not.
-        let account_key = format!("a:{}", keys(username.trim())[0]);
-        let address_key = ip.map(|ip| format!("i:{ip}"));
+        // The limits' key exists whether the account does or not.
+        let account_key = throttle_key(username.trim());
         let now = self.0.clock.now_ms();
-        if self.over_limit(&account_key, ACCOUNT_ATTEMPTS, now)
-            || address_key
-                .as_ref()
-                .is_some_and(|k| self.over_limit(k, ADDRESS_ATTEMPTS, now))
-        {
-            return Err(GameError::TooManyAttempts);
-        }
+        self.throttle(&account_key, ip, now)?;
         let found = if password.len() > PASSWORD_MAX_BYTES {
             None
         } else {
@@ -216,12 +247,10 @@ impl Accounts {
             )
             .await;
         let Some(account) = found.filter(|_| ok) else {
-            self.fail(&account_key, now);
-            if let Some(k) = &address_key {
-                self.fail(k, now);
-            }
+            self.failed(&account_key, ip, now);
             return Err(GameError::BadLogin);
         };
+        self.succeeded(&account_key, ip);
         let to = new_token();
         self.0
             .store
@@ -269,15 +298,22 @@ impl Accounts {
             .map_err(store_error)?
             .filter(|a| a.id == me.id)
             .ok_or(GameError::BadLogin)?;
+        // The cheap checks first; a wrong current password counts as a
+        // wrong log-in (a stolen session must not guess it freely).
+        check_password(new, &account.username)?;
+        let account_key = throttle_key(&account.username);
+        let now = self.0.clock.now_ms();
+        self.throttle(&account_key, ip, now)?;
         if current.len() > PASSWORD_MAX_BYTES
             || !self
-                .hash_ticket(ip, self.0.clock.now_ms())?
+                .hash_ticket(ip, now)?
                 .verify(current.to_string(), Some(account.password.clone()))
                 .await
         {
+            self.failed(&account_key, ip, now);
             return Err(bad("current", "this is not your current password"));
         }
-        check_password(new, &account.username)?;
+        self.succeeded(&account_key, ip);
         let hashed = self
             .hash_ticket(ip, self.0.clock.now_ms())?
             .hash(new.to_string())
@@ -298,6 +334,66 @@ impl Accounts {
             session: to,
             player: me.clone(),
         })
+    }
+
+    /// Refuses a log-in (or password check) of `account_key` from `ip`
+    /// now: that address failed too often on that account and waits its
+    /// backoff, or anywhere (its [`ADDRESS_ATTEMPTS`]), or the account is
+    /// under attack and that address has failed on it. An address that
+    /// has not failed on the account is refused only for its own failures
+    /// elsewhere (OWASP ASVS 2.2.1: no lock-out of the owner by others).
+    fn throttle(&self, account_key: &str, ip: Option<IpAddr>, now: i64) -> Result<(), GameError> {
+        let failed_here = {
+            let mut pairs = self.0.pairs.lock().unwrap_or_else(|e| e.into_inner());
+            let key = (account_key.to_string(), ip);
+            match pairs.get(&key).copied() {
+                Some((_, last)) if now - last >= PAIR_MEMORY_MS => {
+                    pairs.remove(&key);
+                    0
+                }
+                Some((n, last)) => {
+                    if n >= PAIR_ATTEMPTS && now < last + backoff(n) {
+                        return Err(GameError::TooManyAttempts);
+                    }
+                    n
+                }
+                None => 0,
+            }
+        };
+        let address = ip.map(|ip| format!("i:{ip}"));
+        if address
+            .as_ref()
+            .is_some_and(|k| self.over_limit(k, ADDRESS_ATTEMPTS, now))
+            || (failed_here > 0 && self.over_limit(account_key, ACCOUNT_ATTEMPTS, now))
+        {
+            return Err(GameError::TooManyAttempts);
+        }
+        Ok(())
+    }
+
+    /// Counts a failure of `account_key` from `ip`.
+    fn failed(&self, account_key: &str, ip: Option<IpAddr>, now: i64) {
+        {
+            let mut pairs = self.0.pairs.lock().unwrap_or_else(|e| e.into_inner());
+            // Bounded: forgotten pairs go when the map grows large.
+            if pairs.len() > 100_000 {
+                pairs.retain(|_, (_, last)| now - *last < PAIR_MEMORY_MS);
+            }
+            let (n, last) = pairs.entry((account_key.to_string(), ip)).or_default();
+            *n += 1;
+            *last = now;
+        }
+        self.fail(account_key, now);
+        if let Some(ip) = ip {
+            self.fail(&format!("i:{ip}"), now);
+        }
+    }
+
+    /// The right password from `ip`: its failures on the account are
+    /// forgotten.
+    fn succeeded(&self, account_key: &str, ip: Option<IpAddr>) {
+        let mut pairs = self.0.pairs.lock().unwrap_or_else(|e| e.into_inner());
+        pairs.remove(&(account_key.to_string(), ip));
     }
 
     /// A place among the hash workers for `ip`, within its budget
