@@ -427,3 +427,39 @@ async fn many_addresses_against_one_account() {
         200
     );
 }
+
+/// Items 7 and 8: thirty wrong passwords sent at once from one address
+/// are not thirty guesses: one attempt of an (account, address) is checked
+/// at a time (the others `429`), so no more than five are ever checked
+/// before the backoff.
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_guesses_do_not_pass_the_limit() {
+    let clock = Clock::manual(1_796_083_200_000);
+    let s = server(&clock, |_| {}).await;
+    let v = visitor_cookie(&s).await;
+    let a = call(
+        &s,
+        "198.51.100.7",
+        Some(&v),
+        "/api/account/signup",
+        creds("Irati", "a good passphrase"),
+    )
+    .await;
+    assert_eq!(a.status, 201, "{}", a.body);
+    let tries = (0..30).map(|i| {
+        let s = &s;
+        async move { log_in(s, "203.0.113.9", "Irati", &format!("guess {i:02} x")).await }
+    });
+    let codes = futures_util::future::join_all(tries).await;
+    let guessed = codes.iter().filter(|&&c| c == 401).count();
+    assert!(
+        guessed <= PAIR_ATTEMPTS,
+        "{guessed} guesses checked: {codes:?}"
+    );
+    assert_eq!(
+        guessed + codes.iter().filter(|&&c| c == 429).count(),
+        30,
+        "{codes:?}"
+    );
+    assert!(hashes(&s) <= 1 + PAIR_ATTEMPTS as u64);
+}

@@ -58,6 +58,42 @@ pub struct LoggedIn {
 /// An account key and an address, throttled together.
 type Pair = (String, Option<IpAddr>);
 
+/// What is known of an (account, address).
+#[derive(Debug, Default, Clone, Copy)]
+struct PairState {
+    /// Failures in a row.
+    failures: usize,
+    /// The last failure's time.
+    last: i64,
+    /// An attempt is being checked: another one waits for its outcome
+    /// (refused meanwhile), so that concurrent guesses cannot all pass
+    /// the limit before the first failure is counted.
+    trying: bool,
+}
+
+/// An attempt of an (account, address) in flight; done when dropped.
+struct Attempt {
+    accounts: Accounts,
+    pair: Pair,
+}
+
+impl Drop for Attempt {
+    fn drop(&mut self) {
+        let mut pairs = self
+            .accounts
+            .0
+            .pairs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = pairs.get_mut(&self.pair) {
+            p.trying = false;
+            if p.failures == 0 {
+                pairs.remove(&self.pair);
+            }
+        }
+    }
+}
+
 /// The accounts, kept in the store. Cheap to clone.
 #[derive(Clone)]
 pub struct Accounts(Arc<Inner>);
@@ -68,8 +104,8 @@ struct Inner {
     /// Failed log-ins, by account key and by address, and hashes by
     /// address: their times.
     failures: Mutex<HashMap<String, VecDeque<i64>>>,
-    /// Per (account key, address): failures in a row, the last one's time.
-    pairs: Mutex<HashMap<Pair, (usize, i64)>>,
+    /// Per (account key, address): failures in a row, attempts in flight.
+    pairs: Mutex<HashMap<Pair, PairState>>,
     /// The hash workers every password goes through.
     passwords: Passwords,
 }
@@ -227,7 +263,7 @@ impl Accounts {
         // The limits' key exists whether the account does or not.
         let account_key = throttle_key(username.trim());
         let now = self.0.clock.now_ms();
-        self.throttle(&account_key, ip, now)?;
+        let attempt = self.throttle(&account_key, ip, now)?;
         let found = if password.len() > PASSWORD_MAX_BYTES {
             None
         } else {
@@ -247,10 +283,10 @@ impl Accounts {
             )
             .await;
         let Some(account) = found.filter(|_| ok) else {
-            self.failed(&account_key, ip, now);
+            self.failed(&attempt, now);
             return Err(GameError::BadLogin);
         };
-        self.succeeded(&account_key, ip);
+        self.succeeded(&attempt);
         let to = new_token();
         self.0
             .store
@@ -303,17 +339,18 @@ impl Accounts {
         check_password(new, &account.username)?;
         let account_key = throttle_key(&account.username);
         let now = self.0.clock.now_ms();
-        self.throttle(&account_key, ip, now)?;
+        let attempt = self.throttle(&account_key, ip, now)?;
         if current.len() > PASSWORD_MAX_BYTES
             || !self
                 .hash_ticket(ip, now)?
                 .verify(current.to_string(), Some(account.password.clone()))
                 .await
         {
-            self.failed(&account_key, ip, now);
+            self.failed(&attempt, now);
             return Err(bad("current", "this is not your current password"));
         }
-        self.succeeded(&account_key, ip);
+        self.succeeded(&attempt);
+        drop(attempt);
         let hashed = self
             .hash_ticket(ip, self.0.clock.now_ms())?
             .hash(new.to_string())
@@ -336,81 +373,100 @@ impl Accounts {
         })
     }
 
-    /// Refuses a log-in (or password check) of `account_key` from `ip`
-    /// now: that address failed too often on that account and waits its
-    /// backoff, or anywhere (its [`ADDRESS_ATTEMPTS`]), or the account is
-    /// under attack and that address has failed on it. An address that
-    /// has not failed on the account is refused only for its own failures
-    /// elsewhere (OWASP ASVS 2.2.1: no lock-out of the owner by others).
-    fn throttle(&self, account_key: &str, ip: Option<IpAddr>, now: i64) -> Result<(), GameError> {
-        let failed_here = {
-            let mut pairs = self.0.pairs.lock().unwrap_or_else(|e| e.into_inner());
-            let key = (account_key.to_string(), ip);
-            match pairs.get(&key).copied() {
-                Some((_, last)) if now - last >= PAIR_MEMORY_MS => {
-                    pairs.remove(&key);
-                    0
-                }
-                Some((n, last)) => {
-                    if n >= PAIR_ATTEMPTS && now < last + backoff(n) {
-                        return Err(GameError::TooManyAttempts);
-                    }
-                    n
-                }
-                None => 0,
-            }
-        };
+    /// An attempt (a log-in, a current password) of `account_key` from
+    /// `ip` now, or [`GameError::TooManyAttempts`]: that address failed
+    /// too often on that account and waits its backoff, or failed too
+    /// often anywhere ([`ADDRESS_ATTEMPTS`]), or the account is under
+    /// attack and that address has failed on it, or that address's
+    /// previous attempt on it is still being checked. An address that has
+    /// not failed on the account is refused only for its own failures
+    /// elsewhere (OWASP ASVS 2.2.1: others cannot lock the owner out).
+    fn throttle(
+        &self,
+        account_key: &str,
+        ip: Option<IpAddr>,
+        now: i64,
+    ) -> Result<Attempt, GameError> {
         let address = ip.map(|ip| format!("i:{ip}"));
         if address
             .as_ref()
             .is_some_and(|k| self.over_limit(k, ADDRESS_ATTEMPTS, now))
-            || (failed_here > 0 && self.over_limit(account_key, ACCOUNT_ATTEMPTS, now))
         {
             return Err(GameError::TooManyAttempts);
         }
-        Ok(())
+        let under_attack = self.over_limit(account_key, ACCOUNT_ATTEMPTS, now);
+        let pair = (account_key.to_string(), ip);
+        let mut pairs = self.0.pairs.lock().unwrap_or_else(|e| e.into_inner());
+        // Bounded: forgotten pairs go when the map grows large.
+        if pairs.len() > 100_000 {
+            pairs.retain(|_, p| p.trying || now - p.last < PAIR_MEMORY_MS);
+        }
+        let p = pairs.entry(pair.clone()).or_default();
+        if p.failures > 0 && now - p.last >= PAIR_MEMORY_MS {
+            p.failures = 0;
+        }
+        if p.trying
+            || (p.failures >= PAIR_ATTEMPTS && now < p.last + backoff(p.failures))
+            || (p.failures > 0 && under_attack)
+        {
+            if p.failures == 0 && !p.trying {
+                pairs.remove(&pair);
+            }
+            return Err(GameError::TooManyAttempts);
+        }
+        p.trying = true;
+        Ok(Attempt {
+            accounts: self.clone(),
+            pair,
+        })
     }
 
-    /// Counts a failure of `account_key` from `ip`.
-    fn failed(&self, account_key: &str, ip: Option<IpAddr>, now: i64) {
+    /// Counts the failure of `attempt`: for its pair, its account and its
+    /// address.
+    fn failed(&self, attempt: &Attempt, now: i64) {
         {
             let mut pairs = self.0.pairs.lock().unwrap_or_else(|e| e.into_inner());
-            // Bounded: forgotten pairs go when the map grows large.
-            if pairs.len() > 100_000 {
-                pairs.retain(|_, (_, last)| now - *last < PAIR_MEMORY_MS);
-            }
-            let (n, last) = pairs.entry((account_key.to_string(), ip)).or_default();
-            *n += 1;
-            *last = now;
+            let p = pairs.entry(attempt.pair.clone()).or_default();
+            p.failures += 1;
+            p.last = now;
         }
-        self.fail(account_key, now);
-        if let Some(ip) = ip {
+        self.fail(&attempt.pair.0, now);
+        if let Some(ip) = attempt.pair.1 {
             self.fail(&format!("i:{ip}"), now);
         }
     }
 
-    /// The right password from `ip`: its failures on the account are
+    /// The right password: that address's failures on the account are
     /// forgotten.
-    fn succeeded(&self, account_key: &str, ip: Option<IpAddr>) {
+    fn succeeded(&self, attempt: &Attempt) {
         let mut pairs = self.0.pairs.lock().unwrap_or_else(|e| e.into_inner());
-        pairs.remove(&(account_key.to_string(), ip));
+        if let Some(p) = pairs.get_mut(&attempt.pair) {
+            p.failures = 0;
+        }
     }
 
     /// A place among the hash workers for `ip`, within its budget
     /// ([`ADDRESS_HASHES`]); the hash is counted against the budget once
     /// admitted (a hash refused busy costs nothing).
     fn hash_ticket(&self, ip: Option<IpAddr>, now: i64) -> Result<Ticket, GameError> {
-        let key = ip.map(|ip| format!("h:{ip}"));
-        if key
-            .as_ref()
-            .is_some_and(|k| self.over_limit(k, ADDRESS_HASHES, now))
-        {
+        let Some(key) = ip.map(|ip| format!("h:{ip}")) else {
+            return self.0.passwords.admit();
+        };
+        // Checked and counted at once, so that concurrent requests cannot
+        // all pass the budget; given back if the workers are busy.
+        let mut f = self.0.failures.lock().unwrap_or_else(|e| e.into_inner());
+        if f.len() > 100_000 {
+            f.retain(|_, t| t.back().is_some_and(|&x| x > now - ATTEMPT_WINDOW_MS));
+        }
+        let times = f.entry(key).or_default();
+        while times.front().is_some_and(|&t| t <= now - ATTEMPT_WINDOW_MS) {
+            times.pop_front();
+        }
+        if times.len() >= ADDRESS_HASHES {
             return Err(GameError::TooManyHashes);
         }
         let ticket = self.0.passwords.admit()?;
-        if let Some(k) = &key {
-            self.fail(k, now);
-        }
+        times.push_back(now);
         Ok(ticket)
     }
 
