@@ -6,6 +6,7 @@ game's latency measured by gore-load meanwhile (docs/BENCHMARKS.md).
     python3 crates/gore-server/scripts/floods.py gets   target/release DB GAME_ID
     python3 crates/gore-server/scripts/floods.py ai     target/release 60
     python3 crates/gore-server/scripts/floods.py signup target/release 40 [taken|fresh]
+    python3 crates/gore-server/scripts/floods.py password target/release 8
 
 `idle`: N connections that send nothing; `slow`: N that send a request
 head a byte every half second, never finishing. From one address
@@ -37,6 +38,11 @@ address, so that no per-address budget is his limit): prints his p50/p99
 and refusals before and during the flood, the attackers' answers, and the
 server's resident memory (VmRSS from /proc) before, at its peak during,
 and 5 s after the flood.
+
+`password`: an account's session (a stolen cookie) sends N connections of
+`POST /api/account/password` with wrong `current` passwords for 20 s, from
+one address; meanwhile an innocent sends `GET /api/me`: prints his p50/p99
+before and during, and the attacker's answers.
 
 Python's standard library only.
 """
@@ -321,6 +327,57 @@ def signup(bin_dir, n, kind):
     p.kill()
     p.wait()
 
+def password(bin_dir, n):
+    db = tempfile.mkdtemp() + "/gore.sqlite3"
+    p, host, port = serve(bin_dir, db, "--trust-proxy", "127.0.0.1", "--max-conns-per-ip", "100000")
+    c = http.client.HTTPConnection(host, port, timeout=120)
+    c.request("POST", "/api/account/signup", json.dumps({"username": "Owner_1", "password": "the owner's passphrase"}),
+              {"Content-Type": "application/json", "X-Forwarded-For": "203.0.113.1"})
+    res = c.getresponse()
+    res.read()
+    assert res.status == 201, res.status
+    cookie = res.getheader("Set-Cookie").split(";")[0]
+
+    def gets(until):
+        times = []
+        c = http.client.HTTPConnection(host, port, timeout=120)
+        while time.time() < until:
+            t = time.time()
+            c.request("GET", "/api/me", headers={"X-Forwarded-For": "192.0.2.50"})
+            c.getresponse().read()
+            times.append(time.time() - t)
+        return times
+
+    before = gets(time.time() + 5)
+    stop = threading.Event()
+    acodes, lock = {}, threading.Lock()
+
+    def attacker(i):
+        c = http.client.HTTPConnection(host, port, timeout=120)
+        k = 0
+        while not stop.is_set():
+            k += 1
+            c.request("POST", "/api/account/password",
+                      json.dumps({"current": f"guess {i} {k} xx", "new": "a new passphrase"}),
+                      {"Content-Type": "application/json", "X-Forwarded-For": "198.51.100.9", "Cookie": cookie})
+            res = c.getresponse()
+            res.read()
+            with lock:
+                acodes[res.status] = acodes.get(res.status, 0) + 1
+
+    ts = [threading.Thread(target=attacker, args=(i,)) for i in range(n)]
+    for t in ts:
+        t.start()
+    during = gets(time.time() + 20)
+    stop.set()
+    for t in ts:
+        t.join()
+    print(f"innocent GET /api/me before: p50 {pct(before, .5):.1f} ms, p99 {pct(before, .99):.1f} ms ({len(before)} requests)")
+    print(f"innocent GET /api/me during: p50 {pct(during, .5):.1f} ms, p99 {pct(during, .99):.1f} ms ({len(during)} requests)")
+    print(f"{n} connections of wrong current passwords for 20 s: answers {acodes}")
+    p.kill()
+    p.wait()
+
 if __name__ == "__main__":
     cmd, bin_dir = sys.argv[1], sys.argv[2]
     if cmd in ("idle", "slow"):
@@ -329,6 +386,8 @@ if __name__ == "__main__":
         ai(bin_dir, int(sys.argv[3]))
     elif cmd == "signup":
         signup(bin_dir, int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else "taken")
+    elif cmd == "password":
+        password(bin_dir, int(sys.argv[3]))
     elif cmd == "gets":
         gets(bin_dir, sys.argv[3], sys.argv[4])
     else:
