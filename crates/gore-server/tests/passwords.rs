@@ -333,8 +333,8 @@ async fn wrong_current_passwords_are_limited_like_log_ins() {
 }
 
 /// Item 8: five wrong passwords from an attacker's address throttle that
-/// address on that account, with a backoff that doubles (1, 2, 4 minutes
-/// between tries); the owner's right password from his own address passes
+/// address on that account, with a backoff that doubles (1, 2, 4, 8
+/// minutes between tries, 15 at most); the owner's right password from his own address passes
 /// meanwhile, and one typo of his does not lock him out.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_attacker_cannot_lock_the_owner_out() {
@@ -384,6 +384,11 @@ async fn an_attacker_cannot_lock_the_owner_out() {
         "8 failures: 8 minutes now"
     );
     clock.advance(Duration::from_secs(8 * 60));
+    assert_eq!(log_in(&s, attacker, "Ama_3", "wrong wrong").await, 401);
+    // The 9th: 16 minutes, capped at 15.
+    clock.advance(Duration::from_secs(15 * 60 - 1));
+    assert_eq!(log_in(&s, attacker, "Ama_3", "peanut butter").await, 429);
+    clock.advance(Duration::from_secs(1));
     assert_eq!(log_in(&s, attacker, "Ama_3", "peanut butter").await, 200);
 }
 
