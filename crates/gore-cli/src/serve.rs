@@ -63,6 +63,14 @@ pub struct ServeArgs {
     /// One analysis's nodes at most.
     #[arg(long, default_value_t = 50_000_000)]
     analysis_nodes: u64,
+    /// Password hashes (argon2id, 19 MiB each) computed at once (default
+    /// and most: the machine's cores).
+    #[arg(long)]
+    hash_workers: Option<usize>,
+    /// Password hashes that may wait for a worker; more sign-ups, log-ins
+    /// or password changes are refused `busy`.
+    #[arg(long, default_value_t = 8)]
+    hash_queue: usize,
     /// Plies per game at most; the game then ends as a ply cap ends it.
     #[arg(long, default_value_t = 2000)]
     max_plies: u32,
@@ -117,6 +125,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         ai_queue: args.ai_queue,
         ai_per_client: args.ai_per_client.max(1),
         max_plies: args.max_plies.max(1),
+        // More workers than cores would only make every hash slower.
+        hash_workers: args
+            .hash_workers
+            .unwrap_or(defaults.hash_workers)
+            .clamp(1, defaults.hash_workers),
+        hash_queue: args.hash_queue,
         analysis_threads: args.analysis_threads.max(1),
         analysis_queue: args.analysis_queue,
         analysis_per_client: args.analysis_per_client.max(1),

@@ -5,6 +5,8 @@ game's latency measured by gore-load meanwhile (docs/BENCHMARKS.md).
     python3 crates/gore-server/scripts/floods.py slow   target/release 500  [many]
     python3 crates/gore-server/scripts/floods.py gets   target/release DB GAME_ID
     python3 crates/gore-server/scripts/floods.py ai     target/release 60
+    python3 crates/gore-server/scripts/floods.py signup target/release 40 [taken|fresh]
+    python3 crates/gore-server/scripts/floods.py password target/release 8
 
 `idle`: N connections that send nothing; `slow`: N that send a request
 head a byte every half second, never finishing. From one address
@@ -24,6 +26,23 @@ address (`X-Forwarded-For` through `--trust-proxy 127.0.0.1`, so that the
 per-client cap does not refuse them all), then one innocent level-1 game:
 prints how many were refused `busy` and how long the innocent waited for
 the AI's first move. Five rounds.
+
+`signup`: N connections flood `POST /api/account/signup` for 20 s
+(through `--trust-proxy 127.0.0.1`, with the rate limit off: the worst
+case, as if from many addresses each within its limits). `taken` (the
+default): one address, always a taken username (issue 25's flood: each
+cost a 19 MiB hash); `fresh`: a new username and a new address each
+time, so that every sign-up is a real hash (the workers saturated).
+Meanwhile an innocent logs in again and again (each time from another
+address, so that no per-address budget is his limit): prints his p50/p99
+and refusals before and during the flood, the attackers' answers, and the
+server's resident memory (VmRSS from /proc) before, at its peak during,
+and 5 s after the flood.
+
+`password`: an account's session (a stolen cookie) sends N connections of
+`POST /api/account/password` with wrong `current` passwords for 20 s, from
+one address; meanwhile an innocent sends `GET /api/me`: prints his p50/p99
+before and during, and the attacker's answers.
 
 Python's standard library only.
 """
@@ -223,12 +242,152 @@ def ai(bin_dir, n):
         p.wait()
     print(f"median wait {sorted(waits)[len(waits) // 2] * 1e3:.0f} ms")
 
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+def post(host, port, path, body, xff, conn=None):
+    c = conn or http.client.HTTPConnection(host, port, timeout=120)
+    c.request("POST", path, json.dumps(body), {"Content-Type": "application/json", "X-Forwarded-For": xff})
+    res = c.getresponse()
+    res.read()
+    return res.status
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] * 1e3 if xs else float("nan")
+
+def signup(bin_dir, n, kind):
+    db = tempfile.mkdtemp() + "/gore.sqlite3"
+    p, host, port = serve(bin_dir, db, "--trust-proxy", "127.0.0.1", "--max-conns-per-ip", "100000")
+    me = {"username": "Innocent_1", "password": "an innocent passphrase"}
+    assert post(host, port, "/api/account/signup", me, "203.0.113.1") == 201
+    seq = [0]
+
+    def login_loop(until):
+        times, codes = [], {}
+        while time.time() < until:
+            seq[0] += 1
+            xff = f"203.0.{113 + seq[0] // 250 % 10}.{1 + seq[0] % 250}"
+            t = time.time()
+            st = post(host, port, "/api/account/login", me, xff)
+            codes[st] = codes.get(st, 0) + 1
+            if st == 200:
+                times.append(time.time() - t)
+        return times, codes
+
+    rss = {"before": rss_mb(p.pid)}
+    before, bcodes = login_loop(time.time() + 5)
+    stop = threading.Event()
+    acodes, lock = {}, threading.Lock()
+
+    def attacker(i):
+        c = http.client.HTTPConnection(host, port, timeout=120)
+        k = 0
+        while not stop.is_set():
+            k += 1
+            if kind == "fresh":
+                body = {"username": f"F{i}_{k}", "password": "a flood passphrase"}
+                xff = f"10.{i}.{k // 250 % 250}.{1 + k % 250}"
+            else:
+                body = {"username": "Innocent_1", "password": "a flood passphrase"}
+                xff = "198.51.100.9"
+            try:
+                st = post(host, port, "/api/account/signup", body, xff, c)
+            except (OSError, http.client.HTTPException):
+                c = http.client.HTTPConnection(host, port, timeout=120)
+                st = "error"
+            with lock:
+                acodes[st] = acodes.get(st, 0) + 1
+
+    peak = [0.0]
+
+    def watch():
+        while not stop.is_set():
+            peak[0] = max(peak[0], rss_mb(p.pid))
+            time.sleep(0.2)
+
+    ts = [threading.Thread(target=attacker, args=(i,)) for i in range(n)] + [threading.Thread(target=watch)]
+    for t in ts:
+        t.start()
+    during, dcodes = login_loop(time.time() + 20)
+    stop.set()
+    for t in ts:
+        t.join()
+    rss["peak during"] = peak[0]
+    time.sleep(5)
+    rss["5 s after"] = rss_mb(p.pid)
+    print(f"innocent log-in before: p50 {pct(before, .5):.0f} ms, p99 {pct(before, .99):.0f} ms, answers {bcodes}")
+    print(f"innocent log-in during: p50 {pct(during, .5):.0f} ms, p99 {pct(during, .99):.0f} ms, answers {dcodes}")
+    print(f"{n} attacking connections ({kind}) for 20 s: answers {acodes}")
+    print("server RSS: " + ", ".join(f"{k} {v:.0f} MB" for k, v in rss.items()))
+    p.kill()
+    p.wait()
+
+def password(bin_dir, n):
+    db = tempfile.mkdtemp() + "/gore.sqlite3"
+    p, host, port = serve(bin_dir, db, "--trust-proxy", "127.0.0.1", "--max-conns-per-ip", "100000")
+    c = http.client.HTTPConnection(host, port, timeout=120)
+    c.request("POST", "/api/account/signup", json.dumps({"username": "Owner_1", "password": "the owner's passphrase"}),
+              {"Content-Type": "application/json", "X-Forwarded-For": "203.0.113.1"})
+    res = c.getresponse()
+    res.read()
+    assert res.status == 201, res.status
+    cookie = res.getheader("Set-Cookie").split(";")[0]
+
+    def gets(until):
+        times = []
+        c = http.client.HTTPConnection(host, port, timeout=120)
+        while time.time() < until:
+            t = time.time()
+            c.request("GET", "/api/me", headers={"X-Forwarded-For": "192.0.2.50"})
+            c.getresponse().read()
+            times.append(time.time() - t)
+        return times
+
+    before = gets(time.time() + 5)
+    stop = threading.Event()
+    acodes, lock = {}, threading.Lock()
+
+    def attacker(i):
+        c = http.client.HTTPConnection(host, port, timeout=120)
+        k = 0
+        while not stop.is_set():
+            k += 1
+            c.request("POST", "/api/account/password",
+                      json.dumps({"current": f"guess {i} {k} xx", "new": "a new passphrase"}),
+                      {"Content-Type": "application/json", "X-Forwarded-For": "198.51.100.9", "Cookie": cookie})
+            res = c.getresponse()
+            res.read()
+            with lock:
+                acodes[res.status] = acodes.get(res.status, 0) + 1
+
+    ts = [threading.Thread(target=attacker, args=(i,)) for i in range(n)]
+    for t in ts:
+        t.start()
+    during = gets(time.time() + 20)
+    stop.set()
+    for t in ts:
+        t.join()
+    print(f"innocent GET /api/me before: p50 {pct(before, .5):.1f} ms, p99 {pct(before, .99):.1f} ms ({len(before)} requests)")
+    print(f"innocent GET /api/me during: p50 {pct(during, .5):.1f} ms, p99 {pct(during, .99):.1f} ms ({len(during)} requests)")
+    print(f"{n} connections of wrong current passwords for 20 s: answers {acodes}")
+    p.kill()
+    p.wait()
+
 if __name__ == "__main__":
     cmd, bin_dir = sys.argv[1], sys.argv[2]
     if cmd in ("idle", "slow"):
         attack(cmd, bin_dir, int(sys.argv[3]), len(sys.argv) > 4 and sys.argv[4] == "many")
     elif cmd == "ai":
         ai(bin_dir, int(sys.argv[3]))
+    elif cmd == "signup":
+        signup(bin_dir, int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else "taken")
+    elif cmd == "password":
+        password(bin_dir, int(sys.argv[3]))
     elif cmd == "gets":
         gets(bin_dir, sys.argv[3], sys.argv[4])
     else:

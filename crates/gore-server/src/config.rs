@@ -133,6 +133,12 @@ pub struct Config {
     /// One analysis's nodes at most (`--analysis-nodes`), whatever the
     /// time: the bound that does not depend on the machine's speed.
     pub analysis_nodes: u64,
+    /// Password hashes (argon2id, 19 MiB each) computed at once
+    /// (`--hash-workers`); default: the cores.
+    pub hash_workers: usize,
+    /// Password hashes that may wait for a worker (`--hash-queue`); a
+    /// sign-up, log-in or password change beyond it is refused `busy`.
+    pub hash_queue: usize,
     /// The server's time: the system's (tests give a manual clock, so
     /// that a flag on time needs no waiting).
     pub clock: crate::domain::clock::Clock,
@@ -167,6 +173,8 @@ impl Default for Config {
             analysis_per_client: 1,
             analysis_time: Duration::from_secs(10),
             analysis_nodes: 50_000_000,
+            hash_workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            hash_queue: 8,
             clock: crate::domain::clock::Clock::system(),
             paces: crate::domain::clock::PACES
                 .iter()

@@ -172,7 +172,9 @@ impl From<GameError> for ApiError {
             GameError::Claimed(_) => ErrorCode::Claimed,
             GameError::Busy(_) => ErrorCode::Busy,
             GameError::BadLogin | GameError::NeedsAccount(_) => ErrorCode::Unauthorized,
-            GameError::TooManyAttempts | GameError::ChatTooFast(_) => ErrorCode::RateLimited,
+            GameError::TooManyAttempts | GameError::TooManyHashes | GameError::ChatTooFast(_) => {
+                ErrorCode::RateLimited
+            }
             GameError::Unavailable => return ApiError::unavailable(),
             GameError::Internal(_) => ErrorCode::Internal,
         };

@@ -800,9 +800,16 @@ fn logged_in(status: StatusCode, l: crate::domain::accounts::LoggedIn) -> Respon
     res
 }
 
+/// The address the account limits count against: an IPv6 client's /64,
+/// as the rate limiter counts it (one host has a whole /64).
+fn account_ip(addr: Option<Extension<ClientIp>>) -> Option<IpAddr> {
+    client_ip(addr).map(crate::limit::key)
+}
+
 /// `POST /api/account/signup`: the browser's player becomes an account.
 async fn sign_up(
     State(state): State<AppState>,
+    addr: Option<Extension<ClientIp>>,
     headers: HeaderMap,
     JsonBody(body): JsonBody<crate::api::Credentials>,
 ) -> Result<Response, ApiError> {
@@ -810,7 +817,13 @@ async fn sign_up(
     let me = state.players().player_of(&session).await?;
     let l = state
         .accounts()
-        .sign_up(&session, &me, &body.username, &body.password)
+        .sign_up(
+            &session,
+            &me,
+            &body.username,
+            &body.password,
+            account_ip(addr),
+        )
         .await?;
     Ok(logged_in(StatusCode::CREATED, l))
 }
@@ -825,7 +838,7 @@ async fn log_in(
     let session = session_or_none(&state, &headers).await?;
     let l = state
         .accounts()
-        .log_in(&session, &body.username, &body.password, client_ip(addr))
+        .log_in(&session, &body.username, &body.password, account_ip(addr))
         .await?;
     Ok(logged_in(StatusCode::OK, l))
 }
@@ -847,6 +860,7 @@ async fn log_out(State(state): State<AppState>, headers: HeaderMap) -> Result<Re
 /// `POST /api/account/password`.
 async fn change_password(
     State(state): State<AppState>,
+    addr: Option<Extension<ClientIp>>,
     headers: HeaderMap,
     JsonBody(body): JsonBody<crate::api::NewPassword>,
 ) -> Result<Response, ApiError> {
@@ -854,7 +868,7 @@ async fn change_password(
     let me = state.players().player_of(&session).await?;
     let l = state
         .accounts()
-        .change_password(&session, &me, &body.current, &body.new)
+        .change_password(&session, &me, &body.current, &body.new, account_ip(addr))
         .await?;
     Ok(logged_in(StatusCode::OK, l))
 }

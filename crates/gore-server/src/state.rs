@@ -82,7 +82,11 @@ impl AppState {
         let puzzles = load_puzzles(config.puzzles.as_deref())?;
         let players = crate::domain::Players::new(store.clone(), config.clock.clone());
         let lobby_store = store.clone();
-        let accounts = crate::domain::accounts::Accounts::new(store.clone(), config.clock.clone());
+        let accounts = crate::domain::accounts::Accounts::new(
+            store.clone(),
+            config.clock.clone(),
+            crate::domain::passwords::Passwords::new(config.hash_workers, config.hash_queue),
+        );
         let games = Games::new(
             store,
             GameSettings {

@@ -264,10 +264,11 @@ async fn logging_in_and_out() {
     assert_eq!(r.status(), 403);
 }
 
-/// Five wrong passwords for an account, then even the right one is
-/// refused for 15 minutes (the clock is the test's); an unknown username
-/// is limited the same way; 20 failures from one address stop that
-/// address for every account.
+/// Five wrong passwords for an account from one address, then even the
+/// right one is refused from there (for a minute, doubling: see
+/// tests/passwords.rs, where the owner's other address still passes; the
+/// clock is the test's); an unknown username is limited the same way; 20
+/// failures from one address stop that address for every account.
 #[tokio::test(flavor = "multi_thread")]
 async fn log_ins_are_limited_per_account_and_per_address() {
     let clock = Clock::manual(1_796_083_200_000);

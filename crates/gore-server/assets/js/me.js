@@ -10,12 +10,26 @@ import { errorText } from './errors.js';
 import { t } from './i18n.js';
 
 /**
+ * The account forms' errors: the password workers busy and too many
+ * attempts said plainly (the general sentences speak of games and
+ * requests); the others as everywhere.
+ * @param {{code?: string, message?: string}|null|undefined} err
+ */
+function accountError(err) {
+  const code = err && err.code;
+  if (code === 'busy') return t('me.busy');
+  if (code === 'rate_limited') return t('me.tooManyAttempts');
+  return errorText(err);
+}
+
+/**
  * A small form: its fields, a submit button, the error line; `send`
- * answers or throws an API error.
+ * answers or throws an API error, said by `explain`.
  * @param {string} id @param {{name: string, label: string, type?: string, value?: string, auto?: string}[]} fields
  * @param {string} submit @param {(v: Record<string, string>) => Promise<void>} send @param {() => void} cancel
+ * @param {(err: {code?: string, message?: string}) => string} [explain]
  */
-function miniForm(id, fields, submit, send, cancel) {
+function miniForm(id, fields, submit, send, cancel, explain = errorText) {
   const error = h('p', { id: `${id}-error`, class: 'bad', role: 'alert', hidden: true });
   /** @type {Record<string, HTMLInputElement>} */
   const inputs = {};
@@ -37,7 +51,7 @@ function miniForm(id, fields, submit, send, cancel) {
       await send(v);
     } catch (err) {
       error.hidden = false;
-      error.textContent = errorText(/** @type {any} */ (err));
+      error.textContent = explain(/** @type {any} */ (err));
     }
   });
   return form;
@@ -95,7 +109,7 @@ export function nameCard() {
       ], t('me.signup'), async (v) => {
         await call('POST', '/api/account/signup', v);
         reload();
-      }, cancel));
+      }, cancel, accountError));
     } else if (open === 'login') {
       account.append(miniForm('login-form', [
         { name: 'username', label: t('me.username'), auto: 'username' },
@@ -103,7 +117,7 @@ export function nameCard() {
       ], t('me.login'), async (v) => {
         await call('POST', '/api/account/login', v);
         reload();
-      }, cancel));
+      }, cancel, accountError));
     } else if (open === 'password') {
       account.append(miniForm('password-form', [
         { name: 'current', label: t('me.currentPassword'), type: 'password', auto: 'current-password' },
@@ -112,7 +126,7 @@ export function nameCard() {
         await call('POST', '/api/account/password', v);
         toast(t('me.passwordChanged'));
         show('');
-      }, cancel));
+      }, cancel, accountError));
     }
   }
 

@@ -9,13 +9,11 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex, OnceLock};
-
-use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, SaltString};
-use argon2::{Argon2, PasswordVerifier};
+use std::sync::{Arc, Mutex};
 
 use super::clock::Clock;
 use super::names::{keys, Name};
+use super::passwords::{Passwords, Ticket};
 use super::{new_token, GameError};
 use crate::store::{Store, StoreError, StoredAccount, StoredPlayer};
 
@@ -23,10 +21,28 @@ use crate::store::{Store, StoreError, StoredAccount, StoredPlayer};
 pub const PASSWORD_MIN_CHARS: usize = 8;
 /// The longest password, in bytes (hashing a huge one is a cheap attack).
 pub const PASSWORD_MAX_BYTES: usize = 256;
-/// Failed log-ins per account within [`ATTEMPT_WINDOW_MS`], at most.
-pub const ACCOUNT_ATTEMPTS: usize = 5;
+/// Failed log-ins (or current passwords) per (account, address) before
+/// that address waits to try that account again: [`BACKOFF_FIRST_MS`]
+/// after the last failure, doubling with each failure after.
+pub const PAIR_ATTEMPTS: usize = 5;
+/// The first wait of an (account, address) that failed [`PAIR_ATTEMPTS`]
+/// times: 1 minute.
+pub const BACKOFF_FIRST_MS: i64 = 60_000;
+/// The longest wait between two tries of an (account, address): 15 minutes.
+pub const BACKOFF_MAX_MS: i64 = 15 * 60_000;
+/// An (account, address)'s failures are forgotten a day after its last.
+pub const PAIR_MEMORY_MS: i64 = 24 * 60 * 60_000;
+/// Failed log-ins of one account, from every address, within
+/// [`ATTEMPT_WINDOW_MS`] that put it under attack: then an address that has
+/// failed on it waits for the window to pass; one that has not (its owner
+/// at home) still tries. The account is never locked for everyone.
+pub const ACCOUNT_ATTEMPTS: usize = 20;
 /// Failed log-ins per address within [`ATTEMPT_WINDOW_MS`], at most.
 pub const ADDRESS_ATTEMPTS: usize = 20;
+/// Passwords hashed or checked for one address within
+/// [`ATTEMPT_WINDOW_MS`], at most (sign-ups, log-ins and password changes
+/// together): one address cannot keep the hash workers busy.
+pub const ADDRESS_HASHES: usize = 60;
 /// The window of the log-in limits: 15 minutes.
 pub const ATTEMPT_WINDOW_MS: i64 = 15 * 60_000;
 
@@ -39,6 +55,45 @@ pub struct LoggedIn {
     pub player: StoredPlayer,
 }
 
+/// An account key and an address, throttled together.
+type Pair = (String, Option<IpAddr>);
+
+/// What is known of an (account, address).
+#[derive(Debug, Default, Clone, Copy)]
+struct PairState {
+    /// Failures in a row.
+    failures: usize,
+    /// The last failure's time.
+    last: i64,
+    /// An attempt is being checked: another one waits for its outcome
+    /// (refused meanwhile), so that concurrent guesses cannot all pass
+    /// the limit before the first failure is counted.
+    trying: bool,
+}
+
+/// An attempt of an (account, address) in flight; done when dropped.
+struct Attempt {
+    accounts: Accounts,
+    pair: Pair,
+}
+
+impl Drop for Attempt {
+    fn drop(&mut self) {
+        let mut pairs = self
+            .accounts
+            .0
+            .pairs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = pairs.get_mut(&self.pair) {
+            p.trying = false;
+            if p.failures == 0 {
+                pairs.remove(&self.pair);
+            }
+        }
+    }
+}
+
 /// The accounts, kept in the store. Cheap to clone.
 #[derive(Clone)]
 pub struct Accounts(Arc<Inner>);
@@ -46,8 +101,13 @@ pub struct Accounts(Arc<Inner>);
 struct Inner {
     store: Arc<dyn Store>,
     clock: Clock,
-    /// Failed log-ins, by account key and by address: their times.
+    /// Failed log-ins, by account key and by address, and hashes by
+    /// address: their times.
     failures: Mutex<HashMap<String, VecDeque<i64>>>,
+    /// Per (account key, address): failures in a row, attempts in flight.
+    pairs: Mutex<HashMap<Pair, PairState>>,
+    /// The hash workers every password goes through.
+    passwords: Passwords,
 }
 
 fn store_error(e: StoreError) -> GameError {
@@ -65,6 +125,30 @@ fn bad(field: &'static str, why: impl Into<String>) -> GameError {
         field,
         why: why.into(),
     }
+}
+
+/// The key an account's log-in limits count under, whether it exists or
+/// not: its name's lowercase skeleton, so that `AMA_3`, `ama_3` and look-
+/// alikes count as one.
+fn throttle_key(username: &str) -> String {
+    let [_, lower] = keys(username);
+    format!("a:{lower}")
+}
+
+/// The wait after an (account, address)'s `n`-th failure in a row
+/// (`n` ≥ [`PAIR_ATTEMPTS`]): 1 minute, doubling, 15 at most.
+fn backoff(n: usize) -> i64 {
+    let doublings = u32::try_from(n.saturating_sub(PAIR_ATTEMPTS))
+        .unwrap_or(u32::MAX)
+        .min(16);
+    (BACKOFF_FIRST_MS << doublings).min(BACKOFF_MAX_MS)
+}
+
+fn taken() -> GameError {
+    bad(
+        "username",
+        "this username is taken, or looks like one that is: choose another",
+    )
 }
 
 /// Checks a new password's length.
@@ -87,54 +171,21 @@ fn check_password(p: &str, username: &str) -> Result<(), GameError> {
     Ok(())
 }
 
-/// argon2id at the crate's defaults (OWASP's: 19 MiB, 2 passes), off the
-/// async threads.
-async fn hash(password: String) -> Result<String, GameError> {
-    tokio::task::spawn_blocking(move || {
-        let salt = SaltString::generate(&mut OsRng);
-        Argon2::default()
-            .hash_password(password.as_bytes(), &salt)
-            .map(|h| h.to_string())
-    })
-    .await
-    .map_err(|e| GameError::Internal(format!("hashing failed: {e}")))?
-    .map_err(|e| GameError::Internal(format!("hashing failed: {e}")))
-}
-
-/// Whether `password` matches the PHC string `stored`, off the async threads.
-async fn verify(password: String, stored: String) -> bool {
-    tokio::task::spawn_blocking(move || {
-        PasswordHash::new(&stored).is_ok_and(|h| {
-            Argon2::default()
-                .verify_password(password.as_bytes(), &h)
-                .is_ok()
-        })
-    })
-    .await
-    .unwrap_or(false)
-}
-
-/// A hash no password matches, checked for unknown usernames so that they
-/// take as long as wrong passwords.
-fn decoy() -> &'static str {
-    static DECOY: OnceLock<String> = OnceLock::new();
-    DECOY.get_or_init(|| {
-        let salt = SaltString::generate(&mut OsRng);
-        Argon2::default()
-            .hash_password(new_token().as_bytes(), &salt)
-            .map(|h| h.to_string())
-            .unwrap_or_default()
-    })
-}
-
 impl Accounts {
-    /// The accounts of `store`.
-    pub fn new(store: Arc<dyn Store>, clock: Clock) -> Accounts {
+    /// The accounts of `store`, their passwords hashed by `passwords`.
+    pub fn new(store: Arc<dyn Store>, clock: Clock, passwords: Passwords) -> Accounts {
         Accounts(Arc::new(Inner {
             store,
             clock,
             failures: Mutex::new(HashMap::new()),
+            pairs: Mutex::new(HashMap::new()),
+            passwords,
         }))
+    }
+
+    /// The hash workers (their count of hashes).
+    pub fn passwords(&self) -> &Passwords {
+        &self.0.passwords
     }
 
     /// Signs up: the session's anonymous player becomes an account named
@@ -145,6 +196,7 @@ impl Accounts {
         anonymous: &StoredPlayer,
         username: &str,
         password: &str,
+        ip: Option<IpAddr>,
     ) -> Result<LoggedIn, GameError> {
         if anonymous.account {
             return Err(GameError::Refused(
@@ -153,11 +205,22 @@ impl Accounts {
         }
         let name = Name::parse(username).map_err(|e| bad("username", e.to_string()))?;
         check_password(password, name.as_str())?;
-        let hashed = hash(password.to_string()).await?;
-        let now = self.0.clock.now_ms();
-        let to = new_token();
         let mut keys: Vec<String> = keys(name.as_str()).to_vec();
         keys.dedup();
+        // The cheap checks first: a taken name costs no hash.
+        if self
+            .0
+            .store
+            .keys_taken(keys.clone())
+            .await
+            .map_err(store_error)?
+        {
+            return Err(taken());
+        }
+        let ticket = self.hash_ticket(ip, self.0.clock.now_ms())?;
+        let hashed = ticket.hash(password.to_string()).await?;
+        let now = self.0.clock.now_ms();
+        let to = new_token();
         let made = self
             .0
             .store
@@ -175,10 +238,8 @@ impl Accounts {
             .await
             .map_err(store_error)?;
         if !made {
-            return Err(bad(
-                "username",
-                "this username is taken, or looks like one that is: choose another",
-            ));
+            // Taken meanwhile, by another sign-up.
+            return Err(taken());
         }
         tracing::info!("account {} made", anonymous.id);
         Ok(LoggedIn {
@@ -200,17 +261,10 @@ impl Accounts {
         password: &str,
         ip: Option<IpAddr>,
     ) -> Result<LoggedIn, GameError> {
-        // The limits' keys exist whether the account does or not.
-        let account_key = format!("a:{}", keys(username.trim())[0]);
-        let address_key = ip.map(|ip| format!("i:{ip}"));
+        // The limits' key exists whether the account does or not.
+        let account_key = throttle_key(username.trim());
         let now = self.0.clock.now_ms();
-        if self.over_limit(&account_key, ACCOUNT_ATTEMPTS, now)
-            || address_key
-                .as_ref()
-                .is_some_and(|k| self.over_limit(k, ADDRESS_ATTEMPTS, now))
-        {
-            return Err(GameError::TooManyAttempts);
-        }
+        let attempt = self.throttle(&account_key, ip, now)?;
         let found = if password.len() > PASSWORD_MAX_BYTES {
             None
         } else {
@@ -220,20 +274,20 @@ impl Accounts {
                 .await
                 .map_err(store_error)?
         };
-        let ok = match &found {
-            Some(a) => verify(password.to_string(), a.password.clone()).await,
-            None => {
-                verify(password.to_string(), decoy().to_string()).await;
-                false
-            }
-        };
+        // An unknown name costs a hash too (a decoy's), so that it takes
+        // as long as a wrong password.
+        let ticket = self.hash_ticket(ip, now)?;
+        let ok = ticket
+            .verify(
+                password.to_string(),
+                found.as_ref().map(|a| a.password.clone()),
+            )
+            .await;
         let Some(account) = found.filter(|_| ok) else {
-            self.fail(&account_key, now);
-            if let Some(k) = &address_key {
-                self.fail(k, now);
-            }
+            self.failed(&attempt, now);
             return Err(GameError::BadLogin);
         };
+        self.succeeded(&attempt);
         let to = new_token();
         self.0
             .store
@@ -285,6 +339,7 @@ impl Accounts {
         me: &StoredPlayer,
         current: &str,
         new: &str,
+        ip: Option<IpAddr>,
     ) -> Result<LoggedIn, GameError> {
         if !me.account {
             return Err(GameError::NeedsAccount("log in to change your password"));
@@ -297,13 +352,27 @@ impl Accounts {
             .map_err(store_error)?
             .filter(|a| a.id == me.id)
             .ok_or(GameError::BadLogin)?;
+        // The cheap checks first; a wrong current password counts as a
+        // wrong log-in (a stolen session must not guess it freely).
+        check_password(new, &account.username)?;
+        let account_key = throttle_key(&account.username);
+        let now = self.0.clock.now_ms();
+        let attempt = self.throttle(&account_key, ip, now)?;
         if current.len() > PASSWORD_MAX_BYTES
-            || !verify(current.to_string(), account.password.clone()).await
+            || !self
+                .hash_ticket(ip, now)?
+                .verify(current.to_string(), Some(account.password.clone()))
+                .await
         {
+            self.failed(&attempt, now);
             return Err(bad("current", "this is not your current password"));
         }
-        check_password(new, &account.username)?;
-        let hashed = hash(new.to_string()).await?;
+        self.succeeded(&attempt);
+        drop(attempt);
+        let hashed = self
+            .hash_ticket(ip, self.0.clock.now_ms())?
+            .hash(new.to_string())
+            .await?;
         let to = new_token();
         self.0
             .store
@@ -320,6 +389,103 @@ impl Accounts {
             session: to,
             player: me.clone(),
         })
+    }
+
+    /// An attempt (a log-in, a current password) of `account_key` from
+    /// `ip` now, or [`GameError::TooManyAttempts`]: that address failed
+    /// too often on that account and waits its backoff, or failed too
+    /// often anywhere ([`ADDRESS_ATTEMPTS`]), or the account is under
+    /// attack and that address has failed on it, or that address's
+    /// previous attempt on it is still being checked. An address that has
+    /// not failed on the account is refused only for its own failures
+    /// elsewhere (OWASP ASVS 2.2.1: others cannot lock the owner out).
+    fn throttle(
+        &self,
+        account_key: &str,
+        ip: Option<IpAddr>,
+        now: i64,
+    ) -> Result<Attempt, GameError> {
+        let address = ip.map(|ip| format!("i:{ip}"));
+        if address
+            .as_ref()
+            .is_some_and(|k| self.over_limit(k, ADDRESS_ATTEMPTS, now))
+        {
+            return Err(GameError::TooManyAttempts);
+        }
+        let under_attack = self.over_limit(account_key, ACCOUNT_ATTEMPTS, now);
+        let pair = (account_key.to_string(), ip);
+        let mut pairs = self.0.pairs.lock().unwrap_or_else(|e| e.into_inner());
+        // Bounded: forgotten pairs go when the map grows large.
+        if pairs.len() > 100_000 {
+            pairs.retain(|_, p| p.trying || now - p.last < PAIR_MEMORY_MS);
+        }
+        let p = pairs.entry(pair.clone()).or_default();
+        if p.failures > 0 && now - p.last >= PAIR_MEMORY_MS {
+            p.failures = 0;
+        }
+        if p.trying
+            || (p.failures >= PAIR_ATTEMPTS && now < p.last + backoff(p.failures))
+            || (p.failures > 0 && under_attack)
+        {
+            if p.failures == 0 && !p.trying {
+                pairs.remove(&pair);
+            }
+            return Err(GameError::TooManyAttempts);
+        }
+        p.trying = true;
+        Ok(Attempt {
+            accounts: self.clone(),
+            pair,
+        })
+    }
+
+    /// Counts the failure of `attempt`: for its pair, its account and its
+    /// address.
+    fn failed(&self, attempt: &Attempt, now: i64) {
+        {
+            let mut pairs = self.0.pairs.lock().unwrap_or_else(|e| e.into_inner());
+            let p = pairs.entry(attempt.pair.clone()).or_default();
+            p.failures += 1;
+            p.last = now;
+        }
+        self.fail(&attempt.pair.0, now);
+        if let Some(ip) = attempt.pair.1 {
+            self.fail(&format!("i:{ip}"), now);
+        }
+    }
+
+    /// The right password: that address's failures on the account are
+    /// forgotten.
+    fn succeeded(&self, attempt: &Attempt) {
+        let mut pairs = self.0.pairs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = pairs.get_mut(&attempt.pair) {
+            p.failures = 0;
+        }
+    }
+
+    /// A place among the hash workers for `ip`, within its budget
+    /// ([`ADDRESS_HASHES`]); the hash is counted against the budget once
+    /// admitted (a hash refused busy costs nothing).
+    fn hash_ticket(&self, ip: Option<IpAddr>, now: i64) -> Result<Ticket, GameError> {
+        let Some(key) = ip.map(|ip| format!("h:{ip}")) else {
+            return self.0.passwords.admit();
+        };
+        // Checked and counted at once, so that concurrent requests cannot
+        // all pass the budget; given back if the workers are busy.
+        let mut f = self.0.failures.lock().unwrap_or_else(|e| e.into_inner());
+        if f.len() > 100_000 {
+            f.retain(|_, t| t.back().is_some_and(|&x| x > now - ATTEMPT_WINDOW_MS));
+        }
+        let times = f.entry(key).or_default();
+        while times.front().is_some_and(|&t| t <= now - ATTEMPT_WINDOW_MS) {
+            times.pop_front();
+        }
+        if times.len() >= ADDRESS_HASHES {
+            return Err(GameError::TooManyHashes);
+        }
+        let ticket = self.0.passwords.admit()?;
+        times.push_back(now);
+        Ok(ticket)
     }
 
     fn over_limit(&self, key: &str, limit: usize, now: i64) -> bool {

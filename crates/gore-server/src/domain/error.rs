@@ -71,6 +71,10 @@ pub enum GameError {
     /// Too many log-in attempts, for this account or from this address.
     #[error("too many log-in attempts: wait a few minutes and try again")]
     TooManyAttempts,
+    /// Too many passwords hashed for one address (sign-ups, log-ins,
+    /// password changes): each costs the server a hash.
+    #[error("too many sign-ups, log-ins or password changes from your address: wait a few minutes and try again")]
+    TooManyHashes,
     /// The request needs an account, and the session has none.
     #[error("{0}")]
     NeedsAccount(&'static str),

@@ -9,6 +9,7 @@ pub mod clock;
 mod error;
 pub mod lobby;
 pub mod names;
+pub mod passwords;
 mod players;
 pub mod puzzles;
 pub mod rating;
