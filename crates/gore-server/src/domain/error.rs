@@ -71,6 +71,19 @@ pub enum GameError {
     /// Too many log-in attempts, for this account or from this address.
     #[error("too many log-in attempts: wait a few minutes and try again")]
     TooManyAttempts,
+    /// The lobby's abort limit: the player aborted [`super::lobby::ABORT_LIMIT`]
+    /// games within [`super::lobby::ABORT_WINDOW_MS`]; he may seek, post
+    /// or accept again in `minutes`.
+    #[error(
+        "abort limit: you aborted {limit} games within the last hour; \
+         the lobby takes you again in {minutes} min"
+    )]
+    TooManyAborts {
+        /// The limit.
+        limit: usize,
+        /// Minutes until the oldest of them leaves the window (rounded up).
+        minutes: i64,
+    },
     /// The request needs an account, and the session has none.
     #[error("{0}")]
     NeedsAccount(&'static str),

@@ -51,6 +51,14 @@ const MATCH_CANDIDATES: u32 = 32;
 /// Changes of the lobby within this long make one snapshot.
 const DEBOUNCE: Duration = Duration::from_millis(150);
 
+/// A player who aborted this many games (by hand, by resigning or leaving
+/// before each player had acted, or by never making his first action)
+/// within [`ABORT_WINDOW_MS`] may not seek, post or accept in the lobby
+/// until the oldest of them leaves the window (RULES.md, "Aborting").
+pub const ABORT_LIMIT: usize = 3;
+/// See [`ABORT_LIMIT`]: an hour.
+pub const ABORT_WINDOW_MS: i64 = 3_600_000;
+
 /// A challenge as the lobby lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChallengeView {
@@ -456,6 +464,7 @@ impl Lobby {
         rated: bool,
     ) -> Result<Seek, GameError> {
         check_rated(rated, me, Some(clock))?;
+        self.check_aborts(me).await?;
         let rating = self.rating_shown(rated, me, Some(clock)).await?;
         let store = &self.0.store;
         store
@@ -526,6 +535,7 @@ impl Lobby {
         new: NewChallenge,
     ) -> Result<String, GameError> {
         check_rated(new.rated, me, new.clock)?;
+        self.check_aborts(me).await?;
         let rating = self.rating_shown(new.rated, me, new.clock).await?;
         let store = &self.0.store;
         store
@@ -574,11 +584,14 @@ impl Lobby {
         if c.game.is_some() {
             return Err(gone);
         }
-        if c.session == session {
+        // The same player (an account's other session too) never plays
+        // himself: no rating from one's own games.
+        if c.session == session || c.player == me.id {
             return Err(GameError::Refused(
                 "this is your own challenge: someone else accepts it",
             ));
         }
+        self.check_aborts(me).await?;
         if c.rated && !me.account {
             return Err(GameError::NeedsAccount(
                 "a rated challenge is for accounts: sign up or log in to accept it",
@@ -633,6 +646,26 @@ impl Lobby {
             Some(c) if c.session == session => Ok(c.game),
             _ => Err(GameError::NoGame),
         }
+    }
+
+    /// Refuses a player who reached the abort limit ([`ABORT_LIMIT`]).
+    async fn check_aborts(&self, me: &StoredPlayer) -> Result<(), GameError> {
+        let now = self.now();
+        let recent = self
+            .0
+            .store
+            .aborts_since(me.id.clone(), now - ABORT_WINDOW_MS)
+            .await
+            .map_err(store_error)?;
+        if recent.len() < ABORT_LIMIT {
+            return Ok(());
+        }
+        // Back once all but ABORT_LIMIT - 1 of them are out of the window.
+        let back = recent[recent.len() - ABORT_LIMIT] + ABORT_WINDOW_MS;
+        Err(GameError::TooManyAborts {
+            limit: ABORT_LIMIT,
+            minutes: (back - now + 59_999) / 60_000,
+        })
     }
 
     /// The player's rating as shown, for a rated challenge.

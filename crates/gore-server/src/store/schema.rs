@@ -380,6 +380,22 @@ pub const STEPS: &[Step] = &[
             )",
         )],
     },
+    // Issue 25: who aborted which game (the lobby keeps out a player who
+    // aborts too often), and the players' age, for the sweep that forgets
+    // anonymous players who never played.
+    Step {
+        about: "aborts; idle anonymous players",
+        sql: &[Sql::Both(
+            "CREATE TABLE aborts (
+                player      TEXT NOT NULL,
+                game_id     TEXT NOT NULL,
+                at          BIGINT NOT NULL,
+                PRIMARY KEY (player, game_id)
+            );
+            CREATE INDEX aborts_player_at ON aborts (player, at);
+            CREATE INDEX players_created ON players (created_at)",
+        )],
+    },
 ];
 
 /// The schema version this server writes.
