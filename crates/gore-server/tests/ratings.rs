@@ -83,6 +83,9 @@ async fn a_rated_game_moves_both_ratings_once() {
             .starts_with("clock:"),
         "{e}"
     );
+    // A challenge waits while its creator is in the lobby (issue 25).
+    let mut in_lobby = lobby_ws(&s, &awa).await;
+    next_of(&mut in_lobby, "hello").await;
     let (st, v, _) = post(
         &s,
         &awa,

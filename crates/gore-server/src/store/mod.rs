@@ -457,9 +457,9 @@ pub trait Store: Send + Sync + 'static {
     /// first.
     fn aborts_since(&self, player: String, since: i64) -> StoreFuture<Vec<i64>>;
 
-    /// Forgets the anonymous players (no account) made before `before`
-    /// who never took a seat nor played and have no challenge: throw-away
-    /// sessions' rows. How many.
+    /// Forgets the anonymous players (no account) last made or renamed at
+    /// `before` or earlier who never took a seat nor played and
+    /// have no challenge: throw-away sessions' rows. How many.
     fn forget_idle_players(&self, before: i64) -> StoreFuture<u64>;
 
     /// An account's ratings, one per pace it has played rated.

@@ -1577,7 +1577,7 @@ impl Store for PgStore {
         Box::pin(async move {
             let counts = store
                 .write(vec![stmt(
-                    "DELETE FROM players WHERE created_at < $1
+                    "DELETE FROM players WHERE updated_at <= $1
                         AND NOT EXISTS (SELECT 1 FROM account_sessions a
                                         WHERE a.session = players.session)
                         AND NOT EXISTS (SELECT 1 FROM session_seats s

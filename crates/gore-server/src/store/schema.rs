@@ -393,7 +393,7 @@ pub const STEPS: &[Step] = &[
                 PRIMARY KEY (player, game_id)
             );
             CREATE INDEX aborts_player_at ON aborts (player, at);
-            CREATE INDEX players_created ON players (created_at)",
+            CREATE INDEX players_updated ON players (updated_at)",
         )],
     },
 ];

@@ -650,9 +650,10 @@ fn load_game(c: &Connection, id: &str) -> rusqlite::Result<Option<StoredGame>> {
     Ok(Some(StoredGame { info, actions }))
 }
 
-/// The anonymous players made before `?1` with nothing of theirs left:
+/// The anonymous players unchanged since `?1` (or before) with nothing of
+/// theirs left:
 /// no account, no seat, no game, no challenge.
-const FORGET_IDLE_PLAYERS_SQLITE: &str = "DELETE FROM players WHERE created_at < ?1
+const FORGET_IDLE_PLAYERS_SQLITE: &str = "DELETE FROM players WHERE updated_at <= ?1
     AND NOT EXISTS (SELECT 1 FROM account_sessions a WHERE a.session = players.session)
     AND NOT EXISTS (SELECT 1 FROM session_seats s WHERE s.session = players.session)
     AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_a = players.id)

@@ -35,7 +35,7 @@ pub struct Data {
     pub watchers: HashMap<(String, String), (u32, i64)>,
     /// (player, game) → when he aborted it.
     pub aborts: HashMap<(String, String), i64>,
-    /// session → when its player was made.
+    /// session → when its player was made or renamed.
     pub player_made: HashMap<String, i64>,
 }
 
@@ -335,7 +335,7 @@ impl Store for Handle {
                 .players
                 .iter()
                 .filter(|(session, p)| {
-                    d.player_made.get(*session).is_some_and(|&at| at < before)
+                    d.player_made.get(*session).is_some_and(|&at| at <= before)
                         && !d.account_sessions.contains_key(*session)
                         && !d.sessions.keys().any(|(s, _)| s == *session)
                         && !d
@@ -507,10 +507,11 @@ impl Store for Handle {
             Ok((d.players.entry(session).or_insert(p).clone(), None))
         })
     }
-    fn set_player_name(&self, session: String, name: String, _now: i64) -> StoreFuture<()> {
+    fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()> {
         self.write(move |d| {
             if let Some(p) = d.players.get_mut(&session) {
                 p.name = name;
+                d.player_made.insert(session, now);
             }
             Ok(((), None))
         })
