@@ -60,10 +60,11 @@ pub const ABORT_LIMIT: usize = 3;
 /// See [`ABORT_LIMIT`]: an hour.
 pub const ABORT_WINDOW_MS: i64 = 3_600_000;
 
-/// Open seeks and challenges from one address at most (issue 25: one
-/// address's throw-away sessions placed 639 ghost seeks in 30 s). A
-/// household or a club behind one address seeks with a few; more is a
-/// flood.
+/// Open seeks and challenges from one address at most, by default (issue
+/// 25: one address's throw-away sessions placed 639 ghost seeks in 30 s).
+/// A household or a club behind one address seeks with a few; more is a
+/// flood. The operator's `--max-seeks-per-ip` sets it (a load test's one
+/// address needs more).
 pub const SEEKS_PER_ADDRESS: usize = 8;
 /// Anonymous players with nothing of theirs (no account, seat, game or
 /// challenge) not made nor renamed for this long are forgotten: throw-away sessions'
@@ -173,6 +174,8 @@ struct Inner {
     clock: Clock,
     paces: Vec<TimeControl>,
     ratings: super::ratings::Ratings,
+    /// Seeks and challenges waiting per address at most.
+    seeks_per_address: usize,
     tx: broadcast::Sender<LobbyEvent>,
     /// The last snapshot sent.
     last: StdMutex<Arc<str>>,
@@ -205,6 +208,7 @@ impl Lobby {
         clock: Clock,
         paces: Vec<TimeControl>,
         ratings: super::ratings::Ratings,
+        seeks_per_address: usize,
     ) -> Lobby {
         let notices = store.notices();
         let lobby = Lobby(Arc::new(Inner {
@@ -212,6 +216,7 @@ impl Lobby {
             clock,
             paces,
             ratings,
+            seeks_per_address,
             tx: broadcast::channel(256).0,
             last: StdMutex::new(Arc::from("")),
             dirty: AtomicBool::new(true),
@@ -473,7 +478,7 @@ impl Lobby {
     /// A seek or challenge waits only while its creator is in the lobby
     /// (his lobby socket open on this server: the server then withdraws it
     /// when the socket closes), and an address has at most
-    /// [`SEEKS_PER_ADDRESS`] waiting: ghosts of throw-away sessions that
+    /// [`SEEKS_PER_ADDRESS`] (the operator's) waiting: ghosts of throw-away sessions that
     /// never play are not paired with anyone.
     async fn check_may_wait(&self, session: &str, ip: Option<IpAddr>) -> Result<(), GameError> {
         if !self.is_present(session) {
@@ -496,7 +501,8 @@ impl Lobby {
                     .collect()
             })
             .unwrap_or_default();
-        if others.len() < SEEKS_PER_ADDRESS {
+        let cap = self.0.seeks_per_address;
+        if others.len() < cap {
             return Ok(());
         }
         // Those taken or withdrawn since no longer count.
@@ -519,10 +525,10 @@ impl Lobby {
                 m.remove(s);
             }
         }
-        if others.len() - gone.len() >= SEEKS_PER_ADDRESS {
+        if others.len() - gone.len() >= cap {
             return Err(GameError::Busy(format!(
-                "seek limit: {SEEKS_PER_ADDRESS} open seeks and challenges from one address \
-                 at most; wait for one of them to be taken or withdrawn"
+                "seek limit: {cap} open seeks and challenges from one address at most; \
+                 wait for one of them to be taken or withdrawn"
             )));
         }
         Ok(())
