@@ -92,6 +92,9 @@ pub struct ServeArgs {
     /// Sockets per client address at most.
     #[arg(long, default_value_t = 32)]
     max_sockets_per_ip: usize,
+    /// Seeks and challenges waiting in the lobby per client address at most.
+    #[arg(long, default_value_t = gore_server::domain::lobby::SEEKS_PER_ADDRESS)]
+    max_seeks_per_ip: usize,
     /// The solver's database (built by `gore solve --db DIR`): ai games
     /// without trades may then choose the perfect player.
     #[arg(long, value_name = "DIR")]
@@ -141,6 +144,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_conns_per_ip: args.max_conns_per_ip.max(1),
         max_sockets_per_game: args.max_sockets_per_game.max(1),
         max_sockets_per_ip: args.max_sockets_per_ip.max(1),
+        max_seeks_per_ip: args.max_seeks_per_ip.max(1),
         solver_db: args.solver_db,
         puzzles: args.puzzles,
         paces: if args.paces.is_empty() {

@@ -266,6 +266,36 @@ async fn rated(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
     }
     assert_eq!(text(&h, "#rating-A").await?, "1500?");
     assert_eq!(text(&h, "#rating-B").await?, "1500?");
+    // Each makes an action first: before that a resignation aborts a
+    // rated game (issue 25). A, to move, sows a3; then B b3.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let (a, b) = loop {
+        // The page of the one to move offers holes (once it has drawn).
+        if !view(&h).await?.holes.is_empty() {
+            break (&h, &g);
+        }
+        if !view(&g).await?.holes.is_empty() {
+            break (&g, &h);
+        }
+        assert!(std::time::Instant::now() < deadline, "nobody to move");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    click(a, ".hole[data-hole=a3]").await?;
+    wait_for(
+        b,
+        "document.getElementById('game-page').dataset.ply === '1'",
+        "a3 seen by B",
+        20,
+    )
+    .await?;
+    click(b, ".hole[data-hole=b3]").await?;
+    wait_for(
+        a,
+        "document.getElementById('game-page').dataset.ply === '2'",
+        "b3 seen by A",
+        20,
+    )
+    .await?;
     // The host resigns: the guest wins.
     click(&h, "#resign-btn").await?;
     click(&h, "#resign-yes").await?;

@@ -116,6 +116,9 @@ pub struct Config {
     pub max_sockets_per_game: usize,
     /// Sockets per client address at most.
     pub max_sockets_per_ip: usize,
+    /// Seeks and challenges waiting in the lobby per client address at
+    /// most (issue 25: ghost seeks; `--max-seeks-per-ip`).
+    pub max_seeks_per_ip: usize,
     /// The solver's database (`--solver-db DIR`, built by `gore solve`):
     /// the perfect player for ai games without trades.
     pub solver_db: Option<std::path::PathBuf>,
@@ -167,6 +170,7 @@ impl Default for Config {
             ws_idle_timeout: Duration::from_secs(60),
             max_sockets_per_game: 200,
             max_sockets_per_ip: 32,
+            max_seeks_per_ip: crate::domain::lobby::SEEKS_PER_ADDRESS,
             solver_db: None,
             analysis_threads: 1,
             analysis_queue: 16,

@@ -45,6 +45,9 @@ pub enum ErrorCode {
     /// The AI, a game's sockets or the connections are at their limit (503,
     /// `Retry-After`).
     Busy,
+    /// The player aborted too many games lately: the lobby refuses his
+    /// seeks, challenges and acceptances for a while (429).
+    TooManyAborts,
     /// The database failed: the server stopped accepting changes until an
     /// operator restarts it; reads still work (503).
     Unavailable,
@@ -60,7 +63,7 @@ impl ErrorCode {
             ErrorCode::IllegalAction => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::Stale | ErrorCode::GameOver | ErrorCode::Refused => StatusCode::CONFLICT,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimited | ErrorCode::TooManyAborts => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -175,6 +178,7 @@ impl From<GameError> for ApiError {
             GameError::TooManyAttempts | GameError::TooManyHashes | GameError::ChatTooFast(_) => {
                 ErrorCode::RateLimited
             }
+            GameError::TooManyAborts { .. } => ErrorCode::TooManyAborts,
             GameError::Unavailable => return ApiError::unavailable(),
             GameError::Internal(_) => ErrorCode::Internal,
         };

@@ -594,14 +594,16 @@ async fn lobby_view(State(state): State<AppState>) -> Result<Response, ApiError>
 async fn lobby_seek(
     State(state): State<AppState>,
     headers: HeaderMap,
+    addr: Option<Extension<ClientIp>>,
     JsonBody(body): JsonBody<crate::api::SeekBody>,
 ) -> Result<Response, ApiError> {
+    let ip = addr.map(|Extension(ClientIp(a))| a);
     let clock = parse_clock(Some(&body.clock))?
         .ok_or_else(|| ApiError::bad_request("clock: quick pairing needs a clock"))?;
     let (session, me) = lobby_player(&state, &headers).await?;
     let res = match state
         .lobby()
-        .seek(&session.0, &me, clock, body.rated)
+        .seek(&session.0, ip, &me, clock, body.rated)
         .await?
     {
         crate::domain::lobby::Seek::Paired(g) => {
@@ -618,11 +620,13 @@ async fn lobby_seek(
 async fn lobby_post(
     State(state): State<AppState>,
     headers: HeaderMap,
+    addr: Option<Extension<ClientIp>>,
     JsonBody(body): JsonBody<crate::api::ChallengeBody>,
 ) -> Result<Response, ApiError> {
+    let ip = addr.map(|Extension(ClientIp(a))| a);
     let new = challenge_terms(body)?;
     let (session, me) = lobby_player(&state, &headers).await?;
-    let id = state.lobby().post(&session.0, &me, new).await?;
+    let id = state.lobby().post(&session.0, ip, &me, new).await?;
     let res = (StatusCode::CREATED, Json(paired_answer(None, Some(id)))).into_response();
     Ok(with_session(res, &session))
 }

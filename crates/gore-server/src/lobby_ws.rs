@@ -38,7 +38,7 @@ pub async fn session(
     let _slot = slot;
     let lobby = state.lobby().clone();
     let mut events = lobby.subscribe();
-    lobby.enter(&session);
+    lobby.enter(&session, ip);
     let (mut tx, mut rx) = socket.split();
     let idle = state
         .config()
@@ -190,7 +190,7 @@ async fn handle(
                 })?;
             Ok(Some(
                 match lobby
-                    .seek(session, me, clock, rated)
+                    .seek(session, ip, me, clock, rated)
                     .await
                     .map_err(refused)?
                 {
@@ -201,7 +201,7 @@ async fn handle(
         }
         LobbyClientMsg::Challenge { body } => {
             let new = crate::http::challenge_terms(body).map_err(|e| (e, true))?;
-            let id = lobby.post(session, me, new).await.map_err(refused)?;
+            let id = lobby.post(session, ip, me, new).await.map_err(refused)?;
             Ok(Some((text(&LobbyServerMsg::Waiting { id }), None)))
         }
         LobbyClientMsg::Accept { id } => {

@@ -105,6 +105,7 @@ impl AppState {
             config.clock.clone(),
             config.paces.clone(),
             games.ratings().clone(),
+            config.max_seeks_per_ip.max(1),
         );
         let state = AppState(Arc::new(Inner {
             limiter: RateLimiter::new(config.rate_limit),

@@ -228,6 +228,15 @@ impl Store for Gated {
     fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
         self.inner.unrated_games(limit)
     }
+    fn record_abort(&self, player: String, game: String, at: i64) -> StoreFuture<()> {
+        self.inner.record_abort(player, game, at)
+    }
+    fn aborts_since(&self, player: String, since: i64) -> StoreFuture<Vec<i64>> {
+        self.inner.aborts_since(player, since)
+    }
+    fn forget_idle_players(&self, before: i64) -> StoreFuture<u64> {
+        self.inner.forget_idle_players(before)
+    }
     fn post_challenge(&self, c: gore_server::store::StoredChallenge) -> StoreFuture<()> {
         self.inner.post_challenge(c)
     }

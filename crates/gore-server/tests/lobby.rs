@@ -325,6 +325,9 @@ async fn the_lobby_refuses_what_it_must() {
     let s = Server::start(0).await;
     let (ca, _) = visitor(&s).await;
     let (cb, _) = visitor(&s).await;
+    // A challenge waits while its creator is in the lobby (issue 25).
+    let mut in_lobby = lobby_ws(&s, &ca).await;
+    next_of(&mut in_lobby, "hello").await;
     let (st, v) = post_with(&s, &ca, "/api/lobby/challenges", json!({"clock": "5+3"})).await;
     assert_eq!(st, 201, "{v}");
     let id = v["waiting"].as_str().unwrap().to_string();
@@ -416,4 +419,140 @@ async fn the_lobby_refuses_what_it_must() {
     })
     .await;
     assert!(closed.is_ok(), "closed after abuse");
+}
+
+/// The next message of one of `kinds` (others skipped).
+async fn next_of_any(ws: &mut Ws, kinds: &[&str]) -> Value {
+    loop {
+        let m = next_msg(ws).await;
+        if kinds.iter().any(|k| m["type"] == *k) {
+            return m;
+        }
+    }
+}
+
+/// Issue 25 item 12, ghost seeks: a seek or challenge waits only while its
+/// creator's lobby socket is open. Over HTTP without one it is refused,
+/// naming the rule, and nothing is listed; one whose socket closes is
+/// gone; an innocent seeker then waits instead of being paired with a
+/// ghost who never plays.
+#[tokio::test(flavor = "multi_thread")]
+async fn ghost_seeks_are_never_paired() {
+    let s = Server::start(0).await;
+    let (ghost, _) = visitor(&s).await;
+    let (innocent, _) = visitor(&s).await;
+    for path in ["/api/lobby/seek", "/api/lobby/challenges"] {
+        let (st, e) = post_with(&s, &ghost, path, json!({"clock": "5+3"})).await;
+        assert_eq!(
+            (st, e["error"]["code"].as_str()),
+            (409, Some("refused")),
+            "{path}: {e}"
+        );
+        assert!(
+            e["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("lobby socket"),
+            "{e}"
+        );
+    }
+    let (_, l) = get_with(&s, &innocent, "/api/lobby").await;
+    assert_eq!(l["challenges"], json!([]), "{l}");
+    // A ghost with a socket that closes: his seek goes with it. (The
+    // innocent is in the lobby first: he hears the seek come and go.)
+    let mut wi = lobby_ws(&s, &innocent).await;
+    next_of(&mut wi, "hello").await;
+    let mut wg = lobby_ws(&s, &ghost).await;
+    next_of(&mut wg, "hello").await;
+    send(&mut wg, json!({"type": "seek", "clock": "5+3"})).await;
+    let id = next_of(&mut wg, "waiting").await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    lobby_until(&mut wi, |l| ids(&l["challenges"]).contains(&id)).await;
+    wg.close(None).await.unwrap();
+    drop(wg);
+    lobby_until(&mut wi, |l| !ids(&l["challenges"]).contains(&id)).await;
+    send(&mut wi, json!({"type": "seek", "clock": "5+3"})).await;
+    let m = next_of_any(&mut wi, &["waiting", "paired", "error"]).await;
+    assert_eq!(m["type"], "waiting", "{m}");
+}
+
+/// Issue 25 item 12: one address has at most 8 seeks and challenges
+/// waiting (throw-away sessions of one address placed 639 in 30 s): a
+/// ninth session's seek or challenge is refused (`busy`, naming the rule);
+/// once one of the 8 is withdrawn, it may wait.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_address_has_at_most_8_seeks_waiting() {
+    let s = Server::start(0).await;
+    let mut sockets = Vec::new();
+    for i in 0..8 {
+        let (c, _) = visitor(&s).await;
+        let mut w = lobby_ws(&s, &c).await;
+        next_of(&mut w, "hello").await;
+        // Challenges do not pair with each other; one seek among them.
+        let m = if i == 7 {
+            json!({"type": "seek", "clock": "10+5"})
+        } else {
+            json!({"type": "challenge", "clock": "5+3"})
+        };
+        send(&mut w, m).await;
+        next_of(&mut w, "waiting").await;
+        sockets.push(w);
+    }
+    let (ninth, _) = visitor(&s).await;
+    let mut w9 = lobby_ws(&s, &ninth).await;
+    next_of(&mut w9, "hello").await;
+    for m in [
+        json!({"type": "seek", "clock": "3+2"}),
+        json!({"type": "challenge", "clock": "5+3"}),
+    ] {
+        send(&mut w9, m.clone()).await;
+        let e = next_of_any(&mut w9, &["waiting", "paired", "error"]).await;
+        assert_eq!(e["type"], "error", "{m}: {e}");
+        assert_eq!(e["error"]["code"], "busy", "{e}");
+        assert!(
+            e["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("seek limit"),
+            "{e}"
+        );
+    }
+    send(&mut sockets[0], json!({"type": "cancel"})).await;
+    next_of(&mut sockets[0], "cancelled").await;
+    send(&mut w9, json!({"type": "seek", "clock": "3+2"})).await;
+    let m = next_of_any(&mut w9, &["waiting", "paired", "error"]).await;
+    assert_eq!(m["type"], "waiting", "{m}");
+}
+
+/// Issue 25 item 12: the rows of abandoned anonymous players are
+/// forgotten by the sweep: a visitor who did nothing for a day is gone
+/// (his session gets a new player), one who took a seat stays. Time is a
+/// manual clock: at 24 h less 1 ms nobody is forgotten, at 24 h one.
+#[tokio::test(flavor = "multi_thread")]
+async fn abandoned_anonymous_players_are_forgotten() {
+    use gore_server::domain::clock::Clock;
+    let clock = Clock::manual(1_796_083_200_000);
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_in(&dir);
+    config.clock = clock.clone();
+    let s = Server::start_with(dir, config).await;
+    let (idle, _) = visitor(&s).await;
+    let (player, _) = visitor(&s).await;
+    let id_of = |c: String| {
+        let s = &s;
+        async move { get_with(s, &c, "/api/me").await.1["id"].clone() }
+    };
+    let (idle_id, player_id) = (id_of(idle.clone()).await, id_of(player.clone()).await);
+    let (st, g) = post_with(&s, &player, "/api/games", json!({"mode": "ai", "level": 1})).await;
+    assert_eq!(st, 201, "{g}");
+    let lobby = s.state.lobby();
+    clock.advance(Duration::from_millis(86_400_000 - 1));
+    assert_eq!(lobby.forget_idle_players().await.unwrap(), 0);
+    clock.advance(Duration::from_millis(1));
+    assert_eq!(lobby.forget_idle_players().await.unwrap(), 1);
+    assert_eq!(id_of(player.clone()).await, player_id);
+    let again = id_of(idle.clone()).await;
+    assert!(again.is_string() && again != idle_id, "{again} {idle_id}");
 }

@@ -8,8 +8,14 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::*;
+use gore_server::domain::clock::Clock;
 use serde_json::{json, Value};
+
+/// A fixed start for the manual clock (2026-12-01, Unix ms).
+const T0: i64 = 1_796_083_200_000;
 
 async fn post(s: &Server, cookie: &str, path: &str, body: Value) -> (u16, Value, Option<String>) {
     let r = bot()
@@ -77,6 +83,9 @@ async fn a_rated_game_moves_both_ratings_once() {
             .starts_with("clock:"),
         "{e}"
     );
+    // A challenge waits while its creator is in the lobby (issue 25).
+    let mut in_lobby = lobby_ws(&s, &awa).await;
+    next_of(&mut in_lobby, "hello").await;
     let (st, v, _) = post(
         &s,
         &awa,
@@ -124,7 +133,9 @@ async fn a_rated_game_moves_both_ratings_once() {
     assert_eq!(va["seats"]["A"]["rating"], "1500?");
     assert_eq!(va["seats"]["B"]["rating"], "1500?");
     let awa_seat = va["you"].as_str().unwrap().to_string();
-    // Awa resigns: Yao wins.
+    // Each makes an action (before that a resignation aborts: issue 25),
+    // then Awa resigns: Yao wins.
+    both_act(&s, &game, &awa, &yao).await;
     let (st, _, _) = post(&s, &awa, &format!("/api/games/{game}/resign"), json!({})).await;
     assert_eq!(st, 200);
     // Rated once: the server's own task or this call, whichever is first.
@@ -198,4 +209,252 @@ async fn the_page_counts_results_against_the_ai() {
         json!([]),
         "games against the AI are not rated"
     );
+}
+
+/// A second session of the account `name` (a log-in from another
+/// browser): its cookie.
+async fn log_in_again(s: &Server, name: &str) -> String {
+    let v = visitor_cookie(s).await;
+    let (st, body, c) = post(
+        s,
+        &v,
+        "/api/account/login",
+        json!({"username": name, "password": "long enough pass"}),
+    )
+    .await;
+    assert_eq!(st, 200, "{body}");
+    c.unwrap_or(v)
+}
+
+/// `first` seeks `clock` on his lobby socket, then `second` on his: the
+/// game they are paired in (rated if `rated`), and their sockets (kept
+/// open: a socket closing withdraws its session's seeks, the next one's
+/// too if it closed late).
+async fn paired(
+    s: &Server,
+    first: &str,
+    second: &str,
+    clock: &str,
+    rated: bool,
+) -> (String, [Ws; 2]) {
+    let mut w1 = lobby_ws(s, first).await;
+    let mut w2 = lobby_ws(s, second).await;
+    next_of(&mut w1, "hello").await;
+    next_of(&mut w2, "hello").await;
+    send(
+        &mut w1,
+        json!({"type": "seek", "clock": clock, "rated": rated}),
+    )
+    .await;
+    next_of(&mut w1, "waiting").await;
+    send(
+        &mut w2,
+        json!({"type": "seek", "clock": clock, "rated": rated}),
+    )
+    .await;
+    let game = next_of(&mut w2, "paired").await["game"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    next_of(&mut w1, "paired").await;
+    (game, [w1, w2])
+}
+
+/// The first legal action of game `id`, played by the seat of `cookie`
+/// (who must be to act): the state after it.
+async fn act_first_legal(s: &Server, cookie: &str, id: &str) -> Value {
+    let (_, v) = get_with(s, cookie, &format!("/api/games/{id}")).await;
+    let action = legal(&v)[0].clone();
+    let (st, after) = post_with(
+        s,
+        cookie,
+        &format!("/api/games/{id}/actions"),
+        json!({"action": action, "ply": ply(&v)}),
+    )
+    .await;
+    assert_eq!(st, 200, "{after}");
+    after
+}
+
+/// Who of the two cookies is to act in game `id`: (to act, the other).
+async fn to_act<'a>(s: &Server, id: &str, a: &'a str, b: &'a str) -> (&'a str, &'a str) {
+    let (_, v) = get_with(s, a, &format!("/api/games/{id}")).await;
+    if legal(&v).is_empty() {
+        (b, a)
+    } else {
+        (a, b)
+    }
+}
+
+/// Actions of `a` and `b` in game `id` (each the first legal one) until
+/// each has made one.
+async fn both_act(s: &Server, id: &str, a: &str, b: &str) {
+    let mut acted = [false, false];
+    while acted != [true, true] {
+        let (who, _) = to_act(s, id, a, b).await;
+        act_first_legal(s, who, id).await;
+        acted[usize::from(who == b)] = true;
+    }
+}
+
+/// Issue 25 item 9, the rating farm: a feeder who resigns before each
+/// player has made an action gives nothing. The game ends aborted (no
+/// winner, no result) and both ratings stay unrated; once each has made
+/// an action, a resignation is rated as before (1662? and 1338?, the
+/// hand-derived figures of the first test).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_resignation_before_both_have_acted_is_an_unrated_abort() {
+    let s = Server::start(0).await;
+    let booster = account(&s, "Booster").await;
+    let feeder = account(&s, "Feeder").await;
+    let (game, _w) = paired(&s, &booster, &feeder, "5+3", true).await;
+    let (st, v, _) = post(&s, &feeder, &format!("/api/games/{game}/resign"), json!({})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["result"]["reason"], "abort", "{v}");
+    assert_eq!(v["result"]["winner"], Value::Null, "{v}");
+    assert!(!s.state.games().ratings().settle(&game).await.unwrap());
+    for name in ["Booster", "Feeder"] {
+        let (_, p) = get_with(&s, &booster, &format!("/api/players/{name}")).await;
+        assert_eq!(p["ratings"], json!([]), "{name}: {p}");
+        assert_eq!(p["games"][0]["result"], Value::Null, "{name}: {p}");
+    }
+    let (_, board) = get_with(&s, &booster, "/api/leaderboard/fast").await;
+    assert_eq!(board, json!([]));
+    // One action of the first to act only: still an abort.
+    let (game, _w2) = paired(&s, &booster, &feeder, "5+3", true).await;
+    let (first, _) = to_act(&s, &game, &booster, &feeder).await;
+    act_first_legal(&s, first, &game).await;
+    let (st, v, _) = post(&s, first, &format!("/api/games/{game}/resign"), json!({})).await;
+    assert_eq!((st, v["result"]["reason"].as_str()), (200, Some("abort")));
+    // Each has acted: a resignation is rated.
+    let (game, _w3) = paired(&s, &booster, &feeder, "5+3", true).await;
+    both_act(&s, &game, &booster, &feeder).await;
+    let (st, v, _) = post(&s, &feeder, &format!("/api/games/{game}/resign"), json!({})).await;
+    assert_eq!((st, v["result"]["reason"].as_str()), (200, Some("resign")));
+    s.state.games().ratings().settle(&game).await.unwrap();
+    let (_, pb) = get_with(&s, &booster, "/api/players/Booster").await;
+    assert_eq!(pb["ratings"][0]["shown"], "1662?", "{pb}");
+    let (_, pf) = get_with(&s, &booster, "/api/players/Feeder").await;
+    assert_eq!(pf["ratings"][0]["shown"], "1338?", "{pf}");
+}
+
+/// Issue 25 item 9: one account's two sessions (two browsers) never pair
+/// with each other, rated or casual: the second seek waits, and neither
+/// accepts the other's.
+#[tokio::test(flavor = "multi_thread")]
+async fn one_account_never_pairs_with_itself() {
+    let s = Server::start(0).await;
+    let one = account(&s, "Solo").await;
+    let two = log_in_again(&s, "Solo").await;
+    let mut w1 = lobby_ws(&s, &one).await;
+    let mut w2 = lobby_ws(&s, &two).await;
+    let me = next_of(&mut w1, "hello").await["you"].clone();
+    assert_eq!(next_of(&mut w2, "hello").await["you"], me);
+    for rated in [true, false] {
+        send(
+            &mut w1,
+            json!({"type": "seek", "clock": "5+3", "rated": rated}),
+        )
+        .await;
+        next_of(&mut w1, "waiting").await;
+        send(
+            &mut w2,
+            json!({"type": "seek", "clock": "5+3", "rated": rated}),
+        )
+        .await;
+        let m = next_of_any(&mut w2, &["waiting", "paired", "error"]).await;
+        assert_eq!(m["type"], "waiting", "rated {rated}: {m}");
+        let theirs = m["id"].as_str().unwrap().to_string();
+        let (st, e, _) = post(
+            &s,
+            &one,
+            &format!("/api/lobby/challenges/{theirs}/accept"),
+            json!({}),
+        )
+        .await;
+        assert_eq!(st, 409, "rated {rated}: {e}");
+    }
+}
+
+/// Issue 25 item 9: a player who aborts 3 games within an hour (by hand,
+/// or by resigning a rated game before both have acted) is kept out of the lobby until
+/// the first of them is an hour old: seeking, posting and accepting are
+/// refused with the rule; his opponent is not. Time is a manual clock.
+#[tokio::test(flavor = "multi_thread")]
+async fn repeated_aborts_keep_a_player_out_of_the_lobby_for_an_hour() {
+    let clock = Clock::manual(T0);
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_in(&dir);
+    config.clock = clock.clone();
+    let s = Server::start_with(dir, config).await;
+    let quitter = account(&s, "Quitter").await;
+    let patient = account(&s, "Patient").await;
+    // Aborts at T0, T0 + 60 s and T0 + 120 s.
+    let mut sockets = Vec::new();
+    for path in ["abort", "resign", "resign"] {
+        let (game, ws) = paired(&s, &patient, &quitter, "5+3", true).await;
+        sockets.push(ws);
+        let (st, v, _) = post(
+            &s,
+            &quitter,
+            &format!("/api/games/{game}/{path}"),
+            json!({}),
+        )
+        .await;
+        assert_eq!(
+            (st, v["result"]["reason"].as_str()),
+            (200, Some("abort")),
+            "{v}"
+        );
+        clock.advance(Duration::from_secs(60));
+    }
+    let mut wq = lobby_ws(&s, &quitter).await;
+    let mut wp = lobby_ws(&s, &patient).await;
+    next_of(&mut wq, "hello").await;
+    next_of(&mut wp, "hello").await;
+    let refused = |e: &Value| {
+        e["code"] == "too_many_aborts"
+            && e["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("abort limit"))
+    };
+    send(&mut wq, json!({"type": "seek", "clock": "5+3"})).await;
+    let e = next_of(&mut wq, "error").await["error"].clone();
+    assert!(refused(&e), "{e}");
+    send(&mut wq, json!({"type": "challenge", "clock": "5+3"})).await;
+    let e = next_of(&mut wq, "error").await["error"].clone();
+    assert!(refused(&e), "{e}");
+    // His opponent seeks as before; the quitter may not accept.
+    send(&mut wp, json!({"type": "seek", "clock": "10+5"})).await;
+    let id = next_of(&mut wp, "waiting").await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (st, e, _) = post(
+        &s,
+        &quitter,
+        &format!("/api/lobby/challenges/{id}/accept"),
+        json!({}),
+    )
+    .await;
+    assert_eq!(st, 429, "{e}");
+    assert!(refused(&e["error"]), "{e}");
+    // At T0 + 1 h less 1 ms the first abort is within the hour; at T0 + 1 h
+    // it is not: two left, he is back.
+    clock.advance(Duration::from_millis(3_600_000 - 180_000 - 1));
+    send(&mut wq, json!({"type": "seek", "clock": "5+3"})).await;
+    let e = next_of(&mut wq, "error").await["error"].clone();
+    assert!(refused(&e), "{e}");
+    clock.advance(Duration::from_millis(1));
+    send(&mut wq, json!({"type": "seek", "clock": "5+3"})).await;
+    next_of(&mut wq, "waiting").await;
+}
+
+async fn next_of_any(ws: &mut Ws, kinds: &[&str]) -> Value {
+    loop {
+        let m = next_msg(ws).await;
+        if kinds.iter().any(|k| m["type"] == *k) {
+            return m;
+        }
+    }
 }

@@ -16,6 +16,7 @@ export function errorText(err) {
   if (code === 'claimed') return t('error.claimed');
   if (code === 'wrong_host') return t('error.wrongHost');
   if (code === 'rate_limited') return t('error.rateLimited');
+  if (code === 'too_many_aborts') return t('error.tooManyAborts');
   if (code === 'network') return t('error.network');
   return (err && err.message) || (code ? String(code) : '');
 }

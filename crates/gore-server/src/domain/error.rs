@@ -75,6 +75,19 @@ pub enum GameError {
     /// password changes): each costs the server a hash.
     #[error("too many sign-ups, log-ins or password changes from your address: wait a few minutes and try again")]
     TooManyHashes,
+    /// The lobby's abort limit: the player aborted [`super::lobby::ABORT_LIMIT`]
+    /// games within [`super::lobby::ABORT_WINDOW_MS`]; he may seek, post
+    /// or accept again in `minutes`.
+    #[error(
+        "abort limit: you aborted {limit} games within the last hour; \
+         the lobby takes you again in {minutes} min"
+    )]
+    TooManyAborts {
+        /// The limit.
+        limit: usize,
+        /// Minutes until the oldest of them leaves the window (rounded up).
+        minutes: i64,
+    },
     /// The request needs an account, and the session has none.
     #[error("{0}")]
     NeedsAccount(&'static str),

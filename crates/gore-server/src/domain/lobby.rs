@@ -15,6 +15,7 @@
 //! the one refused finds his own seek taken: paired all the same.
 
 use std::collections::{HashMap, HashSet};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
@@ -50,6 +51,28 @@ const REFRESH_EVERY: Duration = Duration::from_secs(5);
 const MATCH_CANDIDATES: u32 = 32;
 /// Changes of the lobby within this long make one snapshot.
 const DEBOUNCE: Duration = Duration::from_millis(150);
+
+/// A player who aborted this many games (by hand, by resigning or leaving
+/// before each player had acted, or by never making his first action)
+/// within [`ABORT_WINDOW_MS`] may not seek, post or accept in the lobby
+/// until the oldest of them leaves the window (RULES.md, "Aborting").
+pub const ABORT_LIMIT: usize = 3;
+/// See [`ABORT_LIMIT`]: an hour.
+pub const ABORT_WINDOW_MS: i64 = 3_600_000;
+
+/// Open seeks and challenges from one address at most, by default (issue
+/// 25: one address's throw-away sessions placed 639 ghost seeks in 30 s).
+/// A household or a club behind one address seeks with a few; more is a
+/// flood. The operator's `--max-seeks-per-ip` sets it (a load test's one
+/// address needs more).
+pub const SEEKS_PER_ADDRESS: usize = 8;
+/// Anonymous players with nothing of theirs (no account, seat, game or
+/// challenge) not made nor renamed for this long are forgotten: throw-away sessions'
+/// rows (a day, so that a visitor who named himself keeps his name while
+/// he comes back).
+pub const IDLE_PLAYER_MS: i64 = 86_400_000;
+/// The sweep of idle anonymous players runs this often.
+const FORGET_EVERY: Duration = Duration::from_secs(600);
 
 /// A challenge as the lobby lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,14 +174,20 @@ struct Inner {
     clock: Clock,
     paces: Vec<TimeControl>,
     ratings: super::ratings::Ratings,
+    /// Seeks and challenges waiting per address at most.
+    seeks_per_address: usize,
     tx: broadcast::Sender<LobbyEvent>,
     /// The last snapshot sent.
     last: StdMutex<Arc<str>>,
     /// A change to send.
     dirty: AtomicBool,
     wake: Arc<Notify>,
-    /// Lobby sockets of this server, per session.
-    present: StdMutex<HashMap<String, usize>>,
+    /// Lobby sockets of this server, per session, and its address.
+    present: StdMutex<HashMap<String, (usize, Option<IpAddr>)>>,
+    /// The seeks and challenges left waiting through this server, per
+    /// address: session → challenge id (some may have been taken or
+    /// withdrawn since: checked when counted).
+    waiting: StdMutex<HashMap<IpAddr, HashMap<String, String>>>,
 }
 
 fn store_error(e: StoreError) -> GameError {
@@ -179,6 +208,7 @@ impl Lobby {
         clock: Clock,
         paces: Vec<TimeControl>,
         ratings: super::ratings::Ratings,
+        seeks_per_address: usize,
     ) -> Lobby {
         let notices = store.notices();
         let lobby = Lobby(Arc::new(Inner {
@@ -186,14 +216,17 @@ impl Lobby {
             clock,
             paces,
             ratings,
+            seeks_per_address,
             tx: broadcast::channel(256).0,
             last: StdMutex::new(Arc::from("")),
             dirty: AtomicBool::new(true),
             wake: Arc::new(Notify::new()),
             present: StdMutex::new(HashMap::new()),
+            waiting: StdMutex::new(HashMap::new()),
         }));
         lobby.spawn_snapshots();
         lobby.spawn_keeper();
+        lobby.spawn_forgetter();
         if let Some(n) = notices {
             lobby.spawn_listener(n);
         }
@@ -393,34 +426,159 @@ impl Lobby {
         });
     }
 
-    /// A lobby socket of `session` opened here.
-    pub fn enter(&self, session: &str) {
-        *self
+    /// Every 10 minutes: forgets the idle anonymous players
+    /// ([`Lobby::forget_idle_players`]).
+    fn spawn_forgetter(&self) {
+        let weak = Arc::downgrade(&self.0);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(FORGET_EVERY);
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                if let Err(e) = Lobby(inner).forget_idle_players().await {
+                    tracing::warn!("lobby: {e}");
+                }
+            }
+        });
+    }
+
+    /// Forgets the anonymous players with nothing of theirs (no account,
+    /// seat, game or challenge) not made nor renamed for [`IDLE_PLAYER_MS`]
+    /// by the server's clock; how many. The sweep calls it; tests too.
+    pub async fn forget_idle_players(&self) -> Result<u64, GameError> {
+        let n = self
             .0
+            .store
+            .forget_idle_players(self.now() - IDLE_PLAYER_MS)
+            .await
+            .map_err(store_error)?;
+        if n > 0 {
+            tracing::info!("lobby: {n} idle anonymous players forgotten");
+        }
+        Ok(n)
+    }
+
+    /// A lobby socket of `session` (from `ip`) opened here.
+    pub fn enter(&self, session: &str, ip: Option<IpAddr>) {
+        let mut present = self.0.present.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = present.entry(session.to_string()).or_insert((0, ip));
+        entry.0 += 1;
+        entry.1 = ip;
+    }
+
+    /// Whether `session` has a lobby socket open here.
+    fn is_present(&self, session: &str) -> bool {
+        self.0
             .present
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .entry(session.to_string())
-            .or_insert(0) += 1;
+            .contains_key(session)
+    }
+
+    /// A seek or challenge waits only while its creator is in the lobby
+    /// (his lobby socket open on this server: the server then withdraws it
+    /// when the socket closes), and an address has at most
+    /// [`SEEKS_PER_ADDRESS`] (the operator's) waiting: ghosts of throw-away sessions that
+    /// never play are not paired with anyone.
+    async fn check_may_wait(&self, session: &str, ip: Option<IpAddr>) -> Result<(), GameError> {
+        if !self.is_present(session) {
+            return Err(GameError::Refused(
+                "a seek or challenge waits only while its creator is in the lobby: \
+                 open the lobby socket (GET /api/lobby/ws) on this server first",
+            ));
+        }
+        let Some(ip) = ip else { return Ok(()) };
+        let others: Vec<(String, String)> = self
+            .0
+            .waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&ip)
+            .map(|m| {
+                m.iter()
+                    .filter(|(s, _)| s.as_str() != session)
+                    .map(|(s, c)| (s.clone(), c.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let cap = self.0.seeks_per_address;
+        if others.len() < cap {
+            return Ok(());
+        }
+        // Those taken or withdrawn since no longer count.
+        let mut gone = Vec::new();
+        for (s, id) in &others {
+            let open = self
+                .0
+                .store
+                .challenge(id.clone())
+                .await
+                .map_err(store_error)?
+                .is_some_and(|c| c.game.is_none());
+            if !open {
+                gone.push(s.clone());
+            }
+        }
+        let mut waiting = self.0.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = waiting.get_mut(&ip) {
+            for s in &gone {
+                m.remove(s);
+            }
+        }
+        if others.len() - gone.len() >= cap {
+            return Err(GameError::Busy(format!(
+                "seek limit: {cap} open seeks and challenges from one address at most; \
+                 wait for one of them to be taken or withdrawn"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Remembers the seek or challenge `id` of `session` waiting, for its
+    /// address's count.
+    fn waits(&self, session: &str, ip: Option<IpAddr>, id: &str) {
+        if let Some(ip) = ip {
+            self.0
+                .waiting
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(ip)
+                .or_default()
+                .insert(session.to_string(), id.to_string());
+        }
+    }
+
+    /// Forgets what `session` has waiting in its address's count.
+    fn stops_waiting(&self, session: &str, ip: Option<IpAddr>) {
+        let Some(ip) = ip else { return };
+        let mut waiting = self.0.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = waiting.get_mut(&ip) {
+            m.remove(session);
+            if m.is_empty() {
+                waiting.remove(&ip);
+            }
+        }
     }
 
     /// A lobby socket of `session` closed here: when it was his last, his
     /// open challenges are withdrawn (he left the lobby).
     pub async fn leave(&self, session: &str) {
-        let last = {
+        let (last, ip) = {
             let mut present = self.0.present.lock().unwrap_or_else(|e| e.into_inner());
             match present.get_mut(session) {
-                Some(n) if *n > 1 => {
+                Some((n, ip)) if *n > 1 => {
                     *n -= 1;
-                    false
+                    (false, *ip)
                 }
-                _ => {
+                p => {
+                    let ip = p.and_then(|(_, ip)| *ip);
                     present.remove(session);
-                    true
+                    (true, ip)
                 }
             }
         };
         if last {
+            self.stops_waiting(session, ip);
             match self
                 .0
                 .store
@@ -451,11 +609,14 @@ impl Lobby {
     pub async fn seek(
         &self,
         session: &str,
+        ip: Option<IpAddr>,
         me: &StoredPlayer,
         clock: TimeControl,
         rated: bool,
     ) -> Result<Seek, GameError> {
         check_rated(rated, me, Some(clock))?;
+        self.check_aborts(me).await?;
+        self.check_may_wait(session, ip).await?;
         let rating = self.rating_shown(rated, me, Some(clock)).await?;
         let store = &self.0.store;
         store
@@ -513,6 +674,7 @@ impl Lobby {
                 return Ok(Seek::Paired(g));
             }
         }
+        self.waits(session, ip, &mine.id);
         self.changed();
         Ok(Seek::Waiting(mine.id))
     }
@@ -522,10 +684,13 @@ impl Lobby {
     pub async fn post(
         &self,
         session: &str,
+        ip: Option<IpAddr>,
         me: &StoredPlayer,
         new: NewChallenge,
     ) -> Result<String, GameError> {
         check_rated(new.rated, me, new.clock)?;
+        self.check_aborts(me).await?;
+        self.check_may_wait(session, ip).await?;
         let rating = self.rating_shown(new.rated, me, new.clock).await?;
         let store = &self.0.store;
         store
@@ -550,6 +715,7 @@ impl Lobby {
             })
             .await
             .map_err(store_error)?;
+        self.waits(session, ip, &id);
         self.changed();
         Ok(id)
     }
@@ -574,11 +740,14 @@ impl Lobby {
         if c.game.is_some() {
             return Err(gone);
         }
-        if c.session == session {
+        // The same player (an account's other session too) never plays
+        // himself: no rating from one's own games.
+        if c.session == session || c.player == me.id {
             return Err(GameError::Refused(
                 "this is your own challenge: someone else accepts it",
             ));
         }
+        self.check_aborts(me).await?;
         if c.rated && !me.account {
             return Err(GameError::NeedsAccount(
                 "a rated challenge is for accounts: sign up or log in to accept it",
@@ -633,6 +802,26 @@ impl Lobby {
             Some(c) if c.session == session => Ok(c.game),
             _ => Err(GameError::NoGame),
         }
+    }
+
+    /// Refuses a player who reached the abort limit ([`ABORT_LIMIT`]).
+    async fn check_aborts(&self, me: &StoredPlayer) -> Result<(), GameError> {
+        let now = self.now();
+        let recent = self
+            .0
+            .store
+            .aborts_since(me.id.clone(), now - ABORT_WINDOW_MS)
+            .await
+            .map_err(store_error)?;
+        if recent.len() < ABORT_LIMIT {
+            return Ok(());
+        }
+        // Back once all but ABORT_LIMIT - 1 of them are out of the window.
+        let back = recent[recent.len() - ABORT_LIMIT] + ABORT_WINDOW_MS;
+        Err(GameError::TooManyAborts {
+            limit: ABORT_LIMIT,
+            minutes: (back - now + 59_999) / 60_000,
+        })
     }
 
     /// The player's rating as shown, for a rated challenge.

@@ -347,7 +347,9 @@ impl Ratings {
         let (Some(tc), [Some(a), Some(b)]) = (info.clock, info.players.clone()) else {
             return Ok(false);
         };
-        if !info.rated {
+        // One player on both seats (paired before the lobby compared
+        // players): nothing to rate.
+        if !info.rated || a == b {
             return Ok(false);
         }
         let max = self.0.max_plies;

@@ -443,6 +443,17 @@ impl Games {
                     "too soon: your opponent may still come back",
                 ));
             }
+            if room.info.rated && !room.both_have_acted() {
+                // A rated game counts once each has acted (RULES.md): no
+                // win to claim before, and the abort is the one who left's.
+                games.abort_by(&room_ref, &mut room, me.opponent()).await?;
+                tracing::info!(
+                    "game {}: {} left before acting: aborted",
+                    room.id(),
+                    me.opponent()
+                );
+                return Ok(room.view(Some(seat)));
+            }
             games
                 .end_game(&room_ref, &mut room, Forfeit::Left(me.opponent()))
                 .await?;
@@ -749,7 +760,15 @@ impl Games {
         let Some(forfeit) = room.due() else {
             return false;
         };
-        match self.end_game(room_ref, room, forfeit).await {
+        // A first action never made: the abort is the player's to act.
+        let ended = match forfeit {
+            Forfeit::Abort => {
+                let late = room.game.position().to_move();
+                self.abort_by(room_ref, room, late).await
+            }
+            _ => self.end_game(room_ref, room, forfeit).await,
+        };
+        match ended {
             Ok(()) => {
                 tracing::info!("game {}: {}", room.id(), forfeit.as_str());
                 true
@@ -776,6 +795,34 @@ impl Games {
         room.changed(ply);
         if forfeit != Forfeit::Abort {
             self.rate_soon(room);
+        }
+        Ok(())
+    }
+
+    /// Ends the game as aborted by `player` (his abort, his resignation or
+    /// his leaving before each player has acted, or his first action never
+    /// made): in a game between people it is counted against him, for the
+    /// lobby's abort limit ([`super::lobby::ABORT_LIMIT`]).
+    async fn abort_by(
+        &self,
+        room_ref: &RoomRef,
+        room: &mut Room,
+        player: Player,
+    ) -> Result<(), GameError> {
+        self.end_game(room_ref, room, Forfeit::Abort).await?;
+        if room.info.mode != Mode::Friend {
+            return Ok(());
+        }
+        if let Some(who) = room.info.players[player.index()].clone() {
+            // Committed already: a failure here costs only the count.
+            if let Err(e) = self
+                .0
+                .store
+                .record_abort(who, room.id().to_string(), self.now())
+                .await
+            {
+                tracing::warn!("game {}: abort not counted: {e}", room.id());
+            }
         }
         Ok(())
     }
@@ -1259,6 +1306,17 @@ impl Games {
                 return Ok(room.view(Some(seat)));
             }
             let player = room.resigner(seat)?;
+            if room.info.rated && !room.both_have_acted() {
+                // A rated game counts once each player has acted (RULES.md):
+                // resigning before aborts it, or two accounts would farm a
+                // rating at ply 0. A casual game may be conceded at once.
+                games.abort_by(&room_ref, &mut room, player).await?;
+                tracing::info!(
+                    "game {}: {player} resigned before both acted: aborted",
+                    room.id()
+                );
+                return Ok(room.view(Some(seat)));
+            }
             games
                 .end_game(&room_ref, &mut room, Forfeit::Resign(player))
                 .await?;
@@ -1295,7 +1353,8 @@ impl Games {
                      resign instead",
                 ));
             }
-            games.end_game(&room_ref, &mut room, Forfeit::Abort).await?;
+            let by = room.resigner(seat)?;
+            games.abort_by(&room_ref, &mut room, by).await?;
             tracing::info!("game {}: aborted by {}", room.id(), seat.as_str());
             Ok(room.view(Some(seat)))
         })

@@ -491,6 +491,19 @@ pub trait Store: Send + Sync + 'static {
         now: i64,
     ) -> StoreFuture<()>;
 
+    /// Counts that player `player` (public id) aborted game `game` at `at`
+    /// (once per player and game).
+    fn record_abort(&self, player: String, game: String, at: i64) -> StoreFuture<()>;
+
+    /// When player `player` aborted games after `since` (Unix ms), oldest
+    /// first.
+    fn aborts_since(&self, player: String, since: i64) -> StoreFuture<Vec<i64>>;
+
+    /// Forgets the anonymous players (no account) last made or renamed at
+    /// `before` or earlier who never took a seat nor played and
+    /// have no challenge: throw-away sessions' rows. How many.
+    fn forget_idle_players(&self, before: i64) -> StoreFuture<u64>;
+
     /// An account's ratings, one per pace it has played rated.
     fn ratings_of(&self, account: String) -> StoreFuture<Vec<StoredRating>>;
 

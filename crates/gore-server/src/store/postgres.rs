@@ -1617,6 +1617,57 @@ impl Store for PgStore {
         })
     }
 
+    fn record_abort(&self, player: String, game: String, at: i64) -> StoreFuture<()> {
+        let store = self.clone();
+        Box::pin(async move {
+            store
+                .write(vec![stmt(
+                    "INSERT INTO aborts (player, game_id, at) VALUES ($1, $2, $3)
+                     ON CONFLICT DO NOTHING",
+                    vec![Box::new(player), Box::new(game), Box::new(at)],
+                )])
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn aborts_since(&self, player: String, since: i64) -> StoreFuture<Vec<i64>> {
+        let store = self.clone();
+        Box::pin(async move {
+            let rows = store
+                .read_one(stmt(
+                    "SELECT at FROM aborts WHERE player = $1 AND at > $2 ORDER BY at",
+                    vec![Box::new(player), Box::new(since)],
+                ))
+                .await?;
+            rows.iter()
+                .map(|r| r.try_get::<_, i64>(0))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| StoreError::Other(e.to_string()))
+        })
+    }
+
+    fn forget_idle_players(&self, before: i64) -> StoreFuture<u64> {
+        let store = self.clone();
+        Box::pin(async move {
+            let counts = store
+                .write(vec![stmt(
+                    "DELETE FROM players WHERE updated_at <= $1
+                        AND NOT EXISTS (SELECT 1 FROM account_sessions a
+                                        WHERE a.session = players.session)
+                        AND NOT EXISTS (SELECT 1 FROM session_seats s
+                                        WHERE s.session = players.session)
+                        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_a = players.id)
+                        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_b = players.id)
+                        AND NOT EXISTS (SELECT 1 FROM challenges c
+                                        WHERE c.session = players.session)",
+                    vec![Box::new(before)],
+                )])
+                .await?;
+            Ok(counts.first().copied().unwrap_or(0))
+        })
+    }
+
     fn active_ai_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
         let store = self.clone();
         Box::pin(async move {
@@ -1937,7 +1988,7 @@ impl Store for PgStore {
             let rows = store
                 .read_one(stmt(
                     "SELECT id FROM games g WHERE rated AND status = 'over'
-                         AND (reason IS NULL OR reason <> 'abort')
+                         AND (reason IS NULL OR reason <> 'abort') AND player_a <> player_b
                          AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.game_id = g.id)
                      LIMIT $1",
                     vec![Box::new(i64::from(limit))],
@@ -2088,13 +2139,13 @@ impl Store for PgStore {
                 .read_one(stmt(
                     "SELECT * FROM challenges WHERE game_id IS NULL AND quick
                          AND clock IS NOT DISTINCT FROM $1 AND rules = $2 AND rated = $3
-                         AND session <> $4
+                         AND player <> $4
                      ORDER BY created_at, id LIMIT $5",
                     vec![
                         Box::new(seek.clock.map(|t| t.to_string())),
                         Box::new(seek.rules.to_string()),
                         Box::new(seek.rated),
-                        Box::new(seek.session),
+                        Box::new(seek.player),
                         Box::new(i64::from(limit)),
                     ],
                 ))

@@ -441,6 +441,22 @@ pub const STEPS: &[Step] = &[
             ALTER TABLE games ADD COLUMN clock_credits TEXT NOT NULL DEFAULT ''",
         )],
     },
+    // Issue 25: who aborted which game (the lobby keeps out a player who
+    // aborts too often), and the players' age, for the sweep that forgets
+    // anonymous players who never played.
+    Step {
+        about: "aborts; idle anonymous players",
+        sql: &[Sql::Both(
+            "CREATE TABLE aborts (
+                player      TEXT NOT NULL,
+                game_id     TEXT NOT NULL,
+                at          BIGINT NOT NULL,
+                PRIMARY KEY (player, game_id)
+            );
+            CREATE INDEX aborts_player_at ON aborts (player, at);
+            CREATE INDEX players_updated ON players (updated_at)",
+        )],
+    },
 ];
 
 /// The schema version this server writes.

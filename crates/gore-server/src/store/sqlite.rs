@@ -703,6 +703,16 @@ fn load_game(c: &Connection, id: &str) -> rusqlite::Result<Option<StoredGame>> {
     Ok(Some(StoredGame { info, actions }))
 }
 
+/// The anonymous players unchanged since `?1` (or before) with nothing of
+/// theirs left:
+/// no account, no seat, no game, no challenge.
+const FORGET_IDLE_PLAYERS_SQLITE: &str = "DELETE FROM players WHERE updated_at <= ?1
+    AND NOT EXISTS (SELECT 1 FROM account_sessions a WHERE a.session = players.session)
+    AND NOT EXISTS (SELECT 1 FROM session_seats s WHERE s.session = players.session)
+    AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_a = players.id)
+    AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_b = players.id)
+    AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.session = players.session)";
+
 impl Store for SqliteStore {
     fn create_game(&self, info: GameInfo, rematch_of: Option<String>) -> StoreFuture<()> {
         let f = self.call(true, move |c| {
@@ -943,6 +953,38 @@ impl Store for SqliteStore {
                 params![game, n, reporter.char().to_string(), at],
             )?;
             Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn record_abort(&self, player: String, game: String, at: i64) -> StoreFuture<()> {
+        let f = self.call(true, move |c| {
+            c.execute(
+                "INSERT INTO aborts (player, game_id, at) VALUES (?1, ?2, ?3)
+                 ON CONFLICT DO NOTHING",
+                params![player, game, at],
+            )?;
+            Ok(())
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn aborts_since(&self, player: String, since: i64) -> StoreFuture<Vec<i64>> {
+        let f = self.call(false, move |c| {
+            let mut st =
+                c.prepare("SELECT at FROM aborts WHERE player = ?1 AND at > ?2 ORDER BY at")?;
+            let v = st
+                .query_map(params![player, since], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<i64>>>()?;
+            Ok(v)
+        });
+        Box::pin(async move { Ok(f.await?) })
+    }
+
+    fn forget_idle_players(&self, before: i64) -> StoreFuture<u64> {
+        let f = self.call(true, move |c| {
+            let n = c.execute(FORGET_IDLE_PLAYERS_SQLITE, params![before])?;
+            Ok(n as u64)
         });
         Box::pin(async move { Ok(f.await?) })
     }
@@ -1217,7 +1259,7 @@ impl Store for SqliteStore {
         let f = self.call(false, move |c| {
             let mut st = c.prepare(
                 "SELECT id FROM games g WHERE rated AND status = 'over'
-                     AND (reason IS NULL OR reason <> 'abort')
+                     AND (reason IS NULL OR reason <> 'abort') AND player_a <> player_b
                      AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.game_id = g.id)
                  LIMIT ?1",
             )?;
@@ -1339,7 +1381,7 @@ impl Store for SqliteStore {
         let f = self.call(false, move |c| {
             let mut st = c.prepare(
                 "SELECT * FROM challenges WHERE game_id IS NULL AND quick
-                     AND clock IS ?1 AND rules = ?2 AND rated = ?3 AND session <> ?4
+                     AND clock IS ?1 AND rules = ?2 AND rated = ?3 AND player <> ?4
                  ORDER BY created_at, id LIMIT ?5",
             )?;
             let v = st
@@ -1348,7 +1390,7 @@ impl Store for SqliteStore {
                         seek.clock.map(|t| t.to_string()),
                         seek.rules.to_string(),
                         seek.rated,
-                        seek.session,
+                        seek.player,
                         limit,
                     ],
                     challenge_from_row,

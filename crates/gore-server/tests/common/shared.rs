@@ -41,6 +41,10 @@ pub struct Data {
     pub servers: HashMap<String, i64>,
     /// The server each game points at.
     pub game_server: HashMap<String, String>,
+    /// (player, game) → when he aborted it.
+    pub aborts: HashMap<(String, String), i64>,
+    /// session → when its player was made or renamed.
+    pub player_made: HashMap<String, i64>,
 }
 
 /// One database, several handles on it (one per server).
@@ -354,6 +358,47 @@ impl Store for Handle {
             .unwrap_or_default();
         Box::pin(async move { Ok(v) })
     }
+    fn record_abort(&self, player: String, game: String, at: i64) -> StoreFuture<()> {
+        self.write(move |d| {
+            d.aborts.entry((player, game)).or_insert(at);
+            Ok(((), None))
+        })
+    }
+    fn aborts_since(&self, player: String, since: i64) -> StoreFuture<Vec<i64>> {
+        let d = self.shared.data.lock().unwrap();
+        let mut v: Vec<i64> = d
+            .aborts
+            .iter()
+            .filter(|((p, _), &at)| *p == player && at > since)
+            .map(|(_, &at)| at)
+            .collect();
+        v.sort();
+        Box::pin(async move { Ok(v) })
+    }
+    fn forget_idle_players(&self, before: i64) -> StoreFuture<u64> {
+        self.write(move |d| {
+            let idle: Vec<String> = d
+                .players
+                .iter()
+                .filter(|(session, p)| {
+                    d.player_made.get(*session).is_some_and(|&at| at <= before)
+                        && !d.account_sessions.contains_key(*session)
+                        && !d.sessions.keys().any(|(s, _)| s == *session)
+                        && !d
+                            .games
+                            .values()
+                            .any(|g| g.info.players.iter().any(|q| q.as_deref() == Some(&p.id)))
+                        && !d.challenges.values().any(|(c, _)| c.session == **session)
+                })
+                .map(|(s, _)| s.clone())
+                .collect();
+            for s in &idle {
+                d.players.remove(s);
+                d.player_made.remove(s);
+            }
+            Ok((idle.len() as u64, None))
+        })
+    }
     fn report_chat(&self, _game: String, _n: u32, _reporter: Player, _at: i64) -> StoreFuture<()> {
         Box::pin(async { Ok(()) })
     }
@@ -457,6 +502,7 @@ impl Store for Handle {
                 g.info.rated
                     && g.info.status == Status::Over
                     && g.info.forfeit != Some(gore_core::Forfeit::Abort)
+                    && g.info.players[0] != g.info.players[1]
                     && !d.history.iter().any(|(_, h)| h.game == g.info.id)
             })
             .map(|g| g.info.id.clone())
@@ -507,14 +553,18 @@ impl Store for Handle {
         &self,
         session: String,
         p: StoredPlayer,
-        _now: i64,
+        now: i64,
     ) -> StoreFuture<StoredPlayer> {
-        self.write(move |d| Ok((d.players.entry(session).or_insert(p).clone(), None)))
+        self.write(move |d| {
+            d.player_made.entry(session.clone()).or_insert(now);
+            Ok((d.players.entry(session).or_insert(p).clone(), None))
+        })
     }
-    fn set_player_name(&self, session: String, name: String, _now: i64) -> StoreFuture<()> {
+    fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()> {
         self.write(move |d| {
             if let Some(p) = d.players.get_mut(&session) {
                 p.name = name;
+                d.player_made.insert(session, now);
             }
             Ok(((), None))
         })
@@ -576,7 +626,7 @@ impl Store for Handle {
                     && c.clock == seek.clock
                     && c.rules == seek.rules
                     && c.rated == seek.rated
-                    && c.session != seek.session
+                    && c.player != seek.player
             })
             .cloned()
             .collect();
