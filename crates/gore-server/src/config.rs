@@ -111,6 +111,15 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// A socket that answers no ping for this long is closed.
     pub ws_idle_timeout: Duration,
+    /// A socket whose client sends no message for this long is closed
+    /// (pongs are not messages: a silent client that only answers pings
+    /// would hold its descriptor for ever). The web app sends a `ping`
+    /// message well within it.
+    pub ws_silence_timeout: Duration,
+    /// Sockets open at once from every address together, at most; 0: half
+    /// the connections the descriptors allow, so that requests always find
+    /// a descriptor.
+    pub max_sockets: usize,
     /// Sockets per game at most (players and spectators).
     pub max_sockets_per_game: usize,
     /// Sockets per client address at most.
@@ -158,6 +167,8 @@ impl Default for Config {
             read_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
             ws_idle_timeout: Duration::from_secs(60),
+            ws_silence_timeout: Duration::from_secs(300),
+            max_sockets: 0,
             max_sockets_per_game: 200,
             max_sockets_per_ip: 32,
             solver_db: None,

@@ -640,15 +640,23 @@ async fn lobby_cancel(
     }
 }
 
-/// A socket's place among its address's (`busy` when the address has as
-/// many open sockets as it may); none when the address is unknown.
+/// A socket's place among its address's and the server's (`busy` when
+/// either has as many open sockets as it may); none when the address is
+/// unknown.
 fn socket_slot(
     state: &AppState,
     ip: Option<IpAddr>,
 ) -> Result<Option<crate::state::SocketSlot>, ApiError> {
     ip.map(|ip| {
-        state.socket_slot(ip).ok_or_else(|| {
-            ApiError::busy("too many open sockets from your address; close some games or tabs")
+        state.socket_slot(ip).map_err(|full| {
+            ApiError::busy(match full {
+                crate::state::SocketsFull::Address => {
+                    "too many open sockets from your address; close some games or tabs"
+                }
+                crate::state::SocketsFull::Server => {
+                    "the server has as many open sockets as it can take; try again later"
+                }
+            })
         })
     })
     .transpose()

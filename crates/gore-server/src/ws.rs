@@ -137,6 +137,11 @@ pub async fn session(
     ping.tick().await;
     let silence = tokio::time::sleep(idle);
     tokio::pin!(silence);
+    // Pongs prove a client is there, not that it uses the socket: one that
+    // sends no message for this long is closed (its descriptor freed).
+    let quiet_for = crate::ws::silence_timeout(&state);
+    let quiet = tokio::time::sleep(quiet_for);
+    tokio::pin!(quiet);
     loop {
         let outgoing: Option<Message> = tokio::select! {
             update = updates.recv() => match update {
@@ -188,6 +193,10 @@ pub async fn session(
                     None
                 }
             },
+            () = &mut quiet => {
+                crate::ws::close_silent(&mut tx).await;
+                break;
+            }
             () = &mut silence => {
                 let _ = tokio::time::timeout(Duration::from_secs(1), tx.send(Message::Close(Some(
                     CloseFrame { code: 1001, reason: "idle".into() },
@@ -197,6 +206,9 @@ pub async fn session(
             }
             incoming = rx.next() => {
                 silence.as_mut().reset(tokio::time::Instant::now() + idle);
+                if matches!(incoming, Some(Ok(Message::Text(_)))) {
+                    quiet.as_mut().reset(tokio::time::Instant::now() + quiet_for);
+                }
                 match incoming {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
                 Some(Ok(Message::Text(t))) => {
@@ -251,6 +263,28 @@ pub async fn session(
         Some(s) => state.games().presence(&id, s, false).await,
         None => state.games().spectating(&id, false).await,
     }
+}
+
+/// How long a socket may go without a message from its client
+/// ([`crate::Config::ws_silence_timeout`]); for the three sockets.
+pub(crate) fn silence_timeout(state: &AppState) -> Duration {
+    state
+        .config()
+        .ws_silence_timeout
+        .max(Duration::from_millis(10))
+}
+
+/// Closes a socket whose client said nothing for too long (`1001 silent`:
+/// a web client reconnects, and speaks when it has something to say).
+pub(crate) async fn close_silent<S>(tx: &mut S)
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    let close = tx.send(Message::Close(Some(CloseFrame {
+        code: 1001,
+        reason: "silent".into(),
+    })));
+    let _ = tokio::time::timeout(Duration::from_secs(1), close).await;
 }
 
 /// Sends `m` unless the client reads nothing for `idle`; whether it went.

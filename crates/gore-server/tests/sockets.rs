@@ -1,0 +1,199 @@
+//! Sockets and strict input (issue 25, points 13 to 15): silent sockets
+//! are closed, sockets are counted per address across every kind and in
+//! all, `resync` is limited and answers with what the client lacks, and
+//! unknown fields, look-alike reserved names, foreign origins and page
+//! floods are refused.
+//!
+//! On PostgreSQL too with `GORE_TEST_POSTGRES`.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use futures_util::{SinkExt, StreamExt};
+use gore_server::Config;
+use serde_json::json;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::Message;
+
+/// A server on a fresh database, its configuration changed by `f`.
+async fn server(f: impl FnOnce(&mut Config)) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_in(&dir);
+    f(&mut config);
+    Server::start_with(dir, config).await
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Opens the socket at `path` with these headers: the socket, or the
+/// HTTP status it was refused with.
+async fn open(s: &Server, path: &str, headers: &[(&str, &str)]) -> Result<Socket, u16> {
+    let mut req = format!("ws://{}{path}", s.addr)
+        .into_client_request()
+        .unwrap();
+    for (k, v) in headers {
+        let name = tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(k.as_bytes());
+        req.headers_mut()
+            .insert(name.unwrap(), v.parse().expect("a header value"));
+    }
+    match tokio_tungstenite::connect_async(req).await {
+        Ok((ws, _)) => Ok(ws),
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => Err(r.status().as_u16()),
+        Err(e) => panic!("{path}: {e}"),
+    }
+}
+
+// ---------------------------------------------------------------------
+// Point 13: descriptors held by silent sockets
+
+/// Reads `ws` (the client library answers each ping as it reads) until
+/// the server closes it: the pings it sent first and the close frame's
+/// reason. A socket still open after 30 s fails the test.
+async fn pings_until_closed(ws: &mut Socket) -> (usize, String) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let mut pings = 0;
+    loop {
+        let m = tokio::time::timeout_at(deadline, ws.next())
+            .await
+            .unwrap_or_else(|_| panic!("still open after {pings} pings answered and 30 s"));
+        match m {
+            Some(Ok(Message::Ping(_))) => pings += 1,
+            Some(Ok(Message::Close(f))) => {
+                return (pings, f.map(|f| f.reason.to_string()).unwrap_or_default())
+            }
+            Some(Ok(_)) => {}
+            None | Some(Err(_)) => return (pings, String::new()),
+        }
+    }
+}
+
+/// A client that answers the server's pings but never says anything is
+/// closed after the silence timeout, on each kind of socket: its pongs
+/// kept it past the ping timeout, not past the silence.
+#[tokio::test]
+async fn a_socket_that_only_answers_pings_is_closed() {
+    let s = server(|c| {
+        // A ping every 200 ms, each answered; 2 s of silence allowed.
+        c.ws_idle_timeout = Duration::from_millis(400);
+        c.ws_silence_timeout = Duration::from_secs(2);
+    })
+    .await;
+    let g = create(&bot(), &s, json!({"mode": "local"})).await;
+    let id = g["id"].as_str().unwrap();
+    let cookie = visitor_cookie(&s).await;
+    let game = open(&s, &format!("/api/games/{id}/ws"), &[]).await.unwrap();
+    let lobby = open(&s, "/api/lobby/ws", &[("cookie", &cookie)])
+        .await
+        .unwrap();
+    let analysis = open(&s, "/api/analysis/ws", &[]).await.unwrap();
+    // Read at once: a socket not read answers no ping.
+    let reading =
+        [("game", game), ("lobby", lobby), ("analysis", analysis)].map(|(name, mut ws)| {
+            tokio::spawn(async move { (name, pings_until_closed(&mut ws).await) })
+        });
+    for task in reading {
+        let (name, (pings, reason)) = task.await.unwrap();
+        // More pings answered than fit in the ping timeout (two): the
+        // pongs counted there, and the silence closed it.
+        assert!(pings >= 3, "{name}: closed after {pings} pings ({reason})");
+        assert_eq!(reason, "silent", "{name}");
+    }
+}
+
+/// A client that sends a `ping` message now and then is not silent: its
+/// socket stays open well past the silence timeout.
+#[tokio::test]
+async fn a_socket_that_speaks_stays_open() {
+    let s = server(|c| {
+        c.ws_idle_timeout = Duration::from_millis(400);
+        c.ws_silence_timeout = Duration::from_secs(2);
+    })
+    .await;
+    let mut ws = open(&s, "/api/analysis/ws", &[]).await.unwrap();
+    // A message at every second ping of the server's (every 400 ms or so),
+    // for 16 of them: about 3 s, more than the 2 s of silence allowed.
+    let mut pings = 0;
+    while pings < 16 {
+        let m = tokio::time::timeout(Duration::from_secs(30), ws.next())
+            .await
+            .expect("no ping within 30 s");
+        match m {
+            Some(Ok(Message::Ping(_))) => {
+                pings += 1;
+                if pings % 2 == 0 {
+                    ws.send(Message::Text(r#"{"type":"ping"}"#.into()))
+                        .await
+                        .unwrap();
+                }
+            }
+            Some(Ok(Message::Text(_))) => {}
+            other => panic!("closed after {pings} pings: {other:?}"),
+        }
+    }
+}
+
+/// The per-address cap counts game, lobby and analysis sockets together,
+/// and an IPv6 client is one /64 (as the rate limiter counts it).
+#[tokio::test]
+async fn sockets_are_counted_per_address_of_every_kind_and_per_64() {
+    let s = server(|c| {
+        c.max_sockets_per_ip = 3;
+        c.trust_proxy = vec!["127.0.0.1".parse().unwrap()];
+    })
+    .await;
+    let g = create(&bot(), &s, json!({"mode": "local"})).await;
+    let id = g["id"].as_str().unwrap();
+    let cookie = visitor_cookie(&s).await;
+    let game_path = format!("/api/games/{id}/ws");
+    let xff = |a: &'static str| ("x-forwarded-for", a);
+    let _a = open(&s, &game_path, &[xff("2001:db8:0:1::1")])
+        .await
+        .unwrap();
+    let _b = open(
+        &s,
+        "/api/lobby/ws",
+        &[xff("2001:db8:0:1::2"), ("cookie", &cookie)],
+    )
+    .await
+    .unwrap();
+    let _c = open(&s, "/api/analysis/ws", &[xff("2001:db8:0:1:ffff::3")])
+        .await
+        .unwrap();
+    // A fourth from the same /64, of any kind: refused.
+    for path in [game_path.as_str(), "/api/analysis/ws"] {
+        let r = open(&s, path, &[xff("2001:db8:0:1::4")]).await;
+        assert_eq!(r.err(), Some(503), "{path}: a fourth socket of one /64");
+    }
+    // Another /64 is another client.
+    assert!(open(&s, "/api/analysis/ws", &[xff("2001:db8:0:2::1")])
+        .await
+        .is_ok());
+}
+
+/// Sockets from every address together are capped (`max_sockets`), so
+/// that many addresses cannot take every descriptor.
+#[tokio::test]
+async fn sockets_in_all_are_capped() {
+    let s = server(|c| {
+        c.max_sockets = 2;
+        c.trust_proxy = vec!["127.0.0.1".parse().unwrap()];
+    })
+    .await;
+    let path = "/api/analysis/ws";
+    let _a = open(&s, path, &[("x-forwarded-for", "192.0.2.1")])
+        .await
+        .unwrap();
+    let _b = open(&s, path, &[("x-forwarded-for", "192.0.2.2")])
+        .await
+        .unwrap();
+    assert_eq!(
+        open(&s, path, &[("x-forwarded-for", "192.0.2.3")])
+            .await
+            .err(),
+        Some(503),
+        "a third socket over a cap of 2"
+    );
+}
