@@ -536,8 +536,14 @@ pub enum ClientMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ply: Option<u64>,
     },
-    /// Send the whole state again.
-    Resync,
+    /// Send what the client lacks: the actions after its `ply` as an
+    /// `update` when it gives one the game has reached, else the whole
+    /// state. Limited per socket (docs/API.md).
+    Resync {
+        /// The number of actions the client has.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ply: Option<u64>,
+    },
     /// Resign the game (the holder of a seat; in a local game, for the
     /// player to move).
     Resign,

@@ -30,6 +30,12 @@ pub const WRITE_BUFFER: usize = 4 * 1024;
 pub const MAX_WRITE_BUFFER: usize = 8 * 1024 * 1024;
 /// The server pings this often at most (and at half the idle timeout).
 const PING_EVERY: Duration = Duration::from_secs(30);
+/// Resyncs a socket may ask for at once, and then one each
+/// [`RESYNC_EVERY`]: a whole state is hundreds of KiB for a 20-byte
+/// message (issue 25, point 14), and a client needs one only after a gap.
+const RESYNC_BURST: u32 = 3;
+/// See [`RESYNC_BURST`].
+const RESYNC_EVERY: Duration = Duration::from_secs(10);
 
 fn text(msg: &ServerMsg) -> Message {
     Message::Text(serde_json::to_string(msg).unwrap_or_default().into())
@@ -68,6 +74,28 @@ fn state_of(room: &crate::domain::Room, seat: Option<Seat>) -> (Message, Seen) {
 
 async fn full_state(room: &RoomRef, seat: Option<Seat>) -> (Message, Seen) {
     state_of(&*room.lock().await, seat)
+}
+
+/// The answer to a `resync`: the actions after the client's ply as an
+/// update when it gave one the game has reached (a few hundred bytes
+/// where a long game's state is hundreds of KiB), else the whole state.
+async fn resync(room: &RoomRef, seat: Option<Seat>, since: Option<u64>) -> (Message, Seen) {
+    let r = room.lock().await;
+    let update = since
+        .and_then(|n| usize::try_from(n).ok())
+        .and_then(|n| r.update_since(seat, n));
+    match update {
+        Some(update) => (
+            text(&ServerMsg::Update {
+                update: Box::new(update),
+            }),
+            Seen {
+                ply: r.ply(),
+                serial: r.serial(),
+            },
+        ),
+        None => state_of(&r, seat),
+    }
 }
 
 /// Serves one socket until it closes: the whole state first, then each
@@ -133,6 +161,7 @@ pub async fn session(
         None => state.games().spectating(&id, true).await,
     }
     let mut abuse = 0u32;
+    let mut resyncs = crate::limit::Bucket::new(RESYNC_BURST, RESYNC_EVERY);
     let mut ping = tokio::time::interval(PING_EVERY.min(idle / 2));
     ping.tick().await;
     let silence = tokio::time::sleep(idle);
@@ -215,8 +244,20 @@ pub async fn session(
                     match handle(&state, &id, token.clone(), ip, t.as_str()).await {
                         Ok(Reply::None) => None,
                         Ok(Reply::Pong) => Some(text(&ServerMsg::Pong)),
-                        Ok(Reply::Resync) => {
-                            let (m, s) = full_state(&room, seat).await;
+                        // Over its budget: refused, and counted as abuse.
+                        Ok(Reply::Resync(_)) if !resyncs.take_at(std::time::Instant::now()) => {
+                            abuse += 1;
+                            Some(error_message(&ApiError::new(
+                                crate::error::ErrorCode::RateLimited,
+                                format!(
+                                    "resync: at most {RESYNC_BURST} at once, then one every {} s \
+                                     on a socket; the updates keep coming meanwhile",
+                                    RESYNC_EVERY.as_secs()
+                                ),
+                            )))
+                        }
+                        Ok(Reply::Resync(since)) => {
+                            let (m, s) = resync(&room, seat, since).await;
                             seen = s;
                             Some(m)
                         }
@@ -302,8 +343,8 @@ enum Reply {
     None,
     /// A `pong`.
     Pong,
-    /// The whole state.
-    Resync,
+    /// What the client lacks after its ply (if it gave one).
+    Resync(Option<u64>),
 }
 
 /// One text message: what to answer, or an error (and whether it counts
@@ -376,7 +417,7 @@ async fn handle(
                 .map_err(|e| (e.into(), false))?;
             Ok(Reply::None)
         }
-        ClientMsg::Resync => Ok(Reply::Resync),
+        ClientMsg::Resync { ply } => Ok(Reply::Resync(ply)),
         ClientMsg::Ping => Ok(Reply::Pong),
     }
 }

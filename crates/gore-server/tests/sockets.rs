@@ -197,3 +197,90 @@ async fn sockets_in_all_are_capped() {
         "a third socket over a cap of 2"
     );
 }
+
+// ---------------------------------------------------------------------
+// Point 14: resync amplification
+
+/// A local game with `n` actions played over HTTP (the first legal one
+/// each time): its id and token.
+async fn local_game_with(s: &Server, n: usize) -> (String, String) {
+    let c = bot();
+    let g = create(&c, s, json!({"mode": "local"})).await;
+    let id = g["id"].as_str().unwrap().to_string();
+    let token = g["token"].as_str().unwrap().to_string();
+    for ply in 0..n {
+        let v = get_as(&c, s, &id, &token).await;
+        let first = legal(&v)[0].clone();
+        let (st, body) = act(
+            &c,
+            s,
+            &id,
+            Some(&token),
+            json!({"action": first, "ply": ply}),
+        )
+        .await;
+        assert_eq!(st, 200, "{body}");
+    }
+    (id, token)
+}
+
+/// `resync` with the client's ply answers with an update of the actions
+/// after it only; without one, or with a ply the game has not reached,
+/// the whole state.
+#[tokio::test]
+async fn a_resync_with_a_ply_gets_only_what_follows_it() {
+    let s = server(|_| {}).await;
+    let (id, token) = local_game_with(&s, 6).await;
+    let mut ws = s.ws(&id, Some(&token)).await;
+    let first = next_state(&mut ws).await;
+    assert_eq!(first["actions"].as_array().unwrap().len(), 6);
+
+    send(&mut ws, json!({"type": "resync", "ply": 4})).await;
+    let m = next_msg(&mut ws).await;
+    assert_eq!(m["type"], "update", "{m}");
+    // Plies 4 and 5: two actions, the head at ply 6.
+    assert_eq!(m["update"]["since"], 4, "{m}");
+    assert_eq!(m["update"]["actions"].as_array().unwrap().len(), 2, "{m}");
+    assert_eq!(m["update"]["ply"], 6, "{m}");
+    // The player to move is told his legal actions, as in a state.
+    assert!(!m["update"]["legal"].as_array().unwrap().is_empty(), "{m}");
+
+    send(&mut ws, json!({"type": "resync", "ply": 6})).await;
+    let m = next_msg(&mut ws).await;
+    assert_eq!(m["type"], "update", "{m}");
+    assert_eq!(m["update"]["actions"].as_array().unwrap().len(), 0, "{m}");
+
+    // A ply the game has not reached: the whole state.
+    send(&mut ws, json!({"type": "resync", "ply": 7})).await;
+    let m = next_msg(&mut ws).await;
+    assert_eq!(m["type"], "state", "{m}");
+    assert_eq!(m["state"]["actions"].as_array().unwrap().len(), 6);
+}
+
+/// Resyncs are limited per socket: three at once, then `rate_limited`
+/// naming the resync; another socket has its own.
+#[tokio::test]
+async fn resyncs_are_limited_per_socket() {
+    let s = server(|_| {}).await;
+    let (id, _) = local_game_with(&s, 2).await;
+    let mut ws = s.ws(&id, None).await;
+    next_state(&mut ws).await;
+    for i in 0..3 {
+        send(&mut ws, json!({"type": "resync"})).await;
+        let m = next_msg(&mut ws).await;
+        assert_eq!(m["type"], "state", "resync {i}: {m}");
+    }
+    send(&mut ws, json!({"type": "resync"})).await;
+    let m = next_msg(&mut ws).await;
+    assert_eq!(m["type"], "error", "{m}");
+    assert_eq!(m["error"]["code"], "rate_limited", "{m}");
+    let message = m["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("resync:"), "{message}");
+    // The socket still works, and another socket has its own budget.
+    send(&mut ws, json!({"type": "ping"})).await;
+    assert_eq!(next_msg(&mut ws).await["type"], "pong");
+    let mut other = s.ws(&id, None).await;
+    next_state(&mut other).await;
+    send(&mut other, json!({"type": "resync", "ply": 0})).await;
+    assert_eq!(next_msg(&mut other).await["type"], "update");
+}

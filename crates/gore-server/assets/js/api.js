@@ -202,10 +202,14 @@ export class LiveGame {
     return false;
   }
 
-  /** Asks for the whole state again (after a gap in the updates). */
-  resync() {
+  /**
+   * Asks for what the page lacks after a gap in the updates: the actions
+   * after its `ply` (the server answers the whole state when it has none).
+   * @param {number} [ply]
+   */
+  resync(ply) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
-      this.ws.send(JSON.stringify({ type: 'resync' }));
+      this.ws.send(JSON.stringify(typeof ply === 'number' ? { type: 'resync', ply } : { type: 'resync' }));
       return true;
     }
     return false;
