@@ -202,13 +202,13 @@ pub async fn session(
                                 }
                             }
                         }
-                        Ok(AnalysisClientMsg::Stop) => {
+                        Ok(AnalysisClientMsg::Stop {}) => {
                             next = None;
                             if let Some(c) = &current {
                                 c.ticket.stop();
                             }
                         }
-                        Ok(AnalysisClientMsg::Ping) => out.push(AnalysisServerMsg::Pong),
+                        Ok(AnalysisClientMsg::Ping {}) => out.push(AnalysisServerMsg::Pong),
                         Err(e) => {
                             abuse += 1;
                             out.push(AnalysisServerMsg::Error { error: e });

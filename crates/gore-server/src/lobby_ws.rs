@@ -199,7 +199,18 @@ async fn handle(
                 },
             ))
         }
-        LobbyClientMsg::Challenge { body } => {
+        LobbyClientMsg::Challenge {
+            rules,
+            clock,
+            colour,
+            rated,
+        } => {
+            let body = crate::api::ChallengeBody {
+                rules,
+                clock,
+                colour,
+                rated,
+            };
             let new = crate::http::challenge_terms(body).map_err(|e| (e, true))?;
             let id = lobby.post(session, me, new).await.map_err(refused)?;
             Ok(Some((text(&LobbyServerMsg::Waiting { id }), None)))
@@ -208,11 +219,11 @@ async fn handle(
             let game = lobby.accept(session, me, &id).await.map_err(refused)?;
             Ok(Some(paired(game)))
         }
-        LobbyClientMsg::Cancel => {
+        LobbyClientMsg::Cancel {} => {
             lobby.cancel(session, None).await.map_err(refused)?;
             Ok(Some((text(&LobbyServerMsg::Cancelled), None)))
         }
-        LobbyClientMsg::Ping => Ok(Some((text(&LobbyServerMsg::Pong), None))),
+        LobbyClientMsg::Ping {} => Ok(Some((text(&LobbyServerMsg::Pong), None))),
     }
 }
 

@@ -377,7 +377,7 @@ async fn handle(
             Ok(Reply::None)
         }
         // Their result reaches every socket (a takeback as a whole state).
-        ClientMsg::Resign => {
+        ClientMsg::Resign {} => {
             state
                 .games()
                 .resign(id, token)
@@ -385,7 +385,7 @@ async fn handle(
                 .map_err(|e| (e.into(), false))?;
             Ok(Reply::None)
         }
-        ClientMsg::Abort => {
+        ClientMsg::Abort {} => {
             state
                 .games()
                 .abort(id, token)
@@ -393,7 +393,7 @@ async fn handle(
                 .map_err(|e| (e.into(), false))?;
             Ok(Reply::None)
         }
-        ClientMsg::Takeback => {
+        ClientMsg::Takeback {} => {
             state
                 .games()
                 .takeback(id, token)
@@ -418,6 +418,6 @@ async fn handle(
             Ok(Reply::None)
         }
         ClientMsg::Resync { ply } => Ok(Reply::Resync(ply)),
-        ClientMsg::Ping => Ok(Reply::Pong),
+        ClientMsg::Ping {} => Ok(Reply::Pong),
     }
 }

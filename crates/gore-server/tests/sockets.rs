@@ -284,3 +284,156 @@ async fn resyncs_are_limited_per_socket() {
     send(&mut other, json!({"type": "resync", "ply": 0})).await;
     assert_eq!(next_msg(&mut other).await["type"], "update");
 }
+
+// ---------------------------------------------------------------------
+// Point 15: strict input
+
+/// A field no request or message has is refused `bad_request` naming it,
+/// over HTTP and on each socket, and changes nothing.
+#[tokio::test]
+async fn unknown_fields_are_refused_and_named() {
+    let s = server(|_| {}).await;
+    let c = bot();
+    let (st, body) = post_json(&c, &s, "/api/games", json!({"mode": "local", "sneaky": 1})).await;
+    assert_eq!(st, 400, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("sneaky"),
+        "{body}"
+    );
+
+    let (id, token) = local_game_with(&s, 0).await;
+    let first = legal(&get_as(&c, &s, &id, &token).await)[0].clone();
+    let (st, body) = act(
+        &c,
+        &s,
+        &id,
+        Some(&token),
+        json!({"action": first, "ply": 0, "evil": 1}),
+    )
+    .await;
+    assert_eq!(st, 400, "{body}");
+    assert_eq!(body["error"]["code"], "bad_request");
+    assert!(
+        body["error"]["message"].as_str().unwrap().contains("evil"),
+        "{body}"
+    );
+
+    let mut ws = s.ws(&id, Some(&token)).await;
+    next_state(&mut ws).await;
+    for m in [
+        json!({"type": "action", "action": first, "ply": 0, "evil": 1}),
+        json!({"type": "resign", "evil": 1}),
+        json!({"type": "resync", "ply": 0, "evil": 1}),
+    ] {
+        send(&mut ws, m.clone()).await;
+        let e = next_error(&mut ws).await;
+        assert_eq!(e["code"], "bad_request", "{m}: {e}");
+        assert!(e["message"].as_str().unwrap().contains("evil"), "{m}: {e}");
+    }
+    // Nothing was played or resigned.
+    let v = get_as(&c, &s, &id, &token).await;
+    assert_eq!(ply(&v), 0, "{v}");
+    assert_eq!(v["status"], "playing", "{v}");
+
+    let cookie = visitor_cookie(&s).await;
+    let mut lobby = lobby_ws(&s, &cookie).await;
+    send(&mut lobby, json!({"type": "ping", "evil": 1})).await;
+    let e = next_of(&mut lobby, "error").await;
+    assert!(
+        e["error"]["message"].as_str().unwrap().contains("evil"),
+        "{e}"
+    );
+
+    let mut analysis = ws_of_path(&s, "/api/analysis/ws").await;
+    for m in [
+        json!({"type": "stop", "evil": 1}),
+        json!({"type": "analyse", "line": "", "evil": 1}),
+    ] {
+        send(&mut analysis, m.clone()).await;
+        let e = next_of(&mut analysis, "error").await;
+        assert!(
+            e["error"]["message"].as_str().unwrap().contains("evil"),
+            "{m}: {e}"
+        );
+    }
+}
+
+/// A socket at `path` as a [`Ws`].
+async fn ws_of_path(s: &Server, path: &str) -> Ws {
+    Ws {
+        inner: open(s, path, &[]).await.unwrap(),
+        view: None,
+    }
+}
+
+/// Names that look like a reserved one once digits read as letters and
+/// accents dropped, and `root`, are refused naming the field and the rule.
+#[tokio::test]
+async fn look_alikes_of_reserved_names_are_refused() {
+    let s = server(|_| {}).await;
+    let cookie = visitor_cookie(&s).await;
+    for name in ["Adm1n", "admín", "G0re-A1", "root", "r00t", "ÁDMIN"] {
+        let (st, body) = post_with(&s, &cookie, "/api/me/name", json!({ "name": name })).await;
+        assert_eq!(st, 400, "{name}: {body}");
+        let m = body["error"]["message"].as_str().unwrap();
+        assert!(m.starts_with("name"), "{name}: {m}");
+        assert!(m.contains("looks like it"), "{name}: {m}");
+    }
+    for name in ["Ayla-4821", "Rootsy", "Moussa"] {
+        let (st, body) = post_with(&s, &cookie, "/api/me/name", json!({ "name": name })).await;
+        assert_eq!(st, 200, "{name}: {body}");
+    }
+}
+
+/// Without `--public-url`, a write's `Origin` must be this server's
+/// scheme too (it is served over plain HTTP here): `https://` with the
+/// right host is another origin.
+#[tokio::test]
+async fn the_origins_scheme_is_checked_without_a_public_url() {
+    let s = server(|_| {}).await;
+    let post = |origin: String| {
+        bot()
+            .post(s.at("/api/games"))
+            .header("origin", origin)
+            .json(&json!({"mode": "local"}))
+            .send()
+    };
+    let r = post(format!("https://{}", s.addr)).await.unwrap();
+    assert_eq!(r.status(), 403);
+    let r = post(format!("http://{}", s.addr)).await.unwrap();
+    assert_eq!(r.status(), 201);
+}
+
+/// Pages that look a game up (`/g/{id}`) count against the address's rate
+/// limit like the API; assets do not.
+#[tokio::test]
+async fn pages_are_rate_limited_per_address() {
+    let s = server(|c| c.rate_limit = 1).await; // bursts of 2
+    let get = |path: String| bot().get(s.at(&path)).send();
+    for i in 0..5 {
+        let r = get("/assets/js/main.js".into()).await.unwrap();
+        assert_eq!(r.status(), 200, "asset {i}");
+    }
+    let statuses: Vec<u16> = {
+        let mut v = Vec::new();
+        for i in 0..3 {
+            v.push(
+                get(format!("/g/nosuchgame{i}"))
+                    .await
+                    .unwrap()
+                    .status()
+                    .as_u16(),
+            );
+        }
+        v
+    };
+    assert_ne!(statuses[0], 429, "{statuses:?}");
+    assert_ne!(statuses[1], 429, "{statuses:?}");
+    assert_eq!(
+        statuses[2], 429,
+        "a third page within the burst of 2: {statuses:?}"
+    );
+}
