@@ -239,16 +239,19 @@ fn same_origin(headers: &HeaderMap, public: Option<&PublicUrl>, https: bool) -> 
     matches!((origin, host), (Some(o), Some(h)) if !o.is_empty() && o.eq_ignore_ascii_case(h))
 }
 
-/// Per-address rate limit on the API and the pages: `429 rate_limited`
-/// when an address goes over. A page may look a game up (`/g/{id}`: one
-/// database read per random id, 7,000 a second from one address before),
-/// so every page counts; the assets (`/assets/…`) are served from memory
-/// and do not, so that a classroom behind one address can load the app.
+/// Per-address rate limit on the API, invitations and game pages: `429
+/// rate_limited` when an address goes over. A game page (`/g/{id}`) looks
+/// the game up in the database (7,000 random ids a second from one address
+/// before); the other pages and the assets are served from memory and not
+/// counted, so that a classroom behind one address can load the app.
 ///
 /// An address far over its limit ([`Verdict::Close`]) is answered with
 /// `Connection: close` and its connection closed.
 async fn rate_limit(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let counted = !req.uri().path().starts_with("/assets/");
+    let path = req.uri().path();
+    let counted = ["/api/", "/join/", "/g/"]
+        .iter()
+        .any(|p| path.starts_with(p));
     if let Some(ip) = client_ip_of(&req).filter(|_| counted) {
         match state.limiter().check(ip) {
             Verdict::Allow => {}

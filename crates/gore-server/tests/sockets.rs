@@ -408,14 +408,17 @@ async fn the_origins_scheme_is_checked_without_a_public_url() {
 }
 
 /// Pages that look a game up (`/g/{id}`) count against the address's rate
-/// limit like the API; assets do not.
+/// limit like the API; assets and the other pages (served from memory) do
+/// not.
 #[tokio::test]
 async fn pages_are_rate_limited_per_address() {
     let s = server(|c| c.rate_limit = 1).await; // bursts of 2
     let get = |path: String| bot().get(s.at(&path)).send();
     for i in 0..5 {
-        let r = get("/assets/js/main.js".into()).await.unwrap();
-        assert_eq!(r.status(), 200, "asset {i}");
+        for path in ["/assets/js/main.js", "/", "/rules"] {
+            let r = get(path.into()).await.unwrap();
+            assert_eq!(r.status(), 200, "{path} {i}");
+        }
     }
     let statuses: Vec<u16> = {
         let mut v = Vec::new();
