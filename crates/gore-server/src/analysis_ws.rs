@@ -134,6 +134,11 @@ pub async fn session(
     ping.tick().await;
     let silence = tokio::time::sleep(idle);
     tokio::pin!(silence);
+    // Pongs prove a client is there, not that it uses the socket: one that
+    // sends no message for this long is closed (its descriptor freed).
+    let quiet_for = crate::ws::silence_timeout(&state);
+    let quiet = tokio::time::sleep(quiet_for);
+    tokio::pin!(quiet);
     loop {
         let mut out: Vec<AnalysisServerMsg> = Vec::new();
         let mut raw: Option<Message> = None;
@@ -164,6 +169,10 @@ pub async fn session(
                 });
                 finished = true;
             }
+            () = &mut quiet => {
+                crate::ws::close_silent(&mut tx).await;
+                break;
+            }
             () = &mut silence => {
                 let _ = tokio::time::timeout(Duration::from_secs(1), tx.send(Message::Close(Some(
                     CloseFrame { code: 1001, reason: "idle".into() },
@@ -173,6 +182,9 @@ pub async fn session(
             }
             incoming = rx.next() => {
                 silence.as_mut().reset(tokio::time::Instant::now() + idle);
+                if matches!(incoming, Some(Ok(Message::Text(_)))) {
+                    quiet.as_mut().reset(tokio::time::Instant::now() + quiet_for);
+                }
                 match incoming {
                     None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
                     Some(Ok(Message::Text(t))) => match read(&state, ip, t.as_str()) {
@@ -190,13 +202,13 @@ pub async fn session(
                                 }
                             }
                         }
-                        Ok(AnalysisClientMsg::Stop) => {
+                        Ok(AnalysisClientMsg::Stop {}) => {
                             next = None;
                             if let Some(c) = &current {
                                 c.ticket.stop();
                             }
                         }
-                        Ok(AnalysisClientMsg::Ping) => out.push(AnalysisServerMsg::Pong),
+                        Ok(AnalysisClientMsg::Ping {}) => out.push(AnalysisServerMsg::Pong),
                         Err(e) => {
                             abuse += 1;
                             out.push(AnalysisServerMsg::Error { error: e });

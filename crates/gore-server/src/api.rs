@@ -17,6 +17,7 @@ pub const DEFAULT_COLOUR: &str = "random";
 
 /// The body of `POST /api/games`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NewGame {
     /// ai, friend or local.
     pub mode: Mode,
@@ -49,6 +50,7 @@ pub struct NewGame {
 /// The answer to `GET /api/me` and `POST /api/me/name`, and the body of
 /// the latter: the browser's display name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Me {
     /// 3 to 20 letters (any script), digits, `-` and `_`.
     pub name: String,
@@ -62,6 +64,7 @@ pub struct Me {
 
 /// The body of `POST /api/account/signup` and `…/login`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Credentials {
     /// The username.
     pub username: String,
@@ -71,6 +74,7 @@ pub struct Credentials {
 
 /// The body of `POST /api/account/password`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NewPassword {
     /// The current password.
     pub current: String,
@@ -80,6 +84,7 @@ pub struct NewPassword {
 
 /// The body of `POST /api/lobby/seek`: quick pairing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeekBody {
     /// The pace: `5+3`, `3d` (one of the server's paces, or any clock).
     pub clock: String,
@@ -90,6 +95,7 @@ pub struct SeekBody {
 
 /// The body of `POST /api/lobby/challenges`: an open challenge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ChallengeBody {
     /// The rule set (`standard`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -122,7 +128,7 @@ pub struct Paired {
 
 /// A message from a client on the lobby socket.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LobbyClientMsg {
     /// Quick pairing.
     Seek {
@@ -132,11 +138,21 @@ pub enum LobbyClientMsg {
         #[serde(default)]
         rated: bool,
     },
-    /// An open challenge.
+    /// An open challenge: the terms of [`ChallengeBody`] (its fields, not
+    /// flattened: a flattened struct cannot refuse unknown fields).
     Challenge {
-        /// Its terms.
-        #[serde(flatten)]
-        body: ChallengeBody,
+        /// The rule set (`standard`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rules: Option<String>,
+        /// The clock (`5+3`, `3d`, `none`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<String>,
+        /// The creator's colour: `A`, `B`, `random`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        colour: Option<String>,
+        /// Rated (accounts only).
+        #[serde(default)]
+        rated: bool,
     },
     /// Accept a challenge.
     Accept {
@@ -144,9 +160,9 @@ pub enum LobbyClientMsg {
         id: String,
     },
     /// Withdraw one's seek or challenges.
-    Cancel,
+    Cancel {},
     /// Answered by a `pong`.
-    Ping,
+    Ping {},
 }
 
 /// A message from the server on the lobby socket (besides `lobby`, the
@@ -211,6 +227,7 @@ pub struct Created {
 
 /// The body of `POST /api/games/{id}/actions`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PlayBody {
     /// The action token (`a1`, `offer:a1,a3`, `accept`, `decline`, `pass`).
     pub action: String,
@@ -222,6 +239,7 @@ pub struct PlayBody {
 /// The body of `POST /api/games/{id}/join` and `…/continue`: the code of
 /// the link that was opened.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ClaimBody {
     /// The last part of `/join/{id}/{code}` or `/continue/{id}/{code}`.
     pub code: String,
@@ -526,7 +544,9 @@ pub enum ServerMsg {
 
 /// A message from a client on a game's socket.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+/// (Variants without fields are empty structs: a unit variant of an
+/// internally tagged enum would accept any field.)
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientMsg {
     /// Play an action (the holder of a seat).
     Action {
@@ -536,16 +556,22 @@ pub enum ClientMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ply: Option<u64>,
     },
-    /// Send the whole state again.
-    Resync,
+    /// Send what the client lacks: the actions after its `ply` as an
+    /// `update` when it gives one the game has reached, else the whole
+    /// state. Limited per socket (docs/API.md).
+    Resync {
+        /// The number of actions the client has.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ply: Option<u64>,
+    },
     /// Resign the game (the holder of a seat; in a local game, for the
     /// player to move).
-    Resign,
+    Resign {},
     /// Abort the game (before each player has made an action).
-    Abort,
+    Abort {},
     /// Take back: at once in ai and local games, a request to the
     /// opponent in friend games.
-    Takeback,
+    Takeback {},
     /// Answer the opponent's takeback request (friend games).
     TakebackAnswer {
         /// Grant it.
@@ -557,11 +583,12 @@ pub enum ClientMsg {
         text: String,
     },
     /// Answered by a `pong`.
-    Ping,
+    Ping {},
 }
 
 /// The body of `POST /api/games/{id}/chat`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ChatBody {
     /// One line of text, 1 to 200 characters.
     pub text: String,
@@ -569,6 +596,7 @@ pub struct ChatBody {
 
 /// The body of `POST /api/games/{id}/takeback/answer`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AnswerBody {
     /// Grant the takeback.
     pub accept: bool,
@@ -576,6 +604,7 @@ pub struct AnswerBody {
 
 /// The body of `POST /api/review`: a game record's text (docs/NOTATION.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ReviewUpload {
     /// The record, at most 12 KiB and 600 actions.
     pub record: String,
@@ -765,6 +794,7 @@ pub struct PuzzleView {
 
 /// The body of `POST /api/puzzles/{id}/solve`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SolveBody {
     /// The action token the player chose (`a1`, `offer:a1,a3`, `accept`,
     /// `decline`, `pass`).
@@ -828,6 +858,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
 /// A position to set up: the body of `POST /api/analysis/position`, and
 /// what an `analyse` message names.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AnalysisSetup {
     /// The rule set (`standard` when absent).
     #[serde(default)]
@@ -876,7 +907,7 @@ pub struct AnalysisOver {
 
 /// A message from a client on the analysis socket.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AnalysisClientMsg {
     /// Analyse a position (stops the socket's running analysis first).
     Analyse {
@@ -894,15 +925,19 @@ pub enum AnalysisClientMsg {
         time_ms: Option<u64>,
     },
     /// Stop the running analysis (it ends with `done`, `stopped` true).
-    Stop,
+    Stop {},
     /// Answered by a `pong`.
-    Ping,
+    Ping {},
 }
 
 /// The fields of an `analyse` message, read on their own so that an error
 /// names its field (an internally tagged enum's reading loses the path).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AnalyseFields {
+    /// The message's type (`analyse`).
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
     /// The rule set.
     #[serde(default)]
     pub rules: Option<String>,
@@ -1082,6 +1117,7 @@ pub struct LessonGoal {
 /// The body of `POST /api/lessons/{id}/check`: the learner's actions from
 /// the lesson's start (the opponent's scripted replies are not sent).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LessonActions {
     /// Action tokens.
     pub actions: Vec<String>,
@@ -1272,5 +1308,43 @@ impl From<gore_learn::lessons::Miss> for LessonMiss {
                 ..kind("not_won")
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every client message refuses a field it does not have, unit
+    /// variants too, naming it.
+    #[test]
+    fn messages_refuse_unknown_fields() {
+        fn refused<T: DeserializeOwned + std::fmt::Debug>(m: &str) {
+            let e = parse_json::<T>(m.as_bytes()).expect_err(m);
+            assert!(e.message.contains("unknown field `evil`"), "{m}: {e:?}");
+        }
+        refused::<ClientMsg>(r#"{"type":"ping","evil":1}"#);
+        refused::<ClientMsg>(r#"{"type":"resign","evil":1}"#);
+        refused::<ClientMsg>(r#"{"type":"action","action":"a1","evil":1}"#);
+        refused::<LobbyClientMsg>(r#"{"type":"ping","evil":1}"#);
+        refused::<LobbyClientMsg>(r#"{"type":"challenge","clock":"5+3","evil":1}"#);
+        refused::<AnalysisClientMsg>(r#"{"type":"stop","evil":1}"#);
+        refused::<AnalysisClientMsg>(r#"{"type":"analyse","evil":1}"#);
+        refused::<AnalyseFields>(r#"{"type":"analyse","evil":1}"#);
+        refused::<PlayBody>(r#"{"action":"a1","ply":0,"evil":1}"#);
+        refused::<NewGame>(r#"{"mode":"local","evil":1}"#);
+        assert_eq!(
+            parse_json::<LobbyClientMsg>(br#"{"type":"challenge","clock":"5+3"}"#).unwrap(),
+            LobbyClientMsg::Challenge {
+                rules: None,
+                clock: Some("5+3".into()),
+                colour: None,
+                rated: false
+            }
+        );
+        assert_eq!(
+            parse_json::<ClientMsg>(br#"{"type":"resync"}"#).unwrap(),
+            ClientMsg::Resync { ply: None }
+        );
     }
 }

@@ -111,6 +111,15 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// A socket that answers no ping for this long is closed.
     pub ws_idle_timeout: Duration,
+    /// A socket whose client sends no message for this long is closed
+    /// (pongs are not messages: a silent client that only answers pings
+    /// would hold its descriptor for ever). The web app sends a `ping`
+    /// message well within it.
+    pub ws_silence_timeout: Duration,
+    /// Sockets open at once from every address together, at most; 0: half
+    /// the connections the descriptors allow, so that requests always find
+    /// a descriptor.
+    pub max_sockets: usize,
     /// Spectators' sockets per game at most (a player's own sockets are
     /// never refused by it).
     pub max_sockets_per_game: usize,
@@ -168,6 +177,8 @@ impl Default for Config {
             read_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
             ws_idle_timeout: Duration::from_secs(60),
+            ws_silence_timeout: Duration::from_secs(300),
+            max_sockets: 0,
             max_sockets_per_game: 200,
             max_sockets_per_ip: 32,
             max_seeks_per_ip: crate::domain::lobby::SEEKS_PER_ADDRESS,

@@ -249,8 +249,11 @@ async fn grant_response_in(
 }
 
 /// Whether a request comes from this site (or from a tool: no `Origin`):
-/// `--public-url`'s origin when set, else the `Host` it was sent to.
-fn same_origin(headers: &HeaderMap, public: Option<&PublicUrl>) -> bool {
+/// `--public-url`'s origin when set, else the `Host` it was sent to, over
+/// the scheme it came by (`https` when a trusted proxy says so, else
+/// `http`: the server itself speaks plain HTTP), so that a page of the
+/// same host over the other scheme is another site.
+fn same_origin(headers: &HeaderMap, public: Option<&PublicUrl>, https: bool) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return true;
     };
@@ -258,23 +261,28 @@ fn same_origin(headers: &HeaderMap, public: Option<&PublicUrl>) -> bool {
         return origin.to_str().is_ok_and(|o| public.origin_matches(o));
     }
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let scheme = if https { "https://" } else { "http://" };
     let origin = origin.to_str().ok().map(|o| {
-        o.strip_prefix("http://")
-            .or_else(|| o.strip_prefix("https://"))
-            .unwrap_or("")
+        o.get(..scheme.len())
+            .filter(|s| s.eq_ignore_ascii_case(scheme))
+            .map_or("", |_| &o[scheme.len()..])
     });
     matches!((origin, host), (Some(o), Some(h)) if !o.is_empty() && o.eq_ignore_ascii_case(h))
 }
 
-/// Per-address rate limit on the API and invitations: `429 rate_limited`
-/// when an address goes over. Pages and assets are served from memory and
-/// not counted, so that a classroom behind one address can load the app.
+/// Per-address rate limit on the API, invitations and game pages: `429
+/// rate_limited` when an address goes over. A game page (`/g/{id}`) looks
+/// the game up in the database (7,000 random ids a second from one address
+/// before); the other pages and the assets are served from memory and not
+/// counted, so that a classroom behind one address can load the app.
 ///
 /// An address far over its limit ([`Verdict::Close`]) is answered with
 /// `Connection: close` and its connection closed.
 async fn rate_limit(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let path = req.uri().path();
-    let counted = path.starts_with("/api/") || path.starts_with("/join/");
+    let counted = ["/api/", "/join/", "/g/"]
+        .iter()
+        .any(|p| path.starts_with(p));
     if let Some(ip) = client_ip_of(&req).filter(|_| counted) {
         match state.limiter().check(ip) {
             Verdict::Allow => {}
@@ -334,7 +342,7 @@ async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Respo
             "this server does not serve that host name",
         )
         .into_response()
-    } else if (writes || socket) && !same_origin(req.headers(), public.as_ref()) {
+    } else if (writes || socket) && !same_origin(req.headers(), public.as_ref(), secure) {
         ApiError::forbidden("cross-site request refused").into_response()
     } else {
         next.run(req).await
@@ -675,15 +683,23 @@ async fn lobby_cancel(
     }
 }
 
-/// A socket's place among its address's (`busy` when the address has as
-/// many open sockets as it may); none when the address is unknown.
+/// A socket's place among its address's and the server's (`busy` when
+/// either has as many open sockets as it may); none when the address is
+/// unknown.
 fn socket_slot(
     state: &AppState,
     ip: Option<IpAddr>,
 ) -> Result<Option<crate::state::SocketSlot>, ApiError> {
     ip.map(|ip| {
-        state.socket_slot(ip).ok_or_else(|| {
-            ApiError::busy("too many open sockets from your address; close some games or tabs")
+        state.socket_slot(ip).map_err(|full| {
+            ApiError::busy(match full {
+                crate::state::SocketsFull::Address => {
+                    "too many open sockets from your address; close some games or tabs"
+                }
+                crate::state::SocketsFull::Server => {
+                    "the server has as many open sockets as it can take; try again later"
+                }
+            })
         })
     })
     .transpose()

@@ -48,7 +48,7 @@ pub use config::{Cidr, Config};
 pub use domain::{Mode, Seat, Status};
 pub use error::{ApiError, ErrorCode};
 pub use http::{app, BODY_LIMIT};
-pub use state::{AppState, SocketSlot};
+pub use state::{AppState, SocketSlot, SocketsFull};
 pub use store::sqlite::{SqliteOptions, SCHEMA_VERSION};
 pub use store::DbUrl;
 pub use ws::MESSAGE_LIMIT;

@@ -121,6 +121,46 @@ impl RateLimiter {
     }
 }
 
+/// A token bucket for one thing (a socket's resyncs): `burst` at once,
+/// then one more every `every`. The clock is the caller's, as above.
+#[derive(Debug, Clone)]
+pub struct Bucket {
+    burst: u32,
+    every: Duration,
+    /// Tokens left, and when the next one comes (while not full).
+    tokens: u32,
+    next: Option<Instant>,
+}
+
+impl Bucket {
+    /// A full bucket of `burst` tokens, one back every `every`.
+    pub fn new(burst: u32, every: Duration) -> Bucket {
+        Bucket {
+            burst,
+            every,
+            tokens: burst,
+            next: None,
+        }
+    }
+
+    /// Takes a token at `now`; `false` when there is none.
+    pub fn take_at(&mut self, now: Instant) -> bool {
+        // The tokens due since, each `every` after the one before.
+        while let Some(at) = self.next.filter(|at| *at <= now) {
+            self.tokens += 1;
+            self.next = (self.tokens < self.burst).then(|| at + self.every);
+        }
+        if self.tokens == 0 {
+            return false;
+        }
+        if self.tokens == self.burst {
+            self.next = Some(now + self.every);
+        }
+        self.tokens -= 1;
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,5 +281,23 @@ mod tests {
         let map = l.buckets.lock().unwrap();
         assert!(!map.contains_key(&idle), "idle for 60 ms: forgotten");
         assert!(map.contains_key(&busy), "idle for 10 ms: kept");
+    }
+
+    #[test]
+    fn a_bucket_gives_its_burst_then_one_token_each_interval() {
+        let mut b = Bucket::new(3, Duration::from_secs(10));
+        let t0 = Instant::now();
+        let s = Duration::from_secs(1);
+        assert_eq!((0..5).filter(|_| b.take_at(t0)).count(), 3);
+        // The first token went at t0: it is back at t0 + 10 s, not before.
+        assert!(!b.take_at(t0 + 9 * s));
+        assert!(b.take_at(t0 + 10 * s));
+        assert!(!b.take_at(t0 + 10 * s));
+        // The next at t0 + 20 s (counted from the last one's return).
+        assert!(!b.take_at(t0 + 19 * s));
+        assert!(b.take_at(t0 + 20 * s));
+        // A long pause fills it up to its burst only.
+        let later = t0 + 3600 * s;
+        assert_eq!((0..5).filter(|_| b.take_at(later)).count(), 3);
     }
 }

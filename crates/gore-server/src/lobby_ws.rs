@@ -64,6 +64,11 @@ pub async fn session(
     ping.tick().await;
     let silence = tokio::time::sleep(idle);
     tokio::pin!(silence);
+    // Pongs prove a client is there, not that it uses the socket: one that
+    // sends no message for this long is closed (its descriptor freed).
+    let quiet_for = crate::ws::silence_timeout(&state);
+    let quiet = tokio::time::sleep(quiet_for);
+    tokio::pin!(quiet);
     while ok {
         let outgoing: Vec<Message> = tokio::select! {
             ev = events.recv() => match ev {
@@ -82,6 +87,10 @@ pub async fn session(
                 },
                 Err(RecvError::Closed) => break,
             },
+            () = &mut quiet => {
+                crate::ws::close_silent(&mut tx).await;
+                break;
+            }
             () = &mut silence => {
                 let _ = tokio::time::timeout(Duration::from_secs(1), tx.send(Message::Close(Some(
                     CloseFrame { code: 1001, reason: "idle".into() },
@@ -91,6 +100,9 @@ pub async fn session(
             }
             incoming = rx.next() => {
                 silence.as_mut().reset(tokio::time::Instant::now() + idle);
+                if matches!(incoming, Some(Ok(Message::Text(_)))) {
+                    quiet.as_mut().reset(tokio::time::Instant::now() + quiet_for);
+                }
                 match incoming {
                     None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
                     Some(Ok(Message::Text(_))) if !state.players().is_session(&session).await.unwrap_or(true) => {
@@ -199,7 +211,18 @@ async fn handle(
                 },
             ))
         }
-        LobbyClientMsg::Challenge { body } => {
+        LobbyClientMsg::Challenge {
+            rules,
+            clock,
+            colour,
+            rated,
+        } => {
+            let body = crate::api::ChallengeBody {
+                rules,
+                clock,
+                colour,
+                rated,
+            };
             let new = crate::http::challenge_terms(body).map_err(|e| (e, true))?;
             let id = lobby.post(session, ip, me, new).await.map_err(refused)?;
             Ok(Some((text(&LobbyServerMsg::Waiting { id }), None)))
@@ -208,11 +231,11 @@ async fn handle(
             let game = lobby.accept(session, me, &id).await.map_err(refused)?;
             Ok(Some(paired(game)))
         }
-        LobbyClientMsg::Cancel => {
+        LobbyClientMsg::Cancel {} => {
             lobby.cancel(session, None).await.map_err(refused)?;
             Ok(Some((text(&LobbyServerMsg::Cancelled), None)))
         }
-        LobbyClientMsg::Ping => Ok(Some((text(&LobbyServerMsg::Pong), None))),
+        LobbyClientMsg::Ping {} => Ok(Some((text(&LobbyServerMsg::Pong), None))),
     }
 }
 

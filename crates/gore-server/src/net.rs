@@ -443,7 +443,7 @@ impl http_body::Body for TimedBody {
 /// of the soft `RLIMIT_NOFILE`, less what is open when the server starts
 /// (the database, the listener, the runtime). The other 10 % is the
 /// reserve: SQLite's journal, logs, `accept` itself.
-fn fd_capacity() -> usize {
+pub(crate) fn fd_capacity() -> usize {
     let limit = nofile_limit();
     let open = std::fs::read_dir("/proc/self/fd").map_or(32, |d| d.count());
     (limit.saturating_mul(9) / 10).saturating_sub(open).max(1)

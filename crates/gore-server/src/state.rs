@@ -23,11 +23,23 @@ struct Inner {
     lobby: crate::domain::lobby::Lobby,
     accounts: crate::domain::accounts::Accounts,
     limiter: RateLimiter,
-    sockets: Mutex<HashMap<IpAddr, usize>>,
+    /// Open sockets per address (as the rate limiter keys them) and in all.
+    sockets: Mutex<(HashMap<IpAddr, usize>, usize)>,
+    /// Open sockets in all at most ([`Config::max_sockets`], resolved).
+    max_sockets: usize,
     analysis: crate::ai::AiPool,
     solved: Vec<Arc<gore_solver::disk::Database>>,
     reviews: crate::domain::review::Reviews,
     puzzles: crate::domain::puzzles::PuzzleBook,
+}
+
+/// Why a socket was refused a place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SocketsFull {
+    /// Its address has as many open as it may.
+    Address,
+    /// The server has as many open as it may.
+    Server,
 }
 
 /// A socket counted against its address until dropped.
@@ -38,12 +50,14 @@ pub struct SocketSlot {
 
 impl Drop for SocketSlot {
     fn drop(&mut self) {
-        let mut map = self
+        let mut guard = self
             .state
             .0
             .sockets
             .lock()
             .unwrap_or_else(|e| e.into_inner());
+        let (map, total) = &mut *guard;
+        *total -= 1;
         if let Some(n) = map.get_mut(&self.ip) {
             *n -= 1;
             if *n == 0 {
@@ -107,14 +121,21 @@ impl AppState {
             games.ratings().clone(),
             config.max_seeks_per_ip.max(1),
         );
+        // Sockets live long: half the descriptors at most, so that requests
+        // (and the other half's refusals) always find one.
+        let max_sockets = match config.max_sockets {
+            0 => (crate::net::fd_capacity() / 2).max(1),
+            n => n,
+        };
         let state = AppState(Arc::new(Inner {
+            max_sockets,
             limiter: RateLimiter::new(config.rate_limit),
             config,
             games,
             players,
             accounts,
             lobby,
-            sockets: Mutex::new(HashMap::new()),
+            sockets: Mutex::new((HashMap::new(), 0)),
             analysis,
             solved,
             reviews: crate::domain::review::Reviews::new(),
@@ -176,16 +197,24 @@ impl AppState {
         &self.0.limiter
     }
 
-    /// Counts a new socket from `ip`; `None` when that address has
-    /// `max_sockets_per_ip` open already.
-    pub fn socket_slot(&self, ip: IpAddr) -> Option<SocketSlot> {
-        let mut map = self.0.sockets.lock().unwrap_or_else(|e| e.into_inner());
+    /// Counts a new socket from `ip`, of any kind (game, lobby, analysis);
+    /// `None` when that address (an IPv6 /64, as [`crate::limit::key`]
+    /// says) has `max_sockets_per_ip` open already, or every address
+    /// together has [`Config::max_sockets`].
+    pub fn socket_slot(&self, ip: IpAddr) -> Result<SocketSlot, SocketsFull> {
+        let ip = crate::limit::key(ip);
+        let mut guard = self.0.sockets.lock().unwrap_or_else(|e| e.into_inner());
+        let (map, total) = &mut *guard;
+        if *total >= self.0.max_sockets {
+            return Err(SocketsFull::Server);
+        }
         let n = map.entry(ip).or_insert(0);
         if *n >= self.0.config.max_sockets_per_ip {
-            return None;
+            return Err(SocketsFull::Address);
         }
         *n += 1;
-        Some(SocketSlot {
+        *total += 1;
+        Ok(SocketSlot {
             state: self.clone(),
             ip,
         })

@@ -30,6 +30,12 @@ pub const WRITE_BUFFER: usize = 4 * 1024;
 pub const MAX_WRITE_BUFFER: usize = 8 * 1024 * 1024;
 /// The server pings this often at most (and at half the idle timeout).
 const PING_EVERY: Duration = Duration::from_secs(30);
+/// Resyncs a socket may ask for at once, and then one each
+/// [`RESYNC_EVERY`]: a whole state is hundreds of KiB for a 20-byte
+/// message (issue 25, point 14), and a client needs one only after a gap.
+const RESYNC_BURST: u32 = 3;
+/// See [`RESYNC_BURST`].
+const RESYNC_EVERY: Duration = Duration::from_secs(10);
 
 fn text(msg: &ServerMsg) -> Message {
     Message::Text(serde_json::to_string(msg).unwrap_or_default().into())
@@ -80,6 +86,28 @@ pub struct Held {
     /// log-out, a new password elsewhere) no longer acts through a socket
     /// it opened before.
     pub session: Option<String>,
+}
+
+/// The answer to a `resync`: the actions after the client's ply as an
+/// update when it gave one the game has reached (a few hundred bytes
+/// where a long game's state is hundreds of KiB), else the whole state.
+async fn resync(room: &RoomRef, seat: Option<Seat>, since: Option<u64>) -> (Message, Seen) {
+    let r = room.lock().await;
+    let update = since
+        .and_then(|n| usize::try_from(n).ok())
+        .and_then(|n| r.update_since(seat, n));
+    match update {
+        Some(update) => (
+            text(&ServerMsg::Update {
+                update: Box::new(update),
+            }),
+            Seen {
+                ply: r.ply(),
+                serial: r.serial(),
+            },
+        ),
+        None => state_of(&r, seat),
+    }
 }
 
 /// Serves one socket until it closes: the whole state first, then each
@@ -147,10 +175,16 @@ pub async fn session(
         None => state.games().spectating(&id, true).await,
     }
     let mut abuse = 0u32;
+    let mut resyncs = crate::limit::Bucket::new(RESYNC_BURST, RESYNC_EVERY);
     let mut ping = tokio::time::interval(PING_EVERY.min(idle / 2));
     ping.tick().await;
     let silence = tokio::time::sleep(idle);
     tokio::pin!(silence);
+    // Pongs prove a client is there, not that it uses the socket: one that
+    // sends no message for this long is closed (its descriptor freed).
+    let quiet_for = crate::ws::silence_timeout(&state);
+    let quiet = tokio::time::sleep(quiet_for);
+    tokio::pin!(quiet);
     loop {
         let outgoing: Option<Message> = tokio::select! {
             update = updates.recv() => match update {
@@ -202,6 +236,10 @@ pub async fn session(
                     None
                 }
             },
+            () = &mut quiet => {
+                crate::ws::close_silent(&mut tx).await;
+                break;
+            }
             () = &mut silence => {
                 let _ = tokio::time::timeout(Duration::from_secs(1), tx.send(Message::Close(Some(
                     CloseFrame { code: 1001, reason: "idle".into() },
@@ -211,6 +249,9 @@ pub async fn session(
             }
             incoming = rx.next() => {
                 silence.as_mut().reset(tokio::time::Instant::now() + idle);
+                if matches!(incoming, Some(Ok(Message::Text(_)))) {
+                    quiet.as_mut().reset(tokio::time::Instant::now() + quiet_for);
+                }
                 match incoming {
                 None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
                 Some(Ok(Message::Text(t))) => {
@@ -227,8 +268,20 @@ pub async fn session(
                     match handle(&state, &id, token, ip, t.as_str()).await {
                         Ok(Reply::None) => None,
                         Ok(Reply::Pong) => Some(text(&ServerMsg::Pong)),
-                        Ok(Reply::Resync) => {
-                            let (m, s) = full_state(&room, seat).await;
+                        // Over its budget: refused, and counted as abuse.
+                        Ok(Reply::Resync(_)) if !resyncs.take_at(std::time::Instant::now()) => {
+                            abuse += 1;
+                            Some(error_message(&ApiError::new(
+                                crate::error::ErrorCode::RateLimited,
+                                format!(
+                                    "resync: at most {RESYNC_BURST} at once, then one every {} s \
+                                     on a socket; the updates keep coming meanwhile",
+                                    RESYNC_EVERY.as_secs()
+                                ),
+                            )))
+                        }
+                        Ok(Reply::Resync(since)) => {
+                            let (m, s) = resync(&room, seat, since).await;
                             seen = s;
                             Some(m)
                         }
@@ -295,6 +348,28 @@ async fn still_held(
     }
 }
 
+/// How long a socket may go without a message from its client
+/// ([`crate::Config::ws_silence_timeout`]); for the three sockets.
+pub(crate) fn silence_timeout(state: &AppState) -> Duration {
+    state
+        .config()
+        .ws_silence_timeout
+        .max(Duration::from_millis(10))
+}
+
+/// Closes a socket whose client said nothing for too long (`1001 silent`:
+/// a web client reconnects, and speaks when it has something to say).
+pub(crate) async fn close_silent<S>(tx: &mut S)
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    let close = tx.send(Message::Close(Some(CloseFrame {
+        code: 1001,
+        reason: "silent".into(),
+    })));
+    let _ = tokio::time::timeout(Duration::from_secs(1), close).await;
+}
+
 /// Sends `m` unless the client reads nothing for `idle`; whether it went.
 async fn send_within(
     tx: &mut futures_util::stream::SplitSink<WebSocket, Message>,
@@ -310,8 +385,8 @@ enum Reply {
     None,
     /// A `pong`.
     Pong,
-    /// The whole state.
-    Resync,
+    /// What the client lacks after its ply (if it gave one).
+    Resync(Option<u64>),
 }
 
 /// One text message: what to answer, or an error (and whether it counts
@@ -344,7 +419,7 @@ async fn handle(
             Ok(Reply::None)
         }
         // Their result reaches every socket (a takeback as a whole state).
-        ClientMsg::Resign => {
+        ClientMsg::Resign {} => {
             state
                 .games()
                 .resign(id, token)
@@ -352,7 +427,7 @@ async fn handle(
                 .map_err(|e| (e.into(), false))?;
             Ok(Reply::None)
         }
-        ClientMsg::Abort => {
+        ClientMsg::Abort {} => {
             state
                 .games()
                 .abort(id, token)
@@ -360,7 +435,7 @@ async fn handle(
                 .map_err(|e| (e.into(), false))?;
             Ok(Reply::None)
         }
-        ClientMsg::Takeback => {
+        ClientMsg::Takeback {} => {
             state
                 .games()
                 .takeback(id, token)
@@ -384,7 +459,7 @@ async fn handle(
                 .map_err(|e| (e.into(), false))?;
             Ok(Reply::None)
         }
-        ClientMsg::Resync => Ok(Reply::Resync),
-        ClientMsg::Ping => Ok(Reply::Pong),
+        ClientMsg::Resync { ply } => Ok(Reply::Resync(ply)),
+        ClientMsg::Ping {} => Ok(Reply::Pong),
     }
 }

@@ -85,6 +85,22 @@ export const newDeviceLink = (id) => call('POST', `/api/games/${encodeURICompone
 /** Revokes the caller's device links. @param {string} id */
 export const revokeDeviceLinks = (id) => call('DELETE', `/api/games/${encodeURIComponent(id)}/devices`);
 
+/** How often an open socket says `ping` (ms): the server closes a socket
+ * whose client sends nothing for 5 minutes (answering its pings is not
+ * enough), so that silent sockets do not hold its descriptors. */
+const KEEP_ALIVE_MS = 120_000;
+
+/**
+ * Sends a `ping` message on `ws` every two minutes while it is open.
+ * @param {WebSocket} ws
+ */
+export function keepAlive(ws) {
+  const timer = window.setInterval(() => {
+    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'ping' }));
+  }, KEEP_ALIVE_MS);
+  ws.addEventListener('close', () => window.clearInterval(timer));
+}
+
 /**
  * A live connection to a game, reconnecting with backoff: a whole `state`
  * first (and after a `resync`), then `update`s with only what changed.
@@ -129,6 +145,7 @@ export class LiveGame {
       return;
     }
     this.ws = ws;
+    keepAlive(ws);
     ws.onopen = () => {
       this.attempt = 0;
       this.h.onStatus && this.h.onStatus('open');
@@ -185,10 +202,14 @@ export class LiveGame {
     return false;
   }
 
-  /** Asks for the whole state again (after a gap in the updates). */
-  resync() {
+  /**
+   * Asks for what the page lacks after a gap in the updates: the actions
+   * after its `ply` (the server answers the whole state when it has none).
+   * @param {number} [ply]
+   */
+  resync(ply) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
-      this.ws.send(JSON.stringify({ type: 'resync' }));
+      this.ws.send(JSON.stringify(typeof ply === 'number' ? { type: 'resync', ply } : { type: 'resync' }));
       return true;
     }
     return false;

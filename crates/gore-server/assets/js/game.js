@@ -304,7 +304,7 @@ export function gamePage(main, id) {
     refused(err);
     // A refused action may mean the page is behind: get the whole state.
     if (mine && (err.code === 'stale' || err.code === 'forbidden' || err.code === 'illegal_action' || err.code === 'game_over')) {
-      if (!(live && live.resync())) getGame(id).then((s) => onState(s, 'get'), () => undefined);
+      if (!(live && live.resync(st.s ? plyOf(st.s) : undefined))) getGame(id).then((s) => onState(s, 'get'), () => undefined);
     }
     if (!st.animating) update();
   }
@@ -405,7 +405,7 @@ export function gamePage(main, id) {
     const before = st.s;
     const r = st.applyUpdate(u);
     if (r === 'gap') {
-      if (!st.resyncing && live && live.resync()) st.resyncing = true;
+      if (!st.resyncing && live && live.resync(st.s ? plyOf(st.s) : undefined)) st.resyncing = true;
       return;
     }
     if (r === 'applied') {

@@ -4,7 +4,7 @@
 // lobby socket. The server pairs; the page shows what it says and, once
 // paired, opens the game. Names are shown as text, never as HTML.
 
-import { getMe } from './api.js';
+import { getMe, keepAlive } from './api.js';
 import { paceLabel } from './clock.js';
 import { h, toast } from './dom.js';
 import { errorText } from './errors.js';
@@ -163,6 +163,7 @@ export function lobbySection(opts) {
     if (closed || !section.isConnected && ws) return;
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
     ws = new WebSocket(`${proto}//${location.host}/api/lobby/ws`);
+    keepAlive(ws);
     ws.onopen = () => {
       retry = 500;
       status.textContent = t('lobby.live');

@@ -138,6 +138,8 @@ export class GameStore {
     const fresh = u.actions.filter((/** @type {Entry} */ e) => e.ply > have);
     const next = { ...this.s, ...headOf(u), actions: this.s.actions.concat(fresh) };
     this.trace.push({ kind: 'update', since, ply: plyOf(next), added: fresh.length, applied: true });
+    // A resync is answered by an update when the page gave its ply.
+    this.resyncing = false;
     this.take(next);
     return 'applied';
   }

@@ -6,9 +6,10 @@
 //! script (a Latin name with one Cyrillic `а` in it is refused: that is how
 //! look-alikes are made), beginning and ending with a letter or digit. It is
 //! kept in Unicode NFC. Refused too: the names of the AI and of the site's
-//! roles (`gore-ai`, `admin`, …), names that look like them (compared by
-//! their UTS #39 skeleton, so `G0RE-AI` and `gоre-ai` with a Cyrillic `о`
-//! are the same), and a short list of insults in the app's four languages,
+//! roles (`gore-ai`, `admin`, `root`, …), names that look like them
+//! (compared by their UTS #39 skeleton, so `G0RE-AI` and `gоre-ai` with a
+//! Cyrillic `о` are the same, and then with digits read as letters and
+//! accents dropped, so `G0re-A1` and `admín` are too), and a short list of insults in the app's four languages,
 //! looked for inside the skeleton. What a list cannot catch, a player's
 //! report can (issue 13, chat).
 //!
@@ -82,6 +83,10 @@ const RESERVED: &[&str] = &[
     "player",
     "playera",
     "playerb",
+    "root",
+    "superuser",
+    "sysop",
+    "webmaster",
 ];
 
 /// Insults looked for inside a name's skeleton (lowercase ASCII; the
@@ -164,6 +169,30 @@ fn loose(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// The loosest form, for the reserved names only: [`loose`] after the
+/// accents are dropped (`admín`, `Adm1n` and `ÁDMIN` are `admin`). Not for
+/// the insults, which are looked for inside names: there it would refuse
+/// innocent names (`coño` would be `cono`, inside `Conor`).
+fn plain(s: &str) -> Vec<String> {
+    let bare: String = s
+        .nfd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .collect();
+    loose(&bare)
+}
+
+/// Whether `name` is a reserved name written with look-alikes, digits for
+/// letters or accents (compared whole), or has the AI's name inside it.
+fn reserved(name: &str) -> bool {
+    let own = plain(name);
+    RESERVED
+        .iter()
+        .any(|r| plain(r).iter().any(|k| own.contains(k)))
+        || own
+            .iter()
+            .any(|k| plain("goreai").iter().any(|g| k.contains(g.as_str())))
+}
+
 /// Whether two names look alike (share a key).
 pub fn look_alike(a: &str, b: &str) -> bool {
     let (ka, kb) = (keys(a), keys(b));
@@ -191,12 +220,7 @@ impl Name {
         if !s.is_single_script() {
             return Err(NameError::MixedScript);
         }
-        let own = keys(&s);
-        let inside = |w: &str| {
-            own.iter()
-                .any(|k| keys(w).iter().any(|kw| k.contains(kw.as_str())))
-        };
-        if RESERVED.iter().any(|r| look_alike(r, &s)) || inside("goreai") {
+        if RESERVED.iter().any(|r| look_alike(r, &s)) || reserved(&s) {
             return Err(NameError::Reserved);
         }
         let own_loose = loose(&s);
@@ -283,6 +307,15 @@ mod tests {
             ("Admin", NameError::Reserved),
             ("g0re-ai", NameError::Reserved),
             ("moderator", NameError::Reserved),
+            // Digits for letters, accents, and `root` (issue 25, point 15).
+            ("Adm1n", NameError::Reserved),
+            ("admín", NameError::Reserved),
+            ("ÁDMIN", NameError::Reserved),
+            ("G0re-A1", NameError::Reserved),
+            ("xG0reA1x", NameError::Reserved),
+            ("root", NameError::Reserved),
+            ("r00t", NameError::Reserved),
+            ("5uperuser", NameError::Reserved),
             ("xFuCkx", NameError::Offensive),
             ("Sh1t-happens", NameError::Offensive),
             ("connard", NameError::Offensive),

@@ -874,6 +874,22 @@ impl Room {
         }
     }
 
+    /// What a client of `seat` that has the first `since` actions lacks:
+    /// the later ones and the head, as an update; `None` when the game has
+    /// not reached `since` (the client needs the whole state).
+    pub fn update_since(&self, seat: Option<Seat>, since: usize) -> Option<Update> {
+        if since > self.log.len() {
+            return None;
+        }
+        let with_legal = matches!((seat, self.actor()), (Some(s), Some(p)) if s.acts_for(p));
+        Some(Update {
+            id: self.info.id.clone(),
+            since,
+            actions: self.log[since..].to_vec(),
+            head: self.head(with_legal),
+        })
+    }
+
     /// The whole state as the holder of `seat` (`None`: a spectator) sees it.
     pub fn view(&self, seat: Option<Seat>) -> GameView {
         let with_legal = matches!((seat, self.actor()), (Some(s), Some(p)) if s.acts_for(p));
