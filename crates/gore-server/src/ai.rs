@@ -289,6 +289,8 @@ impl Inner {
             *n -= 1;
             if *n == 0 {
                 self.clients.remove(client);
+                // Nothing in flight: its next job is as a new client's.
+                self.waiting.forget(client);
             }
         }
     }
@@ -528,12 +530,13 @@ impl AiPool {
 /// pool: one line of jobs per client key, each line first come first
 /// served, the lines served in turn, the least recently served first.
 ///
-/// A line that empties is forgotten (the memory is the waiting jobs'); a
-/// key that comes back is as new, and a new key's turn comes before the
-/// keys already served, after the other new ones (by arrival). So a key
-/// with one job waits for at most one job of each other key, however many
-/// the others queued. The bounds (per key, overall) are the pool's: this
-/// queue holds what it is given.
+/// A key's last service is remembered until [`FairQueue::forget`] (the
+/// pool forgets a key once it has nothing waiting or running, so the
+/// memory is bounded by the jobs in flight); a key never served, or
+/// forgotten, comes before the keys already served, after the other new
+/// ones (by arrival). So a key with one job waits for at most one job of
+/// each other key, however many the others queued. The bounds (per key,
+/// overall) are the pool's: this queue holds what it is given.
 ///
 /// ```
 /// use gore_server::ai::{ClientKey, FairQueue};
@@ -550,6 +553,8 @@ impl AiPool {
 #[derive(Debug)]
 pub struct FairQueue<T> {
     lines: HashMap<ClientKey, Line<T>>,
+    /// When each key was last served, until forgotten.
+    served: HashMap<ClientKey, u64>,
     /// Services so far: a line's `served` is the count when it was last
     /// served (0: never).
     services: u64,
@@ -569,6 +574,7 @@ impl<T> Default for FairQueue<T> {
     fn default() -> Self {
         FairQueue {
             lines: HashMap::new(),
+            served: HashMap::new(),
             services: 0,
             len: 0,
         }
@@ -600,11 +606,12 @@ impl<T> FairQueue<T> {
     /// with each push (it names the job for [`FairQueue::remove`] and
     /// [`FairQueue::place`]).
     pub fn push(&mut self, key: ClientKey, seq: u64, job: T) {
+        let served = self.served.get(&key).copied().unwrap_or(0);
         self.lines
             .entry(key)
             .or_insert_with(|| Line {
                 jobs: VecDeque::new(),
-                turn: (0, seq),
+                turn: (served, seq),
             })
             .jobs
             .push_back((seq, job));
@@ -628,8 +635,14 @@ impl<T> FairQueue<T> {
         if line.jobs.is_empty() {
             self.lines.remove(&key);
         }
+        self.served.insert(key, self.services);
         self.len -= 1;
         Some(job)
+    }
+
+    /// Forgets when `key` was last served: its next job is as a new key's.
+    pub fn forget(&mut self, key: &ClientKey) {
+        self.served.remove(key);
     }
 
     /// Withdraws job `seq` of `key`, if it waits.
@@ -664,9 +677,10 @@ impl<T> FairQueue<T> {
         Some(rank + others)
     }
 
-    /// Empties the queue, returning its jobs.
+    /// Empties the queue (and forgets every key), returning its jobs.
     pub fn drain(&mut self) -> Vec<T> {
         self.len = 0;
+        self.served.clear();
         self.lines
             .drain()
             .flat_map(|(_, l)| l.jobs.into_iter().map(|(_, j)| j))
@@ -975,8 +989,9 @@ mod tests {
         );
         open_a.send(()).unwrap();
         assert_eq!(a.await.unwrap(), "a");
-        // a's place is free (b holds the thread now): c is taken.
-        assert_eq!(started(&starts), "b");
+        // Client 1 was served (a): the /64, never served and first to
+        // come, takes the thread; a's place is free: c is taken.
+        assert_eq!(started(&starts), "x1");
         assert_eq!(pool.client_jobs(&client(1)), 1);
         let c = pool.submit(quick(&tx, client(1), "c", 1)).unwrap();
         open_b.send(()).unwrap();
@@ -987,9 +1002,9 @@ mod tests {
         assert_eq!(other.await.unwrap(), "d");
         assert_eq!(c.await.unwrap(), "c");
         let order: Vec<String> = starts.try_iter().collect();
-        // One thread, keys in turn: the /64 (x1 came first), client 2 and
-        // client 1 (both never served: by arrival), then the /64 again.
-        assert_eq!(order, ["x1", "d", "c", "x2"]);
+        // One thread, keys in turn after x1: client 2 (never served),
+        // client 1 (served before the /64), the /64, client 1 again.
+        assert_eq!(order, ["d", "b", "x2", "c"]);
         assert_eq!(pool.stats(), AiStats::default());
     }
 
@@ -1140,8 +1155,17 @@ mod tests {
         assert_eq!(q.remove(&a, 1), Some(1));
         assert_eq!(q.remove(&a, 1), None);
         assert!(q.is_empty());
+        // A was served last (8): though it comes first now, B goes first;
+        // forgotten, A is as new again and first by arrival.
         q.push(a.clone(), 3, 5);
         q.push(b.clone(), 4, 6);
+        assert_eq!(q.place(&a, 3), Some(1));
+        assert_eq!(q.pop_where(|_| true), Some(6));
+        assert_eq!(q.pop_where(|_| true), Some(5));
+        q.forget(&a);
+        q.push(b.clone(), 5, 7);
+        q.push(a.clone(), 6, 9);
+        assert_eq!(q.place(&a, 6), Some(0), "forgotten: as new");
         assert_eq!(q.drain().len(), 2);
         assert_eq!(q.len(), 0);
     }
@@ -1157,15 +1181,13 @@ mod tests {
         let a1 = pool.submit(quick(&tx, client(1), "a1", 1)).unwrap();
         let a2 = pool.submit(quick(&tx, client(1), "a2", 1)).unwrap();
         let b1 = pool.submit(quick(&tx, client(2), "b1", 1)).unwrap();
-        // A's line is new again (a0 left it when it ran): a1, then b1.
-        assert_eq!(a1.place(), Some(0));
-        assert_eq!(b1.place(), Some(1));
+        // A was served (a0 runs): b1 first, then A's line in order.
+        assert_eq!(b1.place(), Some(0));
+        assert_eq!(a1.place(), Some(1));
         assert_eq!(a2.place(), Some(2));
         drop(a1);
-        // A withdrawn job frees its place; A's line keeps its turn (it
-        // came before B's and was not served).
-        assert_eq!(a2.place(), Some(0));
-        assert_eq!(b1.place(), Some(1));
+        assert_eq!(a2.place(), Some(1), "a withdrawn job frees its place");
+        assert_eq!(b1.place(), Some(0));
         open.send(()).unwrap();
         blocker.await.unwrap();
         assert_eq!(b1.await.unwrap(), "b1");

@@ -313,3 +313,69 @@ async fn exact_values_come_from_the_solved_database() {
     let msgs = until_done(&mut ws).await;
     assert!(!msgs.iter().any(|m| m["type"] == "exact"), "{msgs:?}");
 }
+
+/// An analysis socket for client `ip`, as a trusted proxy (the server
+/// trusts 127.0.0.1) forwards it.
+async fn analysis_ws_from(s: &Server, ip: &str) -> Ws {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = format!("ws://{}/api/analysis/ws", s.addr)
+        .into_client_request()
+        .unwrap();
+    req.headers_mut()
+        .insert("X-Forwarded-For", ip.parse().unwrap());
+    let (inner, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    Ws { inner, view: None }
+}
+
+#[tokio::test]
+async fn a_flooder_cannot_starve_another_address_and_a_queued_analysis_is_told_its_place() {
+    // One thread; nothing but `stop` (or the socket closing) ends the
+    // flooder's analyses: ten minutes, no node cap.
+    let s = server(|c| {
+        c.analysis_threads = 1;
+        c.analysis_per_client = 8;
+        c.analysis_time = Duration::from_secs(600);
+        c.analysis_nodes = u64::MAX;
+        c.trust_proxy = vec!["127.0.0.1".parse().unwrap()];
+    })
+    .await;
+    const FLOODER: &str = "203.0.113.1";
+    let mut f1 = analysis_ws_from(&s, FLOODER).await;
+    say(&mut f1, json!({"type": "analyse"})).await;
+    let m = next_msg(&mut f1).await;
+    assert_eq!(m["type"], "started", "{m}");
+    // f1 took the only thread; the flooder's next two wait, in order.
+    let mut f2 = analysis_ws_from(&s, FLOODER).await;
+    say(&mut f2, json!({"type": "analyse", "line": "a1"})).await;
+    assert_eq!(next_msg(&mut f2).await["type"], "started");
+    let q2 = next_msg(&mut f2).await;
+    assert_eq!(q2, json!({"type": "queued", "id": 1, "place": 0}));
+    let mut f3 = analysis_ws_from(&s, FLOODER).await;
+    say(&mut f3, json!({"type": "analyse", "line": "a2"})).await;
+    assert_eq!(next_msg(&mut f3).await["type"], "started");
+    let q3 = next_msg(&mut f3).await;
+    assert_eq!(q3, json!({"type": "queued", "id": 1, "place": 1}));
+
+    // The innocent asks once, last: the flooder was served (f1 runs), so
+    // the innocent's turn comes before the flooder's waiting two.
+    let mut innocent = analysis_ws_from(&s, "198.51.100.7").await;
+    say(
+        &mut innocent,
+        json!({"type": "analyse", "line": "a1 b1", "time_ms": 1}),
+    )
+    .await;
+    assert_eq!(next_msg(&mut innocent).await["type"], "started");
+    let q = next_msg(&mut innocent).await;
+    assert_eq!(q, json!({"type": "queued", "id": 1, "place": 0}));
+
+    // f1 ends: the innocent's analysis runs next and is done, while f2
+    // (ten minutes unless stopped) would hold the thread had it gone first.
+    say(&mut f1, json!({"type": "stop"})).await;
+    let done = next_of(&mut f1, "done").await;
+    assert_eq!(done["stopped"], true, "{done}");
+    let done = next_of(&mut innocent, "done").await;
+    assert_eq!(done["id"], 1, "{done}");
+    // Only now f2 runs (its first finding comes); f3 still waits.
+    let m = next_msg(&mut f2).await;
+    assert_ne!(m["type"], "done", "{m}");
+}
