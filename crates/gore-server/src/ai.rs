@@ -19,10 +19,11 @@
 //!   wait, so `queue` 0 means "run now or refuse".
 //! - **Turns by address** ([`FairQueue`]): each client key has its own
 //!   line of waiting jobs, first come first served; a free thread serves
-//!   the line least recently served (a key that had nothing waiting counts
-//!   as never served, joining ahead of those already served), so keys take
-//!   turns whatever their jobs cost, and a client that asks once waits for
-//!   at most one job of each other key, never for a flooder's whole line
+//!   the key least recently served (one not served lately first, by
+//!   arrival), so keys take turns whatever their jobs cost, and a client
+//!   that asks now and then goes before the keys that were served since
+//!   its last job: it waits for the searches running, never for a
+//!   flooder's line, nor, with many flooding addresses, for each of them
 //!   (issue 25: cheapest-first let level-11 floods starve level 12, and
 //!   reviews jump ahead of analyses). A waiting job's
 //!   [`AiTicket::place`] is the number of jobs that will run before it.
@@ -289,8 +290,6 @@ impl Inner {
             *n -= 1;
             if *n == 0 {
                 self.clients.remove(client);
-                // Nothing in flight: its next job is as a new client's.
-                self.waiting.forget(client);
             }
         }
     }
@@ -530,13 +529,15 @@ impl AiPool {
 /// pool: one line of jobs per client key, each line first come first
 /// served, the lines served in turn, the least recently served first.
 ///
-/// A key's last service is remembered until [`FairQueue::forget`] (the
-/// pool forgets a key once it has nothing waiting or running, so the
-/// memory is bounded by the jobs in flight); a key never served, or
-/// forgotten, comes before the keys already served, after the other new
-/// ones (by arrival). So a key with one job waits for at most one job of
-/// each other key, however many the others queued. The bounds (per key,
-/// overall) are the pool's: this queue holds what it is given.
+/// A key's last service is remembered for the next [`FairQueue::MEMORY`]
+/// services (so the memory is bounded however many keys come); a key not
+/// served within them counts as never served: it comes before the keys
+/// served since, after the other such keys (by arrival). So a key with
+/// one job waits for at most one job of each other key, however many the
+/// others queued, and none of those served since its own last job (a
+/// flood's addresses that ask again as soon as answered go after it). The
+/// bounds (per key, overall) are the pool's: this queue holds what it is
+/// given.
 ///
 /// ```
 /// use gore_server::ai::{ClientKey, FairQueue};
@@ -553,8 +554,10 @@ impl AiPool {
 #[derive(Debug)]
 pub struct FairQueue<T> {
     lines: HashMap<ClientKey, Line<T>>,
-    /// When each key was last served, until forgotten.
+    /// When each key was last served, within the last `memory` services
+    /// (older entries are swept when there are twice as many).
     served: HashMap<ClientKey, u64>,
+    memory: u64,
     /// Services so far: a line's `served` is the count when it was last
     /// served (0: never).
     services: u64,
@@ -575,6 +578,7 @@ impl<T> Default for FairQueue<T> {
         FairQueue {
             lines: HashMap::new(),
             served: HashMap::new(),
+            memory: Self::MEMORY,
             services: 0,
             len: 0,
         }
@@ -582,9 +586,21 @@ impl<T> Default for FairQueue<T> {
 }
 
 impl<T> FairQueue<T> {
+    /// Services for which a key's last one is remembered.
+    pub const MEMORY: u64 = 1024;
+
     /// An empty queue.
     pub fn new() -> FairQueue<T> {
         FairQueue::default()
+    }
+
+    /// An empty queue remembering a key's last service for `memory`
+    /// services (at least one).
+    pub fn with_memory(memory: u64) -> FairQueue<T> {
+        FairQueue {
+            memory: memory.max(1),
+            ..FairQueue::default()
+        }
     }
 
     /// Jobs waiting.
@@ -606,7 +622,12 @@ impl<T> FairQueue<T> {
     /// with each push (it names the job for [`FairQueue::remove`] and
     /// [`FairQueue::place`]).
     pub fn push(&mut self, key: ClientKey, seq: u64, job: T) {
-        let served = self.served.get(&key).copied().unwrap_or(0);
+        let served = self
+            .served
+            .get(&key)
+            .copied()
+            .filter(|&t| self.services - t < self.memory)
+            .unwrap_or(0);
         self.lines
             .entry(key)
             .or_insert_with(|| Line {
@@ -636,13 +657,12 @@ impl<T> FairQueue<T> {
             self.lines.remove(&key);
         }
         self.served.insert(key, self.services);
+        if self.served.len() as u64 > 2 * self.memory {
+            let (now, memory) = (self.services, self.memory);
+            self.served.retain(|_, t| now - *t < memory);
+        }
         self.len -= 1;
         Some(job)
-    }
-
-    /// Forgets when `key` was last served: its next job is as a new key's.
-    pub fn forget(&mut self, key: &ClientKey) {
-        self.served.remove(key);
     }
 
     /// Withdraws job `seq` of `key`, if it waits.
@@ -1155,19 +1175,48 @@ mod tests {
         assert_eq!(q.remove(&a, 1), Some(1));
         assert_eq!(q.remove(&a, 1), None);
         assert!(q.is_empty());
-        // A was served last (8): though it comes first now, B goes first;
-        // forgotten, A is as new again and first by arrival.
+        // A was served last (8): though it comes first now, B goes first.
         q.push(a.clone(), 3, 5);
         q.push(b.clone(), 4, 6);
         assert_eq!(q.place(&a, 3), Some(1));
         assert_eq!(q.pop_where(|_| true), Some(6));
         assert_eq!(q.pop_where(|_| true), Some(5));
-        q.forget(&a);
-        q.push(b.clone(), 5, 7);
-        q.push(a.clone(), 6, 9);
-        assert_eq!(q.place(&a, 6), Some(0), "forgotten: as new");
-        assert_eq!(q.drain().len(), 2);
-        assert_eq!(q.len(), 0);
+        assert_eq!(q.drain().len(), 0);
+    }
+
+    #[test]
+    fn the_fair_queue_remembers_the_last_services_only() {
+        let (a, b, c) = (client(1), client(2), client(3));
+        let mut q = FairQueue::with_memory(2);
+        // Served in the order A, B: both remembered, B the later.
+        q.push(a.clone(), 0, "a1");
+        q.push(b.clone(), 1, "b1");
+        assert_eq!(q.pop_where(|_| true), Some("a1"));
+        assert_eq!(q.pop_where(|_| true), Some("b1"));
+        // They ask again, then C, never served: C first, then A, then B.
+        q.push(b.clone(), 2, "b2");
+        q.push(a.clone(), 3, "a2");
+        q.push(c.clone(), 4, "c1");
+        assert_eq!(q.place(&c, 4), Some(0));
+        assert_eq!(q.place(&a, 3), Some(1));
+        assert_eq!(q.place(&b, 2), Some(2));
+        assert_eq!(q.pop_where(|_| true), Some("c1"));
+        assert_eq!(q.pop_where(|_| true), Some("a2"));
+        assert_eq!(q.pop_where(|_| true), Some("b2"));
+        // Services 3, 4, 5 were C, A, B: C's (3) is two services old, out
+        // of a memory of two: C counts as never served, before B and A.
+        q.push(b.clone(), 5, "b3");
+        q.push(a.clone(), 6, "a3");
+        q.push(c.clone(), 7, "c2");
+        assert_eq!(q.place(&c, 7), Some(0), "C's service is forgotten");
+        assert_eq!(q.place(&a, 6), Some(1));
+        assert_eq!(q.place(&b, 5), Some(2));
+        // The sweep keeps at most twice the memory.
+        for n in 0..10u8 {
+            q.push(client(10 + n), 100 + u64::from(n), "x");
+            q.pop_where(|&j| j == "x");
+        }
+        assert!(q.served.len() <= 4, "{}", q.served.len());
     }
 
     #[tokio::test]
