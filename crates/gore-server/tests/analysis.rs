@@ -404,12 +404,12 @@ async fn many_flooding_addresses_do_not_starve_an_address_that_asks_now_and_then
     }
     // Round one: each flooder's analysis runs in turn, stopped, and is
     // asked for again at once (the second and third wait meanwhile).
-    for i in 0..2 {
-        say(&mut flood[i], json!({"type": "stop"})).await;
-        let done = next_of(&mut flood[i], "done").await;
+    for ws in &mut flood[..2] {
+        say(ws, json!({"type": "stop"})).await;
+        let done = next_of(ws, "done").await;
         assert_eq!(done["stopped"], true, "{done}");
-        say(&mut flood[i], json!({"type": "analyse", "line": "a1"})).await;
-        let again = next_of(&mut flood[i], "started").await;
+        say(ws, json!({"type": "analyse", "line": "a1"})).await;
+        let again = next_of(ws, "started").await;
         assert_eq!(again["id"], 2, "{again}");
     }
     // The third runs; the first two wait, served lately (first, second).
