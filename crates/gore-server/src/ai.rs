@@ -126,8 +126,9 @@ pub struct AiJob<R> {
     pub client: ClientKey,
     /// Which game it is for (one job per game).
     pub game: String,
-    /// Its cost, for the order: lower is cheaper and goes first (the AI
-    /// level, for instance).
+    /// Its cost (the AI level, for instance): above the pool's
+    /// `cheap_max` the job is expensive and may not take the thread kept
+    /// for cheap ones. It plays no part in the order (turns by client).
     pub cost: u32,
     /// The search.
     pub work: Work<R>,
