@@ -268,6 +268,13 @@ def ai_starve(bin_dir, n, seconds=25.0, warmup=3.0):
     lock = threading.Lock()
 
     def keep_playing(xff):
+        try:
+            play(xff)
+        except (OSError, http.client.HTTPException, KeyError, TypeError, IndexError):
+            if not stop.is_set():
+                raise
+
+    def play(xff):
         # One game: answer every AI reply at once with the first legal action.
         while not stop.is_set():
             st, g = api(host, port, "POST", "/api/games", {"mode": "ai", "level": FLOOD_LEVEL, "colour": "B"}, xff)
