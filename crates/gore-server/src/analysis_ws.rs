@@ -3,7 +3,8 @@
 //! over [`crate::domain::analysis`]: one analysis at a time per socket (a
 //! new `analyse` stops the running one, whose `done` comes first), each on
 //! the analysis pool under the server's caps, the pool's cap per client
-//! answered `busy`, starts counted by the address's rate limiter.
+//! answered `busy`, starts counted by the address's rate limiter. An
+//! analysis waiting for a thread is told its place (`queued`).
 
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
