@@ -15,8 +15,11 @@
 //!   [`AiBusy::Client`].
 //! - **A bounded queue**: at most `queue` jobs wait for a thread; a job
 //!   that would wait beyond that is refused [`AiBusy::Queue`], never
-//!   queued without end. A job that a free thread takes at once does not
-//!   wait, so `queue` 0 means "run now or refuse".
+//!   queued without end, unless its client has none waiting and fewer
+//!   than `queue` clients do (a flood from fewer addresses than places
+//!   does not shut the others out: at most `2 × queue` jobs wait). A job
+//!   that a free thread takes at once does not wait, so `queue` 0 means
+//!   "run now or refuse".
 //! - **Turns by address** ([`FairQueue`]): each client key has its own
 //!   line of waiting jobs, first come first served; a free thread serves
 //!   the key least recently served (one not served lately first, by
@@ -322,6 +325,15 @@ impl Inner {
         given
     }
 
+    /// Whether a job of `client` may wait: fewer than `queue` jobs wait,
+    /// or the client has none waiting and fewer than `queue` clients do
+    /// (so a flood that fills the queue from fewer addresses than places
+    /// does not shut the others out; at most `2 × queue` jobs wait).
+    fn has_room(&self, client: &ClientKey, queue: usize) -> bool {
+        self.waiting.len() < queue
+            || (self.waiting.len_of(client) == 0 && self.waiting.keys() < queue)
+    }
+
     fn has_idle(&self) -> bool {
         self.slots.iter().any(|s| matches!(s, Slot::Idle))
     }
@@ -442,7 +454,7 @@ impl AiPool {
             let at_once = g.has_idle()
                 && !g.shutdown
                 && (!expensive || g.running_expensive < shared.expensive_cap);
-            if !at_once && g.waiting.len() >= shared.queue {
+            if !at_once && !g.has_room(&job.client, shared.queue) {
                 return Err(AiBusy::Queue {
                     limit: shared.queue,
                 });
@@ -495,7 +507,7 @@ impl AiPool {
         let at_once = g.has_idle()
             && !g.shutdown
             && (!expensive || g.running_expensive < shared.expensive_cap);
-        if !at_once && g.waiting.len() >= shared.queue {
+        if !at_once && !g.has_room(client, shared.queue) {
             return Err(AiBusy::Queue {
                 limit: shared.queue,
             });
@@ -612,6 +624,11 @@ impl<T> FairQueue<T> {
     /// Whether no job waits.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Keys with jobs waiting.
+    pub fn keys(&self) -> usize {
+        self.lines.len()
     }
 
     /// Jobs waiting from `key`.
@@ -1052,6 +1069,38 @@ mod tests {
         // Refused jobs never ran.
         let order: Vec<String> = starts.try_iter().collect();
         assert_eq!(order, ["w1", "w2"]);
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_still_takes_an_address_with_nothing_waiting() {
+        // Two places; one address fills them: another address, with
+        // nothing waiting, still gets in (one line more, up to two lines).
+        let pool = AiPool::new(1, 2, 10, 10).unwrap();
+        let (tx, starts) = mpsc::channel();
+        let (blocker, open) = gated(&tx, client(1), "run", 1);
+        let blocker = pool.submit(blocker).unwrap();
+        assert_eq!(started(&starts), "run");
+        let f1 = pool.submit(quick(&tx, client(1), "f1", 1)).unwrap();
+        let f2 = pool.submit(quick(&tx, client(1), "f2", 1)).unwrap();
+        let f3 = pool.submit(quick(&tx, client(1), "f3", 1));
+        assert_eq!(f3.unwrap_err(), AiBusy::Queue { limit: 2 });
+        assert_eq!(pool.check(&client(2), 1), Ok(()));
+        let innocent = pool.submit(quick(&tx, client(2), "i", 1)).unwrap();
+        assert_eq!(pool.stats().waiting, 3);
+        // Two addresses wait now: a third is refused, and so is the
+        // second's next job (its line is in).
+        assert_eq!(pool.check(&client(3), 1), Err(AiBusy::Queue { limit: 2 }));
+        let other = pool.submit(quick(&tx, client(3), "o", 1));
+        assert_eq!(other.unwrap_err(), AiBusy::Queue { limit: 2 });
+        let again = pool.submit(quick(&tx, client(2), "i2", 1));
+        assert_eq!(again.unwrap_err(), AiBusy::Queue { limit: 2 });
+        open.send(()).unwrap();
+        blocker.await.unwrap();
+        assert_eq!(innocent.await.unwrap(), "i");
+        f1.await.unwrap();
+        f2.await.unwrap();
+        let order: Vec<String> = starts.try_iter().collect();
+        assert_eq!(order, ["i", "f1", "f2"]);
     }
 
     #[tokio::test]
