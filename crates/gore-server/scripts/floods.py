@@ -44,7 +44,24 @@ and 5 s after the flood.
 one address; meanwhile an innocent sends `GET /api/me`: prints his p50/p99
 before and during, and the attacker's answers.
 
-Python's standard library only.
+`ai-starve`: issue 25's starving scenario. N addresses (`X-Forwarded-For`)
+each keep 2 level-11 games going (the AI moves first; each reply is
+answered at once with the first legal action) for 25 s; after 3 s, an
+innocent address creates level-12 games one after another (the AI to move
+first) and waits for each one's first reply. Prints the innocent's replies,
+waits (median, max) and refusals, and the flood's replies.
+
+    python3 crates/gore-server/scripts/floods.py ai-starve target/release 40
+
+`analysis`: N addresses each keep one analysis socket asking for the
+longest analysis (the server's cap, 10 s) again as soon as one is done;
+after 3 s, an innocent address asks for a 300 ms analysis, five times one
+after another: prints each one's time from `analyse` to `done` (or that
+it was not done within 25 s), and its first `queued` place.
+
+    python3 crates/gore-server/scripts/floods.py analysis target/release 16
+
+Python's standard library only (a minimal WebSocket client below).
 """
 import http.client, json, os, resource, socket, subprocess, sys, tempfile, threading, time
 
@@ -375,6 +392,202 @@ def password(bin_dir, n):
     print(f"innocent GET /api/me before: p50 {pct(before, .5):.1f} ms, p99 {pct(before, .99):.1f} ms ({len(before)} requests)")
     print(f"innocent GET /api/me during: p50 {pct(during, .5):.1f} ms, p99 {pct(during, .99):.1f} ms ({len(during)} requests)")
     print(f"{n} connections of wrong current passwords for 20 s: answers {acodes}")
+# The levels of issue 25's scenario: the flood's (cheaper, searched first
+# before the fix) and the innocent's.
+FLOOD_LEVEL = 11
+
+def api(host, port, method, path, body=None, xff=None, token=None):
+    c = http.client.HTTPConnection(host, port, timeout=120)
+    headers = {"Content-Type": "application/json"}
+    if xff:
+        headers["X-Forwarded-For"] = xff
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    c.request(method, path, json.dumps(body) if body is not None else None, headers)
+    res = c.getresponse()
+    data = res.read()
+    c.close()
+    try:
+        return res.status, json.loads(data or b"null")
+    except ValueError:
+        return res.status, None
+
+def ai_starve(bin_dir, n, seconds=25.0, warmup=3.0):
+    db = tempfile.mkdtemp() + "/gore.sqlite3"
+    p, host, port = serve(bin_dir, db, "--trust-proxy", "127.0.0.1", "--max-conns-per-ip", "100000")
+    stop = threading.Event()
+    flood = {"replies": 0, "refused": 0}
+    lock = threading.Lock()
+
+    def keep_playing(xff):
+        try:
+            play(xff)
+        except (OSError, http.client.HTTPException, KeyError, TypeError, IndexError):
+            if not stop.is_set():
+                raise
+
+    def play(xff):
+        # One game: answer every AI reply at once with the first legal action.
+        while not stop.is_set():
+            st, g = api(host, port, "POST", "/api/games", {"mode": "ai", "level": FLOOD_LEVEL, "colour": "B"}, xff)
+            if st != 201:
+                with lock:
+                    flood["refused"] += 1
+                time.sleep(0.2)
+                continue
+            seen = 0
+            while not stop.is_set():
+                st, v = api(host, port, "GET", f"/api/games/{g['id']}", xff=xff, token=g["token"])
+                if st != 200 or v["status"] == "over":
+                    break
+                if len(v["actions"]) > seen and v["to_move"] == "B" and not v["thinking"]:
+                    with lock:
+                        flood["replies"] += 1
+                    seen = len(v["actions"]) + 1
+                    api(host, port, "POST", f"/api/games/{g['id']}/actions",
+                        {"action": v["legal"][0], "ply": len(v["actions"])}, xff, g["token"])
+                else:
+                    time.sleep(0.05)
+
+    ts = []
+    for i in range(n):
+        for _ in range(2):
+            t = threading.Thread(target=keep_playing, args=(f"198.51.{i // 250}.{1 + i % 250}",), daemon=True)
+            t.start()
+            ts.append(t)
+    time.sleep(warmup)
+    waits, refused, pending = [], 0, None
+    end = time.time() + seconds - warmup
+    k = 0
+    while time.time() < end:
+        xff = f"203.0.113.{1 + k % 250}"
+        k += 1
+        t0 = time.time()
+        st, g = api(host, port, "POST", "/api/games", {"mode": "ai", "level": TOP_LEVEL, "colour": "B"}, xff)
+        if st != 201:
+            refused += 1
+            time.sleep(0.5)
+            continue
+        while time.time() < end:
+            st, v = api(host, port, "GET", f"/api/games/{g['id']}", xff=xff)
+            if st == 200 and len(v["actions"]) >= 1:
+                waits.append(time.time() - t0)
+                break
+            time.sleep(0.05)
+        else:
+            pending = time.time() - t0
+    stop.set()
+    p.kill()
+    p.wait()
+    w = sorted(waits)
+    med = f"{w[len(w) // 2] * 1e3:.0f}" if w else "-"
+    mx = f"{w[-1] * 1e3:.0f}" if w else "-"
+    print(f"{n} addresses x 2 level-{FLOOD_LEVEL} games, {seconds:.0f} s: the flood got {flood['replies']} replies "
+          f"({flood['refused']} creations refused); the innocent's level-{TOP_LEVEL} games: {len(waits)} first replies, "
+          f"wait median {med} ms, max {mx} ms, {refused} of {k} creations refused"
+          + (f", one still waiting after {pending * 1e3:.0f} ms" if pending else ""))
+
+class Ws:
+    """A minimal WebSocket client (RFC 6455): text frames, masked."""
+
+    def __init__(self, host, port, path, xff):
+        import base64
+        self.s = socket.create_connection((host, port), timeout=60)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.s.sendall((f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                        f"X-Forwarded-For: {xff}\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.s.recv(1)
+            if not chunk:
+                raise OSError("closed during the handshake")
+            head += chunk
+        if b" 101 " not in head.split(b"\r\n")[0]:
+            raise OSError(head.split(b"\r\n")[0].decode())
+        self.buf = b""
+
+    def send(self, obj):
+        data = json.dumps(obj).encode()
+        mask = os.urandom(4)
+        n = len(data)
+        head = bytes([0x81]) + (bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big"))
+        self.s.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+
+    def _read(self, n):
+        while len(self.buf) < n:
+            chunk = self.s.recv(65536)
+            if not chunk:
+                raise OSError("closed")
+            self.buf += chunk
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def recv(self):
+        """The next JSON text message (pings answered, others skipped)."""
+        while True:
+            b0, b1 = self._read(2)
+            n = b1 & 0x7F
+            if n == 126:
+                n = int.from_bytes(self._read(2), "big")
+            elif n == 127:
+                n = int.from_bytes(self._read(8), "big")
+            data = self._read(n)
+            op = b0 & 0x0F
+            if op == 0x1:
+                return json.loads(data)
+            if op == 0x9:  # ping: pong with the same payload
+                mask = os.urandom(4)
+                self.s.sendall(bytes([0x8A, 0x80 | len(data)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+            elif op == 0x8:
+                raise OSError("closed by the server")
+
+def analysis(bin_dir, n, seconds=25.0, warmup=3.0):
+    db = tempfile.mkdtemp() + "/gore.sqlite3"
+    p, host, port = serve(bin_dir, db, "--trust-proxy", "127.0.0.1", "--max-conns-per-ip", "100000")
+    stop = threading.Event()
+    done = {"n": 0}
+
+    def flooder(xff):
+        try:
+            ws = Ws(host, port, "/api/analysis/ws", xff)
+            ws.send({"type": "analyse"})
+            while not stop.is_set():
+                m = ws.recv()
+                if m["type"] in ("done", "error"):
+                    done["n"] += 1
+                    if m["type"] == "error":
+                        time.sleep(0.5)
+                    ws.send({"type": "analyse"})
+        except OSError:
+            pass
+
+    for i in range(n):
+        threading.Thread(target=flooder, args=(f"198.51.{i // 250}.{1 + i % 250}",), daemon=True).start()
+    time.sleep(warmup)
+    ws = Ws(host, port, "/api/analysis/ws", "203.0.113.7")
+    ws.s.settimeout(seconds)
+    for r in range(5):
+        t0 = time.time()
+        ws.send({"type": "analyse", "line": "a1", "time_ms": 300})
+        place = None
+        try:
+            while True:
+                m = ws.recv()
+                if m["type"] == "queued" and place is None:
+                    place = m["place"]
+                if m["type"] == "error":
+                    print(f"innocent analysis {r + 1}: refused: {m['error']}")
+                    break
+                if m["type"] == "done":
+                    print(f"innocent analysis {r + 1} (300 ms): done after {(time.time() - t0) * 1e3:.0f} ms"
+                          f" (first place told: {place})")
+                    break
+        except (socket.timeout, OSError):
+            print(f"innocent analysis {r + 1} (300 ms): not done after {seconds:.0f} s (first place told: {place})")
+            break
+    stop.set()
+    print(f"{n} flooding addresses: {done['n']} of their analyses ended meanwhile")
     p.kill()
     p.wait()
 
@@ -388,6 +601,10 @@ if __name__ == "__main__":
         signup(bin_dir, int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else "taken")
     elif cmd == "password":
         password(bin_dir, int(sys.argv[3]))
+    elif cmd == "ai-starve":
+        ai_starve(bin_dir, int(sys.argv[3]))
+    elif cmd == "analysis":
+        analysis(bin_dir, int(sys.argv[3]))
     elif cmd == "gets":
         gets(bin_dir, sys.argv[3], sys.argv[4])
     else:

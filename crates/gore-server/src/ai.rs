@@ -15,11 +15,21 @@
 //!   [`AiBusy::Client`].
 //! - **A bounded queue**: at most `queue` jobs wait for a thread; a job
 //!   that would wait beyond that is refused [`AiBusy::Queue`], never
-//!   queued without end. A job that a free thread takes at once does not
-//!   wait, so `queue` 0 means "run now or refuse".
-//! - **Cheapest first**: a free thread takes the cheapest waiting job (the
-//!   lowest cost), first come first served among equal costs; so a weaker
-//!   level never waits behind a stronger one.
+//!   queued without end, unless its client has none waiting and fewer
+//!   than `queue` clients do (a flood from fewer addresses than places
+//!   does not shut the others out: at most `2 × queue` jobs wait). A job
+//!   that a free thread takes at once does not wait, so `queue` 0 means
+//!   "run now or refuse".
+//! - **Turns by address** ([`FairQueue`]): each client key has its own
+//!   line of waiting jobs, first come first served; a free thread serves
+//!   the key least recently served (one not served lately first, by
+//!   arrival), so keys take turns whatever their jobs cost, and a client
+//!   that asks now and then goes before the keys that were served since
+//!   its last job: it waits for the searches running, never for a
+//!   flooder's line, nor, with many flooding addresses, for each of them
+//!   (issue 25: cheapest-first let level-11 floods starve level 12, and
+//!   reviews jump ahead of analyses). A waiting job's
+//!   [`AiTicket::place`] is the number of jobs that will run before it.
 //! - **A lane kept for cheap jobs**: a job whose cost is above `cheap_max`
 //!   is *expensive*; with two threads or more, expensive jobs occupy at
 //!   most `threads - 1` threads, so one thread is always there for cheap
@@ -53,7 +63,7 @@
 //! ```
 
 use std::any::Any;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::future::Future;
 use std::net::IpAddr;
@@ -119,8 +129,9 @@ pub struct AiJob<R> {
     pub client: ClientKey,
     /// Which game it is for (one job per game).
     pub game: String,
-    /// Its cost, for the order: lower is cheaper and goes first (the AI
-    /// level, for instance).
+    /// Its cost (the AI level, for instance): above the pool's
+    /// `cheap_max` the job is expensive and may not take the thread kept
+    /// for cheap ones. It plays no part in the order (turns by client).
     pub cost: u32,
     /// The search.
     pub work: Work<R>,
@@ -246,8 +257,9 @@ enum Slot {
 }
 
 struct Inner {
-    /// By (cost, arrival): the first is the next to run.
-    waiting: BTreeMap<(u32, u64), Task>,
+    /// Waiting jobs, by client key: the next to run is the least recently
+    /// served key's first.
+    waiting: FairQueue<Task>,
     slots: Vec<Slot>,
     running: usize,
     running_expensive: usize,
@@ -286,10 +298,12 @@ impl Inner {
         }
     }
 
-    /// Gives waiting jobs to idle threads, cheapest first, keeping the lane
-    /// for cheap jobs. Afterwards, if a thread is idle, nothing waiting may
-    /// take it: the queue is empty or its cheapest job is expensive with
-    /// the expensive threads all taken. Returns whether it gave any.
+    /// Gives waiting jobs to idle threads, key by key in turn, keeping the
+    /// lane for cheap jobs (a key whose first job is expensive keeps its
+    /// turn while the expensive threads are all taken). Afterwards, if a
+    /// thread is idle, nothing waiting may take it: the queue is empty or
+    /// every line's first job is expensive with the expensive threads all
+    /// taken. Returns whether it gave any.
     fn dispatch(&mut self, expensive_cap: usize) -> bool {
         let mut given = false;
         if self.shutdown {
@@ -299,21 +313,25 @@ impl Inner {
             if !matches!(self.slots[i], Slot::Idle) {
                 continue;
             }
-            let Some(entry) = self.waiting.first_entry() else {
+            let lane_full = self.running_expensive >= expensive_cap;
+            let Some(task) = self.waiting.pop_where(|t| !(t.expensive && lane_full)) else {
                 break;
             };
-            // The cheapest is expensive, so all are: they wait for the
-            // expensive threads.
-            if entry.get().expensive && self.running_expensive >= expensive_cap {
-                break;
-            }
-            let task = entry.remove();
             self.running += 1;
             self.running_expensive += usize::from(task.expensive);
             self.slots[i] = Slot::Assigned(task);
             given = true;
         }
         given
+    }
+
+    /// Whether a job of `client` may wait: fewer than `queue` jobs wait,
+    /// or the client has none waiting and fewer than `queue` clients do
+    /// (so a flood that fills the queue from fewer addresses than places
+    /// does not shut the others out; at most `2 × queue` jobs wait).
+    fn has_room(&self, client: &ClientKey, queue: usize) -> bool {
+        self.waiting.len() < queue
+            || (self.waiting.len_of(client) == 0 && self.waiting.keys() < queue)
     }
 
     fn has_idle(&self) -> bool {
@@ -331,8 +349,8 @@ impl Drop for Handle {
         let dropped = {
             let mut g = self.shared.lock();
             g.shutdown = true;
-            let waiting = std::mem::take(&mut g.waiting);
-            for task in waiting.values() {
+            let waiting = g.waiting.drain();
+            for task in &waiting {
                 g.release(&task.client, &task.game);
             }
             for slot in &g.slots {
@@ -381,7 +399,7 @@ impl AiPool {
         let threads = threads.max(1);
         let shared = Arc::new(Shared {
             inner: Mutex::new(Inner {
-                waiting: BTreeMap::new(),
+                waiting: FairQueue::new(),
                 slots: (0..threads).map(|_| Slot::Idle).collect(),
                 running: 0,
                 running_expensive: 0,
@@ -436,12 +454,12 @@ impl AiPool {
             let at_once = g.has_idle()
                 && !g.shutdown
                 && (!expensive || g.running_expensive < shared.expensive_cap);
-            if !at_once && g.waiting.len() >= shared.queue {
+            if !at_once && !g.has_room(&job.client, shared.queue) {
                 return Err(AiBusy::Queue {
                     limit: shared.queue,
                 });
             }
-            key = (job.cost, g.next_seq);
+            key = (job.client.clone(), g.next_seq);
             g.next_seq += 1;
             g.games.insert(job.game.clone());
             *g.clients.entry(job.client.clone()).or_insert(0) += 1;
@@ -453,8 +471,9 @@ impl AiPool {
                     let _ = tx.send(*r);
                 }
             });
-            g.waiting.insert(
-                key,
+            g.waiting.push(
+                key.0.clone(),
+                key.1,
                 Task {
                     client: job.client,
                     game: job.game,
@@ -488,7 +507,7 @@ impl AiPool {
         let at_once = g.has_idle()
             && !g.shutdown
             && (!expensive || g.running_expensive < shared.expensive_cap);
-        if !at_once && g.waiting.len() >= shared.queue {
+        if !at_once && !g.has_room(client, shared.queue) {
             return Err(AiBusy::Queue {
                 limit: shared.queue,
             });
@@ -516,6 +535,194 @@ impl AiPool {
     /// Whether this game has a job in flight (the AI is "thinking").
     pub fn is_thinking(&self, game: &str) -> bool {
         self.handle.shared.lock().games.contains(game)
+    }
+}
+
+/// The scheduler's queue, shared by the games' AI pool and the analysis
+/// pool: one line of jobs per client key, each line first come first
+/// served, the lines served in turn, the least recently served first.
+///
+/// A key's last service is remembered for the next [`FairQueue::MEMORY`]
+/// services (so the memory is bounded however many keys come); a key not
+/// served within them counts as never served: it comes before the keys
+/// served since, after the other such keys (by arrival). So a key with
+/// one job waits for at most one job of each other key, however many the
+/// others queued, and none of those served since its own last job (a
+/// flood's addresses that ask again as soon as answered go after it). The
+/// bounds (per key, overall) are the pool's: this queue holds what it is
+/// given.
+///
+/// ```
+/// use gore_server::ai::{ClientKey, FairQueue};
+///
+/// let (a, b) = (ClientKey::named("A"), ClientKey::named("B"));
+/// let mut q = FairQueue::new();
+/// for (n, (who, job)) in [(&a, "a1"), (&a, "a2"), (&a, "a3"), (&b, "b1")].into_iter().enumerate() {
+///     q.push(who.clone(), n as u64, job);
+/// }
+/// assert_eq!(q.place(&b, 3), Some(1), "after a1 only");
+/// let order: Vec<_> = std::iter::from_fn(|| q.pop_where(|_| true)).collect();
+/// assert_eq!(order, ["a1", "b1", "a2", "a3"]);
+/// ```
+#[derive(Debug)]
+pub struct FairQueue<T> {
+    lines: HashMap<ClientKey, Line<T>>,
+    /// When each key was last served, within the last `memory` services
+    /// (older entries are swept when there are twice as many).
+    served: HashMap<ClientKey, u64>,
+    memory: u64,
+    /// Services so far: a line's `served` is the count when it was last
+    /// served (0: never).
+    services: u64,
+    len: usize,
+}
+
+#[derive(Debug)]
+struct Line<T> {
+    /// (arrival number, job), in arrival order.
+    jobs: VecDeque<(u64, T)>,
+    /// When it was last served (0: never), then when it was made: the
+    /// lowest turn goes first.
+    turn: (u64, u64),
+}
+
+impl<T> Default for FairQueue<T> {
+    fn default() -> Self {
+        FairQueue {
+            lines: HashMap::new(),
+            served: HashMap::new(),
+            memory: Self::MEMORY,
+            services: 0,
+            len: 0,
+        }
+    }
+}
+
+impl<T> FairQueue<T> {
+    /// Services for which a key's last one is remembered.
+    pub const MEMORY: u64 = 1024;
+
+    /// An empty queue.
+    pub fn new() -> FairQueue<T> {
+        FairQueue::default()
+    }
+
+    /// An empty queue remembering a key's last service for `memory`
+    /// services (at least one).
+    pub fn with_memory(memory: u64) -> FairQueue<T> {
+        FairQueue {
+            memory: memory.max(1),
+            ..FairQueue::default()
+        }
+    }
+
+    /// Jobs waiting.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no job waits.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Keys with jobs waiting.
+    pub fn keys(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Jobs waiting from `key`.
+    pub fn len_of(&self, key: &ClientKey) -> usize {
+        self.lines.get(key).map_or(0, |l| l.jobs.len())
+    }
+
+    /// Queues `job` of `key`; `seq` is its arrival number, increasing
+    /// with each push (it names the job for [`FairQueue::remove`] and
+    /// [`FairQueue::place`]).
+    pub fn push(&mut self, key: ClientKey, seq: u64, job: T) {
+        let served = self
+            .served
+            .get(&key)
+            .copied()
+            .filter(|&t| self.services - t < self.memory)
+            .unwrap_or(0);
+        self.lines
+            .entry(key)
+            .or_insert_with(|| Line {
+                jobs: VecDeque::new(),
+                turn: (served, seq),
+            })
+            .jobs
+            .push_back((seq, job));
+        self.len += 1;
+    }
+
+    /// Takes the next job: the first of the line whose turn it is, among
+    /// the lines whose first job `may_run` accepts (the others keep their
+    /// turn).
+    pub fn pop_where(&mut self, may_run: impl Fn(&T) -> bool) -> Option<T> {
+        let key = self
+            .lines
+            .iter()
+            .filter(|(_, l)| l.jobs.front().is_some_and(|(_, j)| may_run(j)))
+            .min_by_key(|(_, l)| l.turn)
+            .map(|(k, _)| k.clone())?;
+        let line = self.lines.get_mut(&key)?;
+        let (_, job) = line.jobs.pop_front()?;
+        self.services += 1;
+        line.turn = (self.services, line.turn.1);
+        if line.jobs.is_empty() {
+            self.lines.remove(&key);
+        }
+        self.served.insert(key, self.services);
+        if self.served.len() as u64 > 2 * self.memory {
+            let (now, memory) = (self.services, self.memory);
+            self.served.retain(|_, t| now - *t < memory);
+        }
+        self.len -= 1;
+        Some(job)
+    }
+
+    /// Withdraws job `seq` of `key`, if it waits.
+    pub fn remove(&mut self, key: &ClientKey, seq: u64) -> Option<T> {
+        let line = self.lines.get_mut(key)?;
+        let at = line.jobs.iter().position(|(s, _)| *s == seq)?;
+        let (_, job) = line.jobs.remove(at)?;
+        if line.jobs.is_empty() {
+            self.lines.remove(key);
+        }
+        self.len -= 1;
+        Some(job)
+    }
+
+    /// The number of jobs that will run before job `seq` of `key` if no
+    /// other arrives (and every job may run): `None` if it does not wait.
+    /// Its line's earlier jobs, and of each other line as many as rounds
+    /// come before its own turn: one more than its rank in its line for a
+    /// line whose turn is earlier, its rank for the others.
+    pub fn place(&self, key: &ClientKey, seq: u64) -> Option<usize> {
+        let line = self.lines.get(key)?;
+        let rank = line.jobs.iter().position(|(s, _)| *s == seq)?;
+        let others: usize = self
+            .lines
+            .iter()
+            .filter(|(k, _)| *k != key)
+            .map(|(_, l)| {
+                let rounds = if l.turn < line.turn { rank + 1 } else { rank };
+                l.jobs.len().min(rounds)
+            })
+            .sum();
+        Some(rank + others)
+    }
+
+    /// Empties the queue (and forgets every key), returning its jobs.
+    pub fn drain(&mut self) -> Vec<T> {
+        self.len = 0;
+        self.served.clear();
+        self.lines
+            .drain()
+            .flat_map(|(_, l)| l.jobs.into_iter().map(|(_, j)| j))
+            .collect()
     }
 }
 
@@ -581,7 +788,8 @@ fn worker(shared: &Shared, i: usize) {
 #[must_use = "dropping a ticket withdraws its job"]
 pub struct AiTicket<R> {
     rx: oneshot::Receiver<R>,
-    key: (u32, u64),
+    /// Its client key and arrival number, its place in the queue.
+    key: (ClientKey, u64),
     stop: Arc<AtomicBool>,
     shared: Arc<Shared>,
     done: bool,
@@ -590,7 +798,7 @@ pub struct AiTicket<R> {
 impl<R> AiTicket<R> {
     fn new(
         rx: oneshot::Receiver<R>,
-        key: (u32, u64),
+        key: (ClientKey, u64),
         stop: Arc<AtomicBool>,
         shared: Arc<Shared>,
     ) -> AiTicket<R> {
@@ -611,12 +819,20 @@ impl<R> AiTicket<R> {
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
     }
+
+    /// While the job waits for a thread, the number of jobs that will run
+    /// before it if no other arrives (see [`FairQueue::place`]); `None`
+    /// once a thread has it (or it is over).
+    pub fn place(&self) -> Option<usize> {
+        let g = self.shared.lock();
+        g.waiting.place(&self.key.0, self.key.1)
+    }
 }
 
 impl<R> fmt::Debug for AiTicket<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AiTicket")
-            .field("cost", &self.key.0)
+            .field("client", &self.key.0)
             .field("done", &self.done)
             .finish_non_exhaustive()
     }
@@ -644,7 +860,7 @@ impl<R> Drop for AiTicket<R> {
         }
         let withdrawn = {
             let mut g = self.shared.lock();
-            let task = g.waiting.remove(&self.key);
+            let task = g.waiting.remove(&self.key.0, self.key.1);
             if let Some(t) = &task {
                 g.release(&t.client, &t.game);
             }
@@ -811,8 +1027,9 @@ mod tests {
         );
         open_a.send(()).unwrap();
         assert_eq!(a.await.unwrap(), "a");
-        // a's place is free (b holds the thread now): c is taken.
-        assert_eq!(started(&starts), "b");
+        // Client 1 was served (a): the /64, never served and first to
+        // come, takes the thread; a's place is free: c is taken.
+        assert_eq!(started(&starts), "x1");
         assert_eq!(pool.client_jobs(&client(1)), 1);
         let c = pool.submit(quick(&tx, client(1), "c", 1)).unwrap();
         open_b.send(()).unwrap();
@@ -823,8 +1040,9 @@ mod tests {
         assert_eq!(other.await.unwrap(), "d");
         assert_eq!(c.await.unwrap(), "c");
         let order: Vec<String> = starts.try_iter().collect();
-        // One thread, equal costs: first come, first served.
-        assert_eq!(order, ["x1", "x2", "d", "c"]);
+        // One thread, keys in turn after x1: client 2 (never served),
+        // client 1 (served before the /64), the /64, client 1 again.
+        assert_eq!(order, ["d", "b", "x2", "c"]);
         assert_eq!(pool.stats(), AiStats::default());
     }
 
@@ -851,6 +1069,38 @@ mod tests {
         // Refused jobs never ran.
         let order: Vec<String> = starts.try_iter().collect();
         assert_eq!(order, ["w1", "w2"]);
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_still_takes_an_address_with_nothing_waiting() {
+        // Two places; one address fills them: another address, with
+        // nothing waiting, still gets in (one line more, up to two lines).
+        let pool = AiPool::new(1, 2, 10, 10).unwrap();
+        let (tx, starts) = mpsc::channel();
+        let (blocker, open) = gated(&tx, client(1), "run", 1);
+        let blocker = pool.submit(blocker).unwrap();
+        assert_eq!(started(&starts), "run");
+        let f1 = pool.submit(quick(&tx, client(1), "f1", 1)).unwrap();
+        let f2 = pool.submit(quick(&tx, client(1), "f2", 1)).unwrap();
+        let f3 = pool.submit(quick(&tx, client(1), "f3", 1));
+        assert_eq!(f3.unwrap_err(), AiBusy::Queue { limit: 2 });
+        assert_eq!(pool.check(&client(2), 1), Ok(()));
+        let innocent = pool.submit(quick(&tx, client(2), "i", 1)).unwrap();
+        assert_eq!(pool.stats().waiting, 3);
+        // Two addresses wait now: a third is refused, and so is the
+        // second's next job (its line is in).
+        assert_eq!(pool.check(&client(3), 1), Err(AiBusy::Queue { limit: 2 }));
+        let other = pool.submit(quick(&tx, client(3), "o", 1));
+        assert_eq!(other.unwrap_err(), AiBusy::Queue { limit: 2 });
+        let again = pool.submit(quick(&tx, client(2), "i2", 1));
+        assert_eq!(again.unwrap_err(), AiBusy::Queue { limit: 2 });
+        open.send(()).unwrap();
+        blocker.await.unwrap();
+        assert_eq!(innocent.await.unwrap(), "i");
+        f1.await.unwrap();
+        f2.await.unwrap();
+        let order: Vec<String> = starts.try_iter().collect();
+        assert_eq!(order, ["i", "f1", "f2"]);
     }
 
     #[tokio::test]
@@ -898,7 +1148,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_cheapest_waiting_job_goes_first() {
+    async fn one_address_is_served_first_come_first_served_whatever_the_cost() {
         let pool = AiPool::new(1, 16, 16, 100).unwrap();
         let (tx, starts) = mpsc::channel();
         let (blocker, open) = gated(&tx, client(1), "blocker", 8);
@@ -921,7 +1171,148 @@ mod tests {
             t.await.unwrap();
         }
         let order: Vec<String> = starts.try_iter().collect();
-        assert_eq!(order, ["c1", "c2", "m1", "e1", "e2", "e3"]);
+        // One client's line: in arrival order (cheapest-first, the old
+        // policy, would have run c1, c2, m1 first).
+        assert_eq!(order, ["e1", "e2", "c1", "m1", "c2", "e3"]);
+    }
+
+    #[test]
+    fn the_fair_queue_serves_keys_in_turn_and_tells_places() {
+        let (a, b, c) = (client(1), client(2), client(3));
+        let mut q = FairQueue::new();
+        q.push(a.clone(), 0, "a1");
+        q.push(a.clone(), 1, "a2");
+        q.push(a.clone(), 2, "a3");
+        q.push(b.clone(), 3, "b1");
+        assert_eq!(q.len(), 4);
+        // a1 first (A came first), then one round: b1 before a2.
+        assert_eq!(q.place(&a, 0), Some(0));
+        assert_eq!(q.place(&b, 3), Some(1));
+        assert_eq!(q.place(&a, 1), Some(2));
+        assert_eq!(q.place(&a, 2), Some(3));
+        assert_eq!(q.place(&b, 99), None, "not queued");
+        assert_eq!(q.pop_where(|_| true), Some("a1"));
+        // A was served: B's turn, though B came last.
+        assert_eq!(q.place(&b, 3), Some(0));
+        assert_eq!(q.place(&a, 1), Some(1));
+        // C arrives, never served: after B (earlier, never served), before
+        // A's second.
+        q.push(c.clone(), 4, "c1");
+        assert_eq!(q.place(&c, 4), Some(1));
+        assert_eq!(q.place(&a, 1), Some(2));
+        assert_eq!(q.pop_where(|_| true), Some("b1"));
+        assert_eq!(q.pop_where(|_| true), Some("c1"));
+        assert_eq!(q.pop_where(|_| true), Some("a2"));
+        assert_eq!(q.pop_where(|_| true), Some("a3"));
+        assert_eq!(q.pop_where(|_| true), None);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn the_fair_queue_skips_a_line_that_may_not_run_and_keeps_its_turn() {
+        let (a, b) = (client(1), client(2));
+        let mut q = FairQueue::new();
+        q.push(a.clone(), 0, 8);
+        q.push(a.clone(), 1, 1);
+        q.push(b.clone(), 2, 1);
+        // A's first job (8) may not run: B's goes; A's second waits
+        // behind its first (each line is in order).
+        assert_eq!(q.pop_where(|&cost| cost < 8), Some(1));
+        assert_eq!(q.len_of(&b), 0);
+        assert_eq!(q.pop_where(|&cost| cost < 8), None);
+        assert_eq!(q.pop_where(|_| true), Some(8));
+        // A withdrawn job leaves its line; an emptied line is forgotten.
+        assert_eq!(q.remove(&a, 1), Some(1));
+        assert_eq!(q.remove(&a, 1), None);
+        assert!(q.is_empty());
+        // A was served last (8): though it comes first now, B goes first.
+        q.push(a.clone(), 3, 5);
+        q.push(b.clone(), 4, 6);
+        assert_eq!(q.place(&a, 3), Some(1));
+        assert_eq!(q.pop_where(|_| true), Some(6));
+        assert_eq!(q.pop_where(|_| true), Some(5));
+        assert_eq!(q.drain().len(), 0);
+    }
+
+    #[test]
+    fn the_fair_queue_remembers_the_last_services_only() {
+        let (a, b, c) = (client(1), client(2), client(3));
+        let mut q = FairQueue::with_memory(2);
+        // Served in the order A, B: both remembered, B the later.
+        q.push(a.clone(), 0, "a1");
+        q.push(b.clone(), 1, "b1");
+        assert_eq!(q.pop_where(|_| true), Some("a1"));
+        assert_eq!(q.pop_where(|_| true), Some("b1"));
+        // They ask again, then C, never served: C first, then A, then B.
+        q.push(b.clone(), 2, "b2");
+        q.push(a.clone(), 3, "a2");
+        q.push(c.clone(), 4, "c1");
+        assert_eq!(q.place(&c, 4), Some(0));
+        assert_eq!(q.place(&a, 3), Some(1));
+        assert_eq!(q.place(&b, 2), Some(2));
+        assert_eq!(q.pop_where(|_| true), Some("c1"));
+        assert_eq!(q.pop_where(|_| true), Some("a2"));
+        assert_eq!(q.pop_where(|_| true), Some("b2"));
+        // Services 3, 4, 5 were C, A, B: C's (3) is two services old, out
+        // of a memory of two: C counts as never served, before B and A.
+        q.push(b.clone(), 5, "b3");
+        q.push(a.clone(), 6, "a3");
+        q.push(c.clone(), 7, "c2");
+        assert_eq!(q.place(&c, 7), Some(0), "C's service is forgotten");
+        assert_eq!(q.place(&a, 6), Some(1));
+        assert_eq!(q.place(&b, 5), Some(2));
+        // The sweep keeps at most twice the memory.
+        for n in 0..10u8 {
+            q.push(client(10 + n), 100 + u64::from(n), "x");
+            q.pop_where(|&j| j == "x");
+        }
+        assert!(q.served.len() <= 4, "{}", q.served.len());
+    }
+
+    #[tokio::test]
+    async fn a_waiting_ticket_knows_its_place() {
+        let pool = AiPool::new(1, 16, 16, 100).unwrap();
+        let (tx, starts) = mpsc::channel();
+        let (blocker, open) = gated(&tx, client(1), "a0", 1);
+        let blocker = pool.submit(blocker).unwrap();
+        assert_eq!(started(&starts), "a0");
+        assert_eq!(blocker.place(), None, "running");
+        let a1 = pool.submit(quick(&tx, client(1), "a1", 1)).unwrap();
+        let a2 = pool.submit(quick(&tx, client(1), "a2", 1)).unwrap();
+        let b1 = pool.submit(quick(&tx, client(2), "b1", 1)).unwrap();
+        // A was served (a0 runs): b1 first, then A's line in order.
+        assert_eq!(b1.place(), Some(0));
+        assert_eq!(a1.place(), Some(1));
+        assert_eq!(a2.place(), Some(2));
+        drop(a1);
+        assert_eq!(a2.place(), Some(1), "a withdrawn job frees its place");
+        assert_eq!(b1.place(), Some(0));
+        open.send(()).unwrap();
+        blocker.await.unwrap();
+        assert_eq!(b1.await.unwrap(), "b1");
+        assert_eq!(a2.await.unwrap(), "a2");
+    }
+
+    #[tokio::test]
+    async fn addresses_take_turns_whatever_the_cost() {
+        let pool = AiPool::new(1, 16, 16, 100).unwrap();
+        let (tx, starts) = mpsc::channel();
+        let (blocker, open) = gated(&tx, client(9), "blocker", 8);
+        let blocker = pool.submit(blocker).unwrap();
+        assert_eq!(started(&starts), "blocker");
+        // A floods (cheap jobs), then B asks once (an expensive one).
+        let mut tickets = Vec::new();
+        for (who, game, cost) in [(1, "a1", 1), (1, "a2", 1), (1, "a3", 1), (2, "b1", 8)] {
+            tickets.push(pool.submit(quick(&tx, client(who), game, cost)).unwrap());
+        }
+        open.send(()).unwrap();
+        blocker.await.unwrap();
+        for t in tickets {
+            t.await.unwrap();
+        }
+        let order: Vec<String> = starts.try_iter().collect();
+        // B waits for one of A's jobs, not for all three.
+        assert_eq!(order, ["a1", "b1", "a2", "a3"]);
     }
 
     #[tokio::test]

@@ -3,7 +3,8 @@
 //! over [`crate::domain::analysis`]: one analysis at a time per socket (a
 //! new `analyse` stops the running one, whose `done` comes first), each on
 //! the analysis pool under the server's caps, the pool's cap per client
-//! answered `busy`, starts counted by the address's rate limiter.
+//! answered `busy`, starts counted by the address's rate limiter. An
+//! analysis waiting for a thread is told its place (`queued`).
 
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,6 +29,10 @@ pub const MESSAGE_LIMIT: usize = 32 * 1024;
 const ABUSE_LIMIT: u32 = 5;
 /// The server pings this often at most.
 const PING_EVERY: Duration = Duration::from_secs(30);
+/// A waiting analysis's place is looked at this often, and told when it
+/// changed (the pool has no event for a place moving up: a look is one
+/// lock, cheap).
+const PLACE_EVERY: Duration = Duration::from_secs(1);
 
 /// Names the analysis jobs of sockets without an address apart.
 static SOCKETS: AtomicU64 = AtomicU64::new(0);
@@ -100,6 +105,8 @@ fn done_message(id: u64, s: &Summary) -> AnalysisServerMsg {
 struct Current {
     id: u64,
     ticket: crate::ai::AiTicket<Summary>,
+    /// Its place in the pool's queue as last told (`None`: running).
+    place: Option<usize>,
 }
 
 /// Serves one analysis socket until it closes.
@@ -132,6 +139,8 @@ pub async fn session(
     let mut abuse = 0u32;
     let mut ping = tokio::time::interval(PING_EVERY.min(idle / 2));
     ping.tick().await;
+    let mut places = tokio::time::interval(PLACE_EVERY);
+    places.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let silence = tokio::time::sleep(idle);
     tokio::pin!(silence);
     // Pongs prove a client is there, not that it uses the socket: one that
@@ -224,6 +233,16 @@ pub async fn session(
                 }
             }
             _ = ping.tick() => raw = Some(Message::Ping(Default::default())),
+            _ = places.tick(), if current.as_ref().is_some_and(|c| c.place.is_some()) => {
+                let c = current.as_mut().expect("guarded");
+                let place = c.ticket.place();
+                if place != c.place {
+                    c.place = place;
+                    if let Some(place) = place {
+                        out.push(AnalysisServerMsg::Queued { id: c.id, place });
+                    }
+                }
+            }
         }
         // Nothing runs now: start what was asked for.
         if finished && current.is_none() {
@@ -240,12 +259,18 @@ pub async fn session(
                 ) {
                     Ok((c, started)) => {
                         count += 1;
+                        // Waiting for a thread: say where it stands.
+                        let place = c.ticket.place();
                         current = Some(Current {
                             id: count,
                             ticket: c.ticket,
+                            place,
                         });
                         events = Some(c.events);
                         out.push(started);
+                        if let Some(place) = place {
+                            out.push(AnalysisServerMsg::Queued { id: count, place });
+                        }
                     }
                     Err(e) => out.push(AnalysisServerMsg::Error { error: e }),
                 }

@@ -1004,6 +1004,16 @@ pub enum AnalysisServerMsg {
         /// Its limits.
         limits: AnalysisLimits,
     },
+    /// The analysis waits for a thread of the analysis pool: `place`
+    /// analyses (of any client) will run before it if no other comes.
+    /// Sent after `started` when it waits, and again when its place
+    /// changes; its findings come once it runs.
+    Queued {
+        /// The analysis.
+        id: u64,
+        /// Analyses that will run before it.
+        place: usize,
+    },
     /// The solved database's values (no-trade rules, a layer present).
     Exact {
         /// The analysis.

@@ -121,3 +121,80 @@ async fn an_ai_flood_does_not_starve_an_innocent_game() {
         .unwrap();
     assert_eq!(again.status(), 503);
 }
+
+/// Item 5 of issue 25. One address queues six top-level games, each with
+/// the AI to move first, on a server of one AI thread; then another
+/// address asks for one. Before, jobs of equal cost ran first come first
+/// served (and a cheaper one always first: a level-11 flood starved level
+/// 12 for ever; the pool's unit tests show the order ignores the cost
+/// now): the innocent waited for the flood's six searches. Now addresses
+/// take turns: the innocent's search runs right after the one running
+/// when it asked, before the flood's others. Observed by the order the
+/// AI's first replies arrive on the games' sockets; each search takes the
+/// top level's time, so a reply cannot overtake another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ai_flood_from_one_address_does_not_make_another_address_wait_its_turn() {
+    const FLOOD: usize = 6;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_in(&dir);
+    config.ai_threads = 1;
+    config.ai_per_client = FLOOD;
+    config.ai_time = Duration::from_secs(2);
+    let s = Server::start_with(dir, config).await;
+    let level = gore_ai::MAX_LEVEL;
+
+    // Each game's socket reports the game's name at the AI's first action.
+    let (tx, mut replies) = tokio::sync::mpsc::unbounded_channel();
+    let watch = |name: String, g: Value| {
+        let tx = tx.clone();
+        let s = &s;
+        async move {
+            let mut ws = s
+                .ws(
+                    g["id"].as_str().unwrap(),
+                    Some(g["token"].as_str().unwrap()),
+                )
+                .await;
+            tokio::spawn(async move {
+                state_with(&mut ws, 1).await;
+                let _ = tx.send(name);
+            });
+        }
+    };
+    let attacker = client_from(Ipv4Addr::new(127, 0, 0, 1));
+    for i in 0..FLOOD {
+        let g = create(
+            &attacker,
+            &s,
+            json!({"mode": "ai", "level": level, "colour": "B"}),
+        )
+        .await;
+        watch(format!("flood-{i}"), g).await;
+    }
+    let innocent = client_from(Ipv4Addr::new(127, 0, 0, 2));
+    let g = create(
+        &innocent,
+        &s,
+        json!({"mode": "ai", "level": level, "colour": "B"}),
+    )
+    .await;
+    // Replies already in: searches over before the innocent asked.
+    let mut done_before = Vec::new();
+    while let Ok(name) = replies.try_recv() {
+        done_before.push(name);
+    }
+    watch("innocent".to_string(), g).await;
+    let mut overtook = Vec::new();
+    loop {
+        let name = replies.recv().await.expect("a reply");
+        if name == "innocent" {
+            break;
+        }
+        overtook.push(name);
+        // At most the flood's search running when the innocent asked.
+        assert!(
+            overtook.len() <= 1,
+            "the innocent waited for {overtook:?} (done before it asked: {done_before:?})"
+        );
+    }
+}

@@ -313,3 +313,128 @@ async fn exact_values_come_from_the_solved_database() {
     let msgs = until_done(&mut ws).await;
     assert!(!msgs.iter().any(|m| m["type"] == "exact"), "{msgs:?}");
 }
+
+/// An analysis socket for client `ip`, as a trusted proxy (the server
+/// trusts 127.0.0.1) forwards it.
+async fn analysis_ws_from(s: &Server, ip: &str) -> Ws {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = format!("ws://{}/api/analysis/ws", s.addr)
+        .into_client_request()
+        .unwrap();
+    req.headers_mut()
+        .insert("X-Forwarded-For", ip.parse().unwrap());
+    let (inner, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    Ws { inner, view: None }
+}
+
+#[tokio::test]
+async fn a_flooder_cannot_starve_another_address_and_a_queued_analysis_is_told_its_place() {
+    // One thread; nothing but `stop` (or the socket closing) ends the
+    // flooder's analyses: ten minutes, no node cap.
+    let s = server(|c| {
+        c.analysis_threads = 1;
+        c.analysis_per_client = 8;
+        c.analysis_time = Duration::from_secs(600);
+        c.analysis_nodes = u64::MAX;
+        c.trust_proxy = vec!["127.0.0.1".parse().unwrap()];
+    })
+    .await;
+    const FLOODER: &str = "203.0.113.1";
+    let mut f1 = analysis_ws_from(&s, FLOODER).await;
+    say(&mut f1, json!({"type": "analyse"})).await;
+    let m = next_msg(&mut f1).await;
+    assert_eq!(m["type"], "started", "{m}");
+    // f1 took the only thread; the flooder's next two wait, in order.
+    let mut f2 = analysis_ws_from(&s, FLOODER).await;
+    say(&mut f2, json!({"type": "analyse", "line": "a1"})).await;
+    assert_eq!(next_msg(&mut f2).await["type"], "started");
+    let q2 = next_msg(&mut f2).await;
+    assert_eq!(q2, json!({"type": "queued", "id": 1, "place": 0}));
+    let mut f3 = analysis_ws_from(&s, FLOODER).await;
+    say(&mut f3, json!({"type": "analyse", "line": "a2"})).await;
+    assert_eq!(next_msg(&mut f3).await["type"], "started");
+    let q3 = next_msg(&mut f3).await;
+    assert_eq!(q3, json!({"type": "queued", "id": 1, "place": 1}));
+
+    // The innocent asks once, last: the flooder was served (f1 runs), so
+    // the innocent's turn comes before the flooder's waiting two.
+    let mut innocent = analysis_ws_from(&s, "198.51.100.7").await;
+    say(
+        &mut innocent,
+        json!({"type": "analyse", "line": "a1 b1", "time_ms": 1}),
+    )
+    .await;
+    assert_eq!(next_msg(&mut innocent).await["type"], "started");
+    let q = next_msg(&mut innocent).await;
+    assert_eq!(q, json!({"type": "queued", "id": 1, "place": 0}));
+
+    // f1 ends: the innocent's analysis runs next and is done, while f2
+    // (ten minutes unless stopped) would hold the thread had it gone first.
+    say(&mut f1, json!({"type": "stop"})).await;
+    let done = next_of(&mut f1, "done").await;
+    assert_eq!(done["stopped"], true, "{done}");
+    let done = next_of(&mut innocent, "done").await;
+    assert_eq!(done["id"], 1, "{done}");
+    // Only now f2 runs (its first finding comes); f3 still waits.
+    let m = next_msg(&mut f2).await;
+    assert_ne!(m["type"], "done", "{m}");
+}
+
+/// Item 6 of issue 25, at a small scale: many addresses, each with one
+/// long analysis at a time, asked again as soon as the last is over.
+/// Before, the analyses ran first come first served, so an innocent's
+/// short analysis waited for every flooder's (16 × 10 s). Now the pool
+/// serves the least recently served address first: the flooders, served
+/// lately, go after the innocent, who waits for the running one only.
+#[tokio::test]
+async fn many_flooding_addresses_do_not_starve_an_address_that_asks_now_and_then() {
+    let s = server(|c| {
+        c.analysis_threads = 1;
+        c.analysis_time = Duration::from_secs(600);
+        c.analysis_nodes = u64::MAX;
+        c.trust_proxy = vec!["127.0.0.1".parse().unwrap()];
+    })
+    .await;
+    let mut flood = Vec::new();
+    for ip in ["203.0.113.1", "203.0.113.2", "203.0.113.3"] {
+        let mut ws = analysis_ws_from(&s, ip).await;
+        say(&mut ws, json!({"type": "analyse"})).await;
+        assert_eq!(next_msg(&mut ws).await["type"], "started");
+        flood.push(ws);
+    }
+    // Round one: each flooder's analysis runs in turn, stopped, and is
+    // asked for again at once (the second and third wait meanwhile).
+    for ws in &mut flood[..2] {
+        say(ws, json!({"type": "stop"})).await;
+        let done = next_of(ws, "done").await;
+        assert_eq!(done["stopped"], true, "{done}");
+        say(ws, json!({"type": "analyse", "line": "a1"})).await;
+        let again = next_of(ws, "started").await;
+        assert_eq!(again["id"], 2, "{again}");
+    }
+    // The third runs; the first two wait, served lately (first, second).
+    // The first was told place 1 when it asked (behind the third), then
+    // 0 once the third ran.
+    let q = next_of(&mut flood[0], "queued").await;
+    assert_eq!(q["place"], 1, "{q}");
+    let q = next_of(&mut flood[0], "queued").await;
+    assert_eq!(q["place"], 0, "{q}");
+    let q = next_of(&mut flood[1], "queued").await;
+    assert_eq!(q["place"], 1, "{q}");
+
+    let mut innocent = analysis_ws_from(&s, "198.51.100.7").await;
+    say(
+        &mut innocent,
+        json!({"type": "analyse", "line": "a1 b1", "time_ms": 300}),
+    )
+    .await;
+    assert_eq!(next_msg(&mut innocent).await["type"], "started");
+    let q = next_msg(&mut innocent).await;
+    assert_eq!(q, json!({"type": "queued", "id": 1, "place": 0}));
+    // The running one ends: the innocent's runs and is done, while the
+    // flooders' next ones (ten minutes each) still wait or run.
+    say(&mut flood[2], json!({"type": "stop"})).await;
+    next_of(&mut flood[2], "done").await;
+    let done = next_of(&mut innocent, "done").await;
+    assert_eq!(done["id"], 1, "{done}");
+}

@@ -8,7 +8,7 @@
 // Link contract: /analysis?rules=…&gpn=…&line=a1+b2…&ply=n.
 
 import { h, linkField, copyButton, announce } from './dom.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 import { call } from './api.js';
 import { Board } from './board.js';
 import { HOLES, parseGpn } from './gpn.js';
@@ -24,7 +24,8 @@ const START_GPN = '6,6,6,6/6,6,6,6 AAAA/BBBB 0-0 A -';
  * @typedef {{v: number[], lo: number[], hi: number[], exact: boolean}} ExactV
  * @typedef {{id: number, depth: number, expected: number[]|null, line: string[], nodes: number,
  *   timeMs: number, actions: Record<string, {expected: number[], depth: number, ends: boolean}>,
- *   exact: {position: ExactV, actions: Record<string, ExactV>}|null, done: boolean, stopped: boolean}} Eval
+ *   exact: {position: ExactV, actions: Record<string, ExactV>}|null, done: boolean, stopped: boolean,
+ *   queued: number|null}} Eval
  */
 
 /** @param {string} rules @returns {{preset: string, seeds: number}} */
@@ -143,7 +144,7 @@ export function analysisPage(main) {
       st.wsError = '';
       retries = 0;
       drawStatus();
-      st.ev = { id: m.id, depth: 0, expected: null, line: [], nodes: 0, timeMs: 0, actions: {}, exact: null, done: false, stopped: false };
+      st.ev = { id: m.id, depth: 0, expected: null, line: [], nodes: 0, timeMs: 0, actions: {}, exact: null, done: false, stopped: false, queued: null };
     } else if (m.type === 'error') {
       st.pending = 0;
       st.wsError = errorText(m.error);
@@ -157,9 +158,14 @@ export function analysisPage(main) {
       }
     } else if (!st.ev || m.id !== st.ev.id) {
       return; // A finding of an analysis replaced since.
+    } else if (m.type === 'queued') {
+      // Waiting for the server's analysis thread: its place in the line.
+      st.ev.queued = m.place;
     } else if (m.type === 'depth') {
+      st.ev.queued = null;
       Object.assign(st.ev, { depth: m.depth, expected: m.expected, line: m.line, nodes: m.nodes, timeMs: m.time_ms });
     } else if (m.type === 'action') {
+      st.ev.queued = null;
       st.ev.actions[m.action] = { expected: m.expected, depth: m.depth, ends: m.ends };
     } else if (m.type === 'exact') {
       /** @type {Record<string, ExactV>} */
@@ -167,6 +173,7 @@ export function analysisPage(main) {
       for (const a of m.actions) acts[a.action] = a;
       st.ev.exact = { position: m.position, actions: acts };
     } else if (m.type === 'done') {
+      st.ev.queued = null;
       st.ev.done = true;
       st.ev.stopped = m.stopped;
       st.ev.nodes = m.nodes;
@@ -337,7 +344,8 @@ export function analysisPage(main) {
       h('dt', {}, t('analysis.depth')), h('dd', { id: 'an-depth' }, String(ev.depth)),
       h('dt', {}, t('analysis.bestLine')), h('dd', { id: 'an-line', class: 'an-line' }, ev.line.join(' ') || '…'),
       h('dt', {}, t('analysis.nodes')), h('dd', { id: 'an-nodes' }, ev.nodes.toLocaleString())));
-    box.append(h('p', { class: 'muted', id: 'an-state' }, ev.done ? t(ev.stopped ? 'analysis.stopped' : 'analysis.done') : t('analysis.running')));
+    const queued = ev.queued === 0 ? t('analysis.queuedNext') : ev.queued ? tn('analysis.queued', ev.queued) : '';
+    box.append(h('p', { class: 'muted', id: 'an-state' }, ev.done ? t(ev.stopped ? 'analysis.stopped' : 'analysis.done') : queued || t('analysis.running')));
   }
 
   function drawActions() {

@@ -1,7 +1,8 @@
 //! Game reviews: a finished game's (by its id) or an uploaded record's,
 //! computed by [`gore_learn::review`] on the analysis pool (never the
 //! games' AI pool) at a budget the server decides, bounded per client by
-//! the pool. A game's review is kept in a bounded LRU cache, so that a
+//! the pool and served in turn with the analyses, address by address
+//! ([`crate::ai::FairQueue`]: a review no longer jumps ahead of them). A game's review is kept in a bounded LRU cache, so that a
 //! second visitor gets it at once; visitors asking while it is computed
 //! wait for the same computation.
 

@@ -2063,7 +2063,8 @@ impl Games {
             .clone()
             .unwrap_or_else(|| ClientKey::named(room.info.id.clone()));
         // The perfect player inside its database: a fraction of a second,
-        // so the cheapest cost; above it, the top level's search.
+        // so a cheap job (the kept thread's); above it, the top level's
+        // search.
         let perfect = if room.info.perfect {
             self.perfect_for(room.info.mode, room.info.rules)
                 .ok()
