@@ -20,15 +20,18 @@
 //!   does not shut the others out: at most `2 × queue` jobs wait). A job
 //!   that a free thread takes at once does not wait, so `queue` 0 means
 //!   "run now or refuse".
-//! - **Turns by address** ([`FairQueue`]): each client key has its own
-//!   line of waiting jobs, first come first served; a free thread serves
-//!   the key least recently served (one not served lately first, by
-//!   arrival), so keys take turns whatever their jobs cost, and a client
-//!   that asks now and then goes before the keys that were served since
-//!   its last job: it waits for the searches running, never for a
-//!   flooder's line, nor, with many flooding addresses, for each of them
-//!   (issue 25: cheapest-first let level-11 floods starve level 12, and
-//!   reviews jump ahead of analyses). A waiting job's
+//! - **Least service first, by address** ([`FairQueue`]): each client key
+//!   has its own line of waiting jobs, first come first served; a free
+//!   thread serves the key that has had the least search time lately
+//!   (charged its estimate when a job starts, its real time when it ends,
+//!   fading with a half-life of a minute of search; among equals the
+//!   cheaper job, then arrival), whatever the AI level. So keys take turns
+//!   when they ask alike, and a client that asks now and then goes before
+//!   the keys that searched more since: it waits for the searches
+//!   running, never for a flooder's line, nor, with many flooding
+//!   addresses, for each of them (issue 25: cheapest-first let level-11
+//!   floods starve level 12, reviews jumped ahead of analyses, and turns
+//!   alone left a short analysis behind a round of sixteen long ones). A waiting job's
 //!   [`AiTicket::place`] is the number of jobs that will run before it.
 //! - **A lane kept for cheap jobs**: a job whose cost is above `cheap_max`
 //!   is *expensive*; with two threads or more, expensive jobs occupy at
@@ -133,6 +136,11 @@ pub struct AiJob<R> {
     /// `cheap_max` the job is expensive and may not take the thread kept
     /// for cheap ones. It plays no part in the order (turns by client).
     pub cost: u32,
+    /// How long it is expected to search, in milliseconds (0: unknown):
+    /// its client is charged this when it starts, its real time when it
+    /// ends ([`FairQueue`]); among clients of equal service, the cheaper
+    /// job goes first.
+    pub estimate_ms: u64,
     /// The search.
     pub work: Work<R>,
 }
@@ -149,8 +157,16 @@ impl<R> AiJob<R> {
             client,
             game: game.into(),
             cost,
+            estimate_ms: 0,
             work: Box::new(work),
         }
+    }
+
+    /// The job expected to search about `ms` milliseconds (an analysis's
+    /// time budget, for instance).
+    pub fn with_estimate_ms(mut self, ms: u64) -> AiJob<R> {
+        self.estimate_ms = ms;
+        self
     }
 }
 
@@ -242,6 +258,7 @@ struct Task {
     client: ClientKey,
     game: String,
     expensive: bool,
+    estimate_ms: u64,
     stop: Arc<AtomicBool>,
     run: Erased,
     deliver: Deliver,
@@ -471,13 +488,15 @@ impl AiPool {
                     let _ = tx.send(*r);
                 }
             });
-            g.waiting.push(
+            g.waiting.push_costed(
                 key.0.clone(),
                 key.1,
+                job.estimate_ms,
                 Task {
                     client: job.client,
                     game: job.game,
                     expensive,
+                    estimate_ms: job.estimate_ms,
                     stop: stop.clone(),
                     run,
                     deliver,
@@ -540,17 +559,24 @@ impl AiPool {
 
 /// The scheduler's queue, shared by the games' AI pool and the analysis
 /// pool: one line of jobs per client key, each line first come first
-/// served, the lines served in turn, the least recently served first.
+/// served, and the next job taken from the key that has had the **least
+/// service lately** (least attained service).
 ///
-/// A key's last service is remembered for the next [`FairQueue::MEMORY`]
-/// services (so the memory is bounded however many keys come); a key not
-/// served within them counts as never served: it comes before the keys
-/// served since, after the other such keys (by arrival). So a key with
-/// one job waits for at most one job of each other key, however many the
-/// others queued, and none of those served since its own last job (a
-/// flood's addresses that ask again as soon as answered go after it). The
-/// bounds (per key, overall) are the pool's: this queue holds what it is
-/// given.
+/// A key's service is what its jobs cost, in [`FairQueue::UNIT_MS`] units:
+/// a job is charged its estimate when it starts ([`FairQueue::push_costed`];
+/// at least one unit, so keys with equal service take turns) and its real
+/// search time when it ends ([`FairQueue::settle`]). Service fades: it
+/// halves with each [`FairQueue::HALF_LIFE`] units the queue serves to
+/// anyone, so what a key used long ago stops counting. Ties go to the
+/// cheaper first job, then to arrival.
+///
+/// So a key that asks now and then goes before every key that searched
+/// more lately, however many of them there are: with sixteen addresses
+/// each asking for ten-second analyses again and again, a 300 ms analysis
+/// waits for the search running, not for a round of sixteen (issue 25).
+/// The bounds (per key, overall) are the pool's: this queue holds what it
+/// is given. At most `2 ×` [`FairQueue::MEMORY`] keys' service is kept (the
+/// least is forgotten first).
 ///
 /// ```
 /// use gore_server::ai::{ClientKey, FairQueue};
@@ -567,53 +593,70 @@ impl AiPool {
 #[derive(Debug)]
 pub struct FairQueue<T> {
     lines: HashMap<ClientKey, Line<T>>,
-    /// When each key was last served, within the last `memory` services
-    /// (older entries are swept when there are twice as many).
-    served: HashMap<ClientKey, u64>,
-    memory: u64,
-    /// Services so far: a line's `served` is the count when it was last
-    /// served (0: never).
-    services: u64,
+    /// Each key's service, as of a moment of `total`.
+    service: HashMap<ClientKey, Service>,
+    /// Units served to anyone so far: the clock service fades by.
+    total: u64,
     len: usize,
 }
 
+/// A key's service: `units` as of `at` (a value of the queue's total).
+#[derive(Debug, Clone, Copy, Default)]
+struct Service {
+    units: f64,
+    at: u64,
+}
+
+impl Service {
+    /// The service faded to `total`.
+    fn at(self, total: u64) -> f64 {
+        let age = total.saturating_sub(self.at) as f64;
+        self.units * (-age / FairQueue::<()>::HALF_LIFE as f64).exp2()
+    }
+}
+
+/// A line as [`FairQueue::place`] plays it out: its key, its service,
+/// its jobs still to go.
+type SimLine<'a, T> = (
+    &'a ClientKey,
+    Service,
+    std::collections::vec_deque::Iter<'a, (u64, u64, T)>,
+);
+
 #[derive(Debug)]
 struct Line<T> {
-    /// (arrival number, job), in arrival order.
-    jobs: VecDeque<(u64, T)>,
-    /// When it was last served (0: never), then when it was made: the
-    /// lowest turn goes first.
-    turn: (u64, u64),
+    /// (arrival number, estimate in units, job), in arrival order.
+    jobs: VecDeque<(u64, u64, T)>,
 }
 
 impl<T> Default for FairQueue<T> {
     fn default() -> Self {
         FairQueue {
             lines: HashMap::new(),
-            served: HashMap::new(),
-            memory: Self::MEMORY,
-            services: 0,
+            service: HashMap::new(),
+            total: 0,
             len: 0,
         }
     }
 }
 
+/// Units of `ms` of search: at least one (every job costs something).
+fn units_of_ms(ms: u64) -> u64 {
+    (ms / FairQueue::<()>::UNIT_MS).max(1)
+}
+
 impl<T> FairQueue<T> {
-    /// Services for which a key's last one is remembered.
-    pub const MEMORY: u64 = 1024;
+    /// Keys whose service is kept (twice as many at most).
+    pub const MEMORY: usize = 1024;
+    /// The unit of service, in milliseconds of search.
+    pub const UNIT_MS: u64 = 100;
+    /// Service halves with each this many units served (a minute of
+    /// search).
+    pub const HALF_LIFE: u64 = 600;
 
     /// An empty queue.
     pub fn new() -> FairQueue<T> {
         FairQueue::default()
-    }
-
-    /// An empty queue remembering a key's last service for `memory`
-    /// services (at least one).
-    pub fn with_memory(memory: u64) -> FairQueue<T> {
-        FairQueue {
-            memory: memory.max(1),
-            ..FairQueue::default()
-        }
     }
 
     /// Jobs waiting.
@@ -636,58 +679,97 @@ impl<T> FairQueue<T> {
         self.lines.get(key).map_or(0, |l| l.jobs.len())
     }
 
-    /// Queues `job` of `key`; `seq` is its arrival number, increasing
-    /// with each push (it names the job for [`FairQueue::remove`] and
-    /// [`FairQueue::place`]).
+    /// Queues `job` of `key` with no estimate of its cost (one unit);
+    /// `seq` is its arrival number, increasing with each push (it names
+    /// the job for [`FairQueue::remove`] and [`FairQueue::place`]).
     pub fn push(&mut self, key: ClientKey, seq: u64, job: T) {
-        let served = self
-            .served
-            .get(&key)
-            .copied()
-            .filter(|&t| self.services - t < self.memory)
-            .unwrap_or(0);
+        self.push_costed(key, seq, 0, job);
+    }
+
+    /// Queues `job` of `key`, expected to search about `estimate_ms`.
+    pub fn push_costed(&mut self, key: ClientKey, seq: u64, estimate_ms: u64, job: T) {
         self.lines
             .entry(key)
             .or_insert_with(|| Line {
                 jobs: VecDeque::new(),
-                turn: (served, seq),
             })
             .jobs
-            .push_back((seq, job));
+            .push_back((seq, units_of_ms(estimate_ms), job));
         self.len += 1;
     }
 
-    /// Takes the next job: the first of the line whose turn it is, among
+    /// The order of lines: least service, then cheaper first job, then
+    /// earlier arrival.
+    fn rank(service: f64, head: &(u64, u64, T)) -> (f64, u64, u64) {
+        (service, head.1, head.0)
+    }
+
+    /// Takes the next job: the first of the line of least service among
     /// the lines whose first job `may_run` accepts (the others keep their
-    /// turn).
+    /// place), charging its key the job's estimate.
     pub fn pop_where(&mut self, may_run: impl Fn(&T) -> bool) -> Option<T> {
+        let total = self.total;
         let key = self
             .lines
             .iter()
-            .filter(|(_, l)| l.jobs.front().is_some_and(|(_, j)| may_run(j)))
-            .min_by_key(|(_, l)| l.turn)
-            .map(|(k, _)| k.clone())?;
+            .filter_map(|(k, l)| {
+                let head = l.jobs.front().filter(|(_, _, j)| may_run(j))?;
+                let service = self.service.get(k).map_or(0.0, |s| s.at(total));
+                Some((Self::rank(service, head), k))
+            })
+            .min_by(|(a, _), (b, _)| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal))
+            .map(|(_, k)| k.clone())?;
         let line = self.lines.get_mut(&key)?;
-        let (_, job) = line.jobs.pop_front()?;
-        self.services += 1;
-        line.turn = (self.services, line.turn.1);
+        let (_, units, job) = line.jobs.pop_front()?;
         if line.jobs.is_empty() {
             self.lines.remove(&key);
         }
-        self.served.insert(key, self.services);
-        if self.served.len() as u64 > 2 * self.memory {
-            let (now, memory) = (self.services, self.memory);
-            self.served.retain(|_, t| now - *t < memory);
-        }
         self.len -= 1;
+        self.charge(key, units as f64);
         Some(job)
+    }
+
+    /// A job of `key` that started with `estimate_ms` ended after
+    /// `real_ms` of search: its key is charged the difference.
+    pub fn settle(&mut self, key: &ClientKey, estimate_ms: u64, real_ms: u64) {
+        let delta = units_of_ms(real_ms) as f64 - units_of_ms(estimate_ms) as f64;
+        self.charge(key.clone(), delta);
+    }
+
+    /// Adds `units` (maybe negative) to `key`'s service, now; the clock
+    /// moves by what was added.
+    fn charge(&mut self, key: ClientKey, units: f64) {
+        let total = self.total;
+        let s = self.service.entry(key).or_default();
+        *s = Service {
+            units: (s.at(total) + units).max(0.0),
+            at: total,
+        };
+        if units > 0.0 {
+            self.total = total.saturating_add(units as u64);
+        }
+        if self.service.len() > 2 * Self::MEMORY {
+            // Forget the least service first (keys with jobs waiting kept).
+            let now = self.total;
+            let mut all: Vec<(f64, ClientKey)> = self
+                .service
+                .iter()
+                .filter(|(k, _)| !self.lines.contains_key(*k))
+                .map(|(k, s)| (s.at(now), k.clone()))
+                .collect();
+            all.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
+            let excess = self.service.len().saturating_sub(Self::MEMORY);
+            for (_, k) in all.into_iter().take(excess) {
+                self.service.remove(&k);
+            }
+        }
     }
 
     /// Withdraws job `seq` of `key`, if it waits.
     pub fn remove(&mut self, key: &ClientKey, seq: u64) -> Option<T> {
         let line = self.lines.get_mut(key)?;
-        let at = line.jobs.iter().position(|(s, _)| *s == seq)?;
-        let (_, job) = line.jobs.remove(at)?;
+        let at = line.jobs.iter().position(|(s, _, _)| *s == seq)?;
+        let (_, _, job) = line.jobs.remove(at)?;
         if line.jobs.is_empty() {
             self.lines.remove(key);
         }
@@ -696,32 +778,54 @@ impl<T> FairQueue<T> {
     }
 
     /// The number of jobs that will run before job `seq` of `key` if no
-    /// other arrives (and every job may run): `None` if it does not wait.
-    /// Its line's earlier jobs, and of each other line as many as rounds
-    /// come before its own turn: one more than its rank in its line for a
-    /// line whose turn is earlier, its rank for the others.
+    /// other arrives, every job may run and each searches its estimate:
+    /// `None` if it does not wait. (The order played out on the lines'
+    /// estimates.)
     pub fn place(&self, key: &ClientKey, seq: u64) -> Option<usize> {
-        let line = self.lines.get(key)?;
-        let rank = line.jobs.iter().position(|(s, _)| *s == seq)?;
-        let others: usize = self
+        self.lines
+            .get(key)?
+            .jobs
+            .iter()
+            .position(|(s, _, _)| *s == seq)?;
+        let mut total = self.total;
+        let mut lines: Vec<SimLine<'_, T>> = self
             .lines
             .iter()
-            .filter(|(k, _)| *k != key)
-            .map(|(_, l)| {
-                let rounds = if l.turn < line.turn { rank + 1 } else { rank };
-                l.jobs.len().min(rounds)
+            .map(|(k, l)| {
+                let s = self.service.get(k).copied().unwrap_or_default();
+                (k, s, l.jobs.iter())
             })
-            .sum();
-        Some(rank + others)
+            .collect();
+        for before in 0.. {
+            let (i, _) = lines
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (_, s, jobs))| {
+                    let head = jobs.clone().next()?;
+                    Some((i, Self::rank(s.at(total), head)))
+                })
+                .min_by(|(_, a), (_, b)| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal))?;
+            let (k, s, jobs) = &mut lines[i];
+            let (n, units, _) = jobs.next()?;
+            if *k == key && *n == seq {
+                return Some(before);
+            }
+            *s = Service {
+                units: s.at(total) + *units as f64,
+                at: total,
+            };
+            total = total.saturating_add(*units);
+        }
+        None
     }
 
     /// Empties the queue (and forgets every key), returning its jobs.
     pub fn drain(&mut self) -> Vec<T> {
         self.len = 0;
-        self.served.clear();
+        self.service.clear();
         self.lines
             .drain()
-            .flat_map(|(_, l)| l.jobs.into_iter().map(|(_, j)| j))
+            .flat_map(|(_, l)| l.jobs.into_iter().map(|(_, _, j)| j))
             .collect()
     }
 }
@@ -748,11 +852,14 @@ fn worker(shared: &Shared, i: usize) {
             client,
             game,
             expensive,
+            estimate_ms,
             stop,
             run,
             deliver,
         } = task;
+        let started = std::time::Instant::now();
         let outcome = catch_unwind(AssertUnwindSafe(|| run(&stop)));
+        let searched = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         if let Err(panic) = &outcome {
             let why = panic
                 .downcast_ref::<&str>()
@@ -763,6 +870,7 @@ fn worker(shared: &Shared, i: usize) {
         }
 
         g = shared.lock();
+        g.waiting.settle(&client, estimate_ms, searched);
         g.release(&client, &game);
         g.running -= 1;
         g.running_expensive -= usize::from(expensive);
@@ -1235,38 +1343,77 @@ mod tests {
     }
 
     #[test]
-    fn the_fair_queue_remembers_the_last_services_only() {
-        let (a, b, c) = (client(1), client(2), client(3));
-        let mut q = FairQueue::with_memory(2);
-        // Served in the order A, B: both remembered, B the later.
-        q.push(a.clone(), 0, "a1");
-        q.push(b.clone(), 1, "b1");
+    fn a_short_job_of_an_address_with_no_service_passes_a_round_of_long_ones() {
+        // Issue 25's analysis flood: sixteen addresses ask for 10 s
+        // analyses (100 units each); the first runs.
+        let mut q = FairQueue::new();
+        for n in 0..16u8 {
+            q.push_costed(client(10 + n), u64::from(n), 10_000, u32::from(n));
+        }
+        assert_eq!(q.pop_where(|_| true), Some(0));
+        // An innocent's 300 ms analysis: no service, like the fifteen
+        // flooders waiting, but cheaper: it runs next (by turns alone it
+        // would wait for all fifteen).
+        let innocent = client(1);
+        q.push_costed(innocent.clone(), 100, 300, 99);
+        assert_eq!(q.place(&innocent, 100), Some(0));
+        assert_eq!(q.place(&client(11), 1), Some(1));
+        assert_eq!(q.pop_where(|_| true), Some(99));
+        // The innocent (3 units) and the flooder that ran (100) ask again:
+        // behind the fifteen flooders still waiting with none, the innocent
+        // first.
+        q.settle(&client(10), 10_000, 10_000);
+        q.settle(&innocent, 300, 300);
+        q.push_costed(client(10), 200, 10_000, 0);
+        q.push_costed(innocent.clone(), 201, 300, 98);
+        assert_eq!(q.place(&innocent, 201), Some(15));
+        assert_eq!(q.place(&client(10), 200), Some(16));
+    }
+
+    #[test]
+    fn a_key_is_charged_what_it_searched_and_service_fades() {
+        let (a, b, c, d) = (client(1), client(2), client(3), client(4));
+        let mut q = FairQueue::new();
+        // A asks 10 s (100 units) but stops after 200 ms: 2 units. B
+        // searches its 500 ms: 5 units. A, of less service, goes first.
+        q.push_costed(a.clone(), 0, 10_000, "a1");
         assert_eq!(q.pop_where(|_| true), Some("a1"));
+        q.settle(&a, 10_000, 200);
+        q.push_costed(b.clone(), 1, 500, "b1");
         assert_eq!(q.pop_where(|_| true), Some("b1"));
-        // They ask again, then C, never served: C first, then A, then B.
+        q.settle(&b, 500, 500);
         q.push(b.clone(), 2, "b2");
         q.push(a.clone(), 3, "a2");
-        q.push(c.clone(), 4, "c1");
-        assert_eq!(q.place(&c, 4), Some(0));
-        assert_eq!(q.place(&a, 3), Some(1));
-        assert_eq!(q.place(&b, 2), Some(2));
-        assert_eq!(q.pop_where(|_| true), Some("c1"));
+        assert_eq!(q.place(&a, 3), Some(0), "2 units before 5");
         assert_eq!(q.pop_where(|_| true), Some("a2"));
         assert_eq!(q.pop_where(|_| true), Some("b2"));
-        // Services 3, 4, 5 were C, A, B: C's (3) is two services old, out
-        // of a memory of two: C counts as never served, before B and A.
-        q.push(b.clone(), 5, "b3");
-        q.push(a.clone(), 6, "a3");
-        q.push(c.clone(), 7, "c2");
-        assert_eq!(q.place(&c, 7), Some(0), "C's service is forgotten");
-        assert_eq!(q.place(&a, 6), Some(1));
-        assert_eq!(q.place(&b, 5), Some(2));
-        // The sweep keeps at most twice the memory.
-        for n in 0..10u8 {
-            q.push(client(10 + n), 100 + u64::from(n), "x");
-            q.pop_where(|&j| j == "x");
+        // A searches 100 units; then C is served ten half-lives (6,000
+        // units): A's service fades to 103 / 1024 (about 0.1), below D's
+        // one unit served after C.
+        q.push_costed(a.clone(), 4, 10_000, "a3");
+        assert_eq!(q.pop_where(|_| true), Some("a3"));
+        q.settle(&a, 10_000, 10_000);
+        let long = FairQueue::<()>::HALF_LIFE * 10 * FairQueue::<()>::UNIT_MS;
+        q.push_costed(c.clone(), 5, long, "c1");
+        assert_eq!(q.pop_where(|_| true), Some("c1"));
+        q.settle(&c, long, long);
+        q.push(d.clone(), 6, "d1");
+        assert_eq!(q.pop_where(|_| true), Some("d1"));
+        q.settle(&d, 0, 0);
+        q.push(d.clone(), 7, "d2");
+        q.push(a.clone(), 8, "a4");
+        assert_eq!(q.pop_where(|_| true), Some("a4"), "A's old service faded");
+        assert_eq!(q.pop_where(|_| true), Some("d2"));
+        // However many keys come, at most twice the memory is kept.
+        for n in 0..3000u64 {
+            q.push(ClientKey::named(format!("k{n}")), 100 + n, "x");
+            q.pop_where(|_| true);
         }
-        assert!(q.served.len() <= 4, "{}", q.served.len());
+        assert!(
+            q.service.len() <= 2 * FairQueue::<()>::MEMORY,
+            "{}",
+            q.service.len()
+        );
     }
 
     #[tokio::test]

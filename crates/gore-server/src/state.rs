@@ -198,7 +198,7 @@ impl AppState {
     }
 
     /// Counts a new socket from `ip`, of any kind (game, lobby, analysis);
-    /// `None` when that address (an IPv6 /64, as [`crate::limit::key`]
+    /// `None` when that address (an IPv6 /64, as `limit::key`
     /// says) has `max_sockets_per_ip` open already, or every address
     /// together has [`Config::max_sockets`].
     pub fn socket_slot(&self, ip: IpAddr) -> Result<SocketSlot, SocketsFull> {

@@ -438,3 +438,45 @@ async fn many_flooding_addresses_do_not_starve_an_address_that_asks_now_and_then
     let done = next_of(&mut innocent, "done").await;
     assert_eq!(done["id"], 1, "{done}");
 }
+
+/// Issue 25's analysis flood at its start: flooding addresses, none
+/// served yet, each asking for the longest analysis; an innocent's short
+/// one goes before every long one waiting (it waits for the search
+/// running only), not after a round of them.
+#[tokio::test]
+async fn a_short_analysis_goes_before_a_round_of_long_ones() {
+    let s = server(|c| {
+        c.analysis_threads = 1;
+        c.analysis_time = Duration::from_secs(600);
+        c.analysis_nodes = u64::MAX;
+        c.trust_proxy = vec!["127.0.0.1".parse().unwrap()];
+    })
+    .await;
+    let mut flood = Vec::new();
+    for ip in ["203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.4"] {
+        let mut ws = analysis_ws_from(&s, ip).await;
+        say(&mut ws, json!({"type": "analyse"})).await;
+        assert_eq!(next_msg(&mut ws).await["type"], "started");
+        flood.push(ws);
+    }
+    // The first runs; the three others wait, told places 0, 1, 2.
+    for (n, ws) in flood[1..].iter_mut().enumerate() {
+        let q = next_of(ws, "queued").await;
+        assert_eq!(q["place"], n, "{q}");
+    }
+    let mut innocent = analysis_ws_from(&s, "198.51.100.7").await;
+    say(
+        &mut innocent,
+        json!({"type": "analyse", "line": "a1 b1", "time_ms": 300}),
+    )
+    .await;
+    assert_eq!(next_msg(&mut innocent).await["type"], "started");
+    let q = next_msg(&mut innocent).await;
+    assert_eq!(q, json!({"type": "queued", "id": 1, "place": 0}));
+    // The running one ends: the innocent's runs next and is done while
+    // the three long ones still wait.
+    say(&mut flood[0], json!({"type": "stop"})).await;
+    next_of(&mut flood[0], "done").await;
+    let done = next_of(&mut innocent, "done").await;
+    assert_eq!(done["id"], 1, "{done}");
+}

@@ -70,14 +70,21 @@ pub fn start(
 ) -> Result<Running, AiBusy> {
     let (tx, events) = mpsc::unbounded_channel();
     let dbs: Vec<Arc<Database>> = dbs.to_vec();
-    let ticket = pool.submit(AiJob::new(client, job, 1, move |stop| {
+    // Its budget is its expected cost: among addresses of equal service,
+    // a short analysis goes before a long one.
+    let estimate = limits
+        .time
+        .map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
+    let job = AiJob::new(client, job, 1, move |stop| {
         let dbs: Vec<&Database> = dbs.iter().map(|d| d.as_ref()).collect();
         // A closed receiver (the socket went) is fine: the ticket's drop
         // sets the stop flag as well.
         analyse(&game, &limits, &dbs, HASH_MB, stop, &mut |e| {
             let _ = tx.send(e);
         })
-    }))?;
+    })
+    .with_estimate_ms(estimate);
+    let ticket = pool.submit(job)?;
     Ok(Running { ticket, events })
 }
 

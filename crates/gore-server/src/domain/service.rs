@@ -402,7 +402,7 @@ impl Games {
     }
 
     /// A message on a socket of `seat`: a sign of life (see
-    /// [`Games::alive`]); cheap unless he is marked away.
+    /// `Games::alive`); cheap unless he is marked away.
     pub async fn sign_of_life(&self, id: &str, seat: Seat) {
         if let Ok(room_ref) = self.room(id).await {
             let mut room = room_ref.lock().await;
