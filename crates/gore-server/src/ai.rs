@@ -555,6 +555,21 @@ impl AiPool {
     pub fn is_thinking(&self, game: &str) -> bool {
         self.handle.shared.lock().games.contains(game)
     }
+
+    /// Where job `game` is: `None` if it is not in flight, `Some(None)`
+    /// if it runs, `Some(Some(place))` if it waits with `place` jobs to
+    /// run before it (see [`FairQueue::place`]).
+    pub fn place_of(&self, game: &str) -> Option<Option<usize>> {
+        let g = self.handle.shared.lock();
+        if !g.games.contains(game) {
+            return None;
+        }
+        Some(
+            g.waiting
+                .find(|t| t.game == game)
+                .and_then(|(key, seq)| g.waiting.place(&key, seq)),
+        )
+    }
 }
 
 /// The scheduler's queue, shared by the games' AI pool and the analysis
@@ -763,6 +778,17 @@ impl<T> FairQueue<T> {
                 self.service.remove(&k);
             }
         }
+    }
+
+    /// The key and arrival number of the first waiting job `pred`
+    /// accepts.
+    pub fn find(&self, pred: impl Fn(&T) -> bool) -> Option<(ClientKey, u64)> {
+        self.lines.iter().find_map(|(k, l)| {
+            l.jobs
+                .iter()
+                .find(|(_, _, j)| pred(j))
+                .map(|(seq, _, _)| (k.clone(), *seq))
+        })
     }
 
     /// Withdraws job `seq` of `key`, if it waits.

@@ -610,6 +610,35 @@ pub struct ReviewUpload {
     pub record: String,
 }
 
+/// The answer of `GET /api/games/{id}/review/status` and
+/// `GET /api/review/status`: where a review asked for is, so that a page
+/// whose review request waits can show its place in the analysis pool's
+/// queue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewStatus {
+    /// `done` (cached), `queued`, `running` or `none`.
+    pub state: String,
+    /// With `queued`: the jobs that will run before it (0: it is next).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<usize>,
+}
+
+impl From<crate::domain::review::ReviewState> for ReviewStatus {
+    fn from(s: crate::domain::review::ReviewState) -> ReviewStatus {
+        use crate::domain::review::ReviewState as S;
+        let (state, place) = match s {
+            S::Done => ("done", None),
+            S::Queued { place } => ("queued", Some(place)),
+            S::Running => ("running", None),
+            S::Absent => ("none", None),
+        };
+        ReviewStatus {
+            state: state.into(),
+            place,
+        }
+    }
+}
+
 /// The answer of `GET /api/games/{id}/review` and `POST /api/review`: each
 /// action valued (expected final seeds), classed, with the better action.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

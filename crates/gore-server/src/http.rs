@@ -90,7 +90,9 @@ pub fn app(state: AppState) -> Router {
         .route("/api/games/{id}/takeback/answer", post(answer_takeback))
         .route("/api/games/{id}/record", get(record))
         .route("/api/games/{id}/review", get(game_review))
+        .route("/api/games/{id}/review/status", get(game_review_status))
         .route("/api/review", post(upload_review))
+        .route("/api/review/status", get(upload_review_status))
         .route("/api/games/{id}/ws", get(socket))
         .fallback(fallback)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -1208,6 +1210,25 @@ async fn game_review(
         )
         .await?;
     Ok(Json(crate::api::ReviewView::from(&*r)).into_response())
+}
+
+/// `GET /api/games/{id}/review/status`: where the game's review is (a
+/// waiting request is told its place in the analysis pool's queue).
+async fn game_review_status(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Json<crate::api::ReviewStatus> {
+    Json(state.reviews().state(&id, state.analysis_pool()).into())
+}
+
+/// `GET /api/review/status`: where the caller's review of an uploaded
+/// record is.
+async fn upload_review_status(
+    State(state): State<AppState>,
+    addr: Option<Extension<ClientIp>>,
+) -> Json<crate::api::ReviewStatus> {
+    let client = analysis_client(addr);
+    Json(crate::domain::review::upload_state(state.analysis_pool(), &client).into())
 }
 
 async fn upload_review(

@@ -187,3 +187,70 @@ async fn a_client_has_one_review_at_a_time() {
     let (code, v) = get_review(&c, &s, &id).await;
     assert_eq!(code, 200, "{v}");
 }
+
+async fn review_status(c: &reqwest::Client, s: &Server, path: &str) -> Value {
+    let r = c.get(s.at(path)).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    r.json().await.unwrap()
+}
+
+/// A review that waits for the analysis pool is told its place (issue 25,
+/// item 6): its status says `queued` with the jobs before it while another
+/// address's search holds the one thread, then `done`.
+#[tokio::test]
+async fn a_waiting_review_is_told_its_place() {
+    let s = Server::start(0).await;
+    let c = bot();
+    let id = finished_game(&c, &s).await;
+    let status = format!("/api/games/{id}/review/status");
+    assert_eq!(
+        review_status(&c, &s, &status).await,
+        json!({"state": "none"})
+    );
+    let other = ClientKey::named("another address");
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let ticket = s
+        .state
+        .analysis_pool()
+        .submit(AiJob::new(other, "held", 0, move |_stop| {
+            let _ = held.recv();
+        }))
+        .unwrap();
+    let waiting = {
+        let (c, s_url, id) = (c.clone(), s.url.clone(), id.clone());
+        tokio::spawn(async move {
+            c.get(format!("{s_url}/api/games/{id}/review"))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        })
+    };
+    // The request reaches the pool when it does: wait for that event
+    // (bounded), then read the status it gives.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !s.state.analysis_pool().is_thinking(&format!("review:{id}")) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the review never queued"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    assert_eq!(
+        review_status(&c, &s, &status).await,
+        json!({"state": "queued", "place": 0})
+    );
+    // Nobody's upload waits.
+    assert_eq!(
+        review_status(&c, &s, "/api/review/status").await,
+        json!({"state": "none"})
+    );
+    release.send(()).unwrap();
+    ticket.await.unwrap();
+    assert_eq!(waiting.await.unwrap(), 200);
+    assert_eq!(
+        review_status(&c, &s, &status).await,
+        json!({"state": "done"})
+    );
+}

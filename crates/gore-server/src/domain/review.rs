@@ -45,6 +45,42 @@ pub struct Reviewed {
 
 type Slot = Arc<OnceCell<Arc<Reviewed>>>;
 
+/// Where a review is: what `GET /api/games/{id}/review/status` and
+/// `GET /api/review/status` tell a visitor whose review request waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReviewState {
+    /// Computed (a finished game's, in the cache).
+    Done,
+    /// Waiting for a thread of the analysis pool, `place` jobs before it.
+    Queued {
+        /// Jobs that will run before it if no other comes.
+        place: usize,
+    },
+    /// Being computed.
+    Running,
+    /// Neither asked for nor kept.
+    Absent,
+}
+
+/// The state of job `job` on `pool`.
+fn state_of(pool: &AiPool, job: &str) -> ReviewState {
+    match pool.place_of(job) {
+        None => ReviewState::Absent,
+        Some(None) => ReviewState::Running,
+        Some(Some(place)) => ReviewState::Queued { place },
+    }
+}
+
+/// Where `client`'s review of an uploaded record is.
+pub fn upload_state(pool: &AiPool, client: &ClientKey) -> ReviewState {
+    state_of(pool, &upload_job(client))
+}
+
+/// The pool's name of `client`'s upload review (one at a time).
+fn upload_job(client: &ClientKey) -> String {
+    format!("review-upload:{client}")
+}
+
 /// The cache of finished games' reviews, least recently used first out.
 #[derive(Default)]
 pub struct Reviews {
@@ -88,6 +124,14 @@ impl Reviews {
         let slot: Slot = Arc::new(OnceCell::new());
         c.slots.insert(id.to_string(), (slot.clone(), tick));
         slot
+    }
+
+    /// Where game `id`'s review is.
+    pub fn state(&self, id: &str, pool: &AiPool) -> ReviewState {
+        if self.cached(id) {
+            return ReviewState::Done;
+        }
+        state_of(pool, &format!("review:{id}"))
     }
 
     /// Whether game `id`'s review is in the cache.
@@ -155,7 +199,7 @@ pub async fn of_upload(
     client: ClientKey,
 ) -> Result<Arc<Reviewed>, GameError> {
     let record = read_upload(text)?;
-    let job = format!("review-upload:{client}");
+    let job = upload_job(&client);
     compute(record, pool, solved, client, job).await
 }
 
