@@ -490,13 +490,14 @@ def ai_starve(bin_dir, n, seconds=25.0, warmup=3.0):
 class Ws:
     """A minimal WebSocket client (RFC 6455): text frames, masked."""
 
-    def __init__(self, host, port, path, xff):
+    def __init__(self, host, port, path, xff, cookie=None):
         import base64
         self.s = socket.create_connection((host, port), timeout=60)
         key = base64.b64encode(os.urandom(16)).decode()
+        extra = f"Cookie: {cookie}\r\n" if cookie else ""
         self.s.sendall((f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
                         f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-                        f"X-Forwarded-For: {xff}\r\n\r\n").encode())
+                        f"X-Forwarded-For: {xff}\r\n{extra}\r\n").encode())
         head = b""
         while b"\r\n\r\n" not in head:
             chunk = self.s.recv(1)
