@@ -380,21 +380,43 @@ async fn a_flooder_cannot_starve_another_address_and_a_queued_analysis_is_told_i
     assert_ne!(m["type"], "done", "{m}");
 }
 
-/// Item 6 of issue 25, at a small scale: many addresses, each with one
-/// long analysis at a time, asked again as soon as the last is over.
-/// Before, the analyses ran first come first served, so an innocent's
-/// short analysis waited for every flooder's (16 × 10 s). Now the pool
-/// serves the least recently served address first: the flooders, served
-/// lately, go after the innocent, who waits for the running one only.
-#[tokio::test]
-async fn many_flooding_addresses_do_not_starve_an_address_that_asks_now_and_then() {
-    let s = server(|c| {
+/// A server whose analysis pool has one thread, with flooders' analyses
+/// of ten minutes and no node cap, behind a trusted loopback proxy.
+async fn flood_server() -> Server {
+    server(|c| {
         c.analysis_threads = 1;
         c.analysis_time = Duration::from_secs(600);
         c.analysis_nodes = u64::MAX;
         c.trust_proxy = vec!["127.0.0.1".parse().unwrap()];
     })
+    .await
+}
+
+/// An innocent address asks for a 300 ms analysis: it waits, told it is
+/// next (place 0). Its socket.
+async fn innocent_next(s: &Server) -> Ws {
+    let mut innocent = analysis_ws_from(s, "198.51.100.7").await;
+    say(
+        &mut innocent,
+        json!({"type": "analyse", "line": "a1 b1", "time_ms": 300}),
+    )
     .await;
+    assert_eq!(next_msg(&mut innocent).await["type"], "started");
+    let q = next_msg(&mut innocent).await;
+    assert_eq!(q, json!({"type": "queued", "id": 1, "place": 0}));
+    innocent
+}
+
+/// Item 6 of issue 25, at a small scale: many addresses, each with one
+/// long analysis at a time, asked again as soon as the last is over.
+/// Before, the analyses ran first come first served, so an innocent's
+/// short analysis waited for every flooder's (16 × 10 s). Now the pool
+/// serves the address that searched least lately first: the flooders, who
+/// searched all along, go after the innocent, who waits for the running
+/// one only.
+#[tokio::test]
+async fn many_flooding_addresses_do_not_starve_an_address_that_asks_now_and_then() {
+    let s = flood_server().await;
     let mut flood = Vec::new();
     for ip in ["203.0.113.1", "203.0.113.2", "203.0.113.3"] {
         let mut ws = analysis_ws_from(&s, ip).await;
@@ -422,15 +444,7 @@ async fn many_flooding_addresses_do_not_starve_an_address_that_asks_now_and_then
     let q = next_of(&mut flood[1], "queued").await;
     assert_eq!(q["place"], 1, "{q}");
 
-    let mut innocent = analysis_ws_from(&s, "198.51.100.7").await;
-    say(
-        &mut innocent,
-        json!({"type": "analyse", "line": "a1 b1", "time_ms": 300}),
-    )
-    .await;
-    assert_eq!(next_msg(&mut innocent).await["type"], "started");
-    let q = next_msg(&mut innocent).await;
-    assert_eq!(q, json!({"type": "queued", "id": 1, "place": 0}));
+    let mut innocent = innocent_next(&s).await;
     // The running one ends: the innocent's runs and is done, while the
     // flooders' next ones (ten minutes each) still wait or run.
     say(&mut flood[2], json!({"type": "stop"})).await;
@@ -445,13 +459,7 @@ async fn many_flooding_addresses_do_not_starve_an_address_that_asks_now_and_then
 /// running only), not after a round of them.
 #[tokio::test]
 async fn a_short_analysis_goes_before_a_round_of_long_ones() {
-    let s = server(|c| {
-        c.analysis_threads = 1;
-        c.analysis_time = Duration::from_secs(600);
-        c.analysis_nodes = u64::MAX;
-        c.trust_proxy = vec!["127.0.0.1".parse().unwrap()];
-    })
-    .await;
+    let s = flood_server().await;
     let mut flood = Vec::new();
     for ip in ["203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.4"] {
         let mut ws = analysis_ws_from(&s, ip).await;
@@ -464,15 +472,7 @@ async fn a_short_analysis_goes_before_a_round_of_long_ones() {
         let q = next_of(ws, "queued").await;
         assert_eq!(q["place"], n, "{q}");
     }
-    let mut innocent = analysis_ws_from(&s, "198.51.100.7").await;
-    say(
-        &mut innocent,
-        json!({"type": "analyse", "line": "a1 b1", "time_ms": 300}),
-    )
-    .await;
-    assert_eq!(next_msg(&mut innocent).await["type"], "started");
-    let q = next_msg(&mut innocent).await;
-    assert_eq!(q, json!({"type": "queued", "id": 1, "place": 0}));
+    let mut innocent = innocent_next(&s).await;
     // The running one ends: the innocent's runs next and is done while
     // the three long ones still wait.
     say(&mut flood[0], json!({"type": "stop"})).await;

@@ -58,6 +58,23 @@ fn creds(u: &str, p: &str) -> Value {
     json!({"username": u, "password": p})
 }
 
+/// `POST /api/account/signup` from `from` with session `cookie`.
+async fn sign_up(s: &Server, from: &str, cookie: &str, user: &str, pass: &str) -> Answer {
+    call(
+        s,
+        from,
+        Some(cookie),
+        "/api/account/signup",
+        creds(user, pass),
+    )
+    .await
+}
+
+/// `POST /api/account/login` from `from`, without a session.
+async fn log_in(s: &Server, from: &str, user: &str, pass: &str) -> Answer {
+    call(s, from, None, "/api/account/login", creds(user, pass)).await
+}
+
 /// A server behind a trusted loopback proxy (so that a test speaks from
 /// any address), on the test's clock, with `tune` applied.
 async fn server(clock: &Clock, tune: impl FnOnce(&mut gore_server::Config)) -> Server {
@@ -88,27 +105,13 @@ async fn a_taken_name_is_refused_before_any_hash() {
     let clock = Clock::manual(1_796_083_200_000);
     let s = server(&clock, |_| {}).await;
     let v = visitor_cookie(&s).await;
-    let a = call(
-        &s,
-        "203.0.113.1",
-        Some(&v),
-        "/api/account/signup",
-        creds("Awa_7", "a good passphrase"),
-    )
-    .await;
+    let a = sign_up(&s, "203.0.113.1", &v, "Awa_7", "a good passphrase").await;
     assert_eq!(a.status, 201, "{}", a.body);
     let before = hashes(&s);
     assert_eq!(before, 1, "the sign-up hashed its password once");
     for name in ["Awa_7", "awa-7", "AWA_7"] {
         let v = visitor_cookie(&s).await;
-        let a = call(
-            &s,
-            "203.0.113.2",
-            Some(&v),
-            "/api/account/signup",
-            creds(name, "another passphrase"),
-        )
-        .await;
+        let a = sign_up(&s, "203.0.113.2", &v, name, "another passphrase").await;
         assert_eq!(a.status, 400, "{name}: {}", a.body);
         assert!(message(&a).starts_with("username:"), "{}", a.body);
     }
@@ -129,38 +132,17 @@ async fn hashes_beyond_the_workers_and_their_queue_are_refused_busy() {
     .await;
     let v = visitor_cookie(&s).await;
     let held = s.state.accounts().passwords().admit().unwrap();
-    let a = call(
-        &s,
-        "203.0.113.1",
-        Some(&v),
-        "/api/account/signup",
-        creds("Koffi", "correct horse"),
-    )
-    .await;
+    let a = sign_up(&s, "203.0.113.1", &v, "Koffi", "correct horse").await;
     assert_eq!(a.status, 503, "{}", a.body);
     assert_eq!(a.body["error"]["code"], "busy");
     assert!(message(&a).contains("password"), "{}", a.body);
     assert_eq!(a.retry_after.as_deref(), Some("1"));
     assert_eq!(a.cookie, None, "no session given");
-    let l = call(
-        &s,
-        "203.0.113.1",
-        None,
-        "/api/account/login",
-        creds("Koffi", "correct horse"),
-    )
-    .await;
+    let l = log_in(&s, "203.0.113.1", "Koffi", "correct horse").await;
     assert_eq!(l.status, 503, "{}", l.body);
     assert_eq!(hashes(&s), 0, "nothing was hashed");
     drop(held);
-    let a = call(
-        &s,
-        "203.0.113.1",
-        Some(&v),
-        "/api/account/signup",
-        creds("Koffi", "correct horse"),
-    )
-    .await;
+    let a = sign_up(&s, "203.0.113.1", &v, "Koffi", "correct horse").await;
     assert_eq!(a.status, 201, "the name was still free: {}", a.body);
     assert_eq!(hashes(&s), 1);
 }
@@ -174,68 +156,26 @@ async fn an_address_has_a_budget_of_hashes() {
     let clock = Clock::manual(1_796_083_200_000);
     let s = server(&clock, |_| {}).await;
     let v = visitor_cookie(&s).await;
-    let a = call(
-        &s,
-        "203.0.113.7",
-        Some(&v),
-        "/api/account/signup",
-        creds("Ama_3", "peanut butter"),
-    )
-    .await;
+    let a = sign_up(&s, "203.0.113.7", &v, "Ama_3", "peanut butter").await;
     assert_eq!(a.status, 201, "{}", a.body);
     // The sign-up was one hash of the budget; right passwords use the rest.
     for i in 1..ADDRESS_HASHES {
-        let l = call(
-            &s,
-            "203.0.113.7",
-            None,
-            "/api/account/login",
-            creds("Ama_3", "peanut butter"),
-        )
-        .await;
+        let l = log_in(&s, "203.0.113.7", "Ama_3", "peanut butter").await;
         assert_eq!(l.status, 200, "log-in {i}: {}", l.body);
     }
     let spent = hashes(&s);
     assert_eq!(spent, ADDRESS_HASHES as u64);
-    let over = call(
-        &s,
-        "203.0.113.7",
-        None,
-        "/api/account/login",
-        creds("Ama_3", "peanut butter"),
-    )
-    .await;
+    let over = log_in(&s, "203.0.113.7", "Ama_3", "peanut butter").await;
     assert_eq!(over.status, 429, "{}", over.body);
     let v2 = visitor_cookie(&s).await;
-    let signup = call(
-        &s,
-        "203.0.113.7",
-        Some(&v2),
-        "/api/account/signup",
-        creds("Irati", "a good passphrase"),
-    )
-    .await;
+    let signup = sign_up(&s, "203.0.113.7", &v2, "Irati", "a good passphrase").await;
     assert_eq!(signup.status, 429, "{}", signup.body);
     assert!(message(&signup).contains("address"), "{}", signup.body);
     assert_eq!(hashes(&s), spent, "refused before hashing");
-    let other = call(
-        &s,
-        "198.51.100.4",
-        None,
-        "/api/account/login",
-        creds("Ama_3", "peanut butter"),
-    )
-    .await;
+    let other = log_in(&s, "198.51.100.4", "Ama_3", "peanut butter").await;
     assert_eq!(other.status, 200, "{}", other.body);
     clock.advance(Duration::from_secs(15 * 60));
-    let again = call(
-        &s,
-        "203.0.113.7",
-        None,
-        "/api/account/login",
-        creds("Ama_3", "peanut butter"),
-    )
-    .await;
+    let again = log_in(&s, "203.0.113.7", "Ama_3", "peanut butter").await;
     assert_eq!(again.status, 200, "{}", again.body);
 }
 
@@ -251,16 +191,8 @@ async fn change(s: &Server, from: &str, cookie: &str, current: &str, new: &str) 
     .await
 }
 
-async fn log_in(s: &Server, from: &str, username: &str, password: &str) -> u16 {
-    call(
-        s,
-        from,
-        None,
-        "/api/account/login",
-        creds(username, password),
-    )
-    .await
-    .status
+async fn log_in_status(s: &Server, from: &str, username: &str, password: &str) -> u16 {
+    log_in(s, from, username, password).await.status
 }
 
 /// Item 7: a wrong current password counts as a wrong log-in, from that
@@ -272,14 +204,7 @@ async fn wrong_current_passwords_are_limited_like_log_ins() {
     let clock = Clock::manual(1_796_083_200_000);
     let s = server(&clock, |_| {}).await;
     let v = visitor_cookie(&s).await;
-    let a = call(
-        &s,
-        "203.0.113.5",
-        Some(&v),
-        "/api/account/signup",
-        creds("Seydou", "first passphrase"),
-    )
-    .await;
+    let a = sign_up(&s, "203.0.113.5", &v, "Seydou", "first passphrase").await;
     assert_eq!(a.status, 201, "{}", a.body);
     let me = a.cookie.unwrap();
     for i in 0..PAIR_ATTEMPTS {
@@ -300,12 +225,12 @@ async fn wrong_current_passwords_are_limited_like_log_ins() {
     assert_eq!(right.status, 429, "{}", right.body);
     assert_eq!(hashes(&s), spent, "refused before hashing");
     assert_eq!(
-        log_in(&s, "203.0.113.5", "Seydou", "first passphrase").await,
+        log_in_status(&s, "203.0.113.5", "Seydou", "first passphrase").await,
         429,
         "the same limits as log-in"
     );
     assert_eq!(
-        log_in(&s, "198.51.100.7", "Seydou", "first passphrase").await,
+        log_in_status(&s, "198.51.100.7", "Seydou", "first passphrase").await,
         200,
         "another address is not concerned"
     );
@@ -342,54 +267,65 @@ async fn an_attacker_cannot_lock_the_owner_out() {
     let s = server(&clock, |_| {}).await;
     let (owner, attacker) = ("198.51.100.7", "203.0.113.9");
     let v = visitor_cookie(&s).await;
-    let a = call(
-        &s,
-        owner,
-        Some(&v),
-        "/api/account/signup",
-        creds("Ama_3", "peanut butter"),
-    )
-    .await;
+    let a = sign_up(&s, owner, &v, "Ama_3", "peanut butter").await;
     assert_eq!(a.status, 201, "{}", a.body);
     for _ in 0..PAIR_ATTEMPTS {
-        assert_eq!(log_in(&s, attacker, "Ama_3", "wrong wrong").await, 401);
+        assert_eq!(
+            log_in_status(&s, attacker, "Ama_3", "wrong wrong").await,
+            401
+        );
     }
     assert_eq!(
-        log_in(&s, attacker, "Ama_3", "peanut butter").await,
+        log_in_status(&s, attacker, "Ama_3", "peanut butter").await,
         429,
         "the attacker's address waits, even with the right password"
     );
-    assert_eq!(log_in(&s, owner, "Ama_3", "peanut butter").await, 200);
-    assert_eq!(log_in(&s, owner, "Ama_3", "peanut buter").await, 401);
-    assert_eq!(log_in(&s, owner, "Ama_3", "peanut butter").await, 200);
+    assert_eq!(
+        log_in_status(&s, owner, "Ama_3", "peanut butter").await,
+        200
+    );
+    assert_eq!(log_in_status(&s, owner, "Ama_3", "peanut buter").await, 401);
+    assert_eq!(
+        log_in_status(&s, owner, "Ama_3", "peanut butter").await,
+        200
+    );
     // The backoff: 1 minute after the 5th failure, 2 after the 6th, 4
     // after the 7th.
     for wait in [60, 120, 240] {
         clock.advance(Duration::from_secs(wait - 1));
         assert_eq!(
-            log_in(&s, attacker, "Ama_3", "wrong wrong").await,
+            log_in_status(&s, attacker, "Ama_3", "wrong wrong").await,
             429,
             "{wait} s less one"
         );
         clock.advance(Duration::from_secs(1));
         assert_eq!(
-            log_in(&s, attacker, "Ama_3", "wrong wrong").await,
+            log_in_status(&s, attacker, "Ama_3", "wrong wrong").await,
             401,
             "after {wait} s"
         );
     }
     assert_eq!(
-        log_in(&s, attacker, "Ama_3", "peanut butter").await,
+        log_in_status(&s, attacker, "Ama_3", "peanut butter").await,
         429,
         "8 failures: 8 minutes now"
     );
     clock.advance(Duration::from_secs(8 * 60));
-    assert_eq!(log_in(&s, attacker, "Ama_3", "wrong wrong").await, 401);
+    assert_eq!(
+        log_in_status(&s, attacker, "Ama_3", "wrong wrong").await,
+        401
+    );
     // The 9th: 16 minutes, capped at 15.
     clock.advance(Duration::from_secs(15 * 60 - 1));
-    assert_eq!(log_in(&s, attacker, "Ama_3", "peanut butter").await, 429);
+    assert_eq!(
+        log_in_status(&s, attacker, "Ama_3", "peanut butter").await,
+        429
+    );
     clock.advance(Duration::from_secs(1));
-    assert_eq!(log_in(&s, attacker, "Ama_3", "peanut butter").await, 200);
+    assert_eq!(
+        log_in_status(&s, attacker, "Ama_3", "peanut butter").await,
+        200
+    );
 }
 
 /// Item 8: against one account from many addresses (each within its own
@@ -402,33 +338,32 @@ async fn many_addresses_against_one_account() {
     let s = server(&clock, |_| {}).await;
     let owner = "198.51.100.7";
     let v = visitor_cookie(&s).await;
-    let a = call(
-        &s,
-        owner,
-        Some(&v),
-        "/api/account/signup",
-        creds("Yao_K", "mango season"),
-    )
-    .await;
+    let a = sign_up(&s, owner, &v, "Yao_K", "mango season").await;
     assert_eq!(a.status, 201, "{}", a.body);
     // ACCOUNT_ATTEMPTS failures, one per address.
     for i in 0..ACCOUNT_ATTEMPTS {
         let from = format!("203.0.113.{}", 10 + i);
-        assert_eq!(log_in(&s, &from, "Yao_K", "wrong wrong").await, 401);
+        assert_eq!(log_in_status(&s, &from, "Yao_K", "wrong wrong").await, 401);
     }
     // An address that failed once: under attack, it waits.
     assert_eq!(
-        log_in(&s, "203.0.113.10", "Yao_K", "wrong wrong").await,
+        log_in_status(&s, "203.0.113.10", "Yao_K", "wrong wrong").await,
         429
     );
     // A fresh one tries (once: then it has failed).
-    assert_eq!(log_in(&s, "192.0.2.1", "Yao_K", "wrong wrong").await, 401);
-    assert_eq!(log_in(&s, "192.0.2.1", "Yao_K", "mango season").await, 429);
-    assert_eq!(log_in(&s, owner, "Yao_K", "mango season").await, 200);
+    assert_eq!(
+        log_in_status(&s, "192.0.2.1", "Yao_K", "wrong wrong").await,
+        401
+    );
+    assert_eq!(
+        log_in_status(&s, "192.0.2.1", "Yao_K", "mango season").await,
+        429
+    );
+    assert_eq!(log_in_status(&s, owner, "Yao_K", "mango season").await, 200);
     // The window passes: the addresses try again.
     clock.advance(Duration::from_secs(15 * 60));
     assert_eq!(
-        log_in(&s, "203.0.113.10", "Yao_K", "mango season").await,
+        log_in_status(&s, "203.0.113.10", "Yao_K", "mango season").await,
         200
     );
 }
@@ -442,18 +377,11 @@ async fn concurrent_guesses_do_not_pass_the_limit() {
     let clock = Clock::manual(1_796_083_200_000);
     let s = server(&clock, |_| {}).await;
     let v = visitor_cookie(&s).await;
-    let a = call(
-        &s,
-        "198.51.100.7",
-        Some(&v),
-        "/api/account/signup",
-        creds("Irati", "a good passphrase"),
-    )
-    .await;
+    let a = sign_up(&s, "198.51.100.7", &v, "Irati", "a good passphrase").await;
     assert_eq!(a.status, 201, "{}", a.body);
     let tries = (0..30).map(|i| {
         let s = &s;
-        async move { log_in(s, "203.0.113.9", "Irati", &format!("guess {i:02} x")).await }
+        async move { log_in_status(s, "203.0.113.9", "Irati", &format!("guess {i:02} x")).await }
     });
     let codes = futures_util::future::join_all(tries).await;
     let guessed = codes.iter().filter(|&&c| c == 401).count();
