@@ -434,15 +434,17 @@ async fn many_flooding_addresses_do_not_starve_an_address_that_asks_now_and_then
         let again = next_of(ws, "started").await;
         assert_eq!(again["id"], 2, "{again}");
     }
-    // The third runs; the first two wait, served lately (first, second).
-    // The first was told place 1 when it asked (behind the third), then
-    // 0 once the third ran.
+    // The third runs; the first two wait. The first was told place 1 when
+    // it asked (behind the third, which had not searched yet), then 0 once
+    // the third ran. The second is then told 0 or 1: which of the two goes
+    // first follows the time each searched before its stop, which the
+    // machine decides, not the test.
     let q = next_of(&mut flood[0], "queued").await;
     assert_eq!(q["place"], 1, "{q}");
     let q = next_of(&mut flood[0], "queued").await;
     assert_eq!(q["place"], 0, "{q}");
     let q = next_of(&mut flood[1], "queued").await;
-    assert_eq!(q["place"], 1, "{q}");
+    assert!(q["place"] == 0 || q["place"] == 1, "{q}");
 
     let mut innocent = innocent_next(&s).await;
     // The running one ends: the innocent's runs and is done, while the
