@@ -610,22 +610,16 @@ pub struct FairQueue<T> {
     lines: HashMap<ClientKey, Line<T>>,
     /// Each key's service, as of a moment of `total`.
     service: HashMap<ClientKey, Service>,
-    /// Units served to anyone so far (real search time, counted as jobs
-    /// end): the clock service fades by.
+    /// Units served to anyone so far: the clock service fades by.
     total: u64,
-    /// Jobs started so far.
-    started: u64,
     len: usize,
 }
 
-/// A key's service: `units` as of `at` (a value of the queue's total),
-/// and the number of the last job it started (the later served, the later
-/// among keys of equal service).
+/// A key's service: `units` as of `at` (a value of the queue's total).
 #[derive(Debug, Clone, Copy, Default)]
 struct Service {
     units: f64,
     at: u64,
-    last: u64,
 }
 
 impl Service {
@@ -656,7 +650,6 @@ impl<T> Default for FairQueue<T> {
             lines: HashMap::new(),
             service: HashMap::new(),
             total: 0,
-            started: 0,
             len: 0,
         }
     }
@@ -720,12 +713,10 @@ impl<T> FairQueue<T> {
         self.len += 1;
     }
 
-    /// The order of lines: least service counting the first job's
-    /// estimate (so that a short job of a key that searched a little goes
-    /// before a long one of a key that has not searched yet), then the key
-    /// served least recently, then earlier arrival.
-    fn rank(s: &Service, total: u64, head: &(u64, u64, T)) -> (f64, u64, u64) {
-        (s.at(total) + head.1 as f64, s.last, head.0)
+    /// The order of lines: least service, then cheaper first job, then
+    /// earlier arrival.
+    fn rank(service: f64, head: &(u64, u64, T)) -> (f64, u64, u64) {
+        (service, head.1, head.0)
     }
 
     /// Takes the next job: the first of the line of least service among
@@ -733,14 +724,13 @@ impl<T> FairQueue<T> {
     /// place), charging its key the job's estimate.
     pub fn pop_where(&mut self, may_run: impl Fn(&T) -> bool) -> Option<T> {
         let total = self.total;
-        let none = Service::default();
         let key = self
             .lines
             .iter()
             .filter_map(|(k, l)| {
                 let head = l.jobs.front().filter(|(_, _, j)| may_run(j))?;
-                let s = self.service.get(k).unwrap_or(&none);
-                Some((Self::rank(s, total, head), k))
+                let service = self.service.get(k).map_or(0.0, |s| s.at(total));
+                Some((Self::rank(service, head), k))
             })
             .min_by(|(a, _), (b, _)| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal))
             .map(|(_, k)| k.clone())?;
@@ -750,36 +740,29 @@ impl<T> FairQueue<T> {
             self.lines.remove(&key);
         }
         self.len -= 1;
-        let (total, started) = (self.total, self.started + 1);
-        self.started = started;
-        let s = self.service.entry(key).or_default();
-        *s = Service {
-            units: s.at(total) + units as f64,
-            at: total,
-            last: started,
-        };
-        self.sweep();
+        self.charge(key, units as f64);
         Some(job)
     }
 
     /// A job of `key` that started with `estimate_ms` ended after
-    /// `real_ms` of search: its key is charged the difference, and the
-    /// clock service fades by moves by the real time.
+    /// `real_ms` of search: its key is charged the difference.
     pub fn settle(&mut self, key: &ClientKey, estimate_ms: u64, real_ms: u64) {
-        let (real, estimate) = (units_of_ms(real_ms), units_of_ms(estimate_ms));
-        let total = self.total;
-        let s = self.service.entry(key.clone()).or_default();
-        *s = Service {
-            units: (s.at(total) + real as f64 - estimate as f64).max(0.0),
-            at: total,
-            last: s.last,
-        };
-        self.total = total.saturating_add(real);
-        self.sweep();
+        let delta = units_of_ms(real_ms) as f64 - units_of_ms(estimate_ms) as f64;
+        self.charge(key.clone(), delta);
     }
 
-    /// Keeps at most twice [`FairQueue::MEMORY`] keys' service.
-    fn sweep(&mut self) {
+    /// Adds `units` (maybe negative) to `key`'s service, now; the clock
+    /// moves by what was added.
+    fn charge(&mut self, key: ClientKey, units: f64) {
+        let total = self.total;
+        let s = self.service.entry(key).or_default();
+        *s = Service {
+            units: (s.at(total) + units).max(0.0),
+            at: total,
+        };
+        if units > 0.0 {
+            self.total = total.saturating_add(units as u64);
+        }
         if self.service.len() > 2 * Self::MEMORY {
             // Forget the least service first (keys with jobs waiting kept).
             let now = self.total;
@@ -830,7 +813,7 @@ impl<T> FairQueue<T> {
             .jobs
             .iter()
             .position(|(s, _, _)| *s == seq)?;
-        let (total, mut started) = (self.total, self.started);
+        let mut total = self.total;
         let mut lines: Vec<SimLine<'_, T>> = self
             .lines
             .iter()
@@ -845,7 +828,7 @@ impl<T> FairQueue<T> {
                 .enumerate()
                 .filter_map(|(i, (_, s, jobs))| {
                     let head = jobs.clone().next()?;
-                    Some((i, Self::rank(s, total, head)))
+                    Some((i, Self::rank(s.at(total), head)))
                 })
                 .min_by(|(_, a), (_, b)| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal))?;
             let (k, s, jobs) = &mut lines[i];
@@ -853,12 +836,11 @@ impl<T> FairQueue<T> {
             if *k == key && *n == seq {
                 return Some(before);
             }
-            started += 1;
             *s = Service {
                 units: s.at(total) + *units as f64,
                 at: total,
-                last: started,
             };
+            total = total.saturating_add(*units);
         }
         None
     }
@@ -1404,14 +1386,13 @@ mod tests {
         assert_eq!(q.place(&client(11), 1), Some(1));
         assert_eq!(q.pop_where(|_| true), Some(99));
         // The innocent (3 units) and the flooder that ran (100) ask again:
-        // the innocent's next (3 + 3) before the fifteen flooders still
-        // waiting (0 + 100 each), the flooder that ran (100 + 100) last.
+        // behind the fifteen flooders still waiting with none, the innocent
+        // first.
         q.settle(&client(10), 10_000, 10_000);
         q.settle(&innocent, 300, 300);
         q.push_costed(client(10), 200, 10_000, 0);
         q.push_costed(innocent.clone(), 201, 300, 98);
-        assert_eq!(q.place(&innocent, 201), Some(0));
-        assert_eq!(q.place(&client(11), 1), Some(1));
+        assert_eq!(q.place(&innocent, 201), Some(15));
         assert_eq!(q.place(&client(10), 200), Some(16));
     }
 
