@@ -1,0 +1,202 @@
+// @ts-check
+// What the server sends the game page, as JSDoc types: the JSON that
+// src/api.rs writes with serde (docs/API.md). Types only: no page imports
+// this module at run time (the others name its types with
+// `import('./wire.js')`, which the browser never loads).
+//
+// They are exact, field for field: a field the server leaves out when it
+// is empty (`skip_serializing_if`) is optional here, every other is
+// required. tests/js_types.rs plays games on a real server and checks every
+// message it captures against these types with tsc (excess property checks
+// on object literals), so a field renamed, added or dropped on the server
+// fails that test until this file follows.
+
+export {};
+
+/**
+ * A player: `A` moves first.
+ * @typedef {'A'|'B'} Player
+ */
+
+/**
+ * The seat a browser holds: one player, or both on one device.
+ * @typedef {'A'|'B'|'both'} Seat
+ */
+
+/**
+ * How a game is played: against the server's AI, against a friend who
+ * opens the invitation, or two people on one device.
+ * @typedef {'ai'|'friend'|'local'} Mode
+ */
+
+/**
+ * `waiting` (a friend game whose friend has not come), `playing`, `over`.
+ * @typedef {'waiting'|'playing'|'over'} Status
+ */
+
+/**
+ * One value per player.
+ * @template T
+ * @typedef {{A: T, B: T}} PerPlayer
+ */
+
+/**
+ * One action of the log. `captured`: the holes it captured, in the order
+ * taken; `position`: the GPN after it (before the final sweep for the
+ * action that ends the game); `path`: for a sowing, the hole each seed fell
+ * into (empty for an offer, an answer, a pass).
+ * @typedef {{
+ *   ply: number,
+ *   player: Player,
+ *   action: string,
+ *   captured: string[],
+ *   position: string,
+ *   path: string[],
+ * }} Entry
+ */
+
+/**
+ * A person in a seat. `joined` is false only for the friend's seat of a
+ * waiting game; `name` is absent for a bot without a session and on one
+ * device; `rating` (`1500?`) only in rated games.
+ * @typedef {{kind: 'human', joined: boolean, name?: string, rating?: string}} HumanSeat
+ */
+
+/**
+ * The server's AI in a seat; `perfect` only when true (the solver's
+ * perfect player).
+ * @typedef {{kind: 'ai', level: number, perfect?: boolean, honourable: boolean, joined: boolean}} AiSeat
+ */
+
+/**
+ * Who sits in one seat.
+ * @typedef {HumanSeat|AiSeat} SeatView
+ */
+
+/**
+ * What one legal sowing would do, drawn before the click.
+ * @typedef {{action: string, path: string[], captured: string[], seeds: number}} Preview
+ */
+
+/**
+ * Why a game ended: the board (`board`, `no-hole`, `repetition`,
+ * `ply-cap`), a resignation, the loser's clock, the loser gone (`left`), or
+ * an abort (no winner, it counts for nobody).
+ * @typedef {'board'|'no-hole'|'repetition'|'ply-cap'|'resign'|'time'|'left'|'abort'} Reason
+ */
+
+/**
+ * A finished game's result: seeds of A and B (the sweep included), the
+ * winner (`null`: a draw), and the seeds each took in the final sweep.
+ * @typedef {{
+ *   seeds: [number, number],
+ *   winner: Player|null,
+ *   without_glory: boolean,
+ *   reason: Reason,
+ *   swept: [number, number],
+ * }} ResultView
+ */
+
+/**
+ * The rematch of a game, once asked for.
+ * @typedef {{id: string, url: string}} RematchView
+ */
+
+/**
+ * A timed game's clocks as the server computed them at `now` (Unix ms):
+ * `control` is `5+3` or `3d`; `left` the ms each player has; `running`
+ * whose clock runs; `deadline_in` (ms) and `due` say what happens when the
+ * player to act runs out (absent when nothing is due).
+ * @typedef {{
+ *   control: string,
+ *   left: PerPlayer<number>,
+ *   running: Player|null,
+ *   deadline_in?: number,
+ *   due?: 'flag'|'abort',
+ *   now: number,
+ * }} ClockView
+ */
+
+/**
+ * What changes with each action: everything of a state but the game's
+ * fixed facts and its log. `lobby` and `rated` are sent only when true,
+ * `clock` only in timed games; `away` is how long (ms) each player of a
+ * game between people has had no socket (`null`: connected).
+ * @typedef {{
+ *   status: Status,
+ *   position: string,
+ *   to_move: Player|null,
+ *   seats: PerPlayer<SeatView>,
+ *   legal: string[],
+ *   ply: number,
+ *   declined: PerPlayer<boolean>,
+ *   result: ResultView|null,
+ *   rematch: RematchView|null,
+ *   lobby?: boolean,
+ *   rated?: boolean,
+ *   thinking: boolean,
+ *   previews: Preview[],
+ *   takeback: Player|null,
+ *   clock?: ClockView,
+ *   abortable: boolean,
+ *   away: PerPlayer<number|null>,
+ * }} Head
+ */
+
+/**
+ * A game's whole state (`GET /api/games/{id}`, the answers of the game's
+ * commands, the socket's `state`), as its recipient sees it (`you`: his
+ * seat, `null` for a spectator).
+ * @typedef {Head & {
+ *   id: string,
+ *   mode: Mode,
+ *   rules: string,
+ *   start: string,
+ *   you: Seat|null,
+ *   actions: Entry[],
+ *   takebacks: number,
+ * }} GameState
+ */
+
+/**
+ * What changed since the state a socket has: the actions after its ply
+ * `since`, and the new head.
+ * @typedef {Head & {id: string, since: number, actions: Entry[]}} Update
+ */
+
+/**
+ * An error: its code (`stale`, `not_found`, …) and a sentence.
+ * @typedef {{code: string, message: string}} WireError
+ */
+
+/**
+ * The body of every error answer.
+ * @typedef {{error: WireError}} ErrorAnswer
+ */
+
+/**
+ * A chat message of a game between people.
+ * @typedef {{n: number, from: Player, text: string, at: number}} ChatLine
+ */
+
+/**
+ * A message of a game's socket.
+ * @typedef {{type: 'state', state: GameState}
+ *   | {type: 'update', update: Update}
+ *   | {type: 'error', error: WireError}
+ *   | {type: 'pong'}
+ *   | {type: 'chat_history', lines: ChatLine[]}
+ *   | {type: 'chat', line: ChatLine}} ServerMsg
+ */
+
+/**
+ * The answer to a game's creation, a rematch, or a claimed link: the seat
+ * it gives and its token; `invite`, the friend's link, for the creator of
+ * a friend game.
+ * @typedef {{id: string, seat: Seat, token: string, url: string, invite?: string}} Created
+ */
+
+/**
+ * A link that opens the caller's seat on another device.
+ * @typedef {{url: string}} DeviceLink
+ */
