@@ -600,18 +600,16 @@ async fn the_game_pages_types_match_the_servers_messages() {
         .into_iter()
         .filter(|f| !s.seen.contains(f) && f != "perfect")
         .collect();
-    assert!(
-        unseen.is_empty(),
-        "fields of wire.js no message had (a misnamed field?): {unseen:?}"
-    );
     let (ok, out, dir) = check(&tsc, &s, &wire);
-    if !ok {
-        let kept = dir.keep();
-        panic!(
-            "the server's messages do not match assets/js/wire.js (see {}):\n{out}",
-            kept.join("samples.js").display()
-        );
-    }
+    let kept = dir.keep();
+    assert!(
+        ok && unseen.is_empty(),
+        "the server's messages do not match assets/js/wire.js \
+         (the messages typed: {}):\n{out}\n\
+         fields of wire.js no message had (a misnamed field?): {unseen:?}",
+        kept.join("samples.js").display()
+    );
+    std::fs::remove_dir_all(kept).unwrap();
 }
 
 /// The field list read from wire.js: what the test demands to see.

@@ -1,6 +1,16 @@
 // @ts-check
 // The server's HTTP and WebSocket API (docs/API.md). The seat token is the
 // HttpOnly cookie the server sets, so requests carry it by themselves.
+// What the game's answers and socket messages hold: wire.js.
+
+/**
+ * @typedef {import('./wire.js').GameState} GameState
+ * @typedef {import('./wire.js').Update} Update
+ * @typedef {import('./wire.js').Created} Created
+ * @typedef {import('./wire.js').ChatLine} ChatLine
+ * @typedef {import('./wire.js').WireError} WireError
+ * @typedef {import('./wire.js').ServerMsg} ServerMsg
+ */
 
 export class ApiError extends Error {
   /** @param {number} status @param {string} code @param {string} message */
@@ -14,7 +24,8 @@ export class ApiError extends Error {
 /**
  * @param {string} method
  * @param {string} path
- * @param {any} [body]
+ * @param {unknown} [body]
+ * @returns {Promise<any>} the answer's JSON (the callers say what it is)
  */
 export async function call(method, path, body) {
   /** @type {RequestInit} */
@@ -39,17 +50,20 @@ export async function call(method, path, body) {
   return data;
 }
 
-/** @param {{mode: string, rules?: string, level?: number, perfect?: boolean, colour?: string, honourable?: boolean}} req */
+/**
+ * @param {{mode: string, rules?: string, level?: number, perfect?: boolean, colour?: string, honourable?: boolean}} req
+ * @returns {Promise<Created>}
+ */
 export const createGame = (req) => call('POST', '/api/games', req);
 /** The rule sets the server's perfect player plays: `{perfect: string[]}`. */
 export const solverInfo = () => call('GET', '/api/solver');
-/** @param {string} id */
+/** @param {string} id @returns {Promise<GameState>} */
 export const getGame = (id) => call('GET', `/api/games/${encodeURIComponent(id)}`);
-/** @param {string} id @param {string} action @param {number} [ply] */
+/** @param {string} id @param {string} action @param {number} [ply] @returns {Promise<GameState>} */
 export const postAction = (id, action, ply) => call('POST', `/api/games/${encodeURIComponent(id)}/actions`, ply === undefined ? { action } : { action, ply });
-/** @param {string} id */
+/** @param {string} id @returns {Promise<Created>} */
 export const rematch = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/rematch`, {});
-/** Resigns the caller's seat (the opponent wins). @param {string} id */
+/** Resigns the caller's seat (the opponent wins). @param {string} id @returns {Promise<GameState>} */
 export const resignGame = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/resign`, {});
 /** @type {Promise<{name: string, id?: string, account?: boolean}>|null} */
 let me = null;
@@ -64,25 +78,25 @@ export const getMe = () => {
 };
 /** Chooses a display name (the server checks it). @param {string} name @returns {Promise<{name: string}>} */
 export const setName = (name) => call('POST', '/api/me/name', { name }).then((r) => { me = Promise.resolve(r); return r; });
-/** Claims the win: the opponent left. @param {string} id */
+/** Claims the win: the opponent left. @param {string} id @returns {Promise<GameState>} */
 export const claimWin = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/claim`, {});
-/** Reports a chat message. @param {string} id @param {number} n */
+/** Reports a chat message. @param {string} id @param {number} n @returns {Promise<null>} */
 export const reportChat = (id, n) => call('POST', `/api/games/${encodeURIComponent(id)}/chat/${n}/report`, {});
-/** Aborts the game (before each player has moved): it counts for nobody. @param {string} id */
+/** Aborts the game (before each player has moved): it counts for nobody. @param {string} id @returns {Promise<GameState>} */
 export const abortGame = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/abort`, {});
-/** Takes back one's last move (ai and local games), or asks the opponent (friend games). @param {string} id */
+/** Takes back one's last move (ai and local games), or asks the opponent (friend games). @param {string} id @returns {Promise<GameState>} */
 export const requestTakeback = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/takeback`, {});
-/** Grants or refuses the opponent's takeback request. @param {string} id @param {boolean} accept */
+/** Grants or refuses the opponent's takeback request. @param {string} id @param {boolean} accept @returns {Promise<GameState>} */
 export const answerTakeback = (id, accept) => call('POST', `/api/games/${encodeURIComponent(id)}/takeback/answer`, { accept });
 /** @param {string} id */
 export const recordUrl = (id) => `/api/games/${encodeURIComponent(id)}/record`;
-/** Claims the friend's seat of an invitation (`/join/{id}/{code}`). @param {string} id @param {string} code */
+/** Claims the friend's seat of an invitation (`/join/{id}/{code}`). @param {string} id @param {string} code @returns {Promise<Created>} */
 export const joinGame = (id, code) => call('POST', `/api/games/${encodeURIComponent(id)}/join`, { code });
-/** Opens one's seat on this device (`/continue/{id}/{code}`). @param {string} id @param {string} code */
+/** Opens one's seat on this device (`/continue/{id}/{code}`). @param {string} id @param {string} code @returns {Promise<Created>} */
 export const continueGame = (id, code) => call('POST', `/api/games/${encodeURIComponent(id)}/continue`, { code });
-/** A link that opens the caller's seat on another device: `{url}`. @param {string} id */
+/** A link that opens the caller's seat on another device. @param {string} id @returns {Promise<import('./wire.js').DeviceLink>} */
 export const newDeviceLink = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/devices`, {});
-/** Revokes the caller's device links. @param {string} id */
+/** Revokes the caller's device links. @param {string} id @returns {Promise<null>} */
 export const revokeDeviceLinks = (id) => call('DELETE', `/api/games/${encodeURIComponent(id)}/devices`);
 
 /** How often an open socket says `ping` (ms): the server closes a socket
@@ -110,9 +124,9 @@ export function keepAlive(ws) {
 export class LiveGame {
   /**
    * @param {string} id
-   * @param {{onState: (s: any) => void, onUpdate: (u: any) => void,
-   *   onError?: (e: {code: string, message: string}) => void,
-   *   onChat?: (lines: any[], history: boolean) => void,
+   * @param {{onState: (s: GameState) => void, onUpdate: (u: Update) => void,
+   *   onError?: (e: WireError) => void,
+   *   onChat?: (lines: ChatLine[], history: boolean) => void,
    *   onStatus?: (status: string, retryMs?: number) => void}} handlers
    */
   constructor(id, handlers) {
@@ -151,6 +165,7 @@ export class LiveGame {
       this.h.onStatus && this.h.onStatus('open');
     };
     ws.onmessage = (ev) => {
+      /** @type {ServerMsg|null} */
       let msg;
       try { msg = JSON.parse(ev.data); } catch (_) { return; }
       if (msg && msg.type === 'state' && msg.state) this.h.onState(msg.state);

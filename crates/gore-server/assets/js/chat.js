@@ -70,13 +70,13 @@ export function chatPanel(id, you, send) {
       toast(t('chat.reported'));
       draw();
     } catch (e) {
-      toast(errorText(/** @type {any} */ (e)));
+      toast(errorText(/** @type {import('./api.js').ApiError} */ (e)));
     }
   }
 
   return {
     panel,
-    /** @param {any[]} incoming @param {boolean} history */
+    /** @param {import('./wire.js').ChatLine[]} incoming @param {boolean} history */
     take(incoming, history) {
       if (history) lines.clear();
       for (const l of incoming) lines.set(l.n, l);

@@ -19,7 +19,7 @@ import { t } from './i18n.js';
 export function claimPage(main, kind, id, code) {
   /** What the page shows: loading, offer, own, seated, claimed, not-found, error. */
   let view = 'loading';
-  /** @type {any} */
+  /** The game, when it could be read. @type {import('./wire.js').GameState|null} */
   let state = null;
   /** @type {string} */
   let error = '';
@@ -72,7 +72,7 @@ export function claimPage(main, kind, id, code) {
       return;
     }
     if (view === 'seated') {
-      card.append(h('h1', null, t('join.seatedTitle')), h('p', null, t('join.seatedText', { player: String(state.you) })), gameLink);
+      card.append(h('h1', null, t('join.seatedTitle')), h('p', null, t('join.seatedText', { player: String(/** @type {import('./wire.js').GameState} */ (state).you) })), gameLink);
       return;
     }
     if (view === 'error') {

@@ -46,7 +46,7 @@ export function formatLeft(ms, control) {
 
 /**
  * The time a player has now, counted down from the state's figures.
- * @param {any} clock the state's `clock` @param {'A'|'B'} p
+ * @param {import('./wire.js').ClockView} clock the state's `clock` @param {'A'|'B'} p
  * @param {number} elapsed ms since the state arrived
  */
 export function leftNow(clock, p, elapsed) {

@@ -19,6 +19,11 @@ import { isLow } from './clock.js';
 import { chatPanel } from './chat.js';
 import * as V from './gameview.js';
 
+/**
+ * @typedef {import('./wire.js').GameState} GameState
+ * @typedef {import('./wire.js').Update} Update
+ */
+
 /** @param {HTMLElement} main @param {string} id */
 export function gamePage(main, id) {
   const st = new GameStore(id);
@@ -312,7 +317,7 @@ export function gamePage(main, id) {
   /**
    * A request of the game's own (resign, takeback): its answer is a whole
    * state, which the socket brings too.
-   * @param {() => Promise<any>} call
+   * @param {() => Promise<GameState>} call
    */
   async function request(call) {
     if (st.sending) return;
@@ -373,7 +378,8 @@ export function gamePage(main, id) {
   async function doRematch() {
     try {
       const res = await rematch(id);
-      rememberGame({ id: res.id, mode: st.s.mode, seat: res.seat, invite: res.invite });
+      // The button is drawn only once there is a state.
+      rememberGame({ id: res.id, mode: /** @type {GameState} */ (st.s).mode, seat: res.seat, invite: res.invite });
       location.assign(res.url || `/g/${res.id}`);
     } catch (e) {
       toast(t('error.action', { message: errorText(/** @type {ApiError} */ (e)) }));
@@ -388,7 +394,7 @@ export function gamePage(main, id) {
 
   // ----- the state and its animation -----
 
-  /** @param {any} s @param {string} kind */
+  /** @param {GameState} s @param {string} kind */
   function onState(s, kind) {
     if (destroyed) return;
     const first = !st.s;
@@ -399,7 +405,7 @@ export function gamePage(main, id) {
     taken(first, before);
   }
 
-  /** @param {any} u */
+  /** @param {Update} u */
   function onUpdate(u) {
     if (destroyed) return;
     const before = st.s;
@@ -414,9 +420,9 @@ export function gamePage(main, id) {
     }
   }
 
-  /** A new state was taken: show it. @param {boolean} first @param {any} before */
+  /** A new state was taken: show it. @param {boolean} first @param {GameState|null} before */
   function taken(first, before) {
-    const s = st.s;
+    const s = /** @type {GameState} */ (st.s);
     if (s.you) rememberGame({ id, mode: s.mode, seat: s.you });
     if (first) {
       st.shownCount = s.actions.length;
@@ -476,7 +482,7 @@ export function gamePage(main, id) {
     if (destroyed) return;
     if (st.over) {
       st.review = null;
-      const r = st.s.result;
+      const r = /** @type {GameState} */ (st.s).result;
       if (r) announce(V.resultText(r));
     }
     update();

@@ -12,6 +12,8 @@ import { formatLeft, isLow, leftNow } from './clock.js';
 /**
  * @typedef {import('./store.js').GameStore} GameStore
  * @typedef {import('./store.js').Entry} Entry
+ * @typedef {import('./wire.js').GameState} GameState
+ * @typedef {import('./wire.js').ResultView} ResultView
  * @typedef {import('./gpn.js').Pos} Pos
  * @typedef {'A'|'B'} Player
  * @typedef {{
@@ -76,11 +78,12 @@ export function describe(e, before, after) {
   return t('describe.pass', { player: pl });
 }
 
-/** The sentence of a result, for the live region. @param {any} r */
+/** The sentence of a result, for the live region. @param {ResultView} r */
 export function resultText(r) {
   let s = t('result.announce', { a: r.seeds[0], b: r.seeds[1] }) + ' ';
   s += r.winner ? t('result.winner', { player: r.winner }) : t('result.draw');
-  if (r.without_glory) s += ' ' + t('result.withoutGlory', { player: r.winner });
+  // Only a winner is without glory.
+  if (r.without_glory) s += ' ' + t('result.withoutGlory', { player: /** @type {Player} */ (r.winner) });
   return s;
 }
 
@@ -92,7 +95,8 @@ export function sweepText(st) {
 
 /** @param {Ctx} c */
 export function viewTitle(c) {
-  const s = c.store.s;
+  // The views draw once the page has a state (game.js).
+  const s = /** @type {GameState} */ (c.store.s);
   c.el.title.textContent = (s.lobby ? t('mode.lobby') : t(`mode.${s.mode}`)) + (s.rules && s.rules !== 'standard' ? ` · ${s.rules}` : '');
 }
 
@@ -110,22 +114,24 @@ export function viewConn(c) {
 /** @param {Ctx} c @param {Pos} p the position shown @param {number} k the actions shown */
 export function viewPlayers(c, p, k) {
   const st = c.store;
+  const s = /** @type {GameState} */ (st.s);
   const box = c.el.players;
   box.textContent = '';
   // Your own first (it is the row at the bottom of the board).
   const bottom = st.bottom();
   for (const pl of /** @type {Player[]} */ ([other(bottom), bottom])) {
-    const toMove = !st.over && st.s.status === 'playing' && p.toMove === pl;
+    const toMove = !st.over && s.status === 'playing' && p.toMove === pl;
     const declined = st.declinedBy(pl, k);
+    const seat = s.seats && s.seats[pl];
     box.append(h('div', { class: `player player-${pl}${toMove ? ' to-move' : ''}`, id: `player-${pl}` },
       h('span', { class: `swatch swatch-${pl}`, 'aria-hidden': 'true' }, pl),
       h('span', { class: 'player-name', title: playerName(st, pl) }, playerName(st, pl)),
-      st.s.seats && st.s.seats[pl] && st.s.seats[pl].rating ? h('span', { class: 'player-rating', id: `rating-${pl}` }, st.s.seats[pl].rating) : null,
+      seat && seat.kind === 'human' && seat.rating ? h('span', { class: 'player-rating', id: `rating-${pl}` }, seat.rating) : null,
       h('span', { class: 'player-score' }, t('game.captured', { n: p.captured[pl] })),
       // Always there, hidden when not to move, so that the box keeps its size.
       h('span', { class: `to-move-mark${toMove ? '' : ' off'}`, 'aria-hidden': toMove ? null : 'true' }, t('game.toMoveMark')),
       declined ? h('span', { class: 'declined-mark', title: t('game.declinedTitle') }, t('game.declinedMark')) : null,
-      st.s.clock ? h('span', { class: 'clock', id: `clock-${pl}`, role: 'timer', 'aria-live': 'off' }) : null));
+      s.clock ? h('span', { class: 'clock', id: `clock-${pl}`, role: 'timer', 'aria-live': 'off' }) : null));
   }
   viewClocks(c);
 }
@@ -140,7 +146,7 @@ const LEAVE_MS = 60_000;
  */
 export function viewAway(c) {
   const st = c.store;
-  const s = st.s;
+  const s = /** @type {GameState} */ (st.s);
   const box = c.el.awayNote;
   if (!box) return;
   const me = st.you;
@@ -192,11 +198,12 @@ export function viewClocks(c) {
     if (clock.running === p && st.you === p) mine = left;
   }
   if (note) {
-    const firstMove = !st.over && clock.due === 'abort' && clock.deadline_in != null && st.s.to_move;
+    const deadline = clock.deadline_in;
+    const firstMove = !st.over && clock.due === 'abort' && deadline != null && /** @type {GameState} */ (st.s).to_move;
     note.hidden = !firstMove;
-    if (firstMove) {
-      const secs = Math.max(0, Math.ceil((clock.deadline_in - elapsed) / 1000));
-      const who = playerName(st, st.s.to_move);
+    if (firstMove && deadline != null) {
+      const secs = Math.max(0, Math.ceil((deadline - elapsed) / 1000));
+      const who = playerName(st, firstMove);
       const text = clock.running ? t('clock.firstMoveDays', { player: who }) : t('clock.firstMove', { player: who, s: secs });
       if (note.textContent !== text) note.textContent = text;
     }
@@ -207,7 +214,7 @@ export function viewClocks(c) {
 /** The status line: one sentence of what to do now (its height is fixed, see app.css). @param {Ctx} c */
 export function viewTurn(c) {
   const st = c.store;
-  const s = st.s;
+  const s = /** @type {GameState} */ (st.s);
   const p = st.pos;
   const me = st.you;
   const L = st.legal();
@@ -246,7 +253,7 @@ export function viewInvite(c) {
   const st = c.store;
   const box = c.el.invite;
   const mine = myGames().find((g) => g.id === c.id);
-  const waiting = st.s.status === 'waiting' && st.seated;
+  const waiting = /** @type {GameState} */ (st.s).status === 'waiting' && st.seated;
   box.hidden = !waiting;
   box.textContent = '';
   if (!waiting) return;
@@ -299,7 +306,8 @@ export function viewNotice(c) {
   if (offerWaiting) {
     msgs.push(mine ? t('notice.yourOfferWaiting', { holes: tlist(p.offer), player: p.toMove }) : t('notice.offerWaiting', { from: by, holes: tlist(p.offer), player: p.toMove }));
   }
-  if (msgs.length && (!mine || offerWaiting || me === 'both')) {
+  // (One device is never `mine`: a run is one player's.)
+  if (msgs.length && (!mine || offerWaiting)) {
     box.hidden = false;
     box.textContent = msgs.join(' ');
   }
@@ -366,7 +374,7 @@ export function viewTools(c) {
   if (me !== 'A' && me !== 'B') {
     box.append(h('button', { type: 'button', class: 'ghost small', id: 'flip-btn', 'aria-pressed': st.flipped ? 'true' : 'false', onclick: () => c.ui((s) => { s.flipped = !s.flipped; }, 'flip-btn') }, t('game.flip')));
   }
-  const s = st.s;
+  const s = /** @type {GameState} */ (st.s);
   // A finished game opens in the analysis board at the ply shown (the link
   // contract of /analysis): not during play, where it would be help.
   if (st.over && s) {
@@ -425,7 +433,7 @@ export function viewOfferPanel(c) {
     if (!holes.length) why = t('offer.whyNone');
     else if (holes.length > 3) why = t('offer.whyTooMany');
     else if (p.captured[opp] < price) why = t('offer.whyCannotPay', { player: opp, have: p.captured[opp], n: price });
-    else if (holes.length >= mineCount && !ruleOptions(st.s.rules).cedeAll) why = t('offer.whyKeepOne');
+    else if (holes.length >= mineCount && !ruleOptions(/** @type {GameState} */ (st.s).rules).cedeAll) why = t('offer.whyKeepOne');
     else if (st.offline) why = t('status.offline');
     else why = t('offer.whyNotAllowed');
   }
@@ -452,7 +460,9 @@ export function viewResult(c) {
   const more = c.el.resultMore;
   box.textContent = '';
   more.textContent = '';
-  const r = st.s.result;
+  const s = /** @type {GameState} */ (st.s);
+  // Shown only with a result (`hidden` returns before any use without one).
+  const r = /** @type {ResultView} */ (s.result);
   box.hidden = !(st.over && r && !st.animating);
   more.hidden = box.hidden;
   if (box.hidden) return;
@@ -462,7 +472,7 @@ export function viewResult(c) {
   else if (!r.winner) headline = t('result.draw');
   else if (me === 'A' || me === 'B') headline = r.winner === me ? t('result.youWin') : t('result.youLose');
   else headline = t('result.winner', { player: r.winner });
-  const rm = st.s.rematch;
+  const rm = s.rematch;
   const mineRematch = rm && myGames().some((g) => g.id === rm.id);
   let rematchButton = null;
   if (rm && mineRematch) rematchButton = h('a', { class: 'button primary', id: 'rematch-link', href: rm.url || `/g/${rm.id}` }, t('result.openRematch'));
@@ -474,7 +484,7 @@ export function viewResult(c) {
     h('p', { class: 'final-score', id: 'final-score' },
       h('span', { class: 'score-A' }, `A ${r.seeds[0]}`), ' – ', h('span', { class: 'score-B' }, `${r.seeds[1]} B`)),
     h('p', { class: 'headline', id: 'result-headline' }, headline, r.winner && (me === 'A' || me === 'B') && r.winner !== me ? ` (${t('result.winner', { player: r.winner })})` : ''),
-    r.without_glory ? h('p', { class: 'without-glory', id: 'without-glory' }, h('span', { class: 'glory-badge', 'aria-hidden': 'true' }, '☾'), ' ', t('result.withoutGlory', { player: r.winner })) : null,
+    r.without_glory ? h('p', { class: 'without-glory', id: 'without-glory' }, h('span', { class: 'glory-badge', 'aria-hidden': 'true' }, '☾'), ' ', t('result.withoutGlory', { player: /** @type {Player} */ (r.winner) })) : null,
   ].filter((x) => x !== null));
   more.append(...[
     h('p', { class: 'muted', id: 'result-reason' }, t(`result.reason.${reason}`, { player: r.winner ? other(r.winner) : '' }),

@@ -78,7 +78,7 @@ export function ruleOptions(rules) {
 
 /**
  * The names of captured holes in an action entry.
- * @param {any} entry
+ * @param {{captured?: unknown}|null|undefined} entry
  * @returns {string[]}
  */
 export function capturedHoles(entry) {

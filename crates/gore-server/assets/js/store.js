@@ -3,31 +3,40 @@
 // state, in one place. `apply` is the only way a `state` or `update`
 // message (socket, HTTP answer, poll) changes the server part; each
 // position string is parsed once, when it arrives. The views read the
-// store and never change the server part.
+// store and never change the server part. What the server sends is typed
+// in wire.js (checked against the server by tests/js_types.rs).
 
 import { HOLES, parseGpn } from './gpn.js';
 
 /**
  * @typedef {import('./gpn.js').Pos} Pos
- * @typedef {'A'|'B'} Player
- * @typedef {{ply: number, player: Player, action: string, captured: any[], position: string, path?: string[]}} Entry
+ * @typedef {import('./wire.js').Player} Player
+ * @typedef {import('./wire.js').Entry} Entry
+ * @typedef {import('./wire.js').GameState} GameState
+ * @typedef {import('./wire.js').Update} Update
+ * @typedef {import('./wire.js').Head} Head
  * @typedef {{pos: Pos, entry: Entry|null, k: number, sweep?: boolean}} Step
  */
 
-/** The number of actions a state or update has. @param {any} s */
+/** The number of actions a state or update has. @param {GameState|Update} s */
 export const plyOf = (s) => (typeof s.ply === 'number' ? s.ply : s.actions.length);
 
-/** What changes with each action: a state or an update without id and log. @param {any} s */
+/**
+ * What changes with each action: a state or an update without id and log
+ * (a state's `takebacks` stays).
+ * @param {GameState|Update} s
+ * @returns {Head}
+ */
 export function headOf(s) {
-  const { id: _id, mode: _mode, rules: _rules, start: _start, you: _you, actions: _actions, since: _since, ...head } = s;
-  return head;
+  const { id: _id, mode: _mode, rules: _rules, start: _start, you: _you, actions: _actions, since: _since, ...head } = /** @type {Partial<GameState & Update>} */ (s);
+  return /** @type {Head} */ (head);
 }
 
 export class GameStore {
   /** @param {string} id */
   constructor(id) {
     this.id = id;
-    /** The server's state (a GameView), null before the first one. @type {any} */
+    /** The server's state, null before the first one. @type {GameState|null} */
     this.s = null;
     /** positions[k]: the position after action k (0: the start), parsed once. @type {Pos[]} */
     this.positions = [];
@@ -83,7 +92,7 @@ export class GameStore {
    * A whole state (the socket's first, a resync, an HTTP answer, a poll):
    * taken when it is newer than the page's, or as new with a different
    * head; an older or identical one is left (no second render).
-   * @param {any} s
+   * @param {GameState} s
    * @param {string} kind where it came from, for the trace
    * @returns {boolean} whether it was taken
    */
@@ -107,12 +116,12 @@ export class GameStore {
     return true;
   }
 
-  /** Whether a shorter state is the answer to a takeback (its log is a prefix of ours, its head new). @param {any} s */
+  /** Whether a shorter state is the answer to a takeback (its log is a prefix of ours, its head new). @param {GameState} s */
   takenBack(s) {
     if (!this.s || !Array.isArray(s.takebacks) && typeof s.takebacks !== 'number') return false;
     const mine = this.s.takebacks;
     const theirs = s.takebacks;
-    const count = (/** @type {any} */ x) => (Array.isArray(x) ? x.length : Number(x) || 0);
+    const count = (/** @type {unknown} */ x) => (Array.isArray(x) ? x.length : Number(x) || 0);
     return count(theirs) > count(mine);
   }
 
@@ -120,7 +129,7 @@ export class GameStore {
    * An update from the socket: applied when it follows the page's state
    * (`since` is its ply), its new part taken when it overlaps, ignored when
    * the page already has it; a gap returns 'gap' (ask for the whole state).
-   * @param {any} u
+   * @param {Update} u
    * @returns {'applied'|'ignored'|'gap'}
    */
   applyUpdate(u) {
@@ -144,7 +153,7 @@ export class GameStore {
     return 'applied';
   }
 
-  /** Takes a new server state, parsing only the positions not seen before. @param {any} s */
+  /** Takes a new server state, parsing only the positions not seen before. @param {GameState} s */
   take(s) {
     const before = this.s ? plyOf(this.s) : 0;
     this.s = s;
@@ -218,7 +227,7 @@ export class GameStore {
     /** @type {Step[]} */
     const steps = [];
     for (let k = 0; k <= n; k++) steps.push({ pos: this.posAfter(k), entry: k ? this.entries[k - 1] : null, k });
-    if (this.over && n && this.entries[n - 1].position !== this.s.position) steps.push({ pos: this.pos, entry: null, k: n, sweep: true });
+    if (this.over && n && this.entries[n - 1].position !== /** @type {GameState} */ (this.s).position) steps.push({ pos: this.pos, entry: null, k: n, sweep: true });
     return steps;
   }
 
@@ -245,7 +254,7 @@ export class GameStore {
     const r = this.s && this.s.result;
     if (r && Array.isArray(r.swept)) return [Number(r.swept[0]) || 0, Number(r.swept[1]) || 0];
     const n = this.entries.length;
-    if (!this.over || !n || this.entries[n - 1].position === this.s.position) return null;
+    if (!this.over || !n || this.entries[n - 1].position === /** @type {GameState} */ (this.s).position) return null;
     const before = this.posAfter(n);
     return [this.pos.captured.A - before.captured.A, this.pos.captured.B - before.captured.B];
   }
