@@ -1,10 +1,11 @@
 //! Issue 26 item 6: the browser's types of what the server sends the game
-//! page (assets/js/wire.js) are true to the server.
+//! page and the lobby (assets/js/wire.js) are true to the server.
 //!
-//! Games played on a real server (a rated lobby game with a clock, a
-//! friend game through chat, a takeback, a resignation and a rematch, a
-//! game against the AI, a local game to its end) give the JSON of every
-//! socket message and HTTP answer the game page reads. Each is written
+//! Games played on a real server (the lobby's messages and the rated game
+//! with a clock it pairs, a friend game through chat, a takeback, a
+//! resignation and a rematch, a game against the AI, a local game to its
+//! end) give the JSON of every socket message and HTTP answer the game
+//! page and the lobby read. Each is written
 //! into a JS file as an object literal typed with wire.js's typedef, and
 //! tsc checks the file: its excess property checks refuse a field the type
 //! lacks, its required fields a field the server no longer sends, so a
@@ -71,7 +72,7 @@ const PRELUDE: &str = r#"// @ts-check
 struct Samples {
     js: String,
     n: usize,
-    /// The `type` of every socket message checked.
+    /// Every socket message checked: its typedef and `type`.
     kinds: BTreeSet<String>,
     /// Every field name that came with a value other than null, `[]` or
     /// `{}` (whose inside would go unchecked).
@@ -121,11 +122,11 @@ impl Samples {
         self.push(ty, Some(why), v);
     }
 
-    /// A socket message.
-    fn msg(&mut self, m: &Value) {
+    /// A message of a socket whose messages are `ty`s.
+    fn msg(&mut self, ty: &str, m: &Value) {
         let kind = m["type"].as_str().expect("a message with a type");
-        self.kinds.insert(kind.to_string());
-        self.typed("ServerMsg", m);
+        self.kinds.insert(format!("{ty} {kind}"));
+        self.typed(ty, m);
     }
 
     fn see(&mut self, v: &Value) {
@@ -235,12 +236,29 @@ fn check(tsc: &Path, samples: &Samples, wire: &str) -> (bool, String, tempfile::
     (out.status.success(), text, dir)
 }
 
-/// Reads socket messages until one of type `kind`, checking each: that one.
+/// Reads a game socket's messages until one of type `kind`, checking
+/// each: that one.
 async fn recv(ws: &mut Ws, s: &mut Samples, kind: &str) -> Value {
+    recv_as(ws, s, "ServerMsg", kind).await
+}
+
+/// Reads messages until one of type `kind`, checking each as a `ty`.
+async fn recv_as(ws: &mut Ws, s: &mut Samples, ty: &str, kind: &str) -> Value {
     loop {
         let m = next_msg(ws).await;
-        s.msg(&m);
+        s.msg(ty, &m);
         if m["type"] == kind {
+            return m;
+        }
+    }
+}
+
+/// Reads a lobby socket's messages until a `lobby` state that `pred`
+/// accepts, checking each.
+async fn lobby_until(ws: &mut Ws, s: &mut Samples, pred: impl Fn(&Value) -> bool) -> Value {
+    loop {
+        let m = recv_as(ws, s, "LobbyMsg", "lobby").await;
+        if pred(&m) {
             return m;
         }
     }
@@ -251,7 +269,7 @@ async fn recv(ws: &mut Ws, s: &mut Samples, kind: &str) -> Value {
 async fn until_ply(ws: &mut Ws, s: &mut Samples, ply: u64) -> Value {
     loop {
         let m = next_msg(ws).await;
-        s.msg(&m);
+        s.msg("ServerMsg", &m);
         let body = match m["type"].as_str() {
             Some("state") => &m["state"],
             Some("update") => &m["update"],
@@ -311,7 +329,10 @@ fn renamed(v: &Value, path: &[&str], to: &str) -> Value {
     let (last, parents) = path.split_last().unwrap();
     let mut at = &mut v;
     for p in parents {
-        at = &mut at[*p];
+        at = match p.parse::<usize>() {
+            Ok(i) => &mut at[i],
+            Err(_) => &mut at[*p],
+        };
     }
     let map = at.as_object_mut().unwrap();
     let x = map.remove(*last).unwrap_or_else(|| panic!("no {last}"));
@@ -319,31 +340,53 @@ fn renamed(v: &Value, path: &[&str], to: &str) -> Value {
     v
 }
 
-/// A rated lobby game with a clock: its first state has every optional
-/// field of a state (names, ratings, the clock and its deadline, `lobby`,
-/// `rated`), and so does the update of its first action; then an abort.
+/// The lobby's messages (a challenge listed with its colour and rating,
+/// then withdrawn; a refusal; a pong; a pairing and the game listed), and
+/// the rated game with a clock it pairs: its first state has every
+/// optional field of a state (names, ratings, the clock and its deadline,
+/// `lobby`, `rated`), and so does the update of its first action; then an
+/// abort.
 async fn lobby_game(srv: &Server, s: &mut Samples) {
     let awa = account(srv, "Awa").await;
     let yao = account(srv, "Yao").await;
     let mut la = lobby_ws(srv, &awa).await;
     let mut ly = lobby_ws(srv, &yao).await;
-    next_of(&mut la, "hello").await;
-    next_of(&mut ly, "hello").await;
+    recv_as(&mut la, s, "LobbyMsg", "hello").await;
+    recv_as(&mut ly, s, "LobbyMsg", "hello").await;
+    send(
+        &mut la,
+        json!({"type": "challenge", "clock": "5+3", "colour": "A", "rated": true}),
+    )
+    .await;
+    recv_as(&mut la, s, "LobbyMsg", "waiting").await;
+    let listed = lobby_until(&mut ly, s, |m| !m["challenges"][0]["colour"].is_null()).await;
+    s.refused(
+        "W.LobbyMsg",
+        &renamed(&listed, &["challenges", "0", "by"], "from"),
+        "a challenge's field renamed",
+    );
+    send(&mut la, json!({"type": "cancel"})).await;
+    recv_as(&mut la, s, "LobbyMsg", "cancelled").await;
+    send(&mut la, json!({"type": "ping"})).await;
+    recv_as(&mut la, s, "LobbyMsg", "pong").await;
+    send(&mut la, json!({"type": "dance"})).await;
+    recv_as(&mut la, s, "LobbyMsg", "error").await;
     send(
         &mut la,
         json!({"type": "seek", "clock": "5+3", "rated": true}),
     )
     .await;
-    next_of(&mut la, "waiting").await;
+    recv_as(&mut la, s, "LobbyMsg", "waiting").await;
     send(
         &mut ly,
         json!({"type": "seek", "clock": "5+3", "rated": true}),
     )
     .await;
-    let id = next_of(&mut ly, "paired").await["game"]
+    let id = recv_as(&mut ly, s, "LobbyMsg", "paired").await["game"]
         .as_str()
         .unwrap()
         .to_string();
+    lobby_until(&mut la, s, |m| !m["games"].as_array().unwrap().is_empty()).await;
     let mut wa = game_ws(srv, &id, &awa).await;
     let first = recv(&mut wa, s, "state").await;
     let state = &first["state"];
@@ -592,8 +635,22 @@ async fn the_game_pages_types_match_the_servers_messages() {
     let kinds: Vec<&str> = s.kinds.iter().map(String::as_str).collect();
     assert_eq!(
         kinds,
-        ["chat", "chat_history", "error", "pong", "state", "update"],
-        "every kind of game socket message was checked"
+        [
+            "LobbyMsg cancelled",
+            "LobbyMsg error",
+            "LobbyMsg hello",
+            "LobbyMsg lobby",
+            "LobbyMsg paired",
+            "LobbyMsg pong",
+            "LobbyMsg waiting",
+            "ServerMsg chat",
+            "ServerMsg chat_history",
+            "ServerMsg error",
+            "ServerMsg pong",
+            "ServerMsg state",
+            "ServerMsg update",
+        ],
+        "every kind of socket message was checked"
     );
     // The perfect player needs a solver database (tests/perfect.rs).
     let unseen: Vec<String> = declared_fields(&wire)

@@ -11,9 +11,8 @@ import { errorText } from './errors.js';
 import { t, tn } from './i18n.js';
 
 /**
- * @typedef {{id: string, by: string, name: string, rules: string, clock: string|null, colour: string|null, rated: boolean, quick: boolean, rating?: string}} Challenge
- * @typedef {{id: string, url: string, names: (string|null)[], clock: string|null, rules: string, ratings?: (string|null)[], spectators?: number}} Playing
- * @typedef {{paces: string[], challenges: Challenge[], games: Playing[]}} LobbyState
+ * @typedef {import('./wire.js').LobbyState} LobbyState
+ * @typedef {import('./wire.js').LobbyMsg} LobbyMsg
  */
 
 /**
@@ -57,7 +56,7 @@ export function lobbySection(opts) {
     games,
     h('p', null, h('a', { href: '/leaderboard', id: 'leaderboard-link' }, t('nav.leaderboard'))));
 
-  /** @param {any} msg */
+  /** A message to the server (`seek`, `challenge`, `accept`, `cancel`). @param {{type: string} & Record<string, unknown>} msg */
   function send(msg) {
     if (ws && ws.readyState === WebSocket.OPEN) {
       ws.send(JSON.stringify(msg));
@@ -135,7 +134,7 @@ export function lobbySection(opts) {
     }
   }
 
-  /** @param {any} m */
+  /** @param {LobbyMsg} m */
   function onMessage(m) {
     if (m.type === 'hello') you = m.you;
     else if (m.type === 'lobby') {

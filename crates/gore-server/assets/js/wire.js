@@ -1,8 +1,9 @@
 // @ts-check
-// What the server sends the game page, as JSDoc types: the JSON that
-// src/api.rs writes with serde (docs/API.md). Types only: no page imports
-// this module at run time (the others name its types with
-// `import('./wire.js')`, which the browser never loads).
+// What the server sends the game page and the home page's lobby, as JSDoc
+// types: the JSON that the server's wire types (src/api.rs, the lobby's
+// state) write with serde (docs/API.md). Types only: no page imports this
+// module at run time (the others name its types with `import('./wire.js')`,
+// which the browser never loads).
 //
 // They are exact, field for field: a field the server leaves out when it
 // is empty (`skip_serializing_if`) is optional here, every other is
@@ -199,4 +200,56 @@ export {};
 /**
  * A link that opens the caller's seat on another device.
  * @typedef {{url: string}} DeviceLink
+ */
+
+// ----- the lobby's socket (the home page) -----
+
+/**
+ * An open challenge (or a quick pairing's seek, `quick`): its creator's
+ * public id and name, its terms (`clock` `null`: untimed; `colour`, the
+ * creator's, `null`: random), and his rating in its pace when rated.
+ * @typedef {{
+ *   id: string,
+ *   by: string,
+ *   name: string,
+ *   rules: string,
+ *   clock: string|null,
+ *   colour: Player|null,
+ *   rated: boolean,
+ *   quick: boolean,
+ *   rating?: string,
+ * }} Challenge
+ */
+
+/**
+ * A game between people being played: A's and B's names and ratings (when
+ * it began, rated games) and its spectators on every server.
+ * @typedef {{
+ *   id: string,
+ *   url: string,
+ *   names: [string|null, string|null],
+ *   clock: string|null,
+ *   rules: string,
+ *   ratings: [string|null, string|null],
+ *   spectators: number,
+ * }} Playing
+ */
+
+/**
+ * The lobby's state: the paces of quick pairing, the open challenges
+ * (newest first), the games being played.
+ * @typedef {{paces: string[], challenges: Challenge[], games: Playing[]}} LobbyState
+ */
+
+/**
+ * A message of the lobby's socket: who the socket's player is (`hello`,
+ * first), the lobby's state (after each change), his seek or challenge
+ * waiting, his game once paired, his seeks withdrawn, a refusal, a pong.
+ * @typedef {{type: 'hello', you: string, name: string}
+ *   | ({type: 'lobby'} & LobbyState)
+ *   | {type: 'waiting', id: string}
+ *   | {type: 'paired', game: string, url: string}
+ *   | {type: 'cancelled'}
+ *   | {type: 'error', error: WireError}
+ *   | {type: 'pong'}} LobbyMsg
  */
