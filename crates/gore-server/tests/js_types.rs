@@ -2,19 +2,19 @@
 //! page and the lobby (assets/js/wire.js) are true to the server.
 //!
 //! Games played on a real server (the lobby's messages and the rated game
-//! with a clock it pairs, a friend game through chat, a takeback, a
-//! resignation and a rematch, a game against the AI, a local game to its
-//! end) give the JSON of every socket message and HTTP answer the game
-//! page and the lobby read. Each is written
-//! into a JS file as an object literal typed with wire.js's typedef, and
-//! tsc checks the file: its excess property checks refuse a field the type
-//! lacks, its required fields a field the server no longer sends, so a
-//! field renamed, added or dropped on the server fails here. Messages in
-//! which every optional field is present are checked against the type with
-//! every field required too, every field wire.js names must have come
-//! non-empty in some message (so that an optional field is checked at
-//! all), and altered copies (a field renamed, a value out of its type)
-//! must be refused, which shows the checks bite.
+//! with a clock it pairs; a friend game through chat, a takeback, a
+//! resignation and a rematch; a game against the AI, one against the
+//! perfect player, a local game to its end) give the JSON of every socket
+//! message and HTTP answer the game page and the lobby read. Each is
+//! written into a JS file as an object literal typed with wire.js's
+//! typedef, and tsc checks the file: its excess property checks refuse a
+//! field the type lacks, its required fields a field the server no longer
+//! sends, so a field renamed, added or dropped on the server fails here.
+//! Messages in which every optional field is present are checked against
+//! the type with every field required too; every field wire.js names must
+//! have come non-empty in some message (so that an optional field is
+//! checked at all); and altered copies (a field renamed, a value out of its
+//! type) must be refused, which shows that the checks bite.
 //!
 //! tsc is `.ci/node_modules/.bin/tsc` (`npm ci --prefix .ci` installs the
 //! pinned TypeScript). Without it the test says so and passes, except
@@ -604,6 +604,32 @@ async fn ai_game(srv: &Server, s: &mut Samples) {
     }
 }
 
+/// A game against the solver's perfect player (a server with a small
+/// database, as tests/perfect.rs builds it): its seat says `perfect`.
+async fn perfect_game(s: &mut Samples) {
+    use gore_solver::{disk::write_layer, par::Sequential, retro};
+    let db = tempfile::tempdir().unwrap();
+    for layer in &retro::solve_up_to(12, false, &Sequential).layers {
+        write_layer(db.path(), layer, false).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_in(&dir);
+    config.solver_db = Some(db.path().to_path_buf());
+    let srv = Server::start_with(dir, config).await;
+    // 12 seeds on the board, inside the database; the AI is A.
+    let created = create(
+        &bot(),
+        &srv,
+        json!({"mode": "ai", "rules": "no-trades", "perfect": true, "colour": "B",
+               "start": "3,0,2,1/0,3,1,2 AAAA/BBBB 18-18 A -"}),
+    )
+    .await;
+    let id = created["id"].as_str().unwrap();
+    let mut ws = srv.ws(id, created["token"].as_str()).await;
+    let first = recv(&mut ws, s, "state").await;
+    assert_eq!(first["state"]["seats"]["A"]["perfect"], true, "{first}");
+}
+
 /// A local game to its end by the board: the result and its sweep.
 async fn local_game(srv: &Server, s: &mut Samples) {
     let created = create(
@@ -631,6 +657,7 @@ async fn the_game_pages_types_match_the_servers_messages() {
     friend_game(&srv, &mut s).await;
     ai_game(&srv, &mut s).await;
     local_game(&srv, &mut s).await;
+    perfect_game(&mut s).await;
 
     let kinds: Vec<&str> = s.kinds.iter().map(String::as_str).collect();
     assert_eq!(
@@ -652,10 +679,9 @@ async fn the_game_pages_types_match_the_servers_messages() {
         ],
         "every kind of socket message was checked"
     );
-    // The perfect player needs a solver database (tests/perfect.rs).
     let unseen: Vec<String> = declared_fields(&wire)
         .into_iter()
-        .filter(|f| !s.seen.contains(f) && f != "perfect")
+        .filter(|f| !s.seen.contains(f))
         .collect();
     let (ok, out, dir) = check(&tsc, &s, &wire);
     let kept = dir.keep();
