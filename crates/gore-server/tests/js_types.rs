@@ -1,11 +1,12 @@
 //! Issue 26 item 6: the browser's types of what the server sends the game
-//! page and the lobby (assets/js/wire.js) are true to the server.
+//! page, the lobby and the analysis board (assets/js/wire.js) are true to
+//! the server.
 //!
 //! Games played on a real server (the lobby's messages and the rated game
 //! with a clock it pairs; a friend game through chat, a takeback, a
 //! resignation and a rematch; a game against the AI, one against the
-//! perfect player, a local game to its end) give the JSON of every socket
-//! message and HTTP answer the game page and the lobby read. Each is
+//! perfect player, a local game to its end; the analysis board) give the
+//! JSON of every socket message and HTTP answer those pages read. Each is
 //! written into a JS file as an object literal typed with wire.js's
 //! typedef, and tsc checks the file: its excess property checks refuse a
 //! field the type lacks, its required fields a field the server no longer
@@ -604,8 +605,18 @@ async fn ai_game(srv: &Server, s: &mut Samples) {
     }
 }
 
+/// An analysis socket.
+async fn analysis_ws(srv: &Server) -> Ws {
+    let url = format!("ws://{}/api/analysis/ws", srv.addr);
+    let (inner, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    Ws { inner, view: None }
+}
+
 /// A game against the solver's perfect player (a server with a small
-/// database, as tests/perfect.rs builds it): its seat says `perfect`.
+/// database, as tests/perfect.rs builds it; its seat says `perfect`), and
+/// the analysis board there: one analysis waits for the only thread
+/// (`queued`) while another runs, then finds the database's values; a
+/// finished game's analysis; a refusal; the positions the rules judge.
 async fn perfect_game(s: &mut Samples) {
     use gore_solver::{disk::write_layer, par::Sequential, retro};
     let db = tempfile::tempdir().unwrap();
@@ -615,6 +626,11 @@ async fn perfect_game(s: &mut Samples) {
     let dir = tempfile::tempdir().unwrap();
     let mut config = config_in(&dir);
     config.solver_db = Some(db.path().to_path_buf());
+    config.analysis_threads = 1;
+    config.analysis_per_client = 4;
+    // Nothing but `stop` ends an analysis that asks for no less.
+    config.analysis_time = std::time::Duration::from_secs(600);
+    config.analysis_nodes = u64::MAX;
     let srv = Server::start_with(dir, config).await;
     // 12 seeds on the board, inside the database; the AI is A.
     let created = create(
@@ -628,6 +644,48 @@ async fn perfect_game(s: &mut Samples) {
     let mut ws = srv.ws(id, created["token"].as_str()).await;
     let first = recv(&mut ws, s, "state").await;
     assert_eq!(first["state"]["seats"]["A"]["perfect"], true, "{first}");
+
+    const ANALYSIS: &str = "AnalysisMsg";
+    let mut long = analysis_ws(&srv).await;
+    send(&mut long, json!({"type": "analyse"})).await;
+    recv_as(&mut long, s, ANALYSIS, "started").await;
+    let mut exact = analysis_ws(&srv).await;
+    send(
+        &mut exact,
+        json!({"type": "analyse", "rules": "no-trades", "time_ms": 2000,
+               "gpn": "3,0,2,1/0,3,1,2 AAAA/BBBB 18-18 A -"}),
+    )
+    .await;
+    recv_as(&mut exact, s, ANALYSIS, "queued").await;
+    send(&mut long, json!({"type": "stop"})).await;
+    recv_as(&mut long, s, ANALYSIS, "done").await;
+    recv_as(&mut exact, s, ANALYSIS, "exact").await;
+    let done = recv_as(&mut exact, s, ANALYSIS, "done").await;
+    s.refused(
+        "W.AnalysisMsg",
+        &renamed(&done, &["time_ms"], "timeMs"),
+        "a finding's field renamed",
+    );
+    let ended = "3,0,0,0/1,0,0,0 AAAA/BBBB 20-24 A -";
+    send(
+        &mut long,
+        json!({"type": "analyse", "gpn": ended, "line": "a1"}),
+    )
+    .await;
+    let done = recv_as(&mut long, s, ANALYSIS, "done").await;
+    assert_eq!(done["over"]["reason"], "board", "{done}");
+    send(&mut long, json!({"type": "analyse", "rules": "fast"})).await;
+    recv_as(&mut long, s, ANALYSIS, "error").await;
+    send(&mut long, json!({"type": "ping"})).await;
+    recv_as(&mut long, s, ANALYSIS, "pong").await;
+    for body in [
+        json!({"rules": "no-trades", "gpn": "3,0,2,1/0,3,1,2 AAAA/BBBB 18-18 A -", "line": "a1"}),
+        json!({"gpn": ended, "line": "a1"}),
+    ] {
+        let (code, v) = post_json(&bot(), &srv, "/api/analysis/position", body).await;
+        assert_eq!(code, 200, "{v}");
+        s.typed("AnalysisPosition", &v);
+    }
 }
 
 /// A local game to its end by the board: the result and its sweep.
@@ -663,6 +721,14 @@ async fn the_game_pages_types_match_the_servers_messages() {
     assert_eq!(
         kinds,
         [
+            "AnalysisMsg action",
+            "AnalysisMsg depth",
+            "AnalysisMsg done",
+            "AnalysisMsg error",
+            "AnalysisMsg exact",
+            "AnalysisMsg pong",
+            "AnalysisMsg queued",
+            "AnalysisMsg started",
             "LobbyMsg cancelled",
             "LobbyMsg error",
             "LobbyMsg hello",

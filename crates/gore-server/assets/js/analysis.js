@@ -126,7 +126,7 @@ export function analysisPage(main) {
     };
   }
 
-  /** @param {any} msg */
+  /** A message to the server (`analyse`). @param {{type: string} & Record<string, unknown>} msg */
   function send(msg) {
     connect();
     const s = /** @type {WebSocket} */ (ws);
@@ -134,7 +134,7 @@ export function analysisPage(main) {
     else s.addEventListener('open', () => s.send(JSON.stringify(msg)), { once: true });
   }
 
-  /** @param {any} m */
+  /** @param {import('./wire.js').AnalysisMsg} m */
   function onMessage(m) {
     if (m.type === 'started') {
       // An analysis of another position (asked for before a later one,
@@ -156,7 +156,7 @@ export function analysisPage(main) {
         const at = st.cur;
         setTimeout(() => { if (!gone && st.on && st.cur === at && !st.ev) analyse(); }, 2000);
       }
-    } else if (!st.ev || m.id !== st.ev.id) {
+    } else if (!st.ev || /** @type {{id?: number}} */ (m).id !== st.ev.id) {
       return; // A finding of an analysis replaced since.
     } else if (m.type === 'queued') {
       // Waiting for the server's analysis thread: its place in the line.
@@ -199,7 +199,11 @@ export function analysisPage(main) {
   // ---- Positions (the server judges) ----
   /** Requests in flight, on the page for whoever waits for it to settle (the tests). */
   let busy = 0;
-  /** Asks the server to judge a setup. @param {{rules?: string, gpn?: string, line?: string}} body */
+  /**
+   * Asks the server to judge a setup.
+   * @param {{rules?: string, gpn?: string, line?: string}} body
+   * @returns {Promise<import('./wire.js').AnalysisPosition>}
+   */
   async function ask(body) {
     busy += 1;
     main.dataset.busy = String(busy);

@@ -1,7 +1,7 @@
 // @ts-check
-// What the server sends the game page and the home page's lobby, as JSDoc
-// types: the JSON that the server's wire types (src/api.rs, the lobby's
-// state) write with serde (docs/API.md). Types only: no page imports this
+// What the server sends the game page, the home page's lobby and the
+// analysis board, as JSDoc types: the JSON that the server's wire types
+// (src/api.rs, the lobby's state) write with serde (docs/API.md). Types only: no page imports this
 // module at run time (the others name its types with `import('./wire.js')`,
 // which the browser never loads).
 //
@@ -252,4 +252,50 @@ export {};
  *   | {type: 'cancelled'}
  *   | {type: 'error', error: WireError}
  *   | {type: 'pong'}} LobbyMsg
+ */
+
+// ----- the analysis board (/analysis) -----
+
+/**
+ * Final seeds of A and B (halves where the board's seeds are split).
+ * @typedef {[number, number]} Seeds
+ */
+
+/**
+ * How a game set up for analysis ended.
+ * @typedef {{seeds: [number, number], reason: 'board'|'no-hole'|'repetition'|'ply-cap'}} AnalysisOver
+ */
+
+/**
+ * The answer to `POST /api/analysis/position`: the setup as the rules
+ * judge it (`positions`: the GPN after each action of the line).
+ * @typedef {{
+ *   rules: string,
+ *   start: string,
+ *   gpn: string,
+ *   positions: string[],
+ *   to_move: Player,
+ *   legal: string[],
+ *   over: AnalysisOver|null,
+ *   repetitions: number,
+ *   on_board: number,
+ * }} AnalysisPosition
+ */
+
+/**
+ * The solved database's values, as final seeds: the stored value, the
+ * mover's lower and upper bounds, and whether they meet.
+ * @typedef {{v: Seeds, lo: Seeds, hi: Seeds, exact: boolean}} ExactView
+ */
+
+/**
+ * A message of the analysis socket; each of an analysis carries its `id`.
+ * @typedef {{type: 'started', id: number, gpn: string, limits: {time_ms: number, nodes: number, depth: number}}
+ *   | {type: 'queued', id: number, place: number}
+ *   | {type: 'exact', id: number, position: ExactView, actions: Array<{action: string} & ExactView>}
+ *   | {type: 'depth', id: number, depth: number, expected: Seeds, line: string[], nodes: number, time_ms: number}
+ *   | {type: 'action', id: number, action: string, expected: Seeds, depth: number, line: string[], ends: boolean}
+ *   | {type: 'done', id: number, depth: number, best: string|null, nodes: number, time_ms: number, stopped: boolean, over: AnalysisOver|null}
+ *   | {type: 'error', error: WireError}
+ *   | {type: 'pong'}} AnalysisMsg
  */
