@@ -632,6 +632,15 @@ async fn perfect_game(s: &mut Samples) {
     config.analysis_time = std::time::Duration::from_secs(600);
     config.analysis_nodes = u64::MAX;
     let srv = Server::start_with(dir, config).await;
+    let solver: Value = bot()
+        .get(srv.at("/api/solver"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    s.typed("Solver", &solver);
     // 12 seeds on the board, inside the database; the AI is A.
     let created = create(
         &bot(),

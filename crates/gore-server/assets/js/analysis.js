@@ -225,7 +225,7 @@ export function analysisPage(main) {
         n.legal = r.legal;
         n.over = r.over;
       } catch (e) {
-        st.setupError = errorText(/** @type {any} */ (e));
+        st.setupError = errorText(/** @type {import('./api.js').ApiError} */ (e));
         n.legal = [];
       }
     }
@@ -247,7 +247,7 @@ export function analysisPage(main) {
         child.over = r.over;
         from.children.push(child);
       } catch (e) {
-        st.setupError = errorText(/** @type {any} */ (e));
+        st.setupError = errorText(/** @type {import('./api.js').ApiError} */ (e));
         drawAll();
         return;
       }
@@ -277,7 +277,7 @@ export function analysisPage(main) {
       st.ev = null;
       go(st.root);
     } catch (e) {
-      st.setupError = errorText(/** @type {any} */ (e));
+      st.setupError = errorText(/** @type {import('./api.js').ApiError} */ (e));
       drawEditor();
       drawStatus();
     }
@@ -527,7 +527,7 @@ export function analysisPage(main) {
       for (let i = 0; i < ply; i++) cur = cur.children[0];
       go(cur);
     } catch (e) {
-      st.setupError = errorText(/** @type {any} */ (e));
+      st.setupError = errorText(/** @type {import('./api.js').ApiError} */ (e));
       st.root = node(null, null, START_GPN);
       go(st.root);
     }

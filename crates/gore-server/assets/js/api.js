@@ -55,7 +55,7 @@ export async function call(method, path, body) {
  * @returns {Promise<Created>}
  */
 export const createGame = (req) => call('POST', '/api/games', req);
-/** The rule sets the server's perfect player plays: `{perfect: string[]}`. */
+/** The rule sets the server's perfect player plays. @returns {Promise<import('./wire.js').Solver>} */
 export const solverInfo = () => call('GET', '/api/solver');
 /** @param {string} id @returns {Promise<GameState>} */
 export const getGame = (id) => call('GET', `/api/games/${encodeURIComponent(id)}`);

@@ -240,7 +240,7 @@ export class Board {
   /** Moves the board's Tab stop to a hole and focuses it. @param {string} name */
   focusHole(name) {
     this._rove(name);
-    /** @type {any} */ (this.holes[HOLES.indexOf(name)].g).focus();
+    this.holes[HOLES.indexOf(name)].g.focus();
   }
 
   /** Makes one hole the board's only Tab stop. @param {string|null} name */

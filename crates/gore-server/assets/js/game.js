@@ -189,7 +189,7 @@ export function gamePage(main, id) {
       const target = /** @type {HTMLElement|SVGElement|null} */ (first || el.turn);
       if (target) {
         if (target === el.turn) el.turn.setAttribute('tabindex', '-1');
-        /** @type {any} */ (target).focus();
+        target.focus();
       }
     }
   }

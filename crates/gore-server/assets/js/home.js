@@ -85,7 +85,7 @@ function boardPicture() {
 
 /** @param {HTMLElement} main */
 export function homePage(main) {
-  /** @type {Map<string, any>} */
+  /** The remembered games' states, once read. @type {Map<string, import('./wire.js').GameState>} */
   const states = new Map();
   let busy = false;
   /** The rule sets the server's perfect player plays (GET /api/solver). @type {string[]} */
@@ -311,12 +311,13 @@ export function homePage(main) {
     return section;
   }
 
-  /** @param {{id: string, mode?: string, seat?: string}} g @param {any} s */
+  /** @param {{id: string, mode?: string, seat?: string}} g @param {import('./wire.js').GameState|undefined} s */
   function gameItem(g, s) {
     const mode = (s && s.mode) || g.mode || 'ai';
     let title = t(`mode.${mode}`);
     if (s && mode === 'ai') {
-      const ai = s.seats && (s.seats.A.kind === 'ai' ? s.seats.A : s.seats.B);
+      // An ai game: the seat that is not A's AI is B's.
+      const ai = /** @type {import('./wire.js').AiSeat|undefined} */ (s.seats && (s.seats.A.kind === 'ai' ? s.seats.A : s.seats.B));
       if (ai && ai.perfect) title += ` · ${t('home.levelPerfect')}`;
       else if (ai && ai.level) title += ` · ${t('home.levelOption', { n: ai.level, name: levelName(ai.level) })}`;
     }
@@ -396,7 +397,7 @@ export function homePage(main) {
       rememberGame({ id: res.id, mode, seat: res.seat, invite: res.invite });
       location.assign(res.url || `/g/${res.id}`);
     } catch (e) {
-      toast(t('error.create', { message: errorText(/** @type {any} */ (e)) }));
+      toast(t('error.create', { message: errorText(/** @type {import('./api.js').ApiError} */ (e)) }));
       for (const b of buttons) b.disabled = false;
       label.textContent = t(`home.play.${mode}`);
     } finally {
@@ -406,7 +407,7 @@ export function homePage(main) {
 
   refreshGames();
   // The perfect level, once the server has said where it plays.
-  solverInfo().then((/** @type {any} */ v) => {
+  solverInfo().then((v) => {
     perfectRules = v && Array.isArray(v.perfect) ? v.perfect.map(String) : [];
     const form = /** @type {HTMLFormElement | null} */ (document.getElementById('new-game'));
     if (form && form.isConnected && perfectRules.length) {

@@ -85,7 +85,7 @@ export function learnPage(main) {
       const i = lessons.findIndex((l) => l.id === fromUrl);
       if (i >= 0) open(i, false);
     } catch (e) {
-      loadError = errorText(/** @type {any} */ (e)) || String(e);
+      loadError = errorText(/** @type {import('./api.js').ApiError} */ (e)) || String(e);
     }
     render();
   }
@@ -127,7 +127,7 @@ export function learnPage(main) {
       }
     } catch (e) {
       last = null;
-      loadError = errorText(/** @type {any} */ (e)) || String(e);
+      loadError = errorText(/** @type {import('./api.js').ApiError} */ (e)) || String(e);
     } finally {
       busy = false;
     }

@@ -51,7 +51,7 @@ function miniForm(id, fields, submit, send, cancel, explain = errorText) {
       await send(v);
     } catch (err) {
       error.hidden = false;
-      error.textContent = explain(/** @type {any} */ (err));
+      error.textContent = explain(/** @type {import('./api.js').ApiError} */ (err));
     }
   });
   return form;
@@ -86,7 +86,7 @@ export function nameCard() {
       line.append(h('a', { href: `/@/${encodeURIComponent(me.name)}`, class: 'button small ghost', id: 'my-page' }, t('me.myPage')));
       buttons.append(h('button', { type: 'button', class: 'ghost small', id: 'password-open', onclick: () => show('password') }, t('me.password')), ' ',
         h('button', { type: 'button', class: 'ghost small', id: 'logout', onclick: async () => {
-          try { await call('POST', '/api/account/logout', {}); reload(); } catch (e) { toast(errorText(/** @type {any} */ (e))); }
+          try { await call('POST', '/api/account/logout', {}); reload(); } catch (e) { toast(errorText(/** @type {import('./api.js').ApiError} */ (e))); }
         } }, t('me.logout')));
     } else {
       line.append(h('button', { type: 'button', class: 'ghost small', id: 'name-edit', onclick: () => show('name') }, t('me.change')));

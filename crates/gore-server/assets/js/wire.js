@@ -299,3 +299,11 @@ export {};
  *   | {type: 'error', error: WireError}
  *   | {type: 'pong'}} AnalysisMsg
  */
+
+// ----- the home page -----
+
+/**
+ * The answer to `GET /api/solver`: the rule sets whose ai games may have
+ * the perfect player (empty without a solver database).
+ * @typedef {{perfect: string[]}} Solver
+ */
