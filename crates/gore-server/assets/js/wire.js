@@ -1,16 +1,18 @@
 // @ts-check
 // What the server sends the game page, the home page's lobby and the
 // analysis board, as JSDoc types: the JSON that the server's wire types
-// (src/api.rs, the lobby's state) write with serde (docs/API.md). Types only: no page imports this
-// module at run time (the others name its types with `import('./wire.js')`,
-// which the browser never loads).
+// (src/api.rs, the lobby's state) write with serde (docs/API.md). Types
+// only: no page imports this module at run time (the others name its types
+// with `import('./wire.js')`, which the browser never loads).
 //
 // They are exact, field for field: a field the server leaves out when it
 // is empty (`skip_serializing_if`) is optional here, every other is
 // required. tests/js_types.rs plays games on a real server and checks every
 // message it captures against these types with tsc (excess property checks
 // on object literals), so a field renamed, added or dropped on the server
-// fails that test until this file follows.
+// fails that test until this file follows. A new message or field: its
+// typedef here, and a message that carries it in that test (which demands
+// that every field named here come in some message).
 
 export {};
 
