@@ -15,6 +15,7 @@ from gore._gore import (
     OBSERVATION_SIZE,
     Action,
     ActionError,
+    ArgumentError,
     Game,
     GoreError,
     GpnError,
@@ -33,6 +34,7 @@ from gore._gore import (
     __version__,
     random_playouts,
     search,
+    solve,
 )
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "OBSERVATION_SIZE",
     "Action",
     "ActionError",
+    "ArgumentError",
     "Game",
     "GoreError",
     "GpnError",
@@ -59,4 +62,5 @@ __all__ = [
     "__version__",
     "random_playouts",
     "search",
+    "solve",
 ]
