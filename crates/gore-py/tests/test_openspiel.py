@@ -191,3 +191,23 @@ def test_cached_answers_agree_with_the_game_and_cpp():
         state.apply_action_with_legality_check(int(rng.choice(state.legal_actions())))
     assert state.current_player() == pyspiel.PlayerId.TERMINAL
     assert state.legal_actions() == []
+
+
+def test_apply_action_from_python_and_through_cpp_agree():
+    """`state.apply_action` answered in Python and OpenSpiel's C++
+    ApplyAction (which calls `_apply_action`) reach the same state, and an
+    illegal action raises without changing it."""
+    game = pyspiel.load_game("python_gore", {"ply_cap": 200})
+    rng = np.random.RandomState(9)
+    py_state = game.new_initial_state()
+    cpp_state = game.new_initial_state()
+    while not py_state.is_terminal():
+        a = int(rng.choice(py_state.legal_actions()))
+        py_state.apply_action(a)
+        pyspiel.State.apply_action(cpp_state, a)
+        assert _snapshot(py_state) == _snapshot(cpp_state)
+    assert cpp_state.is_terminal()
+    s = game.new_initial_state()
+    with pytest.raises(gore.IllegalAction, match="not controlled by player A"):
+        s.apply_action(gore.Action("b1").index)
+    assert s.is_initial_state() and s.legal_actions() == [0, 1, 2, 3]

@@ -135,8 +135,9 @@ class GoreState(pyspiel.State):
     without going through C++ and back.
 
     ``undo_action`` takes the last action back (``Game.undo``). OpenSpiel's
-    own history of a Python state lives in C++, out of Python's reach, so
-    ``history``, ``full_history``, ``history_str``, ``move_number`` and
+    own history of a Python state lives in C++, out of Python's reach (and
+    ``apply_action`` from Python does not go through C++), so ``history``,
+    ``full_history``, ``history_str``, ``move_number`` and
     ``is_initial_state`` are answered from the game here.
     """
 
@@ -167,6 +168,14 @@ class GoreState(pyspiel.State):
         return list(self._legal)
 
     def _apply_action(self, action: int) -> None:
+        self._refresh(self.game_state.step(int(action)))
+
+    def apply_action(self, action: int) -> None:
+        """Plays ``action`` (raises gore.IllegalAction if it is illegal).
+        From Python this skips the round trip through C++ (which would ask
+        ``current_player`` and then call ``_apply_action``); C++ callers
+        still come through ``_apply_action``. Either way the history is
+        the game's (see the class)."""
         self._refresh(self.game_state.step(int(action)))
 
     def undo_action(self, player: int, action: int) -> None:
