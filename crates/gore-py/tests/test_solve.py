@@ -93,3 +93,31 @@ def test_the_gil_is_released_while_solving(tmp_path):
     t.join()
     assert gore.SolvedDb(tmp_path).layers() == 13
     assert seen[-1] - seen[0] > 1000, (seen[0], seen[-1])
+
+
+def test_console_script(tmp_path):
+    """`gore-solve`, installed with the wheel, builds the same files."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "gore-solve"
+    assert exe.exists(), "gore-solve is installed with the package"
+    r = subprocess.run(
+        [str(exe), "--db", str(tmp_path / "a"), "--max-seeds", "4", "--threads", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "no-trades: solved layers 0 to 4" in r.stdout
+    assert "layer  4: 100.0%" in r.stderr
+    gore.solve(tmp_path / "b", max_seeds=4, threads=1)
+    assert _files(tmp_path / "a") == _files(tmp_path / "b")
+    again = subprocess.run(
+        [str(exe), "--db", str(tmp_path / "a"), "--max-seeds", "4"], capture_output=True, text=True
+    )
+    assert again.returncode == 0 and "nothing to solve" in again.stdout
+    bad = subprocess.run(
+        [str(exe), "--db", str(tmp_path / "c"), "--max-seeds", "49"], capture_output=True, text=True
+    )
+    assert bad.returncode == 1 and "max_seeds: expected 0 to 48, not 49" in bad.stderr
