@@ -204,6 +204,11 @@ def test_openspiel_parameters_are_gore_errors():
         gore.openspiel.GoreGame({"ply_cap": 0})
     with pytest.raises(gore.ArgumentError, match="reward"):
         gore.openspiel.GoreGame({"reward": "elo"})
+    # Through pyspiel (C++ calls the game's constructor) the error is the same.
+    with pytest.raises(gore.RulesError, match="seeds"):
+        pyspiel.load_game("python_gore", {"seeds": 9})
+    with pytest.raises(gore.ArgumentError, match="ply_cap"):
+        pyspiel.load_game("python_gore", {"ply_cap": 0})
     state = pyspiel.load_game("python_gore").new_initial_state()
     with pytest.raises(gore.GoreError, match="undo_action: no action"):
         state.undo_action(0, 0)
