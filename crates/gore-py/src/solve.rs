@@ -2,9 +2,15 @@
 //! Python, as `gore solve --db DIR` does, so that a pip user needs no
 //! checkout of the repository. The solver is gore-solver's; this is its
 //! threads, its progress callback and Ctrl-C.
+//!
+//! The solver runs on threads of its own while the calling thread, the
+//! GIL released, waits for it and looks for Ctrl-C every
+//! [`SIGNAL_EVERY`]: Python runs its signal handlers only in the main
+//! thread, which would otherwise sit in the solver until the end.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -51,10 +57,13 @@ impl Workers for Threads {
 /// but a Python call per unit of work would not be.
 const REPORT_EVERY: Duration = Duration::from_millis(250);
 
+/// How often the calling thread looks for Ctrl-C while the solver runs.
+const SIGNAL_EVERY: Duration = Duration::from_millis(100);
+
 /// The progress reports: calls the Python callback (with the GIL, from
-/// the solver's threads) and looks for Ctrl-C. The first exception, the
-/// callback's or KeyboardInterrupt, is kept and stops the build at its
-/// next saved layer ([`Stoppable`]).
+/// the solver's threads). The first exception, the callback's or the
+/// KeyboardInterrupt of the calling thread ([`Reports::fail`]), is kept
+/// and stops the build at its next saved layer ([`Stoppable`]).
 struct Reports {
     callback: Option<Py<PyAny>>,
     last: Mutex<Instant>,
@@ -68,17 +77,21 @@ impl Reports {
         if self.stop.load(Ordering::Relaxed) {
             return;
         }
+        let Some(cb) = &self.callback else {
+            return;
+        };
         Python::with_gil(|py| {
-            let r = py.check_signals().and_then(|()| match &self.callback {
-                Some(cb) => cb.call1(py, (n, done, total)).map(drop),
-                None => Ok(()),
-            });
-            if let Err(e) = r {
-                self.stop.store(true, Ordering::Relaxed);
-                let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
-                slot.get_or_insert(e);
+            if let Err(e) = cb.call1(py, (n, done, total)) {
+                self.fail(e);
             }
         });
+    }
+
+    /// Keeps the first error and stops the build.
+    fn fail(&self, e: PyErr) {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert(e);
     }
 }
 
@@ -192,24 +205,45 @@ pub(crate) fn solve<'py>(
         error: Mutex::new(None),
     };
     let result = py.allow_threads(|| {
-        let inner = Building::open(&db_dir, skip_origin)
-            .map_err(|e| format!("db_dir {}: {e}", db_dir.display()))?;
-        let store = Stoppable {
-            inner,
-            reports: &reports,
-        };
-        let reporter = Reporter {
-            reports: &reports,
-            totals: Totals(Mutex::new([0; MAX_SEEDS + 1])),
-        };
-        solve_all(
-            max_seeds,
-            skip_origin,
-            &store,
-            &Threads(threads),
-            &reporter,
-            memory_mib << 20,
-        )
+        let reports = &reports;
+        let db_dir = &db_dir;
+        thread::scope(|s| {
+            let (done, finished) = mpsc::channel();
+            s.spawn(move || {
+                let run = || {
+                    let inner = Building::open(db_dir, skip_origin)
+                        .map_err(|e| format!("db_dir {}: {e}", db_dir.display()))?;
+                    let store = Stoppable { inner, reports };
+                    let reporter = Reporter {
+                        reports,
+                        totals: Totals(Mutex::new([0; MAX_SEEDS + 1])),
+                    };
+                    solve_all(
+                        max_seeds,
+                        skip_origin,
+                        &store,
+                        &Threads(threads),
+                        &reporter,
+                        memory_mib << 20,
+                    )
+                };
+                // The receiver waits until this is sent: it cannot fail.
+                let _ = done.send(run());
+            });
+            loop {
+                match finished.recv_timeout(SIGNAL_EVERY) {
+                    Ok(r) => return r,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if let Err(e) = Python::with_gil(|py| py.check_signals()) {
+                            reports.fail(e);
+                        }
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        return Err("the solver's thread ended without a result".to_string())
+                    }
+                }
+            }
+        })
     });
     if let Some(e) = reports
         .error

@@ -121,3 +121,33 @@ def test_console_script(tmp_path):
         [str(exe), "--db", str(tmp_path / "c"), "--max-seeds", "49"], capture_output=True, text=True
     )
     assert bad.returncode == 1 and "max_seeds: expected 0 to 48, not 49" in bad.stderr
+
+
+def test_ctrl_c_stops_the_build(tmp_path):
+    """SIGINT while solve runs in the main thread raises KeyboardInterrupt
+    from solve, once the layers being solved are done; what is saved stays
+    and a later build completes it."""
+    import os
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    started = threading.Event()
+
+    def progress(layer, done, total):
+        if layer >= 10:
+            started.set()
+
+    timer = threading.Thread(
+        target=lambda: started.wait(30) and os.kill(os.getpid(), signal.SIGINT)
+    )
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        gore.solve(tmp_path, max_seeds=20, threads=1, progress=progress)
+    timer.join()
+    assert gore.SolvedDb(tmp_path).layers() < 21
+    # Resumed: the layers saved before the interrupt (layer 0 at least,
+    # solved before any layer from 10) are kept, the others solved now.
+    resumed = [s["layer"] for s in gore.solve(tmp_path, max_seeds=20, threads=1)]
+    assert resumed and 0 not in resumed
+    assert gore.SolvedDb(tmp_path).layers() == 21
