@@ -253,3 +253,11 @@ def test_performance_benchmark(capsys):
     # Not a timing test: the benchmark ran and counted turns.
     turns = float(out.split(" turns per second")[0].split()[-1])
     assert turns > 0, out
+
+
+def test_pickle_keeps_the_arguments():
+    # EzPickle rebuilds from the constructor's arguments, the new ones too.
+    import pickle
+
+    e = pickle.loads(pickle.dumps(gz.raw_env(rules="no-trades", max_cycles=3, illegal="random")))
+    assert (e.max_cycles, e.illegal, str(e.rules)) == (3, "random", "no-trades")
