@@ -11,6 +11,8 @@
 //! The Python side (`python/gore/`) adds the PettingZoo environment, the
 //! OpenSpiel game and the type stubs.
 
+mod solve;
+
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -19,7 +21,7 @@ use gore_ai::{Engine, Level, Limits, Options, SEED};
 use gore_core::{Action, Game, Hole, HoleSet, Outcome, Player, Position, Record, Rules};
 use gore_solver::disk::Database;
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use rand::{Rng, SeedableRng};
@@ -66,6 +68,12 @@ create_exception!(
     SearchError,
     GoreError,
     "Bad search arguments (a level out of range, a limit below 1)."
+);
+create_exception!(
+    gore,
+    ArgumentError,
+    GoreError,
+    "An argument out of its range or not one of its values (a player other than 'A' or 'B', a negative count); the message names the argument."
 );
 create_exception!(
     gore,
@@ -211,7 +219,76 @@ fn mask_bytes<'py>(py: Python<'py>, actions: &[Action]) -> Bound<'py, PyBytes> {
 
 fn player_of(s: &str, field: &str) -> PyResult<Player> {
     s.parse()
-        .map_err(|_| PyValueError::new_err(format!("{field}: expected 'A' or 'B', not {s:?}")))
+        .map_err(|_| ArgumentError::new_err(format!("{field}: expected 'A' or 'B', not {s:?}")))
+}
+
+/// The name of an object's type, for TypeError messages.
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |n| n.to_string())
+}
+
+/// An int argument as Python gave it: within the range of i64 or of u64
+/// (`In`), or beyond both (`Out`, its text). Out-of-range values then
+/// raise the argument's own gore error, naming it, rather than PyO3's
+/// OverflowError; a value of another type stays PyO3's TypeError, which
+/// names the argument.
+enum Int {
+    In(i128),
+    Out(String),
+}
+
+impl<'py> FromPyObject<'py> for Int {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        match ob.extract::<i64>() {
+            Ok(v) => Ok(Int::In(v.into())),
+            Err(e) if e.is_instance_of::<PyOverflowError>(ob.py()) => match ob.extract::<u64>() {
+                Ok(v) => Ok(Int::In(v.into())),
+                Err(_) => Ok(Int::Out(ob.to_string())),
+            },
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl Int {
+    /// The value if it lies in `lo..=hi` (and fits `T`), else the end of
+    /// an error message: "expected `lo` to `hi`, not `value`".
+    fn within<T: TryFrom<i128>>(&self, lo: i128, hi: i128) -> Result<T, String> {
+        let bound = |x: i128| match x {
+            x if x == u64::MAX as i128 => "2**64 - 1".to_string(),
+            x if x == u32::MAX as i128 => "2**32 - 1".to_string(),
+            x => x.to_string(),
+        };
+        let fail = |v: String| format!("expected {} to {}, not {v}", bound(lo), bound(hi));
+        match self {
+            Int::In(v) if (lo..=hi).contains(v) => T::try_from(*v).map_err(|_| fail(v.to_string())),
+            Int::In(v) => Err(fail(v.to_string())),
+            Int::Out(text) => Err(fail(text.clone())),
+        }
+    }
+}
+
+/// `x` in `lo..=hi`, or an ArgumentError naming `name`.
+fn int_arg<T: TryFrom<i128>>(x: &Int, name: &str, lo: i128, hi: i128) -> PyResult<T> {
+    x.within(lo, hi)
+        .map_err(|e| ArgumentError::new_err(format!("{name}: {e}")))
+}
+
+/// The action of an action number, or an ActionError naming it.
+fn action_of_int(index: &Int) -> PyResult<Action> {
+    index
+        .within::<i64>(0, NUM_ACTIONS as i128 - 1)
+        .ok()
+        .and_then(action_of_number)
+        .ok_or_else(|| {
+            let text = match index {
+                Int::In(v) => v.to_string(),
+                Int::Out(t) => t.clone(),
+            };
+            ActionError::new_err(format!("action number {text}: expected 0 to 102"))
+        })
 }
 
 fn player_str(p: Player) -> &'static str {
@@ -226,9 +303,12 @@ fn rules_arg(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
     if let Ok(r) = obj.downcast::<PyRules>() {
         return Ok(r.get().0);
     }
-    let text: String = obj
-        .extract()
-        .map_err(|_| RulesError::new_err("rules: expected a gore.Rules or a string"))?;
+    let text: String = obj.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "rules: expected a gore.Rules or a string, not {}",
+            type_name(obj)
+        ))
+    })?;
     text.parse()
         .map_err(|e| RulesError::new_err(format!("rules {text:?}: {e}")))
 }
@@ -243,13 +323,13 @@ fn action_arg(obj: &Bound<'_, PyAny>) -> PyResult<Action> {
             .parse()
             .map_err(|e| ActionError::new_err(format!("action {s:?}: {e}")));
     }
-    if let Ok(n) = obj.extract::<i64>() {
-        return action_of_number(n)
-            .ok_or_else(|| ActionError::new_err(format!("action number {n}: expected 0 to 102")));
+    if let Ok(n) = obj.extract::<Int>() {
+        return action_of_int(&n);
     }
-    Err(ActionError::new_err(
-        "action: expected a gore.Action, a token such as 'b3' or a number 0-102",
-    ))
+    Err(PyTypeError::new_err(format!(
+        "action: expected a gore.Action, a token such as 'b3' or a number 0-102, not {}",
+        type_name(obj)
+    )))
 }
 
 fn illegal(a: Action, e: gore_core::IllegalAction) -> PyErr {
@@ -332,10 +412,8 @@ impl PyAction {
     }
     /// The action with this number (0-102).
     #[staticmethod]
-    fn from_index(index: i64) -> PyResult<Self> {
-        action_of_number(index).map(PyAction).ok_or_else(|| {
-            ActionError::new_err(format!("action number {index}: expected 0 to 102"))
-        })
+    fn from_index(index: Int) -> PyResult<Self> {
+        action_of_int(&index).map(PyAction)
     }
     /// The action's number, 0-102.
     #[getter]
@@ -491,9 +569,10 @@ impl PyPosition {
         self.0.play(a).map(PyPosition).map_err(|e| illegal(a, e))
     }
     /// The number of action sequences of `depth` plies (the GIL released).
-    fn perft(&self, py: Python<'_>, depth: u32) -> u64 {
+    fn perft(&self, py: Python<'_>, depth: Int) -> PyResult<u64> {
+        let depth: u32 = int_arg(&depth, "depth", 0, u32::MAX.into())?;
         let p = self.0;
-        py.allow_threads(move || p.perft(depth))
+        Ok(py.allow_threads(move || p.perft(depth)))
     }
     /// The position with the board's seeds swept to their controllers, as
     /// the end of a game does.
@@ -636,7 +715,10 @@ impl PyGame {
             .map_err(|e| RecordError::new_err(e.to_string()))
     }
     /// The game's record; `players` names A and B.
-    #[pyo3(signature = (players = (None, None), date = None, event = None))]
+    #[pyo3(
+        signature = (players = (None, None), date = None, event = None),
+        text_signature = "($self, players=(None, None), date=None, event=None)"
+    )]
     fn record(
         &self,
         players: (Option<String>, Option<String>),
@@ -727,29 +809,58 @@ impl PyGame {
         self.play_action(a)
     }
     /// `play` of an action number, the fast path of the environments.
-    fn play_index(&mut self, index: i64) -> PyResult<Option<PyOutcome>> {
-        let a = action_of_number(index).ok_or_else(|| {
-            ActionError::new_err(format!("action number {index}: expected 0 to 102"))
-        })?;
+    fn play_index(&mut self, index: Int) -> PyResult<Option<PyOutcome>> {
+        let a = action_of_int(&index)?;
         self.play_action(a)
     }
     /// Plays action number `index` and returns the numbers of the legal
     /// actions that follow, ascending (empty once the game is over): one
     /// call per action for rollouts, where `play_index` then
     /// `legal_indices` would be two. Raises like `play_index`.
-    fn step(&mut self, index: i64) -> PyResult<Vec<u16>> {
+    fn step(&mut self, index: Int) -> PyResult<Vec<u16>> {
         self.play_index(index)?;
         Ok(indices(&self.0.legal_actions()))
+    }
+    /// Takes back the last action and returns it: the game is as it was
+    /// before it (position, history, declines, outcome). Costs a copy of
+    /// the history (no action is sown again). Raises GoreError when no
+    /// action was played.
+    fn undo(&mut self) -> PyResult<PyAction> {
+        let g = &self.0;
+        let n = g.actions().len();
+        let Some(&last) = g.actions().last() else {
+            return Err(GoreError::new_err("undo: no action has been played"));
+        };
+        // from_history rebuilds from the positions kept, deciding the end,
+        // the declines and the repetitions as `play` did.
+        let steps = g.actions()[..n - 1]
+            .iter()
+            .copied()
+            .zip(g.history()[1..n].iter().copied());
+        let before = Game::from_history(*g.start(), g.rules().ply_cap, steps)
+            .map_err(|e| GoreError::new_err(format!("undo: {e}")))?;
+        self.0 = before;
+        Ok(PyAction(last))
     }
     /// Plays uniformly random legal actions until the game is over (at
     /// most `max_plies`); returns the number played.
     #[pyo3(signature = (seed, max_plies = None))]
-    fn random_playout(&mut self, py: Python<'_>, seed: u64, max_plies: Option<u64>) -> u64 {
+    fn random_playout(
+        &mut self,
+        py: Python<'_>,
+        seed: Int,
+        max_plies: Option<Int>,
+    ) -> PyResult<u64> {
+        let seed: u64 = int_arg(&seed, "seed", 0, u64::MAX.into())?;
+        let max = match max_plies {
+            Some(m) => int_arg(&m, "max_plies", 0, u64::MAX.into())?,
+            None => u64::MAX,
+        };
         let game = &mut self.0;
-        py.allow_threads(|| {
+        Ok(py.allow_threads(|| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            playout(game, &mut rng, max_plies.unwrap_or(u64::MAX))
-        })
+            playout(game, &mut rng, max)
+        }))
     }
     /// The observation array of the current position from `player`'s side.
     fn observation<'py>(&self, py: Python<'py>, player: &str) -> PyResult<Bound<'py, PyBytes>> {
@@ -817,13 +928,15 @@ fn playout(game: &mut Game, rng: &mut ChaCha8Rng, max: u64) -> u64 {
 /// released: returns the total number of actions played. The fast path
 /// for rollouts; the benchmark reports it apart.
 #[pyfunction]
-#[pyo3(signature = (games, seed = 0, rules = None))]
+#[pyo3(signature = (games, seed = Int::In(0), rules = None), text_signature = "(games, seed=0, rules=None)")]
 fn random_playouts(
     py: Python<'_>,
-    games: u64,
-    seed: u64,
+    games: Int,
+    seed: Int,
     rules: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<u64> {
+    let games: u64 = int_arg(&games, "games", 0, u64::MAX.into())?;
+    let seed: u64 = int_arg(&seed, "seed", 0, u64::MAX.into())?;
     let rules = match rules {
         Some(r) => rules_arg(r)?,
         None => Rules::STANDARD,
@@ -882,42 +995,57 @@ impl PySearchResult {
 /// deliberate mistakes (seeded by `seed`). With no limit at all the search
 /// thinks for one second.
 #[pyfunction]
-#[pyo3(signature = (target, depth = None, time_ms = None, nodes = None, level = None, seed = 0, hash_mb = 16))]
+#[pyo3(
+    signature = (target, depth = None, time_ms = None, nodes = None, level = None, seed = Int::In(0), hash_mb = Int::In(16)),
+    text_signature = "(target, depth=None, time_ms=None, nodes=None, level=None, seed=0, hash_mb=16)"
+)]
 #[allow(clippy::too_many_arguments)]
 fn search(
     py: Python<'_>,
     target: &Bound<'_, PyAny>,
-    depth: Option<u32>,
-    time_ms: Option<u64>,
-    nodes: Option<u64>,
-    level: Option<u8>,
-    seed: u64,
-    hash_mb: usize,
+    depth: Option<Int>,
+    time_ms: Option<Int>,
+    nodes: Option<Int>,
+    level: Option<Int>,
+    seed: Int,
+    hash_mb: Int,
 ) -> PyResult<Option<PySearchResult>> {
     let game = if let Ok(g) = target.downcast::<PyGame>() {
         g.borrow().0.clone()
     } else if let Ok(p) = target.downcast::<PyPosition>() {
         Game::from_position(p.get().0, None)
     } else {
-        return Err(SearchError::new_err(
-            "target: expected a gore.Position or a gore.Game",
-        ));
+        return Err(PyTypeError::new_err(format!(
+            "target: expected a gore.Position or a gore.Game, not {}",
+            type_name(target)
+        )));
     };
-    for (name, v) in [
-        ("depth", depth.map(u64::from)),
-        ("time_ms", time_ms),
-        ("nodes", nodes),
-    ] {
-        if v == Some(0) {
-            return Err(SearchError::new_err(format!("{name}: must be at least 1")));
-        }
+    // Search arguments out of range are SearchErrors naming the argument.
+    fn limit<T: TryFrom<i128>>(x: &Option<Int>, name: &str, hi: i128) -> PyResult<Option<T>> {
+        x.as_ref()
+            .map(|x| {
+                x.within(1, hi)
+                    .map_err(|e| SearchError::new_err(format!("{name}: {e}")))
+            })
+            .transpose()
     }
-    if !(1..=4096).contains(&hash_mb) {
-        return Err(SearchError::new_err("hash_mb: expected 1 to 4096"));
-    }
+    let depth: Option<u32> = limit(&depth, "depth", u32::MAX.into())?;
+    let time_ms: Option<u64> = limit(&time_ms, "time_ms", u64::MAX.into())?;
+    let nodes: Option<u64> = limit(&nodes, "nodes", u64::MAX.into())?;
+    let seed: u64 = seed
+        .within(0, u64::MAX.into())
+        .map_err(|e| SearchError::new_err(format!("seed: {e}")))?;
+    let hash_mb: usize = hash_mb
+        .within(1, 4096)
+        .map_err(|e| SearchError::new_err(format!("hash_mb: {e}")))?;
     let level = match level {
         None => None,
-        Some(n) => Some(Level::new(n).map_err(|e| SearchError::new_err(format!("level: {e}")))?),
+        Some(n) => {
+            let n: u8 = n
+                .within(0, u8::MAX.into())
+                .map_err(|e| SearchError::new_err(format!("level: {e}")))?;
+            Some(Level::new(n).map_err(|e| SearchError::new_err(format!("level: {e}")))?)
+        }
     };
     let mut limits = Limits {
         depth,
@@ -1103,6 +1231,7 @@ fn _gore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySolvedDb>()?;
     m.add_function(wrap_pyfunction!(search, m)?)?;
     m.add_function(wrap_pyfunction!(random_playouts, m)?)?;
+    m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
     m.add("GoreError", py.get_type::<GoreError>())?;
     m.add("RulesError", py.get_type::<RulesError>())?;
     m.add("GpnError", py.get_type::<GpnError>())?;
@@ -1111,6 +1240,7 @@ fn _gore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RecordError", py.get_type::<RecordError>())?;
     m.add("SearchError", py.get_type::<SearchError>())?;
     m.add("SolvedDbError", py.get_type::<SolvedDbError>())?;
+    m.add("ArgumentError", py.get_type::<ArgumentError>())?;
     m.add("NUM_ACTIONS", NUM_ACTIONS)?;
     m.add("OBSERVATION_SIZE", OBS_SIZE)?;
     m.add("MAX_LEVEL", gore_ai::MAX_LEVEL)?;

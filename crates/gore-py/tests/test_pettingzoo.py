@@ -8,7 +8,19 @@ import pytest
 
 
 
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+import copy
+import functools
+import types
+
+from pettingzoo.test import (  # noqa: E402
+    api_test,
+    max_cycles_test,
+    parallel_api_test,
+    performance_benchmark,
+    render_test,
+    seed_test,
+    state_test,
+)
 
 import gore  # noqa: E402
 from gore import pettingzoo as gz  # noqa: E402
@@ -77,8 +89,175 @@ def test_final_rewards_and_render():
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="render_mode"):
-        gz.raw_env(render_mode="human")
+        gz.raw_env(render_mode="rgb_array")
     with pytest.raises(ValueError, match="reward"):
         gz.raw_env(reward="elo")
     with pytest.raises(gore.RulesError):
         gz.raw_env(rules="seeds=1")
+
+
+def test_parallel_api_test():
+    parallel_api_test(gz.parallel_env(), num_cycles=1000)
+    parallel_api_test(gz.parallel_env(rules="no-trades", reward="win"), num_cycles=300)
+
+
+def test_max_cycles_test():
+    # PettingZoo's test steps with unmasked random actions and counts each
+    # agent's turns, so it runs with illegal="random" (an illegal action is
+    # replaced, not the end) and without trades (after an offer the
+    # receiver acts twice in a row, which its counts forbid).
+    mod = types.SimpleNamespace(
+        env=functools.partial(gz.env, rules="no-trades", illegal="random"),
+        parallel_env=functools.partial(gz.parallel_env, rules="no-trades", illegal="random"),
+    )
+    max_cycles_test(mod)
+
+
+def test_max_cycles_truncates_after_that_many_cycles():
+    # AEC: a cycle is an action of each agent, 2 plies; parallel: a step.
+    e = gz.raw_env(max_cycles=3)
+    e.reset()
+    for token in ["a1", "b1", "a2", "b2", "a3"]:
+        assert not any(e.truncations.values())
+        e.step(gore.Action(token).index)
+    assert not any(e.truncations.values())
+    e.step(gore.Action("b3").index)  # the 6th ply
+    assert e.truncations == {"player_0": True, "player_1": True}
+    assert e.terminations == {"player_0": False, "player_1": False}
+    assert e.rewards == {"player_0": 0.0, "player_1": 0.0}
+    p = gz.parallel_env(max_cycles=2)
+    p.reset()
+    _, _, term, trunc, _ = p.step({"player_0": 0, "player_1": 0})
+    assert trunc == {"player_0": False, "player_1": False}
+    obs, rew, term, trunc, _ = p.step({"player_0": 0, "player_1": 4})
+    assert trunc == {"player_0": True, "player_1": True} and not any(term.values())
+    assert p.agents == [] and rew == {"player_0": 0.0, "player_1": 0.0}
+    assert all(o["action_mask"].sum() == 0 for o in obs.values())
+
+
+def test_parallel_steps_the_mover_and_ignores_the_other():
+    p = gz.parallel_env()
+    obs, infos = p.reset(seed=1)
+    assert p.agents_to_move() == ["player_0"]
+    assert obs["player_0"]["action_mask"].sum() == 4  # a1..a4
+    assert obs["player_1"]["action_mask"].sum() == 0
+    # player_1's action, illegal for anyone now, is ignored.
+    obs, rew, term, trunc, infos = p.step({"player_0": 2, "player_1": 101})
+    assert p.game.actions == [gore.Action("a3")]
+    assert p.agents_to_move() == ["player_1"]
+    assert np.flatnonzero(obs["player_1"]["action_mask"]).tolist() == [4, 5, 6, 7]
+    assert obs["player_1"]["observation"][27] == 0  # B's own view
+    with pytest.raises(gore.ArgumentError, match="no action for player_1"):
+        p.step({"player_0": 0})
+
+
+def test_parallel_illegal_actions():
+    p = gz.parallel_env()
+    p.reset()
+    obs, rew, term, trunc, infos = p.step({"player_0": 5, "player_1": 0})  # b2: not A's
+    assert term == {"player_0": True, "player_1": True}
+    assert rew == {"player_0": -1.0, "player_1": 0.0}
+    assert infos["player_0"]["illegal_action"] == ("player_0", 5)
+    assert p.agents == [] and p.game.ply == 0
+    with pytest.raises(gore.GoreError, match="reset"):
+        p.step({"player_0": 0, "player_1": 0})
+    r = gz.parallel_env(illegal="raise")
+    r.reset()
+    with pytest.raises(gore.IllegalAction, match="not controlled by player A"):
+        r.step({"player_0": 5, "player_1": 0})
+    assert r.game.ply == 0 and r.agents == ["player_0", "player_1"]
+    q = gz.parallel_env(illegal="random")
+    q.reset(seed=3)
+    _, _, term, _, infos = q.step({"player_0": 5, "player_1": 0})
+    assert infos["player_0"]["replaced"] and not any(term.values())
+    assert q.game.ply == 1 and q.game.actions[0].index in (0, 1, 2, 3)
+
+
+def test_parallel_plays_the_aec_game():
+    """The same seeded random actions through the parallel and the AEC
+    environment give the same positions, rewards and end."""
+    rng = np.random.default_rng(8)
+    p = gz.parallel_env(reward="win")
+    a = gz.raw_env(reward="win")
+    p.reset()
+    a.reset()
+    while p.agents:
+        mover = p.agents_to_move()[0]
+        assert a.agent_selection == mover
+        legal = p.game.legal_indices()
+        action = int(rng.choice(legal))
+        _, rew, term, _, _ = p.step({"player_0": action, "player_1": action})
+        a.step(action)
+        assert a.game.position == p.game.position
+    assert all(term.values())
+    assert rew == a.rewards
+
+
+def test_render_test(capsys):
+    render_test(gz.env)
+    e = gz.env(render_mode="human")
+    e.reset()
+    capsys.readouterr()
+    assert e.render() is None
+    out = capsys.readouterr().out
+    assert "b4  b3  b2  b1" in out and "A to move" in out
+    p = gz.parallel_env(render_mode="ansi")
+    p.reset()
+    assert "captured 0" in p.render()
+
+
+def test_state_test():
+    state_test(gz.env(), gz.parallel_env(), num_cycles=100)
+
+
+def test_state_is_the_global_view():
+    e = gz.raw_env()
+    e.reset()
+    e.game = gore.Game("standard", gore.Position("6,6,6,6/0,0,0,0 AAAA/BBBB 12-12 A -"))
+    e._init_dicts()
+    for token in ["offer:a1", "decline", "pass"]:
+        e.step(gore.Action(token).index)
+    s = e.state()
+    assert s.dtype == np.float32 and s.shape == (gz.STATE_SIZE,) == (30,)
+    # A's observation (A to move again, holds a1-a4), then ply 3 and the
+    # start position's second occurrence.
+    assert s[:8].tolist() == [6, 6, 6, 6, 0, 0, 0, 0]
+    assert s[8:16].tolist() == [1, 1, 1, 1, 0, 0, 0, 0]
+    assert s[16:19].tolist() == [12, 12, 1]
+    assert s[27] == 1
+    assert s[28:].tolist() == [3, 2]
+    assert e.state_space.contains(s)
+
+
+def test_deepcopy_copies_the_game_mid_game():
+    e = gz.env()
+    e.reset(seed=0)
+    for token in ["a3", "b2", "a1"]:
+        e.step(gore.Action(token).index)
+    c = copy.deepcopy(e)
+    assert c.unwrapped.game.actions == e.unwrapped.game.actions
+    assert c.agent_selection == e.agent_selection == "player_1"
+    before = e.unwrapped.game.position
+    c.step(gore.Action("b1").index)
+    assert c.unwrapped.game.ply == 4 and e.unwrapped.game.ply == 3
+    assert e.unwrapped.game.position == before != c.unwrapped.game.position
+    # The original plays on from where it was.
+    e.step(gore.Action("b1").index)
+    assert e.unwrapped.game.position == c.unwrapped.game.position
+
+
+def test_performance_benchmark(capsys):
+    # PettingZoo's benchmark: random masked play for 5 seconds.
+    performance_benchmark(gz.env())
+    out = capsys.readouterr().out
+    # Not a timing test: the benchmark ran and counted turns.
+    turns = float(out.split(" turns per second")[0].split()[-1])
+    assert turns > 0, out
+
+
+def test_pickle_keeps_the_arguments():
+    # EzPickle rebuilds from the constructor's arguments, the new ones too.
+    import pickle
+
+    e = pickle.loads(pickle.dumps(gz.raw_env(rules="no-trades", max_cycles=3, illegal="random")))
+    assert (e.max_cycles, e.illegal, str(e.rules)) == (3, "random", "no-trades")

@@ -1,7 +1,8 @@
 """Goré, the Guro mancala with negotiation, for Python.
 
 The rules (``Rules``, ``Position``, ``Action``, ``Game``), the AI
-(``search``) and the solved database (``SolvedDb``) are the Rust workspace's
+(``search``) and the solved database (``SolvedDb``, built by ``solve`` or
+the ``gore-solve`` console script) are the Rust workspace's
 own crates (gore-core, gore-ai, gore-solver) behind PyO3 bindings. The
 PettingZoo environment is ``gore.pettingzoo`` and the OpenSpiel game
 ``gore.openspiel`` (import them; they need their frameworks installed).
@@ -15,6 +16,7 @@ from gore._gore import (
     OBSERVATION_SIZE,
     Action,
     ActionError,
+    ArgumentError,
     Game,
     GoreError,
     GpnError,
@@ -33,6 +35,7 @@ from gore._gore import (
     __version__,
     random_playouts,
     search,
+    solve,
 )
 
 __all__ = [
@@ -41,6 +44,7 @@ __all__ = [
     "OBSERVATION_SIZE",
     "Action",
     "ActionError",
+    "ArgumentError",
     "Game",
     "GoreError",
     "GpnError",
@@ -59,4 +63,5 @@ __all__ = [
     "__version__",
     "random_playouts",
     "search",
+    "solve",
 ]

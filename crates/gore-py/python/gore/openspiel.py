@@ -4,8 +4,10 @@
 ``pyspiel``: two players (0 is A, 1 is B), sequential, deterministic,
 perfect information, the 103 actions of docs/PYTHON.md, terminal returns
 (``reward="score"``: the final seed difference over the seeds in the game,
-in [-1, 1]; ``reward="win"``: 1, 0 or -1), observation tensors of 28 floats,
-and states serialized as the start position's GPN followed by the actions
+in [-1, 1]; ``reward="win"``: 1, 0 or -1), observation tensors of 30 floats
+(the 28 of docs/PYTHON.md, the ply and the repetition count: with the ply
+cap OpenSpiel needs, the ply is part of the state), ``undo_action``, and
+states serialized as the start position's GPN followed by the actions
 played (the history counts for threefold repetition, so the GPN of the
 current position alone would not do).
 
@@ -28,12 +30,18 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 import gore
 from gore.pettingzoo import render_ansi
 
-__all__ = ["GoreGame", "GoreState", "GAME_TYPE", "DEFAULT_PLY_CAP"]
+__all__ = ["GoreGame", "GoreState", "GAME_TYPE", "DEFAULT_PLY_CAP", "TENSOR_SIZE"]
 
 #: The ply cap set when the rules give none (OpenSpiel needs a maximum length).
 DEFAULT_PLY_CAP = 1000
 
 _PLAYERS = ("A", "B")
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+
+#: Length of the observation tensor: docs/PYTHON.md's 28 values, the ply
+#: (actions played) and the repetition count of the position (1 the first
+#: time it occurs).
+TENSOR_SIZE = gore.OBSERVATION_SIZE + 2
 
 GAME_TYPE = pyspiel.GameType(
     short_name="python_gore",
@@ -65,7 +73,7 @@ def _game_rules(params: dict) -> gore.Rules:
     cannot hold the commas of a rule-set text)."""
     cap = int(params.get("ply_cap", DEFAULT_PLY_CAP))
     if cap < 1:
-        raise ValueError(f"ply_cap: must be at least 1, not {cap}")
+        raise gore.ArgumentError(f"ply_cap: must be at least 1, not {cap}")
     options = [f"seeds={int(params.get('seeds', 6))}"]
     for name in ("skip_origin", "no_trades", "cede_all"):
         if params.get(name, False):
@@ -82,7 +90,7 @@ class GoreGame(pyspiel.Game):
         self.rules = _game_rules(params)
         self.reward_kind = str(params.get("reward", "score"))
         if self.reward_kind not in ("score", "win"):
-            raise ValueError(f"reward: expected 'score' or 'win', not {self.reward_kind!r}")
+            raise gore.ArgumentError(f"reward: expected 'score' or 'win', not {self.reward_kind!r}")
         info = pyspiel.GameInfo(
             num_distinct_actions=gore.NUM_ACTIONS,
             max_chance_outcomes=0,
@@ -117,30 +125,99 @@ class GoreGame(pyspiel.Game):
 
 
 class GoreState(pyspiel.State):
-    """A Goré game in progress: a ``gore.Game``."""
+    """A Goré game in progress: a ``gore.Game``.
+
+    The legal actions and the player to move are worked out once per action
+    (``Game.step`` plays and returns the next legal actions) and kept:
+    OpenSpiel asks for them several times per action (``legal_actions``
+    asks ``is_terminal`` and ``current_player`` first; ``apply_action``
+    asks ``current_player``). ``legal_actions`` is answered from Python,
+    without going through C++ and back.
+
+    ``undo_action`` takes the last action back (``Game.undo``). OpenSpiel's
+    own history of a Python state lives in C++, out of Python's reach (and
+    ``apply_action`` from Python does not go through C++), so ``history``,
+    ``full_history``, ``history_str``, ``move_number`` and
+    ``is_initial_state`` are answered from the game here.
+    """
 
     def __init__(self, game: GoreGame, start: gore.Position | None = None) -> None:
         super().__init__(game)
         self._rules = game.rules
         self._reward_kind = game.reward_kind
         self.game_state = gore.Game(self._rules, start)
+        self._refresh(self.game_state.legal_indices())
+
+    def _refresh(self, legal: list[int]) -> None:
+        """Keeps the legal actions (empty once over) and the player to move."""
+        self._legal = legal
+        if not legal:
+            self._player = _TERMINAL
+        else:
+            self._player = 0 if self.game_state.to_move == "A" else 1
 
     def current_player(self) -> int:
-        if self.game_state.is_over:
-            return pyspiel.PlayerId.TERMINAL
-        return 0 if self.game_state.to_move == "A" else 1
+        return self._player
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        if player is not None and player != self._player:
+            return []
+        return list(self._legal)
 
     def _legal_actions(self, player: int) -> list[int]:
-        return self.game_state.legal_indices()
+        return list(self._legal)
 
     def _apply_action(self, action: int) -> None:
-        self.game_state.play_index(int(action))
+        self._refresh(self.game_state.step(int(action)))
+
+    def apply_action(self, action: int) -> None:
+        """Plays ``action`` (raises gore.IllegalAction if it is illegal).
+        From Python this skips the round trip through C++ (which would ask
+        ``current_player`` and then call ``_apply_action``); C++ callers
+        still come through ``_apply_action``. Either way the history is
+        the game's (see the class)."""
+        self._refresh(self.game_state.step(int(action)))
+
+    def undo_action(self, player: int, action: int) -> None:
+        """Takes back ``action``, the last action, played by ``player``;
+        raises gore.GoreError if it was not."""
+        g = self.game_state
+        if g.ply == 0:
+            raise gore.GoreError("undo_action: no action has been played")
+        last = g.actions[-1].index
+        mover = 0 if g.history[-2].to_move == "A" else 1
+        if (int(player), int(action)) != (mover, last):
+            raise gore.GoreError(
+                f"undo_action: the last action is {last} by player {mover}, "
+                f"not {int(action)} by player {int(player)}"
+            )
+        g.undo()
+        self._refresh(g.legal_indices())
+
+    def history(self) -> list[int]:
+        return [a.index for a in self.game_state.actions]
+
+    def full_history(self) -> list[pyspiel.PlayerAction]:
+        g = self.game_state
+        return [
+            pyspiel.PlayerAction(0 if p.to_move == "A" else 1, a.index)
+            for p, a in zip(g.history, g.actions)
+        ]
+
+    def history_str(self) -> str:
+        return ", ".join(str(a) for a in self.history())
+
+    def move_number(self) -> int:
+        return self.game_state.ply
+
+    def is_initial_state(self) -> bool:
+        return self.game_state.ply == 0
 
     def _action_to_string(self, player: int, action: int) -> str:
         return str(gore.Action.from_index(int(action)))
 
     def is_terminal(self) -> bool:
-        return self.game_state.is_over
+        return self._player == _TERMINAL
 
     def returns(self) -> list[float]:
         outcome = self.game_state.outcome
@@ -163,19 +240,23 @@ class GoreState(pyspiel.State):
 
 
 class GoreObserver:
-    """The observation tensor of docs/PYTHON.md (28 float32) from a
-    player's side; the string is the board's text."""
+    """The observation tensor (``TENSOR_SIZE`` float32) from a player's
+    side: docs/PYTHON.md's 28 values, the ply, the repetition count; the
+    string is the position's GPN and the repetition count."""
 
     def __init__(self, params) -> None:
         if params:
-            raise ValueError(f"observation parameters not supported: {params}")
-        self.tensor = np.zeros(gore.OBSERVATION_SIZE, np.float32)
+            raise gore.ArgumentError(f"observation parameters not supported: {params}")
+        self.tensor = np.zeros(TENSOR_SIZE, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: GoreState, player: int) -> None:
-        self.tensor[:] = np.frombuffer(
-            state.game_state.observation(_PLAYERS[player]), dtype=np.float32
+        g = state.game_state
+        self.tensor[: gore.OBSERVATION_SIZE] = np.frombuffer(
+            g.observation(_PLAYERS[player]), dtype=np.float32
         )
+        self.tensor[gore.OBSERVATION_SIZE] = g.ply
+        self.tensor[gore.OBSERVATION_SIZE + 1] = g.repetitions
 
     def string_from(self, state: GoreState, player: int) -> str:
         g = state.game_state

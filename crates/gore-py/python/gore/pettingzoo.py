@@ -1,8 +1,10 @@
-"""Goré as a PettingZoo AEC environment.
+"""Goré as a PettingZoo environment, AEC and parallel.
 
-``gore.pettingzoo.env(rules="standard", render_mode=None, reward="score")``
-gives a two-agent turn-based environment: ``player_0`` is A (South, moves
-first), ``player_1`` is B. The agent to act (``agent_selection``) is the
+``gore.pettingzoo.env(rules="standard", render_mode=None, reward="score",
+max_cycles=None, illegal="terminate")`` gives a two-agent turn-based
+environment: ``player_0`` is A (South, moves first), ``player_1`` is B;
+``gore.pettingzoo.parallel_env(…)`` the same game through the parallel API
+(one ply per ``step``, the agent to move's action; see ``GoreParallel``). The agent to act (``agent_selection``) is the
 one who must act by the rules: after an offer, the receiver, who answers
 it and then plays his own normal turn. Nothing of the rules is decided here: every
 step is ``gore.Game.play_index``.
@@ -15,37 +17,136 @@ zeros for the agent not to act).
 Rewards come at the end only: ``reward="score"`` gives each agent his
 final seeds minus his opponent's, divided by the seeds in the game (in
 [-1, 1]); ``reward="win"`` gives 1, 0 or -1.
+
+``max_cycles`` truncates the game after that many cycles, a cycle being one
+step of every agent (PettingZoo's word): in the AEC environment the two
+agents' actions, so ``2 * max_cycles`` plies; in the parallel one a
+``step`` call, so ``max_cycles`` plies. A truncated game gives no reward.
+
+``state()`` is the global state: the observation from A's side, then the
+ply and the repetition count of the position (``float32[30]``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import copy
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import AgentSelector, wrappers
 
 import gore
 
-__all__ = ["env", "raw_env", "AGENTS"]
+__all__ = ["env", "raw_env", "parallel_env", "GoreParallel", "AGENTS", "STATE_SIZE"]
 
 #: The agents: ``player_0`` is A, ``player_1`` is B.
 AGENTS = ("player_0", "player_1")
 _PLAYER = {"player_0": "A", "player_1": "B"}
 _AGENT = {"A": "player_0", "B": "player_1"}
+_OTHER = {"player_0": "player_1", "player_1": "player_0"}
+
+#: Length of ``state()``: the observation from A's side, the ply, the
+#: repetition count.
+STATE_SIZE = 30
+
+_ILLEGAL = ("terminate", "raise", "random")
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The environment wrapped as PettingZoo's classic games are: an illegal
-    action ends the game with reward -1 for its agent, an out-of-range one
-    asserts, and the AEC call order is enforced."""
-    e: AECEnv = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+def env(illegal: str = "terminate", **kwargs: Any) -> AECEnv:
+    """The environment wrapped as PettingZoo's classic games are: with
+    ``illegal="terminate"`` an illegal action ends the game with reward -1
+    for its agent (``"raise"``: gore.IllegalAction; ``"random"``: a random
+    legal action is played instead, for code that ignores the mask), an
+    out-of-range one asserts, and the AEC call order is enforced."""
+    if illegal not in _ILLEGAL:
+        raise gore.ArgumentError(
+            f"illegal: expected 'terminate', 'raise' or 'random', not {illegal!r}"
+        )
+    e: AECEnv = raw_env(illegal="random" if illegal == "random" else "raise", **kwargs)
+    if illegal == "terminate":
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
+
+
+def parallel_env(**kwargs: Any) -> "GoreParallel":
+    """The parallel environment (``GoreParallel``); same arguments as
+    ``env``."""
+    return GoreParallel(**kwargs)
+
+
+def _check_args(render_mode: str | None, reward: str, max_cycles: int | None) -> None:
+    if render_mode is not None and render_mode not in ("human", "ansi"):
+        raise gore.ArgumentError(
+            f"render_mode: expected None, 'human' or 'ansi', not {render_mode!r}"
+        )
+    if reward not in ("score", "win"):
+        raise gore.ArgumentError(f"reward: expected 'score' or 'win', not {reward!r}")
+    if max_cycles is not None:
+        if not isinstance(max_cycles, int) or isinstance(max_cycles, bool):
+            raise TypeError(f"max_cycles: expected an int or None, not {type(max_cycles).__name__}")
+        if max_cycles < 1:
+            raise gore.ArgumentError(f"max_cycles: expected at least 1, not {max_cycles}")
+
+
+def _spaces(rules: gore.Rules) -> tuple[spaces.Dict, spaces.Box]:
+    """The observation space and the state space of ``rules``."""
+    total = float(rules.total_seeds)
+    obs_space = spaces.Dict(
+        {
+            "observation": spaces.Box(
+                low=0.0, high=total, shape=(gore.OBSERVATION_SIZE,), dtype=np.float32
+            ),
+            "action_mask": spaces.Box(low=0, high=1, shape=(gore.NUM_ACTIONS,), dtype=np.int8),
+        }
+    )
+    high = np.full(STATE_SIZE, total, dtype=np.float32)
+    # The ply has no bound but the rules' cap; a position occurs at most
+    # three times (the third ends the game).
+    high[28] = float(rules.ply_cap) if rules.ply_cap else np.finfo(np.float32).max
+    high[29] = 3.0
+    state_space = spaces.Box(low=0.0, high=high, dtype=np.float32)
+    return obs_space, state_space
+
+
+def _state(game: gore.Game) -> np.ndarray:
+    out = np.empty(STATE_SIZE, dtype=np.float32)
+    out[:28] = np.frombuffer(game.observation("A"), dtype=np.float32)
+    out[28] = game.ply
+    out[29] = game.repetitions
+    return out
+
+
+def _observe(game: gore.Game, agent: str, acting: bool) -> dict[str, np.ndarray]:
+    obs = np.frombuffer(game.observation(_PLAYER[agent]), dtype=np.float32).copy()
+    if acting and not game.is_over:
+        mask = np.frombuffer(game.legal_mask(), dtype=np.int8).copy()
+    else:
+        mask = np.zeros(gore.NUM_ACTIONS, dtype=np.int8)
+    return {"observation": obs, "action_mask": mask}
+
+
+def _final_rewards(outcome: gore.Outcome, kind: str, total: int) -> dict[str, float]:
+    a, b = outcome.seeds
+    if kind == "win":
+        r = float((a > b) - (a < b))
+    else:
+        r = (a - b) / float(total)
+    return {"player_0": r, "player_1": -r}
+
+
+def _outcome_info(outcome: gore.Outcome) -> dict[str, Any]:
+    return {
+        "reason": outcome.reason,
+        "seeds": outcome.seeds,
+        "winner": outcome.winner,
+        "without_glory": outcome.without_glory,
+    }
 
 
 def render_ansi(position: gore.Position) -> str:
@@ -76,11 +177,17 @@ def render_ansi(position: gore.Position) -> str:
 
 
 class raw_env(AECEnv, EzPickle):
-    """Goré, AEC: see the module's documentation."""
+    """Goré, AEC: see the module's documentation. An illegal action raises
+    gore.IllegalAction (``illegal="raise"``) or is replaced by a random
+    legal one (``illegal="random"``, seeded by ``reset(seed)``); ``env``
+    wraps this class."""
 
     metadata = {
-        "render_modes": ["ansi"],
+        "render_modes": ["human", "ansi"],
         "name": "gore_v0",
+        # Not through PettingZoo's aec_to_parallel: after an offer the
+        # receiver acts twice in a row, which it refuses; parallel_env is
+        # this game's own parallel environment.
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -90,35 +197,39 @@ class raw_env(AECEnv, EzPickle):
         rules: str | gore.Rules = "standard",
         render_mode: str | None = None,
         reward: str = "score",
+        max_cycles: int | None = None,
+        illegal: str = "raise",
     ) -> None:
-        EzPickle.__init__(self, rules, render_mode, reward)
+        EzPickle.__init__(self, rules, render_mode, reward, max_cycles, illegal)
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode: expected None or 'ansi', not {render_mode!r}")
-        if reward not in ("score", "win"):
-            raise ValueError(f"reward: expected 'score' or 'win', not {reward!r}")
+        _check_args(render_mode, reward, max_cycles)
+        if illegal not in ("raise", "random"):
+            raise gore.ArgumentError(f"illegal: expected 'raise' or 'random', not {illegal!r}")
         self.rules = rules if isinstance(rules, gore.Rules) else gore.Rules(rules)
         self.render_mode = render_mode
         self.reward_kind = reward
+        self.max_cycles = max_cycles
+        self.illegal = illegal
         self.possible_agents = list(AGENTS)
         self.agents = self.possible_agents[:]
-        total = float(self.rules.total_seeds)
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(
-                    low=0.0, high=total, shape=(gore.OBSERVATION_SIZE,), dtype=np.float32
-                ),
-                "action_mask": spaces.Box(
-                    low=0, high=1, shape=(gore.NUM_ACTIONS,), dtype=np.int8
-                ),
-            }
-        )
+        obs_space, self.state_space = _spaces(self.rules)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {
             a: spaces.Discrete(gore.NUM_ACTIONS) for a in self.possible_agents
         }
         self.game = gore.Game(self.rules)
+        self._rng = np.random.default_rng()
         self._init_dicts()
+
+    def __deepcopy__(self, memo: dict) -> "raw_env":
+        # EzPickle's __getstate__ rebuilds from the constructor's arguments
+        # (a fresh game), which copy.deepcopy would otherwise use: copy the
+        # attributes instead, the game with them (Game.__deepcopy__).
+        new = self.__class__.__new__(self.__class__)
+        memo[id(self)] = new
+        for k, v in self.__dict__.items():
+            setattr(new, k, copy.deepcopy(v, memo))
+        return new
 
     def _init_dicts(self) -> None:
         self.agents = self.possible_agents[:]
@@ -136,28 +247,21 @@ class raw_env(AECEnv, EzPickle):
         return self.action_spaces[agent]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        obs = np.frombuffer(
-            self.game.observation(_PLAYER[agent]), dtype=np.float32
-        ).copy()
-        if agent == self.agent_selection and not self.game.is_over:
-            mask = np.frombuffer(self.game.legal_mask(), dtype=np.int8).copy()
-        else:
-            mask = np.zeros(gore.NUM_ACTIONS, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
+        return _observe(self.game, agent, agent == self.agent_selection)
+
+    def state(self) -> np.ndarray:
+        """The global state: A's observation, the ply, the repetitions."""
+        return _state(self.game)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        # Goré has no chance: the seed changes nothing.
+        # Goré has no chance: the seed only seeds illegal="random".
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
         self.game = gore.Game(self.rules)
         self._init_dicts()
         self._agent_selector = AgentSelector(self.agents)
-
-    def _final_rewards(self, outcome: gore.Outcome) -> dict[str, float]:
-        a, b = outcome.seeds
-        if self.reward_kind == "win":
-            r = float((a > b) - (a < b))
-        else:
-            r = (a - b) / float(self.rules.total_seeds)
-        return {"player_0": r, "player_1": -r}
+        if self.render_mode == "human":
+            self.render()
 
     def step(self, action: int) -> None:
         agent = self.agent_selection
@@ -165,29 +269,169 @@ class raw_env(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        outcome = self.game.play_index(int(action))
+        action = int(action)
+        replaced = False
+        if self.illegal == "random" and not self.game.position.is_legal(action):
+            legal = self.game.legal_indices()
+            action = legal[int(self._rng.integers(len(legal)))]
+            replaced = True
+        outcome = self.game.play_index(action)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if outcome is not None:
-            self.rewards.update(self._final_rewards(outcome))
+            self.rewards.update(_final_rewards(outcome, self.reward_kind, self.rules.total_seeds))
             self.terminations = dict.fromkeys(self.agents, True)
             for a in self.agents:
-                self.infos[a] = {
-                    "reason": outcome.reason,
-                    "seeds": outcome.seeds,
-                    "winner": outcome.winner,
-                    "without_glory": outcome.without_glory,
-                }
+                self.infos[a] = _outcome_info(outcome)
             # The agent who did not make the last action is asked next, so
             # that both see the end (PettingZoo removes them one by one).
-            self.agent_selection = "player_1" if agent == "player_0" else "player_0"
+            self.agent_selection = _OTHER[agent]
+        elif self.max_cycles is not None and self.game.ply >= 2 * self.max_cycles:
+            self.truncations = dict.fromkeys(self.agents, True)
+            self.agent_selection = _OTHER[agent]
         else:
             self.agent_selection = _AGENT[self.game.to_move]
+        if replaced:
+            self.infos[agent] = {**self.infos[agent], "replaced": True}
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def render(self) -> str | None:
+        """``"ansi"``: the board as text; ``"human"``: prints it."""
         if self.render_mode is None:
             return None
-        return render_ansi(self.game.position)
+        text = render_ansi(self.game.position)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+class GoreParallel(ParallelEnv):
+    """Goré through PettingZoo's parallel API. Each ``step(actions)`` is one
+    ply: the action of the agent to move (``agents_to_move()``, the only one
+    whose mask is not all zeros) is played and the other's is ignored.
+    Observations, rewards, infos, ``max_cycles`` (in plies here) and
+    ``state()`` are those of the AEC environment; an illegal action is
+    handled by ``illegal``: ``"terminate"`` (the game ends, -1 for its
+    agent, 0 for the other), ``"raise"`` (gore.IllegalAction, nothing
+    changes) or ``"random"`` (a random legal action instead, seeded by
+    ``reset(seed)``)."""
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "gore_parallel_v0", "render_fps": 1}
+
+    def __init__(
+        self,
+        rules: str | gore.Rules = "standard",
+        render_mode: str | None = None,
+        reward: str = "score",
+        max_cycles: int | None = None,
+        illegal: str = "terminate",
+    ) -> None:
+        _check_args(render_mode, reward, max_cycles)
+        if illegal not in _ILLEGAL:
+            raise gore.ArgumentError(
+                f"illegal: expected 'terminate', 'raise' or 'random', not {illegal!r}"
+            )
+        self.rules = rules if isinstance(rules, gore.Rules) else gore.Rules(rules)
+        self.render_mode = render_mode
+        self.reward_kind = reward
+        self.max_cycles = max_cycles
+        self.illegal = illegal
+        self.possible_agents = list(AGENTS)
+        self.agents = self.possible_agents[:]
+        obs_space, self.state_space = _spaces(self.rules)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(gore.NUM_ACTIONS) for a in self.possible_agents}
+        self.game = gore.Game(self.rules)
+        self._rng = np.random.default_rng()
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def agents_to_move(self) -> list[str]:
+        """The agent whose action the next ``step`` plays (empty once over)."""
+        return [] if self.game.is_over or not self.agents else [_AGENT[self.game.to_move]]
+
+    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+        mover = _AGENT[self.game.to_move]
+        return {a: _observe(self.game, a, a == mover) for a in self.agents}
+
+    def reset(
+        self, seed: int | None = None, options: dict | None = None
+    ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, dict]]:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.game = gore.Game(self.rules)
+        self.agents = self.possible_agents[:]
+        if self.render_mode == "human":
+            self.render()
+        return self._observations(), {a: {} for a in self.agents}
+
+    def state(self) -> np.ndarray:
+        """The global state: A's observation, the ply, the repetitions."""
+        return _state(self.game)
+
+    def step(self, actions: dict[str, int]) -> tuple[dict, dict, dict, dict, dict]:
+        if not self.agents:
+            raise gore.GoreError("step: the game is over; call reset()")
+        mover = _AGENT[self.game.to_move]
+        if mover not in actions:
+            raise gore.ArgumentError(f"actions: no action for {mover}, the agent to move")
+        action = int(actions[mover])
+        agents = self.agents
+        rewards = dict.fromkeys(agents, 0.0)
+        infos: dict[str, dict] = {a: {} for a in agents}
+        done = False
+        if not self.game.position.is_legal(action):
+            if self.illegal == "raise":
+                self.game.play_index(action)  # raises IllegalAction, naming the rule
+            elif self.illegal == "random":
+                legal = self.game.legal_indices()
+                action = legal[int(self._rng.integers(len(legal)))]
+                infos[mover]["replaced"] = True
+            else:
+                rewards[mover] = -1.0
+                for a in agents:
+                    infos[a]["illegal_action"] = (mover, action)
+                done = True
+        if not done:
+            outcome = self.game.play_index(action)
+            if outcome is not None:
+                rewards = _final_rewards(outcome, self.reward_kind, self.rules.total_seeds)
+                infos = {a: {**infos[a], **_outcome_info(outcome)} for a in agents}
+                done = True
+        truncated = (
+            not done and self.max_cycles is not None and self.game.ply >= self.max_cycles
+        )
+        observations = self._observations()
+        if done or truncated:
+            # Nobody acts any more: every mask is zero.
+            for o in observations.values():
+                o["action_mask"][:] = 0
+        terminations = dict.fromkeys(agents, done)
+        truncations = dict.fromkeys(agents, truncated)
+        if done or truncated:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return observations, rewards, terminations, truncations, infos
+
+    def render(self) -> str | None:
+        """``"ansi"``: the board as text; ``"human"``: prints it."""
+        if self.render_mode is None:
+            return None
+        text = render_ansi(self.game.position)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass
