@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod analysis;
 pub mod clock;
 mod error;
+mod games;
 pub mod lobby;
 pub mod names;
 pub mod passwords;
@@ -16,7 +17,6 @@ pub mod rating;
 pub mod ratings;
 pub mod review;
 mod room;
-mod service;
 
 use gore_ai::Level;
 use gore_core::{Forfeit, Player, Position, Rules};
@@ -24,12 +24,12 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 pub use error::GameError;
-pub use players::Players;
-pub use room::{Change, Room, SpectatorSlot};
-pub use service::{
+pub use games::{
     GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S,
     SPECTATORS_EVERY, SPECTATORS_FRESH,
 };
+pub use players::Players;
+pub use room::{Change, Room, SpectatorSlot};
 
 /// How a game is played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
