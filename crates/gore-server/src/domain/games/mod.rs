@@ -5,7 +5,7 @@
 //! - `mod.rs`: the handle, its settings, the room registry (one load per
 //!   game however many ask) and its janitor, the read of a game.
 //! - `command.rs`: THE path of every player command
-//!   ([`Games::command`](self)): load the room, run to the end even if the
+//!   (`Games::command`): load the room, run to the end even if the
 //!   caller goes away, lock, touch, catch up with the store when told,
 //!   find the caller's seat, a sign of life, the clock, the command's rule,
 //!   then the AI if it is to act; and the commits every rule makes through
@@ -34,9 +34,9 @@ use super::{new_id, valid_id, GameError, Mode, Room, Seat};
 use crate::ai::AiPool;
 use crate::api::GameView;
 use crate::store::{Store, StoreError};
+use ai_turns::cheap_level;
 
 mod ai_turns;
-use ai_turns::cheap_level;
 mod chat;
 mod command;
 #[cfg(test)]
