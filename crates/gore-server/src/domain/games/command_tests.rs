@@ -169,6 +169,54 @@ async fn a_stale_token_is_refused_before_the_rule_runs() {
     assert!(ran.load(Ordering::SeqCst));
 }
 
+/// Every seated command goes through the path's seat step: with a
+/// token that opens no seat each is refused `NoSeat`, and the game, in
+/// the store and in memory, is as it was.
+#[tokio::test]
+async fn every_seated_command_refuses_a_stale_token() {
+    let f = fixture();
+    let (a, _b) = timed_game(&f).await;
+    let before = f.store.load_game(a.id.clone()).await.unwrap().unwrap();
+    let id = a.id.as_str();
+    let stale = || Some(new_token());
+    let action = a_legal_action(&f.games, id).await.to_string();
+    let g = &f.games;
+    let refusals: Vec<(&str, Result<(), GameError>)> = vec![
+        (
+            "play",
+            g.play(id, stale(), action.clone(), None, None)
+                .await
+                .map(drop),
+        ),
+        (
+            "play_quietly",
+            g.play_quietly(id, stale(), action, None, None).await,
+        ),
+        ("resign", g.resign(id, stale()).await.map(drop)),
+        ("abort", g.abort(id, stale()).await.map(drop)),
+        ("claim_win", g.claim_win(id, stale()).await.map(drop)),
+        ("takeback", g.takeback(id, stale()).await.map(drop)),
+        (
+            "answer_takeback",
+            g.answer_takeback(id, stale(), true).await.map(drop),
+        ),
+        ("chat", g.chat(id, stale(), "hello").await.map(drop)),
+        ("report_chat", g.report_chat(id, stale(), 1).await),
+        ("device_code", g.device_code(id, stale()).await.map(drop)),
+        ("revoke_device", g.revoke_device(id, stale()).await),
+        ("rematch", g.rematch(id, stale(), None).await.map(drop)),
+    ];
+    for (name, r) in refusals {
+        assert!(matches!(r, Err(GameError::NoSeat)), "{name}: {r:?}");
+    }
+    let after = f.store.load_game(a.id.clone()).await.unwrap().unwrap();
+    assert_eq!(after.info, before.info);
+    assert!(after.actions.is_empty());
+    let room_ref = f.games.room(id).await.unwrap();
+    let room = room_ref.lock().await;
+    assert_eq!(room.info, before.info);
+}
+
 /// Commands refused by their rule (an action that does not parse, a
 /// takeback with nothing to take back, an answer to no request, an abort
 /// of a game on one device) leave the store and the room as they were and
