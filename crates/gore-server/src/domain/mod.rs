@@ -2,11 +2,32 @@
 //! broadcast of every change. It knows neither HTTP nor SQL: it talks to a
 //! [`Store`](crate::store::Store) and answers [`GameError`]s, which the
 //! edges (http.rs, ws.rs) turn into API errors.
+//!
+//! The games live in `games/`, behind the one handle [`Games`]:
+//!
+//! - the machinery: `games/mod.rs` (the handle, the room registry and its
+//!   janitor, a game's read), `sync.rs` (other servers' notices, catch-up,
+//!   heartbeat, take-over), `referee.rs` (the clock referee, the ends of a
+//!   game), `ai_turns.rs` (the AI's searches, leases and retries),
+//!   `presence.rs` (players away and back, spectators);
+//! - `command.rs`: the one path every player command runs through (load
+//!   the room, a task of its own, lock, touch, catch up, the caller's seat,
+//!   a sign of life, the clock, the command's rule committed through the
+//!   store and broadcast, the AI's turn);
+//! - one file per player command or family, holding only its rule:
+//!   `play.rs`, `resign.rs` (resign, abort, claim the win), `takeback.rs`,
+//!   `chat.rs`, `seats.rs` (invitations, device links, remembered seats),
+//!   `rematch.rs`, `create.rs`.
+//!
+//! Beside them: [`room`](Room) (one game in memory and its broadcast),
+//! [`clock`], [`lobby`], [`accounts`], [`ratings`], [`analysis`] and the
+//! others, one concern each.
 
 pub mod accounts;
 pub mod analysis;
 pub mod clock;
 mod error;
+mod games;
 pub mod lobby;
 pub mod names;
 pub mod passwords;
@@ -16,7 +37,6 @@ pub mod rating;
 pub mod ratings;
 pub mod review;
 mod room;
-mod service;
 
 use gore_ai::Level;
 use gore_core::{Forfeit, Player, Position, Rules};
@@ -24,12 +44,12 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 pub use error::GameError;
-pub use players::Players;
-pub use room::{Change, Room, SpectatorSlot};
-pub use service::{
+pub use games::{
     GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S,
     SPECTATORS_EVERY, SPECTATORS_FRESH,
 };
+pub use players::Players;
+pub use room::{Change, Room, SpectatorSlot};
 
 /// How a game is played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

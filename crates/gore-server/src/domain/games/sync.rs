@@ -1,0 +1,344 @@
+//! Keeping up with the other servers on one store: their notices taken
+//! in, the catch-up of a room behind the store, this server's heartbeat,
+//! and the take-over of a game whose server died (with the outage given
+//! back to its clock).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::broadcast::error::RecvError;
+
+use super::{Games, RoomRef};
+use crate::domain::Room;
+use crate::store::{GameChange, Notice};
+
+/// Each server writes its heartbeat this often (RULES.md, "Clocks and
+/// outages"): a clock given back the time of an outage is given at most
+/// this much of its player's own thinking with it.
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
+/// A server silent this long is dead: a game it served is taken over, and
+/// the outage credited, by the next server that loads it.
+pub const DEAD_AFTER: Duration = Duration::from_secs(5);
+
+impl Games {
+    /// Every [`HEARTBEAT_EVERY`]: this server's heartbeat.
+    pub(super) fn spawn_heartbeat(self) {
+        let weak = Arc::downgrade(&self.0);
+        drop(self);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(HEARTBEAT_EVERY);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                Games(inner).heartbeat().await;
+            }
+        });
+    }
+
+    /// Records that this server is alive now, and that it serves the timed
+    /// games in its memory still going (those whose server died meanwhile now
+    /// point here: it served them all along, nothing to credit). The task
+    /// above calls it; tests call it to fix the last heartbeat.
+    pub async fn heartbeat(&self) {
+        let rooms: Vec<RoomRef> = self
+            .rooms()
+            .values()
+            .filter_map(|c| c.get().cloned())
+            .collect();
+        let mut held = Vec::new();
+        for r in rooms {
+            // A room busy now is in use: the next beat sees it.
+            if let Ok(room) = r.try_lock() {
+                // Only a clock is owed an outage.
+                if !room.is_over() && room.info.clock.is_some() {
+                    held.push(room.id().to_string());
+                }
+            }
+        }
+        let now = self.now();
+        let dead_before = now - DEAD_AFTER.as_millis() as i64;
+        if let Err(e) = self
+            .0
+            .store
+            .heartbeat(self.0.server.clone(), now, held, dead_before)
+            .await
+        {
+            tracing::debug!("heartbeat: {e}");
+        }
+    }
+
+    /// A game just loaded: if the server that served it is dead, this one
+    /// takes it over, and the player to act is given back the time no
+    /// server ran it (RULES.md, "Clocks and outages"): from that server's
+    /// last heartbeat (or the start of his time, if later) to this
+    /// server's start (or now, if earlier). Exactly the gap: his thinking
+    /// before it stays his. A failure only leaves the clock as it was.
+    pub(super) async fn take_over(&self, room: &mut Room) {
+        if room.is_over() || room.info.clock.is_none() {
+            return;
+        }
+        let now = self.now();
+        let dead_before = now - DEAD_AFTER.as_millis() as i64;
+        let id = room.id().to_string();
+        let alive_at = match self
+            .0
+            .store
+            .take_over(id.clone(), self.0.server.clone(), dead_before)
+            .await
+        {
+            Ok(Some(at)) => at,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!("game {id}: cannot take it over: {e}");
+                return;
+            }
+        };
+        let Some(from) = room.period_start() else {
+            return;
+        };
+        let gap = now.min(self.0.started) - alive_at.max(from);
+        if gap <= 0 {
+            return;
+        }
+        let credits = room.credits_with(gap);
+        let before = std::mem::replace(&mut room.info.credits, credits.clone());
+        let deadline = room.deadline();
+        match self
+            .0
+            .store
+            .change_game(
+                id.clone(),
+                room.at(),
+                GameChange::Credit { credits, deadline },
+                now,
+            )
+            .await
+        {
+            Ok(()) => {
+                room.info.deadline = deadline;
+                tracing::info!("game {id}: {gap} ms given back for an outage");
+            }
+            Err(e) => {
+                room.info.credits = before;
+                tracing::warn!("game {id}: cannot give back the outage's time: {e}");
+            }
+        }
+    }
+
+    /// Several servers on one store: each change another server commits
+    /// is taken into the room here, if this server has it in memory, and
+    /// reaches its sockets.
+    pub(super) fn spawn_listener(self, mut notices: tokio::sync::broadcast::Receiver<Notice>) {
+        let weak = Arc::downgrade(&self.0);
+        drop(self);
+        tokio::spawn(async move {
+            loop {
+                let notice = notices.recv().await;
+                let Some(inner) = weak.upgrade() else { return };
+                let games = Games(inner);
+                match notice {
+                    Ok(Notice::Changed { game, .. }) => games.refresh_soon(game),
+                    Ok(Notice::Lobby(ev)) => {
+                        // Another server's chat message: to the sockets here.
+                        if let Some(id) = ev.strip_prefix("chat ") {
+                            games.deliver_chat(id.to_string()).await;
+                        }
+                    }
+
+                    Ok(Notice::Missed) | Err(RecvError::Lagged(_)) => {
+                        let ids: Vec<String> = games.rooms().keys().cloned().collect();
+                        for id in ids {
+                            games.refresh_soon(id);
+                        }
+                    }
+                    Err(RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+
+    /// Refreshes a game in memory from the store, in a task of its own:
+    /// notices of different games are taken in at the same time (one at a
+    /// time, each waiting for the database, would fall behind the actions
+    /// of a busy site), and the notices of one game that arrive while its
+    /// refresh runs are served by one more refresh, not one each.
+    pub(super) fn refresh_soon(&self, id: String) {
+        if self.rooms().get(&id).is_none_or(|c| c.get().is_none()) {
+            return; // not in memory: it is loaded fresh when asked for
+        }
+        {
+            let mut pending = self.0.refreshing.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(again) = pending.get_mut(&id) {
+                *again = true;
+                return;
+            }
+            pending.insert(id.clone(), false);
+        }
+        let games = self.clone();
+        tokio::spawn(async move {
+            loop {
+                games.refresh(&id).await;
+                let mut pending = games.0.refreshing.lock().unwrap_or_else(|e| e.into_inner());
+                match pending.get_mut(&id) {
+                    Some(again) if *again => *again = false,
+                    _ => {
+                        pending.remove(&id);
+                        return;
+                    }
+                }
+            }
+        });
+    }
+
+    /// Loads again what the store has of a game in memory and takes it in;
+    /// a room that disagrees with the store is dropped (the next request
+    /// loads it whole).
+    pub(super) async fn refresh(&self, id: &str) {
+        let Some(room_ref) = self.rooms().get(id).and_then(|c| c.get().cloned()) else {
+            return; // not in memory: it is loaded fresh when asked for
+        };
+        let mut room = room_ref.lock().await;
+        self.catch_up_locked(&room_ref, &mut room).await;
+    }
+
+    /// Takes in, under the room's lock, what the store has after the
+    /// room's own ply (other servers' actions, a seat claimed elsewhere);
+    /// `false` when the room disagreed with the store and was dropped, or
+    /// the store could not be read.
+    pub(super) async fn catch_up_locked(&self, room_ref: &RoomRef, room: &mut Room) -> bool {
+        let id = room.id().to_string();
+        let after = room.ply() as u32;
+        match self.0.store.load_game_after(id.clone(), after).await {
+            Ok(Some(stored)) if stored.info.takebacks != room.info.takebacks => {
+                // Another server took back: the log is not an extension
+                // of this room's, so the whole game is loaded again.
+                let reloaded = match self.0.store.load_game(id.clone()).await {
+                    Ok(Some(whole)) => room.reload(whole, self.0.settings.max_plies),
+                    Ok(None) => Err("it is gone from the store".into()),
+                    Err(e) => Err(e.to_string()),
+                };
+                match reloaded {
+                    Ok(()) => {
+                        if room.ai_to_move() {
+                            self.start_ai(room_ref.clone());
+                        }
+                        true
+                    }
+                    Err(e) => {
+                        tracing::warn!("game {id}: cannot reload after a takeback: {e}");
+                        self.evict(room_ref, room);
+                        false
+                    }
+                }
+            }
+            Ok(Some(stored)) => match room.catch_up(stored) {
+                Ok(_) => {
+                    if room.ai_to_move() {
+                        self.start_ai(room_ref.clone());
+                    }
+                    true
+                }
+                Err(e) => {
+                    tracing::warn!("game {id}: {e}; dropped from memory");
+                    self.evict(room_ref, room);
+                    false
+                }
+            },
+            Ok(None) => {
+                self.evict(room_ref, room);
+                false
+            }
+            Err(e) => {
+                tracing::warn!("game {id}: cannot take in a change: {e}");
+                false
+            }
+        }
+    }
+
+    /// Several servers on one store: the games in memory that the store has
+    /// more actions of than this server (a notice lost: its server died
+    /// between its commit and its notice) are caught up. One query for
+    /// all of them, every sweep.
+    pub(super) async fn catch_up_sweep(&self) {
+        let held: Vec<(String, u32)> = {
+            let rooms: Vec<RoomRef> = self
+                .rooms()
+                .values()
+                .filter_map(|c| c.get().cloned())
+                .collect();
+            let mut held = Vec::with_capacity(rooms.len());
+            for r in rooms {
+                // A room busy now is being changed: the next sweep sees it.
+                if let Ok(room) = r.try_lock() {
+                    held.push((room.id().to_string(), room.ply() as u32));
+                }
+            }
+            held
+        };
+        if held.is_empty() {
+            return;
+        }
+        let ids = held.iter().map(|(id, _)| id.clone()).collect();
+        match self.0.store.latest_plies(ids).await {
+            Ok(stored) => {
+                // A game left out has no action stored. Fewer actions than
+                // here means a takeback elsewhere.
+                let stored: HashMap<String, u32> = stored.into_iter().collect();
+                for (id, have) in held {
+                    if stored.get(&id).copied().unwrap_or(0) != have {
+                        tracing::info!("game {id}: not what the store has (a notice was lost)");
+                        self.refresh(&id).await;
+                    }
+                }
+            }
+            Err(e) => tracing::warn!("cannot compare the games in memory with the store: {e}"),
+        }
+    }
+
+    /// Several servers on one store: every few seconds, the games this
+    /// server holds are compared with the store (a lost notice), and the
+    /// ai games to move whose turn no server holds (its server died) are
+    /// taken over.
+    pub(super) fn spawn_ai_sweep(self) {
+        let weak = Arc::downgrade(&self.0);
+        drop(self);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(2));
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { return };
+                let games = Games(inner);
+                games.catch_up_sweep().await;
+                match games.0.store.active_ai_games(1000).await {
+                    Ok(ids) => {
+                        for id in ids {
+                            if let Ok(room) = games.room(&id).await {
+                                games.start_ai(room);
+                            }
+                        }
+                    }
+                    Err(e) => tracing::warn!("cannot list the ai games: {e}"),
+                }
+            }
+        });
+    }
+
+    /// After a restart: load the ai games still going, which resumes the
+    /// AI where it was to move.
+    pub(super) fn resume_ai_games(self) {
+        tokio::spawn(async move {
+            match self.0.store.active_ai_games(1000).await {
+                Ok(ids) => {
+                    for id in ids {
+                        if let Err(e) = self.room(&id).await {
+                            tracing::warn!("game {id}: cannot resume: {e}");
+                        }
+                    }
+                }
+                Err(e) => tracing::error!("cannot list the ai games to resume: {e}"),
+            }
+        });
+    }
+}
