@@ -14,7 +14,10 @@ use std::time::Duration;
 use common::*;
 use futures_util::{SinkExt, StreamExt};
 use gore_server::store::sqlite::SqliteStore;
-use gore_server::store::{Store, StoreFuture, StoredAction, StoredGame};
+use gore_server::store::{
+    ChatStore, GameStore, LobbyStore, RatingStore, ServerStore, SessionStore, StoreFuture,
+    StoredAction, StoredGame,
+};
 use gore_server::{AppState, SqliteOptions};
 use serde_json::{json, Value};
 use tokio::sync::Notify;
@@ -72,7 +75,7 @@ struct Gated {
     gate: Arc<Notify>,
 }
 
-impl Store for Gated {
+impl GameStore for Gated {
     fn create_game(
         &self,
         info: gore_server::domain::GameInfo,
@@ -80,6 +83,7 @@ impl Store for Gated {
     ) -> StoreFuture<()> {
         self.inner.create_game(info, r)
     }
+
     fn load_game(&self, id: String) -> StoreFuture<Option<StoredGame>> {
         let n = self.loads.fetch_add(1, Ordering::SeqCst);
         let (started, gate) = (self.started.clone(), self.gate.clone());
@@ -92,6 +96,7 @@ impl Store for Gated {
             f.await
         })
     }
+
     fn append_action(
         &self,
         id: String,
@@ -102,6 +107,7 @@ impl Store for Gated {
     ) -> StoreFuture<()> {
         self.inner.append_action(id, takebacks, a, e, deadline)
     }
+
     fn change_game(
         &self,
         id: String,
@@ -111,6 +117,7 @@ impl Store for Gated {
     ) -> StoreFuture<()> {
         self.inner.change_game(id, at, change, now)
     }
+
     fn claim_invite(
         &self,
         id: String,
@@ -120,9 +127,62 @@ impl Store for Gated {
     ) -> StoreFuture<bool> {
         self.inner.claim_invite(id, code, seat, claim)
     }
+
+    fn player_games(
+        &self,
+        player: String,
+        limit: u32,
+    ) -> StoreFuture<Vec<(gore_server::domain::GameInfo, Option<String>)>> {
+        self.inner.player_games(player, limit)
+    }
+
+    fn record_abort(&self, player: String, game: String, at: i64) -> StoreFuture<()> {
+        self.inner.record_abort(player, game, at)
+    }
+
+    fn aborts_since(&self, player: String, since: i64) -> StoreFuture<Vec<i64>> {
+        self.inner.aborts_since(player, since)
+    }
+
+    fn playing_now(&self, limit: u32) -> StoreFuture<Vec<gore_server::domain::GameInfo>> {
+        self.inner.playing_now(limit)
+    }
+
+    fn set_away(&self, id: String, seat: gore_core::Player, since: Option<i64>) -> StoreFuture<()> {
+        self.inner.set_away(id, seat, since)
+    }
+
+    fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
+        self.inner.due_games(now, limit)
+    }
+
+    fn set_device(
+        &self,
+        id: String,
+        seat: gore_server::Seat,
+        code: Option<String>,
+    ) -> StoreFuture<()> {
+        self.inner.set_device(id, seat, code)
+    }
+
+    fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
+        self.inner.remember_seat(session, id, token)
+    }
+
+    fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
+        self.inner.session_token(session, id)
+    }
+
+    fn active_ai_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
+        self.inner.active_ai_games(limit)
+    }
+}
+
+impl SessionStore for Gated {
     fn player(&self, session: String) -> StoreFuture<Option<gore_server::store::StoredPlayer>> {
         self.inner.player(session)
     }
+
     fn create_player(
         &self,
         session: String,
@@ -131,18 +191,22 @@ impl Store for Gated {
     ) -> StoreFuture<gore_server::store::StoredPlayer> {
         self.inner.create_player(session, p, now)
     }
+
     fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()> {
         self.inner.set_player_name(session, name, now)
     }
+
     fn account_by_key(
         &self,
         key: String,
     ) -> StoreFuture<Option<gore_server::store::StoredAccount>> {
         self.inner.account_by_key(key)
     }
+
     fn keys_taken(&self, keys: Vec<String>) -> StoreFuture<bool> {
         self.inner.keys_taken(keys)
     }
+
     fn create_account(
         &self,
         a: gore_server::store::StoredAccount,
@@ -153,12 +217,15 @@ impl Store for Gated {
     ) -> StoreFuture<bool> {
         self.inner.create_account(a, keys, from, to, now)
     }
+
     fn log_in(&self, account: String, from: String, to: String, now: i64) -> StoreFuture<()> {
         self.inner.log_in(account, from, to, now)
     }
+
     fn log_out(&self, session: String) -> StoreFuture<()> {
         self.inner.log_out(session)
     }
+
     fn set_password(
         &self,
         account: String,
@@ -169,6 +236,98 @@ impl Store for Gated {
     ) -> StoreFuture<()> {
         self.inner.set_password(account, hash, from, to, now)
     }
+
+    fn forget_idle_players(&self, before: i64) -> StoreFuture<u64> {
+        self.inner.forget_idle_players(before)
+    }
+
+    fn create_session(&self, session: String, now: i64) -> StoreFuture<()> {
+        self.inner.create_session(session, now)
+    }
+
+    fn session_exists(&self, session: String) -> StoreFuture<bool> {
+        self.inner.session_exists(session)
+    }
+}
+
+impl LobbyStore for Gated {
+    fn post_challenge(&self, c: gore_server::store::StoredChallenge) -> StoreFuture<()> {
+        self.inner.post_challenge(c)
+    }
+
+    fn cancel_challenges(&self, session: String, id: Option<String>) -> StoreFuture<u64> {
+        self.inner.cancel_challenges(session, id)
+    }
+
+    fn open_challenges(&self, limit: u32) -> StoreFuture<Vec<gore_server::store::StoredChallenge>> {
+        self.inner.open_challenges(limit)
+    }
+
+    fn challenge(&self, id: String) -> StoreFuture<Option<gore_server::store::StoredChallenge>> {
+        self.inner.challenge(id)
+    }
+
+    fn find_matches(
+        &self,
+        seek: gore_server::store::StoredChallenge,
+        limit: u32,
+    ) -> StoreFuture<Vec<gore_server::store::StoredChallenge>> {
+        self.inner.find_matches(seek, limit)
+    }
+
+    fn pair(
+        &self,
+        taken: Vec<String>,
+        game: gore_server::domain::GameInfo,
+        seats: Vec<(String, String)>,
+    ) -> StoreFuture<bool> {
+        self.inner.pair(taken, game, seats)
+    }
+
+    fn touch_challenges(&self, sessions: Vec<String>, now: i64) -> StoreFuture<()> {
+        self.inner.touch_challenges(sessions, now)
+    }
+
+    fn expire_challenges(&self, unseen_before: i64, taken_before: i64) -> StoreFuture<u64> {
+        self.inner.expire_challenges(unseen_before, taken_before)
+    }
+}
+
+impl RatingStore for Gated {
+    fn ratings_of(&self, account: String) -> StoreFuture<Vec<gore_server::store::StoredRating>> {
+        self.inner.ratings_of(account)
+    }
+
+    fn rate_game(
+        &self,
+        game: String,
+        updates: Vec<gore_server::store::RatingUpdate>,
+        now: i64,
+    ) -> StoreFuture<bool> {
+        self.inner.rate_game(game, updates, now)
+    }
+
+    fn rating_history(
+        &self,
+        account: String,
+    ) -> StoreFuture<Vec<gore_server::store::HistoryPoint>> {
+        self.inner.rating_history(account)
+    }
+
+    fn leaderboard(
+        &self,
+        pace: String,
+        limit: u32,
+    ) -> StoreFuture<Vec<gore_server::store::Ranked>> {
+        self.inner.leaderboard(pace, limit)
+    }
+
+    fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
+        self.inner.unrated_games(limit)
+    }
+}
+
+impl ChatStore for Gated {
     fn post_chat(
         &self,
         game: String,
@@ -178,6 +337,7 @@ impl Store for Gated {
     ) -> StoreFuture<gore_server::store::ChatLine> {
         self.inner.post_chat(game, player, text, at)
     }
+
     fn chat_after(
         &self,
         game: String,
@@ -185,6 +345,7 @@ impl Store for Gated {
     ) -> StoreFuture<Vec<gore_server::store::ChatLine>> {
         self.inner.chat_after(game, after)
     }
+
     fn report_chat(
         &self,
         game: String,
@@ -194,88 +355,9 @@ impl Store for Gated {
     ) -> StoreFuture<()> {
         self.inner.report_chat(game, n, reporter, at)
     }
-    fn ratings_of(&self, account: String) -> StoreFuture<Vec<gore_server::store::StoredRating>> {
-        self.inner.ratings_of(account)
-    }
-    fn rate_game(
-        &self,
-        game: String,
-        updates: Vec<gore_server::store::RatingUpdate>,
-        now: i64,
-    ) -> StoreFuture<bool> {
-        self.inner.rate_game(game, updates, now)
-    }
-    fn rating_history(
-        &self,
-        account: String,
-    ) -> StoreFuture<Vec<gore_server::store::HistoryPoint>> {
-        self.inner.rating_history(account)
-    }
-    fn leaderboard(
-        &self,
-        pace: String,
-        limit: u32,
-    ) -> StoreFuture<Vec<gore_server::store::Ranked>> {
-        self.inner.leaderboard(pace, limit)
-    }
-    fn player_games(
-        &self,
-        player: String,
-        limit: u32,
-    ) -> StoreFuture<Vec<(gore_server::domain::GameInfo, Option<String>)>> {
-        self.inner.player_games(player, limit)
-    }
-    fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
-        self.inner.unrated_games(limit)
-    }
-    fn record_abort(&self, player: String, game: String, at: i64) -> StoreFuture<()> {
-        self.inner.record_abort(player, game, at)
-    }
-    fn aborts_since(&self, player: String, since: i64) -> StoreFuture<Vec<i64>> {
-        self.inner.aborts_since(player, since)
-    }
-    fn forget_idle_players(&self, before: i64) -> StoreFuture<u64> {
-        self.inner.forget_idle_players(before)
-    }
-    fn post_challenge(&self, c: gore_server::store::StoredChallenge) -> StoreFuture<()> {
-        self.inner.post_challenge(c)
-    }
-    fn cancel_challenges(&self, session: String, id: Option<String>) -> StoreFuture<u64> {
-        self.inner.cancel_challenges(session, id)
-    }
-    fn open_challenges(&self, limit: u32) -> StoreFuture<Vec<gore_server::store::StoredChallenge>> {
-        self.inner.open_challenges(limit)
-    }
-    fn challenge(&self, id: String) -> StoreFuture<Option<gore_server::store::StoredChallenge>> {
-        self.inner.challenge(id)
-    }
-    fn find_matches(
-        &self,
-        seek: gore_server::store::StoredChallenge,
-        limit: u32,
-    ) -> StoreFuture<Vec<gore_server::store::StoredChallenge>> {
-        self.inner.find_matches(seek, limit)
-    }
-    fn pair(
-        &self,
-        taken: Vec<String>,
-        game: gore_server::domain::GameInfo,
-        seats: Vec<(String, String)>,
-    ) -> StoreFuture<bool> {
-        self.inner.pair(taken, game, seats)
-    }
-    fn touch_challenges(&self, sessions: Vec<String>, now: i64) -> StoreFuture<()> {
-        self.inner.touch_challenges(sessions, now)
-    }
-    fn expire_challenges(&self, unseen_before: i64, taken_before: i64) -> StoreFuture<u64> {
-        self.inner.expire_challenges(unseen_before, taken_before)
-    }
-    fn playing_now(&self, limit: u32) -> StoreFuture<Vec<gore_server::domain::GameInfo>> {
-        self.inner.playing_now(limit)
-    }
-    fn set_away(&self, id: String, seat: gore_core::Player, since: Option<i64>) -> StoreFuture<()> {
-        self.inner.set_away(id, seat, since)
-    }
+}
+
+impl ServerStore for Gated {
     fn heartbeat(
         &self,
         server: String,
@@ -285,9 +367,11 @@ impl Store for Gated {
     ) -> StoreFuture<()> {
         self.inner.heartbeat(server, now, games, dead_before)
     }
+
     fn take_over(&self, id: String, server: String, dead_before: i64) -> StoreFuture<Option<i64>> {
         self.inner.take_over(id, server, dead_before)
     }
+
     fn set_watchers(
         &self,
         server: String,
@@ -296,35 +380,11 @@ impl Store for Gated {
     ) -> StoreFuture<()> {
         self.inner.set_watchers(server, counts, now)
     }
+
     fn watchers(&self, ids: Vec<String>, since: i64) -> StoreFuture<Vec<(String, u32)>> {
         self.inner.watchers(ids, since)
     }
-    fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
-        self.inner.due_games(now, limit)
-    }
-    fn set_device(
-        &self,
-        id: String,
-        seat: gore_server::Seat,
-        code: Option<String>,
-    ) -> StoreFuture<()> {
-        self.inner.set_device(id, seat, code)
-    }
-    fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
-        self.inner.remember_seat(session, id, token)
-    }
-    fn create_session(&self, session: String, now: i64) -> StoreFuture<()> {
-        self.inner.create_session(session, now)
-    }
-    fn session_exists(&self, session: String) -> StoreFuture<bool> {
-        self.inner.session_exists(session)
-    }
-    fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
-        self.inner.session_token(session, id)
-    }
-    fn active_ai_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
-        self.inner.active_ai_games(limit)
-    }
+
     fn failure(&self) -> Option<String> {
         self.inner.failure()
     }

@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 use gore_core::{Outcome, Player};
 use gore_server::domain::{GameInfo, Seat, Status};
 use gore_server::store::{
-    At, GameChange, HistoryPoint, Notice, Ranked, RatingUpdate, Store, StoreError, StoreFuture,
-    StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
+    At, ChatStore, GameChange, GameStore, HistoryPoint, LobbyStore, Notice, Ranked, RatingStore,
+    RatingUpdate, ServerStore, SessionStore, Store, StoreError, StoreFuture, StoredAccount,
+    StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
 };
 use gore_server::AppState;
 use tokio::sync::broadcast;
@@ -137,7 +138,7 @@ fn ply_of(g: &StoredGame) -> u32 {
     g.actions.len() as u32
 }
 
-impl Store for Handle {
+impl GameStore for Handle {
     fn create_game(&self, info: GameInfo, rematch_of: Option<String>) -> StoreFuture<()> {
         self.write(move |d| {
             if d.games.contains_key(&info.id) {
@@ -158,10 +159,12 @@ impl Store for Handle {
             Ok(((), old))
         })
     }
+
     fn load_game(&self, id: String) -> StoreFuture<Option<StoredGame>> {
         let g = self.shared.data.lock().unwrap().games.get(&id).cloned();
         Box::pin(async move { Ok(g) })
     }
+
     fn append_action(
         &self,
         id: String,
@@ -191,6 +194,7 @@ impl Store for Handle {
             Ok(((), Some((id, ply_of(g)))))
         })
     }
+
     fn change_game(&self, id: String, at: At, change: GameChange, _now: i64) -> StoreFuture<()> {
         self.write(move |d| {
             let g = d
@@ -227,6 +231,7 @@ impl Store for Handle {
             Ok(((), Some((id.clone(), ply_of(g)))))
         })
     }
+
     fn claim_invite(
         &self,
         id: String,
@@ -251,6 +256,7 @@ impl Store for Handle {
             Ok((true, Some((id, ply_of(g)))))
         })
     }
+
     fn set_device(&self, id: String, seat: Seat, code: Option<String>) -> StoreFuture<()> {
         self.write(move |d| {
             let g = d
@@ -261,16 +267,144 @@ impl Store for Handle {
             Ok(((), Some((id, ply_of(g)))))
         })
     }
+
+    fn record_abort(&self, player: String, game: String, at: i64) -> StoreFuture<()> {
+        self.write(move |d| {
+            d.aborts.entry((player, game)).or_insert(at);
+            Ok(((), None))
+        })
+    }
+
+    fn aborts_since(&self, player: String, since: i64) -> StoreFuture<Vec<i64>> {
+        let d = self.shared.data.lock().unwrap();
+        let mut v: Vec<i64> = d
+            .aborts
+            .iter()
+            .filter(|((p, _), &at)| *p == player && at > since)
+            .map(|(_, &at)| at)
+            .collect();
+        v.sort();
+        Box::pin(async move { Ok(v) })
+    }
+
+    fn player_games(
+        &self,
+        player: String,
+        limit: u32,
+    ) -> StoreFuture<Vec<(GameInfo, Option<String>)>> {
+        let d = self.shared.data.lock().unwrap();
+        let mut v: Vec<(GameInfo, Option<String>)> = d
+            .games
+            .values()
+            .filter(|g| {
+                g.info
+                    .players
+                    .iter()
+                    .any(|p| p.as_deref() == Some(player.as_str()))
+            })
+            .map(|g| (g.info.clone(), None))
+            .collect();
+        v.sort_by_key(|(g, _)| std::cmp::Reverse(g.created_at));
+        v.truncate(limit as usize);
+        Box::pin(async move { Ok(v) })
+    }
+
+    fn playing_now(&self, limit: u32) -> StoreFuture<Vec<GameInfo>> {
+        let mut v: Vec<GameInfo> = self
+            .shared
+            .data
+            .lock()
+            .unwrap()
+            .games
+            .values()
+            .filter(|g| {
+                g.info.mode == gore_server::Mode::Friend && g.info.status == Status::Playing
+            })
+            .map(|g| g.info.clone())
+            .collect();
+        v.sort_by_key(|g| std::cmp::Reverse(g.started_at));
+        v.truncate(limit as usize);
+        Box::pin(async move { Ok(v) })
+    }
+
+    fn set_away(&self, id: String, seat: Player, since: Option<i64>) -> StoreFuture<()> {
+        self.write(move |d| {
+            let g = d
+                .games
+                .get_mut(&id)
+                .ok_or(StoreError::Other("no game".into()))?;
+            g.info.away[seat.index()] = since;
+            Ok(((), Some((id, ply_of(g)))))
+        })
+    }
+
+    fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
+        let mut due: Vec<(i64, String)> = self
+            .shared
+            .data
+            .lock()
+            .unwrap()
+            .games
+            .values()
+            .filter(|g| g.info.status == Status::Playing)
+            .filter_map(|g| {
+                g.info
+                    .deadline
+                    .filter(|&d| d <= now)
+                    .map(|d| (d, g.info.id.clone()))
+            })
+            .collect();
+        due.sort();
+        due.truncate(limit as usize);
+        Box::pin(async move { Ok(due.into_iter().map(|(_, id)| id).collect()) })
+    }
+
+    fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
+        self.write(move |d| {
+            remember(d, session, id, token);
+            Ok(((), None))
+        })
+    }
+
+    fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
+        let d = self.shared.data.lock().unwrap();
+        let t = d
+            .account_sessions
+            .get(&session)
+            .and_then(|a| d.account_seats.get(&(a.clone(), id.clone())))
+            .or_else(|| d.sessions.get(&(session, id)))
+            .cloned();
+        Box::pin(async move { Ok(t) })
+    }
+
+    fn active_ai_games(&self, _limit: u32) -> StoreFuture<Vec<String>> {
+        let ids = self
+            .shared
+            .data
+            .lock()
+            .unwrap()
+            .games
+            .values()
+            .filter(|g| g.info.ai_seat.is_some() && g.info.status == Status::Playing)
+            .map(|g| g.info.id.clone())
+            .collect();
+        Box::pin(async move { Ok(ids) })
+    }
+}
+
+impl SessionStore for Handle {
     fn create_session(&self, session: String, _now: i64) -> StoreFuture<()> {
         self.write(move |d| {
             d.issued.insert(session);
             Ok(((), None))
         })
     }
+
     fn session_exists(&self, session: String) -> StoreFuture<bool> {
         let e = self.shared.data.lock().unwrap().issued.contains(&session);
         Box::pin(async move { Ok(e) })
     }
+
     fn player(&self, session: String) -> StoreFuture<Option<StoredPlayer>> {
         let d = self.shared.data.lock().unwrap();
         let p = match d
@@ -287,6 +421,7 @@ impl Store for Handle {
         };
         Box::pin(async move { Ok(p) })
     }
+
     fn account_by_key(&self, key: String) -> StoreFuture<Option<StoredAccount>> {
         let d = self.shared.data.lock().unwrap();
         let a = d
@@ -296,11 +431,13 @@ impl Store for Handle {
             .cloned();
         Box::pin(async move { Ok(a) })
     }
+
     fn keys_taken(&self, keys: Vec<String>) -> StoreFuture<bool> {
         let d = self.shared.data.lock().unwrap();
         let t = keys.iter().any(|k| d.account_keys.contains_key(k));
         Box::pin(async move { Ok(t) })
     }
+
     fn create_account(
         &self,
         a: StoredAccount,
@@ -326,55 +463,7 @@ impl Store for Handle {
             Ok((true, None))
         })
     }
-    fn post_chat(
-        &self,
-        game: String,
-        player: Player,
-        text: String,
-        at: i64,
-    ) -> StoreFuture<gore_server::store::ChatLine> {
-        self.write(move |d| {
-            let lines = d.chat.entry(game).or_default();
-            let line = gore_server::store::ChatLine {
-                n: lines.len() as u32 + 1,
-                from: player,
-                text,
-                at,
-            };
-            lines.push(line.clone());
-            Ok((line, None))
-        })
-    }
-    fn chat_after(
-        &self,
-        game: String,
-        after: u32,
-    ) -> StoreFuture<Vec<gore_server::store::ChatLine>> {
-        let d = self.shared.data.lock().unwrap();
-        let v: Vec<_> = d
-            .chat
-            .get(&game)
-            .map(|l| l.iter().filter(|c| c.n > after).cloned().collect())
-            .unwrap_or_default();
-        Box::pin(async move { Ok(v) })
-    }
-    fn record_abort(&self, player: String, game: String, at: i64) -> StoreFuture<()> {
-        self.write(move |d| {
-            d.aborts.entry((player, game)).or_insert(at);
-            Ok(((), None))
-        })
-    }
-    fn aborts_since(&self, player: String, since: i64) -> StoreFuture<Vec<i64>> {
-        let d = self.shared.data.lock().unwrap();
-        let mut v: Vec<i64> = d
-            .aborts
-            .iter()
-            .filter(|((p, _), &at)| *p == player && at > since)
-            .map(|(_, &at)| at)
-            .collect();
-        v.sort();
-        Box::pin(async move { Ok(v) })
-    }
+
     fn forget_idle_players(&self, before: i64) -> StoreFuture<u64> {
         self.write(move |d| {
             let idle: Vec<String> = d
@@ -399,117 +488,7 @@ impl Store for Handle {
             Ok((idle.len() as u64, None))
         })
     }
-    fn report_chat(&self, _game: String, _n: u32, _reporter: Player, _at: i64) -> StoreFuture<()> {
-        Box::pin(async { Ok(()) })
-    }
-    fn ratings_of(&self, account: String) -> StoreFuture<Vec<StoredRating>> {
-        let d = self.shared.data.lock().unwrap();
-        let mut v: Vec<StoredRating> = d
-            .ratings
-            .iter()
-            .filter(|((a, _), _)| *a == account)
-            .map(|(_, r)| r.clone())
-            .collect();
-        v.sort_by(|a, b| a.pace.cmp(&b.pace));
-        Box::pin(async move { Ok(v) })
-    }
-    fn rate_game(&self, game: String, updates: Vec<RatingUpdate>, now: i64) -> StoreFuture<bool> {
-        self.write(move |d| {
-            for u in &updates {
-                let have = d
-                    .ratings
-                    .get(&(u.account.clone(), u.after.pace.clone()))
-                    .map_or(0, |r| r.games);
-                let rated = d
-                    .history
-                    .iter()
-                    .any(|(a, h)| *a == u.account && h.game == game);
-                if have != u.before || rated {
-                    return Ok((false, None));
-                }
-            }
-            for u in updates {
-                d.history.push((
-                    u.account.clone(),
-                    HistoryPoint {
-                        game: game.clone(),
-                        pace: u.after.pace.clone(),
-                        rating: u.after.rating,
-                        deviation: u.after.deviation,
-                        at: now,
-                    },
-                ));
-                d.ratings.insert((u.account, u.after.pace.clone()), u.after);
-            }
-            Ok((true, None))
-        })
-    }
-    fn rating_history(&self, account: String) -> StoreFuture<Vec<HistoryPoint>> {
-        let d = self.shared.data.lock().unwrap();
-        let v: Vec<HistoryPoint> = d
-            .history
-            .iter()
-            .filter(|(a, _)| *a == account)
-            .map(|(_, h)| h.clone())
-            .collect();
-        Box::pin(async move { Ok(v) })
-    }
-    fn leaderboard(&self, pace: String, limit: u32) -> StoreFuture<Vec<Ranked>> {
-        let d = self.shared.data.lock().unwrap();
-        let mut v: Vec<Ranked> = d
-            .ratings
-            .iter()
-            .filter(|((_, p), _)| *p == pace)
-            .filter_map(|((a, _), r)| {
-                d.accounts.get(a).map(|acc| Ranked {
-                    id: a.clone(),
-                    username: acc.username.clone(),
-                    rating: r.clone(),
-                })
-            })
-            .collect();
-        v.sort_by(|a, b| b.rating.rating.total_cmp(&a.rating.rating));
-        v.truncate(limit as usize);
-        Box::pin(async move { Ok(v) })
-    }
-    fn player_games(
-        &self,
-        player: String,
-        limit: u32,
-    ) -> StoreFuture<Vec<(GameInfo, Option<String>)>> {
-        let d = self.shared.data.lock().unwrap();
-        let mut v: Vec<(GameInfo, Option<String>)> = d
-            .games
-            .values()
-            .filter(|g| {
-                g.info
-                    .players
-                    .iter()
-                    .any(|p| p.as_deref() == Some(player.as_str()))
-            })
-            .map(|g| (g.info.clone(), None))
-            .collect();
-        v.sort_by_key(|(g, _)| std::cmp::Reverse(g.created_at));
-        v.truncate(limit as usize);
-        Box::pin(async move { Ok(v) })
-    }
-    fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
-        let d = self.shared.data.lock().unwrap();
-        let mut v: Vec<String> = d
-            .games
-            .values()
-            .filter(|g| {
-                g.info.rated
-                    && g.info.status == Status::Over
-                    && g.info.forfeit != Some(gore_core::Forfeit::Abort)
-                    && g.info.players[0] != g.info.players[1]
-                    && !d.history.iter().any(|(_, h)| h.game == g.info.id)
-            })
-            .map(|g| g.info.id.clone())
-            .collect();
-        v.truncate(limit as usize);
-        Box::pin(async move { Ok(v) })
-    }
+
     fn log_in(&self, account: String, from: String, to: String, _now: i64) -> StoreFuture<()> {
         self.write(move |d| {
             end_into_account(d, &from, &account);
@@ -517,12 +496,14 @@ impl Store for Handle {
             Ok(((), None))
         })
     }
+
     fn log_out(&self, session: String) -> StoreFuture<()> {
         self.write(move |d| {
             end_session(d, &session);
             Ok(((), None))
         })
     }
+
     fn set_password(
         &self,
         account: String,
@@ -549,6 +530,7 @@ impl Store for Handle {
             Ok(((), None))
         })
     }
+
     fn create_player(
         &self,
         session: String,
@@ -560,6 +542,7 @@ impl Store for Handle {
             Ok((d.players.entry(session).or_insert(p).clone(), None))
         })
     }
+
     fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()> {
         self.write(move |d| {
             if let Some(p) = d.players.get_mut(&session) {
@@ -569,6 +552,9 @@ impl Store for Handle {
             Ok(((), None))
         })
     }
+}
+
+impl LobbyStore for Handle {
     fn post_challenge(&self, c: StoredChallenge) -> StoreFuture<()> {
         self.write(move |d| {
             if d.challenges.contains_key(&c.id) {
@@ -579,6 +565,7 @@ impl Store for Handle {
             Ok(((), None))
         })
     }
+
     fn cancel_challenges(&self, session: String, id: Option<String>) -> StoreFuture<u64> {
         self.write(move |d| {
             let before = d.challenges.len();
@@ -588,6 +575,7 @@ impl Store for Handle {
             Ok(((before - d.challenges.len()) as u64, None))
         })
     }
+
     fn open_challenges(&self, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
         let mut v: Vec<StoredChallenge> = self
             .shared
@@ -603,6 +591,7 @@ impl Store for Handle {
         v.truncate(limit as usize);
         Box::pin(async move { Ok(v) })
     }
+
     fn challenge(&self, id: String) -> StoreFuture<Option<StoredChallenge>> {
         let c = self
             .shared
@@ -614,6 +603,7 @@ impl Store for Handle {
             .map(|(c, _)| c.clone());
         Box::pin(async move { Ok(c) })
     }
+
     fn find_matches(&self, seek: StoredChallenge, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
         let d = self.shared.data.lock().unwrap();
         let mut m: Vec<StoredChallenge> = d
@@ -634,6 +624,7 @@ impl Store for Handle {
         m.truncate(limit as usize);
         Box::pin(async move { Ok(m) })
     }
+
     fn pair(
         &self,
         taken: Vec<String>,
@@ -666,6 +657,7 @@ impl Store for Handle {
             Ok((true, Some((id, 0))))
         })
     }
+
     fn touch_challenges(&self, sessions: Vec<String>, now: i64) -> StoreFuture<()> {
         self.write(move |d| {
             for (c, seen) in d.challenges.values_mut() {
@@ -676,6 +668,7 @@ impl Store for Handle {
             Ok(((), None))
         })
     }
+
     fn expire_challenges(&self, unseen_before: i64, taken_before: i64) -> StoreFuture<u64> {
         self.write(move |d| {
             let before = d.challenges.len();
@@ -686,36 +679,147 @@ impl Store for Handle {
             Ok(((before - d.challenges.len()) as u64, None))
         })
     }
-    fn playing_now(&self, limit: u32) -> StoreFuture<Vec<GameInfo>> {
-        let mut v: Vec<GameInfo> = self
-            .shared
-            .data
-            .lock()
-            .unwrap()
-            .games
-            .values()
-            .filter(|g| {
-                g.info.mode == gore_server::Mode::Friend && g.info.status == Status::Playing
-            })
-            .map(|g| g.info.clone())
-            .collect();
-        v.sort_by_key(|g| std::cmp::Reverse(g.started_at));
-        v.truncate(limit as usize);
-        Box::pin(async move { Ok(v) })
-    }
+
     fn announce_lobby(&self, event: String) {
         let _ = self.shared.changes.send((self.me, Notice::Lobby(event)));
     }
-    fn set_away(&self, id: String, seat: Player, since: Option<i64>) -> StoreFuture<()> {
+}
+
+impl RatingStore for Handle {
+    fn ratings_of(&self, account: String) -> StoreFuture<Vec<StoredRating>> {
+        let d = self.shared.data.lock().unwrap();
+        let mut v: Vec<StoredRating> = d
+            .ratings
+            .iter()
+            .filter(|((a, _), _)| *a == account)
+            .map(|(_, r)| r.clone())
+            .collect();
+        v.sort_by(|a, b| a.pace.cmp(&b.pace));
+        Box::pin(async move { Ok(v) })
+    }
+
+    fn rate_game(&self, game: String, updates: Vec<RatingUpdate>, now: i64) -> StoreFuture<bool> {
         self.write(move |d| {
-            let g = d
-                .games
-                .get_mut(&id)
-                .ok_or(StoreError::Other("no game".into()))?;
-            g.info.away[seat.index()] = since;
-            Ok(((), Some((id, ply_of(g)))))
+            for u in &updates {
+                let have = d
+                    .ratings
+                    .get(&(u.account.clone(), u.after.pace.clone()))
+                    .map_or(0, |r| r.games);
+                let rated = d
+                    .history
+                    .iter()
+                    .any(|(a, h)| *a == u.account && h.game == game);
+                if have != u.before || rated {
+                    return Ok((false, None));
+                }
+            }
+            for u in updates {
+                d.history.push((
+                    u.account.clone(),
+                    HistoryPoint {
+                        game: game.clone(),
+                        pace: u.after.pace.clone(),
+                        rating: u.after.rating,
+                        deviation: u.after.deviation,
+                        at: now,
+                    },
+                ));
+                d.ratings.insert((u.account, u.after.pace.clone()), u.after);
+            }
+            Ok((true, None))
         })
     }
+
+    fn rating_history(&self, account: String) -> StoreFuture<Vec<HistoryPoint>> {
+        let d = self.shared.data.lock().unwrap();
+        let v: Vec<HistoryPoint> = d
+            .history
+            .iter()
+            .filter(|(a, _)| *a == account)
+            .map(|(_, h)| h.clone())
+            .collect();
+        Box::pin(async move { Ok(v) })
+    }
+
+    fn leaderboard(&self, pace: String, limit: u32) -> StoreFuture<Vec<Ranked>> {
+        let d = self.shared.data.lock().unwrap();
+        let mut v: Vec<Ranked> = d
+            .ratings
+            .iter()
+            .filter(|((_, p), _)| *p == pace)
+            .filter_map(|((a, _), r)| {
+                d.accounts.get(a).map(|acc| Ranked {
+                    id: a.clone(),
+                    username: acc.username.clone(),
+                    rating: r.clone(),
+                })
+            })
+            .collect();
+        v.sort_by(|a, b| b.rating.rating.total_cmp(&a.rating.rating));
+        v.truncate(limit as usize);
+        Box::pin(async move { Ok(v) })
+    }
+
+    fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
+        let d = self.shared.data.lock().unwrap();
+        let mut v: Vec<String> = d
+            .games
+            .values()
+            .filter(|g| {
+                g.info.rated
+                    && g.info.status == Status::Over
+                    && g.info.forfeit != Some(gore_core::Forfeit::Abort)
+                    && g.info.players[0] != g.info.players[1]
+                    && !d.history.iter().any(|(_, h)| h.game == g.info.id)
+            })
+            .map(|g| g.info.id.clone())
+            .collect();
+        v.truncate(limit as usize);
+        Box::pin(async move { Ok(v) })
+    }
+}
+
+impl ChatStore for Handle {
+    fn post_chat(
+        &self,
+        game: String,
+        player: Player,
+        text: String,
+        at: i64,
+    ) -> StoreFuture<gore_server::store::ChatLine> {
+        self.write(move |d| {
+            let lines = d.chat.entry(game).or_default();
+            let line = gore_server::store::ChatLine {
+                n: lines.len() as u32 + 1,
+                from: player,
+                text,
+                at,
+            };
+            lines.push(line.clone());
+            Ok((line, None))
+        })
+    }
+
+    fn chat_after(
+        &self,
+        game: String,
+        after: u32,
+    ) -> StoreFuture<Vec<gore_server::store::ChatLine>> {
+        let d = self.shared.data.lock().unwrap();
+        let v: Vec<_> = d
+            .chat
+            .get(&game)
+            .map(|l| l.iter().filter(|c| c.n > after).cloned().collect())
+            .unwrap_or_default();
+        Box::pin(async move { Ok(v) })
+    }
+
+    fn report_chat(&self, _game: String, _n: u32, _reporter: Player, _at: i64) -> StoreFuture<()> {
+        Box::pin(async { Ok(()) })
+    }
+}
+
+impl ServerStore for Handle {
     fn heartbeat(
         &self,
         server: String,
@@ -737,6 +841,7 @@ impl Store for Handle {
             Ok(((), None))
         })
     }
+
     fn take_over(&self, id: String, server: String, dead_before: i64) -> StoreFuture<Option<i64>> {
         self.write(move |d| {
             if !d.games.contains_key(&id) {
@@ -754,6 +859,7 @@ impl Store for Handle {
             Ok((credit, None))
         })
     }
+
     fn set_watchers(
         &self,
         server: String,
@@ -768,6 +874,7 @@ impl Store for Handle {
             Ok(((), None))
         })
     }
+
     fn watchers(&self, ids: Vec<String>, since: i64) -> StoreFuture<Vec<(String, u32)>> {
         let d = self.shared.data.lock().unwrap();
         let v: Vec<(String, u32)> = ids
@@ -784,58 +891,11 @@ impl Store for Handle {
             .collect();
         Box::pin(async move { Ok(v) })
     }
-    fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
-        let mut due: Vec<(i64, String)> = self
-            .shared
-            .data
-            .lock()
-            .unwrap()
-            .games
-            .values()
-            .filter(|g| g.info.status == Status::Playing)
-            .filter_map(|g| {
-                g.info
-                    .deadline
-                    .filter(|&d| d <= now)
-                    .map(|d| (d, g.info.id.clone()))
-            })
-            .collect();
-        due.sort();
-        due.truncate(limit as usize);
-        Box::pin(async move { Ok(due.into_iter().map(|(_, id)| id).collect()) })
-    }
-    fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
-        self.write(move |d| {
-            remember(d, session, id, token);
-            Ok(((), None))
-        })
-    }
-    fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
-        let d = self.shared.data.lock().unwrap();
-        let t = d
-            .account_sessions
-            .get(&session)
-            .and_then(|a| d.account_seats.get(&(a.clone(), id.clone())))
-            .or_else(|| d.sessions.get(&(session, id)))
-            .cloned();
-        Box::pin(async move { Ok(t) })
-    }
-    fn active_ai_games(&self, _limit: u32) -> StoreFuture<Vec<String>> {
-        let ids = self
-            .shared
-            .data
-            .lock()
-            .unwrap()
-            .games
-            .values()
-            .filter(|g| g.info.ai_seat.is_some() && g.info.status == Status::Playing)
-            .map(|g| g.info.id.clone())
-            .collect();
-        Box::pin(async move { Ok(ids) })
-    }
+
     fn failure(&self) -> Option<String> {
         None
     }
+
     fn latest_plies(&self, ids: Vec<String>) -> StoreFuture<Vec<(String, u32)>> {
         let d = self.shared.data.lock().unwrap();
         let plies = ids
@@ -847,6 +907,7 @@ impl Store for Handle {
             .collect();
         Box::pin(async move { Ok(plies) })
     }
+
     fn notices(&self) -> Option<broadcast::Receiver<Notice>> {
         let (tx, rx) = broadcast::channel(1024);
         let mut all = self.shared.changes.subscribe();
@@ -860,6 +921,7 @@ impl Store for Handle {
         });
         Some(rx)
     }
+
     fn claim_ai_turn(&self, id: String, ply: u32, lease: Duration) -> StoreFuture<bool> {
         let mut d = self.shared.data.lock().unwrap();
         let now = Instant::now();
