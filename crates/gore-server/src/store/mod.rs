@@ -13,6 +13,7 @@
 
 pub mod postgres;
 pub mod queries;
+mod rows;
 pub mod schema;
 pub mod sql;
 pub mod sqlite;

@@ -12,191 +12,24 @@
 
 use std::future::Future;
 
-use gore_ai::Level;
-use gore_core::{Hole, Outcome, Player, Position, Rules};
+use gore_core::{Hole, Outcome, Player};
 
+use super::rows::{
+    action_from_row, challenge_from_row, chat_from_row, col, firsts, info_from_row,
+    player_from_row, rating_from_row,
+};
 use super::sql::{stmt, vals, Executor, FromValue, Row, Stmt};
 use super::{
     At, ChatLine, ChatStore, GameChange, GameStore, HistoryPoint, LobbyStore, Notice, Ranked,
     RatingStore, RatingUpdate, SeatClaim, ServerStore, SessionStore, StoreError, StoreFuture,
     StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
 };
-use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
+use crate::domain::{GameInfo, Seat, PERFECT_LEVEL};
 
 /// The store over executor `E`: [`super::sqlite::SqliteStore`] and
 /// [`super::postgres::PgStore`]. Cheap to clone.
 #[derive(Clone)]
 pub struct Db<E>(pub(crate) E);
-
-fn damaged(id: &str, why: impl Into<String>) -> StoreError {
-    StoreError::Damaged {
-        id: id.to_string(),
-        why: why.into(),
-    }
-}
-
-/// Column `c` of a row of `id` (a game, a challenge, an account), or the
-/// row is damaged.
-fn col<T: FromValue>(r: &Row, id: &str, c: &str) -> Result<T, StoreError> {
-    r.get(c).map_err(|e| damaged(id, e))
-}
-
-/// Each row's first column.
-fn firsts<T: FromValue>(rows: Vec<Row>) -> Result<Vec<T>, StoreError> {
-    rows.iter()
-        .map(|r| r.first().map_err(StoreError::Other))
-        .collect()
-}
-
-/// Reads a games row into typed data; a value that does not read is an
-/// error naming the game and the column.
-fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
-    let id: String = col(r, "?", "id")?;
-    let id = id.as_str();
-    let word = |c: &str| -> Result<String, StoreError> { col(r, id, c) };
-    let opt = |c: &str| -> Result<Option<String>, StoreError> { col(r, id, c) };
-    let player = |c: &str| -> Result<Option<Player>, StoreError> {
-        opt(c)?
-            .map(|s| {
-                s.parse::<Player>()
-                    .map_err(|_| damaged(id, format!("{c} {s}")))
-            })
-            .transpose()
-    };
-    let mode = Mode::from_word(&word("mode")?).ok_or_else(|| damaged(id, "mode"))?;
-    let rules: Rules = word("rules")?
-        .parse()
-        .map_err(|e| damaged(id, format!("rules: {e}")))?;
-    let start = Position::from_gpn(&word("start")?, rules.variant)
-        .map_err(|e| damaged(id, format!("start: {e}")))?;
-    let stored: i64 = col(r, id, "level")?;
-    let perfect = stored == i64::from(PERFECT_LEVEL);
-    let level = match u8::try_from(stored) {
-        _ if perfect => Level::MAX,
-        Ok(l) => Level::new(l).map_err(|e| damaged(id, format!("level: {e}")))?,
-        Err(_) => return Err(damaged(id, format!("level {stored}"))),
-    };
-    let creator = Seat::from_word(&word("creator")?).ok_or_else(|| damaged(id, "creator"))?;
-    let ai_seat = player("ai_seat")?;
-    if (mode == Mode::Ai) != ai_seat.is_some() {
-        return Err(damaged(id, "an ai game has one ai seat, others none"));
-    }
-    let status = Status::from_word(&word("status")?).ok_or_else(|| damaged(id, "status"))?;
-    let reason = opt("reason")?;
-    let forfeit =
-        super::forfeit_from_columns(reason.as_deref(), player("resigned")?, player("loser")?)
-            .map_err(|e| damaged(id, e))?;
-    let clock = opt("clock")?
-        .map(|s| s.parse().map_err(|e| damaged(id, format!("clock: {e}"))))
-        .transpose()?;
-    Ok(GameInfo {
-        forfeit,
-        clock,
-        names: [opt("name_a")?, opt("name_b")?],
-        lobby: col(r, id, "lobby")?,
-        away: [col(r, id, "away_a")?, col(r, id, "away_b")?],
-        credits: super::credits_from_text(&word("clock_credits")?).map_err(|e| damaged(id, e))?,
-        players: [opt("player_a")?, opt("player_b")?],
-        rated: col(r, id, "rated")?,
-        ratings: [opt("rating_a")?, opt("rating_b")?],
-        started_at: col(r, id, "started_at")?,
-        deadline: col(r, id, "deadline")?,
-        takebacks: col(r, id, "takebacks")?,
-        takeback: player("takeback_request")?,
-        mode,
-        rules,
-        start,
-        level,
-        perfect,
-        honourable: col(r, id, "honourable")?,
-        creator,
-        ai_seat,
-        status,
-        created_at: col(r, id, "created_at")?,
-        rematch: opt("rematch")?,
-        tokens: PerSeat([opt("token_a")?, opt("token_b")?, opt("token_both")?]),
-        invite: opt("invite")?,
-        devices: PerSeat([opt("device_a")?, opt("device_b")?, opt("device_both")?]),
-        id: id.to_string(),
-    })
-}
-
-fn action_from_row(r: &Row, info: &GameInfo) -> Result<StoredAction, StoreError> {
-    let id = info.id.as_str();
-    let ply: u32 = col(r, id, "ply")?;
-    let at = format!("ply {ply}");
-    let action: String = col(r, id, "action")?;
-    let position: Option<String> = col(r, id, "position")?;
-    let captured: Option<String> = col(r, id, "captured")?;
-    Ok(StoredAction {
-        ply,
-        action: action
-            .parse()
-            .map_err(|e| damaged(id, format!("{at}: {e}")))?,
-        captured: captured
-            .unwrap_or_default()
-            .split_whitespace()
-            .map(|h| h.parse::<Hole>())
-            .collect::<Result<_, _>>()
-            .map_err(|e| damaged(id, format!("{at}: {e}")))?,
-        position: position
-            .map(|p| Position::from_gpn(&p, info.rules.variant))
-            .transpose()
-            .map_err(|e| damaged(id, format!("{at}: {e}")))?,
-        at: col(r, id, "created_at")?,
-    })
-}
-
-fn challenge_from_row(r: &Row) -> Result<StoredChallenge, StoreError> {
-    let id: String = col(r, "?", "id")?;
-    let text = |c: &str| -> Result<Option<String>, StoreError> { col(r, &id, c) };
-    Ok(StoredChallenge {
-        rules: col::<String>(r, &id, "rules")?
-            .parse()
-            .map_err(|e| damaged(&id, format!("challenge rules: {e}")))?,
-        clock: text("clock")?
-            .map(|c| c.parse())
-            .transpose()
-            .map_err(|e| damaged(&id, format!("challenge clock: {e}")))?,
-        colour: text("colour")?
-            .map(|c| c.parse::<Player>())
-            .transpose()
-            .map_err(|_| damaged(&id, "challenge colour"))?,
-        session: col(r, &id, "session")?,
-        player: col(r, &id, "player")?,
-        name: col(r, &id, "name")?,
-        rated: col(r, &id, "rated")?,
-        quick: col(r, &id, "quick")?,
-        created_at: col(r, &id, "created_at")?,
-        game: text("game_id")?,
-        rating: text("rating")?,
-        id,
-    })
-}
-
-/// A ratings row of account `id`.
-fn rating_from_row(r: &Row, id: &str) -> Result<StoredRating, StoreError> {
-    Ok(StoredRating {
-        pace: col(r, id, "pace")?,
-        rating: col(r, id, "rating")?,
-        deviation: col(r, id, "deviation")?,
-        volatility: col(r, id, "volatility")?,
-        games: col(r, id, "games")?,
-    })
-}
-
-/// A chat row of game `id`: its player is A or B, or the row is damaged.
-fn chat_from_row(r: &Row, id: &str) -> Result<ChatLine, StoreError> {
-    let p: String = col(r, id, "player")?;
-    Ok(ChatLine {
-        n: col(r, id, "n")?,
-        from: p
-            .parse()
-            .map_err(|_| damaged(id, format!("chat player {p}")))?,
-        text: col(r, id, "text")?,
-        at: col(r, id, "at")?,
-    })
-}
 
 fn holes_text(holes: &[Hole]) -> String {
     holes
@@ -288,15 +121,6 @@ const PLAYER_OF: &str = "SELECT a.id, a.username AS name, TRUE AS account
      UNION ALL
      SELECT id, name, FALSE AS account FROM players WHERE session = $1
      ORDER BY account DESC LIMIT 1";
-
-fn player_from_row(r: &Row) -> Result<StoredPlayer, StoreError> {
-    let id: String = col(r, "?", "id")?;
-    Ok(StoredPlayer {
-        name: col(r, &id, "name")?,
-        account: col(r, &id, "account")?,
-        id,
-    })
-}
 
 /// Remembers a seat for a session: its account's if it is logged in to
 /// one, else its own (two statements, one of which inserts).
@@ -406,13 +230,28 @@ impl<E: Executor> Db<E> {
         Ok(())
     }
 
-    /// Games of a query on `games`.
-    async fn games(&self, s: Stmt) -> Result<Vec<GameInfo>, StoreError> {
-        self.rows(s).await?.iter().map(info_from_row).collect()
+    /// A write whose answers are not needed, as the store's future.
+    fn exec(&self, stmts: Vec<Stmt>) -> StoreFuture<()> {
+        self.go(|db| async move { db.done(stmts).await })
     }
 
-    async fn challenges(&self, s: Stmt) -> Result<Vec<StoredChallenge>, StoreError> {
-        self.rows(s).await?.iter().map(challenge_from_row).collect()
+    /// A write of one statement, the rows it touched as the store's future.
+    fn exec_count(&self, s: Stmt) -> StoreFuture<u64> {
+        self.go(|db| async move { db.count(s).await })
+    }
+
+    /// The first column of each row of a read.
+    fn firsts_of<T: FromValue + Send + 'static>(&self, s: Stmt) -> StoreFuture<Vec<T>> {
+        self.go(|db| async move { firsts(db.rows(s).await?) })
+    }
+
+    /// Each row of a read, mapped.
+    fn mapped<T: Send + 'static>(
+        &self,
+        s: Stmt,
+        map: fn(&Row) -> Result<T, StoreError>,
+    ) -> StoreFuture<Vec<T>> {
+        self.go(|db| async move { db.rows(s).await?.iter().map(map).collect() })
     }
 
     async fn player_of(&self, session: String) -> Result<Option<StoredPlayer>, StoreError> {
@@ -602,11 +441,7 @@ impl<E: Executor> GameStore for Db<E> {
     }
 
     fn set_device(&self, id: String, seat: Seat, code: Option<String>) -> StoreFuture<()> {
-        let column = match seat {
-            Seat::A => "device_a",
-            Seat::B => "device_b",
-            Seat::Both => "device_both",
-        };
+        let column = ["device_a", "device_b", "device_both"][seat as usize];
         let s = stmt(
             format!("UPDATE games SET {column} = $2 WHERE id = $1"),
             vals![&id, code],
@@ -627,8 +462,7 @@ impl<E: Executor> GameStore for Db<E> {
     }
 
     fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
-        let stmts = remember(&session, &id, &token).into();
-        self.go(|db| async move { db.done(stmts).await })
+        self.exec(remember(&session, &id, &token).into())
     }
 
     fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
@@ -649,14 +483,14 @@ impl<E: Executor> GameStore for Db<E> {
     }
 
     fn playing_now(&self, limit: u32) -> StoreFuture<Vec<GameInfo>> {
-        self.go(|db| async move {
-            db.games(stmt(
+        self.mapped(
+            stmt(
                 "SELECT * FROM games WHERE mode = 'friend' AND status = 'playing'
                  ORDER BY started_at DESC LIMIT $1",
                 vals![limit],
-            ))
-            .await
-        })
+            ),
+            info_from_row,
+        )
     }
 
     fn player_games(
@@ -683,60 +517,40 @@ impl<E: Executor> GameStore for Db<E> {
     }
 
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
-        self.go(|db| async move {
-            firsts(
-                db.rows(stmt(
-                    "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1
-                         AND status = 'playing'
-                     ORDER BY deadline LIMIT $2",
-                    vals![now, limit],
-                ))
-                .await?,
-            )
-        })
+        self.firsts_of(stmt(
+            "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1
+                 AND status = 'playing'
+             ORDER BY deadline LIMIT $2",
+            vals![now, limit],
+        ))
     }
 
     fn active_ai_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
-        self.go(|db| async move {
-            firsts(
-                db.rows(stmt(
-                    "SELECT id FROM games WHERE mode = 'ai' AND status = 'playing'
-                     ORDER BY updated_at DESC LIMIT $1",
-                    vals![limit],
-                ))
-                .await?,
-            )
-        })
+        self.firsts_of(stmt(
+            "SELECT id FROM games WHERE mode = 'ai' AND status = 'playing'
+             ORDER BY updated_at DESC LIMIT $1",
+            vals![limit],
+        ))
     }
 
     fn record_abort(&self, player: String, game: String, at: i64) -> StoreFuture<()> {
-        self.go(|db| async move {
-            db.done(vec![stmt(
-                "INSERT INTO aborts (player, game_id, at) VALUES ($1, $2, $3)
-                 ON CONFLICT DO NOTHING",
-                vals![player, game, at],
-            )])
-            .await
-        })
+        self.exec(vec![stmt(
+            "INSERT INTO aborts (player, game_id, at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+            vals![player, game, at],
+        )])
     }
 
     fn aborts_since(&self, player: String, since: i64) -> StoreFuture<Vec<i64>> {
-        self.go(|db| async move {
-            firsts(
-                db.rows(stmt(
-                    "SELECT at FROM aborts WHERE player = $1 AND at > $2 ORDER BY at",
-                    vals![player, since],
-                ))
-                .await?,
-            )
-        })
+        self.firsts_of(stmt(
+            "SELECT at FROM aborts WHERE player = $1 AND at > $2 ORDER BY at",
+            vals![player, since],
+        ))
     }
 }
 
 impl<E: Executor> SessionStore for Db<E> {
     fn create_session(&self, session: String, now: i64) -> StoreFuture<()> {
-        let stmts = start_session(&session, None, now);
-        self.go(|db| async move { db.done(stmts).await })
+        self.exec(start_session(&session, None, now))
     }
 
     fn session_exists(&self, session: String) -> StoreFuture<bool> {
@@ -772,13 +586,10 @@ impl<E: Executor> SessionStore for Db<E> {
     }
 
     fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()> {
-        self.go(|db| async move {
-            db.done(vec![stmt(
-                "UPDATE players SET name = $2, updated_at = $3 WHERE session = $1",
-                vals![session, name, now],
-            )])
-            .await
-        })
+        self.exec(vec![stmt(
+            "UPDATE players SET name = $2, updated_at = $3 WHERE session = $1",
+            vals![session, name, now],
+        )])
     }
 
     fn account_by_key(&self, key: String) -> StoreFuture<Option<StoredAccount>> {
@@ -851,12 +662,11 @@ impl<E: Executor> SessionStore for Db<E> {
     fn log_in(&self, account: String, from: String, to: String, now: i64) -> StoreFuture<()> {
         let mut stmts = end_into_account(&from, &account);
         stmts.extend(start_session(&to, Some(&account), now));
-        self.go(|db| async move { db.done(stmts).await })
+        self.exec(stmts)
     }
 
     fn log_out(&self, session: String) -> StoreFuture<()> {
-        let stmts = end_session(&session);
-        self.go(|db| async move { db.done(stmts).await })
+        self.exec(end_session(&session))
     }
 
     fn set_password(
@@ -889,87 +699,75 @@ impl<E: Executor> SessionStore for Db<E> {
             ),
         ];
         stmts.extend(start_session(&to, Some(&account), now));
-        self.go(|db| async move { db.done(stmts).await })
+        self.exec(stmts)
     }
 
     fn forget_idle_players(&self, before: i64) -> StoreFuture<u64> {
         // The anonymous players unchanged since `before` (or earlier) with
         // nothing of theirs left: no account, no seat, no game, no challenge.
-        self.go(|db| async move {
-            db.count(stmt(
-                "DELETE FROM players WHERE updated_at <= $1
-                    AND NOT EXISTS (SELECT 1 FROM account_sessions a
-                                    WHERE a.session = players.session)
-                    AND NOT EXISTS (SELECT 1 FROM session_seats s
-                                    WHERE s.session = players.session)
-                    AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_a = players.id)
-                    AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_b = players.id)
-                    AND NOT EXISTS (SELECT 1 FROM challenges c
-                                    WHERE c.session = players.session)",
-                vals![before],
-            ))
-            .await
-        })
+        self.exec_count(stmt(
+            "DELETE FROM players WHERE updated_at <= $1
+                AND NOT EXISTS (SELECT 1 FROM account_sessions a WHERE a.session = players.session)
+                AND NOT EXISTS (SELECT 1 FROM session_seats s WHERE s.session = players.session)
+                AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_a = players.id)
+                AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_b = players.id)
+                AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.session = players.session)",
+            vals![before],
+        ))
     }
 }
 
 impl<E: Executor> LobbyStore for Db<E> {
     fn post_challenge(&self, ch: StoredChallenge) -> StoreFuture<()> {
-        self.go(|db| async move {
-            db.done(vec![stmt(
-                "INSERT INTO challenges (id, session, player, name, rules, clock, colour,
-                     rated, quick, created_at, seen_at, rating)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)",
-                vals![
-                    ch.id,
-                    ch.session,
-                    ch.player,
-                    ch.name,
-                    ch.rules.to_string(),
-                    ch.clock.map(|t| t.to_string()),
-                    ch.colour.map(letter),
+        let (clock, colour) = (ch.clock.map(|t| t.to_string()), ch.colour.map(letter));
+        self.exec(vec![stmt(
+            "INSERT INTO challenges (id, session, player, name, rules, clock, colour,
+                 rated, quick, created_at, seen_at, rating)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)",
+            vals![ch.id, ch.session, ch.player, ch.name, ch.rules.to_string()]
+                .into_iter()
+                .chain(vals![
+                    clock,
+                    colour,
                     ch.rated,
                     ch.quick,
                     ch.created_at,
-                    ch.rating,
-                ],
-            )])
-            .await
-        })
+                    ch.rating
+                ])
+                .collect(),
+        )])
     }
 
     fn cancel_challenges(&self, session: String, id: Option<String>) -> StoreFuture<u64> {
-        self.go(|db| async move {
-            db.count(stmt(
-                "DELETE FROM challenges WHERE session = $1 AND game_id IS NULL
-                     AND ($2::TEXT IS NULL OR id = $2)",
-                vals![session, id],
-            ))
-            .await
-        })
+        self.exec_count(stmt(
+            "DELETE FROM challenges WHERE session = $1 AND game_id IS NULL
+                 AND ($2::TEXT IS NULL OR id = $2)",
+            vals![session, id],
+        ))
     }
 
     fn open_challenges(&self, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
-        self.go(|db| async move {
-            db.challenges(stmt(
+        self.mapped(
+            stmt(
                 "SELECT * FROM challenges WHERE game_id IS NULL
                  ORDER BY created_at DESC, id DESC LIMIT $1",
                 vals![limit],
-            ))
-            .await
-        })
+            ),
+            challenge_from_row,
+        )
     }
 
     fn challenge(&self, id: String) -> StoreFuture<Option<StoredChallenge>> {
-        self.go(|db| async move {
-            let s = stmt("SELECT * FROM challenges WHERE id = $1", vals![id]);
-            Ok(db.challenges(s).await?.pop())
-        })
+        let all = self.mapped(
+            stmt("SELECT * FROM challenges WHERE id = $1", vals![id]),
+            challenge_from_row,
+        );
+        Box::pin(async move { Ok(all.await?.pop()) })
     }
 
     fn find_matches(&self, seek: StoredChallenge, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
-        self.go(|db| async move {
-            db.challenges(stmt(
+        self.mapped(
+            stmt(
                 "SELECT * FROM challenges WHERE game_id IS NULL AND quick
                      AND clock IS NOT DISTINCT FROM $1 AND rules = $2 AND rated = $3
                      AND player <> $4
@@ -981,9 +779,9 @@ impl<E: Executor> LobbyStore for Db<E> {
                     seek.player,
                     limit,
                 ],
-            ))
-            .await
-        })
+            ),
+            challenge_from_row,
+        )
     }
 
     fn pair(
@@ -1014,27 +812,21 @@ impl<E: Executor> LobbyStore for Db<E> {
     }
 
     fn touch_challenges(&self, sessions: Vec<String>, now: i64) -> StoreFuture<()> {
-        self.go(|db| async move {
-            if sessions.is_empty() {
-                return Ok(());
-            }
-            db.done(vec![stmt(
-                "UPDATE challenges SET seen_at = $2 WHERE session = ANY($1) AND game_id IS NULL",
-                vals![sessions, now],
-            )])
-            .await
-        })
+        if sessions.is_empty() {
+            return Box::pin(async { Ok(()) });
+        }
+        self.exec(vec![stmt(
+            "UPDATE challenges SET seen_at = $2 WHERE session = ANY($1) AND game_id IS NULL",
+            vals![sessions, now],
+        )])
     }
 
     fn expire_challenges(&self, unseen_before: i64, taken_before: i64) -> StoreFuture<u64> {
-        self.go(|db| async move {
-            db.count(stmt(
-                "DELETE FROM challenges WHERE (game_id IS NULL AND seen_at < $1)
-                     OR (game_id IS NOT NULL AND created_at < $2)",
-                vals![unseen_before, taken_before],
-            ))
-            .await
-        })
+        self.exec_count(stmt(
+            "DELETE FROM challenges WHERE (game_id IS NULL AND seen_at < $1)
+                 OR (game_id IS NOT NULL AND created_at < $2)",
+            vals![unseen_before, taken_before],
+        ))
     }
 
     fn announce_lobby(&self, event: String) {
@@ -1144,18 +936,13 @@ impl<E: Executor> RatingStore for Db<E> {
     }
 
     fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
-        self.go(|db| async move {
-            firsts(
-                db.rows(stmt(
-                    "SELECT id FROM games g WHERE rated AND status = 'over'
-                         AND (reason IS NULL OR reason <> 'abort') AND player_a <> player_b
-                         AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.game_id = g.id)
-                     LIMIT $1",
-                    vals![limit],
-                ))
-                .await?,
-            )
-        })
+        self.firsts_of(stmt(
+            "SELECT id FROM games g WHERE rated AND status = 'over'
+                 AND (reason IS NULL OR reason <> 'abort') AND player_a <> player_b
+                 AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.game_id = g.id)
+             LIMIT $1",
+            vals![limit],
+        ))
     }
 }
 
@@ -1212,14 +999,11 @@ impl<E: Executor> ChatStore for Db<E> {
     }
 
     fn report_chat(&self, game: String, n: u32, reporter: Player, at: i64) -> StoreFuture<()> {
-        self.go(|db| async move {
-            db.done(vec![stmt(
-                "INSERT INTO chat_reports (game_id, n, reporter, at) VALUES ($1, $2, $3, $4)
-                 ON CONFLICT DO NOTHING",
-                vals![game, n, letter(reporter), at],
-            )])
-            .await
-        })
+        self.exec(vec![stmt(
+            "INSERT INTO chat_reports (game_id, n, reporter, at) VALUES ($1, $2, $3, $4)
+             ON CONFLICT DO NOTHING",
+            vals![game, n, letter(reporter), at],
+        )])
     }
 }
 
@@ -1240,7 +1024,7 @@ impl<E: Executor> ServerStore for Db<E> {
                 vals![g, &server, n, now],
             ));
         }
-        self.go(|db| async move { db.done(stmts).await })
+        self.exec(stmts)
     }
 
     fn watchers(&self, ids: Vec<String>, since: i64) -> StoreFuture<Vec<(String, u32)>> {
@@ -1283,7 +1067,7 @@ impl<E: Executor> ServerStore for Db<E> {
                 vals![games, server, dead_before],
             ));
         }
-        self.go(|db| async move { db.done(stmts).await })
+        self.exec(stmts)
     }
 
     fn take_over(&self, id: String, server: String, dead_before: i64) -> StoreFuture<Option<i64>> {
