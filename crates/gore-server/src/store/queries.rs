@@ -441,7 +441,11 @@ impl<E: Executor> GameStore for Db<E> {
     }
 
     fn set_device(&self, id: String, seat: Seat, code: Option<String>) -> StoreFuture<()> {
-        let column = ["device_a", "device_b", "device_both"][seat as usize];
+        let column = match seat {
+            Seat::A => "device_a",
+            Seat::B => "device_b",
+            Seat::Both => "device_both",
+        };
         let s = stmt(
             format!("UPDATE games SET {column} = $2 WHERE id = $1"),
             vals![&id, code],
