@@ -1,8 +1,39 @@
-//! Where games are kept: the [`Store`] trait the domain calls, and its
-//! implementations, SQLite ([`sqlite`], the default: one machine) and
-//! PostgreSQL ([`postgres`]: several servers on one database), both on the
-//! schema of [`schema`]. A store turns rows into typed game data and back;
-//! nothing outside it sees a row or SQL.
+//! Where games are kept: the store's traits the domain calls ([`Store`],
+//! the sum of one trait per concern: [`GameStore`], [`SessionStore`],
+//! [`LobbyStore`], [`RatingStore`], [`ChatStore`], [`ServerStore`]), and
+//! one implementation of them over two databases: SQLite ([`sqlite`], the
+//! default: one machine) and PostgreSQL ([`postgres`]: several servers on
+//! one database), both on the schema of [`schema`]. A store turns rows
+//! into typed game data and back; nothing outside it sees a row or SQL.
+//!
+//! # What goes where
+//! - [`queries`]: every statement, once, and the store's methods written
+//!   once over an executor ([`queries::Db`]). Statements are written in
+//!   PostgreSQL's style (`$1`, `::TEXT` casts, `= ANY($1)`, `FOR
+//!   UPDATE`); [`sql::for_sqlite`] rewrites them for SQLite as they are
+//!   run. A write is a list of statements run in one transaction; a check
+//!   that a game still stands where a change was decided is a statement
+//!   that must touch one row ([`sql::Stmt::expect`]).
+//! - [`sql`]: the statement, the one value type that binds into both
+//!   drivers ([`sql::Value`]), the rows both answer, and the
+//!   [`sql::Executor`] contract.
+//! - `rows`: the row mappers (rows into typed data; a row that does not
+//!   read is [`StoreError::Damaged`], naming its row).
+//! - [`sqlite`] and [`postgres`]: the two executors, each with its own
+//!   durability machinery (SQLite's writer thread and group commits;
+//!   PostgreSQL's pool, commit resolution, probe and notices).
+//!
+//! A new query: a method on the trait of its concern here (documented as
+//! a contract), its body in [`queries`] (statements in PostgreSQL's
+//! style, mapped by a function of `rows`), a schema step in [`schema`] if
+//! it needs a column, and a test in `tests/store_contract.rs` (run on
+//! both databases).
+//!
+//! Hand-made rather than sqlx: sqlx would give one SQL text for both, but
+//! it brings its own pool, migrations and driver for SQLite, and keeping
+//! the durability below (group commits on one thread, `txid_status`) on
+//! it would have meant rewriting both executors; this layer is a few
+//! hundred lines over the drivers the store already used.
 //!
 //! Every write is durable when its future resolves `Ok`: the domain
 //! acknowledges and broadcasts an action only then. A store that cannot

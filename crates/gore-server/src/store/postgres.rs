@@ -1,5 +1,8 @@
-//! The PostgreSQL store: games, their actions and the seats each browser
-//! session holds, in a PostgreSQL database that several servers may share.
+//! The PostgreSQL executor: the store's queries ([`super::queries`]) on
+//! a PostgreSQL database that several servers may share. A write's
+//! statements are sent together (pipelined) in one transaction; reads of
+//! several statements share one `REPEATABLE READ` snapshot. Other servers
+//! hear of each committed change through `LISTEN`/`NOTIFY`.
 //!
 //! Crates: `tokio-postgres` (the asynchronous client of the `rust-postgres`
 //! project, the one most Rust services on PostgreSQL use, maintained for a
@@ -42,7 +45,7 @@
 //!   game from memory when a write of it fails.) If PostgreSQL no longer
 //!   knows the transaction (`txid_status` is null, far in the past), the
 //!   store fails closed for good, as the SQLite store does: restart.
-//! - While writes are refused, [`Store::failure`] says why, and reads go
+//! - While writes are refused, [`ServerStore::failure`](super::ServerStore::failure) says why, and reads go
 //!   on whenever the database answers.
 
 use std::collections::HashSet;
@@ -130,7 +133,7 @@ const NOTICE_BATCH: usize = 250;
 /// their own, and the notice, which is a hint and never the truth,
 /// follows. A server killed between a commit and its notice leaves the
 /// others behind until their catch-up sweep
-/// ([`Store::latest_plies`]) finds it.
+/// ([`ServerStore::latest_plies`](super::ServerStore::latest_plies)) finds it.
 fn spawn_notifier(
     config: tokio_postgres::Config,
     origin: String,

@@ -208,6 +208,8 @@ fn open_connection(path: &Path, options: &SqliteOptions) -> anyhow::Result<Conne
     c.busy_timeout(std::time::Duration::from_secs(5))?;
     // `rarray(?n)`: the lists of `x = ANY($n)` (see `for_sqlite`).
     rusqlite::vtab::array::load_module(&c)?;
+    // Every statement of the store stays prepared (there are about 80).
+    c.set_prepared_statement_cache_capacity(128);
     let mode: String = c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
         tracing::warn!("the database is in journal mode {mode}, not WAL");
