@@ -27,9 +27,11 @@ use super::{
 use crate::domain::{GameInfo, Seat, PERFECT_LEVEL};
 
 /// The store over executor `E`: [`super::sqlite::SqliteStore`] and
-/// [`super::postgres::PgStore`]. Cheap to clone.
+/// [`super::postgres::PgStore`]. Cheap to clone. The executor is public
+/// so that a test can wrap one (a fake at the executor's seam keeps every
+/// query real).
 #[derive(Clone)]
-pub struct Db<E>(pub(crate) E);
+pub struct Db<E>(pub E);
 
 fn holes_text(holes: &[Hole]) -> String {
     holes
