@@ -3,7 +3,7 @@
 //! and sockets that receive what changed rather than the whole log.
 //!
 //! On PostgreSQL too with `GORE_TEST_POSTGRES`, except the single-flight
-//! test: its gated store wraps a `SqliteStore` (SQLite only).
+//! test: its gated store wraps the SQLite executor (SQLite only).
 
 mod common;
 
@@ -12,9 +12,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
+use futures_util::future::BoxFuture;
 use futures_util::{SinkExt, StreamExt};
-use gore_server::store::sqlite::SqliteStore;
-use gore_server::store::{Store, StoreFuture, StoredAction, StoredGame};
+use gore_server::store::queries::Db;
+use gore_server::store::sql::{Answer, Executor, Row, Stmt};
+use gore_server::store::sqlite::{SqliteExec, SqliteStore};
+use gore_server::store::StoreError;
 use gore_server::{AppState, SqliteOptions};
 use serde_json::{json, Value};
 use tokio::sync::Notify;
@@ -64,26 +67,34 @@ async fn the_operator_ply_limit_ends_a_game_as_a_ply_cap_does() {
     assert_eq!((st, e["error"]["code"].as_str()), (409, Some("game_over")));
 }
 
-/// A store that counts loads and holds the first one until released.
+/// The SQLite executor, counting the loads of a game and holding the first
+/// one until released: a fake at the executor's seam, so the store's
+/// queries stay the real ones and nothing is forwarded by hand.
+#[derive(Clone)]
 struct Gated {
-    inner: SqliteStore,
+    inner: SqliteExec,
     loads: Arc<AtomicUsize>,
     started: Arc<Notify>,
     gate: Arc<Notify>,
 }
 
-impl Store for Gated {
-    fn create_game(
-        &self,
-        info: gore_server::domain::GameInfo,
-        r: Option<String>,
-    ) -> StoreFuture<()> {
-        self.inner.create_game(info, r)
+impl Executor for Gated {
+    fn write(&self, stmts: Vec<Stmt>) -> BoxFuture<'static, Result<Vec<Answer>, StoreError>> {
+        self.inner.write(stmts)
     }
-    fn load_game(&self, id: String) -> StoreFuture<Option<StoredGame>> {
-        let n = self.loads.fetch_add(1, Ordering::SeqCst);
+
+    fn read(&self, stmts: Vec<Stmt>) -> BoxFuture<'static, Result<Vec<Vec<Row>>, StoreError>> {
+        // A game's load reads its row first (`load_game`, `load_game_after`).
+        let load = stmts
+            .first()
+            .is_some_and(|s| s.sql.starts_with("SELECT * FROM games WHERE id ="));
+        let n = if load {
+            self.loads.fetch_add(1, Ordering::SeqCst)
+        } else {
+            1
+        };
         let (started, gate) = (self.started.clone(), self.gate.clone());
-        let f = self.inner.load_game(id);
+        let f = self.inner.read(stmts);
         Box::pin(async move {
             if n == 0 {
                 started.notify_one();
@@ -92,239 +103,7 @@ impl Store for Gated {
             f.await
         })
     }
-    fn append_action(
-        &self,
-        id: String,
-        takebacks: u32,
-        a: StoredAction,
-        e: Option<gore_core::Outcome>,
-        deadline: Option<i64>,
-    ) -> StoreFuture<()> {
-        self.inner.append_action(id, takebacks, a, e, deadline)
-    }
-    fn change_game(
-        &self,
-        id: String,
-        at: gore_server::store::At,
-        change: gore_server::store::GameChange,
-        now: i64,
-    ) -> StoreFuture<()> {
-        self.inner.change_game(id, at, change, now)
-    }
-    fn claim_invite(
-        &self,
-        id: String,
-        code: String,
-        seat: gore_core::Player,
-        claim: gore_server::store::SeatClaim,
-    ) -> StoreFuture<bool> {
-        self.inner.claim_invite(id, code, seat, claim)
-    }
-    fn player(&self, session: String) -> StoreFuture<Option<gore_server::store::StoredPlayer>> {
-        self.inner.player(session)
-    }
-    fn create_player(
-        &self,
-        session: String,
-        p: gore_server::store::StoredPlayer,
-        now: i64,
-    ) -> StoreFuture<gore_server::store::StoredPlayer> {
-        self.inner.create_player(session, p, now)
-    }
-    fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()> {
-        self.inner.set_player_name(session, name, now)
-    }
-    fn account_by_key(
-        &self,
-        key: String,
-    ) -> StoreFuture<Option<gore_server::store::StoredAccount>> {
-        self.inner.account_by_key(key)
-    }
-    fn keys_taken(&self, keys: Vec<String>) -> StoreFuture<bool> {
-        self.inner.keys_taken(keys)
-    }
-    fn create_account(
-        &self,
-        a: gore_server::store::StoredAccount,
-        keys: Vec<String>,
-        from: String,
-        to: String,
-        now: i64,
-    ) -> StoreFuture<bool> {
-        self.inner.create_account(a, keys, from, to, now)
-    }
-    fn log_in(&self, account: String, from: String, to: String, now: i64) -> StoreFuture<()> {
-        self.inner.log_in(account, from, to, now)
-    }
-    fn log_out(&self, session: String) -> StoreFuture<()> {
-        self.inner.log_out(session)
-    }
-    fn set_password(
-        &self,
-        account: String,
-        hash: String,
-        from: String,
-        to: String,
-        now: i64,
-    ) -> StoreFuture<()> {
-        self.inner.set_password(account, hash, from, to, now)
-    }
-    fn post_chat(
-        &self,
-        game: String,
-        player: gore_core::Player,
-        text: String,
-        at: i64,
-    ) -> StoreFuture<gore_server::store::ChatLine> {
-        self.inner.post_chat(game, player, text, at)
-    }
-    fn chat_after(
-        &self,
-        game: String,
-        after: u32,
-    ) -> StoreFuture<Vec<gore_server::store::ChatLine>> {
-        self.inner.chat_after(game, after)
-    }
-    fn report_chat(
-        &self,
-        game: String,
-        n: u32,
-        reporter: gore_core::Player,
-        at: i64,
-    ) -> StoreFuture<()> {
-        self.inner.report_chat(game, n, reporter, at)
-    }
-    fn ratings_of(&self, account: String) -> StoreFuture<Vec<gore_server::store::StoredRating>> {
-        self.inner.ratings_of(account)
-    }
-    fn rate_game(
-        &self,
-        game: String,
-        updates: Vec<gore_server::store::RatingUpdate>,
-        now: i64,
-    ) -> StoreFuture<bool> {
-        self.inner.rate_game(game, updates, now)
-    }
-    fn rating_history(
-        &self,
-        account: String,
-    ) -> StoreFuture<Vec<gore_server::store::HistoryPoint>> {
-        self.inner.rating_history(account)
-    }
-    fn leaderboard(
-        &self,
-        pace: String,
-        limit: u32,
-    ) -> StoreFuture<Vec<gore_server::store::Ranked>> {
-        self.inner.leaderboard(pace, limit)
-    }
-    fn player_games(
-        &self,
-        player: String,
-        limit: u32,
-    ) -> StoreFuture<Vec<(gore_server::domain::GameInfo, Option<String>)>> {
-        self.inner.player_games(player, limit)
-    }
-    fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
-        self.inner.unrated_games(limit)
-    }
-    fn record_abort(&self, player: String, game: String, at: i64) -> StoreFuture<()> {
-        self.inner.record_abort(player, game, at)
-    }
-    fn aborts_since(&self, player: String, since: i64) -> StoreFuture<Vec<i64>> {
-        self.inner.aborts_since(player, since)
-    }
-    fn forget_idle_players(&self, before: i64) -> StoreFuture<u64> {
-        self.inner.forget_idle_players(before)
-    }
-    fn post_challenge(&self, c: gore_server::store::StoredChallenge) -> StoreFuture<()> {
-        self.inner.post_challenge(c)
-    }
-    fn cancel_challenges(&self, session: String, id: Option<String>) -> StoreFuture<u64> {
-        self.inner.cancel_challenges(session, id)
-    }
-    fn open_challenges(&self, limit: u32) -> StoreFuture<Vec<gore_server::store::StoredChallenge>> {
-        self.inner.open_challenges(limit)
-    }
-    fn challenge(&self, id: String) -> StoreFuture<Option<gore_server::store::StoredChallenge>> {
-        self.inner.challenge(id)
-    }
-    fn find_matches(
-        &self,
-        seek: gore_server::store::StoredChallenge,
-        limit: u32,
-    ) -> StoreFuture<Vec<gore_server::store::StoredChallenge>> {
-        self.inner.find_matches(seek, limit)
-    }
-    fn pair(
-        &self,
-        taken: Vec<String>,
-        game: gore_server::domain::GameInfo,
-        seats: Vec<(String, String)>,
-    ) -> StoreFuture<bool> {
-        self.inner.pair(taken, game, seats)
-    }
-    fn touch_challenges(&self, sessions: Vec<String>, now: i64) -> StoreFuture<()> {
-        self.inner.touch_challenges(sessions, now)
-    }
-    fn expire_challenges(&self, unseen_before: i64, taken_before: i64) -> StoreFuture<u64> {
-        self.inner.expire_challenges(unseen_before, taken_before)
-    }
-    fn playing_now(&self, limit: u32) -> StoreFuture<Vec<gore_server::domain::GameInfo>> {
-        self.inner.playing_now(limit)
-    }
-    fn set_away(&self, id: String, seat: gore_core::Player, since: Option<i64>) -> StoreFuture<()> {
-        self.inner.set_away(id, seat, since)
-    }
-    fn heartbeat(
-        &self,
-        server: String,
-        now: i64,
-        games: Vec<String>,
-        dead_before: i64,
-    ) -> StoreFuture<()> {
-        self.inner.heartbeat(server, now, games, dead_before)
-    }
-    fn take_over(&self, id: String, server: String, dead_before: i64) -> StoreFuture<Option<i64>> {
-        self.inner.take_over(id, server, dead_before)
-    }
-    fn set_watchers(
-        &self,
-        server: String,
-        counts: Vec<(String, u32)>,
-        now: i64,
-    ) -> StoreFuture<()> {
-        self.inner.set_watchers(server, counts, now)
-    }
-    fn watchers(&self, ids: Vec<String>, since: i64) -> StoreFuture<Vec<(String, u32)>> {
-        self.inner.watchers(ids, since)
-    }
-    fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
-        self.inner.due_games(now, limit)
-    }
-    fn set_device(
-        &self,
-        id: String,
-        seat: gore_server::Seat,
-        code: Option<String>,
-    ) -> StoreFuture<()> {
-        self.inner.set_device(id, seat, code)
-    }
-    fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
-        self.inner.remember_seat(session, id, token)
-    }
-    fn create_session(&self, session: String, now: i64) -> StoreFuture<()> {
-        self.inner.create_session(session, now)
-    }
-    fn session_exists(&self, session: String) -> StoreFuture<bool> {
-        self.inner.session_exists(session)
-    }
-    fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
-        self.inner.session_token(session, id)
-    }
-    fn active_ai_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
-        self.inner.active_ai_games(limit)
-    }
+
     fn failure(&self) -> Option<String> {
         self.inner.failure()
     }
@@ -351,12 +130,14 @@ async fn a_game_is_loaded_once_however_many_ask_at_once() {
         Arc::new(Notify::new()),
     );
     let path = std::path::PathBuf::from(&config.db);
-    let store = Gated {
-        inner: SqliteStore::open(&path, SqliteOptions::default()).unwrap(),
+    let store = Db(Gated {
+        inner: SqliteStore::open(&path, SqliteOptions::default())
+            .unwrap()
+            .0,
         loads: loads.clone(),
         started: started.clone(),
         gate: gate.clone(),
-    };
+    });
     let s = Server::serve(dir, AppState::with_store(config, Arc::new(store)).unwrap()).await;
     let gets: Vec<_> = (0..16)
         .map(|_| {

@@ -3,7 +3,7 @@
 //! leaves, games being played listed, all live over the lobby socket; and
 //! what an attacker would try. On PostgreSQL too when `GORE_TEST_POSTGRES`
 //! is set (then the servers of one test share one database); without it,
-//! the servers of the cross-server tests share the in-memory store of
+//! the servers of the cross-server tests share the SQLite store of
 //! tests/common/shared.rs.
 
 mod common;
@@ -51,7 +51,7 @@ fn ids(list: &Value) -> Vec<String> {
 }
 
 /// Two servers on one store: PostgreSQL when the tests have it, else the
-/// in-memory shared store.
+/// shared SQLite store of tests/common/shared.rs.
 async fn two_servers() -> (Server, Server) {
     if postgres_url().is_some() {
         let dir = tempfile::tempdir().unwrap();

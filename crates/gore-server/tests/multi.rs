@@ -3,10 +3,10 @@
 //! server receives it, and an AI turn is computed by one server, taken
 //! over when that server's claim lapses.
 //!
-//! The shared store here is an in-memory one with the semantics the
-//! `Store` trait asks of a store shared by several servers (a conflict per
-//! ply, notices to the other servers, leased AI claims): the domain's side
-//! of the coordination, tested on its own. The PostgreSQL store runs the
+//! The shared store here is the SQLite store with handles that notify each
+//! other (tests/common/shared.rs): the store's own queries (a conflict per
+//! ply, leased AI claims), notices as PostgreSQL's: the domain's side of
+//! the coordination, tested on its own. The PostgreSQL store runs the
 //! same tests in tests/postgres.rs when `GORE_TEST_POSTGRES` is set.
 
 mod common;
@@ -140,8 +140,7 @@ async fn a_dead_servers_ai_turn_is_taken_over() {
     assert_eq!(st, 200);
     let v = poll_until(&bot(), &s1, &id, |v| ply(v) == 2).await;
     assert_eq!(v["actions"][1]["player"], "B", "the AI moved, once");
-    let claims = &shared.data.lock().unwrap().claims;
-    assert_eq!(claims[&(id.clone(), 1)].0, 1, "server 1 took the turn over");
+    assert!(shared.claimed_by(&id, 1, 1), "server 1 took the turn over");
 }
 
 /// A server on the shared store whose time is `clock` (each server its

@@ -120,7 +120,7 @@ async fn two_servers_racing_on_one_ply_commit_once() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_ai_turn_is_claimed_by_one_server_at_a_time() {
     use gore_server::store::postgres::{PgOptions, PgStore};
-    use gore_server::store::Store;
+    use gore_server::store::ServerStore;
     let Some(url) = database().await else { return };
     let one = PgStore::connect(&url, PgOptions::default()).await.unwrap();
     let two = PgStore::connect(&url, PgOptions::default()).await.unwrap();

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use common::*;
 use gore_server::store::postgres::{PgOptions, PgStore};
-use gore_server::store::{Store, StoreError, StoredAction};
+use gore_server::store::{GameStore, ServerStore, StoreError, StoredAction};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

@@ -248,7 +248,7 @@ impl Room {
 
     /// Takes in what another server committed: `stored` holds the game's
     /// facts and its actions after this room's (as
-    /// [`Store::load_game_after`](crate::store::Store::load_game_after)
+    /// [`GameStore::load_game_after`](crate::store::GameStore::load_game_after)
     /// gives them), played here too (the rules check them again); then
     /// tells the sockets. `Ok(false)` when nothing changed. An `Err` means
     /// the store and the room disagree: the caller drops the room.

@@ -1,5 +1,8 @@
-//! The PostgreSQL store: games, their actions and the seats each browser
-//! session holds, in a PostgreSQL database that several servers may share.
+//! The PostgreSQL executor: the store's queries ([`super::queries`]) on
+//! a PostgreSQL database that several servers may share. A write's
+//! statements are sent together (pipelined) in one transaction; reads of
+//! several statements share one `REPEATABLE READ` snapshot. Other servers
+//! hear of each committed change through `LISTEN`/`NOTIFY`.
 //!
 //! Crates: `tokio-postgres` (the asynchronous client of the `rust-postgres`
 //! project, the one most Rust services on PostgreSQL use, maintained for a
@@ -42,7 +45,7 @@
 //!   game from memory when a write of it fails.) If PostgreSQL no longer
 //!   knows the transaction (`txid_status` is null, far in the past), the
 //!   store fails closed for good, as the SQLite store does: restart.
-//! - While writes are refused, [`Store::failure`] says why, and reads go
+//! - While writes are refused, [`ServerStore::failure`](super::ServerStore::failure) says why, and reads go
 //!   on whenever the database answers.
 
 use std::collections::HashSet;
@@ -52,19 +55,17 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
+use bytes::BytesMut;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
-use gore_ai::Level;
-use gore_core::{Hole, Outcome, Player, Position, Rules};
-use tokio_postgres::types::ToSql;
-use tokio_postgres::{NoTls, Row, SimpleQueryMessage};
+use futures_util::future::BoxFuture;
+use futures_util::TryStreamExt;
+use tokio_postgres::types::{FromSql, IsNull, ToSql, Type};
+use tokio_postgres::{NoTls, SimpleQueryMessage};
 
+use super::queries::Db;
 use super::schema::{self, Dialect};
-use super::{
-    At, ChatLine, GameChange, HistoryPoint, Notice, Ranked, RatingUpdate, Store, StoreError,
-    StoreFuture, StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer,
-    StoredRating,
-};
-use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
+use super::sql::{Answer, Executor, Row, Stmt, Value};
+use super::{Notice, StoreError};
 
 /// Options of the PostgreSQL store beyond its URL.
 #[derive(Debug, Clone)]
@@ -92,9 +93,12 @@ impl Default for PgOptions {
 /// The advisory lock migrations run under ("gore" in ASCII).
 const MIGRATION_LOCK: i64 = 0x676f_7265;
 
-/// The PostgreSQL store: a pool of connections. Cheap to clone.
+/// The PostgreSQL store: the store's queries on [`PgExec`].
+pub type PgStore = Db<PgExec>;
+
+/// The PostgreSQL executor: a pool of connections. Cheap to clone.
 #[derive(Clone)]
-pub struct PgStore(Arc<Inner>);
+pub struct PgExec(Arc<Inner>);
 
 struct Inner {
     pool: Pool,
@@ -129,7 +133,7 @@ const NOTICE_BATCH: usize = 250;
 /// their own, and the notice, which is a hint and never the truth,
 /// follows. A server killed between a commit and its notice leaves the
 /// others behind until their catch-up sweep
-/// ([`Store::latest_plies`]) finds it.
+/// ([`ServerStore::latest_plies`](super::ServerStore::latest_plies)) finds it.
 fn spawn_notifier(
     config: tokio_postgres::Config,
     origin: String,
@@ -347,59 +351,6 @@ impl std::ops::Deref for Conn {
     }
 }
 
-/// A statement of a write and its parameters.
-struct Stmt {
-    sql: String,
-    params: Vec<Box<dyn ToSql + Send + Sync>>,
-    /// The rows it must touch, or the transaction is rolled back and the
-    /// write refused as [`StoreError::Conflict`] (the game moved on).
-    expect: Option<u64>,
-}
-
-fn stmt(sql: impl Into<String>, params: Vec<Box<dyn ToSql + Send + Sync>>) -> Stmt {
-    Stmt {
-        sql: sql.into(),
-        params,
-        expect: None,
-    }
-}
-
-impl Stmt {
-    /// The statement must touch `n` rows.
-    fn expect(mut self, n: u64) -> Stmt {
-        self.expect = Some(n);
-        self
-    }
-}
-
-/// Locks game `id`'s row for the rest of the transaction, if it is being
-/// played with `takebacks` takebacks (else the write is a conflict). Every
-/// change of a game's actions takes this lock first, so that they are
-/// one after the other; the statements after it see what committed
-/// before (each statement of a `READ COMMITTED` transaction has a
-/// snapshot of its own).
-fn lock_at(id: &str, takebacks: u32) -> Stmt {
-    stmt(
-        "SELECT 1 FROM games WHERE id = $1 AND status = 'playing' AND takebacks = $2
-         FOR UPDATE",
-        vec![
-            Box::new(id.to_string()),
-            Box::new(i32::try_from(takebacks).unwrap_or(i32::MAX)),
-        ],
-    )
-    .expect(1)
-}
-
-/// Checks that game `id` has `ply` actions (after [`lock_at`]).
-fn check_ply(id: &str, ply: u32) -> Stmt {
-    stmt(
-        "SELECT 1 FROM games WHERE id = $1
-             AND (SELECT count(*) FROM actions WHERE game_id = $1) = $2",
-        vec![Box::new(id.to_string()), Box::new(i64::from(ply))],
-    )
-    .expect(1)
-}
-
 /// How a transaction went wrong.
 enum TxError {
     /// The database refused a statement; rolled back.
@@ -413,7 +364,7 @@ enum TxError {
     AtCommit {
         xid: i64,
         why: String,
-        counts: Vec<u64>,
+        answers: Vec<Answer>,
     },
 }
 
@@ -458,7 +409,7 @@ pub fn redact(url: &str) -> String {
     format!("{scheme}://{user}:***@{host}")
 }
 
-impl PgStore {
+impl Db<PgExec> {
     /// Connects, migrates the schema (under an advisory lock: servers
     /// starting together migrate once) and proves the database writable.
     pub async fn connect(url: &str, options: PgOptions) -> anyhow::Result<PgStore> {
@@ -509,7 +460,7 @@ impl PgStore {
             .await
             .map_err(|_| anyhow::anyhow!("cannot LISTEN on {}", redact(url)))?
             .map_err(|_| anyhow::anyhow!("cannot LISTEN on {}", redact(url)))?;
-        Ok(PgStore(Arc::new(Inner {
+        Ok(Db(PgExec(Arc::new(Inner {
             pool,
             options,
             health: Mutex::new(Health::default()),
@@ -517,15 +468,11 @@ impl PgStore {
             origin,
             notices,
             outbox,
-        })))
+        }))))
     }
+}
 
-    /// Tells the other servers of a change this server committed (through
-    /// the notifier: after the commit, in a batch).
-    fn announce(&self, game: String, ply: u32) {
-        let _ = self.0.outbox.send((game, ply));
-    }
-
+impl PgExec {
     fn health(&self) -> std::sync::MutexGuard<'_, Health> {
         self.0.health.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -566,8 +513,8 @@ impl PgStore {
     }
 
     /// Runs `stmts` in one transaction (see the module's policy) and
-    /// returns their row counts once committed.
-    async fn write(&self, stmts: Vec<Stmt>) -> Result<Vec<u64>, StoreError> {
+    /// returns their answers once committed.
+    async fn write(&self, stmts: Vec<Stmt>) -> Result<Vec<Answer>, StoreError> {
         if let Some(why) = self.health().refusal() {
             return Err(StoreError::Failed(why));
         }
@@ -575,9 +522,9 @@ impl PgStore {
         for _ in 0..3 {
             let client = self.client().await?;
             match run_tx(client.wrapper(), &stmts).await {
-                Ok(counts) => {
+                Ok(answers) => {
                     client.release();
-                    return Ok(counts);
+                    return Ok(answers);
                 }
                 Err(TxError::Refused(e)) => {
                     if client.batch_execute("ROLLBACK").await.is_err() {
@@ -603,9 +550,9 @@ impl PgStore {
                     self.drop_idle(client);
                     lost = why;
                 }
-                Err(TxError::AtCommit { xid, why, counts }) => {
+                Err(TxError::AtCommit { xid, why, answers }) => {
                     self.drop_idle(client);
-                    return self.resolve(xid, why).await.map(|()| counts);
+                    return self.resolve(xid, why).await.map(|()| answers);
                 }
             }
         }
@@ -699,7 +646,7 @@ impl PgStore {
             loop {
                 tokio::time::sleep(Duration::from_millis(500)).await;
                 let Some(inner) = weak.upgrade() else { return };
-                let store = PgStore(inner);
+                let store = PgExec(inner);
                 if store.probe().await {
                     store.0.probing.store(false, Ordering::SeqCst);
                     // A failure may have come in between the probe and now.
@@ -786,11 +733,6 @@ impl PgStore {
             "the database cannot be reached: {last}"
         )))
     }
-
-    /// One read query's rows.
-    async fn read_one(&self, q: Stmt) -> Result<Vec<Row>, StoreError> {
-        Ok(self.read(vec![q]).await?.pop().unwrap_or_default())
-    }
 }
 
 async fn run_reads(
@@ -805,12 +747,8 @@ async fn run_reads(
     }
     let mut out = Vec::with_capacity(queries.len());
     for q in queries {
-        let refs: Vec<&(dyn ToSql + Sync)> = q
-            .params
-            .iter()
-            .map(|p| p.as_ref() as &(dyn ToSql + Sync))
-            .collect();
-        out.push(client.query(q.sql.as_str(), &refs).await?);
+        let rows = client.query(q.sql.as_ref(), &params(q)).await?;
+        out.push(rows_of(&rows)?);
     }
     if tx {
         client.batch_execute("COMMIT").await?;
@@ -818,11 +756,36 @@ async fn run_reads(
     Ok(out)
 }
 
+/// A statement's values as the driver takes them.
+fn params(s: &Stmt) -> Vec<&(dyn ToSql + Sync)> {
+    s.params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
+}
+
+/// The driver's rows as the store's.
+fn rows_of(rows: &[tokio_postgres::Row]) -> Result<Vec<Row>, tokio_postgres::Error> {
+    let Some(first) = rows.first() else {
+        return Ok(Vec::new());
+    };
+    let names: Arc<[String]> = first
+        .columns()
+        .iter()
+        .map(|c| c.name().to_string())
+        .collect();
+    rows.iter()
+        .map(|r| {
+            let values = (0..names.len())
+                .map(|i| r.try_get::<_, Value>(i))
+                .collect::<Result<_, _>>()?;
+            Ok(Row::new(names.clone(), values))
+        })
+        .collect()
+}
+
 /// `BEGIN`, the transaction's id, the statements, `COMMIT`.
 async fn run_tx(
     client: &deadpool_postgres::ClientWrapper,
     stmts: &[Stmt],
-) -> Result<Vec<u64>, TxError> {
+) -> Result<Vec<Answer>, TxError> {
     let early = |e: tokio_postgres::Error| {
         if is_lost(&e) {
             TxError::Lost(e.to_string())
@@ -850,43 +813,40 @@ async fn run_tx(
     // (the transaction is aborted): the first error is the one reported.
     let mut prepared = Vec::with_capacity(stmts.len());
     for s in stmts {
-        prepared.push(client.prepare_cached(s.sql.as_str()).await.map_err(early)?);
+        prepared.push(client.prepare_cached(s.sql.as_ref()).await.map_err(early)?);
     }
-    let refs: Vec<Vec<&(dyn ToSql + Sync)>> = stmts
-        .iter()
-        .map(|s| {
-            s.params
-                .iter()
-                .map(|p| p.as_ref() as &(dyn ToSql + Sync))
-                .collect()
-        })
-        .collect();
-    let results = futures_util::future::join_all(
-        prepared
-            .iter()
-            .zip(&refs)
-            .map(|(st, params)| client.execute(st, params)),
-    )
-    .await;
-    let mut counts = Vec::with_capacity(stmts.len());
+    let refs: Vec<Vec<&(dyn ToSql + Sync)>> = stmts.iter().map(params).collect();
+    let results =
+        futures_util::future::join_all(prepared.iter().zip(&refs).map(|(st, params)| async move {
+            let stream = client.query_raw(st, params.iter().copied()).await?;
+            futures_util::pin_mut!(stream);
+            let rows: Vec<tokio_postgres::Row> = (&mut stream).try_collect().await?;
+            let count = stream.rows_affected().unwrap_or(rows.len() as u64);
+            Ok::<_, tokio_postgres::Error>(Answer {
+                count,
+                rows: rows_of(&rows)?,
+            })
+        }))
+        .await;
+    let mut answers = Vec::with_capacity(stmts.len());
     for r in results {
-        counts.push(r.map_err(early)?);
+        answers.push(r.map_err(early)?);
     }
     if stmts
         .iter()
-        .zip(&counts)
-        .any(|(s, &n)| s.expect.is_some_and(|e| e != n))
+        .zip(&answers)
+        .any(|(s, a)| s.expect.is_some_and(|e| e != a.count))
     {
         return Err(TxError::Moved);
     }
     match client.batch_execute("COMMIT").await {
-        Ok(()) => Ok(counts),
+        Ok(()) => Ok(answers),
         // A plain refusal (a deferred constraint): rolled back.
         Err(e) if !is_lost(&e) && e.as_db_error().is_some() => Err(TxError::Refused(e)),
         Err(e) => Err(TxError::AtCommit {
             xid,
             why: e.to_string(),
-            counts,
+            answers,
         }),
     }
 }
@@ -936,1514 +896,99 @@ async fn migrate(client: &mut deadpool_postgres::Object) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn damaged(id: &str, why: impl Into<String>) -> StoreError {
-    StoreError::Damaged {
-        id: id.to_string(),
-        why: why.into(),
-    }
-}
-
-fn col<'a, T: tokio_postgres::types::FromSql<'a>>(
-    r: &'a Row,
-    id: &str,
-    name: &str,
-) -> Result<T, StoreError> {
-    r.try_get(name)
-        .map_err(|e| damaged(id, format!("{name}: {e}")))
-}
-
-/// Reads a games row into typed data; a value that does not read is an
-/// error naming the game and the column.
-fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
-    let id: String = col(r, "?", "id")?;
-    let word = |c: &str| -> Result<String, StoreError> { col(r, &id, c) };
-    let mode = Mode::from_word(&word("mode")?).ok_or_else(|| damaged(&id, "mode"))?;
-    let rules: Rules = word("rules")?
-        .parse()
-        .map_err(|e| damaged(&id, format!("rules: {e}")))?;
-    let start = Position::from_gpn(&word("start")?, rules.variant)
-        .map_err(|e| damaged(&id, format!("start: {e}")))?;
-    let level: i16 = col(r, &id, "level")?;
-    let perfect = level == i16::from(PERFECT_LEVEL);
-    let level = u8::try_from(level)
-        .ok()
-        .and_then(|l| {
-            if perfect {
-                Some(Level::MAX)
-            } else {
-                Level::new(l).ok()
-            }
-        })
-        .ok_or_else(|| damaged(&id, format!("level {level}")))?;
-    let creator = Seat::from_word(&word("creator")?).ok_or_else(|| damaged(&id, "creator"))?;
-    let ai_seat = match col::<Option<String>>(r, &id, "ai_seat")? {
-        None => None,
-        Some(s) => Some(
-            s.parse::<Player>()
-                .map_err(|_| damaged(&id, format!("ai seat {s}")))?,
-        ),
-    };
-    if (mode == Mode::Ai) != ai_seat.is_some() {
-        return Err(damaged(&id, "an ai game has one ai seat, others none"));
-    }
-    let status = Status::from_word(&word("status")?).ok_or_else(|| damaged(&id, "status"))?;
-    let opt = |c: &str| -> Result<Option<String>, StoreError> { col(r, &id, c) };
-    let player = |c: &str| -> Result<Option<Player>, StoreError> {
-        opt(c)?
-            .map(|s| {
-                s.parse::<Player>()
-                    .map_err(|_| damaged(&id, format!("{c} {s}")))
-            })
-            .transpose()
-    };
-    let takebacks: i32 = col(r, &id, "takebacks")?;
-    let reason = opt("reason")?;
-    let forfeit =
-        super::forfeit_from_columns(reason.as_deref(), player("resigned")?, player("loser")?)
-            .map_err(|e| damaged(&id, e))?;
-    let clock = opt("clock")?
-        .map(|s| s.parse().map_err(|e| damaged(&id, format!("clock: {e}"))))
-        .transpose()?;
-    Ok(GameInfo {
-        forfeit,
-        clock,
-        names: [opt("name_a")?, opt("name_b")?],
-        lobby: col(r, &id, "lobby")?,
-        away: [col(r, &id, "away_a")?, col(r, &id, "away_b")?],
-        credits: super::credits_from_text(&col::<String>(r, &id, "clock_credits")?)
-            .map_err(|e| damaged(&id, e))?,
-        players: [opt("player_a")?, opt("player_b")?],
-        rated: col(r, &id, "rated")?,
-        ratings: [opt("rating_a")?, opt("rating_b")?],
-        started_at: col(r, &id, "started_at")?,
-        deadline: col(r, &id, "deadline")?,
-        takebacks: u32::try_from(takebacks).map_err(|_| damaged(&id, "takebacks"))?,
-        takeback: player("takeback_request")?,
-        mode,
-        rules,
-        start,
-        level,
-        perfect,
-        honourable: col(r, &id, "honourable")?,
-        creator,
-        ai_seat,
-        status,
-        created_at: col(r, &id, "created_at")?,
-        rematch: opt("rematch")?,
-        tokens: PerSeat([opt("token_a")?, opt("token_b")?, opt("token_both")?]),
-        invite: opt("invite")?,
-        devices: PerSeat([opt("device_a")?, opt("device_b")?, opt("device_both")?]),
-        id,
-    })
-}
-
-fn player_from_row(r: &Row) -> Result<StoredPlayer, StoreError> {
-    Ok(StoredPlayer {
-        id: col(r, "?", "id")?,
-        name: col(r, "?", "name")?,
-        account: col(r, "?", "account")?,
-    })
-}
-
-fn rating_from_row(r: &Row) -> Result<StoredRating, StoreError> {
-    let games: i32 = col(r, "?", "games")?;
-    Ok(StoredRating {
-        pace: col(r, "?", "pace")?,
-        rating: col(r, "?", "rating")?,
-        deviation: col(r, "?", "deviation")?,
-        volatility: col(r, "?", "volatility")?,
-        games: u32::try_from(games).unwrap_or(0),
-    })
-}
-
-/// The player of session `$1`: the account it is logged in to, else its
-/// anonymous player.
-const PLAYER_OF: &str = "SELECT a.id, a.username AS name, TRUE AS account
-     FROM account_sessions s JOIN accounts a ON a.id = s.account_id WHERE s.session = $1
-     UNION ALL
-     SELECT id, name, FALSE AS account FROM players WHERE session = $1
-     ORDER BY account DESC LIMIT 1";
-
-/// Remembers a seat for a session: its account's if it is logged in to
-/// one, else its own (two statements, one of which inserts).
-fn remember(session: &str, id: &str, token: &str) -> [Stmt; 2] {
-    let args = || -> Vec<Box<dyn ToSql + Send + Sync>> {
-        vec![
-            Box::new(session.to_string()),
-            Box::new(id.to_string()),
-            Box::new(token.to_string()),
-        ]
-    };
-    [
-        stmt(
-            "INSERT INTO account_seats (account_id, game_id, token)
-             SELECT account_id, $2::TEXT, $3::TEXT FROM account_sessions WHERE session = $1
-             ON CONFLICT (account_id, game_id) DO UPDATE SET token = excluded.token",
-            args(),
-        ),
-        stmt(
-            "INSERT INTO session_seats (session, game_id, token)
-             SELECT $1::TEXT, $2::TEXT, $3::TEXT
-             WHERE NOT EXISTS (SELECT 1 FROM account_sessions WHERE session = $1)
-             ON CONFLICT (session, game_id) DO UPDATE SET token = excluded.token",
-            args(),
-        ),
-    ]
-}
-
-/// Issues session `id`, logged in to `account` if given.
-fn start_session(id: &str, account: Option<&str>, now: i64) -> Vec<Stmt> {
-    let mut v = vec![stmt(
-        "INSERT INTO sessions (id, created_at) VALUES ($1, $2)",
-        vec![Box::new(id.to_string()), Box::new(now)],
-    )];
-    if let Some(a) = account {
-        v.push(stmt(
-            "INSERT INTO account_sessions (session, account_id, created_at) VALUES ($1, $2, $3)",
-            vec![
-                Box::new(id.to_string()),
-                Box::new(a.to_string()),
-                Box::new(now),
-            ],
-        ));
-    }
-    v
-}
-
-/// Ends a session: its own seats go (an account keeps its own), and with
-/// them its log-in.
-fn end_session(id: &str) -> Vec<Stmt> {
-    [
-        "DELETE FROM session_seats WHERE session = $1",
-        "DELETE FROM account_sessions WHERE session = $1",
-        "DELETE FROM sessions WHERE id = $1",
-    ]
-    .into_iter()
-    .map(|q| stmt(q, vec![Box::new(id.to_string())]))
-    .collect()
-}
-
-/// Gives the seats session `from` holds of its own to `account` (a seat
-/// the account already holds in a game stays), then ends `from`.
-fn end_into_account(from: &str, account: &str) -> Vec<Stmt> {
-    let mut v = vec![stmt(
-        "INSERT INTO account_seats (account_id, game_id, token)
-         SELECT $2::TEXT, game_id, token FROM session_seats WHERE session = $1
-         ON CONFLICT (account_id, game_id) DO NOTHING",
-        vec![Box::new(from.to_string()), Box::new(account.to_string())],
-    )];
-    v.extend(end_session(from));
-    v
-}
-
-fn challenge_from_row(r: &Row) -> Result<StoredChallenge, StoreError> {
-    let id: String = col(r, "?", "id")?;
-    let rules: String = col(r, &id, "rules")?;
-    let clock: Option<String> = col(r, &id, "clock")?;
-    let colour: Option<String> = col(r, &id, "colour")?;
-    Ok(StoredChallenge {
-        rules: rules
-            .parse()
-            .map_err(|e| damaged(&id, format!("challenge rules: {e}")))?,
-        clock: clock
-            .map(|c| c.parse())
-            .transpose()
-            .map_err(|e: String| damaged(&id, format!("challenge clock: {e}")))?,
-        colour: colour
-            .map(|c| c.parse::<Player>())
-            .transpose()
-            .map_err(|_| damaged(&id, "challenge colour"))?,
-        session: col(r, &id, "session")?,
-        player: col(r, &id, "player")?,
-        name: col(r, &id, "name")?,
-        rated: col(r, &id, "rated")?,
-        quick: col(r, &id, "quick")?,
-        created_at: col(r, &id, "created_at")?,
-        game: col(r, &id, "game_id")?,
-        rating: col(r, &id, "rating")?,
-        id,
-    })
-}
-
-fn action_from_row(r: &Row, id: &str, info: &GameInfo) -> Result<StoredAction, StoreError> {
-    let ply: i32 = col(r, id, "ply")?;
-    let at = format!("ply {ply}");
-    let action: String = col(r, id, "action")?;
-    let position: Option<String> = col(r, id, "position")?;
-    let captured: Option<String> = col(r, id, "captured")?;
-    Ok(StoredAction {
-        ply: u32::try_from(ply).map_err(|_| damaged(id, at.clone()))?,
-        action: action
-            .parse()
-            .map_err(|e| damaged(id, format!("{at}: {e}")))?,
-        captured: captured
-            .unwrap_or_default()
-            .split_whitespace()
-            .map(|h| h.parse::<Hole>())
-            .collect::<Result<_, _>>()
-            .map_err(|e| damaged(id, format!("{at}: {e}")))?,
-        position: position
-            .map(|p| Position::from_gpn(&p, info.rules.variant))
-            .transpose()
-            .map_err(|e| damaged(id, format!("{at}: {e}")))?,
-        at: col(r, id, "created_at")?,
-    })
-}
-
-fn holes_text(holes: &[Hole]) -> String {
-    holes
-        .iter()
-        .map(|h| h.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn insert_game(g: &GameInfo) -> Stmt {
-    stmt(
-        "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_a,
-             token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
-             device_a, device_b, device_both, clock, started_at, deadline, name_a, name_b,
-             lobby, player_a, player_b, rated, rating_a, rating_b)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-             $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)",
-        vec![
-            Box::new(g.id.clone()),
-            Box::new(g.mode.as_str().to_string()),
-            Box::new(g.rules.to_string()),
-            Box::new(g.start.to_string()),
-            Box::new(i16::from(if g.perfect {
-                PERFECT_LEVEL
-            } else {
-                u8::from(g.level)
-            })),
-            Box::new(g.honourable),
-            Box::new(g.creator.as_str().to_string()),
-            Box::new(g.tokens.0[0].clone()),
-            Box::new(g.tokens.0[1].clone()),
-            Box::new(g.tokens.0[2].clone()),
-            Box::new(g.ai_seat.map(|p| p.char().to_string())),
-            Box::new(g.status.as_str().to_string()),
-            Box::new(g.created_at),
-            Box::new(g.created_at),
-            Box::new(g.rematch.clone()),
-            Box::new(g.invite.clone()),
-            Box::new(g.devices.0[0].clone()),
-            Box::new(g.devices.0[1].clone()),
-            Box::new(g.devices.0[2].clone()),
-            Box::new(g.clock.map(|c| c.to_string())),
-            Box::new(g.started_at),
-            Box::new(g.deadline),
-            Box::new(g.names[0].clone()),
-            Box::new(g.names[1].clone()),
-            Box::new(g.lobby),
-            Box::new(g.players[0].clone()),
-            Box::new(g.players[1].clone()),
-            Box::new(g.rated),
-            Box::new(g.ratings[0].clone()),
-            Box::new(g.ratings[1].clone()),
-        ],
-    )
-}
-
-impl Store for PgStore {
-    fn create_game(&self, info: GameInfo, rematch_of: Option<String>) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            let mut stmts = vec![insert_game(&info)];
-            if let Some(old) = &rematch_of {
-                stmts.push(stmt(
-                    "UPDATE games SET rematch = $2, updated_at = $3 WHERE id = $1",
-                    vec![
-                        Box::new(old.clone()),
-                        Box::new(info.id.clone()),
-                        Box::new(info.created_at),
-                    ],
-                ));
-            }
-            store.write(stmts).await?;
-            if let Some(old) = rematch_of {
-                store.announce(old, 0);
-            }
-            Ok(())
-        })
+impl Executor for PgExec {
+    fn write(&self, stmts: Vec<Stmt>) -> BoxFuture<'static, Result<Vec<Answer>, StoreError>> {
+        let exec = self.clone();
+        Box::pin(async move { PgExec::write(&exec, stmts).await })
     }
 
-    fn load_game(&self, id: String) -> StoreFuture<Option<StoredGame>> {
-        self.load_game_after(id, 0)
+    fn read(&self, stmts: Vec<Stmt>) -> BoxFuture<'static, Result<Vec<Vec<Row>>, StoreError>> {
+        let exec = self.clone();
+        Box::pin(async move { PgExec::read(&exec, stmts).await })
     }
 
-    fn load_game_after(&self, id: String, after: u32) -> StoreFuture<Option<StoredGame>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let mut found = store
-                .read(vec![
-                    stmt(
-                        "SELECT * FROM games WHERE id = $1",
-                        vec![Box::new(id.clone())],
-                    ),
-                    stmt(
-                        "SELECT ply, action, created_at, position, captured FROM actions
-                         WHERE game_id = $1 AND ply > $2 ORDER BY ply",
-                        vec![
-                            Box::new(id.clone()),
-                            Box::new(i32::try_from(after).unwrap_or(i32::MAX)),
-                        ],
-                    ),
-                ])
-                .await?;
-            let rows = found.pop().unwrap_or_default();
-            let Some(row) = found.pop().and_then(|g| g.into_iter().next()) else {
-                return Ok(None);
-            };
-            let info = info_from_row(&row)?;
-            let actions = rows
-                .iter()
-                .map(|r| action_from_row(r, &id, &info))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Some(StoredGame { info, actions }))
-        })
+    fn failure(&self) -> Option<String> {
+        self.health().refusal()
     }
 
-    fn append_action(
-        &self,
-        id: String,
-        takebacks: u32,
-        a: StoredAction,
-        ending: Option<Outcome>,
-        deadline: Option<i64>,
-    ) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            let ply =
-                i32::try_from(a.ply).map_err(|_| StoreError::Other("ply too large".into()))?;
-            // The game's row first: a takeback or resignation committing
-            // meanwhile is seen (a conflict), and the primary key refuses
-            // a second commit of the ply.
-            let mut stmts = vec![
-                lock_at(&id, takebacks),
-                stmt(
-                    "INSERT INTO actions (game_id, ply, action, created_at, position, captured)
-                 VALUES ($1, $2, $3, $4, $5, $6)",
-                    vec![
-                        Box::new(id.clone()),
-                        Box::new(ply),
-                        Box::new(a.action.to_string()),
-                        Box::new(a.at),
-                        Box::new(a.position.map(|p| p.to_string())),
-                        Box::new(holes_text(&a.captured)),
-                    ],
-                ),
-            ];
-            stmts.push(match ending {
-                Some(o) => stmt(
-                    "UPDATE games SET status = 'over', result = $2, reason = $3,
-                         updated_at = $4, takeback_request = NULL, deadline = NULL
-                     WHERE id = $1",
-                    vec![
-                        Box::new(id.clone()),
-                        Box::new(o.to_string()),
-                        Box::new(o.reason.as_str().to_string()),
-                        Box::new(a.at),
-                    ],
-                ),
-                None => stmt(
-                    "UPDATE games SET updated_at = $2, takeback_request = NULL, deadline = $3
-                     WHERE id = $1",
-                    vec![Box::new(id.clone()), Box::new(a.at), Box::new(deadline)],
-                ),
-            });
-            store.write(stmts).await?;
-            store.announce(id, a.ply);
-            Ok(())
-        })
+    fn origin(&self) -> Option<&str> {
+        Some(&self.0.origin)
     }
 
-    fn change_game(&self, id: String, at: At, change: GameChange, now: i64) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            let mut stmts = vec![lock_at(&id, at.takebacks), check_ply(&id, at.ply)];
-            let mut ply = at.ply;
-            match change {
-                GameChange::Forfeit { forfeit, result } => {
-                    let (reason, resigned, loser) = super::forfeit_columns(forfeit);
-                    stmts.push(stmt(
-                        "UPDATE games SET status = 'over', result = $2, reason = $3,
-                             resigned = $4, loser = $5, takeback_request = NULL,
-                             deadline = NULL, updated_at = $6
-                         WHERE id = $1",
-                        vec![
-                            Box::new(id.clone()),
-                            Box::new(result),
-                            Box::new(reason.to_string()),
-                            Box::new(resigned),
-                            Box::new(loser),
-                            Box::new(now),
-                        ],
-                    ))
-                }
-                GameChange::TakeBack { to, deadline } => {
-                    ply = to;
-                    let to = i32::try_from(to).unwrap_or(i32::MAX);
-                    stmts.push(stmt(
-                        "DELETE FROM actions WHERE game_id = $1 AND ply > $2",
-                        vec![Box::new(id.clone()), Box::new(to)],
-                    ));
-                    // Claims on AI turns of the plies taken back are void:
-                    // the next AI turn is claimed afresh.
-                    stmts.push(stmt(
-                        "DELETE FROM ai_claims WHERE game_id = $1 AND ply >= $2",
-                        vec![Box::new(id.clone()), Box::new(to)],
-                    ));
-                    stmts.push(stmt(
-                        "UPDATE games SET takebacks = takebacks + 1, takeback_request = NULL,
-                             updated_at = $2, deadline = $3
-                         WHERE id = $1",
-                        vec![Box::new(id.clone()), Box::new(now), Box::new(deadline)],
-                    ));
-                }
-                GameChange::Request(who) => stmts.push(stmt(
-                    "UPDATE games SET takeback_request = $2, updated_at = $3 WHERE id = $1",
-                    vec![
-                        Box::new(id.clone()),
-                        Box::new(who.map(|p| p.char().to_string())),
-                        Box::new(now),
-                    ],
-                )),
-                GameChange::Credit { credits, deadline } => stmts.push(stmt(
-                    "UPDATE games SET clock_credits = $2, deadline = $3 WHERE id = $1",
-                    vec![
-                        Box::new(id.clone()),
-                        Box::new(super::credits_text(&credits)),
-                        Box::new(deadline),
-                    ],
-                )),
-            }
-            store.write(stmts).await?;
-            store.announce(id, ply);
-            Ok(())
-        })
-    }
-
-    fn claim_invite(
-        &self,
-        id: String,
-        code: String,
-        seat: Player,
-        claim: super::SeatClaim,
-    ) -> StoreFuture<bool> {
-        let (column, name, player) = match seat {
-            Player::A => ("token_a", "name_a", "player_a"),
-            Player::B => ("token_b", "name_b", "player_b"),
-        };
-        let store = self.clone();
-        Box::pin(async move {
-            let counts = store
-                .write(vec![stmt(
-                    format!(
-                        "UPDATE games SET invite = NULL, {column} = $3, status = 'playing',
-                             updated_at = $4, started_at = $4, deadline = $5, {name} = $6,
-                             {player} = $7
-                         WHERE id = $1 AND invite = $2 AND status = 'waiting'"
-                    ),
-                    vec![
-                        Box::new(id.clone()),
-                        Box::new(code),
-                        Box::new(claim.token),
-                        Box::new(claim.now),
-                        Box::new(claim.deadline),
-                        Box::new(claim.name),
-                        Box::new(claim.player),
-                    ],
-                )])
-                .await?;
-            let claimed = counts.first() == Some(&1);
-            if claimed {
-                store.announce(id, 0);
-            }
-            Ok(claimed)
-        })
-    }
-
-    fn set_device(&self, id: String, seat: Seat, code: Option<String>) -> StoreFuture<()> {
-        let column = match seat {
-            Seat::A => "device_a",
-            Seat::B => "device_b",
-            Seat::Both => "device_both",
-        };
-        let store = self.clone();
-        Box::pin(async move {
-            store
-                .write(vec![stmt(
-                    format!("UPDATE games SET {column} = $2 WHERE id = $1"),
-                    vec![Box::new(id.clone()), Box::new(code)],
-                )])
-                .await?;
-            store.announce(id, 0);
-            Ok(())
-        })
-    }
-
-    fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            store
-                .write(remember(&session, &id, &token).into())
-                .await
-                .map(|_| ())
-        })
-    }
-
-    fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT t.token FROM account_seats t
-                     JOIN account_sessions s ON s.account_id = t.account_id
-                     WHERE s.session = $1 AND t.game_id = $2
-                     UNION ALL
-                     SELECT token FROM session_seats WHERE session = $1 AND game_id = $2
-                     LIMIT 1",
-                    vec![Box::new(session), Box::new(id)],
-                ))
-                .await?;
-            match rows.first() {
-                None => Ok(None),
-                Some(r) => r
-                    .try_get::<_, String>(0)
-                    .map(Some)
-                    .map_err(|e| StoreError::Other(e.to_string())),
-            }
-        })
-    }
-
-    fn post_chat(
-        &self,
-        game: String,
-        player: Player,
-        text: String,
-        at: i64,
-    ) -> StoreFuture<ChatLine> {
-        let store = self.clone();
-        Box::pin(async move {
-            // The next number under the game's row lock: messages of one game
-            // one after the other, whatever the server.
-            for _ in 0..5 {
-                let rows = store
-                    .read_one(stmt(
-                        "SELECT COALESCE(MAX(n), 0) + 1 FROM chat WHERE game_id = $1",
-                        vec![Box::new(game.clone())],
-                    ))
-                    .await?;
-                let n: i32 = rows
-                    .first()
-                    .map(|r| r.try_get(0))
-                    .transpose()
-                    .map_err(|e| StoreError::Other(e.to_string()))?
-                    .unwrap_or(1);
-                match store
-                    .write(vec![stmt(
-                        "INSERT INTO chat (game_id, n, player, text, at) VALUES ($1, $2, $3, $4, $5)",
-                        vec![
-                            Box::new(game.clone()),
-                            Box::new(n),
-                            Box::new(player.char().to_string()),
-                            Box::new(text.clone()),
-                            Box::new(at),
-                        ],
-                    )])
-                    .await
-                {
-                    Ok(_) => {
-                        return Ok(ChatLine {
-                            n: u32::try_from(n).unwrap_or(0),
-                            from: player,
-                            text,
-                            at,
-                        })
-                    }
-                    Err(StoreError::Conflict) => continue,
-                    Err(e) => return Err(e),
-                }
-            }
-            Err(StoreError::Other("chat: too many messages at once".into()))
-        })
-    }
-
-    fn chat_after(&self, game: String, after: u32) -> StoreFuture<Vec<ChatLine>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT n, player, text, at FROM (SELECT * FROM chat WHERE game_id = $1
-                         AND n > $2 ORDER BY n DESC LIMIT 100) t ORDER BY n",
-                    vec![
-                        Box::new(game),
-                        Box::new(i32::try_from(after).unwrap_or(i32::MAX)),
-                    ],
-                ))
-                .await?;
-            rows.iter()
-                .map(|r| {
-                    let n: i32 = col(r, "?", "n")?;
-                    let p: String = col(r, "?", "player")?;
-                    Ok(ChatLine {
-                        n: u32::try_from(n).unwrap_or(0),
-                        from: if p == "B" { Player::B } else { Player::A },
-                        text: col(r, "?", "text")?,
-                        at: col(r, "?", "at")?,
-                    })
-                })
-                .collect()
-        })
-    }
-
-    fn report_chat(&self, game: String, n: u32, reporter: Player, at: i64) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            store
-                .write(vec![stmt(
-                    "INSERT INTO chat_reports (game_id, n, reporter, at) VALUES ($1, $2, $3, $4)
-                     ON CONFLICT DO NOTHING",
-                    vec![
-                        Box::new(game),
-                        Box::new(i32::try_from(n).unwrap_or(i32::MAX)),
-                        Box::new(reporter.char().to_string()),
-                        Box::new(at),
-                    ],
-                )])
-                .await?;
-            Ok(())
-        })
-    }
-
-    fn record_abort(&self, player: String, game: String, at: i64) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            store
-                .write(vec![stmt(
-                    "INSERT INTO aborts (player, game_id, at) VALUES ($1, $2, $3)
-                     ON CONFLICT DO NOTHING",
-                    vec![Box::new(player), Box::new(game), Box::new(at)],
-                )])
-                .await?;
-            Ok(())
-        })
-    }
-
-    fn aborts_since(&self, player: String, since: i64) -> StoreFuture<Vec<i64>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT at FROM aborts WHERE player = $1 AND at > $2 ORDER BY at",
-                    vec![Box::new(player), Box::new(since)],
-                ))
-                .await?;
-            rows.iter()
-                .map(|r| r.try_get::<_, i64>(0))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| StoreError::Other(e.to_string()))
-        })
-    }
-
-    fn forget_idle_players(&self, before: i64) -> StoreFuture<u64> {
-        let store = self.clone();
-        Box::pin(async move {
-            let counts = store
-                .write(vec![stmt(
-                    "DELETE FROM players WHERE updated_at <= $1
-                        AND NOT EXISTS (SELECT 1 FROM account_sessions a
-                                        WHERE a.session = players.session)
-                        AND NOT EXISTS (SELECT 1 FROM session_seats s
-                                        WHERE s.session = players.session)
-                        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_a = players.id)
-                        AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_b = players.id)
-                        AND NOT EXISTS (SELECT 1 FROM challenges c
-                                        WHERE c.session = players.session)",
-                    vec![Box::new(before)],
-                )])
-                .await?;
-            Ok(counts.first().copied().unwrap_or(0))
-        })
-    }
-
-    fn active_ai_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT id FROM games WHERE mode = 'ai' AND status = 'playing'
-                     ORDER BY updated_at DESC LIMIT $1",
-                    vec![Box::new(i64::from(limit))],
-                ))
-                .await?;
-            rows.iter()
-                .map(|r| r.try_get::<_, String>(0))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| StoreError::Other(e.to_string()))
-        })
-    }
-
-    fn create_session(&self, session: String, now: i64) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            store.write(start_session(&session, None, now)).await?;
-            Ok(())
-        })
-    }
-
-    fn session_exists(&self, session: String) -> StoreFuture<bool> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT 1 FROM sessions WHERE id = $1",
-                    vec![Box::new(session)],
-                ))
-                .await?;
-            Ok(!rows.is_empty())
-        })
-    }
-
-    fn player(&self, session: String) -> StoreFuture<Option<StoredPlayer>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(PLAYER_OF, vec![Box::new(session)]))
-                .await?;
-            rows.first().map(player_from_row).transpose()
-        })
-    }
-
-    fn create_player(
-        &self,
-        session: String,
-        p: StoredPlayer,
-        now: i64,
-    ) -> StoreFuture<StoredPlayer> {
-        let store = self.clone();
-        Box::pin(async move {
-            store
-                .write(vec![stmt(
-                    "INSERT INTO players (session, id, name, created_at, updated_at)
-                     VALUES ($1, $2, $3, $4, $4) ON CONFLICT (session) DO NOTHING",
-                    vec![
-                        Box::new(session.clone()),
-                        Box::new(p.id),
-                        Box::new(p.name),
-                        Box::new(now),
-                    ],
-                )])
-                .await?;
-            let rows = store
-                .read_one(stmt(PLAYER_OF, vec![Box::new(session)]))
-                .await?;
-            rows.first()
-                .map(player_from_row)
-                .transpose()?
-                .ok_or_else(|| StoreError::Other("the player just made is missing".into()))
-        })
-    }
-
-    fn account_by_key(&self, key: String) -> StoreFuture<Option<StoredAccount>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT a.id, a.username, a.password FROM account_keys k
-                     JOIN accounts a ON a.id = k.account_id WHERE k.key = $1",
-                    vec![Box::new(key)],
-                ))
-                .await?;
-            rows.first()
-                .map(|r| {
-                    Ok(StoredAccount {
-                        id: col(r, "?", "id")?,
-                        username: col(r, "?", "username")?,
-                        password: col(r, "?", "password")?,
-                    })
-                })
-                .transpose()
-        })
-    }
-
-    fn keys_taken(&self, keys: Vec<String>) -> StoreFuture<bool> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT 1 FROM account_keys WHERE key = ANY($1)",
-                    vec![Box::new(keys)],
-                ))
-                .await?;
-            Ok(!rows.is_empty())
-        })
-    }
-
-    fn create_account(
-        &self,
-        a: StoredAccount,
-        keys: Vec<String>,
-        from: String,
-        to: String,
-        now: i64,
-    ) -> StoreFuture<bool> {
-        let store = self.clone();
-        Box::pin(async move {
-            let mut stmts: Vec<Stmt> = keys
-                .into_iter()
-                .map(|k| {
-                    stmt(
-                        "INSERT INTO account_keys (key, account_id) VALUES ($1, $2)",
-                        vec![Box::new(k), Box::new(a.id.clone())],
-                    )
-                })
-                .collect();
-            stmts.push(stmt(
-                "INSERT INTO accounts (id, username, password, created_at, updated_at)
-                 VALUES ($1, $2, $3, $4, $4)",
-                vec![
-                    Box::new(a.id.clone()),
-                    Box::new(a.username.clone()),
-                    Box::new(a.password),
-                    Box::new(now),
-                ],
-            ));
-            stmts.push(stmt(
-                "UPDATE players SET session = $2, name = $3, updated_at = $4 WHERE session = $1",
-                vec![
-                    Box::new(from.clone()),
-                    Box::new(to.clone()),
-                    Box::new(a.username),
-                    Box::new(now),
-                ],
-            ));
-            stmts.extend(end_into_account(&from, &a.id));
-            stmts.extend(start_session(&to, Some(&a.id), now));
-            match store.write(stmts).await {
-                Ok(_) => Ok(true),
-                Err(StoreError::Conflict) => Ok(false),
-                Err(e) => Err(e),
-            }
-        })
-    }
-
-    fn log_in(&self, account: String, from: String, to: String, now: i64) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            let mut stmts = end_into_account(&from, &account);
-            stmts.extend(start_session(&to, Some(&account), now));
-            store.write(stmts).await?;
-            Ok(())
-        })
-    }
-
-    fn ratings_of(&self, account: String) -> StoreFuture<Vec<StoredRating>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT pace, rating, deviation, volatility, games FROM ratings
-                     WHERE account_id = $1 ORDER BY pace",
-                    vec![Box::new(account)],
-                ))
-                .await?;
-            rows.iter().map(rating_from_row).collect()
-        })
-    }
-
-    fn rate_game(&self, game: String, updates: Vec<RatingUpdate>, now: i64) -> StoreFuture<bool> {
-        let store = self.clone();
-        Box::pin(async move {
-            let mut stmts = Vec::new();
-            for u in updates {
-                let a = u.after;
-                let games = i32::try_from(a.games).unwrap_or(i32::MAX);
-                stmts.push(if u.before == 0 {
-                    stmt(
-                        "INSERT INTO ratings (account_id, pace, rating, deviation, volatility,
-                             games, updated_at)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                        vec![
-                            Box::new(u.account.clone()),
-                            Box::new(a.pace.clone()),
-                            Box::new(a.rating),
-                            Box::new(a.deviation),
-                            Box::new(a.volatility),
-                            Box::new(games),
-                            Box::new(now),
-                        ],
-                    )
-                    .expect(1)
-                } else {
-                    stmt(
-                        "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5,
-                             games = $6, updated_at = $7
-                         WHERE account_id = $1 AND pace = $2 AND games = $8",
-                        vec![
-                            Box::new(u.account.clone()),
-                            Box::new(a.pace.clone()),
-                            Box::new(a.rating),
-                            Box::new(a.deviation),
-                            Box::new(a.volatility),
-                            Box::new(games),
-                            Box::new(now),
-                            Box::new(i32::try_from(u.before).unwrap_or(i32::MAX)),
-                        ],
-                    )
-                    .expect(1)
-                });
-                stmts.push(stmt(
-                    "INSERT INTO rating_history (account_id, game_id, pace, rating, deviation, at)
-                     VALUES ($1, $2, $3, $4, $5, $6)",
-                    vec![
-                        Box::new(u.account),
-                        Box::new(game.clone()),
-                        Box::new(a.pace),
-                        Box::new(a.rating),
-                        Box::new(a.deviation),
-                        Box::new(now),
-                    ],
-                ));
-            }
-            match store.write(stmts).await {
-                Ok(_) => Ok(true),
-                Err(StoreError::Conflict) => Ok(false),
-                Err(e) => Err(e),
-            }
-        })
-    }
-
-    fn rating_history(&self, account: String) -> StoreFuture<Vec<HistoryPoint>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT game_id, pace, rating, deviation, at FROM rating_history
-                     WHERE account_id = $1 ORDER BY at, game_id",
-                    vec![Box::new(account)],
-                ))
-                .await?;
-            rows.iter()
-                .map(|r| {
-                    Ok(HistoryPoint {
-                        game: col(r, "?", "game_id")?,
-                        pace: col(r, "?", "pace")?,
-                        rating: col(r, "?", "rating")?,
-                        deviation: col(r, "?", "deviation")?,
-                        at: col(r, "?", "at")?,
-                    })
-                })
-                .collect()
-        })
-    }
-
-    fn leaderboard(&self, pace: String, limit: u32) -> StoreFuture<Vec<Ranked>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT a.id, a.username, r.pace, r.rating, r.deviation, r.volatility, r.games
-                     FROM ratings r JOIN accounts a ON a.id = r.account_id
-                     WHERE r.pace = $1 ORDER BY r.rating DESC, a.username LIMIT $2",
-                    vec![Box::new(pace), Box::new(i64::from(limit))],
-                ))
-                .await?;
-            rows.iter()
-                .map(|r| {
-                    Ok(Ranked {
-                        id: col(r, "?", "id")?,
-                        username: col(r, "?", "username")?,
-                        rating: rating_from_row(r)?,
-                    })
-                })
-                .collect()
-        })
-    }
-
-    fn player_games(
-        &self,
-        player: String,
-        limit: u32,
-    ) -> StoreFuture<Vec<(GameInfo, Option<String>)>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT * FROM games WHERE player_a = $1 OR player_b = $1
-                     ORDER BY created_at DESC LIMIT $2",
-                    vec![Box::new(player), Box::new(i64::from(limit))],
-                ))
-                .await?;
-            rows.iter()
-                .map(|r| Ok((info_from_row(r)?, col(r, "?", "result")?)))
-                .collect()
-        })
-    }
-
-    fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT id FROM games g WHERE rated AND status = 'over'
-                         AND (reason IS NULL OR reason <> 'abort') AND player_a <> player_b
-                         AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.game_id = g.id)
-                     LIMIT $1",
-                    vec![Box::new(i64::from(limit))],
-                ))
-                .await?;
-            rows.iter()
-                .map(|r| r.try_get::<_, String>(0))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| StoreError::Other(e.to_string()))
-        })
-    }
-
-    fn log_out(&self, session: String) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            store.write(end_session(&session)).await?;
-            Ok(())
-        })
-    }
-
-    fn set_password(
-        &self,
-        account: String,
-        hash: String,
-        from: String,
-        to: String,
-        now: i64,
-    ) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            store
-                .write(
-                    vec![
-                        stmt(
-                            "UPDATE accounts SET password = $2, updated_at = $3 WHERE id = $1",
-                            vec![Box::new(account.clone()), Box::new(hash), Box::new(now)],
-                        ),
-                        // Every session of the account ends, the one asking too.
-                        stmt(
-                            "DELETE FROM session_seats WHERE session = $2 OR session IN
-                         (SELECT session FROM account_sessions WHERE account_id = $1)",
-                            vec![Box::new(account.clone()), Box::new(from.clone())],
-                        ),
-                        stmt(
-                            "DELETE FROM sessions WHERE id = $2 OR id IN
-                         (SELECT session FROM account_sessions WHERE account_id = $1)",
-                            vec![Box::new(account.clone()), Box::new(from.clone())],
-                        ),
-                        stmt(
-                            "DELETE FROM account_sessions WHERE account_id = $1 OR session = $2",
-                            vec![Box::new(account.clone()), Box::new(from)],
-                        ),
-                    ]
-                    .into_iter()
-                    .chain(start_session(&to, Some(&account), now))
-                    .collect(),
-                )
-                .await?;
-            Ok(())
-        })
-    }
-
-    fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            store
-                .write(vec![stmt(
-                    "UPDATE players SET name = $2, updated_at = $3 WHERE session = $1",
-                    vec![Box::new(session), Box::new(name), Box::new(now)],
-                )])
-                .await?;
-            Ok(())
-        })
-    }
-
-    fn post_challenge(&self, ch: StoredChallenge) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            store
-                .write(vec![stmt(
-                    "INSERT INTO challenges (id, session, player, name, rules, clock, colour,
-                         rated, quick, created_at, seen_at, rating)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)",
-                    vec![
-                        Box::new(ch.id),
-                        Box::new(ch.session),
-                        Box::new(ch.player),
-                        Box::new(ch.name),
-                        Box::new(ch.rules.to_string()),
-                        Box::new(ch.clock.map(|t| t.to_string())),
-                        Box::new(ch.colour.map(|p| p.char().to_string())),
-                        Box::new(ch.rated),
-                        Box::new(ch.quick),
-                        Box::new(ch.created_at),
-                        Box::new(ch.rating),
-                    ],
-                )])
-                .await?;
-            Ok(())
-        })
-    }
-
-    fn cancel_challenges(&self, session: String, id: Option<String>) -> StoreFuture<u64> {
-        let store = self.clone();
-        Box::pin(async move {
-            let counts = store
-                .write(vec![stmt(
-                    "DELETE FROM challenges WHERE session = $1 AND game_id IS NULL
-                         AND ($2::TEXT IS NULL OR id = $2)",
-                    vec![Box::new(session), Box::new(id)],
-                )])
-                .await?;
-            Ok(counts.first().copied().unwrap_or(0))
-        })
-    }
-
-    fn open_challenges(&self, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT * FROM challenges WHERE game_id IS NULL
-                     ORDER BY created_at DESC, id DESC LIMIT $1",
-                    vec![Box::new(i64::from(limit))],
-                ))
-                .await?;
-            rows.iter().map(challenge_from_row).collect()
-        })
-    }
-
-    fn challenge(&self, id: String) -> StoreFuture<Option<StoredChallenge>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT * FROM challenges WHERE id = $1",
-                    vec![Box::new(id)],
-                ))
-                .await?;
-            rows.first().map(challenge_from_row).transpose()
-        })
-    }
-
-    fn find_matches(&self, seek: StoredChallenge, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT * FROM challenges WHERE game_id IS NULL AND quick
-                         AND clock IS NOT DISTINCT FROM $1 AND rules = $2 AND rated = $3
-                         AND player <> $4
-                     ORDER BY created_at, id LIMIT $5",
-                    vec![
-                        Box::new(seek.clock.map(|t| t.to_string())),
-                        Box::new(seek.rules.to_string()),
-                        Box::new(seek.rated),
-                        Box::new(seek.player),
-                        Box::new(i64::from(limit)),
-                    ],
-                ))
-                .await?;
-            rows.iter().map(challenge_from_row).collect()
-        })
-    }
-
-    fn pair(
-        &self,
-        taken: Vec<String>,
-        game: GameInfo,
-        seats: Vec<(String, String)>,
-    ) -> StoreFuture<bool> {
-        let store = self.clone();
-        Box::pin(async move {
-            // Rows locked in one order by every pairing: two that race for
-            // the same seeks wait for each other instead of deadlocking.
-            let mut taken = taken;
-            taken.sort();
-            let mut stmts: Vec<Stmt> = taken
-                .iter()
-                .map(|id| {
-                    stmt(
-                        "UPDATE challenges SET game_id = $2 WHERE id = $1 AND game_id IS NULL",
-                        vec![Box::new(id.clone()), Box::new(game.id.clone())],
-                    )
-                    .expect(1)
-                })
-                .collect();
-            stmts.push(insert_game(&game));
-            for (session, token) in seats {
-                stmts.extend(remember(&session, &game.id, &token));
-            }
-            match store.write(stmts).await {
-                Ok(_) => Ok(true),
-                Err(StoreError::Conflict) => Ok(false),
-                Err(e) => Err(e),
-            }
-        })
-    }
-
-    fn touch_challenges(&self, sessions: Vec<String>, now: i64) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            if sessions.is_empty() {
-                return Ok(());
-            }
-            store
-                .write(vec![stmt(
-                    "UPDATE challenges SET seen_at = $2
-                     WHERE session = ANY($1) AND game_id IS NULL",
-                    vec![Box::new(sessions), Box::new(now)],
-                )])
-                .await?;
-            Ok(())
-        })
-    }
-
-    fn expire_challenges(&self, unseen_before: i64, taken_before: i64) -> StoreFuture<u64> {
-        let store = self.clone();
-        Box::pin(async move {
-            let counts = store
-                .write(vec![stmt(
-                    "DELETE FROM challenges WHERE (game_id IS NULL AND seen_at < $1)
-                         OR (game_id IS NOT NULL AND created_at < $2)",
-                    vec![Box::new(unseen_before), Box::new(taken_before)],
-                )])
-                .await?;
-            Ok(counts.first().copied().unwrap_or(0))
-        })
-    }
-
-    fn playing_now(&self, limit: u32) -> StoreFuture<Vec<GameInfo>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT * FROM games WHERE mode = 'friend' AND status = 'playing'
-                     ORDER BY started_at DESC LIMIT $1",
-                    vec![Box::new(i64::from(limit))],
-                ))
-                .await?;
-            rows.iter().map(info_from_row).collect()
-        })
+    /// Through the notifier: after the commit, in a batch.
+    fn announce(&self, game: String, ply: u32) {
+        let _ = self.0.outbox.send((game, ply));
     }
 
     fn announce_lobby(&self, event: String) {
         // With the games' notices, in the same batches: `~EVENT` is never a
         // game id (those are base-32 letters and digits).
-        let _ = self
-            .0
-            .outbox
-            .send((format!("~{}", event.replace(' ', "/")), 0));
-    }
-
-    fn set_away(&self, id: String, seat: Player, since: Option<i64>) -> StoreFuture<()> {
-        let column = match seat {
-            Player::A => "away_a",
-            Player::B => "away_b",
-        };
-        let store = self.clone();
-        Box::pin(async move {
-            store
-                .write(vec![stmt(
-                    format!("UPDATE games SET {column} = $2 WHERE id = $1"),
-                    vec![Box::new(id.clone()), Box::new(since)],
-                )])
-                .await?;
-            store.announce(id, 0);
-            Ok(())
-        })
-    }
-
-    fn heartbeat(
-        &self,
-        server: String,
-        now: i64,
-        games: Vec<String>,
-        dead_before: i64,
-    ) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            let mut stmts = vec![stmt(
-                "INSERT INTO servers (id, alive_at) VALUES ($1, $2)
-                 ON CONFLICT (id) DO UPDATE SET alive_at = excluded.alive_at",
-                vec![Box::new(server.clone()), Box::new(now)],
-            )];
-            if !games.is_empty() {
-                stmts.push(stmt(
-                    "UPDATE games SET server = $2 WHERE id = ANY($1) AND (server IS NULL
-                         OR server NOT IN (SELECT id FROM servers WHERE alive_at >= $3))",
-                    vec![Box::new(games), Box::new(server), Box::new(dead_before)],
-                ));
-            }
-            store.write(stmts).await?;
-            Ok(())
-        })
-    }
-
-    fn take_over(&self, id: String, server: String, dead_before: i64) -> StoreFuture<Option<i64>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT g.server, s.alive_at FROM games g
-                     LEFT JOIN servers s ON s.id = g.server WHERE g.id = $1",
-                    vec![Box::new(id.clone())],
-                ))
-                .await?;
-            let Some(r) = rows.first() else {
-                return Ok(None);
-            };
-            let other = |e: tokio_postgres::Error| StoreError::Other(e.to_string());
-            let was: Option<String> = r.try_get(0).map_err(other)?;
-            let alive_at: Option<i64> = r.try_get(1).map_err(other)?;
-            let credit = match (&was, alive_at) {
-                (Some(w), _) if *w == server => return Ok(None),
-                (Some(_), Some(at)) if at >= dead_before => return Ok(None),
-                (Some(_), at) => at,
-                (None, _) => None,
-            };
-            // Compare and set: of two servers taking over at once, one
-            // changes the row; the other is told there is nothing to credit.
-            match store
-                .write(vec![stmt(
-                    "UPDATE games SET server = $2 WHERE id = $1 AND server IS NOT DISTINCT FROM $3",
-                    vec![Box::new(id), Box::new(server), Box::new(was)],
-                )
-                .expect(1)])
-                .await
-            {
-                Ok(_) => Ok(credit),
-                Err(StoreError::Conflict) => Ok(None),
-                Err(e) => Err(e),
-            }
-        })
-    }
-
-    fn set_watchers(
-        &self,
-        server: String,
-        counts: Vec<(String, u32)>,
-        now: i64,
-    ) -> StoreFuture<()> {
-        let store = self.clone();
-        Box::pin(async move {
-            let mut stmts = vec![stmt(
-                "DELETE FROM watchers WHERE server = $1",
-                vec![Box::new(server.clone())],
-            )];
-            for (g, n) in counts {
-                stmts.push(stmt(
-                    "INSERT INTO watchers (game_id, server, n, at) VALUES ($1, $2, $3, $4)",
-                    vec![
-                        Box::new(g),
-                        Box::new(server.clone()),
-                        Box::new(i32::try_from(n).unwrap_or(i32::MAX)),
-                        Box::new(now),
-                    ],
-                ));
-            }
-            store.write(stmts).await?;
-            Ok(())
-        })
-    }
-
-    fn watchers(&self, ids: Vec<String>, since: i64) -> StoreFuture<Vec<(String, u32)>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT game_id, SUM(n)::INTEGER FROM watchers
-                     WHERE game_id = ANY($1) AND at > $2 GROUP BY game_id",
-                    vec![Box::new(ids), Box::new(since)],
-                ))
-                .await?;
-            rows.iter()
-                .map(|r| {
-                    let g: String = r.try_get(0).map_err(|e| StoreError::Other(e.to_string()))?;
-                    let n: i32 = r.try_get(1).map_err(|e| StoreError::Other(e.to_string()))?;
-                    Ok((g, u32::try_from(n).unwrap_or(0)))
-                })
-                .collect()
-        })
-    }
-
-    fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1
-                         AND status = 'playing'
-                     ORDER BY deadline LIMIT $2",
-                    vec![Box::new(now), Box::new(i64::from(limit))],
-                ))
-                .await?;
-            rows.iter()
-                .map(|r| r.try_get::<_, String>(0))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| StoreError::Other(e.to_string()))
-        })
+        self.announce(format!("~{}", event.replace(' ', "/")), 0);
     }
 
     fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<Notice>> {
         Some(self.0.notices.subscribe())
     }
+}
 
-    fn latest_plies(&self, ids: Vec<String>) -> StoreFuture<Vec<(String, u32)>> {
-        let store = self.clone();
-        Box::pin(async move {
-            let rows = store
-                .read_one(stmt(
-                    "SELECT game_id, max(ply) FROM actions WHERE game_id = ANY($1)
-                     GROUP BY game_id",
-                    vec![Box::new(ids)],
-                ))
-                .await?;
-            rows.iter()
-                .map(|r| {
-                    let ply: i32 = r.try_get(1)?;
-                    Ok((r.try_get::<_, String>(0)?, ply.max(0) as u32))
-                })
-                .collect::<Result<Vec<_>, tokio_postgres::Error>>()
-                .map_err(|e| StoreError::Other(e.to_string()))
+type BoxError = Box<dyn std::error::Error + Sync + Send>;
+
+/// Binds at the parameter's type: an integer at its width (PostgreSQL
+/// refuses a `BIGINT` for an `INTEGER`), a number as a float of its size.
+impl ToSql for Value {
+    fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> Result<IsNull, BoxError> {
+        fn checked<T: ToSql>(v: &T, ty: &Type, out: &mut BytesMut) -> Result<IsNull, BoxError> {
+            if !T::accepts(ty) {
+                return Err(
+                    format!("a {} parameter given {}", ty, std::any::type_name::<T>()).into(),
+                );
+            }
+            v.to_sql(ty, out)
+        }
+        match self {
+            Value::Null => Ok(IsNull::Yes),
+            Value::Int(i) if *ty == Type::INT2 => checked(&i16::try_from(*i)?, ty, out),
+            Value::Int(i) if *ty == Type::INT4 => checked(&i32::try_from(*i)?, ty, out),
+            Value::Int(i) => checked(i, ty, out),
+            Value::Real(f) if *ty == Type::FLOAT4 => checked(&(*f as f32), ty, out),
+            Value::Real(f) => checked(f, ty, out),
+            Value::Text(s) => checked(s, ty, out),
+            Value::Bool(b) => checked(b, ty, out),
+            Value::List(v) => checked(v, ty, out),
+        }
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    tokio_postgres::types::to_sql_checked!();
+}
+
+/// Reads the column types the schema has.
+impl<'a> FromSql<'a> for Value {
+    fn from_sql(ty: &Type, raw: &'a [u8]) -> Result<Value, BoxError> {
+        Ok(match *ty {
+            Type::INT2 => Value::Int(i16::from_sql(ty, raw)?.into()),
+            Type::INT4 => Value::Int(i32::from_sql(ty, raw)?.into()),
+            Type::INT8 => Value::Int(i64::from_sql(ty, raw)?),
+            Type::FLOAT4 => Value::Real(f32::from_sql(ty, raw)?.into()),
+            Type::FLOAT8 => Value::Real(f64::from_sql(ty, raw)?),
+            Type::BOOL => Value::Bool(bool::from_sql(ty, raw)?),
+            // NUMERIC (a sum of BIGINTs) is not read: the statements cast.
+            _ => Value::Text(String::from_sql(ty, raw)?),
         })
     }
 
-    fn claim_ai_turn(&self, id: String, ply: u32, lease: std::time::Duration) -> StoreFuture<bool> {
-        let store = self.clone();
-        Box::pin(async move {
-            let now = now_ms();
-            let until = now + lease.as_millis() as i64;
-            let ply = i32::try_from(ply).map_err(|_| StoreError::Other("ply too large".into()))?;
-            // Taken if free, lapsed, or already this server's; the row's
-            // lock makes two servers' claims one after the other.
-            let counts = store
-                .write(vec![stmt(
-                    "INSERT INTO ai_claims (game_id, ply, server, until_ms) VALUES ($1, $2, $3, $4)
-                     ON CONFLICT (game_id, ply) DO UPDATE
-                         SET server = excluded.server, until_ms = excluded.until_ms
-                         WHERE ai_claims.server = excluded.server OR ai_claims.until_ms <= $5",
-                    vec![
-                        Box::new(id),
-                        Box::new(ply),
-                        Box::new(store.0.origin.clone()),
-                        Box::new(until),
-                        Box::new(now),
-                    ],
-                )])
-                .await?;
-            Ok(counts.first() == Some(&1))
-        })
+    fn from_sql_null(_: &Type) -> Result<Value, BoxError> {
+        Ok(Value::Null)
     }
 
-    fn failure(&self) -> Option<String> {
-        self.health().refusal()
+    fn accepts(ty: &Type) -> bool {
+        matches!(
+            *ty,
+            Type::INT2 | Type::INT4 | Type::INT8 | Type::FLOAT4 | Type::FLOAT8 | Type::BOOL
+        ) || <String as FromSql>::accepts(ty)
     }
 }
 

@@ -1,0 +1,189 @@
+//! The row mappers: rows of both databases into typed data. A value
+//! that does not read is an error naming its row (the game, challenge or
+//! account) and its column: [`StoreError::Damaged`].
+
+use gore_ai::Level;
+use gore_core::{Hole, Player, Position, Rules};
+
+use super::sql::{FromValue, Row};
+use super::{ChatLine, StoreError, StoredAction, StoredChallenge, StoredPlayer, StoredRating};
+use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
+
+pub(super) fn damaged(id: &str, why: impl Into<String>) -> StoreError {
+    StoreError::Damaged {
+        id: id.to_string(),
+        why: why.into(),
+    }
+}
+
+/// Column `c` of a row of `id` (a game, a challenge, an account), or the
+/// row is damaged.
+pub(super) fn col<T: FromValue>(r: &Row, id: &str, c: &str) -> Result<T, StoreError> {
+    r.get(c).map_err(|e| damaged(id, e))
+}
+
+/// Each row's first column.
+pub(super) fn firsts<T: FromValue>(rows: Vec<Row>) -> Result<Vec<T>, StoreError> {
+    rows.iter()
+        .map(|r| r.first().map_err(StoreError::Other))
+        .collect()
+}
+
+/// Reads a games row into typed data; a value that does not read is an
+/// error naming the game and the column.
+pub(super) fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
+    let id: String = col(r, "?", "id")?;
+    let id = id.as_str();
+    let word = |c: &str| -> Result<String, StoreError> { col(r, id, c) };
+    let opt = |c: &str| -> Result<Option<String>, StoreError> { col(r, id, c) };
+    let player = |c: &str| -> Result<Option<Player>, StoreError> {
+        opt(c)?
+            .map(|s| {
+                s.parse::<Player>()
+                    .map_err(|_| damaged(id, format!("{c} {s}")))
+            })
+            .transpose()
+    };
+    let mode = Mode::from_word(&word("mode")?).ok_or_else(|| damaged(id, "mode"))?;
+    let rules: Rules = word("rules")?
+        .parse()
+        .map_err(|e| damaged(id, format!("rules: {e}")))?;
+    let start = Position::from_gpn(&word("start")?, rules.variant)
+        .map_err(|e| damaged(id, format!("start: {e}")))?;
+    let stored: i64 = col(r, id, "level")?;
+    let perfect = stored == i64::from(PERFECT_LEVEL);
+    let level = match u8::try_from(stored) {
+        _ if perfect => Level::MAX,
+        Ok(l) => Level::new(l).map_err(|e| damaged(id, format!("level: {e}")))?,
+        Err(_) => return Err(damaged(id, format!("level {stored}"))),
+    };
+    let creator = Seat::from_word(&word("creator")?).ok_or_else(|| damaged(id, "creator"))?;
+    let ai_seat = player("ai_seat")?;
+    if (mode == Mode::Ai) != ai_seat.is_some() {
+        return Err(damaged(id, "an ai game has one ai seat, others none"));
+    }
+    let status = Status::from_word(&word("status")?).ok_or_else(|| damaged(id, "status"))?;
+    let reason = opt("reason")?;
+    let forfeit =
+        super::forfeit_from_columns(reason.as_deref(), player("resigned")?, player("loser")?)
+            .map_err(|e| damaged(id, e))?;
+    let clock = opt("clock")?
+        .map(|s| s.parse().map_err(|e| damaged(id, format!("clock: {e}"))))
+        .transpose()?;
+    Ok(GameInfo {
+        forfeit,
+        clock,
+        names: [opt("name_a")?, opt("name_b")?],
+        lobby: col(r, id, "lobby")?,
+        away: [col(r, id, "away_a")?, col(r, id, "away_b")?],
+        credits: super::credits_from_text(&word("clock_credits")?).map_err(|e| damaged(id, e))?,
+        players: [opt("player_a")?, opt("player_b")?],
+        rated: col(r, id, "rated")?,
+        ratings: [opt("rating_a")?, opt("rating_b")?],
+        started_at: col(r, id, "started_at")?,
+        deadline: col(r, id, "deadline")?,
+        takebacks: col(r, id, "takebacks")?,
+        takeback: player("takeback_request")?,
+        mode,
+        rules,
+        start,
+        level,
+        perfect,
+        honourable: col(r, id, "honourable")?,
+        creator,
+        ai_seat,
+        status,
+        created_at: col(r, id, "created_at")?,
+        rematch: opt("rematch")?,
+        tokens: PerSeat([opt("token_a")?, opt("token_b")?, opt("token_both")?]),
+        invite: opt("invite")?,
+        devices: PerSeat([opt("device_a")?, opt("device_b")?, opt("device_both")?]),
+        id: id.to_string(),
+    })
+}
+
+pub(super) fn action_from_row(r: &Row, info: &GameInfo) -> Result<StoredAction, StoreError> {
+    let id = info.id.as_str();
+    let ply: u32 = col(r, id, "ply")?;
+    let at = format!("ply {ply}");
+    let action: String = col(r, id, "action")?;
+    let position: Option<String> = col(r, id, "position")?;
+    let captured: Option<String> = col(r, id, "captured")?;
+    Ok(StoredAction {
+        ply,
+        action: action
+            .parse()
+            .map_err(|e| damaged(id, format!("{at}: {e}")))?,
+        captured: captured
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(|h| h.parse::<Hole>())
+            .collect::<Result<_, _>>()
+            .map_err(|e| damaged(id, format!("{at}: {e}")))?,
+        position: position
+            .map(|p| Position::from_gpn(&p, info.rules.variant))
+            .transpose()
+            .map_err(|e| damaged(id, format!("{at}: {e}")))?,
+        at: col(r, id, "created_at")?,
+    })
+}
+
+pub(super) fn challenge_from_row(r: &Row) -> Result<StoredChallenge, StoreError> {
+    let id: String = col(r, "?", "id")?;
+    let text = |c: &str| -> Result<Option<String>, StoreError> { col(r, &id, c) };
+    Ok(StoredChallenge {
+        rules: col::<String>(r, &id, "rules")?
+            .parse()
+            .map_err(|e| damaged(&id, format!("challenge rules: {e}")))?,
+        clock: text("clock")?
+            .map(|c| c.parse())
+            .transpose()
+            .map_err(|e| damaged(&id, format!("challenge clock: {e}")))?,
+        colour: text("colour")?
+            .map(|c| c.parse::<Player>())
+            .transpose()
+            .map_err(|_| damaged(&id, "challenge colour"))?,
+        session: col(r, &id, "session")?,
+        player: col(r, &id, "player")?,
+        name: col(r, &id, "name")?,
+        rated: col(r, &id, "rated")?,
+        quick: col(r, &id, "quick")?,
+        created_at: col(r, &id, "created_at")?,
+        game: text("game_id")?,
+        rating: text("rating")?,
+        id,
+    })
+}
+
+/// A ratings row of account `id`.
+pub(super) fn rating_from_row(r: &Row, id: &str) -> Result<StoredRating, StoreError> {
+    Ok(StoredRating {
+        pace: col(r, id, "pace")?,
+        rating: col(r, id, "rating")?,
+        deviation: col(r, id, "deviation")?,
+        volatility: col(r, id, "volatility")?,
+        games: col(r, id, "games")?,
+    })
+}
+
+/// A chat row of game `id`: its player is A or B, or the row is damaged.
+pub(super) fn chat_from_row(r: &Row, id: &str) -> Result<ChatLine, StoreError> {
+    let p: String = col(r, id, "player")?;
+    Ok(ChatLine {
+        n: col(r, id, "n")?,
+        from: p
+            .parse()
+            .map_err(|_| damaged(id, format!("chat player {p}")))?,
+        text: col(r, id, "text")?,
+        at: col(r, id, "at")?,
+    })
+}
+
+pub(super) fn player_from_row(r: &Row) -> Result<StoredPlayer, StoreError> {
+    let id: String = col(r, "?", "id")?;
+    Ok(StoredPlayer {
+        name: col(r, &id, "name")?,
+        account: col(r, &id, "account")?,
+        id,
+    })
+}

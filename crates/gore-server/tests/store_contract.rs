@@ -1,0 +1,933 @@
+//! The store's contract: every method of the store's traits, on SQLite
+//! always and on PostgreSQL when `GORE_TEST_POSTGRES` is set (a fresh
+//! database each). Each test runs its body against each store; the
+//! expected values follow from the traits' documents, not from either
+//! implementation.
+//!
+//! With the drift the two copies of the store once had: a damaged row
+//! names its game and is an error in both, as are a bad rating count and
+//! a chat line whose player is neither A nor B.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{fresh_pg_database, pg_connect, postgres_url};
+use gore_core::{Forfeit, Player, Position, Rules};
+use gore_server::domain::{GameInfo, Mode, PerSeat, Seat, Status};
+use gore_server::store::postgres::{PgOptions, PgStore};
+use gore_server::store::sqlite::SqliteStore;
+use gore_server::store::{
+    At, GameChange, RatingUpdate, SeatClaim, Store, StoreError, StoredAccount, StoredAction,
+    StoredChallenge, StoredPlayer, StoredRating,
+};
+
+/// A store under test, and a way to reach its database behind its back
+/// (to damage rows).
+struct Under {
+    name: &'static str,
+    store: Arc<dyn Store>,
+    raw: Raw,
+    _dir: Option<tempfile::TempDir>,
+}
+
+enum Raw {
+    Sqlite(PathBuf),
+    Pg(String),
+}
+
+impl Raw {
+    /// Runs `sql` (with `sqlite` instead on SQLite) outside the store.
+    async fn exec(&self, sql: &str, sqlite: &str) {
+        match self {
+            Raw::Sqlite(path) => {
+                let c = rusqlite::Connection::open(path).unwrap();
+                c.execute_batch(sqlite).unwrap();
+            }
+            Raw::Pg(url) => pg_connect(url).await.batch_execute(sql).await.unwrap(),
+        }
+    }
+}
+
+/// SQLite on a temporary file; PostgreSQL too with `GORE_TEST_POSTGRES`.
+async fn stores() -> Vec<Under> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("contract.sqlite3");
+    let mut v = vec![Under {
+        name: "sqlite",
+        store: Arc::new(SqliteStore::open(&path, Default::default()).unwrap()),
+        raw: Raw::Sqlite(path),
+        _dir: Some(dir),
+    }];
+    if let Some(base) = postgres_url() {
+        let url = fresh_pg_database(&base).await;
+        v.push(Under {
+            name: "postgres",
+            store: Arc::new(PgStore::connect(&url, PgOptions::default()).await.unwrap()),
+            raw: Raw::Pg(url),
+            _dir: None,
+        });
+    }
+    v
+}
+
+/// A game between people waiting for its friend, made at `at`.
+fn game(id: &str, at: i64) -> GameInfo {
+    let rules = Rules::STANDARD;
+    GameInfo {
+        id: id.to_string(),
+        mode: Mode::Friend,
+        rules,
+        start: Position::new(rules.variant),
+        level: gore_ai::Level::new(3).unwrap(),
+        perfect: false,
+        honourable: false,
+        creator: Seat::A,
+        ai_seat: None,
+        status: Status::Waiting,
+        created_at: at,
+        rematch: None,
+        tokens: PerSeat([Some(format!("ta-{id}")), None, None]),
+        invite: Some(format!("inv-{id}")),
+        devices: PerSeat([None, None, None]),
+        forfeit: None,
+        clock: None,
+        started_at: None,
+        names: [Some("Ama".into()), None],
+        players: [Some(format!("pa-{id}")), None],
+        rated: false,
+        ratings: [None, None],
+        away: [None, None],
+        credits: vec![],
+        lobby: false,
+        deadline: None,
+        takebacks: 0,
+        takeback: None,
+    }
+}
+
+/// The same game, being played by two players.
+fn playing(id: &str, at: i64) -> GameInfo {
+    let mut g = game(id, at);
+    g.status = Status::Playing;
+    g.invite = None;
+    g.tokens = PerSeat([Some(format!("ta-{id}")), Some(format!("tb-{id}")), None]);
+    g.players = [Some(format!("pa-{id}")), Some(format!("pb-{id}"))];
+    g.started_at = Some(at);
+    g
+}
+
+fn action(ply: u32, a: &str, at: i64) -> StoredAction {
+    StoredAction {
+        ply,
+        action: a.parse().unwrap(),
+        captured: vec![],
+        position: None,
+        at,
+    }
+}
+
+fn challenge(id: &str, session: &str, player: &str, at: i64) -> StoredChallenge {
+    StoredChallenge {
+        id: id.to_string(),
+        session: session.to_string(),
+        player: player.to_string(),
+        name: format!("name-{player}"),
+        rules: Rules::STANDARD,
+        clock: Some("5+3".parse().unwrap()),
+        colour: Some(Player::A),
+        rated: false,
+        quick: true,
+        created_at: at,
+        game: None,
+        rating: None,
+    }
+}
+
+fn conflict<T: std::fmt::Debug>(r: Result<T, StoreError>, what: &str) {
+    assert!(matches!(r, Err(StoreError::Conflict)), "{what}: {r:?}");
+}
+
+/// A game made, its actions appended in order, read back whole and after
+/// a ply; a second commit of a ply, or one at another takeback count, is
+/// a conflict; a rematch is linked from its game.
+#[tokio::test]
+async fn games_are_created_played_and_loaded() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        assert!(
+            s.load_game("nothing".into()).await.unwrap().is_none(),
+            "{n}"
+        );
+        s.create_game(playing("g1", 100), None).await.unwrap();
+        conflict(s.create_game(playing("g1", 100), None).await, "same id");
+        s.append_action("g1".into(), 0, action(1, "a3", 200), None, Some(5_000))
+            .await
+            .unwrap();
+        conflict(
+            s.append_action("g1".into(), 0, action(1, "a1", 201), None, None)
+                .await,
+            "ply 1 again",
+        );
+        conflict(
+            s.append_action("g1".into(), 1, action(2, "b3", 202), None, None)
+                .await,
+            "another takeback count",
+        );
+        s.append_action("g1".into(), 0, action(2, "b3", 300), None, None)
+            .await
+            .unwrap();
+        let g = s.load_game("g1".into()).await.unwrap().unwrap();
+        assert_eq!(g.info.status, Status::Playing, "{n}");
+        assert_eq!(g.info.players, playing("g1", 100).players, "{n}");
+        assert_eq!(g.info.deadline, None, "{n}: the last action's deadline");
+        let plies: Vec<(u32, String, i64)> = g
+            .actions
+            .iter()
+            .map(|a| (a.ply, a.action.to_string(), a.at))
+            .collect();
+        assert_eq!(plies, [(1, "a3".into(), 200), (2, "b3".into(), 300)], "{n}");
+        let after = s.load_game_after("g1".into(), 1).await.unwrap().unwrap();
+        assert_eq!(after.actions.len(), 1, "{n}");
+        assert_eq!(after.actions[0].ply, 2, "{n}");
+        // A rematch: the old game points at the new one.
+        s.create_game(game("g2", 400), Some("g1".into()))
+            .await
+            .unwrap();
+        let old = s.load_game("g1".into()).await.unwrap().unwrap();
+        assert_eq!(old.info.rematch.as_deref(), Some("g2"), "{n}");
+    }
+}
+
+/// Takeback requests, takebacks (the log shortened, the count one more),
+/// credits and forfeits, each only where the game stands; a game over
+/// takes nothing more.
+#[tokio::test]
+async fn games_change_only_where_they_stand() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        s.create_game(playing("g1", 100), None).await.unwrap();
+        for (ply, a) in [(1, "a3"), (2, "b3")] {
+            s.append_action("g1".into(), 0, action(ply, a, 100), None, None)
+                .await
+                .unwrap();
+        }
+        let at = |ply, takebacks| At { ply, takebacks };
+        conflict(
+            s.change_game("g1".into(), at(1, 0), GameChange::Request(None), 1)
+                .await,
+            "a stale ply",
+        );
+        s.change_game(
+            "g1".into(),
+            at(2, 0),
+            GameChange::Request(Some(Player::B)),
+            1,
+        )
+        .await
+        .unwrap();
+        let g = s.load_game("g1".into()).await.unwrap().unwrap();
+        assert_eq!(g.info.takeback, Some(Player::B), "{n}");
+        s.change_game(
+            "g1".into(),
+            at(2, 0),
+            GameChange::TakeBack {
+                to: 1,
+                deadline: Some(9_000),
+            },
+            2,
+        )
+        .await
+        .unwrap();
+        let g = s.load_game("g1".into()).await.unwrap().unwrap();
+        assert_eq!(
+            (g.actions.len(), g.info.takebacks, g.info.takeback),
+            (1, 1, None),
+            "{n}"
+        );
+        assert_eq!(g.info.deadline, Some(9_000), "{n}");
+        conflict(
+            s.change_game("g1".into(), at(1, 0), GameChange::Request(None), 3)
+                .await,
+            "the takebacks moved on",
+        );
+        let credits = vec![(1, 65_000), (3, 1_500)];
+        s.change_game(
+            "g1".into(),
+            at(1, 1),
+            GameChange::Credit {
+                credits: credits.clone(),
+                deadline: Some(70_000),
+            },
+            4,
+        )
+        .await
+        .unwrap();
+        let g = s.load_game("g1".into()).await.unwrap().unwrap();
+        assert_eq!(g.info.credits, credits, "{n}");
+        s.change_game(
+            "g1".into(),
+            at(1, 1),
+            GameChange::Forfeit {
+                forfeit: Forfeit::Resign(Player::B),
+                result: Some("30-18".into()),
+            },
+            5,
+        )
+        .await
+        .unwrap();
+        let g = s.load_game("g1".into()).await.unwrap().unwrap();
+        assert_eq!(g.info.status, Status::Over, "{n}");
+        assert_eq!(g.info.forfeit, Some(Forfeit::Resign(Player::B)), "{n}");
+        assert_eq!(g.info.deadline, None, "{n}");
+        conflict(
+            s.append_action("g1".into(), 1, action(2, "b1", 6), None, None)
+                .await,
+            "a game over",
+        );
+        conflict(
+            s.change_game(
+                "g1".into(),
+                at(1, 1),
+                GameChange::Forfeit {
+                    forfeit: Forfeit::Time(Player::A),
+                    result: None,
+                },
+                7,
+            )
+            .await,
+            "a second forfeit",
+        );
+    }
+}
+
+/// An invitation is claimed once; devices and absences are kept per seat.
+#[tokio::test]
+async fn invitations_devices_and_absences() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        s.create_game(game("g1", 100), None).await.unwrap();
+        let claim = SeatClaim {
+            token: "tb".into(),
+            name: Some("Kofi".into()),
+            player: Some("pb".into()),
+            now: 500,
+            deadline: Some(30_500),
+        };
+        assert!(
+            !s.claim_invite("g1".into(), "wrong".into(), Player::B, claim.clone())
+                .await
+                .unwrap(),
+            "{n}"
+        );
+        assert!(s
+            .claim_invite("g1".into(), "inv-g1".into(), Player::B, claim.clone())
+            .await
+            .unwrap());
+        assert!(
+            !s.claim_invite("g1".into(), "inv-g1".into(), Player::B, claim)
+                .await
+                .unwrap(),
+            "{n}: spent"
+        );
+        s.set_device("g1".into(), Seat::B, Some("dev".into()))
+            .await
+            .unwrap();
+        s.set_away("g1".into(), Player::A, Some(700)).await.unwrap();
+        let g = s.load_game("g1".into()).await.unwrap().unwrap().info;
+        assert_eq!(g.status, Status::Playing, "{n}");
+        assert_eq!(g.invite, None, "{n}");
+        assert_eq!(g.tokens.get(Seat::B), Some("tb"), "{n}");
+        assert_eq!(g.names[1].as_deref(), Some("Kofi"), "{n}");
+        assert_eq!(g.players[1].as_deref(), Some("pb"), "{n}");
+        assert_eq!((g.started_at, g.deadline), (Some(500), Some(30_500)), "{n}");
+        assert_eq!(g.devices.get(Seat::B), Some("dev"), "{n}");
+        assert_eq!(g.away, [Some(700), None], "{n}");
+        s.set_device("g1".into(), Seat::B, None).await.unwrap();
+        s.set_away("g1".into(), Player::A, None).await.unwrap();
+        let g = s.load_game("g1".into()).await.unwrap().unwrap().info;
+        assert_eq!(
+            (g.devices.get(Seat::B), g.away),
+            (None, [None, None]),
+            "{n}"
+        );
+    }
+}
+
+/// Sessions issued and ended, their players (the first made wins) and
+/// the seats they hold.
+#[tokio::test]
+async fn sessions_players_and_seats() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        assert!(!s.session_exists("s1".into()).await.unwrap(), "{n}");
+        s.create_session("s1".into(), 10).await.unwrap();
+        assert!(s.session_exists("s1".into()).await.unwrap(), "{n}");
+        assert_eq!(s.player("s1".into()).await.unwrap(), None, "{n}");
+        let p = |id: &str, name: &str| StoredPlayer {
+            id: id.into(),
+            name: name.into(),
+            account: false,
+        };
+        let made = s
+            .create_player("s1".into(), p("p1", "Ama"), 10)
+            .await
+            .unwrap();
+        assert_eq!(made, p("p1", "Ama"), "{n}");
+        let again = s
+            .create_player("s1".into(), p("p2", "Esi"), 11)
+            .await
+            .unwrap();
+        assert_eq!(again, p("p1", "Ama"), "{n}: the first made wins");
+        s.set_player_name("s1".into(), "Adwoa".into(), 12)
+            .await
+            .unwrap();
+        assert_eq!(s.player("s1".into()).await.unwrap(), Some(p("p1", "Adwoa")));
+        s.create_game(game("g1", 1), None).await.unwrap();
+        assert_eq!(
+            s.session_token("s1".into(), "g1".into()).await.unwrap(),
+            None
+        );
+        s.remember_seat("s1".into(), "g1".into(), "t1".into())
+            .await
+            .unwrap();
+        s.remember_seat("s1".into(), "g1".into(), "t2".into())
+            .await
+            .unwrap();
+        assert_eq!(
+            s.session_token("s1".into(), "g1".into()).await.unwrap(),
+            Some("t2".into()),
+            "{n}: the latest seat"
+        );
+        s.log_out("s1".into()).await.unwrap();
+        assert!(!s.session_exists("s1".into()).await.unwrap(), "{n}");
+        assert_eq!(
+            s.session_token("s1".into(), "g1".into()).await.unwrap(),
+            None
+        );
+    }
+}
+
+/// Accounts: made once per look-alike key, from an anonymous session
+/// whose player and seats they take; logged in elsewhere with the seats
+/// of the new session; a new password ends every session of it.
+#[tokio::test]
+async fn accounts_take_their_sessions_seats() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        s.create_game(game("g1", 1), None).await.unwrap();
+        s.create_game(game("g2", 1), None).await.unwrap();
+        s.create_session("anon".into(), 1).await.unwrap();
+        let player = StoredPlayer {
+            id: "p1".into(),
+            name: "ama".into(),
+            account: false,
+        };
+        s.create_player("anon".into(), player, 1).await.unwrap();
+        s.remember_seat("anon".into(), "g1".into(), "t1".into())
+            .await
+            .unwrap();
+        assert!(!s
+            .keys_taken(vec!["ama".into(), "arna".into()])
+            .await
+            .unwrap());
+        let account = StoredAccount {
+            id: "p1".into(),
+            username: "Ama".into(),
+            password: "hash1".into(),
+        };
+        let keys = vec!["ama".to_string(), "arna".to_string()];
+        assert!(s
+            .create_account(
+                account.clone(),
+                keys.clone(),
+                "anon".into(),
+                "in1".into(),
+                2
+            )
+            .await
+            .unwrap());
+        assert!(
+            s.keys_taken(vec!["x".into(), "arna".into()]).await.unwrap(),
+            "{n}"
+        );
+        assert_eq!(
+            s.account_by_key("arna".into()).await.unwrap(),
+            Some(account.clone()),
+            "{n}"
+        );
+        assert_eq!(s.account_by_key("nobody".into()).await.unwrap(), None);
+        let other = StoredAccount {
+            id: "p2".into(),
+            ..account.clone()
+        };
+        s.create_session("anon2".into(), 3).await.unwrap();
+        assert!(
+            !s.create_account(other, keys, "anon2".into(), "in2".into(), 3)
+                .await
+                .unwrap(),
+            "{n}: a key taken"
+        );
+        assert!(!s.session_exists("anon".into()).await.unwrap(), "{n}");
+        assert_eq!(
+            s.player("in1".into()).await.unwrap(),
+            Some(StoredPlayer {
+                id: "p1".into(),
+                name: "Ama".into(),
+                account: true
+            }),
+            "{n}"
+        );
+        assert_eq!(
+            s.session_token("in1".into(), "g1".into()).await.unwrap(),
+            Some("t1".into()),
+            "{n}: the account holds the seat"
+        );
+        // Another device: its anonymous seat becomes the account's.
+        s.create_session("phone".into(), 4).await.unwrap();
+        s.remember_seat("phone".into(), "g2".into(), "t2".into())
+            .await
+            .unwrap();
+        s.log_in("p1".into(), "phone".into(), "in3".into(), 5)
+            .await
+            .unwrap();
+        assert!(!s.session_exists("phone".into()).await.unwrap(), "{n}");
+        for session in ["in1", "in3"] {
+            assert_eq!(
+                s.session_token(session.into(), "g2".into()).await.unwrap(),
+                Some("t2".into()),
+                "{n}: {session}"
+            );
+        }
+        s.set_password("p1".into(), "hash2".into(), "in3".into(), "in4".into(), 6)
+            .await
+            .unwrap();
+        for gone in ["in1", "in3"] {
+            assert!(!s.session_exists(gone.into()).await.unwrap(), "{n}: {gone}");
+        }
+        assert!(s.session_exists("in4".into()).await.unwrap(), "{n}");
+        let a = s.account_by_key("ama".into()).await.unwrap().unwrap();
+        assert_eq!(a.password, "hash2", "{n}");
+        assert_eq!(
+            s.session_token("in4".into(), "g1".into()).await.unwrap(),
+            Some("t1".into()),
+            "{n}"
+        );
+    }
+}
+
+/// Idle anonymous players are forgotten; those with a seat, an account
+/// or made since are kept.
+#[tokio::test]
+async fn idle_players_are_forgotten() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        s.create_game(game("g1", 1), None).await.unwrap();
+        for (session, id, at) in [("idle", "p1", 10), ("seated", "p2", 10), ("new", "p3", 50)] {
+            s.create_session(session.into(), at).await.unwrap();
+            let p = StoredPlayer {
+                id: id.into(),
+                name: id.into(),
+                account: false,
+            };
+            s.create_player(session.into(), p, at).await.unwrap();
+        }
+        s.remember_seat("seated".into(), "g1".into(), "t".into())
+            .await
+            .unwrap();
+        assert_eq!(s.forget_idle_players(20).await.unwrap(), 1, "{n}");
+        assert_eq!(s.player("idle".into()).await.unwrap(), None, "{n}");
+        assert!(s.player("seated".into()).await.unwrap().is_some(), "{n}");
+        assert!(s.player("new".into()).await.unwrap().is_some(), "{n}");
+    }
+}
+
+/// Challenges posted, listed newest first, matched oldest first with
+/// another player's of the same terms, paired once, refreshed, expired
+/// and withdrawn.
+#[tokio::test]
+async fn the_lobby_pairs_each_challenge_once() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        let (c1, c2, c3) = (
+            challenge("c1", "s1", "p1", 100),
+            challenge("c2", "s2", "p2", 200),
+            challenge("c3", "s3", "p3", 300),
+        );
+        let mut untimed = challenge("c4", "s4", "p4", 400);
+        untimed.clock = None;
+        for c in [&c1, &c2, &c3, &untimed] {
+            s.post_challenge(c.clone()).await.unwrap();
+        }
+        let ids = |v: Vec<StoredChallenge>| v.into_iter().map(|c| c.id).collect::<Vec<_>>();
+        assert_eq!(ids(s.open_challenges(3).await.unwrap()), ["c4", "c3", "c2"]);
+        assert_eq!(s.challenge("c1".into()).await.unwrap(), Some(c1.clone()));
+        assert_eq!(
+            ids(s.find_matches(c3.clone(), 5).await.unwrap()),
+            ["c1", "c2"]
+        );
+        let mut g = playing("g1", 500);
+        g.lobby = true;
+        let seats = vec![("s1".to_string(), "ta".to_string())];
+        assert!(s
+            .pair(vec!["c3".into(), "c1".into()], g.clone(), seats.clone())
+            .await
+            .unwrap());
+        let mut g2 = playing("g2", 500);
+        g2.lobby = true;
+        assert!(
+            !s.pair(vec!["c2".into(), "c1".into()], g2, seats)
+                .await
+                .unwrap(),
+            "{n}: c1 is taken"
+        );
+        assert!(s.load_game("g2".into()).await.unwrap().is_none(), "{n}");
+        assert_eq!(
+            s.challenge("c1".into())
+                .await
+                .unwrap()
+                .unwrap()
+                .game
+                .as_deref(),
+            Some("g1")
+        );
+        assert_eq!(
+            s.session_token("s1".into(), "g1".into()).await.unwrap(),
+            Some("ta".into())
+        );
+        assert_eq!(
+            ids(s.open_challenges(10).await.unwrap()),
+            ["c4", "c2"],
+            "{n}"
+        );
+        // c2 seen lately, c4 not: only c4 expires (and the taken ones,
+        // older than 1000).
+        s.touch_challenges(vec!["s2".into()], 900).await.unwrap();
+        assert_eq!(s.expire_challenges(800, 1_000).await.unwrap(), 3, "{n}");
+        assert_eq!(ids(s.open_challenges(10).await.unwrap()), ["c2"], "{n}");
+        assert_eq!(
+            s.cancel_challenges("s2".into(), Some("other".into()))
+                .await
+                .unwrap(),
+            0
+        );
+        assert_eq!(
+            s.cancel_challenges("s2".into(), None).await.unwrap(),
+            1,
+            "{n}"
+        );
+        assert!(s.open_challenges(10).await.unwrap().is_empty(), "{n}");
+    }
+}
+
+/// Games being played now (between people), a player's games with their
+/// results, due games and AI games.
+#[tokio::test]
+async fn games_are_listed() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        let mut due = playing("due", 100);
+        due.deadline = Some(1_000);
+        let mut later = playing("later", 200);
+        later.deadline = Some(5_000);
+        let mut ai = playing("ai", 300);
+        ai.mode = Mode::Ai;
+        ai.ai_seat = Some(Player::B);
+        for g in [&due, &later, &ai] {
+            s.create_game(g.clone(), None).await.unwrap();
+        }
+        s.create_game(game("waiting", 400), None).await.unwrap();
+        let listed: Vec<String> = s
+            .playing_now(10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|g| g.id)
+            .collect();
+        assert_eq!(listed, ["later", "due"], "{n}: latest begun first");
+        assert_eq!(s.due_games(2_000, 10).await.unwrap(), ["due"], "{n}");
+        assert_eq!(s.due_games(5_000, 1).await.unwrap(), ["due"], "{n}");
+        assert_eq!(s.active_ai_games(10).await.unwrap(), ["ai"], "{n}");
+        s.change_game(
+            "due".into(),
+            At {
+                ply: 0,
+                takebacks: 0,
+            },
+            GameChange::Forfeit {
+                forfeit: Forfeit::Time(Player::A),
+                result: Some("0-48".into()),
+            },
+            1_500,
+        )
+        .await
+        .unwrap();
+        let mine = s.player_games("pa-due".into(), 10).await.unwrap();
+        assert_eq!(mine.len(), 1, "{n}");
+        assert_eq!(mine[0].0.id, "due", "{n}");
+        assert_eq!(mine[0].1.as_deref(), Some("0-48"), "{n}");
+        assert!(s.due_games(2_000, 10).await.unwrap().is_empty(), "{n}");
+    }
+}
+
+fn rating(pace: &str, rating: f64, games: u32) -> StoredRating {
+    StoredRating {
+        pace: pace.into(),
+        rating,
+        deviation: 200.0,
+        volatility: 0.06,
+        games,
+    }
+}
+
+/// A rated game rated once, each account's update only from the games it
+/// had; its history, the leaderboard, and the games left to rate.
+#[tokio::test]
+async fn ratings_are_applied_once() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        for (session, id, name) in [("s1", "p1", "Ama"), ("s2", "p2", "Kofi")] {
+            s.create_session(session.into(), 1).await.unwrap();
+            let a = StoredAccount {
+                id: id.into(),
+                username: name.into(),
+                password: "h".into(),
+            };
+            let keys = vec![name.to_lowercase()];
+            assert!(s
+                .create_account(a, keys, session.into(), format!("in-{id}"), 1)
+                .await
+                .unwrap());
+        }
+        let mut g = playing("g1", 10);
+        g.rated = true;
+        g.players = [Some("p1".into()), Some("p2".into())];
+        s.create_game(g, None).await.unwrap();
+        s.change_game(
+            "g1".into(),
+            At {
+                ply: 0,
+                takebacks: 0,
+            },
+            GameChange::Forfeit {
+                forfeit: Forfeit::Resign(Player::B),
+                result: Some("24-24".into()),
+            },
+            20,
+        )
+        .await
+        .unwrap();
+        assert_eq!(s.unrated_games(10).await.unwrap(), ["g1"], "{n}");
+        let update = |account: &str, before, r| RatingUpdate {
+            account: account.into(),
+            before,
+            after: rating("fast", r, before + 1),
+        };
+        let updates = vec![update("p1", 0, 1_600.0), update("p2", 0, 1_400.0)];
+        assert!(s.rate_game("g1".into(), updates.clone(), 30).await.unwrap());
+        assert!(
+            !s.rate_game("g1".into(), updates, 31).await.unwrap(),
+            "{n}: rated already"
+        );
+        assert!(
+            !s.rate_game("g9".into(), vec![update("p1", 5, 1.0)], 32)
+                .await
+                .unwrap(),
+            "{n}: p1 has played 1, not 5"
+        );
+        assert!(s.unrated_games(10).await.unwrap().is_empty(), "{n}");
+        assert_eq!(
+            s.ratings_of("p1".into()).await.unwrap(),
+            [rating("fast", 1_600.0, 1)],
+            "{n}"
+        );
+        let h = s.rating_history("p2".into()).await.unwrap();
+        assert_eq!(h.len(), 1, "{n}");
+        assert_eq!(
+            (h[0].game.as_str(), h[0].rating, h[0].at),
+            ("g1", 1_400.0, 30)
+        );
+        let board = s.leaderboard("fast".into(), 10).await.unwrap();
+        let names: Vec<&str> = board.iter().map(|r| r.username.as_str()).collect();
+        assert_eq!(names, ["Ama", "Kofi"], "{n}");
+        assert_eq!(board[0].rating, rating("fast", 1_600.0, 1), "{n}");
+        assert!(s.leaderboard("slow".into(), 10).await.unwrap().is_empty());
+    }
+}
+
+/// Chat lines numbered from 1 in order, read after a number, reported
+/// once per reporter.
+#[tokio::test]
+async fn chat_lines_are_numbered() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        s.create_game(playing("g1", 1), None).await.unwrap();
+        let first = s
+            .post_chat("g1".into(), Player::A, "hello".into(), 10)
+            .await
+            .unwrap();
+        let second = s
+            .post_chat("g1".into(), Player::B, "hi".into(), 11)
+            .await
+            .unwrap();
+        assert_eq!((first.n, second.n), (1, 2), "{n}");
+        let lines = s.chat_after("g1".into(), 0).await.unwrap();
+        assert_eq!(lines, [first, second.clone()], "{n}");
+        assert_eq!(s.chat_after("g1".into(), 1).await.unwrap(), [second]);
+        s.report_chat("g1".into(), 1, Player::B, 12).await.unwrap();
+        s.report_chat("g1".into(), 1, Player::B, 13).await.unwrap();
+    }
+}
+
+/// Aborts counted once per game; heartbeats and take-overs of games
+/// whose server went silent; spectator counts summed over the servers
+/// that counted lately.
+#[tokio::test]
+async fn servers_share_their_games() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        for (game, at) in [("g1", 100), ("g1", 150), ("g2", 200)] {
+            s.record_abort("p1".into(), game.into(), at).await.unwrap();
+        }
+        assert_eq!(s.aborts_since("p1".into(), 0).await.unwrap(), [100, 200]);
+        assert_eq!(s.aborts_since("p1".into(), 100).await.unwrap(), [200]);
+        s.create_game(playing("g1", 1), None).await.unwrap();
+        s.create_game(playing("g2", 1), None).await.unwrap();
+        // Server one serves g1 from 1000; it is silent after.
+        s.heartbeat("one".into(), 1_000, vec!["g1".into()], 500)
+            .await
+            .unwrap();
+        assert_eq!(
+            s.take_over("g1".into(), "two".into(), 900).await.unwrap(),
+            None,
+            "{n}: one is alive"
+        );
+        assert_eq!(
+            s.take_over("g1".into(), "two".into(), 1_500).await.unwrap(),
+            Some(1_000),
+            "{n}: one is dead since its last beat"
+        );
+        assert_eq!(
+            s.take_over("g1".into(), "two".into(), 1_500).await.unwrap(),
+            None
+        );
+        assert_eq!(
+            s.take_over("g2".into(), "two".into(), 1_500).await.unwrap(),
+            None,
+            "{n}: nobody served g2: nothing to credit"
+        );
+        s.set_watchers(
+            "one".into(),
+            vec![("g1".into(), 2), ("g2".into(), 1)],
+            2_000,
+        )
+        .await
+        .unwrap();
+        s.set_watchers("two".into(), vec![("g1".into(), 3)], 3_000)
+            .await
+            .unwrap();
+        let mut w = s
+            .watchers(vec!["g1".into(), "g2".into(), "g3".into()], 1_000)
+            .await
+            .unwrap();
+        w.sort();
+        assert_eq!(w, [("g1".into(), 5), ("g2".into(), 1)], "{n}");
+        assert_eq!(
+            s.watchers(vec!["g1".into()], 2_500).await.unwrap(),
+            [("g1".into(), 3)],
+            "{n}: one's counts are stale"
+        );
+        s.set_watchers("two".into(), vec![], 3_100).await.unwrap();
+        assert!(s
+            .watchers(vec!["g1".into()], 2_500)
+            .await
+            .unwrap()
+            .is_empty());
+        assert_eq!(s.failure(), None, "{n}");
+        s.append_action("g1".into(), 0, action(1, "a3", 1), None, None)
+            .await
+            .unwrap();
+        let plies = s
+            .latest_plies(vec!["g1".into(), "g2".into()])
+            .await
+            .unwrap();
+        let shared = s.notices().is_some();
+        // A store one process owns is never behind; a shared one tells.
+        let expected: Vec<(String, u32)> = if shared {
+            vec![("g1".into(), 1)]
+        } else {
+            vec![]
+        };
+        assert_eq!(plies, expected, "{n}");
+        assert!(s
+            .claim_ai_turn("g1".into(), 2, Duration::from_secs(60))
+            .await
+            .unwrap());
+        s.announce_lobby("changed".into());
+    }
+}
+
+/// A row that does not read names its game (or account) and is an error,
+/// in both stores.
+#[tokio::test]
+async fn damaged_rows_are_errors_that_name_their_row() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        s.create_game(playing("g1", 1), None).await.unwrap();
+        let sql = "UPDATE games SET rules = 'no such rules' WHERE id = 'g1'";
+        u.raw.exec(sql, sql).await;
+        match s.load_game("g1".into()).await {
+            Err(StoreError::Damaged { id, why }) => {
+                assert_eq!(id, "g1", "{n}");
+                assert!(why.contains("rules"), "{n}: {why}");
+            }
+            other => panic!("{n}: {other:?}"),
+        }
+        assert!(s.playing_now(10).await.is_err(), "{n}");
+        // A rating count below zero.
+        s.create_session("s1".into(), 1).await.unwrap();
+        let a = StoredAccount {
+            id: "p1".into(),
+            username: "Ama".into(),
+            password: "h".into(),
+        };
+        s.create_account(a, vec!["ama".into()], "s1".into(), "in".into(), 1)
+            .await
+            .unwrap();
+        let update = RatingUpdate {
+            account: "p1".into(),
+            before: 0,
+            after: rating("fast", 1_500.0, 1),
+        };
+        assert!(s.rate_game("g0".into(), vec![update], 2).await.unwrap());
+        let sql = "UPDATE ratings SET games = -1";
+        u.raw.exec(sql, sql).await;
+        match s.ratings_of("p1".into()).await {
+            Err(StoreError::Damaged { id, why }) => {
+                assert_eq!(id, "p1", "{n}");
+                assert!(why.contains("games"), "{n}: {why}");
+            }
+            other => panic!("{n}: {other:?}"),
+        }
+        // A chat line of neither player (past the schema's check).
+        s.post_chat("g2".into(), Player::A, "hi".into(), 1)
+            .await
+            .unwrap();
+        u.raw
+            .exec(
+                "ALTER TABLE chat DROP CONSTRAINT chat_player_check;
+                 UPDATE chat SET player = 'C'",
+                "PRAGMA ignore_check_constraints = ON; UPDATE chat SET player = 'C'",
+            )
+            .await;
+        match s.chat_after("g2".into(), 0).await {
+            Err(StoreError::Damaged { id, why }) => {
+                assert_eq!(id, "g2", "{n}");
+                assert!(why.contains("C"), "{n}: {why}");
+            }
+            other => panic!("{n}: {other:?}"),
+        }
+    }
+}
