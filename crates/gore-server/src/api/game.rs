@@ -7,6 +7,8 @@ use gore_core::{Action, Hole, Player, Rules};
 use serde::{Deserialize, Serialize};
 
 use super::{ApiError, Mode, Seat, Status};
+use crate::domain::clock::Due;
+use crate::domain::{ClockState, GameState, GameUpdate, HeadState, Played, SeatState};
 
 /// The body of `POST /api/games`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -442,6 +444,176 @@ pub struct AnswerBody {
     pub accept: bool,
 }
 
+// ---- The domain's states and updates, as the wire writes them ----
+
+impl<T> From<[T; 2]> for PerPlayer<T> {
+    /// A's value, then B's (the domain's order, [`Player::index`]).
+    fn from([a, b]: [T; 2]) -> PerPlayer<T> {
+        PerPlayer { a, b }
+    }
+}
+
+impl From<&Played> for Entry {
+    fn from(p: &Played) -> Entry {
+        Entry {
+            ply: p.ply,
+            player: p.player,
+            action: p.action,
+            captured: p.captured.clone(),
+            position: p.position.to_string(),
+            path: p.path.clone(),
+        }
+    }
+}
+
+impl From<&SeatState> for SeatView {
+    fn from(s: &SeatState) -> SeatView {
+        match s {
+            SeatState::Human {
+                joined,
+                name,
+                rating,
+            } => SeatView::Human {
+                joined: *joined,
+                name: name.clone(),
+                rating: rating.clone(),
+            },
+            SeatState::Ai {
+                level,
+                perfect,
+                honourable,
+            } => SeatView::Ai {
+                level: *level,
+                perfect: *perfect,
+                honourable: *honourable,
+                joined: true,
+            },
+        }
+    }
+}
+
+impl From<&ClockState> for ClockView {
+    fn from(c: &ClockState) -> ClockView {
+        ClockView {
+            control: c.control,
+            left: PerPlayer::from(c.left),
+            running: c.running,
+            deadline_in: c.deadline_in,
+            due: c.due.map(|due| {
+                match due {
+                    Due::Flag(_) => "flag",
+                    Due::Abort => "abort",
+                }
+                .to_string()
+            }),
+            now: c.now,
+        }
+    }
+}
+
+impl From<&HeadState> for Head {
+    fn from(h: &HeadState) -> Head {
+        Head {
+            status: h.status,
+            position: h.position.to_string(),
+            to_move: h.to_move,
+            seats: PerPlayer::from(h.seats.each_ref().map(SeatView::from)),
+            legal: h.legal.clone(),
+            ply: h.ply,
+            declined: PerPlayer::from(h.declined),
+            result: h.result.as_ref().map(|r| ResultView {
+                seeds: r.seeds,
+                winner: r.winner,
+                without_glory: r.without_glory,
+                reason: r.reason.into(),
+                swept: r.swept,
+            }),
+            rematch: h.rematch.as_ref().map(|id| RematchView {
+                id: id.clone(),
+                url: format!("/g/{id}"),
+            }),
+            lobby: h.lobby,
+            rated: h.rated,
+            thinking: h.thinking,
+            previews: h
+                .previews
+                .iter()
+                .map(|p| Preview {
+                    action: p.action,
+                    path: p.path.clone(),
+                    captured: p.captured.clone(),
+                    seeds: p.seeds,
+                })
+                .collect(),
+            takeback: h.takeback,
+            clock: h.clock.as_ref().map(ClockView::from),
+            abortable: h.abortable,
+            away: PerPlayer::from(h.away),
+        }
+    }
+}
+
+impl From<&GameState> for GameView {
+    fn from(s: &GameState) -> GameView {
+        GameView {
+            id: s.id.clone(),
+            mode: s.mode,
+            rules: s.rules,
+            start: s.start.to_string(),
+            you: s.you,
+            actions: s.actions.iter().map(Entry::from).collect(),
+            takebacks: s.takebacks,
+            head: Head::from(&s.head),
+        }
+    }
+}
+
+impl From<GameState> for GameView {
+    fn from(s: GameState) -> GameView {
+        GameView::from(&s)
+    }
+}
+
+impl From<&GameUpdate> for Update {
+    fn from(u: &GameUpdate) -> Update {
+        Update {
+            id: u.id.clone(),
+            since: u.since,
+            actions: u.actions.iter().map(Entry::from).collect(),
+            head: Head::from(&u.head),
+        }
+    }
+}
+
+impl From<GameUpdate> for Update {
+    fn from(u: GameUpdate) -> Update {
+        Update::from(&u)
+    }
+}
+
+/// The text of a `state` message: the encoder the server gives rooms for
+/// their spectators' state (encoded once per change,
+/// [`crate::domain::Room::spectator_state`]), and a seat's.
+pub fn state_text(state: GameState) -> String {
+    encode(&ServerMsg::State {
+        state: Box::new(GameView::from(state)),
+    })
+}
+
+/// The text of an `update` message: the encoder the sockets give a room's
+/// changes (encoded once per audience, [`crate::domain::Change::text_for`]).
+pub fn update_text(update: &GameUpdate) -> String {
+    encode(&ServerMsg::Update {
+        update: Box::new(Update::from(update)),
+    })
+}
+
+/// A game socket's message, as sent (a message of these types always
+/// encodes: an empty text would only ever mean a bug, never a panic).
+pub fn encode(msg: &ServerMsg) -> String {
+    serde_json::to_string(msg).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -536,12 +708,11 @@ mod tests {
             ),
             seats = seats
         );
-        assert_eq!(&*update_text(&change, None), update);
+        assert_eq!(&*text(&change, None), update);
         // A, to act, is sent the same with his legal actions and what each
         // sowing would do: a3's one seed falls into a4 (then 9), taking
         // nothing.
-        let mine: serde_json::Value =
-            serde_json::from_str(&update_text(&change, Some(Seat::A))).unwrap();
+        let mine: serde_json::Value = serde_json::from_str(&text(&change, Some(Seat::A))).unwrap();
         let mut theirs: serde_json::Value = serde_json::from_str(&update).unwrap();
         assert!(mine["update"]["previews"]
             .as_array()
@@ -557,10 +728,56 @@ mod tests {
     }
 
     fn spectator_text(room: &Room) -> std::sync::Arc<str> {
-        room.spectator_state()
+        room.spectator_state(state_text)
     }
 
-    fn update_text(change: &crate::domain::Change, seat: Option<Seat>) -> std::sync::Arc<str> {
-        change.text_for(seat).clone()
+    /// A game on one device (both seats one token), untimed.
+    fn local_game() -> Room {
+        let info = GameInfo {
+            mode: Mode::Local,
+            clock: None,
+            ..friend_game().info
+        };
+        Room::new(info, 2000)
+    }
+
+    fn text(change: &crate::domain::Change, seat: Option<Seat>) -> std::sync::Arc<str> {
+        change.text_for(seat, update_text)
+    }
+
+    /// Each change is encoded once per kind of recipient: the actor's copy
+    /// lists his legal actions, the others' copy none, and both carry only
+    /// the new action, not the log.
+    #[test]
+    fn a_change_carries_only_what_changed() {
+        let mut room = local_game();
+        let mut rx = room.subscribe();
+        room.play("a3".parse().unwrap(), 0).unwrap();
+        room.changed(0);
+        room.play("b1".parse().unwrap(), 0).unwrap();
+        room.changed(1);
+        rx.try_recv().unwrap();
+        let c = rx.try_recv().unwrap();
+        assert_eq!((c.since, c.ply), (1, 2));
+        let read = |t: &str| match serde_json::from_str::<ServerMsg>(t).unwrap() {
+            ServerMsg::Update { update } => *update,
+            m => panic!("{m:?}"),
+        };
+        let mine = read(&text(&c, Some(Seat::Both)));
+        let theirs = read(&text(&c, None));
+        assert_eq!(mine.actions.len(), 1);
+        assert_eq!(mine.actions[0].action, "b1".parse().unwrap());
+        // A to move in the opening with every hole full: 4 sowings, no offer
+        // (nobody has captured yet).
+        assert_eq!(mine.head.legal.len(), 4);
+        assert!(theirs.head.legal.is_empty());
+        let mut view = {
+            let mut r = local_game();
+            r.play("a3".parse().unwrap(), 0).unwrap();
+            GameView::from(r.view(Some(Seat::Both)))
+        };
+        assert!(view.apply(&mine));
+        assert_eq!(view, GameView::from(room.view(Some(Seat::Both))));
+        assert!(!view.apply(&mine), "an update already applied is refused");
     }
 }

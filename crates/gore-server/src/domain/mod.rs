@@ -25,7 +25,10 @@ use serde::{Deserialize, Serialize};
 
 pub use error::GameError;
 pub use players::Players;
-pub use room::{Change, Room, SpectatorSlot};
+pub use room::{
+    Change, ClockState, GameResult, GameState, GameUpdate, HeadState, Played, Preview, Room,
+    SeatState, SpectatorSlot,
+};
 pub use service::{
     GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S,
     SPECTATORS_EVERY, SPECTATORS_FRESH,

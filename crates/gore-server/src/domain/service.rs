@@ -15,12 +15,12 @@ use rand::Rng;
 use tokio::sync::{Mutex, OnceCell};
 
 use super::clock::{self, Clock, TimeControl};
+use super::room::GameState;
 use super::{
     new_id, new_token, same_secret, valid_id, GameError, GameInfo, Mode, PerSeat, Room, Seat,
     Status,
 };
 use crate::ai::{AiBusy, AiJob, AiPool, AiTicket, ClientKey};
-use crate::api::GameView;
 use crate::store::{GameChange, Notice, Store, StoreError};
 use gore_core::Forfeit;
 use tokio::sync::broadcast::error::RecvError;
@@ -413,7 +413,7 @@ impl Games {
     /// The holder of `token` claims the win: his opponent left (RULES.md,
     /// "Leaving": in a timed game, disconnected for 60 s; untimed, 3 days
     /// without his action; correspondence, the clock decides).
-    pub async fn claim_win(&self, id: &str, token: Option<String>) -> Result<GameView, GameError> {
+    pub async fn claim_win(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
         let room_ref = self.room(id).await?;
         let games = self.clone();
         tokio::spawn(async move {
@@ -1195,7 +1195,7 @@ impl Games {
         action: String,
         ply: Option<u64>,
         client: Option<IpAddr>,
-    ) -> Result<GameView, GameError> {
+    ) -> Result<GameState, GameError> {
         self.play_inner(id, token, action, ply, client, true)
             .await
             .map(|v| v.expect("a view was asked for"))
@@ -1225,7 +1225,7 @@ impl Games {
         ply: Option<u64>,
         client: Option<IpAddr>,
         with_view: bool,
-    ) -> Result<Option<GameView>, GameError> {
+    ) -> Result<Option<GameState>, GameError> {
         let room_ref = self.room(id).await?;
         let games = self.clone();
         tokio::spawn(async move {
@@ -1295,7 +1295,7 @@ impl Games {
     /// Resigns the game for the holder of `token` (in a local game, for
     /// the player to move): the opponent wins, the seeds are not swept.
     /// Returns the state as the caller sees it.
-    pub async fn resign(&self, id: &str, token: Option<String>) -> Result<GameView, GameError> {
+    pub async fn resign(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
         let room_ref = self.room(id).await?;
         let games = self.clone();
         tokio::spawn(async move {
@@ -1331,7 +1331,7 @@ impl Games {
     /// (or against the AI) before each player has made an action; it then
     /// has no result and counts for nobody. Returns the state as the
     /// caller sees it.
-    pub async fn abort(&self, id: &str, token: Option<String>) -> Result<GameView, GameError> {
+    pub async fn abort(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
         let room_ref = self.room(id).await?;
         let games = self.clone();
         tokio::spawn(async move {
@@ -1367,7 +1367,7 @@ impl Games {
     /// undone, its search if thinking discarded; local: the last action);
     /// in friend games a request the opponent answers. Returns the state
     /// as the caller sees it.
-    pub async fn takeback(&self, id: &str, token: Option<String>) -> Result<GameView, GameError> {
+    pub async fn takeback(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
         let room_ref = self.room(id).await?;
         let games = self.clone();
         tokio::spawn(async move {
@@ -1433,7 +1433,7 @@ impl Games {
         id: &str,
         token: Option<String>,
         accept: bool,
-    ) -> Result<GameView, GameError> {
+    ) -> Result<GameState, GameError> {
         let room_ref = self.room(id).await?;
         let games = self.clone();
         tokio::spawn(async move {
@@ -1525,7 +1525,7 @@ impl Games {
     }
 
     /// The state as the holder of `token` (or a spectator) sees it.
-    pub async fn view(&self, id: &str, token: Option<&str>) -> Result<GameView, GameError> {
+    pub async fn view(&self, id: &str, token: Option<&str>) -> Result<GameState, GameError> {
         let room_ref = self.room(id).await?;
         let mut room = room_ref.lock().await;
         room.touched = Instant::now();
