@@ -752,8 +752,8 @@ async fn lobby_socket(
 async fn analysis_position(
     JsonBody(setup): JsonBody<crate::api::AnalysisSetup>,
 ) -> Result<Json<crate::api::AnalysisPosition>, ApiError> {
-    let game = crate::domain::analysis::setup(&setup)?;
-    Ok(Json(crate::domain::analysis::position_of(&game)))
+    let game = setup.read()?;
+    Ok(Json(crate::api::AnalysisPosition::from(&game)))
 }
 
 /// `GET /api/analysis/ws`: the analysis socket (needs no session).

@@ -1,10 +1,11 @@
 //! The analysis board: `POST /api/analysis/position` and the analysis
 //! socket (`/api/analysis/ws`).
 
-use gore_core::{Action, Player};
+use gore_core::{Action, Game, Player};
 use serde::{Deserialize, Serialize};
 
 use super::ApiError;
+use crate::domain::GameError;
 
 /// A position to set up: the body of `POST /api/analysis/position`, and
 /// what an `analyse` message names.
@@ -229,4 +230,43 @@ pub enum AnalysisServerMsg {
     },
     /// The answer to a `ping`.
     Pong,
+}
+
+impl AnalysisSetup {
+    /// The game this setup leads to, as the rules library judges it
+    /// ([`crate::domain::analysis::setup`]; absent fields are defaults).
+    pub fn read(&self) -> Result<Game, GameError> {
+        crate::domain::analysis::setup(
+            self.rules.as_deref().unwrap_or(""),
+            self.gpn.as_deref().unwrap_or(""),
+            self.line.as_deref().unwrap_or(""),
+        )
+    }
+}
+
+impl From<&gore_core::Outcome> for AnalysisOver {
+    fn from(o: &gore_core::Outcome) -> AnalysisOver {
+        AnalysisOver {
+            seeds: o.seeds,
+            reason: o.reason.as_str().to_string(),
+        }
+    }
+}
+
+impl From<&Game> for AnalysisPosition {
+    /// The position a setup leads to, as the rules library judges it.
+    fn from(game: &Game) -> AnalysisPosition {
+        let pos = game.position();
+        AnalysisPosition {
+            rules: game.rules().to_string(),
+            start: game.start().to_string(),
+            gpn: pos.to_string(),
+            positions: game.history()[1..].iter().map(|p| p.to_string()).collect(),
+            to_move: pos.to_move(),
+            legal: game.legal_actions().iter().copied().collect(),
+            over: game.outcome().map(AnalysisOver::from),
+            repetitions: game.repetitions(),
+            on_board: pos.seeds_on_board(),
+        }
+    }
 }

@@ -4,6 +4,22 @@
 use serde::{Deserialize, Serialize};
 
 use super::ApiError;
+use crate::domain::lobby::LobbyView;
+
+/// A message on a lobby socket, from the server: the lobby's state (the
+/// others are [`LobbyServerMsg`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LobbyMsg {
+    /// The lobby's state: first, and after each change.
+    Lobby(LobbyView),
+}
+
+/// The text of a `lobby` message: the encoder the lobby sockets give each
+/// snapshot (encoded once for all, [`crate::domain::lobby::Snapshot::text`]).
+pub fn lobby_text(view: &LobbyView) -> String {
+    serde_json::to_string(&LobbyMsg::Lobby(view.clone())).unwrap_or_default()
+}
 
 /// The body of `POST /api/lobby/seek`: quick pairing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -89,7 +105,7 @@ pub enum LobbyClientMsg {
 }
 
 /// A message from the server on the lobby socket (besides `lobby`, the
-/// state: [`crate::domain::lobby::LobbyMsg`]).
+/// state: [`LobbyMsg`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LobbyServerMsg {
@@ -121,4 +137,50 @@ pub enum LobbyServerMsg {
     },
     /// The answer to a `ping`.
     Pong,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::lobby::{ChallengeView, PlayingView};
+    use gore_core::{Player, Rules};
+
+    /// The `lobby` message, byte for byte, written by hand from
+    /// docs/API.md: the type first, then the view's fields in order; an
+    /// unrated challenge has no `rating`, an untimed one a `null` clock.
+    #[test]
+    fn the_json_of_the_lobby_is_fixed() {
+        let view = LobbyView {
+            paces: vec!["5+3".parse().unwrap(), "3d".parse().unwrap()],
+            challenges: vec![ChallengeView {
+                id: "c1".into(),
+                by: "p1".into(),
+                name: "Ann".into(),
+                rules: Rules::STANDARD,
+                clock: None,
+                colour: Some(Player::B),
+                rated: false,
+                quick: false,
+                rating: None,
+            }],
+            games: vec![PlayingView {
+                id: "g1".into(),
+                url: "/g/g1".into(),
+                names: [Some("Ann".into()), None],
+                clock: Some("5+3".parse().unwrap()),
+                rules: Rules::STANDARD,
+                ratings: [Some("1500?".into()), None],
+                spectators: 2,
+            }],
+        };
+        assert_eq!(
+            lobby_text(&view),
+            concat!(
+                r#"{"type":"lobby","paces":["5+3","3d"],"challenges":[{"id":"c1","by":"p1","#,
+                r#""name":"Ann","rules":"standard","clock":null,"colour":"B","rated":false,"#,
+                r#""quick":false}],"games":[{"id":"g1","url":"/g/g1","names":["Ann",null],"#,
+                r#""clock":"5+3","rules":"standard","ratings":["1500?",null],"spectators":2}]}"#
+            )
+        );
+    }
 }

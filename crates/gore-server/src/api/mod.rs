@@ -74,6 +74,16 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
 mod tests {
     use super::*;
 
+    /// A time control is written as its notation on the wire (moved here
+    /// from the domain's tests of the notation: the domain writes no JSON).
+    #[test]
+    fn a_time_control_is_its_notation_in_json() {
+        use crate::domain::clock::TimeControl;
+        let json = serde_json::to_string(&"3d".parse::<TimeControl>().unwrap()).unwrap();
+        assert_eq!(json, "\"3d\"");
+        assert!(serde_json::from_str::<TimeControl>("\"99d\"").is_err());
+    }
+
     /// Every client message refuses a field it does not have, unit
     /// variants too, naming it.
     #[test]
