@@ -466,6 +466,20 @@ impl From<&Played> for Entry {
     }
 }
 
+impl From<Played> for Entry {
+    /// Moves the holes over: a state's log is converted without a copy.
+    fn from(p: Played) -> Entry {
+        Entry {
+            ply: p.ply,
+            player: p.player,
+            action: p.action,
+            captured: p.captured,
+            position: p.position.to_string(),
+            path: p.path,
+        }
+    }
+}
+
 impl From<&SeatState> for SeatView {
     fn from(s: &SeatState) -> SeatView {
         match s {
@@ -553,24 +567,19 @@ impl From<&HeadState> for Head {
     }
 }
 
-impl From<&GameState> for GameView {
-    fn from(s: &GameState) -> GameView {
+impl From<GameState> for GameView {
+    /// Moves the log over (a long game's state is hundreds of entries).
+    fn from(s: GameState) -> GameView {
         GameView {
-            id: s.id.clone(),
+            head: Head::from(&s.head),
+            id: s.id,
             mode: s.mode,
             rules: s.rules,
             start: s.start.to_string(),
             you: s.you,
-            actions: s.actions.iter().map(Entry::from).collect(),
+            actions: s.actions.into_iter().map(Entry::from).collect(),
             takebacks: s.takebacks,
-            head: Head::from(&s.head),
         }
-    }
-}
-
-impl From<GameState> for GameView {
-    fn from(s: GameState) -> GameView {
-        GameView::from(&s)
     }
 }
 
@@ -587,7 +596,12 @@ impl From<&GameUpdate> for Update {
 
 impl From<GameUpdate> for Update {
     fn from(u: GameUpdate) -> Update {
-        Update::from(&u)
+        Update {
+            head: Head::from(&u.head),
+            id: u.id,
+            since: u.since,
+            actions: u.actions.into_iter().map(Entry::from).collect(),
+        }
     }
 }
 
@@ -610,7 +624,7 @@ pub fn update_text(update: &GameUpdate) -> String {
 
 /// A game socket's message, as sent (a message of these types always
 /// encodes: an empty text would only ever mean a bug, never a panic).
-pub fn encode(msg: &ServerMsg) -> String {
+fn encode(msg: &ServerMsg) -> String {
     serde_json::to_string(msg).unwrap_or_default()
 }
 
@@ -709,6 +723,9 @@ mod tests {
             seats = seats
         );
         assert_eq!(&*text(&change, None), update);
+        // Moved or copied, the same update.
+        let u = change.update_for(None).unwrap();
+        assert_eq!(Update::from(u.clone()), Update::from(u));
         // A, to act, is sent the same with his legal actions and what each
         // sowing would do: a3's one seed falls into a4 (then 9), taking
         // nothing.
