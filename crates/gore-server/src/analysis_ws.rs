@@ -16,8 +16,8 @@ use gore_learn::analysis::{Event, Summary};
 
 use crate::ai::ClientKey;
 use crate::api::{
-    parse_json, AnalysisClientMsg, AnalysisLimits, AnalysisServerMsg, AnalysisSetup, ExactAction,
-    ExactView,
+    parse_json, AnalysisClientMsg, AnalysisLimits, AnalysisOver, AnalysisServerMsg, AnalysisSetup,
+    ExactAction, ExactView,
 };
 use crate::domain::analysis::{self as domain, Caps, Running};
 use crate::error::ApiError;
@@ -96,7 +96,7 @@ fn done_message(id: u64, s: &Summary) -> AnalysisServerMsg {
         nodes: s.nodes,
         time_ms: s.elapsed.as_millis() as u64,
         stopped: s.stopped,
-        over: s.over.as_ref().map(domain::over_of),
+        over: s.over.as_ref().map(AnalysisOver::from),
     }
 }
 
@@ -333,7 +333,7 @@ fn begin(
     setup: &AnalysisSetup,
     time_ms: Option<u64>,
 ) -> Result<(Running, AnalysisServerMsg), ApiError> {
-    let game = domain::setup(setup)?;
+    let game = setup.read()?;
     let gpn = game.position().to_string();
     let limits = caps.limits(time_ms);
     let run = domain::start(

@@ -172,6 +172,8 @@ impl From<GameError> for ApiError {
             GameError::Over => ErrorCode::GameOver,
             GameError::Refused(_) => ErrorCode::Refused,
             GameError::Illegal(_) => ErrorCode::IllegalAction,
+            GameError::BadSetup(s) if s.is_illegal() => ErrorCode::IllegalAction,
+            GameError::BadSetup(_) => ErrorCode::BadRequest,
             GameError::Claimed(_) => ErrorCode::Claimed,
             GameError::Busy(_) => ErrorCode::Busy,
             GameError::BadLogin | GameError::NeedsAccount(_) => ErrorCode::Unauthorized,
@@ -183,5 +185,28 @@ impl From<GameError> for ApiError {
             GameError::Internal(_) => ErrorCode::Internal,
         };
         ApiError::new(code, e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An analysis setup the rules refuse is mapped here, once: an action
+    /// that breaks a rule is `illegal_action` (422), a malformed field
+    /// `bad_request` (400), each with the rules library's words.
+    #[test]
+    fn a_refused_setup_is_illegal_or_bad() {
+        // From the start A sows; `b1` is B's hole.
+        let illegal = crate::domain::analysis::setup("", "", "b1").unwrap_err();
+        let e = ApiError::from(illegal.clone());
+        assert_eq!(e.code, ErrorCode::IllegalAction);
+        assert_eq!(e.code.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(e.message, illegal.to_string());
+        let malformed = crate::domain::analysis::setup("", "6,6,6", "").unwrap_err();
+        let e = ApiError::from(malformed);
+        assert_eq!(e.code, ErrorCode::BadRequest);
+        assert!(e.message.contains("gpn"), "{}", e.message);
+        assert!(crate::domain::analysis::setup("", "", "a1 b1").is_ok());
     }
 }

@@ -17,7 +17,9 @@ use axum::{Json, Router};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use crate::api::{parse_json, AnswerBody, ClaimBody, Created, DeviceLink, NewGame, PlayBody};
+use crate::api::{
+    parse_json, AnswerBody, ClaimBody, Created, DeviceLink, GameView, NewGame, PlayBody,
+};
 use crate::assets;
 use crate::domain::{new_token, GameError, NewGameSpec, SeatGrant};
 use crate::error::{ApiError, ErrorCode};
@@ -750,8 +752,8 @@ async fn lobby_socket(
 async fn analysis_position(
     JsonBody(setup): JsonBody<crate::api::AnalysisSetup>,
 ) -> Result<Json<crate::api::AnalysisPosition>, ApiError> {
-    let game = crate::domain::analysis::setup(&setup)?;
-    Ok(Json(crate::domain::analysis::position_of(&game)))
+    let game = setup.read()?;
+    Ok(Json(crate::api::AnalysisPosition::from(&game)))
 }
 
 /// `GET /api/analysis/ws`: the analysis socket (needs no session).
@@ -920,7 +922,7 @@ async fn game(
 ) -> Result<Response, ApiError> {
     let token = token(&state, &headers, &id).await;
     let view = state.games().view(&id, token.as_deref()).await?;
-    Ok(Json(view).into_response())
+    Ok(Json(GameView::from(view)).into_response())
 }
 
 /// `GET /api/solver`: the rule sets the perfect player plays here.
@@ -1003,7 +1005,7 @@ async fn play(
         .games()
         .play(&id, token, body.action, body.ply, client_ip(addr))
         .await?;
-    Ok(Json(view).into_response())
+    Ok(Json(GameView::from(view)).into_response())
 }
 
 /// `POST /api/games/{id}/join`: the friend claims the invitation.
@@ -1085,7 +1087,7 @@ async fn resign(
 ) -> Result<Response, ApiError> {
     let token = token(&state, &headers, &id).await;
     let view = state.games().resign(&id, token).await?;
-    Ok(Json(view).into_response())
+    Ok(Json(GameView::from(view)).into_response())
 }
 
 /// `POST /api/games/{id}/abort`: the caller aborts the game (before each
@@ -1097,7 +1099,7 @@ async fn abort(
 ) -> Result<Response, ApiError> {
     let token = token(&state, &headers, &id).await;
     let view = state.games().abort(&id, token).await?;
-    Ok(Json(view).into_response())
+    Ok(Json(GameView::from(view)).into_response())
 }
 
 /// `POST /api/games/{id}/claim`: the caller claims the win (his opponent
@@ -1108,7 +1110,7 @@ async fn claim_win(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let token = token(&state, &headers, &id).await;
-    Ok(Json(state.games().claim_win(&id, token).await?).into_response())
+    Ok(Json(GameView::from(state.games().claim_win(&id, token).await?)).into_response())
 }
 
 /// `POST /api/games/{id}/chat`: a seated player's message.
@@ -1143,7 +1145,7 @@ async fn takeback(
 ) -> Result<Response, ApiError> {
     let token = token(&state, &headers, &id).await;
     let view = state.games().takeback(&id, token).await?;
-    Ok(Json(view).into_response())
+    Ok(Json(GameView::from(view)).into_response())
 }
 
 /// `POST /api/games/{id}/takeback/answer`: the opponent grants or
@@ -1161,7 +1163,7 @@ async fn answer_takeback(
         .games()
         .answer_takeback(&id, token, body.accept)
         .await?;
-    Ok(Json(view).into_response())
+    Ok(Json(GameView::from(view)).into_response())
 }
 
 async fn record(

@@ -11,9 +11,13 @@
 //! when the server stopped is resumed when it starts again.
 //!
 //! Three layers, each knowing only the one below: the edges (`http`,
-//! `ws`) read requests into typed [`api`] messages and map errors; the
-//! [`domain`] holds the games, seats, turns and AI turns; the [`store`]
-//! keeps them (SQLite), behind the [`store::Store`] trait.
+//! `ws`, `lobby_ws`, `analysis_ws`) read requests into typed [`api`]
+//! messages, map errors (`error.rs`: one `GameError` → `ApiError` mapping)
+//! and write answers; the [`domain`] holds the games, seats, turns and AI
+//! turns and answers in its own types (a game's `GameState`, `GameUpdate`,
+//! the lobby's `Snapshot`), which only [`api`] turns into JSON, encoded
+//! once per audience (the domain keeps each text it is handed); the
+//! [`store`] keeps them (SQLite), behind the [`store::Store`] trait.
 //!
 //! ```no_run
 //! # async fn f() -> anyhow::Result<()> {

@@ -10,8 +10,8 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::api::{parse_json, LobbyClientMsg, LobbyServerMsg};
-use crate::domain::lobby::{LobbyEvent, LobbyMsg, Seek};
+use crate::api::{parse_json, LobbyClientMsg, LobbyMsg, LobbyServerMsg};
+use crate::domain::lobby::{LobbyEvent, Seek};
 use crate::error::ApiError;
 use crate::state::{AppState, SocketSlot};
 use crate::store::StoredPlayer;
@@ -72,7 +72,7 @@ pub async fn session(
     while ok {
         let outgoing: Vec<Message> = tokio::select! {
             ev = events.recv() => match ev {
-                Ok(LobbyEvent::Snapshot(t)) => vec![Message::Text(t.as_ref().into())],
+                Ok(LobbyEvent::Snapshot(s)) => vec![Message::Text(s.text(crate::api::lobby_text).as_ref().into())],
                 Ok(LobbyEvent::Paired { game, players }) if players.contains(&me.id) => {
                     if told.insert(game.clone()) {
                         vec![text(&LobbyServerMsg::Paired { url: format!("/g/{game}"), game })]

@@ -61,12 +61,15 @@ fn state_of(room: &crate::domain::Room, seat: Option<Seat>) -> (Message, Seen) {
         serial: room.serial(),
     };
     if seat.is_none() {
-        return (Message::Text(room.spectator_state().as_ref().into()), seen);
+        return (
+            Message::Text(room.spectator_state(crate::api::state_text).as_ref().into()),
+            seen,
+        );
     }
     let view = room.view(seat);
     (
         text(&ServerMsg::State {
-            state: Box::new(view),
+            state: Box::new(view.into()),
         }),
         seen,
     )
@@ -99,7 +102,7 @@ async fn resync(room: &RoomRef, seat: Option<Seat>, since: Option<u64>) -> (Mess
     match update {
         Some(update) => (
             text(&ServerMsg::Update {
-                update: Box::new(update),
+                update: Box::new(update.into()),
             }),
             Seen {
                 ply: r.ply(),
@@ -196,7 +199,7 @@ pub async fn session(
                         && change.since == seen.ply =>
                 {
                     seen = Seen { ply: change.ply, serial: change.serial };
-                    Some(Message::Text(change.text_for(seat).as_ref().into()))
+                    Some(Message::Text(change.text_for(seat, crate::api::update_text).as_ref().into()))
                 }
                 Ok(_) | Err(RecvError::Lagged(_)) => {
                     // A change missed, or a takeback: the whole state again.

@@ -12,9 +12,8 @@ use gore_learn::analysis::{analyse, Event, Summary};
 use gore_solver::disk::Database;
 use tokio::sync::mpsc;
 
+use super::GameError;
 use crate::ai::{AiBusy, AiJob, AiPool, AiTicket, ClientKey};
-use crate::api::{AnalysisOver, AnalysisPosition, AnalysisSetup};
-use crate::error::{ApiError, ErrorCode};
 
 /// Plies one analysis searches at most.
 pub const MAX_DEPTH: u32 = 40;
@@ -88,47 +87,12 @@ pub fn start(
     Ok(Running { ticket, events })
 }
 
-/// Reads a setup (rules, GPN, line) into its game: the rules library's
-/// judgement, each error naming its field; an action that breaks a rule is
-/// `illegal_action`, anything malformed `bad_request`.
-pub fn setup(s: &AnalysisSetup) -> Result<Game, ApiError> {
-    gore_learn::analysis::setup(
-        s.rules.as_deref().unwrap_or(""),
-        s.gpn.as_deref().unwrap_or(""),
-        s.line.as_deref().unwrap_or(""),
-    )
-    .map_err(|e| {
-        let code = if e.is_illegal() {
-            ErrorCode::IllegalAction
-        } else {
-            ErrorCode::BadRequest
-        };
-        ApiError::new(code, e.to_string())
-    })
-}
-
-/// How a game over ended, for the wire.
-pub fn over_of(o: &gore_core::Outcome) -> AnalysisOver {
-    AnalysisOver {
-        seeds: o.seeds,
-        reason: o.reason.as_str().to_string(),
-    }
-}
-
-/// The position a setup leads to, as the rules library judges it.
-pub fn position_of(game: &Game) -> AnalysisPosition {
-    let pos = game.position();
-    AnalysisPosition {
-        rules: game.rules().to_string(),
-        start: game.start().to_string(),
-        gpn: pos.to_string(),
-        positions: game.history()[1..].iter().map(|p| p.to_string()).collect(),
-        to_move: pos.to_move(),
-        legal: game.legal_actions().iter().copied().collect(),
-        over: game.outcome().map(over_of),
-        repetitions: game.repetitions(),
-        on_board: pos.seeds_on_board(),
-    }
+/// Reads a setup (the rule set, the start in GPN and the line, each empty
+/// for its default) into its game: the rules library's judgement, each
+/// error naming its field ([`GameError::BadSetup`]: an action that breaks
+/// a rule, or something malformed).
+pub fn setup(rules: &str, gpn: &str, line: &str) -> Result<Game, GameError> {
+    gore_learn::analysis::setup(rules, gpn, line).map_err(GameError::BadSetup)
 }
 
 #[cfg(test)]

@@ -88,6 +88,10 @@ pub enum GameError {
         /// Minutes until the oldest of them leaves the window (rounded up).
         minutes: i64,
     },
+    /// An analysis board's setup that the rules library refuses: an
+    /// action that breaks a rule, or a malformed field (named).
+    #[error("{0}")]
+    BadSetup(gore_learn::analysis::SetupError),
     /// The request needs an account, and the session has none.
     #[error("{0}")]
     NeedsAccount(&'static str),

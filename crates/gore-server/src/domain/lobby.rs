@@ -17,7 +17,7 @@
 use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex as StdMutex};
+use std::sync::{Arc, Mutex as StdMutex, OnceLock};
 use std::time::Duration;
 
 use gore_ai::Level;
@@ -128,11 +128,38 @@ pub struct LobbyView {
     pub games: Vec<PlayingView>,
 }
 
+/// One state of the lobby, for every lobby socket: written at most once,
+/// by the first socket to send it with the edge's encoder, then shared.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// The lobby.
+    pub view: LobbyView,
+    text: OnceLock<Arc<str>>,
+}
+
+impl Snapshot {
+    /// A snapshot of `view`, not yet written.
+    pub fn new(view: LobbyView) -> Snapshot {
+        Snapshot {
+            view,
+            text: OnceLock::new(),
+        }
+    }
+
+    /// The lobby as `encode` writes it: encoded by the first caller, then
+    /// shared (every socket passes the same encoder: the edge's).
+    pub fn text(&self, encode: impl FnOnce(&LobbyView) -> String) -> Arc<str> {
+        self.text
+            .get_or_init(|| Arc::from(encode(&self.view)))
+            .clone()
+    }
+}
+
 /// What a lobby socket hears.
 #[derive(Debug, Clone)]
 pub enum LobbyEvent {
     /// The lobby changed: the new state, encoded once for every socket.
-    Snapshot(Arc<str>),
+    Snapshot(Arc<Snapshot>),
     /// Two players were paired: `game`, between the players `players`
     /// (public ids).
     Paired {
@@ -178,7 +205,7 @@ struct Inner {
     seeks_per_address: usize,
     tx: broadcast::Sender<LobbyEvent>,
     /// The last snapshot sent.
-    last: StdMutex<Arc<str>>,
+    last: StdMutex<Option<Arc<Snapshot>>>,
     /// A change to send.
     dirty: AtomicBool,
     wake: Arc<Notify>,
@@ -218,7 +245,7 @@ impl Lobby {
             ratings,
             seeks_per_address,
             tx: broadcast::channel(256).0,
-            last: StdMutex::new(Arc::from("")),
+            last: StdMutex::new(None),
             dirty: AtomicBool::new(true),
             wake: Arc::new(Notify::new()),
             present: StdMutex::new(HashMap::new()),
@@ -242,8 +269,8 @@ impl Lobby {
         self.0.tx.subscribe()
     }
 
-    /// The lobby as last sent (empty before the first snapshot).
-    pub fn snapshot(&self) -> Arc<str> {
+    /// The lobby as last sent (`None` before the first snapshot).
+    pub fn snapshot(&self) -> Option<Arc<Snapshot>> {
         self.0
             .last
             .lock()
@@ -344,13 +371,12 @@ impl Lobby {
                 lobby.0.dirty.store(false, Ordering::SeqCst);
                 match lobby.view().await {
                     Ok(view) => {
-                        let text: Arc<str> = serde_json::to_string(&LobbyMsg::Lobby(view))
-                            .unwrap_or_default()
-                            .into();
                         let mut last = lobby.0.last.lock().unwrap_or_else(|e| e.into_inner());
-                        if *last != text {
-                            *last = text.clone();
-                            let _ = lobby.0.tx.send(LobbyEvent::Snapshot(text));
+                        // Equal views are equal texts: nothing new to send.
+                        if last.as_ref().is_none_or(|s| s.view != view) {
+                            let snapshot = Arc::new(Snapshot::new(view));
+                            *last = Some(snapshot.clone());
+                            let _ = lobby.0.tx.send(LobbyEvent::Snapshot(snapshot));
                         }
                     }
                     Err(e) => tracing::warn!("lobby: cannot read it: {e}"),
@@ -957,10 +983,28 @@ fn check_rated(
     Ok(())
 }
 
-/// A message on a lobby socket, from the server.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum LobbyMsg {
-    /// The lobby's state: first, and after each change.
-    Lobby(LobbyView),
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A snapshot is written once, by the first socket to send it; the
+    /// others share that text.
+    #[test]
+    fn a_snapshot_is_encoded_once() {
+        let snapshot = Snapshot::new(LobbyView {
+            paces: vec!["5+3".parse().unwrap()],
+            challenges: Vec::new(),
+            games: Vec::new(),
+        });
+        let calls = std::cell::Cell::new(0);
+        let encode = |v: &LobbyView| {
+            calls.set(calls.get() + 1);
+            format!("{} paces", v.paces.len())
+        };
+        let first = snapshot.text(encode);
+        let second = snapshot.text(encode);
+        assert_eq!(&*first, "1 paces");
+        assert!(Arc::ptr_eq(&first, &second));
+        assert_eq!(calls.get(), 1);
+    }
 }

@@ -1,7 +1,12 @@
 //! The game domain: games, their seats and turns, the AI's turns, and the
-//! broadcast of every change. It knows neither HTTP nor SQL: it talks to a
-//! [`Store`](crate::store::Store) and answers [`GameError`]s, which the
-//! edges (http.rs, ws.rs) turn into API errors.
+//! broadcast of every change. It knows neither HTTP, SQL nor JSON: it talks
+//! to a [`Store`](crate::store::Store), answers [`GameError`]s, which the
+//! edges turn into error answers (error.rs, one mapping), and shows games
+//! in its own types ([`GameState`], [`GameUpdate`], a [`Change`] per
+//! change; the lobby's [`lobby::Snapshot`]). The edge writes them: a change
+//! or a snapshot keeps the text the first socket of each audience encoded
+//! with the edge's encoder, so that each is written once however many
+//! sockets watch.
 //!
 //! The games live in `games/`, behind the one handle [`Games`]:
 //!
@@ -49,7 +54,10 @@ pub use games::{
     SPECTATORS_EVERY, SPECTATORS_FRESH,
 };
 pub use players::Players;
-pub use room::{Change, Room, SpectatorSlot};
+pub use room::{
+    Change, ClockState, GameResult, GameState, GameUpdate, HeadState, Played, Preview, Room,
+    SeatState, SpectatorSlot,
+};
 
 /// How a game is played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

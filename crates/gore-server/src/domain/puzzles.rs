@@ -2,7 +2,7 @@
 //! embedded `puzzles/puzzles.txt`, or `gore serve --puzzles FILE`), the
 //! choice of a next puzzle near a player's rating, and the check of an
 //! answer. No HTTP here: http.rs reads the requests and writes the
-//! answers (api.rs).
+//! answers (the wire types).
 
 use std::collections::{HashMap, HashSet};
 

@@ -1,7 +1,13 @@
 //! One game in memory: its facts, the rules' [`Game`], the log shown to
 //! clients, and the channel that carries every change to the sockets.
+//! What a room shows (its states and updates) is in [`state`], in the
+//! domain's terms: the edge chooses how they are written, and the room
+//! keeps each text it is given so that it is written once per change and
+//! audience.
 
-use std::sync::Arc;
+mod state;
+
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use gore_core::{Action, Effect, Game, Hole, HoleSet, Player, Position, Sowing};
@@ -9,14 +15,16 @@ use tokio::sync::broadcast;
 
 use super::clock::{clocks, Clock, Clocks, Due};
 use super::{GameError, GameInfo, Mode, Seat, Status};
-use crate::api::{
-    Entry, GameView, Head, PerPlayer, Preview, RematchView, ResultView, SeatView, ServerMsg, Update,
-};
 use crate::store::{StoredAction, StoredGame};
 use gore_core::Forfeit;
+pub use state::{
+    ClockState, GameResult, GameState, GameUpdate, HeadState, Played, Preview, SeatState,
+};
 
-/// One change of a game, encoded once for every socket that watches it:
-/// the update with the actor's legal actions, and without.
+/// One change of a game, for every socket that watches it: the update
+/// with the actor's legal actions, and without, each encoded at most once
+/// (by the first socket that sends it, with the edge's encoder) and then
+/// shared by every socket of its audience.
 #[derive(Debug)]
 pub struct Change {
     /// The ply the change follows.
@@ -30,17 +38,41 @@ pub struct Change {
     /// sent the whole state, never an update.
     pub whole: bool,
     actor: Option<Player>,
-    for_actor: Arc<str>,
-    for_others: Arc<str>,
+    /// The update as the actor sees it, and as everyone else does (`None`
+    /// for a whole change: nothing to send but the state).
+    updates: Option<(GameUpdate, GameUpdate)>,
+    /// Their texts, once encoded: the actor's, the others'.
+    texts: [OnceLock<Arc<str>>; 2],
 }
 
 impl Change {
-    /// The encoded `update` message for a socket holding `seat`.
-    pub fn text_for(&self, seat: Option<Seat>) -> &Arc<str> {
-        match (seat, self.actor) {
-            (Some(s), Some(p)) if s.acts_for(p) => &self.for_actor,
-            _ => &self.for_others,
-        }
+    /// The update for a socket holding `seat` (`None` for a whole change).
+    pub fn update_for(&self, seat: Option<Seat>) -> Option<&GameUpdate> {
+        let (mine, others) = self.updates.as_ref()?;
+        Some(if self.is_actor(seat) { mine } else { others })
+    }
+
+    fn is_actor(&self, seat: Option<Seat>) -> bool {
+        matches!((seat, self.actor), (Some(s), Some(p)) if s.acts_for(p))
+    }
+
+    /// The update for a socket holding `seat`, as `encode` writes it:
+    /// encoded by the first socket of its audience to ask, then shared
+    /// (every socket passes the same encoder: the edge's). Empty for a
+    /// whole change.
+    pub fn text_for(
+        &self,
+        seat: Option<Seat>,
+        encode: impl FnOnce(&GameUpdate) -> String,
+    ) -> Arc<str> {
+        let Some(update) = self.update_for(seat) else {
+            return Arc::from("");
+        };
+        // With no actor both audiences see the same update: one text.
+        let i = usize::from(!(self.actor.is_some() && self.is_actor(seat)));
+        self.texts[i]
+            .get_or_init(|| Arc::from(encode(update)))
+            .clone()
     }
 }
 
@@ -50,7 +82,7 @@ pub struct Room {
     pub info: GameInfo,
     /// The rules' game.
     pub game: Game,
-    log: Vec<Entry>,
+    log: Vec<Played>,
     tx: broadcast::Sender<Arc<Change>>,
     /// An AI task owns this game's AI turns.
     pub ai_busy: bool,
@@ -103,14 +135,14 @@ pub const LEAVE_UNTIMED_MS: i64 = 3 * 86_400_000;
 pub const SIGN_OF_LIFE_MS: i64 = 1_000;
 
 /// The log entry of the action just played on `game`, which did `effect`.
-fn entry_of(game: &Game, player: Player, effect: &Effect) -> Entry {
-    Entry {
+fn entry_of(game: &Game, player: Player, effect: &Effect) -> Played {
+    Played {
         ply: game.actions().len(),
         player,
         action: *game.actions().last().expect("an action was just played"),
         captured: effect.captures(),
         // Before the final sweep: the board the action left.
-        position: game.history().last().unwrap_or(game.position()).to_string(),
+        position: *game.history().last().unwrap_or(game.position()),
         path: effect.path(),
     }
 }
@@ -140,7 +172,7 @@ impl Room {
         Room::with(info, game, Vec::new(), Vec::new())
     }
 
-    fn with(mut info: GameInfo, game: Game, log: Vec<Entry>, times: Vec<i64>) -> Room {
+    fn with(mut info: GameInfo, game: Game, log: Vec<Played>, times: Vec<i64>) -> Room {
         if game.is_over() {
             info.status = Status::Over;
         }
@@ -189,12 +221,12 @@ impl Room {
                     .map(|(i, a)| {
                         let before = &game.history()[i];
                         let effect = stored_effect(before, a.action, &a.captured);
-                        Entry {
+                        Played {
                             ply: i + 1,
                             player: before.to_move(),
                             action: a.action,
                             captured: effect.captures(),
-                            position: game.history()[i + 1].to_string(),
+                            position: game.history()[i + 1],
                             path: effect.path(),
                         }
                     })
@@ -584,8 +616,10 @@ impl Room {
         Ok(stored)
     }
 
-    /// The `state` message for a spectator, encoded once per change.
-    pub fn spectator_state(&self) -> Arc<str> {
+    /// The whole state as a spectator sees it, as `encode` writes it:
+    /// encoded once per change for every spectator (every caller passes
+    /// the same encoder: the edge's).
+    pub fn spectator_state(&self, encode: impl FnOnce(GameState) -> String) -> Arc<str> {
         let mut cache = self.spectator.lock().unwrap_or_else(|e| e.into_inner());
         // A running clock's figures are for the moment they are made: not
         // cached.
@@ -595,11 +629,7 @@ impl Room {
         match &*cache {
             Some((serial, text)) if *serial == self.serial && !ticking => text.clone(),
             _ => {
-                let text: Arc<str> = serde_json::to_string(&ServerMsg::State {
-                    state: Box::new(self.view(None)),
-                })
-                .unwrap_or_default()
-                .into();
+                let text: Arc<str> = encode(self.view(None)).into();
                 *cache = Some((self.serial, text.clone()));
                 text
             }
@@ -612,22 +642,9 @@ impl Room {
         // changes the state at the same ply.
         *self.spectator.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let actor = self.actor();
-        let update = |legal: bool| Update {
-            id: self.info.id.clone(),
-            since,
-            actions: self.log[since.min(self.log.len())..].to_vec(),
-            head: self.head(legal),
-        };
-        let encode = |u: Update| -> Arc<str> {
-            serde_json::to_string(&ServerMsg::Update {
-                update: Box::new(u),
-            })
-            .unwrap_or_default()
-            .into()
-        };
-        let for_others: Arc<str> = encode(update(false));
+        let for_others = self.update_from(since, false);
         let for_actor = if actor.is_some() {
-            encode(update(true))
+            self.update_from(since, true)
         } else {
             for_others.clone()
         };
@@ -639,8 +656,8 @@ impl Room {
             serial: self.serial,
             whole: false,
             actor,
-            for_actor,
-            for_others,
+            updates: Some((for_actor, for_others)),
+            texts: Default::default(),
         }));
     }
 
@@ -649,15 +666,14 @@ impl Room {
     pub fn send_whole(&mut self) {
         *self.spectator.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.serial += 1;
-        let none: Arc<str> = Arc::from("");
         let _ = self.tx.send(Arc::new(Change {
             since: self.ply(),
             ply: self.ply(),
             serial: self.serial,
             whole: true,
             actor: None,
-            for_actor: none.clone(),
-            for_others: none,
+            updates: None,
+            texts: Default::default(),
         }));
     }
 
@@ -702,86 +718,6 @@ impl Room {
     /// Closes every socket's subscription (they reconnect and reload).
     pub fn close_channel(&mut self) {
         self.tx = broadcast::channel(64).0;
-    }
-
-    fn seats(&self) -> PerPlayer<SeatView> {
-        let seat = |p: Player| {
-            if self.info.ai_seat == Some(p) {
-                SeatView::Ai {
-                    level: self.info.level.into(),
-                    perfect: self.info.perfect,
-                    honourable: self.info.honourable,
-                    joined: true,
-                }
-            } else {
-                SeatView::Human {
-                    joined: !(self.info.mode == Mode::Friend
-                        && self.info.status == Status::Waiting
-                        && Seat::of(p) != self.info.creator),
-                    name: self.info.names[p.index()].clone(),
-                    rating: self.info.ratings[p.index()].clone(),
-                }
-            }
-        };
-        PerPlayer {
-            a: seat(Player::A),
-            b: seat(Player::B),
-        }
-    }
-
-    /// What changes with each action; `legal` (and what each sowing
-    /// would do) for the actor or nobody.
-    fn head(&self, with_legal: bool) -> Head {
-        let pos = self.game.position();
-        let over = self.is_over();
-        let legal: Vec<Action> = if with_legal && self.actor().is_some() {
-            self.game.legal_actions().iter().copied().collect()
-        } else {
-            Vec::new()
-        };
-        Head {
-            status: self.info.status,
-            position: pos.to_string(),
-            to_move: (!over).then(|| pos.to_move()),
-            seats: self.seats(),
-            previews: previews(pos, &legal),
-            legal,
-            ply: self.ply(),
-            declined: PerPlayer {
-                a: self.game.has_declined(Player::A),
-                b: self.game.has_declined(Player::B),
-            },
-            result: self.info.forfeit.map(|f| self.forfeit_view(f)).or_else(|| {
-                self.game.outcome().map(|o| {
-                    // The board before the sweep: what each player took from it.
-                    let before = self.game.history().last().unwrap_or(pos);
-                    ResultView {
-                        seeds: o.seeds,
-                        winner: o.winner(),
-                        without_glory: o.without_glory(),
-                        reason: o.reason.as_str().into(),
-                        swept: Player::ALL.map(|p| pos.captured(p) - before.captured(p)),
-                    }
-                })
-            }),
-            rematch: self.info.rematch.as_ref().map(|id| RematchView {
-                id: id.clone(),
-                url: format!("/g/{id}"),
-            }),
-            thinking: self.ai_to_move(),
-            lobby: self.info.lobby,
-            rated: self.info.rated,
-            takeback: self.info.takeback,
-            clock: self.clock_view(),
-            away: PerPlayer {
-                a: self.away_for(Player::A),
-                b: self.away_for(Player::B),
-            },
-            abortable: self.info.status == Status::Playing
-                && !self.is_over()
-                && self.info.mode == Mode::Friend
-                && !self.both_have_acted(),
-        }
     }
 
     /// For how long (ms) a player of a game being played has had no
@@ -837,74 +773,6 @@ impl Room {
         }
     }
 
-    /// The clocks as the page shows them, now.
-    fn clock_view(&self) -> Option<crate::api::ClockView> {
-        let now = self.clock.now_ms();
-        let c = self.clocks_at(now)?;
-        Some(crate::api::ClockView {
-            control: self.info.clock?,
-            left: PerPlayer {
-                a: c.left[0],
-                b: c.left[1],
-            },
-            running: c.running,
-            deadline_in: c.deadline.map(|(at, _)| (at - now).max(0)),
-            due: c.deadline.map(|(_, due)| {
-                match due {
-                    Due::Flag(_) => "flag",
-                    Due::Abort => "abort",
-                }
-                .to_string()
-            }),
-            now,
-        })
-    }
-
-    /// The result of a forfeited game: no sweep, the captured totals as
-    /// they stood, the loser's opponent the winner (none after an abort).
-    fn forfeit_view(&self, forfeit: Forfeit) -> ResultView {
-        let pos = self.game.position();
-        let winner = forfeit.loser().map(Player::opponent);
-        ResultView {
-            seeds: Player::ALL.map(|p| pos.captured(p)),
-            winner,
-            without_glory: winner.is_some_and(|w| self.game.has_declined(w)),
-            reason: forfeit.as_str().into(),
-            swept: [0, 0],
-        }
-    }
-
-    /// What a client of `seat` that has the first `since` actions lacks:
-    /// the later ones and the head, as an update; `None` when the game has
-    /// not reached `since` (the client needs the whole state).
-    pub fn update_since(&self, seat: Option<Seat>, since: usize) -> Option<Update> {
-        if since > self.log.len() {
-            return None;
-        }
-        let with_legal = matches!((seat, self.actor()), (Some(s), Some(p)) if s.acts_for(p));
-        Some(Update {
-            id: self.info.id.clone(),
-            since,
-            actions: self.log[since..].to_vec(),
-            head: self.head(with_legal),
-        })
-    }
-
-    /// The whole state as the holder of `seat` (`None`: a spectator) sees it.
-    pub fn view(&self, seat: Option<Seat>) -> GameView {
-        let with_legal = matches!((seat, self.actor()), (Some(s), Some(p)) if s.acts_for(p));
-        GameView {
-            id: self.info.id.clone(),
-            mode: self.info.mode,
-            rules: self.info.rules,
-            start: self.info.start.to_string(),
-            you: seat,
-            actions: self.log.clone(),
-            takebacks: self.info.takebacks,
-            head: self.head(with_legal),
-        }
-    }
-
     /// The game record, with the date and the players' names.
     pub fn record(&self) -> String {
         let mut r = gore_core::Record::from_game(&self.game);
@@ -950,24 +818,6 @@ impl Room {
         }
         r.to_string()
     }
-}
-
-/// What each sowing of `legal` would do from `pos`: the rules play it
-/// (the page never sows itself).
-fn previews(pos: &Position, legal: &[Action]) -> Vec<Preview> {
-    legal
-        .iter()
-        .filter(|a| matches!(a, Action::Sow(_)))
-        .filter_map(|&a| {
-            let (_, effect) = pos.play_effect(a).ok()?;
-            Some(Preview {
-                action: a,
-                path: effect.path(),
-                captured: effect.captures(),
-                seeds: effect.seeds_captured,
-            })
-        })
-        .collect()
 }
 
 /// The ply cap a game is played under: the rules' own, and the operator's
@@ -1161,54 +1011,63 @@ mod tests {
         assert_eq!(r.rules, Rules::STANDARD);
     }
 
-    /// Each change is encoded once per kind of recipient: the actor's copy
-    /// lists his legal actions, the others' copy none, and both carry only
-    /// the new action, not the log.
+    /// Each change is encoded at most once per audience, by the encoder
+    /// the first socket passes: the actor's update (his legal actions)
+    /// and the others' (none) are two texts, shared by every socket of
+    /// their audience; with nobody to act, one text for all; a whole
+    /// change carries no update. The spectators' state is encoded once per
+    /// change, and again after the next.
     #[test]
-    fn a_change_carries_only_what_changed() {
-        let mut room = Room::new(
-            GameInfo {
-                mode: Mode::Local,
-                ai_seat: None,
-                ..info(0)
-            },
-            2000,
-        );
+    fn each_audience_is_encoded_once() {
+        use std::cell::Cell;
+        let local = GameInfo {
+            mode: Mode::Local,
+            ai_seat: None,
+            ..info(0)
+        };
+        let mut room = Room::new(local, 2000);
         let mut rx = room.subscribe();
         room.play("a3".parse().unwrap(), 0).unwrap();
         room.changed(0);
-        room.play("b1".parse().unwrap(), 0).unwrap();
-        room.changed(1);
-        rx.try_recv().unwrap();
         let c = rx.try_recv().unwrap();
-        assert_eq!((c.since, c.ply), (1, 2));
-        let read = |t: &str| match serde_json::from_str::<ServerMsg>(t).unwrap() {
-            ServerMsg::Update { update } => *update,
-            m => panic!("{m:?}"),
+        let calls = Cell::new(0);
+        let encode = |u: &GameUpdate| {
+            calls.set(calls.get() + 1);
+            format!("{} legal", u.head.legal.len())
         };
-        let mine = read(c.text_for(Some(Seat::Both)));
-        let theirs = read(c.text_for(None));
-        assert_eq!(mine.actions.len(), 1);
-        assert_eq!(mine.actions[0].action, "b1".parse().unwrap());
-        // A to move in the opening with every hole full: 4 sowings, no offer
-        // (nobody has captured yet).
-        assert_eq!(mine.head.legal.len(), 4);
-        assert!(theirs.head.legal.is_empty());
-        let mut view = {
-            let mut r = Room::new(
-                GameInfo {
-                    mode: Mode::Local,
-                    ai_seat: None,
-                    ..info(0)
-                },
-                2000,
-            );
-            r.play("a3".parse().unwrap(), 0).unwrap();
-            r.view(Some(Seat::Both))
+        // B to move with every hole of his full: 4 sowings.
+        assert_eq!(&*c.text_for(Some(Seat::Both), encode), "4 legal");
+        assert_eq!(&*c.text_for(Some(Seat::Both), encode), "4 legal");
+        assert_eq!(&*c.text_for(None, encode), "0 legal");
+        assert_eq!(&*c.text_for(Some(Seat::A), encode), "0 legal");
+        assert_eq!(calls.get(), 2);
+        assert_eq!(c.update_for(None).unwrap().actions.len(), 1);
+
+        // Over: nobody acts, one text for everyone.
+        room.forfeit(Forfeit::Resign(Player::B));
+        room.changed(1);
+        let c = rx.try_recv().unwrap();
+        calls.set(0);
+        assert_eq!(&*c.text_for(Some(Seat::Both), encode), "0 legal");
+        assert_eq!(&*c.text_for(None, encode), "0 legal");
+        assert_eq!(calls.get(), 1);
+
+        room.send_whole();
+        let c = rx.try_recv().unwrap();
+        assert!(c.whole && c.update_for(None).is_none());
+        assert_eq!(&*c.text_for(None, |_| unreachable!()), "");
+
+        let states = Cell::new(0);
+        let spectate = |s: GameState| {
+            states.set(states.get() + 1);
+            format!("{} {:?}", s.head.ply, s.you)
         };
-        assert!(view.apply(&mine));
-        assert_eq!(view, room.view(Some(Seat::Both)));
-        assert!(!view.apply(&mine), "an update already applied is refused");
+        assert_eq!(&*room.spectator_state(spectate), "1 None");
+        assert_eq!(&*room.spectator_state(spectate), "1 None");
+        assert_eq!(states.get(), 1);
+        room.changed(1);
+        assert_eq!(&*room.spectator_state(spectate), "1 None");
+        assert_eq!(states.get(), 2);
     }
 
     /// Taking back rebuilds the game from the positions it kept: the same

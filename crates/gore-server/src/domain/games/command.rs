@@ -31,7 +31,7 @@ use std::time::Instant;
 use gore_core::{Action, Forfeit, Player};
 
 use super::{join_error, player_of, store_error, Games, RoomRef};
-use crate::api::GameView;
+use crate::domain::GameState;
 use crate::domain::{GameError, Room, Seat};
 use crate::store::{GameChange, StoreError};
 
@@ -136,7 +136,7 @@ impl Cx<'_> {
     }
 
     /// The state as the caller sees it.
-    pub fn view(&self) -> GameView {
+    pub fn view(&self) -> GameState {
         self.room.view(self.seat)
     }
 

@@ -32,7 +32,7 @@ use tokio::sync::{Mutex, OnceCell};
 use super::clock::{Clock, TimeControl};
 use super::{new_id, valid_id, GameError, Mode, Room, Seat};
 use crate::ai::AiPool;
-use crate::api::GameView;
+use crate::domain::GameState;
 use crate::store::{Store, StoreError};
 use ai_turns::cheap_level;
 
@@ -367,7 +367,7 @@ impl Games {
     }
 
     /// The state as the holder of `token` (or a spectator) sees it.
-    pub async fn view(&self, id: &str, token: Option<&str>) -> Result<GameView, GameError> {
+    pub async fn view(&self, id: &str, token: Option<&str>) -> Result<GameState, GameError> {
         let room_ref = self.room(id).await?;
         let mut room = room_ref.lock().await;
         room.touched = Instant::now();

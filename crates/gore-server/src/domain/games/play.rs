@@ -7,8 +7,8 @@ use gore_core::Action;
 use super::command::{CatchUp, Command, Cx, Steps, Who};
 use super::Games;
 use crate::ai::ClientKey;
-use crate::api::GameView;
 use crate::domain::GameError;
+use crate::domain::GameState;
 
 /// Plays an action for the caller, in his turn.
 struct Play {
@@ -23,7 +23,7 @@ struct Play {
 }
 
 impl Command for Play {
-    type Done = Option<GameView>;
+    type Done = Option<GameState>;
 
     const STEPS: Steps = Steps {
         catch_up: CatchUp::WhenBehind,
@@ -35,7 +35,7 @@ impl Command for Play {
         self.ply
     }
 
-    async fn rule(self, cx: &mut Cx<'_>) -> Result<Option<GameView>, GameError> {
+    async fn rule(self, cx: &mut Cx<'_>) -> Result<Option<GameState>, GameError> {
         cx.room.check_turn(cx.seat()?, self.ply)?;
         let action: Action = self
             .action
@@ -61,7 +61,7 @@ impl Games {
         action: String,
         ply: Option<u64>,
         client: Option<IpAddr>,
-    ) -> Result<GameView, GameError> {
+    ) -> Result<GameState, GameError> {
         let play = Play {
             action,
             ply,

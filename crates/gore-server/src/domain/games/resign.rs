@@ -5,7 +5,7 @@ use gore_core::Forfeit;
 
 use super::command::{CatchUp, Command, Cx, Steps, Who};
 use super::{player_of, Games};
-use crate::api::GameView;
+use crate::domain::GameState;
 use crate::domain::{GameError, Mode};
 
 /// Before the rule, the clock: a game already lost on time is answered
@@ -20,14 +20,14 @@ const ENDS: Steps = Steps {
 struct Resign;
 
 impl Command for Resign {
-    type Done = GameView;
+    type Done = GameState;
     const STEPS: Steps = ENDS;
 
-    fn time_up(self, cx: &Cx<'_>) -> Result<GameView, GameError> {
+    fn time_up(self, cx: &Cx<'_>) -> Result<GameState, GameError> {
         Ok(cx.view())
     }
 
-    async fn rule(self, cx: &mut Cx<'_>) -> Result<GameView, GameError> {
+    async fn rule(self, cx: &mut Cx<'_>) -> Result<GameState, GameError> {
         let player = cx.room.resigner(cx.seat()?)?;
         if cx.room.info.rated && !cx.room.both_have_acted() {
             // A rated game counts once each player has acted (RULES.md):
@@ -50,14 +50,14 @@ impl Command for Resign {
 struct Abort;
 
 impl Command for Abort {
-    type Done = GameView;
+    type Done = GameState;
     const STEPS: Steps = ENDS;
 
-    fn time_up(self, cx: &Cx<'_>) -> Result<GameView, GameError> {
+    fn time_up(self, cx: &Cx<'_>) -> Result<GameState, GameError> {
         Ok(cx.view())
     }
 
-    async fn rule(self, cx: &mut Cx<'_>) -> Result<GameView, GameError> {
+    async fn rule(self, cx: &mut Cx<'_>) -> Result<GameState, GameError> {
         let seat = cx.seat()?;
         cx.room.check_playing()?;
         if cx.room.info.mode == Mode::Local {
@@ -82,7 +82,7 @@ impl Command for Abort {
 struct ClaimWin;
 
 impl Command for ClaimWin {
-    type Done = GameView;
+    type Done = GameState;
     // Judged on the store's truth: the opponent's sign of life may have
     // reached another server a moment ago.
     const STEPS: Steps = Steps {
@@ -90,11 +90,11 @@ impl Command for ClaimWin {
         ..ENDS
     };
 
-    fn time_up(self, cx: &Cx<'_>) -> Result<GameView, GameError> {
+    fn time_up(self, cx: &Cx<'_>) -> Result<GameState, GameError> {
         Ok(cx.view())
     }
 
-    async fn rule(self, cx: &mut Cx<'_>) -> Result<GameView, GameError> {
+    async fn rule(self, cx: &mut Cx<'_>) -> Result<GameState, GameError> {
         cx.room.check_playing()?;
         let me = match (cx.room.info.mode, player_of(cx.seat()?)) {
             (Mode::Friend, Some(p)) => p,
@@ -131,7 +131,7 @@ impl Games {
     /// Resigns the game for the holder of `token` (in a local game, for
     /// the player to move): the opponent wins, the seeds are not swept.
     /// Returns the state as the caller sees it.
-    pub async fn resign(&self, id: &str, token: Option<String>) -> Result<GameView, GameError> {
+    pub async fn resign(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
         self.command(id, Who::Seat(token), Resign).await
     }
 
@@ -139,14 +139,14 @@ impl Games {
     /// (or against the AI) before each player has made an action; it then
     /// has no result and counts for nobody. Returns the state as the
     /// caller sees it.
-    pub async fn abort(&self, id: &str, token: Option<String>) -> Result<GameView, GameError> {
+    pub async fn abort(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
         self.command(id, Who::Seat(token), Abort).await
     }
 
     /// The holder of `token` claims the win: his opponent left (RULES.md,
     /// "Leaving": in a timed game, disconnected for 60 s; untimed, 3 days
     /// without his action; correspondence, the clock decides).
-    pub async fn claim_win(&self, id: &str, token: Option<String>) -> Result<GameView, GameError> {
+    pub async fn claim_win(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
         self.command(id, Who::Seat(token), ClaimWin).await
     }
 }

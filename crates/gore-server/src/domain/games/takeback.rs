@@ -5,7 +5,7 @@ use gore_core::Player;
 
 use super::command::{CatchUp, Command, Cx, Steps, Who};
 use super::{Games, RoomRef};
-use crate::api::GameView;
+use crate::domain::GameState;
 use crate::domain::{GameError, Mode, Room};
 use crate::store::GameChange;
 
@@ -21,10 +21,10 @@ const TAKEBACK: Steps = Steps {
 struct Takeback;
 
 impl Command for Takeback {
-    type Done = GameView;
+    type Done = GameState;
     const STEPS: Steps = TAKEBACK;
 
-    async fn rule(self, cx: &mut Cx<'_>) -> Result<GameView, GameError> {
+    async fn rule(self, cx: &mut Cx<'_>) -> Result<GameState, GameError> {
         cx.room.check_playing()?;
         let nothing = GameError::Refused("nothing to take back: you have not played yet");
         match cx.room.info.mode {
@@ -69,10 +69,10 @@ struct Answer {
 }
 
 impl Command for Answer {
-    type Done = GameView;
+    type Done = GameState;
     const STEPS: Steps = TAKEBACK;
 
-    async fn rule(self, cx: &mut Cx<'_>) -> Result<GameView, GameError> {
+    async fn rule(self, cx: &mut Cx<'_>) -> Result<GameState, GameError> {
         cx.room.check_playing()?;
         let asker: Player = cx
             .room
@@ -104,7 +104,7 @@ impl Games {
     /// undone, its search if thinking discarded; local: the last action);
     /// in friend games a request the opponent answers. Returns the state
     /// as the caller sees it.
-    pub async fn takeback(&self, id: &str, token: Option<String>) -> Result<GameView, GameError> {
+    pub async fn takeback(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
         self.command(id, Who::Seat(token), Takeback).await
     }
 
@@ -116,7 +116,7 @@ impl Games {
         id: &str,
         token: Option<String>,
         accept: bool,
-    ) -> Result<GameView, GameError> {
+    ) -> Result<GameState, GameError> {
         self.command(id, Who::Seat(token), Answer { accept }).await
     }
 
