@@ -4,12 +4,14 @@ The rules (``Rules``, ``Position``, ``Action``, ``Game``), the AI
 (``search``) and the solved database (``SolvedDb``) are the Rust workspace's
 own crates (gore-core, gore-ai, gore-solver) behind PyO3 bindings. The
 PettingZoo environment is ``gore.pettingzoo`` and the OpenSpiel game
-``gore.openspiel`` (import them; they need their frameworks installed).
+``gore.openspiel`` (import them; they need their frameworks installed);
+the batch environment is ``gore.vector`` (it needs numpy).
 
 See docs/PYTHON.md for the action numbering and the observation array.
 """
 
 from gore._gore import (
+    CANONICAL_SIZE,
     MAX_LEVEL,
     NUM_ACTIONS,
     OBSERVATION_SIZE,
@@ -23,6 +25,7 @@ from gore._gore import (
     Position,
     Probe,
     RecordError,
+    Rollouts,
     Rules,
     RulesError,
     SearchError,
@@ -36,6 +39,7 @@ from gore._gore import (
 )
 
 __all__ = [
+    "CANONICAL_SIZE",
     "MAX_LEVEL",
     "NUM_ACTIONS",
     "OBSERVATION_SIZE",
@@ -49,6 +53,7 @@ __all__ = [
     "Position",
     "Probe",
     "RecordError",
+    "Rollouts",
     "Rules",
     "RulesError",
     "SearchError",
