@@ -183,7 +183,7 @@ def main(argv=None) -> list[tuple[int, dict[int, float]]]:
     ap.add_argument("--batch", type=int, default=512, help="minibatch size")
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--eval-every", type=int, default=5)
-    ap.add_argument("--eval-games", type=int, default=20)
+    ap.add_argument("--eval-games", type=int, default=40)
     ap.add_argument("--levels", default="1,2")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
