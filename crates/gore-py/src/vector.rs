@@ -337,18 +337,39 @@ pub(crate) fn canonical(p: &Position, ply: u32, reps: u8, out: &mut [f32]) {
     // A does. Nothing in the rules names a row (only controllers), so the
     // two views of equal boards play alike.
     let turn = if me == Player::A { 0 } else { 4 };
-    let offer = p.pending_offer().map_or(0, |s| s.0);
-    for j in 0..8 {
-        let h = gore_core::Hole::ALL[(j + turn) & 7];
-        out[j] = p.seeds(h) as f32;
-        out[8 + j] = (p.controller(h) == me) as u8 as f32;
-        out[16 + j] = (offer >> h.index() & 1) as f32;
+    for (j, x) in out[..8].iter_mut().enumerate() {
+        *x = p.seeds(gore_core::Hole::ALL[(j + turn) & 7]) as f32;
     }
+    // Hole sets as bytes turned by `turn`, then eight floats from a table.
+    let mine = p.controlled(me).0.rotate_right(turn as u32);
+    let offer = p
+        .pending_offer()
+        .map_or(0, |s| s.0)
+        .rotate_right(turn as u32);
+    out[8..16].copy_from_slice(&FLOATS[mine as usize]);
+    out[16..24].copy_from_slice(&FLOATS[offer as usize]);
     out[24] = p.captured(me) as f32;
     out[25] = p.captured(me.opponent()) as f32;
     out[26] = ply as f32;
     out[27] = reps as f32;
 }
+
+/// `FLOATS[b]`: the eight bits of `b` as 0.0 or 1.0, lowest first.
+static FLOATS: [[f32; 8]; 256] = {
+    let mut out = [[0f32; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut j = 0;
+        while j < 8 {
+            if b >> j & 1 != 0 {
+                out[b][j] = 1.0;
+            }
+            j += 1;
+        }
+        b += 1;
+    }
+    out
+};
 
 /// The canonical observation of a game (its ply and repetitions counted).
 pub(crate) fn game_canonical(g: &Game) -> [f32; CANON_SIZE] {
