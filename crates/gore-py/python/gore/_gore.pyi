@@ -191,23 +191,27 @@ class SolvedDb:
 
 # --- The batch environment and rollouts (src/vector.rs; gore.vector) ---
 
+from typing import final
+
+@final
 class Rollouts:
     games: int
     mean: tuple[float, float]
     histogram: list[int]
     wins: tuple[int, int, int]
 
+@final
 class GoreBatch:
     """n games stepped together; the arrays are the batch's, overwritten in place."""
-    def __init__(
-        self,
+    def __new__(
+        cls,
         n: int,
         rules: Optional[RulesLike] = None,
         seed: int = 0,
         auto_reset: bool = True,
         reward: str = "score",
         max_steps: Optional[int] = None,
-    ) -> None: ...
+    ) -> GoreBatch: ...
     @property
     def num_envs(self) -> int: ...
     def __len__(self) -> int: ...
