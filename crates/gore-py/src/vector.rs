@@ -617,8 +617,9 @@ macro_rules! with_arrays {
     }};
 }
 
-/// Reads `n` booleans or integers (a numpy array or a sequence).
-fn read_vec<'py, T>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<T>>
+/// Reads a one-dimensional numpy array or sequence of `T` (`noun`
+/// names them in the error).
+fn read_vec<'py, T>(obj: &Bound<'py, PyAny>, what: &str, noun: &str) -> PyResult<Vec<T>>
 where
     T: numpy::Element + Copy + FromPyObject<'py>,
 {
@@ -627,13 +628,12 @@ where
     }
     if obj.is_instance_of::<pyo3::types::PyString>() {
         return Err(PyTypeError::new_err(format!(
-            "{what}: expected a sequence, not a string"
+            "{what}: expected a sequence of {noun}, not a string"
         )));
     }
     obj.extract::<Vec<T>>().map_err(|_| {
         PyTypeError::new_err(format!(
-            "{what}: expected a one-dimensional sequence of {}",
-            std::any::type_name::<T>()
+            "{what}: expected a one-dimensional array or sequence of {noun}"
         ))
     })
 }
@@ -660,9 +660,11 @@ impl PyBatch {
             Some(r) => rules_arg(r)?,
             None => Rules::STANDARD,
         };
-        if !(1..=1 << 24).contains(&n) {
+        // A bound on memory (some 1.5 KB a game with its arrays), so that a
+        // typo raises instead of exhausting it.
+        if !(1..=1 << 20).contains(&n) {
             return Err(GoreError::new_err(format!(
-                "n: expected 1 to 16777216 games, not {n}"
+                "n: expected 1 to 1048576 games, not {n}"
             )));
         }
         let reward = match reward {
@@ -810,7 +812,7 @@ impl PyBatch {
     fn step(&mut self, py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<()> {
         let acts: Vec<i64> = match actions.extract::<PyReadonlyArray1<'_, i64>>() {
             Ok(a) => a.as_array().iter().copied().collect(),
-            Err(_) => read_vec::<i64>(actions, "actions")?,
+            Err(_) => read_vec::<i64>(actions, "actions", "integers")?,
         };
         let n = self.lanes.len();
         if acts.len() != n {
@@ -912,7 +914,7 @@ impl PyBatch {
         let which: Option<Vec<bool>> = match mask {
             None => None,
             Some(m) => {
-                let v = read_vec::<bool>(m, "mask")?;
+                let v = read_vec::<bool>(m, "mask", "booleans")?;
                 if v.len() != n {
                     return Err(GoreError::new_err(format!(
                         "mask: expected {n} booleans, got {}",

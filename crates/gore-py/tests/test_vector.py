@@ -170,6 +170,8 @@ def test_illegal_action_names_the_game_and_changes_nothing():
 def test_bad_arguments():
     with pytest.raises(gore.GoreError, match="n: "):
         GoreBatch(0)
+    with pytest.raises(gore.GoreError, match="n: expected 1 to 1048576"):
+        GoreBatch(1 << 21)
     with pytest.raises(gore.GoreError, match="reward: "):
         GoreBatch(2, reward="money")
     with pytest.raises(gore.GoreError, match="max_steps: "):
@@ -179,6 +181,10 @@ def test_bad_arguments():
     b = GoreBatch(2)
     with pytest.raises(gore.GoreError, match="mask: expected 2"):
         b.reset([True])
+    with pytest.raises(TypeError, match="mask: .*booleans"):
+        b.reset([1, 0])
+    with pytest.raises(TypeError, match="actions: .*integers"):
+        b.step([[1, 2]])
     with pytest.raises(gore.GoreError, match="i: "):
         b.position(2)
 
