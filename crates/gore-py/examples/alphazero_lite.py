@@ -181,6 +181,7 @@ def main(argv=None) -> list[tuple[int, dict[int, float]]]:
     ap.add_argument("--games", type=int, default=256, help="self-play games per iteration")
     ap.add_argument("--epochs", type=int, default=4, help="passes over each iteration's data")
     ap.add_argument("--batch", type=int, default=512, help="minibatch size")
+    ap.add_argument("--lr", type=float, default=3e-3, help="Adam's step size")
     ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--eval-every", type=int, default=5)
     ap.add_argument("--eval-games", type=int, default=40)
@@ -209,7 +210,7 @@ def main(argv=None) -> list[tuple[int, dict[int, float]]]:
             order = rng.permutation(len(act))
             for s in range(0, len(order), args.batch):
                 j = order[s : s + args.batch]
-                loss = net.train_step(obs[j], mask[j], act[j], w[j], z[j])
+                loss = net.train_step(obs[j], mask[j], act[j], w[j], z[j], lr=args.lr)
         if it % args.eval_every == 0 or it == args.iterations:
             print(
                 f"  {steps:,} self-play steps, value loss {loss:.3f}, {time.perf_counter() - t0:.0f} s",
