@@ -27,6 +27,8 @@ use pyo3::types::{PyBytes, PyTuple};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod vector;
+
 create_exception!(
     gore,
     GoreError,
@@ -867,6 +869,28 @@ impl PyGame {
         let me = player_of(player, "player")?;
         Ok(obs_bytes(py, &observation(self.0.position(), me)))
     }
+    /// `k` uniformly random playouts from here (the game's history and
+    /// ply cap in force), in Rust with the GIL released, seeded by `seed`:
+    /// the mean and the distribution of the final seeds.
+    #[pyo3(signature = (k, seed = 0))]
+    fn rollouts(&self, py: Python<'_>, k: i64, seed: u64) -> PyResult<vector::PyRollouts> {
+        let k = u64::try_from(k).ok().filter(|&k| k >= 1).ok_or_else(|| {
+            GoreError::new_err(format!("k: expected at least 1 playout, not {k}"))
+        })?;
+        let game = &self.0;
+        let tally = py.allow_threads(|| vector::rollouts(game, k, seed));
+        Ok(vector::PyRollouts::of(tally, k))
+    }
+    /// The canonical observation (`gore.CANONICAL_SIZE` float32 values as
+    /// bytes), from the player to move: the row of GoreBatch.observation.
+    fn canonical_observation<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let o = vector::game_canonical(&self.0);
+        let mut buf = [0u8; vector::CANON_SIZE * 4];
+        for (i, x) in o.iter().enumerate() {
+            buf[4 * i..4 * i + 4].copy_from_slice(&x.to_ne_bytes());
+        }
+        PyBytes::new(py, &buf)
+    }
     /// A copy of the game.
     fn copy(&self) -> PyGame {
         self.clone()
@@ -1244,6 +1268,7 @@ fn _gore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NUM_ACTIONS", NUM_ACTIONS)?;
     m.add("OBSERVATION_SIZE", OBS_SIZE)?;
     m.add("MAX_LEVEL", gore_ai::MAX_LEVEL)?;
+    vector::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -5,12 +5,14 @@ The rules (``Rules``, ``Position``, ``Action``, ``Game``), the AI
 the ``gore-solve`` console script) are the Rust workspace's
 own crates (gore-core, gore-ai, gore-solver) behind PyO3 bindings. The
 PettingZoo environment is ``gore.pettingzoo`` and the OpenSpiel game
-``gore.openspiel`` (import them; they need their frameworks installed).
+``gore.openspiel`` (import them; they need their frameworks installed);
+the batch environment is ``gore.vector`` (it needs numpy).
 
 See docs/PYTHON.md for the action numbering and the observation array.
 """
 
 from gore._gore import (
+    CANONICAL_SIZE,
     MAX_LEVEL,
     NUM_ACTIONS,
     OBSERVATION_SIZE,
@@ -25,6 +27,7 @@ from gore._gore import (
     Position,
     Probe,
     RecordError,
+    Rollouts,
     Rules,
     RulesError,
     SearchError,
@@ -39,6 +42,7 @@ from gore._gore import (
 )
 
 __all__ = [
+    "CANONICAL_SIZE",
     "MAX_LEVEL",
     "NUM_ACTIONS",
     "OBSERVATION_SIZE",
@@ -53,6 +57,7 @@ __all__ = [
     "Position",
     "Probe",
     "RecordError",
+    "Rollouts",
     "Rules",
     "RulesError",
     "SearchError",

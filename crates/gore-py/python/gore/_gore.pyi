@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from os import PathLike
-from typing import Any, Callable, Optional, Union, final
+from typing import Any, Callable, Optional, Sequence, Union, final
+
+import numpy as np
+from numpy.typing import NDArray
 
 # The classes are Rust types: they cannot be subclassed (@final) and are
 # built by __new__.
 
 __all__ = [
     "Action",
+    "CANONICAL_SIZE",
     "ActionError",
     "ArgumentError",
     "Game",
+    "GoreBatch",
     "GoreError",
     "GpnError",
     "IllegalAction",
@@ -23,6 +28,7 @@ __all__ = [
     "Position",
     "Probe",
     "RecordError",
+    "Rollouts",
     "Rules",
     "RulesError",
     "SearchError",
@@ -39,6 +45,7 @@ __version__: str
 NUM_ACTIONS: int  # 103
 OBSERVATION_SIZE: int  # 28
 MAX_LEVEL: int
+CANONICAL_SIZE: int  # 28
 
 class GoreError(ValueError): ...
 class RulesError(GoreError): ...
@@ -183,6 +190,8 @@ class Game:
     def random_playout(self, seed: int, max_plies: Optional[int] = None) -> int: ...
     def undo(self) -> Action: ...
     def observation(self, player: str) -> bytes: ...
+    def rollouts(self, k: int, seed: int = 0) -> Rollouts: ...
+    def canonical_observation(self) -> bytes: ...
     def copy(self) -> Game: ...
     def __copy__(self) -> Game: ...
     def __deepcopy__(self, memo: Any, /) -> Game: ...
@@ -236,3 +245,50 @@ class SolvedDb:
     def __new__(cls, path: Union[str, PathLike[str]]) -> SolvedDb: ...
     def layers(self, skip_origin: bool = False) -> int: ...
     def probe(self, position: Position) -> Probe: ...
+
+# --- The batch environment and rollouts (src/vector.rs; gore.vector) ---
+
+@final
+class Rollouts:
+    games: int
+    mean: tuple[float, float]
+    histogram: list[int]
+    wins: tuple[int, int, int]
+
+@final
+class GoreBatch:
+    """n games stepped together; the arrays are the batch's, overwritten in place."""
+    def __new__(
+        cls,
+        n: int,
+        rules: Optional[_RulesLike] = None,
+        seed: int = 0,
+        auto_reset: bool = True,
+        reward: str = "score",
+        max_steps: Optional[int] = None,
+    ) -> GoreBatch: ...
+    @property
+    def num_envs(self) -> int: ...
+    def __len__(self) -> int: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def auto_reset(self) -> bool: ...
+    @property
+    def observation(self) -> NDArray[np.float32]: ...
+    @property
+    def legal_action_mask(self) -> NDArray[np.bool_]: ...
+    @property
+    def current_player(self) -> NDArray[np.int8]: ...
+    @property
+    def rewards(self) -> NDArray[np.float32]: ...
+    @property
+    def terminated(self) -> NDArray[np.bool_]: ...
+    @property
+    def truncated(self) -> NDArray[np.bool_]: ...
+    @property
+    def ply(self) -> NDArray[np.uint32]: ...
+    def position(self, i: int) -> Position: ...
+    def random_actions(self) -> NDArray[np.int64]: ...
+    def step(self, actions: Union[NDArray[np.integer[Any]], Sequence[int]]) -> None: ...
+    def reset(self, mask: Union[NDArray[np.bool_], Sequence[bool], None] = None) -> None: ...

@@ -1,0 +1,125 @@
+"""Game steps per second of the batch environment (gore.vector.GoreBatch)
+against OpenSpiel's C++ Kalah driven from Python, in the same run.
+
+- `gore-batch`: `b.step(b.random_actions())` on `GoreBatch(n)` (standard
+  rules, auto_reset): n games advance one action per call; after each call
+  the observation, legal-action mask, rewards and flags of all n games are
+  in the batch's numpy arrays. One game step = one action in one game.
+- `kalah`: OpenSpiel's C++ Kalah (`mancala`), `legal = s.legal_actions();
+  s.apply_action(random choice)` until the end, a new game after each.
+- `kalah+obs`: the same, also reading what the batch hands over per step:
+  `np.asarray(s.observation_tensor())` and `s.legal_actions_mask()`.
+
+Each round runs every engine for `--seconds` in turn (so that the load of a
+shared machine slows them alike); the script prints, per engine, the median
+over the rounds of steps per second by the wall clock and by the process's
+CPU time (the fairer figure when other jobs share the cores), and the
+fastest round.
+
+    python crates/gore-py/bench/batch.py [--n 4096] [--rounds 7] [--seconds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import time
+
+import numpy as np
+
+import gore
+from gore.vector import GoreBatch
+
+
+def gore_batch(n: int):
+    b = GoreBatch(n, seed=1)
+
+    def run(seconds: float) -> int:
+        steps = 0
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            b.step(b.random_actions())
+            steps += n
+        return steps
+
+    return run
+
+
+def kalah(with_obs: bool):
+    import pyspiel
+
+    game = pyspiel.load_game("mancala")
+    rng = random.Random(1)
+
+    def run(seconds: float) -> int:
+        steps = 0
+        t0 = time.perf_counter()
+        s = game.new_initial_state()
+        while True:
+            for _ in range(1000):
+                if s.is_terminal():
+                    s = game.new_initial_state()
+                legal = s.legal_actions()
+                s.apply_action(legal[rng.randrange(len(legal))])
+                if with_obs:
+                    # From the player to move, as the batch's (player 0's
+                    # once the game is over: OpenSpiel has no mover then).
+                    me = max(s.current_player(), 0)
+                    np.asarray(s.observation_tensor(me), dtype=np.float32)
+                    s.legal_actions_mask(me)
+                steps += 1
+            if time.perf_counter() - t0 >= seconds:
+                return steps
+
+    return run
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=4096, help="games in the batch")
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--seconds", type=float, default=2.0, help="per engine per round")
+    args = ap.parse_args()
+    engines = {"gore-batch": gore_batch(args.n)}
+    try:
+        engines["kalah"] = kalah(False)
+        engines["kalah+obs"] = kalah(True)
+    except ImportError:
+        print("open_spiel not installed: kalah left out")
+    for run in engines.values():
+        run(0.2)  # warm-up
+    wall = {k: [] for k in engines}
+    cpu = {k: [] for k in engines}
+    for _ in range(args.rounds):
+        for name, run in engines.items():
+            t0, c0 = time.perf_counter(), time.process_time()
+            steps = run(args.seconds)
+            dt, dc = time.perf_counter() - t0, time.process_time() - c0
+            wall[name].append(steps / dt)
+            cpu[name].append(steps / dc)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"# {platform.python_implementation()} {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs, load {load:.1f}, gore {gore.__version__}, "
+        f"n={args.n}, {args.rounds} rounds x {args.seconds} s (medians; best round)"
+    )
+    print(f"{'engine':<12} {'M steps/s (wall)':>18} {'M steps/s (CPU)':>18}")
+    for name in engines:
+        w, c = wall[name], cpu[name]
+        print(
+            f"{name:<12} {statistics.median(w) / 1e6:>10.3f} ({max(w) / 1e6:.3f})"
+            f" {statistics.median(c) / 1e6:>10.3f} ({max(c) / 1e6:.3f})"
+        )
+    if "kalah" in engines:
+        for ref in ("kalah", "kalah+obs"):
+            print(
+                f"gore-batch / {ref}: {statistics.median(wall['gore-batch']) / statistics.median(wall[ref]):.1f}x"
+                f" (wall), {statistics.median(cpu['gore-batch']) / statistics.median(cpu[ref]):.1f}x (CPU)"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,328 @@
+"""The batch environment (gore.vector.GoreBatch), rollouts, the canonical
+observation and the board's symmetry, checked against a naive model: the
+same games stepped one action at a time through the single-game API
+(gore.Game, gore-core's own bookkeeping of repetition and the ply cap)."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import numpy as np
+import pytest
+
+import gore
+from gore.vector import (
+    CANONICAL_SIZE,
+    GoreBatch,
+    action_rotations,
+    rotate_observation,
+    rotate_policy,
+    rotate_position,
+)
+
+HOLES = ["a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4"]
+
+
+def canonical_by_hand(g: gore.Game) -> np.ndarray:
+    """docs/PYTHON.md's table, from the game's fields: the holes from the
+    mover's first hole (b1 when B moves), then the captured seeds, the ply
+    and the repetition count."""
+    p = g.position
+    me = p.to_move
+    turn = 0 if me == "A" else 4
+    order = [(j + turn) % 8 for j in range(8)]
+    offer = p.pending_offer or []
+    cap = dict(zip("AB", p.captured))
+    other = "B" if me == "A" else "A"
+    reps = 1 if g.is_over else g.repetitions
+    return np.array(
+        [p.seeds[h] for h in order]
+        + [1.0 if p.controllers[h] == me else 0.0 for h in order]
+        + [1.0 if HOLES[h] in offer else 0.0 for h in order]
+        + [cap[me], cap[other], g.ply, reps],
+        dtype=np.float32,
+    )
+
+
+def mask_of(g: gore.Game) -> np.ndarray:
+    return np.frombuffer(g.legal_mask(), dtype=np.uint8).astype(bool)
+
+
+@pytest.mark.parametrize(
+    "rules,steps",
+    [
+        ("standard", 2500),
+        ("seeds=3,cede-all", 1500),
+        ("no-trades,skip-origin", 1500),
+        ("seeds=4,ply-cap=40", 800),
+    ],
+)
+def test_batch_steps_as_single_games_do(rules, steps):
+    """Every array after every step equals what the single-game API gives
+    for the same actions; every ending (board, repetition, ply cap) is the
+    Game's, with its rewards."""
+    n = 6
+    b = GoreBatch(n, rules=rules, seed=7)
+    games = [gore.Game(rules) for _ in range(n)]
+    total = games[0].rules.total_seeds
+    reasons = set()
+    for _ in range(steps):
+        for i, g in enumerate(games):
+            assert np.array_equal(b.observation[i], canonical_by_hand(g)), (i, g)
+            assert np.array_equal(b.legal_action_mask[i], mask_of(g)), (i, g)
+            assert b.current_player[i] == (0 if g.to_move == "A" else 1)
+            assert b.ply[i] == g.ply
+            assert b.position(i) == g.position
+        acts = b.random_actions()
+        assert all(mask_of(g)[a] for g, a in zip(games, acts))
+        b.step(acts)
+        for i, a in enumerate(acts):
+            out = games[i].play_index(int(a))
+            if out is None:
+                assert not b.terminated[i]
+                assert tuple(b.rewards[i]) == (0.0, 0.0)
+            else:
+                reasons.add(out.reason)
+                assert b.terminated[i]
+                sa, sb = out.seeds
+                assert b.rewards[i][0] == pytest.approx((sa - sb) / total)
+                assert b.rewards[i][1] == pytest.approx((sb - sa) / total)
+                games[i] = gore.Game(rules)  # auto_reset: the batch started again
+            assert not b.truncated[i]
+    # The games did end, in every way these rules end most games (random
+    # standard games end by repetition nearly always, 199 in 200).
+    expected = {
+        "standard": {"repetition"},
+        "seeds=3,cede-all": {"board", "repetition", "no-hole"},
+        "no-trades,skip-origin": {"board"},
+        "seeds=4,ply-cap=40": {"ply-cap"},
+    }[rules]
+    assert expected <= reasons, reasons
+
+
+def test_win_rewards_and_auto_reset_off():
+    b = GoreBatch(3, rules="seeds=3", seed=1, auto_reset=False, reward="win")
+    games = [gore.Game("seeds=3") for _ in range(3)]
+    ended_at = {}
+    for step in range(3000):
+        if len(ended_at) == 3:
+            break
+        acts = b.random_actions()
+        b.step(acts)
+        for i, a in enumerate(acts):
+            if i in ended_at:
+                # Over: the action is ignored, nothing changes, no reward.
+                assert b.terminated[i]
+                assert tuple(b.rewards[i]) == (0.0, 0.0)
+                assert not b.legal_action_mask[i].any()
+                assert b.position(i) == games[i].position
+                continue
+            out = games[i].play_index(int(a))
+            if out is not None:
+                ended_at[i] = step
+                sa, sb = out.seeds
+                w = (sa > sb) - (sa < sb)
+                assert tuple(b.rewards[i]) == (w, -w)
+                assert b.terminated[i]
+                assert b.position(i) == games[i].position  # swept
+    assert len(ended_at) == 3
+    # reset(mask) starts only the games asked for.
+    b.reset(np.array([True, False, True]))
+    assert list(b.terminated) == [False, True, False]
+    assert list(b.ply) == [0, games[1].ply, 0]
+    assert b.position(0) == gore.Position.start("seeds=3")
+
+
+def test_max_steps_truncates():
+    b = GoreBatch(4, seed=3, max_steps=5)
+    for k in range(5):
+        assert not b.truncated.any()
+        b.step(b.random_actions())
+    # Random standard games cannot end in 5 actions (no hole can be
+    # emptied to 2 or fewer everywhere): all truncated, then started again.
+    assert b.truncated.all() and not b.terminated.any()
+    assert not b.rewards.any()
+    assert list(b.ply) == [0, 0, 0, 0]
+
+
+def test_illegal_action_names_the_game_and_changes_nothing():
+    b = GoreBatch(3, seed=0)
+    b.step(np.array([0, 1, 2]))  # a1, a2, a3: legal at the start
+    before = [a.copy() for a in (b.observation, b.legal_action_mask, b.ply)]
+    with pytest.raises(gore.IllegalAction, match=r"game 1: action 0 \(a1\)"):
+        b.step(np.array([4, 0, 4]))  # B to move: b1 legal, a1 is not his
+    with pytest.raises(gore.ActionError, match=r"game 2: action number 103"):
+        b.step([4, 4, 103])
+    with pytest.raises(gore.ActionError, match=r"game 0: action number -1"):
+        b.step([-1, 4, 4])
+    with pytest.raises(gore.ActionError, match="expected 3 action numbers, got 2"):
+        b.step([4, 4])
+    with pytest.raises(TypeError, match="actions"):
+        b.step(np.array([4.0, 4.0, 4.0]))
+    with pytest.raises(TypeError, match="actions"):
+        b.step("abc")
+    for a, old in zip((b.observation, b.legal_action_mask, b.ply), before):
+        assert np.array_equal(a, old)
+    assert issubclass(gore.IllegalAction, gore.GoreError)
+
+
+def test_bad_arguments():
+    with pytest.raises(gore.GoreError, match="n: "):
+        GoreBatch(0)
+    with pytest.raises(gore.GoreError, match="n: expected 1 to 1048576"):
+        GoreBatch(1 << 21)
+    with pytest.raises(gore.GoreError, match="reward: "):
+        GoreBatch(2, reward="money")
+    with pytest.raises(gore.GoreError, match="max_steps: "):
+        GoreBatch(2, max_steps=0)
+    with pytest.raises(gore.RulesError):
+        GoreBatch(2, rules="seeds=9")
+    b = GoreBatch(2)
+    with pytest.raises(gore.GoreError, match="mask: expected 2"):
+        b.reset([True])
+    with pytest.raises(TypeError, match="mask: .*booleans"):
+        b.reset([1, 0])
+    with pytest.raises(TypeError, match="actions: .*integers"):
+        b.step([[1, 2]])
+    with pytest.raises(gore.GoreError, match="i: "):
+        b.position(2)
+
+
+def test_arrays_are_views_updated_in_place():
+    b = GoreBatch(5, seed=2)
+    obs, mask = b.observation, b.legal_action_mask
+    assert obs.shape == (5, CANONICAL_SIZE) and obs.dtype == np.float32
+    assert mask.shape == (5, 103) and mask.dtype == np.bool_
+    assert b.current_player.dtype == np.int8
+    assert b.rewards.shape == (5, 2) and b.rewards.dtype == np.float32
+    assert b.terminated.dtype == np.bool_ and b.truncated.dtype == np.bool_
+    first = obs.copy()
+    b.step(b.random_actions())
+    # The same memory, now holding the next observation: no copy is made.
+    assert b.observation is not None and np.shares_memory(b.observation, obs)
+    assert not np.array_equal(obs, first)
+    assert np.array_equal(obs, b.observation)
+
+
+def test_random_actions_are_seeded():
+    def run(seed):
+        b = GoreBatch(4, seed=seed)
+        out = []
+        for _ in range(50):
+            a = b.random_actions().copy()
+            out.append(a)
+            b.step(a)
+        return np.array(out)
+
+    assert np.array_equal(run(5), run(5))
+    assert not np.array_equal(run(5), run(6))
+
+
+def test_canonical_observation_by_hand():
+    g = gore.Game()
+    g.play("a3")  # 7,6,0,7/7,7,7,7 AAAA/BBBB 0-0 B -
+    obs = np.frombuffer(g.canonical_observation(), dtype=np.float32)
+    # B to move: his row b1..b4 first, then a1..a4.
+    expected = [7, 7, 7, 7, 7, 6, 0, 7] + [1, 1, 1, 1, 0, 0, 0, 0] + [0] * 8 + [0, 0, 1, 1]
+    assert obs.tolist() == expected
+    # A pending offer: B offers b2 and b4 to A, who must answer and sees
+    # them at places 5 and 7 (his row first).
+    p = gore.Position("0,3,7,1/2,0,5,9 AAAA/BBBB 12-9 A b2+b4")
+    h = gore.Game("standard", start=p)
+    o = np.frombuffer(h.canonical_observation(), dtype=np.float32)
+    assert o[16:24].tolist() == [0, 0, 0, 0, 0, 1, 0, 1]
+    assert o[24:28].tolist() == [12, 9, 0, 1]
+
+
+def test_rollouts_of_a_forced_ending():
+    # A's only action (no trades): a4's 3 seeds to b1, b2, b3; every hole
+    # then holds at most 2: B sweeps his 3, 20-28.
+    g = gore.Game("no-trades", start=gore.Position("0,0,0,3/0,0,0,0 AAAA/BBBB 20-25 A -", "no-trades"))
+    r = g.rollouts(50, seed=1)
+    assert r.games == 50
+    assert r.mean == (20.0, 28.0)
+    assert r.wins == (0, 0, 50)
+    assert r.histogram[20] == 50 and sum(r.histogram) == 50
+    assert len(r.histogram) == 49
+
+
+def test_rollouts_agree_with_single_game_playouts():
+    """From a game in progress (its history and ply cap in force), the mean
+    final seeds of Rust rollouts and of gore-core's own playouts agree
+    within sampling error."""
+    g = gore.Game("seeds=4,ply-cap=120")
+    rng = random.Random(4)
+    for _ in range(10):
+        g.play(rng.choice(g.legal_actions()))
+    r = g.rollouts(4000, seed=9)
+    naive = []
+    for s in range(1500):
+        c = g.copy()
+        c.random_playout(s)
+        naive.append(c.outcome.seeds[0])
+    assert sum(r.histogram) == 4000
+    assert r.mean[0] + r.mean[1] == pytest.approx(32)
+    sd = float(np.std(naive))
+    se = sd * (1 / 4000 + 1 / 1500) ** 0.5
+    assert abs(r.mean[0] - float(np.mean(naive))) < 4 * se + 1e-9, (r.mean, np.mean(naive), se)
+    assert r.wins[0] + r.wins[1] + r.wins[2] == 4000
+
+
+def test_rollouts_errors_and_gil():
+    with pytest.raises(gore.GoreError, match="k: "):
+        gore.Game().rollouts(0)
+    with pytest.raises(gore.GoreError, match="k: "):
+        gore.Game().rollouts(-1)
+    done = threading.Event()
+    out = {}
+
+    def work():
+        out["r"] = gore.Game().rollouts(30000, seed=1)
+        done.set()
+
+    t = threading.Thread(target=work)
+    counter = 0
+    t.start()
+    while not done.is_set():
+        counter += 1
+    t.join()
+    assert out["r"].games == 30000
+    assert counter > 100_000, counter
+
+
+def test_the_board_turns():
+    """Turning the loop by k holes commutes with the rules (gore-core's):
+    the turned position's legal actions are the turned actions, and
+    playing a turned action from it gives the turned next position."""
+    rng = random.Random(11)
+    rot = action_rotations()
+    for rules in ("standard", "seeds=3,cede-all", "skip-origin"):
+        g = gore.Game(rules)
+        while not g.is_over and g.ply < 300:
+            p = g.position
+            legal = set(p.legal_indices())
+            a = rng.choice(sorted(legal))
+            nxt = p.play(a)
+            for k in range(8):
+                q = rotate_position(p, k)
+                assert set(q.legal_indices()) == {int(rot[k][i]) for i in legal}
+                assert q.play(int(rot[k][a])) == rotate_position(nxt, k)
+            g.play_index(a)
+    # Turning by 4 and by 4 again is the identity; a turned observation is
+    # the observation of the turned position.
+    assert np.array_equal(rot[4][rot[4]], np.arange(103))
+    h = gore.Game()
+    for a in ("a3", "b1", "a1"):
+        h.play(a)
+    obs = np.frombuffer(h.canonical_observation(), dtype=np.float32)
+    for k in range(8):
+        t = gore.Game("standard", start=rotate_position(h.position, k))
+        o = np.frombuffer(t.canonical_observation(), dtype=np.float32)
+        assert np.array_equal(rotate_observation(obs, k)[:26], o[:26])
+    m = np.frombuffer(h.legal_mask(), dtype=np.uint8).astype(bool)
+    for k in range(8):
+        t = rotate_position(h.position, k)
+        assert np.array_equal(rotate_policy(m, k), np.frombuffer(t.legal_mask(), np.uint8).astype(bool))
+    with pytest.raises(TypeError):
+        rotate_observation(obs, 1.5)
