@@ -23,6 +23,7 @@ use crate::domain::{new_token, GameError, NewGameSpec, SeatGrant};
 use crate::error::{ApiError, ErrorCode};
 use crate::limit::Verdict;
 use crate::net::{self, ClientIp, PublicUrl};
+use crate::socket::{limited, socket_slot};
 use crate::state::AppState;
 use crate::ws;
 use gore_ai::{Level, MAX_LEVEL};
@@ -683,40 +684,6 @@ async fn lobby_cancel(
         0 => Err(GameError::NoGame.into()),
         _ => Ok(StatusCode::NO_CONTENT.into_response()),
     }
-}
-
-/// A socket's place among its address's and the server's (`busy` when
-/// either has as many open sockets as it may); none when the address is
-/// unknown.
-fn socket_slot(
-    state: &AppState,
-    ip: Option<IpAddr>,
-) -> Result<Option<crate::state::SocketSlot>, ApiError> {
-    ip.map(|ip| {
-        state.socket_slot(ip).map_err(|full| {
-            ApiError::busy(match full {
-                crate::state::SocketsFull::Address => {
-                    "too many open sockets from your address; close some games or tabs"
-                }
-                crate::state::SocketsFull::Server => {
-                    "the server has as many open sockets as it can take; try again later"
-                }
-            })
-        })
-    })
-    .transpose()
-}
-
-/// Every socket's limits: larger frames are not read, and the buffers are
-/// small because an idle socket holds them all its life (tungstenite's
-/// defaults are 128 KiB each; docs/BENCHMARKS.md).
-fn limited(upgrade: WebSocketUpgrade) -> WebSocketUpgrade {
-    upgrade
-        .max_message_size(ws::HARD_LIMIT)
-        .max_frame_size(ws::HARD_LIMIT)
-        .read_buffer_size(ws::READ_BUFFER)
-        .write_buffer_size(ws::WRITE_BUFFER)
-        .max_write_buffer_size(ws::MAX_WRITE_BUFFER)
 }
 
 /// `GET /api/lobby/ws`: the lobby socket (a browser session: open the

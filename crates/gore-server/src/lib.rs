@@ -36,6 +36,7 @@ pub mod net;
 pub mod oracle;
 mod puzzles_http;
 mod state;
+mod socket;
 pub mod store;
 mod ws;
 
