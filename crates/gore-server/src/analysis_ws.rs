@@ -11,7 +11,10 @@ use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use axum::extract::ws::{Message, WebSocket};
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Extension, State};
+use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use gore_learn::analysis::{Event, Summary};
 
@@ -22,7 +25,8 @@ use crate::api::{
 };
 use crate::domain::analysis::{self as domain, Caps, Running};
 use crate::error::ApiError;
-use crate::socket::{self, Kind, Policy, Reply, Setup};
+use crate::net::ClientIp;
+use crate::socket::{self, limited, socket_slot, Kind, Policy, Reply, Setup};
 use crate::state::{AppState, SocketSlot};
 
 /// The largest message a client may send (a long game's line fits).
@@ -139,6 +143,21 @@ pub async fn session(
     };
     let (tx, rx) = socket.split();
     socket::run(kind, tx, rx, Setup::of(&state, ip)).await;
+}
+
+/// `GET /api/analysis/ws`: the analysis socket (needs no session).
+pub async fn upgrade(
+    State(state): State<AppState>,
+    addr: Option<Extension<ClientIp>>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let upgrade = match upgrade {
+        Ok(u) => u,
+        Err(e) => return Ok(e.into_response()),
+    };
+    let ip = crate::extract::client_ip(addr);
+    let slot = socket_slot(&state, ip)?;
+    Ok(limited(upgrade).on_upgrade(move |socket| session(state, ip, slot, socket)))
 }
 
 /// One analysis socket, as the shared loop serves it.

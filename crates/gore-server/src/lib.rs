@@ -29,14 +29,15 @@ mod assets;
 mod config;
 pub mod domain;
 mod error;
+mod extract;
 mod http;
 mod limit;
 mod lobby_ws;
 pub mod net;
 pub mod oracle;
 mod puzzles_http;
-mod state;
 mod socket;
+mod state;
 pub mod store;
 mod ws;
 

@@ -6,14 +6,19 @@
 use std::collections::HashSet;
 use std::net::IpAddr;
 
-use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Extension, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::api::{parse_json, LobbyClientMsg, LobbyServerMsg};
 use crate::domain::lobby::{Lobby, LobbyEvent, LobbyMsg, Seek};
 use crate::error::ApiError;
-use crate::socket::{self, Kind, Policy, Reply, Setup};
+use crate::net::ClientIp;
+use crate::socket::{self, limited, socket_slot, Kind, Policy, Reply, Setup};
 use crate::state::{AppState, SocketSlot};
 use crate::store::StoredPlayer;
 use crate::ws::MESSAGE_LIMIT;
@@ -46,6 +51,30 @@ pub async fn session(
     };
     let (tx, rx) = socket.split();
     socket::run(kind, tx, rx, Setup::of(&state, ip)).await;
+}
+
+/// `GET /api/lobby/ws`: the lobby socket (a browser session: open the
+/// home page first, which gives one).
+pub async fn upgrade(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    addr: Option<Extension<ClientIp>>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let upgrade = match upgrade {
+        Ok(u) => u,
+        Err(e) => return Ok(e.into_response()),
+    };
+    let Some(session) = crate::extract::session_of(&state, &headers).await? else {
+        return Err(ApiError::forbidden(
+            "the lobby needs a browser session: open the home page first (GET /api/me gives one)",
+        ));
+    };
+    let me = state.players().player_of(&session).await?;
+    let ip = addr.map(|Extension(ClientIp(a))| a);
+    let slot = socket_slot(&state, ip)?;
+    Ok(limited(upgrade)
+        .on_upgrade(move |socket| crate::lobby_ws::session(state, session, me, ip, slot, socket)))
 }
 
 /// One lobby socket, as the shared loop serves it.
@@ -167,7 +196,7 @@ async fn handle(
     let lobby = state.lobby();
     match msg {
         LobbyClientMsg::Seek { clock, rated } => {
-            let clock = crate::http::parse_clock(Some(&clock))
+            let clock = crate::extract::parse_clock(Some(&clock))
                 .map_err(|e| (e, true))?
                 .ok_or_else(|| {
                     (
@@ -198,7 +227,7 @@ async fn handle(
                 colour,
                 rated,
             };
-            let new = crate::http::challenge_terms(body).map_err(|e| (e, true))?;
+            let new = crate::extract::challenge_terms(body).map_err(|e| (e, true))?;
             let id = lobby.post(session, ip, me, new).await.map_err(refused)?;
             Ok((text(&LobbyServerMsg::Waiting { id }), None))
         }

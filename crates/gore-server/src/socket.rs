@@ -263,8 +263,7 @@ where
                         },
                     },
                     Some(Ok(Message::Binary(b))) => {
-                        let e = if K::POLICY.binary_too_large && b.len() > K::POLICY.message_limit
-                        {
+                        let e = if K::POLICY.binary_too_large && b.len() > K::POLICY.message_limit {
                             ApiError::too_large("the message", K::POLICY.message_limit)
                         } else {
                             ApiError::bad_request("message: send JSON text, not binary")
@@ -509,9 +508,10 @@ mod tests {
         let rx = Box::pin(futures_util::stream::unfold(rx, |mut rx| async move {
             rx.recv().await.map(|m| (m, rx))
         }));
-        let tx = Box::pin(futures_util::sink::unfold(tx, |tx, m: Message| async move {
-            tx.send(m).map(|()| tx)
-        }));
+        let tx = Box::pin(futures_util::sink::unfold(
+            tx,
+            |tx, m: Message| async move { tx.send(m).map(|()| tx) },
+        ));
         let served = tokio::spawn(async move {
             let setup = Setup {
                 idle,
@@ -535,7 +535,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_silent_client_is_closed_after_the_silence_timeout() {
-        let mut c = serve_echo(LONG, Duration::from_millis(50), Arc::new(RateLimiter::new(0)));
+        let mut c = serve_echo(
+            LONG,
+            Duration::from_millis(50),
+            Arc::new(RateLimiter::new(0)),
+        );
         assert_eq!(c.next_text().await, "hello");
         // Pongs do not count as speaking: the silence still closes it.
         c.send(Message::Pong(Default::default()));
@@ -544,7 +548,11 @@ mod tests {
 
     #[tokio::test]
     async fn an_idle_client_is_closed_after_the_idle_timeout() {
-        let mut c = serve_echo(Duration::from_millis(50), LONG, Arc::new(RateLimiter::new(0)));
+        let mut c = serve_echo(
+            Duration::from_millis(50),
+            LONG,
+            Arc::new(RateLimiter::new(0)),
+        );
         assert_eq!(c.next_text().await, "hello");
         // Pinged at half the idle timeout, then closed: it never answered.
         assert!(c.closed_with(1001, "idle").await >= 1);
@@ -576,7 +584,9 @@ mod tests {
         assert!(c.opened.load(Ordering::SeqCst));
         c.text("{a}");
         assert_eq!(c.next_text().await, "echo {a}");
-        c.events.send(Some("news".into())).expect("the kind listens");
+        c.events
+            .send(Some("news".into()))
+            .expect("the kind listens");
         assert_eq!(c.next_text().await, "news");
         // Four bad ones, a good one between them: still open.
         c.text("{ seventeen bytes");

@@ -7,14 +7,21 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Extension, Path, Query, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
+use serde::Deserialize;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::api::{parse_json, ClientMsg, ServerMsg};
 use crate::domain::{Change, RoomRef, Seat, SpectatorSlot};
 use crate::error::ApiError;
-use crate::socket::{self, Kind, Policy, Reply, Setup};
+use crate::net::ClientIp;
+use crate::socket::{self, limited, socket_slot, Kind, Policy, Reply, Setup};
 use crate::state::{AppState, SocketSlot};
 use crate::store::ChatLine;
 
@@ -41,6 +48,64 @@ fn error_message(e: &ApiError) -> Message {
 struct Seen {
     ply: usize,
     serial: u64,
+}
+
+/// `?token=` on the socket's address.
+#[derive(Deserialize)]
+pub struct SocketQuery {
+    /// The seat's token.
+    token: Option<String>,
+}
+
+/// `GET /api/games/{id}/ws`: the game's socket (a player's with his
+/// seat's token, as `?token=` or as [`SeatToken`] reads it; else a
+/// spectator's, counted against the game's cap).
+///
+/// [`SeatToken`]: crate::extract::SeatToken
+pub async fn upgrade(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    query: Result<Query<SocketQuery>, QueryRejection>,
+    headers: HeaderMap,
+    addr: Option<Extension<ClientIp>>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let room = state.games().room(&id).await?;
+    let upgrade = match upgrade {
+        Ok(u) => u,
+        Err(e) => return Ok(e.into_response()),
+    };
+    let (token, session) = match query.ok().and_then(|Query(q)| q.token) {
+        Some(t) => (Some(t), None),
+        None => crate::extract::token_and_session(&state, &headers, &id).await,
+    };
+    let ip = addr.map(|Extension(ClientIp(a))| a);
+    // Counted and subscribed under one lock: a rush of sockets cannot all
+    // pass the count before any of them subscribes. Only spectators are
+    // counted: a player's socket is always let in (his address's cap
+    // bounds it), so a crowd can never lock him out of his game.
+    let (updates, watching) = {
+        let r = room.lock().await;
+        let seated = token.as_deref().and_then(|t| r.seat_of(t)).is_some();
+        let watching = if seated {
+            None
+        } else {
+            Some(
+                r.spectator_slot(state.config().max_sockets_per_game)
+                    .ok_or_else(|| {
+                        ApiError::busy(
+                            "this game has as many spectators as it can take; try again later",
+                        )
+                    })?,
+            )
+        };
+        (r.subscribe(), watching)
+    };
+    let slot = socket_slot(&state, ip)?;
+    Ok(limited(upgrade).on_upgrade(move |socket| {
+        let held = Held { token, session };
+        crate::ws::session(state, id, room, held, ip, slot, watching, updates, socket)
+    }))
 }
 
 /// The whole state for `seat`, and where it leaves the client (a
@@ -242,7 +307,9 @@ impl Kind for Game {
             // Already in the state sent (subscribed before it was made).
             GameEvent::Change(Ok(change)) if change.serial <= seen.serial => Reply::none(),
             GameEvent::Change(Ok(change))
-                if !change.whole && change.serial == seen.serial + 1 && change.since == seen.ply =>
+                if !change.whole
+                    && change.serial == seen.serial + 1
+                    && change.since == seen.ply =>
             {
                 self.seen = Seen {
                     ply: change.ply,
