@@ -269,31 +269,28 @@ mod tests {
             ..crate::Config::default()
         };
         let state = AppState::open(config).await.expect("the state");
-        // A friend game made through the API: its creator's session (the
-        // cookie set) holds its seat.
-        let res = crate::http::app(state.clone())
-            .oneshot(
-                Request::post("/api/games")
-                    .header(header::CONTENT_TYPE, "application/json")
-                    .body(Body::from(r#"{"mode":"friend"}"#))
-                    .expect("a request"),
-            )
+        // A friend game, its creator's seat held by a browser session.
+        let spec = crate::domain::NewGameSpec {
+            mode: crate::Mode::Friend,
+            rules: Rules::STANDARD,
+            start: gore_core::Position::new(Rules::STANDARD.variant),
+            level: gore_ai::Level::new(1).expect("a level"),
+            perfect: false,
+            honourable: false,
+            colour: Some(Player::A),
+            clock: None,
+            name: None,
+            player: None,
+        };
+        let grant = state.games().create(spec, None).await.expect("a game");
+        let session = state.players().new_session().await.expect("a session");
+        state
+            .games()
+            .remember_seat(session.clone(), grant.id.clone(), grant.token.clone())
             .await
-            .expect("answered");
-        assert_eq!(res.status(), StatusCode::CREATED);
-        let cookie = res
-            .headers()
-            .get(header::SET_COOKIE)
-            .and_then(|c| c.to_str().ok())
-            .and_then(|c| c.split(';').next())
-            .expect("a session cookie")
-            .to_string();
-        let body = axum::body::to_bytes(res.into_body(), 1 << 20)
-            .await
-            .expect("a body");
-        let created: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
-        let id = created["id"].as_str().expect("an id").to_string();
-        let seat = created["token"].as_str().expect("a token").to_string();
+            .expect("remembered");
+        let cookie = format!("{SESSION_COOKIE}={session}");
+        let (id, seat) = (grant.id, grant.token);
 
         let app = Router::new()
             .route("/g/{id}", get(probe))

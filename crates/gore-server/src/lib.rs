@@ -10,10 +10,18 @@
 //! before it is acknowledged or broadcast, and a game whose AI was to move
 //! when the server stopped is resumed when it starts again.
 //!
-//! Three layers, each knowing only the one below: the edges (`http`,
-//! `ws`) read requests into typed [`api`] messages and map errors; the
-//! [`domain`] holds the games, seats, turns and AI turns; the [`store`]
-//! keeps them (SQLite), behind the [`store::Store`] trait.
+//! Three layers, each knowing only the one below: the edges read requests
+//! into typed [`api`] messages and map errors; the [`domain`] holds the
+//! games, seats, turns and AI turns; the [`store`] keeps them (SQLite),
+//! behind the [`store::Store`] trait.
+//!
+//! The edges: `http/` (the router and its middleware in `mod.rs`, the
+//! API's handlers by area beside it), the sockets `ws`, `lobby_ws` and
+//! `analysis_ws` (each a kind of the one socket loop in `socket`, with
+//! its upgrade route), `puzzles_http`, and `extract`, what they all read
+//! from a request (JSON bodies, the session, the seat token as an
+//! extractor, fields such as a clock), which imports none of them. The
+//! AI's pool of search threads is [`ai`] (`ai/pool.rs`, `ai/queue.rs`).
 //!
 //! ```no_run
 //! # async fn f() -> anyhow::Result<()> {

@@ -51,7 +51,7 @@ pub(crate) async fn rename(
 
 /// The answer of a log-in (sign-up, log-in, new password): the player, and
 /// the rotated session's cookie.
-pub(crate) fn logged_in(status: StatusCode, l: crate::domain::accounts::LoggedIn) -> Response {
+fn logged_in(status: StatusCode, l: crate::domain::accounts::LoggedIn) -> Response {
     let mut res = (
         status,
         Json(crate::api::Me {
@@ -68,7 +68,7 @@ pub(crate) fn logged_in(status: StatusCode, l: crate::domain::accounts::LoggedIn
 
 /// The address the account limits count against: an IPv6 client's /64,
 /// as the rate limiter counts it (one host has a whole /64).
-pub(crate) fn account_ip(addr: Option<Extension<ClientIp>>) -> Option<IpAddr> {
+fn account_ip(addr: Option<Extension<ClientIp>>) -> Option<IpAddr> {
     client_ip(addr).map(crate::limit::key)
 }
 

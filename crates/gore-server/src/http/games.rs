@@ -18,6 +18,7 @@ use crate::extract::{client_ip, JsonBody, SeatToken};
 use crate::net::ClientIp;
 use crate::state::AppState;
 
+/// `POST /api/games`: a new game; the caller takes its first seat.
 pub(crate) async fn create(
     State(state): State<AppState>,
     addr: Option<Extension<ClientIp>>,
@@ -34,7 +35,7 @@ pub(crate) async fn create(
 }
 
 /// Reads the body of `POST /api/games`, naming the field that is wrong.
-pub(crate) fn new_game_spec(req: NewGame) -> Result<NewGameSpec, ApiError> {
+fn new_game_spec(req: NewGame) -> Result<NewGameSpec, ApiError> {
     let bad = |field: &'static str, why: String| ApiError::from(GameError::BadField { field, why });
     let rules: Rules = match req.rules.as_deref() {
         None => Rules::STANDARD,
@@ -91,7 +92,7 @@ pub(crate) fn new_game_spec(req: NewGame) -> Result<NewGameSpec, ApiError> {
 
 /// Answers a seat given to this caller: the seat is remembered in the
 /// browser's session (a new session cookie if it had none).
-pub(crate) async fn grant_response(
+async fn grant_response(
     state: &AppState,
     headers: &HeaderMap,
     status: StatusCode,
@@ -101,7 +102,7 @@ pub(crate) async fn grant_response(
 }
 
 /// [`grant_response`] in a session already chosen.
-pub(crate) async fn grant_response_in(
+async fn grant_response_in(
     state: &AppState,
     (session, new): (String, bool),
     status: StatusCode,
@@ -126,6 +127,7 @@ pub(crate) async fn grant_response_in(
     ))
 }
 
+/// `GET /api/games/{id}`: the game's state, as the caller's seat sees it.
 pub(crate) async fn game(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -135,6 +137,7 @@ pub(crate) async fn game(
     Ok(Json(view).into_response())
 }
 
+/// `POST /api/games/{id}/actions`: the caller's action.
 pub(crate) async fn play(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -190,6 +193,8 @@ pub(crate) async fn continue_here(
     grant_response(&state, &headers, StatusCode::OK, grant).await
 }
 
+/// `POST /api/games/{id}/devices`: a link that opens the caller's seat
+/// on another device.
 pub(crate) async fn device_link(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -202,6 +207,8 @@ pub(crate) async fn device_link(
     Ok((StatusCode::CREATED, Json(link)).into_response())
 }
 
+/// `DELETE /api/games/{id}/devices`: the device links given so far stop
+/// working.
 pub(crate) async fn revoke_device(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -211,6 +218,7 @@ pub(crate) async fn revoke_device(
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
+/// `POST /api/games/{id}/rematch`: a new game between the same players.
 pub(crate) async fn rematch(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -302,6 +310,7 @@ pub(crate) async fn answer_takeback(
     Ok(Json(view).into_response())
 }
 
+/// `GET /api/games/{id}/record`: the game's record, as a file.
 pub(crate) async fn record(
     State(state): State<AppState>,
     Path(id): Path<String>,

@@ -88,13 +88,14 @@ pub(crate) async fn analysis_position(
 
 /// The analysis pool's key of a client: its address, or one key for
 /// clients whose address is unknown.
-pub(crate) fn analysis_client(addr: Option<Extension<ClientIp>>) -> crate::ai::ClientKey {
+fn analysis_client(addr: Option<Extension<ClientIp>>) -> crate::ai::ClientKey {
     match addr {
         Some(Extension(ClientIp(ip))) => crate::ai::ClientKey::ip(ip),
         None => crate::ai::ClientKey::named("unknown"),
     }
 }
 
+/// `GET /api/games/{id}/review`: the finished game's review.
 pub(crate) async fn game_review(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -133,6 +134,7 @@ pub(crate) async fn upload_review_status(
     Json(crate::domain::review::upload_state(state.analysis_pool(), &client).into())
 }
 
+/// `POST /api/review`: the review of an uploaded record.
 pub(crate) async fn upload_review(
     State(state): State<AppState>,
     addr: Option<Extension<ClientIp>>,

@@ -14,7 +14,7 @@ use crate::net::ClientIp;
 use crate::state::AppState;
 
 /// The caller's session (new: its cookie is set on `res`) and player.
-pub(crate) async fn lobby_player(
+async fn lobby_player(
     state: &AppState,
     headers: &HeaderMap,
 ) -> Result<((String, bool), crate::store::StoredPlayer), ApiError> {
@@ -23,7 +23,7 @@ pub(crate) async fn lobby_player(
     Ok((session, me))
 }
 
-pub(crate) fn paired_answer(game: Option<String>, waiting: Option<String>) -> crate::api::Paired {
+fn paired_answer(game: Option<String>, waiting: Option<String>) -> crate::api::Paired {
     crate::api::Paired {
         url: game.as_ref().map(|g| format!("/g/{g}")),
         game,
