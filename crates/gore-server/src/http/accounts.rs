@@ -1,7 +1,6 @@
 //! The browser's player and accounts: `/api/me`, its name, signing up,
 //! logging in and out, a new password.
 
-use crate::extract::{session_cookie, session_of, session_or_new, session_or_none, with_session};
 use std::net::IpAddr;
 
 use axum::extract::{Extension, State};
@@ -10,7 +9,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 use crate::error::ApiError;
-use crate::extract::{client_ip, JsonBody};
+use crate::extract::{
+    client_ip, session_cookie, session_of, session_or_new, session_or_none, with_session, JsonBody,
+};
 use crate::net::ClientIp;
 use crate::state::AppState;
 

@@ -2,19 +2,17 @@
 //! players' commands (each the domain's, the seat token read by
 //! [`SeatToken`]), seats and devices, the record.
 
+use axum::extract::{Extension, Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
 use gore_ai::{Level, MAX_LEVEL};
 use gore_core::{Player, Position, Rules};
 
 use crate::api::{AnswerBody, ClaimBody, Created, DeviceLink, NewGame, PlayBody};
 use crate::domain::{GameError, NewGameSpec, SeatGrant};
-use crate::extract::{parse_clock, session_or_new, with_session};
-use axum::extract::{Extension, Path, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::Json;
-
 use crate::error::ApiError;
-use crate::extract::{client_ip, JsonBody, SeatToken};
+use crate::extract::{client_ip, parse_clock, session_or_new, with_session, JsonBody, SeatToken};
 use crate::net::ClientIp;
 use crate::state::AppState;
 

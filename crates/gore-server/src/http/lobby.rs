@@ -1,7 +1,6 @@
 //! The lobby's routes (`/api/lobby…`) and the ratings' (players'
 //! pages, leaderboards): the same operations as the lobby socket's.
 
-use crate::extract::{challenge_terms, parse_clock, session_of, session_or_new, with_session};
 use axum::extract::{Extension, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -9,7 +8,9 @@ use axum::Json;
 
 use crate::domain::GameError;
 use crate::error::ApiError;
-use crate::extract::JsonBody;
+use crate::extract::{
+    challenge_terms, parse_clock, session_of, session_or_new, with_session, JsonBody,
+};
 use crate::net::ClientIp;
 use crate::state::AppState;
 
