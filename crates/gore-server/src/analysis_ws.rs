@@ -4,14 +4,18 @@
 //! new `analyse` stops the running one, whose `done` comes first), each on
 //! the analysis pool under the server's caps, the pool's cap per client
 //! answered `busy`, starts counted by the address's rate limiter. An
-//! analysis waiting for a thread is told its place (`queued`).
+//! analysis waiting for a thread is told its place (`queued`). A [`Kind`]
+//! of the shared socket loop ([`crate::socket`]).
 
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use axum::extract::ws::{CloseFrame, Message, WebSocket};
-use futures_util::{SinkExt, StreamExt};
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Extension, State};
+use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
 use gore_learn::analysis::{Event, Summary};
 
 use crate::ai::ClientKey;
@@ -21,14 +25,12 @@ use crate::api::{
 };
 use crate::domain::analysis::{self as domain, Caps, Running};
 use crate::error::ApiError;
+use crate::net::ClientIp;
+use crate::socket::{self, limited, socket_slot, Kind, Policy, Reply, Setup};
 use crate::state::{AppState, SocketSlot};
 
 /// The largest message a client may send (a long game's line fits).
 pub const MESSAGE_LIMIT: usize = 32 * 1024;
-/// Bad or rate-limited messages before the socket is closed.
-const ABUSE_LIMIT: u32 = 5;
-/// The server pings this often at most.
-const PING_EVERY: Duration = Duration::from_secs(30);
 /// A waiting analysis's place is looked at this often, and told when it
 /// changed (the pool has no event for a place moving up: a look is one
 /// lock, cheap).
@@ -116,7 +118,6 @@ pub async fn session(
     slot: Option<SocketSlot>,
     socket: WebSocket,
 ) {
-    let _slot = slot;
     let socket_no = SOCKETS.fetch_add(1, Ordering::Relaxed);
     let client = ip.map_or_else(
         || ClientKey::named(format!("analysis-socket-{socket_no}")),
@@ -126,189 +127,216 @@ pub async fn session(
         time: state.config().analysis_time,
         nodes: state.config().analysis_nodes,
     };
-    let (mut tx, mut rx) = socket.split();
-    let idle = state
-        .config()
-        .ws_idle_timeout
-        .max(Duration::from_millis(10));
-    let mut current: Option<Current> = None;
-    let mut events: Option<tokio::sync::mpsc::UnboundedReceiver<Event>> = None;
-    // The analysis asked for while the running one stops.
-    let mut next: Option<(AnalysisSetup, Option<u64>)> = None;
-    let mut count = 0u64;
-    let mut abuse = 0u32;
-    let mut ping = tokio::time::interval(PING_EVERY.min(idle / 2));
-    ping.tick().await;
     let mut places = tokio::time::interval(PLACE_EVERY);
     places.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let silence = tokio::time::sleep(idle);
-    tokio::pin!(silence);
-    // Pongs prove a client is there, not that it uses the socket: one that
-    // sends no message for this long is closed (its descriptor freed).
-    let quiet_for = crate::ws::silence_timeout(&state);
-    let quiet = tokio::time::sleep(quiet_for);
-    tokio::pin!(quiet);
-    loop {
-        let mut out: Vec<AnalysisServerMsg> = Vec::new();
-        let mut raw: Option<Message> = None;
-        let mut finished = false;
-        tokio::select! {
-            ev = async { events.as_mut().expect("guarded").recv().await },
-                if events.is_some() =>
-            {
-                match (ev, current.as_ref()) {
-                    (Some(e), Some(c)) => out.push(event_message(c.id, e)),
-                    // The work ended: its ticket resolves next.
-                    _ => events = None,
-                }
-            }
-            r = async { (&mut current.as_mut().expect("guarded").ticket).await },
-                if current.is_some() =>
-            {
-                let c = current.take().expect("guarded");
-                // The work has returned: every finding is in the channel.
-                if let Some(mut rx) = events.take() {
-                    while let Ok(e) = rx.try_recv() {
-                        out.push(event_message(c.id, e));
-                    }
-                }
-                out.push(match r {
-                    Ok(s) => done_message(c.id, &s),
-                    Err(e) => AnalysisServerMsg::Error { error: e.into() },
-                });
-                finished = true;
-            }
-            () = &mut quiet => {
-                crate::ws::close_silent(&mut tx).await;
-                break;
-            }
-            () = &mut silence => {
-                let _ = tokio::time::timeout(Duration::from_secs(1), tx.send(Message::Close(Some(
-                    CloseFrame { code: 1001, reason: "idle".into() },
-                ))))
-                .await;
-                break;
-            }
-            incoming = rx.next() => {
-                silence.as_mut().reset(tokio::time::Instant::now() + idle);
-                if matches!(incoming, Some(Ok(Message::Text(_)))) {
-                    quiet.as_mut().reset(tokio::time::Instant::now() + quiet_for);
-                }
-                match incoming {
-                    None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
-                    Some(Ok(Message::Text(t))) => match read(&state, ip, t.as_str()) {
-                        Ok(AnalysisClientMsg::Analyse { rules, gpn, line, time_ms }) => {
-                            let setup = AnalysisSetup { rules, gpn, line };
-                            match &current {
-                                // Stop it; the next starts when it is done.
-                                Some(c) => {
-                                    c.ticket.stop();
-                                    next = Some((setup, time_ms));
-                                }
-                                None => {
-                                    next = Some((setup, time_ms));
-                                    finished = true;
-                                }
-                            }
-                        }
-                        Ok(AnalysisClientMsg::Stop {}) => {
-                            next = None;
-                            if let Some(c) = &current {
-                                c.ticket.stop();
-                            }
-                        }
-                        Ok(AnalysisClientMsg::Ping {}) => out.push(AnalysisServerMsg::Pong),
-                        Err(e) => {
-                            abuse += 1;
-                            out.push(AnalysisServerMsg::Error { error: e });
-                        }
-                    },
-                    Some(Ok(Message::Binary(_))) => {
-                        abuse += 1;
-                        out.push(AnalysisServerMsg::Error {
-                            error: ApiError::bad_request("message: send JSON text, not binary"),
-                        });
-                    }
-                    Some(Ok(_)) => {}
-                }
-            }
-            _ = ping.tick() => raw = Some(Message::Ping(Default::default())),
-            _ = places.tick(), if current.as_ref().is_some_and(|c| c.place.is_some()) => {
-                let c = current.as_mut().expect("guarded");
-                let place = c.ticket.place();
-                if place != c.place {
-                    c.place = place;
-                    if let Some(place) = place {
-                        out.push(AnalysisServerMsg::Queued { id: c.id, place });
-                    }
-                }
-            }
-        }
-        // Nothing runs now: start what was asked for.
-        if finished && current.is_none() {
-            if let Some((setup, time_ms)) = next.take() {
-                // Ids count the analyses started, not those refused.
-                match begin(
-                    &state,
-                    &client,
-                    socket_no,
-                    count + 1,
-                    &caps,
-                    &setup,
-                    time_ms,
-                ) {
-                    Ok((c, started)) => {
-                        count += 1;
-                        // Waiting for a thread: say where it stands.
-                        let place = c.ticket.place();
-                        current = Some(Current {
-                            id: count,
-                            ticket: c.ticket,
-                            place,
-                        });
-                        events = Some(c.events);
-                        out.push(started);
-                        if let Some(place) = place {
-                            out.push(AnalysisServerMsg::Queued { id: count, place });
-                        }
-                    }
-                    Err(e) => out.push(AnalysisServerMsg::Error { error: e }),
-                }
-            }
-        }
-        let mut ok = true;
-        for m in out.iter().map(text).chain(raw) {
-            if !matches!(tokio::time::timeout(idle, tx.send(m)).await, Ok(Ok(()))) {
-                ok = false;
-                break;
-            }
-        }
-        if !ok {
-            break;
-        }
-        if abuse >= ABUSE_LIMIT {
-            let close = tx.send(Message::Close(Some(CloseFrame {
-                code: 1008,
-                reason: "too many bad or rate-limited messages".into(),
-            })));
-            let _ = tokio::time::timeout(Duration::from_secs(1), close).await;
-            break;
-        }
-    }
-    // Dropping the ticket stops a running analysis.
-    drop(current);
+    let kind = AnalysisSocket {
+        state: state.clone(),
+        client,
+        socket_no,
+        caps,
+        current: None,
+        events: None,
+        next: None,
+        count: 0,
+        places,
+        _slot: slot,
+    };
+    let (tx, rx) = socket.split();
+    socket::run(kind, tx, rx, Setup::of(&state, ip)).await;
 }
 
-/// Reads a message: its size, the address's rate, its JSON.
-fn read(state: &AppState, ip: Option<IpAddr>, t: &str) -> Result<AnalysisClientMsg, ApiError> {
-    if t.len() > MESSAGE_LIMIT {
-        return Err(ApiError::too_large("the message", MESSAGE_LIMIT));
+/// `GET /api/analysis/ws`: the analysis socket (needs no session).
+pub async fn upgrade(
+    State(state): State<AppState>,
+    addr: Option<Extension<ClientIp>>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let upgrade = match upgrade {
+        Ok(u) => u,
+        Err(e) => return Ok(e.into_response()),
+    };
+    let ip = crate::extract::client_ip(addr);
+    let slot = socket_slot(&state, ip)?;
+    Ok(limited(upgrade).on_upgrade(move |socket| session(state, ip, slot, socket)))
+}
+
+/// One analysis socket, as the shared loop serves it.
+struct AnalysisSocket {
+    state: AppState,
+    client: ClientKey,
+    socket_no: u64,
+    caps: Caps,
+    /// The running analysis (dropping its ticket stops it).
+    current: Option<Current>,
+    /// Its findings, while it runs.
+    events: Option<tokio::sync::mpsc::UnboundedReceiver<Event>>,
+    /// The analysis asked for while the running one stops.
+    next: Option<(AnalysisSetup, Option<u64>)>,
+    /// The analyses started.
+    count: u64,
+    places: tokio::time::Interval,
+    _slot: Option<SocketSlot>,
+}
+
+/// What the socket's analysis delivers.
+enum Progress {
+    /// A finding (none: the work ended, its ticket resolves next).
+    Finding(Option<Event>),
+    /// The work returned.
+    Done(Result<Summary, crate::ai::AiGone>),
+    /// Time to look at a waiting analysis's place.
+    Place,
+}
+
+impl Kind for AnalysisSocket {
+    type Event = Progress;
+    type In = AnalysisClientMsg;
+
+    const POLICY: Policy = Policy {
+        message_limit: MESSAGE_LIMIT,
+        binary_too_large: false,
+        count_control_frames: false,
+    };
+
+    async fn hello(&mut self) -> Vec<Message> {
+        Vec::new()
     }
-    if let Some(ip) = ip {
-        if !state.limiter().allow(ip) {
-            return Err(ApiError::rate_limited());
+
+    async fn next_event(&mut self) -> Progress {
+        let (events, current, places) = (&mut self.events, &mut self.current, &mut self.places);
+        let waiting = current.as_ref().is_some_and(|c| c.place.is_some());
+        tokio::select! {
+            ev = async { events.as_mut().expect("guarded").recv().await },
+                if events.is_some() => Progress::Finding(ev),
+            r = async { (&mut current.as_mut().expect("guarded").ticket).await },
+                if current.is_some() => Progress::Done(r),
+            _ = places.tick(), if waiting => Progress::Place,
+            else => std::future::pending().await,
         }
     }
+
+    async fn on_event(&mut self, event: Progress) -> Reply {
+        let mut out = Vec::new();
+        match event {
+            Progress::Finding(ev) => match (ev, self.current.as_ref()) {
+                (Some(e), Some(c)) => out.push(event_message(c.id, e)),
+                // The work ended: its ticket resolves next.
+                _ => self.events = None,
+            },
+            Progress::Done(r) => {
+                if let Some(c) = self.current.take() {
+                    // The work has returned: every finding is in the channel.
+                    if let Some(mut rx) = self.events.take() {
+                        while let Ok(e) = rx.try_recv() {
+                            out.push(event_message(c.id, e));
+                        }
+                    }
+                    out.push(match r {
+                        Ok(s) => done_message(c.id, &s),
+                        Err(e) => AnalysisServerMsg::Error { error: e.into() },
+                    });
+                }
+                self.start_next(&mut out);
+            }
+            Progress::Place => {
+                if let Some(c) = self.current.as_mut() {
+                    let place = c.ticket.place();
+                    if place != c.place {
+                        c.place = place;
+                        if let Some(place) = place {
+                            out.push(AnalysisServerMsg::Queued { id: c.id, place });
+                        }
+                    }
+                }
+            }
+        }
+        Reply::send(out.iter().map(text))
+    }
+
+    fn parse(&self, text: &str) -> Result<AnalysisClientMsg, ApiError> {
+        read(text)
+    }
+
+    async fn on_message(&mut self, msg: AnalysisClientMsg) -> Reply {
+        let mut out = Vec::new();
+        match msg {
+            AnalysisClientMsg::Analyse {
+                rules,
+                gpn,
+                line,
+                time_ms,
+            } => {
+                self.next = Some((AnalysisSetup { rules, gpn, line }, time_ms));
+                match &self.current {
+                    // Stop it; the next starts when it is done.
+                    Some(c) => c.ticket.stop(),
+                    None => self.start_next(&mut out),
+                }
+            }
+            AnalysisClientMsg::Stop {} => {
+                self.next = None;
+                if let Some(c) = &self.current {
+                    c.ticket.stop();
+                }
+            }
+            AnalysisClientMsg::Ping {} => out.push(AnalysisServerMsg::Pong),
+        }
+        Reply::send(out.iter().map(text))
+    }
+
+    fn error(&self, error: ApiError) -> Message {
+        text(&AnalysisServerMsg::Error { error })
+    }
+
+    async fn closed(self) {
+        // Dropping the ticket stops a running analysis.
+    }
+}
+
+impl AnalysisSocket {
+    /// Nothing runs now: starts what was asked for, if anything.
+    fn start_next(&mut self, out: &mut Vec<AnalysisServerMsg>) {
+        if self.current.is_some() {
+            return;
+        }
+        let Some((setup, time_ms)) = self.next.take() else {
+            return;
+        };
+        // Ids count the analyses started, not those refused.
+        match begin(
+            &self.state,
+            &self.client,
+            self.socket_no,
+            self.count + 1,
+            &self.caps,
+            &setup,
+            time_ms,
+        ) {
+            Ok((c, started)) => {
+                self.count += 1;
+                // Waiting for a thread: say where it stands.
+                let place = c.ticket.place();
+                self.current = Some(Current {
+                    id: self.count,
+                    ticket: c.ticket,
+                    place,
+                });
+                self.events = Some(c.events);
+                out.push(started);
+                if let Some(place) = place {
+                    out.push(AnalysisServerMsg::Queued {
+                        id: self.count,
+                        place,
+                    });
+                }
+            }
+            Err(e) => out.push(AnalysisServerMsg::Error { error: e }),
+        }
+    }
+}
+
+/// Reads a message's JSON, naming the field of an `analyse` that is wrong.
+fn read(t: &str) -> Result<AnalysisClientMsg, ApiError> {
     let msg = parse_json::<AnalysisClientMsg>(t.as_bytes());
     if msg.is_err() {
         // A well-typed `analyse` with a bad field: name the field.

@@ -10,14 +10,21 @@
 //! before it is acknowledged or broadcast, and a game whose AI was to move
 //! when the server stopped is resumed when it starts again.
 //!
-//! Three layers, each knowing only the one below: the edges (`http`,
-//! `ws`, `lobby_ws`, `analysis_ws`) read requests into typed [`api`]
+//! Three layers, each knowing only the one below: the edges read requests into typed [`api`]
 //! messages, map errors (`error.rs`: one `GameError` → `ApiError` mapping)
 //! and write answers; the [`domain`] holds the games, seats, turns and AI
 //! turns and answers in its own types (a game's `GameState`, `GameUpdate`,
 //! the lobby's `Snapshot`), which only [`api`] turns into JSON, encoded
 //! once per audience (the domain keeps each text it is handed); the
-//! [`store`] keeps them (SQLite), behind the [`store::Store`] trait.
+//! [`store`] keeps them (SQLite or PostgreSQL), behind the [`store::Store`] trait.
+//!
+//! The edges: `http/` (the router and its middleware in `mod.rs`, the
+//! API's handlers by area beside it), the sockets `ws`, `lobby_ws` and
+//! `analysis_ws` (each a kind of the one socket loop in `socket`, with
+//! its upgrade route), `puzzles_http`, and `extract`, what they all read
+//! from a request (JSON bodies, the session, the seat token as an
+//! extractor, fields such as a clock), which imports none of them. The
+//! AI's pool of search threads is [`ai`] (`ai/pool.rs`, `ai/queue.rs`).
 //!
 //! ```no_run
 //! # async fn f() -> anyhow::Result<()> {
@@ -33,12 +40,14 @@ mod assets;
 mod config;
 pub mod domain;
 mod error;
+mod extract;
 mod http;
 mod limit;
 mod lobby_ws;
 pub mod net;
 pub mod oracle;
 mod puzzles_http;
+mod socket;
 mod state;
 pub mod store;
 mod ws;

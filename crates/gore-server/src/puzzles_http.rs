@@ -14,7 +14,7 @@ use gore_learn::puzzles::{update_rating, Puzzle, Theme, RATING_K, START_RATING};
 
 use crate::api::{PuzzleView, SolveBody, SolveResult};
 use crate::error::{ApiError, ErrorCode};
-use crate::http::JsonBody;
+use crate::extract::JsonBody;
 use crate::state::AppState;
 
 /// Recently seen ids the client may send, at most.

@@ -1,35 +1,32 @@
 //! The game socket: every state as it changes, actions from players,
-//! errors to their sender only.
+//! errors to their sender only. A [`Kind`] of the shared socket loop
+//! ([`crate::socket`]): this file says what the game's socket sends and
+//! does with each message, the loop does the rest.
 
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::ws::{CloseFrame, Message, WebSocket};
-use futures_util::{SinkExt, StreamExt};
-use std::sync::Arc;
-
+use axum::extract::rejection::QueryRejection;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Extension, Path, Query, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
+use serde::Deserialize;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::api::{parse_json, ClientMsg, ServerMsg};
 use crate::domain::{Change, RoomRef, Seat, SpectatorSlot};
 use crate::error::ApiError;
+use crate::net::ClientIp;
+use crate::socket::{self, limited, socket_slot, Kind, Policy, Reply, Setup};
 use crate::state::{AppState, SocketSlot};
+use crate::store::ChatLine;
 
 /// The largest message a client may send.
 pub const MESSAGE_LIMIT: usize = 4 * 1024;
-/// Larger frames are not even read: the socket is dropped.
-pub const HARD_LIMIT: usize = 64 * 1024;
-/// Bad messages before the socket is closed.
-const ABUSE_LIMIT: u32 = 5;
-/// The socket's read buffer (a client's messages are 4 KiB at most).
-pub const READ_BUFFER: usize = 4 * 1024;
-/// Written at once beyond this (the states are sent whole).
-pub const WRITE_BUFFER: usize = 4 * 1024;
-/// A message waiting to be written, at most (a 2,000-ply state is a few
-/// hundred KiB).
-pub const MAX_WRITE_BUFFER: usize = 8 * 1024 * 1024;
-/// The server pings this often at most (and at half the idle timeout).
-const PING_EVERY: Duration = Duration::from_secs(30);
 /// Resyncs a socket may ask for at once, and then one each
 /// [`RESYNC_EVERY`]: a whole state is hundreds of KiB for a 20-byte
 /// message (issue 25, point 14), and a client needs one only after a gap.
@@ -51,6 +48,64 @@ fn error_message(e: &ApiError) -> Message {
 struct Seen {
     ply: usize,
     serial: u64,
+}
+
+/// `?token=` on the socket's address.
+#[derive(Deserialize)]
+pub struct SocketQuery {
+    /// The seat's token.
+    token: Option<String>,
+}
+
+/// `GET /api/games/{id}/ws`: the game's socket (a player's with his
+/// seat's token, as `?token=` or as [`SeatToken`] reads it; else a
+/// spectator's, counted against the game's cap).
+///
+/// [`SeatToken`]: crate::extract::SeatToken
+pub async fn upgrade(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    query: Result<Query<SocketQuery>, QueryRejection>,
+    headers: HeaderMap,
+    addr: Option<Extension<ClientIp>>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Result<Response, ApiError> {
+    let room = state.games().room(&id).await?;
+    let upgrade = match upgrade {
+        Ok(u) => u,
+        Err(e) => return Ok(e.into_response()),
+    };
+    let (token, session) = match query.ok().and_then(|Query(q)| q.token) {
+        Some(t) => (Some(t), None),
+        None => crate::extract::token_and_session(&state, &headers, &id).await,
+    };
+    let ip = addr.map(|Extension(ClientIp(a))| a);
+    // Counted and subscribed under one lock: a rush of sockets cannot all
+    // pass the count before any of them subscribes. Only spectators are
+    // counted: a player's socket is always let in (his address's cap
+    // bounds it), so a crowd can never lock him out of his game.
+    let (updates, watching) = {
+        let r = room.lock().await;
+        let seated = token.as_deref().and_then(|t| r.seat_of(t)).is_some();
+        let watching = if seated {
+            None
+        } else {
+            Some(
+                r.spectator_slot(state.config().max_sockets_per_game)
+                    .ok_or_else(|| {
+                        ApiError::busy(
+                            "this game has as many spectators as it can take; try again later",
+                        )
+                    })?,
+            )
+        };
+        (r.subscribe(), watching)
+    };
+    let slot = socket_slot(&state, ip)?;
+    Ok(limited(upgrade).on_upgrade(move |socket| {
+        let held = Held { token, session };
+        crate::ws::session(state, id, room, held, ip, slot, watching, updates, socket)
+    }))
 }
 
 /// The whole state for `seat`, and where it leaves the client (a
@@ -127,209 +182,240 @@ pub async fn session(
     ip: Option<IpAddr>,
     slot: Option<SocketSlot>,
     watching: Option<SpectatorSlot>,
-    mut updates: broadcast::Receiver<Arc<Change>>,
+    updates: broadcast::Receiver<Arc<Change>>,
     socket: WebSocket,
 ) {
-    let _slots = (slot, watching);
     let Held { token, session } = held;
-    let (seat, first, mut seen) = {
+    let (seat, first, seen, chat) = {
         let r = room.lock().await;
         let seat = token.as_deref().and_then(|t| r.seat_of(t));
-        let (first, ply) = state_of(&r, seat);
-        (seat, first, ply)
+        let (first, seen) = state_of(&r, seat);
+        // The chat, for the two players of a game between people only.
+        let people = r.info.mode == crate::domain::Mode::Friend;
+        let chat = (people && matches!(seat, Some(Seat::A | Seat::B))).then(|| r.chat_subscribe());
+        (seat, first, seen, chat)
     };
     // Only a seat's token is worth keeping.
     let token = token.filter(|_| seat.is_some());
-    // The chat, for the two players of a game between people only.
-    let (mut chat, history) = {
-        let r = room.lock().await;
-        let people = r.info.mode == crate::domain::Mode::Friend;
-        if people && matches!(seat, Some(Seat::A | Seat::B)) {
-            (Some(r.chat_subscribe()), true)
-        } else {
-            (None, false)
-        }
+    let game = Game {
+        state: state.clone(),
+        id,
+        room,
+        seat,
+        acting: None,
+        token,
+        session,
+        ip,
+        updates,
+        history: chat.is_some(),
+        chat,
+        chat_sent: 0,
+        seen,
+        first: Some(first),
+        resyncs: crate::limit::Bucket::new(RESYNC_BURST, RESYNC_EVERY),
+        present: false,
+        _slots: (slot, watching),
     };
-    let mut chat_sent = 0u32;
-    let (mut tx, mut rx) = socket.split();
-    // A client that sends nothing (not even a pong) for this long, or reads
-    // nothing, is gone: the socket is closed.
-    let idle = state
-        .config()
-        .ws_idle_timeout
-        .max(Duration::from_millis(10));
-    if !send_within(&mut tx, idle, first).await {
-        return;
+    let (tx, rx) = socket.split();
+    socket::run(game, tx, rx, Setup::of(&state, ip)).await;
+}
+
+/// One game socket, as the shared loop serves it.
+struct Game {
+    state: AppState,
+    id: String,
+    room: RoomRef,
+    /// The seat its token held when it opened (none: a spectator's).
+    seat: Option<Seat>,
+    /// The seat's token, if it holds one.
+    token: Option<String>,
+    /// The browser session the token came from, if it did.
+    session: Option<String>,
+    /// The token the message being handled acts with (`token` while
+    /// `session` still holds it).
+    acting: Option<String>,
+    ip: Option<IpAddr>,
+    updates: broadcast::Receiver<Arc<Change>>,
+    chat: Option<broadcast::Receiver<Arc<ChatLine>>>,
+    /// Whether the chat's history is sent first (a player of a game
+    /// between people).
+    history: bool,
+    /// The last chat line sent.
+    chat_sent: u32,
+    seen: Seen,
+    /// The whole state, until the hello sends it.
+    first: Option<Message>,
+    resyncs: crate::limit::Bucket,
+    /// Whether it was marked here (each way out marks it gone).
+    present: bool,
+    _slots: (Option<SocketSlot>, Option<SpectatorSlot>),
+}
+
+/// What the game's sources deliver.
+enum GameEvent {
+    Change(Result<Arc<Change>, RecvError>),
+    Chat(Result<Arc<ChatLine>, RecvError>),
+}
+
+impl Kind for Game {
+    type Event = GameEvent;
+    type In = ClientMsg;
+
+    const POLICY: Policy = Policy {
+        message_limit: MESSAGE_LIMIT,
+        binary_too_large: true,
+        count_control_frames: true,
+    };
+
+    async fn hello(&mut self) -> Vec<Message> {
+        let mut out: Vec<Message> = self.first.take().into_iter().collect();
+        if self.history {
+            let lines = self
+                .state
+                .games()
+                .chat_history(&self.id, self.token.as_deref())
+                .await
+                .unwrap_or_default();
+            self.chat_sent = lines.last().map_or(0, |l| l.n);
+            out.push(text(&ServerMsg::ChatHistory { lines }));
+        }
+        out
     }
-    if history {
-        let lines = state
-            .games()
-            .chat_history(&id, token.as_deref())
-            .await
-            .unwrap_or_default();
-        chat_sent = lines.last().map_or(0, |l| l.n);
-        if !send_within(&mut tx, idle, text(&ServerMsg::ChatHistory { lines })).await {
-            return;
+
+    async fn opened(&mut self) {
+        // Here from now on.
+        self.present = true;
+        match self.seat {
+            Some(s) => self.state.games().presence(&self.id, s, true).await,
+            None => self.state.games().spectating(&self.id, true).await,
         }
     }
-    // Here from now on (each way out of the loop below marks him gone).
-    match seat {
-        Some(s) => state.games().presence(&id, s, true).await,
-        None => state.games().spectating(&id, true).await,
-    }
-    let mut abuse = 0u32;
-    let mut resyncs = crate::limit::Bucket::new(RESYNC_BURST, RESYNC_EVERY);
-    let mut ping = tokio::time::interval(PING_EVERY.min(idle / 2));
-    ping.tick().await;
-    let silence = tokio::time::sleep(idle);
-    tokio::pin!(silence);
-    // Pongs prove a client is there, not that it uses the socket: one that
-    // sends no message for this long is closed (its descriptor freed).
-    let quiet_for = crate::ws::silence_timeout(&state);
-    let quiet = tokio::time::sleep(quiet_for);
-    tokio::pin!(quiet);
-    loop {
-        let outgoing: Option<Message> = tokio::select! {
-            update = updates.recv() => match update {
-                // Already in the state sent (subscribed before it was made).
-                Ok(change) if change.serial <= seen.serial => None,
-                Ok(change)
-                    if !change.whole
-                        && change.serial == seen.serial + 1
-                        && change.since == seen.ply =>
-                {
-                    seen = Seen { ply: change.ply, serial: change.serial };
-                    Some(Message::Text(change.text_for(seat, crate::api::update_text).as_ref().into()))
-                }
-                Ok(_) | Err(RecvError::Lagged(_)) => {
-                    // A change missed, or a takeback: the whole state again.
-                    let (m, s) = full_state(&room, seat).await;
-                    seen = s;
-                    Some(m)
-                }
-                Err(RecvError::Closed) => {
-                    // The game was reloaded: the client reconnects.
-                    let _ = tx.send(Message::Close(Some(CloseFrame {
-                        code: 1012,
-                        reason: "reload".into(),
-                    }))).await;
-                    break;
-                }
-            },
+
+    async fn next_event(&mut self) -> GameEvent {
+        let chat = &mut self.chat;
+        tokio::select! {
+            update = self.updates.recv() => GameEvent::Change(update),
             line = async {
                 match chat.as_mut() {
                     Some(c) => c.recv().await,
                     None => std::future::pending().await,
                 }
-            } => match line {
-                // Each message once (the history and a delivery may overlap).
-                Ok(l) if l.n > chat_sent => {
-                    chat_sent = l.n;
-                    Some(text(&ServerMsg::Chat { line: (*l).clone() }))
-                }
-                Ok(_) => None,
-                Err(RecvError::Lagged(_)) => {
-                    let lines = state.games().chat_history(&id, token.as_deref()).await.unwrap_or_default();
-                    let fresh: Vec<_> = lines.into_iter().filter(|l| l.n > chat_sent).collect();
-                    chat_sent = fresh.last().map_or(chat_sent, |l| l.n);
-                    Some(text(&ServerMsg::ChatHistory { lines: fresh }))
-                }
-                Err(RecvError::Closed) => {
-                    chat = None;
-                    None
-                }
-            },
-            () = &mut quiet => {
-                crate::ws::close_silent(&mut tx).await;
-                break;
-            }
-            () = &mut silence => {
-                let _ = tokio::time::timeout(Duration::from_secs(1), tx.send(Message::Close(Some(
-                    CloseFrame { code: 1001, reason: "idle".into() },
-                ))))
-                .await;
-                break;
-            }
-            incoming = rx.next() => {
-                silence.as_mut().reset(tokio::time::Instant::now() + idle);
-                if matches!(incoming, Some(Ok(Message::Text(_)))) {
-                    quiet.as_mut().reset(tokio::time::Instant::now() + quiet_for);
-                }
-                match incoming {
-                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
-                Some(Ok(Message::Text(t))) => {
-                    let token = match &session {
-                        Some(s) => still_held(&state, s, &id, token.as_deref()).await,
-                        None => token.clone(),
-                    };
-                    // A player's message is a sign of life: another server
-                    // may have marked him away (his socket there closed).
-                    // Not once his session has lost the seat.
-                    if let (Some(s), Some(_)) = (seat, &token) {
-                        state.games().sign_of_life(&id, s).await;
-                    }
-                    match handle(&state, &id, token, ip, t.as_str()).await {
-                        Ok(Reply::None) => None,
-                        Ok(Reply::Pong) => Some(text(&ServerMsg::Pong)),
-                        // Over its budget: refused, and counted as abuse.
-                        Ok(Reply::Resync(_)) if !resyncs.take_at(std::time::Instant::now()) => {
-                            abuse += 1;
-                            Some(error_message(&ApiError::new(
-                                crate::error::ErrorCode::RateLimited,
-                                format!(
-                                    "resync: at most {RESYNC_BURST} at once, then one every {} s \
-                                     on a socket; the updates keep coming meanwhile",
-                                    RESYNC_EVERY.as_secs()
-                                ),
-                            )))
-                        }
-                        Ok(Reply::Resync(since)) => {
-                            let (m, s) = resync(&room, seat, since).await;
-                            seen = s;
-                            Some(m)
-                        }
-                        Err((e, bad)) => {
-                            abuse += u32::from(bad);
-                            Some(error_message(&e))
-                        }
-                    }
-                }
-                Some(Ok(Message::Binary(b))) => {
-                    abuse += 1;
-                    Some(error_message(&if b.len() > MESSAGE_LIMIT {
-                        ApiError::too_large("the message", MESSAGE_LIMIT)
-                    } else {
-                        ApiError::bad_request("message: send JSON text, not binary")
-                    }))
-                }
-                Some(Ok(_)) => {
-                    // Ping, pong: tungstenite answers pings itself, so a
-                    // flood of them costs tokens like messages do.
-                    if ip.is_some_and(|ip| !state.limiter().allow(ip)) {
-                        abuse += 1;
-                    }
-                    None
-                }
-            }},
-            _ = ping.tick() => Some(Message::Ping(Default::default())),
-        };
-        if let Some(m) = outgoing {
-            if !send_within(&mut tx, idle, m).await {
-                break;
-            }
-        }
-        if abuse >= ABUSE_LIMIT {
-            let close = tx.send(Message::Close(Some(CloseFrame {
-                code: 1008,
-                reason: "too many bad or rate-limited messages".into(),
-            })));
-            let _ = tokio::time::timeout(Duration::from_secs(1), close).await;
-            break;
+            } => GameEvent::Chat(line),
         }
     }
-    match seat {
-        Some(s) => state.games().presence(&id, s, false).await,
-        None => state.games().spectating(&id, false).await,
+
+    async fn on_event(&mut self, event: GameEvent) -> Reply {
+        let seen = self.seen;
+        match event {
+            // Already in the state sent (subscribed before it was made).
+            GameEvent::Change(Ok(change)) if change.serial <= seen.serial => Reply::none(),
+            GameEvent::Change(Ok(change))
+                if !change.whole
+                    && change.serial == seen.serial + 1
+                    && change.since == seen.ply =>
+            {
+                self.seen = Seen {
+                    ply: change.ply,
+                    serial: change.serial,
+                };
+                Reply::send([Message::Text(
+                    change
+                        .text_for(self.seat, crate::api::update_text)
+                        .as_ref()
+                        .into(),
+                )])
+            }
+            GameEvent::Change(Ok(_) | Err(RecvError::Lagged(_))) => {
+                // A change missed, or a takeback: the whole state again.
+                let (m, s) = full_state(&self.room, self.seat).await;
+                self.seen = s;
+                Reply::send([m])
+            }
+            // The game was reloaded: the client reconnects.
+            GameEvent::Change(Err(RecvError::Closed)) => {
+                Reply::close(Some(socket::frame(1012, "reload")))
+            }
+            // Each message once (the history and a delivery may overlap).
+            GameEvent::Chat(Ok(l)) if l.n > self.chat_sent => {
+                self.chat_sent = l.n;
+                Reply::send([text(&ServerMsg::Chat { line: (*l).clone() })])
+            }
+            GameEvent::Chat(Ok(_)) => Reply::none(),
+            GameEvent::Chat(Err(RecvError::Lagged(_))) => {
+                let lines = self
+                    .state
+                    .games()
+                    .chat_history(&self.id, self.token.as_deref())
+                    .await
+                    .unwrap_or_default();
+                let fresh: Vec<_> = lines.into_iter().filter(|l| l.n > self.chat_sent).collect();
+                self.chat_sent = fresh.last().map_or(self.chat_sent, |l| l.n);
+                Reply::send([text(&ServerMsg::ChatHistory { lines: fresh })])
+            }
+            GameEvent::Chat(Err(RecvError::Closed)) => {
+                self.chat = None;
+                Reply::none()
+            }
+        }
+    }
+
+    async fn admit(&mut self) -> Result<(), CloseFrame> {
+        self.acting = match &self.session {
+            Some(s) => still_held(&self.state, s, &self.id, self.token.as_deref()).await,
+            None => self.token.clone(),
+        };
+        // A player's message is a sign of life: another server may have
+        // marked him away (his socket there closed). Not once his session
+        // has lost the seat.
+        if let (Some(s), Some(_)) = (self.seat, &self.acting) {
+            self.state.games().sign_of_life(&self.id, s).await;
+        }
+        Ok(())
+    }
+
+    fn parse(&self, text: &str) -> Result<ClientMsg, ApiError> {
+        parse_json(text.as_bytes())
+    }
+
+    async fn on_message(&mut self, msg: ClientMsg) -> Reply {
+        let token = self.acting.take();
+        match handle(&self.state, &self.id, token, self.ip, msg).await {
+            Ok(Answer::None) => Reply::none(),
+            Ok(Answer::Pong) => Reply::send([text(&ServerMsg::Pong)]),
+            // Over its budget: refused, and counted as abuse.
+            Ok(Answer::Resync(_)) if !self.resyncs.take_at(std::time::Instant::now()) => {
+                Reply::refused(
+                    error_message(&ApiError::new(
+                        crate::error::ErrorCode::RateLimited,
+                        format!(
+                            "resync: at most {RESYNC_BURST} at once, then one every {} s \
+                             on a socket; the updates keep coming meanwhile",
+                            RESYNC_EVERY.as_secs()
+                        ),
+                    )),
+                    true,
+                )
+            }
+            Ok(Answer::Resync(since)) => {
+                let (m, s) = resync(&self.room, self.seat, since).await;
+                self.seen = s;
+                Reply::send([m])
+            }
+            Err(e) => Reply::refused(error_message(&e), false),
+        }
+    }
+
+    fn error(&self, error: ApiError) -> Message {
+        error_message(&error)
+    }
+
+    async fn closed(self) {
+        if self.present {
+            match self.seat {
+                Some(s) => self.state.games().presence(&self.id, s, false).await,
+                None => self.state.games().spectating(&self.id, false).await,
+            }
+        }
     }
 }
 
@@ -351,39 +437,8 @@ async fn still_held(
     }
 }
 
-/// How long a socket may go without a message from its client
-/// ([`crate::Config::ws_silence_timeout`]); for the three sockets.
-pub(crate) fn silence_timeout(state: &AppState) -> Duration {
-    state
-        .config()
-        .ws_silence_timeout
-        .max(Duration::from_millis(10))
-}
-
-/// Closes a socket whose client said nothing for too long (`1001 silent`:
-/// a web client reconnects, and speaks when it has something to say).
-pub(crate) async fn close_silent<S>(tx: &mut S)
-where
-    S: futures_util::Sink<Message> + Unpin,
-{
-    let close = tx.send(Message::Close(Some(CloseFrame {
-        code: 1001,
-        reason: "silent".into(),
-    })));
-    let _ = tokio::time::timeout(Duration::from_secs(1), close).await;
-}
-
-/// Sends `m` unless the client reads nothing for `idle`; whether it went.
-async fn send_within(
-    tx: &mut futures_util::stream::SplitSink<WebSocket, Message>,
-    idle: Duration,
-    m: Message,
-) -> bool {
-    matches!(tokio::time::timeout(idle, tx.send(m)).await, Ok(Ok(())))
-}
-
 /// What a good message asks the socket to send back.
-enum Reply {
+enum Answer {
     /// Nothing (an action: its update reaches every socket).
     None,
     /// A `pong`.
@@ -392,77 +447,37 @@ enum Reply {
     Resync(Option<u64>),
 }
 
-/// One text message: what to answer, or an error (and whether it counts
-/// as abuse).
+/// One message read: what to answer, or the domain's refusal.
 async fn handle(
     state: &AppState,
     id: &str,
     token: Option<String>,
     ip: Option<IpAddr>,
-    text: &str,
-) -> Result<Reply, (ApiError, bool)> {
-    if text.len() > MESSAGE_LIMIT {
-        return Err((ApiError::too_large("the message", MESSAGE_LIMIT), true));
-    }
-    if let Some(ip) = ip {
-        if !state.limiter().allow(ip) {
-            // Counts as abuse: a client that keeps sending while refused
-            // is closed like one that sends garbage.
-            return Err((ApiError::rate_limited(), true));
-        }
-    }
-    let msg: ClientMsg = parse_json(text.as_bytes()).map_err(|e| (e, true))?;
+    msg: ClientMsg,
+) -> Result<Answer, ApiError> {
+    let games = state.games();
     match msg {
         ClientMsg::Action { action, ply } => {
-            state
-                .games()
-                .play_quietly(id, token, action, ply, ip)
-                .await
-                .map_err(|e| (e.into(), false))?;
-            Ok(Reply::None)
+            games.play_quietly(id, token, action, ply, ip).await?;
         }
         // Their result reaches every socket (a takeback as a whole state).
         ClientMsg::Resign {} => {
-            state
-                .games()
-                .resign(id, token)
-                .await
-                .map_err(|e| (e.into(), false))?;
-            Ok(Reply::None)
+            games.resign(id, token).await?;
         }
         ClientMsg::Abort {} => {
-            state
-                .games()
-                .abort(id, token)
-                .await
-                .map_err(|e| (e.into(), false))?;
-            Ok(Reply::None)
+            games.abort(id, token).await?;
         }
         ClientMsg::Takeback {} => {
-            state
-                .games()
-                .takeback(id, token)
-                .await
-                .map_err(|e| (e.into(), false))?;
-            Ok(Reply::None)
+            games.takeback(id, token).await?;
         }
         ClientMsg::TakebackAnswer { accept } => {
-            state
-                .games()
-                .answer_takeback(id, token, accept)
-                .await
-                .map_err(|e| (e.into(), false))?;
-            Ok(Reply::None)
+            games.answer_takeback(id, token, accept).await?;
         }
         ClientMsg::Chat { text } => {
-            state
-                .games()
-                .chat(id, token, &text)
-                .await
-                .map_err(|e| (e.into(), false))?;
-            Ok(Reply::None)
+            games.chat(id, token, &text).await?;
         }
-        ClientMsg::Resync { ply } => Ok(Reply::Resync(ply)),
-        ClientMsg::Ping {} => Ok(Reply::Pong),
+        ClientMsg::Resync { ply } => return Ok(Answer::Resync(ply)),
+        ClientMsg::Ping {} => return Ok(Answer::Pong),
     }
+    Ok(Answer::None)
 }

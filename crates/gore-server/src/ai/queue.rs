@@ -1,0 +1,431 @@
+//! The scheduler's queue: least attained service by client key.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::ClientKey;
+
+/// The scheduler's queue, shared by the games' AI pool and the analysis
+/// pool: one line of jobs per client key, each line first come first
+/// served, and the next job taken from the key that has had the **least
+/// service lately** (least attained service).
+///
+/// A key's service is what its jobs cost, in [`FairQueue::UNIT_MS`] units:
+/// a job is charged its estimate when it starts ([`FairQueue::push_costed`];
+/// at least one unit, so keys with equal service take turns) and its real
+/// search time when it ends ([`FairQueue::settle`]). Service fades: it
+/// halves with each [`FairQueue::HALF_LIFE`] units the queue serves to
+/// anyone, so what a key used long ago stops counting. Ties go to the
+/// cheaper first job, then to arrival.
+///
+/// So a key that asks now and then goes before every key that searched
+/// more lately, however many of them there are: with sixteen addresses
+/// each asking for ten-second analyses again and again, a 300 ms analysis
+/// waits for the search running, not for a round of sixteen (issue 25).
+/// The bounds (per key, overall) are the pool's: this queue holds what it
+/// is given. At most `2 ×` [`FairQueue::MEMORY`] keys' service is kept (the
+/// least is forgotten first).
+///
+/// ```
+/// use gore_server::ai::{ClientKey, FairQueue};
+///
+/// let (a, b) = (ClientKey::named("A"), ClientKey::named("B"));
+/// let mut q = FairQueue::new();
+/// for (n, (who, job)) in [(&a, "a1"), (&a, "a2"), (&a, "a3"), (&b, "b1")].into_iter().enumerate() {
+///     q.push(who.clone(), n as u64, job);
+/// }
+/// assert_eq!(q.place(&b, 3), Some(1), "after a1 only");
+/// let order: Vec<_> = std::iter::from_fn(|| q.pop_where(|_| true)).collect();
+/// assert_eq!(order, ["a1", "b1", "a2", "a3"]);
+/// ```
+#[derive(Debug)]
+pub struct FairQueue<T> {
+    lines: HashMap<ClientKey, Line<T>>,
+    /// Each key's service, as of a moment of `total`.
+    service: HashMap<ClientKey, Service>,
+    /// Units served to anyone so far: the clock service fades by.
+    total: u64,
+    len: usize,
+}
+
+/// A key's service: `units` as of `at` (a value of the queue's total).
+#[derive(Debug, Clone, Copy, Default)]
+struct Service {
+    units: f64,
+    at: u64,
+}
+
+impl Service {
+    /// The service faded to `total`.
+    fn at(self, total: u64) -> f64 {
+        let age = total.saturating_sub(self.at) as f64;
+        self.units * (-age / FairQueue::<()>::HALF_LIFE as f64).exp2()
+    }
+}
+
+/// A line as [`FairQueue::place`] plays it out: its key, its service,
+/// its jobs still to go.
+type SimLine<'a, T> = (
+    &'a ClientKey,
+    Service,
+    std::collections::vec_deque::Iter<'a, (u64, u64, T)>,
+);
+
+#[derive(Debug)]
+struct Line<T> {
+    /// (arrival number, estimate in units, job), in arrival order.
+    jobs: VecDeque<(u64, u64, T)>,
+}
+
+impl<T> Default for FairQueue<T> {
+    fn default() -> Self {
+        FairQueue {
+            lines: HashMap::new(),
+            service: HashMap::new(),
+            total: 0,
+            len: 0,
+        }
+    }
+}
+
+/// Units of `ms` of search: at least one (every job costs something).
+fn units_of_ms(ms: u64) -> u64 {
+    (ms / FairQueue::<()>::UNIT_MS).max(1)
+}
+
+impl<T> FairQueue<T> {
+    /// Keys whose service is kept (twice as many at most).
+    pub const MEMORY: usize = 1024;
+    /// The unit of service, in milliseconds of search.
+    pub const UNIT_MS: u64 = 100;
+    /// Service halves with each this many units served (a minute of
+    /// search).
+    pub const HALF_LIFE: u64 = 600;
+
+    /// An empty queue.
+    pub fn new() -> FairQueue<T> {
+        FairQueue::default()
+    }
+
+    /// Jobs waiting.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no job waits.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Keys with jobs waiting.
+    pub fn keys(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Jobs waiting from `key`.
+    pub fn len_of(&self, key: &ClientKey) -> usize {
+        self.lines.get(key).map_or(0, |l| l.jobs.len())
+    }
+
+    /// Queues `job` of `key` with no estimate of its cost (one unit);
+    /// `seq` is its arrival number, increasing with each push (it names
+    /// the job for [`FairQueue::remove`] and [`FairQueue::place`]).
+    pub fn push(&mut self, key: ClientKey, seq: u64, job: T) {
+        self.push_costed(key, seq, 0, job);
+    }
+
+    /// Queues `job` of `key`, expected to search about `estimate_ms`.
+    pub fn push_costed(&mut self, key: ClientKey, seq: u64, estimate_ms: u64, job: T) {
+        self.lines
+            .entry(key)
+            .or_insert_with(|| Line {
+                jobs: VecDeque::new(),
+            })
+            .jobs
+            .push_back((seq, units_of_ms(estimate_ms), job));
+        self.len += 1;
+    }
+
+    /// The order of lines: least service, then cheaper first job, then
+    /// earlier arrival.
+    fn rank(service: f64, head: &(u64, u64, T)) -> (f64, u64, u64) {
+        (service, head.1, head.0)
+    }
+
+    /// Takes the next job: the first of the line of least service among
+    /// the lines whose first job `may_run` accepts (the others keep their
+    /// place), charging its key the job's estimate.
+    pub fn pop_where(&mut self, may_run: impl Fn(&T) -> bool) -> Option<T> {
+        let total = self.total;
+        let key = self
+            .lines
+            .iter()
+            .filter_map(|(k, l)| {
+                let head = l.jobs.front().filter(|(_, _, j)| may_run(j))?;
+                let service = self.service.get(k).map_or(0.0, |s| s.at(total));
+                Some((Self::rank(service, head), k))
+            })
+            .min_by(|(a, _), (b, _)| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal))
+            .map(|(_, k)| k.clone())?;
+        let line = self.lines.get_mut(&key)?;
+        let (_, units, job) = line.jobs.pop_front()?;
+        if line.jobs.is_empty() {
+            self.lines.remove(&key);
+        }
+        self.len -= 1;
+        self.charge(key, units as f64);
+        Some(job)
+    }
+
+    /// A job of `key` that started with `estimate_ms` ended after
+    /// `real_ms` of search: its key is charged the difference.
+    pub fn settle(&mut self, key: &ClientKey, estimate_ms: u64, real_ms: u64) {
+        let delta = units_of_ms(real_ms) as f64 - units_of_ms(estimate_ms) as f64;
+        self.charge(key.clone(), delta);
+    }
+
+    /// Adds `units` (maybe negative) to `key`'s service, now; the clock
+    /// moves by what was added.
+    fn charge(&mut self, key: ClientKey, units: f64) {
+        let total = self.total;
+        let s = self.service.entry(key).or_default();
+        *s = Service {
+            units: (s.at(total) + units).max(0.0),
+            at: total,
+        };
+        if units > 0.0 {
+            self.total = total.saturating_add(units as u64);
+        }
+        if self.service.len() > 2 * Self::MEMORY {
+            // Forget the least service first (keys with jobs waiting kept).
+            let now = self.total;
+            let mut all: Vec<(f64, ClientKey)> = self
+                .service
+                .iter()
+                .filter(|(k, _)| !self.lines.contains_key(*k))
+                .map(|(k, s)| (s.at(now), k.clone()))
+                .collect();
+            all.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
+            let excess = self.service.len().saturating_sub(Self::MEMORY);
+            for (_, k) in all.into_iter().take(excess) {
+                self.service.remove(&k);
+            }
+        }
+    }
+
+    /// The key and arrival number of the first waiting job `pred`
+    /// accepts.
+    pub fn find(&self, pred: impl Fn(&T) -> bool) -> Option<(ClientKey, u64)> {
+        self.lines.iter().find_map(|(k, l)| {
+            l.jobs
+                .iter()
+                .find(|(_, _, j)| pred(j))
+                .map(|(seq, _, _)| (k.clone(), *seq))
+        })
+    }
+
+    /// Withdraws job `seq` of `key`, if it waits.
+    pub fn remove(&mut self, key: &ClientKey, seq: u64) -> Option<T> {
+        let line = self.lines.get_mut(key)?;
+        let at = line.jobs.iter().position(|(s, _, _)| *s == seq)?;
+        let (_, _, job) = line.jobs.remove(at)?;
+        if line.jobs.is_empty() {
+            self.lines.remove(key);
+        }
+        self.len -= 1;
+        Some(job)
+    }
+
+    /// The number of jobs that will run before job `seq` of `key` if no
+    /// other arrives, every job may run and each searches its estimate:
+    /// `None` if it does not wait. (The order played out on the lines'
+    /// estimates.)
+    pub fn place(&self, key: &ClientKey, seq: u64) -> Option<usize> {
+        self.lines
+            .get(key)?
+            .jobs
+            .iter()
+            .position(|(s, _, _)| *s == seq)?;
+        let mut total = self.total;
+        let mut lines: Vec<SimLine<'_, T>> = self
+            .lines
+            .iter()
+            .map(|(k, l)| {
+                let s = self.service.get(k).copied().unwrap_or_default();
+                (k, s, l.jobs.iter())
+            })
+            .collect();
+        for before in 0.. {
+            let (i, _) = lines
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (_, s, jobs))| {
+                    let head = jobs.clone().next()?;
+                    Some((i, Self::rank(s.at(total), head)))
+                })
+                .min_by(|(_, a), (_, b)| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal))?;
+            let (k, s, jobs) = &mut lines[i];
+            let (n, units, _) = jobs.next()?;
+            if *k == key && *n == seq {
+                return Some(before);
+            }
+            *s = Service {
+                units: s.at(total) + *units as f64,
+                at: total,
+            };
+            total = total.saturating_add(*units);
+        }
+        None
+    }
+
+    /// Empties the queue (and forgets every key), returning its jobs.
+    pub fn drain(&mut self) -> Vec<T> {
+        self.len = 0;
+        self.service.clear();
+        self.lines
+            .drain()
+            .flat_map(|(_, l)| l.jobs.into_iter().map(|(_, _, j)| j))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::IpAddr;
+
+    fn client(n: u8) -> ClientKey {
+        ClientKey::ip(IpAddr::from([10, 0, 0, n]))
+    }
+
+    #[test]
+    fn the_fair_queue_serves_keys_in_turn_and_tells_places() {
+        let (a, b, c) = (client(1), client(2), client(3));
+        let mut q = FairQueue::new();
+        q.push(a.clone(), 0, "a1");
+        q.push(a.clone(), 1, "a2");
+        q.push(a.clone(), 2, "a3");
+        q.push(b.clone(), 3, "b1");
+        assert_eq!(q.len(), 4);
+        // a1 first (A came first), then one round: b1 before a2.
+        assert_eq!(q.place(&a, 0), Some(0));
+        assert_eq!(q.place(&b, 3), Some(1));
+        assert_eq!(q.place(&a, 1), Some(2));
+        assert_eq!(q.place(&a, 2), Some(3));
+        assert_eq!(q.place(&b, 99), None, "not queued");
+        assert_eq!(q.pop_where(|_| true), Some("a1"));
+        // A was served: B's turn, though B came last.
+        assert_eq!(q.place(&b, 3), Some(0));
+        assert_eq!(q.place(&a, 1), Some(1));
+        // C arrives, never served: after B (earlier, never served), before
+        // A's second.
+        q.push(c.clone(), 4, "c1");
+        assert_eq!(q.place(&c, 4), Some(1));
+        assert_eq!(q.place(&a, 1), Some(2));
+        assert_eq!(q.pop_where(|_| true), Some("b1"));
+        assert_eq!(q.pop_where(|_| true), Some("c1"));
+        assert_eq!(q.pop_where(|_| true), Some("a2"));
+        assert_eq!(q.pop_where(|_| true), Some("a3"));
+        assert_eq!(q.pop_where(|_| true), None);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn the_fair_queue_skips_a_line_that_may_not_run_and_keeps_its_turn() {
+        let (a, b) = (client(1), client(2));
+        let mut q = FairQueue::new();
+        q.push(a.clone(), 0, 8);
+        q.push(a.clone(), 1, 1);
+        q.push(b.clone(), 2, 1);
+        // A's first job (8) may not run: B's goes; A's second waits
+        // behind its first (each line is in order).
+        assert_eq!(q.pop_where(|&cost| cost < 8), Some(1));
+        assert_eq!(q.len_of(&b), 0);
+        assert_eq!(q.pop_where(|&cost| cost < 8), None);
+        assert_eq!(q.pop_where(|_| true), Some(8));
+        // A withdrawn job leaves its line; an emptied line is forgotten.
+        assert_eq!(q.remove(&a, 1), Some(1));
+        assert_eq!(q.remove(&a, 1), None);
+        assert!(q.is_empty());
+        // A was served last (8): though it comes first now, B goes first.
+        q.push(a.clone(), 3, 5);
+        q.push(b.clone(), 4, 6);
+        assert_eq!(q.place(&a, 3), Some(1));
+        assert_eq!(q.pop_where(|_| true), Some(6));
+        assert_eq!(q.pop_where(|_| true), Some(5));
+        assert_eq!(q.drain().len(), 0);
+    }
+
+    #[test]
+    fn a_short_job_of_an_address_with_no_service_passes_a_round_of_long_ones() {
+        // Issue 25's analysis flood: sixteen addresses ask for 10 s
+        // analyses (100 units each); the first runs.
+        let mut q = FairQueue::new();
+        for n in 0..16u8 {
+            q.push_costed(client(10 + n), u64::from(n), 10_000, u32::from(n));
+        }
+        assert_eq!(q.pop_where(|_| true), Some(0));
+        // An innocent's 300 ms analysis: no service, like the fifteen
+        // flooders waiting, but cheaper: it runs next (by turns alone it
+        // would wait for all fifteen).
+        let innocent = client(1);
+        q.push_costed(innocent.clone(), 100, 300, 99);
+        assert_eq!(q.place(&innocent, 100), Some(0));
+        assert_eq!(q.place(&client(11), 1), Some(1));
+        assert_eq!(q.pop_where(|_| true), Some(99));
+        // The innocent (3 units) and the flooder that ran (100) ask again:
+        // behind the fifteen flooders still waiting with none, the innocent
+        // first.
+        q.settle(&client(10), 10_000, 10_000);
+        q.settle(&innocent, 300, 300);
+        q.push_costed(client(10), 200, 10_000, 0);
+        q.push_costed(innocent.clone(), 201, 300, 98);
+        assert_eq!(q.place(&innocent, 201), Some(15));
+        assert_eq!(q.place(&client(10), 200), Some(16));
+    }
+
+    #[test]
+    fn a_key_is_charged_what_it_searched_and_service_fades() {
+        let (a, b, c, d) = (client(1), client(2), client(3), client(4));
+        let mut q = FairQueue::new();
+        // A asks 10 s (100 units) but stops after 200 ms: 2 units. B
+        // searches its 500 ms: 5 units. A, of less service, goes first.
+        q.push_costed(a.clone(), 0, 10_000, "a1");
+        assert_eq!(q.pop_where(|_| true), Some("a1"));
+        q.settle(&a, 10_000, 200);
+        q.push_costed(b.clone(), 1, 500, "b1");
+        assert_eq!(q.pop_where(|_| true), Some("b1"));
+        q.settle(&b, 500, 500);
+        q.push(b.clone(), 2, "b2");
+        q.push(a.clone(), 3, "a2");
+        assert_eq!(q.place(&a, 3), Some(0), "2 units before 5");
+        assert_eq!(q.pop_where(|_| true), Some("a2"));
+        assert_eq!(q.pop_where(|_| true), Some("b2"));
+        // A searches 100 units; then C is served ten half-lives (6,000
+        // units): A's service fades to 103 / 1024 (about 0.1), below D's
+        // one unit served after C.
+        q.push_costed(a.clone(), 4, 10_000, "a3");
+        assert_eq!(q.pop_where(|_| true), Some("a3"));
+        q.settle(&a, 10_000, 10_000);
+        let long = FairQueue::<()>::HALF_LIFE * 10 * FairQueue::<()>::UNIT_MS;
+        q.push_costed(c.clone(), 5, long, "c1");
+        assert_eq!(q.pop_where(|_| true), Some("c1"));
+        q.settle(&c, long, long);
+        q.push(d.clone(), 6, "d1");
+        assert_eq!(q.pop_where(|_| true), Some("d1"));
+        q.settle(&d, 0, 0);
+        q.push(d.clone(), 7, "d2");
+        q.push(a.clone(), 8, "a4");
+        assert_eq!(q.pop_where(|_| true), Some("a4"), "A's old service faded");
+        assert_eq!(q.pop_where(|_| true), Some("d2"));
+        // However many keys come, at most twice the memory is kept.
+        for n in 0..3000u64 {
+            q.push(ClientKey::named(format!("k{n}")), 100 + n, "x");
+            q.pop_where(|_| true);
+        }
+        assert!(
+            q.service.len() <= 2 * FairQueue::<()>::MEMORY,
+            "{}",
+            q.service.len()
+        );
+    }
+}
