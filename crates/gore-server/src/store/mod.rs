@@ -49,13 +49,12 @@ pub mod schema;
 pub mod sql;
 pub mod sqlite;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::bail;
 use futures_util::future::BoxFuture;
 use gore_core::{Action, Forfeit, Hole, Outcome, Player, Position};
 
+pub use crate::config::DbUrl;
 use crate::domain::GameInfo;
 
 /// A game as stored: its facts and its actions in order.
@@ -702,75 +701,6 @@ impl<T> Store for T where
 {
 }
 
-/// Where the database lives, from `--db` (or `GORE_DB`).
-#[derive(Clone, PartialEq, Eq)]
-pub enum DbUrl {
-    /// A SQLite file.
-    Sqlite(PathBuf),
-    /// A PostgreSQL URL (`postgres://USER:PASSWORD@HOST/DB`).
-    Postgres(String),
-}
-
-impl std::fmt::Debug for DbUrl {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DbUrl::Sqlite(p) => f.debug_tuple("Sqlite").field(p).finish(),
-            // Never the password, even in a debug print.
-            DbUrl::Postgres(u) => f
-                .debug_tuple("Postgres")
-                .field(&postgres::redact(u))
-                .finish(),
-        }
-    }
-}
-
-impl DbUrl {
-    /// Reads a file path, a `sqlite://PATH` (also `sqlite:PATH`) URL, or a
-    /// `postgres://` (also `postgresql://`) URL. Any other scheme is
-    /// refused.
-    pub fn parse(s: &str) -> anyhow::Result<DbUrl> {
-        let s = s.trim();
-        if s.is_empty() {
-            bail!("--db: empty; give a file path, sqlite://PATH or postgres://…");
-        }
-        if s.starts_with("postgres://") || s.starts_with("postgresql://") {
-            use std::str::FromStr;
-            if let Err(e) = tokio_postgres::Config::from_str(s) {
-                bail!(
-                    "--db: not a PostgreSQL URL ({e}): {}; give \
-                     postgres://USER:PASSWORD@HOST/DB",
-                    postgres::redact(s)
-                );
-            }
-            return Ok(DbUrl::Postgres(s.to_string()));
-        }
-        if let Some(rest) = s.strip_prefix("sqlite://") {
-            if rest.is_empty() {
-                bail!("--db: sqlite:// needs a file path, as sqlite://gore.sqlite3");
-            }
-            return Ok(DbUrl::Sqlite(PathBuf::from(rest)));
-        }
-        if let Some(rest) = s.strip_prefix("sqlite:") {
-            if !rest.is_empty() {
-                return Ok(DbUrl::Sqlite(PathBuf::from(rest)));
-            }
-        }
-        if let Some((scheme, _)) = s.split_once("://") {
-            if !scheme.is_empty()
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-            {
-                bail!(
-                    "--db: unsupported database `{scheme}://`: give a file path, \
-                     sqlite://PATH or postgres://USER:PASSWORD@HOST/DB"
-                );
-            }
-        }
-        Ok(DbUrl::Sqlite(PathBuf::from(s)))
-    }
-}
-
 /// Opens the store `url` names (migrating it; proving it writable);
 /// `options` apply to a SQLite store. Must run inside a Tokio runtime.
 pub async fn open(url: &DbUrl, options: sqlite::SqliteOptions) -> anyhow::Result<Arc<dyn Store>> {
@@ -786,62 +716,5 @@ pub async fn open(url: &DbUrl, options: sqlite::SqliteOptions) -> anyhow::Result
         DbUrl::Postgres(url) => Ok(Arc::new(
             postgres::PgStore::connect(url, postgres::PgOptions::default()).await?,
         )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn urls() {
-        assert_eq!(
-            DbUrl::parse("gore.sqlite3").unwrap(),
-            DbUrl::Sqlite("gore.sqlite3".into())
-        );
-        assert_eq!(
-            DbUrl::parse("sqlite:///tmp/x.db").unwrap(),
-            DbUrl::Sqlite("/tmp/x.db".into())
-        );
-        assert_eq!(
-            DbUrl::parse("sqlite://x.db").unwrap(),
-            DbUrl::Sqlite("x.db".into())
-        );
-        assert_eq!(
-            DbUrl::parse("sqlite:x.db").unwrap(),
-            DbUrl::Sqlite("x.db".into())
-        );
-        assert_eq!(
-            DbUrl::parse("postgres://u:p@h/db").unwrap(),
-            DbUrl::Postgres("postgres://u:p@h/db".into())
-        );
-        assert_eq!(
-            DbUrl::parse(" postgresql://u@h:5433/db ").unwrap(),
-            DbUrl::Postgres("postgresql://u@h:5433/db".into())
-        );
-        let dbg = format!("{:?}", DbUrl::parse("postgres://u:hunter2@h/db").unwrap());
-        assert!(!dbg.contains("hunter2"), "{dbg}");
-        // A bad port is refused at once, without the password in the message.
-        let e = DbUrl::parse("postgres://u:hunter2@h:notaport/db")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("not a PostgreSQL URL") && !e.contains("hunter2"),
-            "{e}"
-        );
-        let e = DbUrl::parse("mysql://u@h/db").unwrap_err().to_string();
-        assert!(e.contains("unsupported database `mysql://`"), "{e}");
-        assert!(DbUrl::parse("").is_err());
-        assert!(DbUrl::parse("sqlite://").is_err());
-    }
-
-    #[test]
-    fn clock_credits_read_what_they_write_and_name_a_bad_one() {
-        let credits = vec![(0, 65_000), (12, 3_500)];
-        assert_eq!(credits_text(&credits), "0:65000,12:3500");
-        assert_eq!(credits_from_text("0:65000,12:3500"), Ok(credits));
-        assert_eq!(credits_from_text(""), Ok(vec![]));
-        let e = credits_from_text("0:65000,x:1").unwrap_err();
-        assert!(e.contains("`x:1`"), "{e}");
     }
 }

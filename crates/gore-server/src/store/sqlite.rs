@@ -430,11 +430,6 @@ impl Executor for SqliteExec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::PERFECT_LEVEL;
-    use crate::store::GameStore;
-    use gore_ai::Level;
-    use gore_core::{Position, Rules};
-    use rusqlite::params;
 
     #[test]
     fn migrations_run_once_and_refuse_newer_schemas() {
@@ -454,106 +449,5 @@ mod tests {
         drop(c);
         let e = open_connection(&path, &SqliteOptions::default()).unwrap_err();
         assert!(format!("{e:#}").contains("newer"), "{e:#}");
-    }
-
-    /// Sessions before they were issued (issue 25 item 11): after the
-    /// migration, logged-in sessions and anonymous players' stay sessions,
-    /// the seats of the logged-in are their account's; a session whose
-    /// player became an account but is no longer logged in (logged out),
-    /// and ids that only held seats, are sessions no more, seats and all.
-    #[test]
-    fn sessions_migrate_to_issued_ones_and_account_seats() {
-        let step = schema::STEPS
-            .iter()
-            .position(|s| s.about == "issued sessions and the accounts' seats")
-            .unwrap();
-        let mut c = Connection::open_in_memory().unwrap();
-        for s in &schema::STEPS[..step] {
-            c.execute_batch(&s.text(Dialect::Sqlite)).unwrap();
-        }
-        // Seats of games not made here: their rows are beside the point.
-        c.execute_batch(
-            "PRAGMA foreign_keys = OFF;
-             INSERT INTO accounts VALUES ('acc', 'Koffi', 'h', 1, 1);
-             INSERT INTO players VALUES ('signedup', 'acc', 'Koffi', 1, 1);
-             INSERT INTO players VALUES ('anon', 'p2', 'Anon', 2, 2);
-             INSERT INTO account_sessions VALUES ('in', 'acc', 3);
-             INSERT INTO session_seats VALUES ('in', 'g1', 't1');
-             INSERT INTO session_seats VALUES ('anon', 'g2', 't2');
-             INSERT INTO session_seats VALUES ('signedup', 'g3', 't3');
-             INSERT INTO session_seats VALUES ('device', 'g4', 't4')",
-        )
-        .unwrap();
-        let tx = c.transaction().unwrap();
-        tx.execute_batch(&schema::STEPS[step].text(Dialect::Sqlite))
-            .unwrap();
-        tx.commit().unwrap();
-        let list = |q: &str| -> Vec<String> {
-            c.prepare(q)
-                .unwrap()
-                .query_map([], |r| r.get(0))
-                .unwrap()
-                .collect::<rusqlite::Result<_>>()
-                .unwrap()
-        };
-        assert_eq!(list("SELECT id FROM sessions ORDER BY id"), ["anon", "in"]);
-        assert_eq!(
-            list("SELECT account_id || game_id || token FROM account_seats"),
-            ["accg1t1"]
-        );
-        assert_eq!(
-            list("SELECT session || game_id || token FROM session_seats"),
-            ["anong2t2"]
-        );
-    }
-
-    /// A file at schema version 4 (ladder of 8 levels, the perfect player
-    /// stored as level 9) with a perfect game and a level-5 game: after the
-    /// migration the first reads as perfect, the second as level 5.
-    #[tokio::test]
-    async fn the_old_perfect_level_migrates_and_other_levels_keep_their_number() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("old.sqlite3");
-        let mut c = Connection::open(&path).unwrap();
-        for (i, step) in schema::STEPS[..4].iter().enumerate() {
-            let tx = c.transaction().unwrap();
-            tx.execute_batch(&step.text(Dialect::Sqlite)).unwrap();
-            tx.pragma_update(None, "user_version", (i + 1) as i64)
-                .unwrap();
-            tx.commit().unwrap();
-        }
-        let rules = Rules::STANDARD;
-        let start = Position::new(rules.variant).to_string();
-        for (id, level) in [("perfect000", 9), ("level50000", 5), ("level80000", 8)] {
-            c.execute(
-                "INSERT INTO games (id, mode, rules, start, level, creator, token_a, ai_seat,
-                     status, created_at, updated_at)
-                 VALUES (?1, 'ai', ?2, ?3, ?4, 'A', 'tok', 'B', 'playing', 1, 1)",
-                params![id, rules.to_string(), start, level],
-            )
-            .unwrap();
-        }
-        drop(c);
-        let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
-        let read = |id: &str| {
-            let f = store.load_game(id.to_string());
-            async move { f.await.unwrap().unwrap().info }
-        };
-        let perfect = read("perfect000").await;
-        assert!(perfect.perfect);
-        assert_eq!(perfect.level, Level::MAX);
-        let five = read("level50000").await;
-        assert!(!five.perfect);
-        assert_eq!(five.level.get(), 5);
-        let eight = read("level80000").await;
-        assert!(!eight.perfect);
-        assert_eq!(eight.level.get(), 8);
-        let c = Connection::open(&path).unwrap();
-        let stored: u8 = c
-            .query_row("SELECT level FROM games WHERE id = 'perfect000'", [], |r| {
-                r.get(0)
-            })
-            .unwrap();
-        assert_eq!(stored, PERFECT_LEVEL);
     }
 }
