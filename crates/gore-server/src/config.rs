@@ -215,10 +215,7 @@ impl std::fmt::Debug for DbUrl {
         match self {
             DbUrl::Sqlite(p) => f.debug_tuple("Sqlite").field(p).finish(),
             // Never the password, even in a debug print.
-            DbUrl::Postgres(u) => f
-                .debug_tuple("Postgres")
-                .field(&crate::store::postgres::redact(u))
-                .finish(),
+            DbUrl::Postgres(u) => f.debug_tuple("Postgres").field(&redact(u)).finish(),
         }
     }
 }
@@ -238,7 +235,7 @@ impl DbUrl {
                 anyhow::bail!(
                     "--db: not a PostgreSQL URL ({e}): {}; give \
                      postgres://USER:PASSWORD@HOST/DB",
-                    crate::store::postgres::redact(s)
+                    redact(s)
                 );
             }
             return Ok(DbUrl::Postgres(s.to_string()));
@@ -270,6 +267,19 @@ impl DbUrl {
     }
 }
 
+/// A URL with its password replaced, for messages.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let (auth, host) = match rest.rsplit_once('@') {
+        Some((a, h)) => (a, h),
+        None => return url.to_string(),
+    };
+    let user = auth.split_once(':').map_or(auth, |(u, _)| u);
+    format!("{scheme}://{user}:***@{host}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,6 +305,15 @@ mod tests {
         assert!(all.contains(ip("8.8.8.8")));
         assert!("10.0.0.0/33".parse::<Cidr>().is_err());
         assert!("nope/8".parse::<Cidr>().is_err());
+    }
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(
+            redact("postgres://gore:secret@db.example/gore"),
+            "postgres://gore:***@db.example/gore"
+        );
+        assert_eq!(redact("postgres://db/gore"), "postgres://db/gore");
     }
 
     #[test]

@@ -20,6 +20,7 @@ use gore_core::{Forfeit, Player, Position, Rules};
 use gore_server::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 use gore_server::store::postgres::{PgOptions, PgStore};
 use gore_server::store::schema::{Dialect, STEPS};
+use gore_server::store::sql::{for_sqlite, Row, Value};
 use gore_server::store::sqlite::SqliteStore;
 use gore_server::store::{
     credits_from_text, credits_text, At, GameChange, GameStore, RatingUpdate, SeatClaim, Store,
@@ -1048,4 +1049,68 @@ async fn the_old_perfect_level_migrates_and_other_levels_keep_their_number() {
         })
         .unwrap();
     assert_eq!(stored, PERFECT_LEVEL);
+}
+
+// The statements' rewrite for SQLite, the values both drivers answer, and
+// the schema's steps.
+
+/// Placeholders, casts, arrays and row locks each rewritten; the rest
+/// (strings, `excluded.`, `||`) left as written.
+#[test]
+fn statements_are_rewritten_for_sqlite() {
+    assert_eq!(
+        for_sqlite("SELECT 1 FROM games WHERE id = $1 AND takebacks = $12 FOR UPDATE"),
+        "SELECT 1 FROM games WHERE id = ?1 AND takebacks = ?12"
+    );
+    assert_eq!(
+        for_sqlite("SELECT $2::TEXT, $3::BIGINT WHERE ($2::TEXT IS NULL OR id = $2)"),
+        "SELECT ?2, ?3 WHERE (?2 IS NULL OR id = ?2)"
+    );
+    assert_eq!(
+        for_sqlite("UPDATE games SET server = $2 WHERE id = ANY($1)"),
+        "UPDATE games SET server = ?2 WHERE id IN rarray(?1)"
+    );
+    assert_eq!(
+        for_sqlite("SELECT 'a:b' || x FROM t ON CONFLICT (k) DO UPDATE SET v = excluded.v"),
+        "SELECT 'a:b' || x FROM t ON CONFLICT (k) DO UPDATE SET v = excluded.v"
+    );
+}
+
+#[test]
+fn values_read_back_and_refuse_what_does_not_fit() {
+    let row = Row::new(
+        vec!["n".to_string(), "b".into(), "t".into(), "x".into()].into(),
+        vec![Value::Int(-1), Value::Int(1), Value::from("A"), Value::Null],
+    );
+    assert_eq!(row.get::<i64>("n"), Ok(-1));
+    assert!(row.get::<u32>("n").unwrap_err().contains("n: -1"));
+    assert_eq!(row.get::<bool>("b"), Ok(true));
+    assert_eq!(row.get::<Option<String>>("x"), Ok(None));
+    assert!(row.get::<String>("x").is_err());
+    assert!(row.get::<i64>("t").is_err());
+    assert!(row.get::<i64>("nope").unwrap_err().contains("no column"));
+}
+
+/// The step that moved the perfect player's level writes the value the
+/// stores read (out of the ladder's range: checked where it is defined).
+#[test]
+fn the_step_writes_the_perfect_level_the_stores_read() {
+    assert_eq!(
+        STEPS[4].text(Dialect::Sqlite),
+        format!("UPDATE games SET level = {PERFECT_LEVEL} WHERE level = 9")
+    );
+}
+
+#[test]
+fn every_step_has_text_for_both_dialects() {
+    for (i, step) in STEPS.iter().enumerate() {
+        for d in [Dialect::Sqlite, Dialect::Postgres] {
+            let t = step.text(d);
+            assert!(!t.trim().is_empty(), "step {} {d:?}", i + 1);
+            // PostgreSQL has no WITHOUT ROWID; SQLite's text may.
+            if d == Dialect::Postgres {
+                assert!(!t.contains("WITHOUT ROWID"), "step {}", i + 1);
+            }
+        }
+    }
 }

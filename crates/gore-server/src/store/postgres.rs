@@ -66,6 +66,8 @@ use super::queries::Db;
 use super::schema::{self, Dialect};
 use super::sql::{Answer, Executor, Row, Stmt, Value};
 use super::{Notice, StoreError};
+use crate::config::redact;
+use crate::domain::now_ms;
 
 /// Options of the PostgreSQL store beyond its URL.
 #[derive(Debug, Clone)]
@@ -321,11 +323,9 @@ impl Conn {
         drop(self.0.take());
     }
 
-    /// Out of the pool for good (closed).
-    fn discard(mut self) {
-        if let Some(c) = self.0.take() {
-            drop(deadpool_postgres::Object::take(c));
-        }
+    /// The pooled client, with its cache of prepared statements.
+    fn wrapper(&self) -> &deadpool_postgres::ClientWrapper {
+        self.0.as_ref().expect("a connection until released")
     }
 }
 
@@ -334,13 +334,6 @@ impl Drop for Conn {
         if let Some(c) = self.0.take() {
             drop(deadpool_postgres::Object::take(c));
         }
-    }
-}
-
-impl Conn {
-    /// The pooled client, with its cache of prepared statements.
-    fn wrapper(&self) -> &deadpool_postgres::ClientWrapper {
-        self.0.as_ref().expect("a connection until released")
     }
 }
 
@@ -387,26 +380,6 @@ fn is_lost(e: &tokio_postgres::Error) -> bool {
 
 fn is_conflict(e: &tokio_postgres::Error) -> bool {
     e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION)
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
-/// A URL with its password replaced, for messages.
-pub fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let (auth, host) = match rest.rsplit_once('@') {
-        Some((a, h)) => (a, h),
-        None => return url.to_string(),
-    };
-    let user = auth.split_once(':').map_or(auth, |(u, _)| u);
-    format!("{scheme}://{user}:***@{host}")
 }
 
 impl Db<PgExec> {
@@ -508,8 +481,18 @@ impl PgExec {
     /// A connection was lost: the idle ones probably are too (a restart,
     /// terminated backends), so drop them all; new ones replace them.
     fn drop_idle(&self, client: Conn) {
-        client.discard();
+        drop(client); // closed, not returned
         self.0.pool.retain(|_, _| false);
+    }
+
+    /// Rolls back `client`'s failed transaction and returns it to the
+    /// pool (or drops it, if the rollback fails).
+    async fn roll_back(&self, client: Conn) {
+        if client.batch_execute("ROLLBACK").await.is_err() {
+            self.drop_idle(client);
+        } else {
+            client.release();
+        }
     }
 
     /// Runs `stmts` in one transaction (see the module's policy) and
@@ -527,22 +510,15 @@ impl PgExec {
                     return Ok(answers);
                 }
                 Err(TxError::Refused(e)) => {
-                    if client.batch_execute("ROLLBACK").await.is_err() {
-                        self.drop_idle(client);
+                    self.roll_back(client).await;
+                    return Err(if is_conflict(&e) {
+                        StoreError::Conflict
                     } else {
-                        client.release();
-                    }
-                    if is_conflict(&e) {
-                        return Err(StoreError::Conflict);
-                    }
-                    return Err(StoreError::Other(e.to_string()));
+                        StoreError::Other(e.to_string())
+                    });
                 }
                 Err(TxError::Moved) => {
-                    if client.batch_execute("ROLLBACK").await.is_err() {
-                        self.drop_idle(client);
-                    } else {
-                        client.release();
-                    }
+                    self.roll_back(client).await;
                     return Err(StoreError::Conflict);
                 }
                 Err(TxError::Lost(why)) => {
@@ -719,8 +695,8 @@ impl PgExec {
                     self.drop_idle(client);
                 }
                 Err(e) => {
-                    if queries.len() > 1 && client.batch_execute("ROLLBACK").await.is_err() {
-                        self.drop_idle(client);
+                    if queries.len() > 1 {
+                        self.roll_back(client).await;
                     } else {
                         client.release();
                     }
@@ -995,15 +971,6 @@ impl<'a> FromSql<'a> for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn passwords_are_redacted() {
-        assert_eq!(
-            redact("postgres://gore:secret@db.example/gore"),
-            "postgres://gore:***@db.example/gore"
-        );
-        assert_eq!(redact("postgres://db/gore"), "postgres://db/gore");
-    }
 
     #[test]
     fn health_refuses_for_each_reason() {

@@ -461,33 +461,3 @@ pub const STEPS: &[Step] = &[
 
 /// The schema version this server writes.
 pub const VERSION: usize = STEPS.len();
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The step that moved the perfect player's level writes the value the
-    /// stores read (out of the ladder's range: checked where it is defined).
-    #[test]
-    fn the_step_writes_the_perfect_level_the_stores_read() {
-        use crate::domain::PERFECT_LEVEL;
-        assert_eq!(
-            STEPS[4].text(Dialect::Sqlite),
-            format!("UPDATE games SET level = {PERFECT_LEVEL} WHERE level = 9")
-        );
-    }
-
-    #[test]
-    fn every_step_has_text_for_both_dialects() {
-        for (i, step) in STEPS.iter().enumerate() {
-            for d in [Dialect::Sqlite, Dialect::Postgres] {
-                let t = step.text(d);
-                assert!(!t.trim().is_empty(), "step {} {d:?}", i + 1);
-                // PostgreSQL has no WITHOUT ROWID; SQLite's text may.
-                if d == Dialect::Postgres {
-                    assert!(!t.contains("WITHOUT ROWID"), "step {}", i + 1);
-                }
-            }
-        }
-    }
-}
