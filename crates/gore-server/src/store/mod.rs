@@ -373,15 +373,7 @@ pub trait GameStore: Send + Sync + 'static {
 
     /// A game and only its actions after ply `after` (what a server that
     /// has the first `after` in memory needs to catch up), or `None`.
-    fn load_game_after(&self, id: String, after: u32) -> StoreFuture<Option<StoredGame>> {
-        let whole = self.load_game(id);
-        Box::pin(async move {
-            Ok(whole.await?.map(|mut g| {
-                g.actions.retain(|a| a.ply > after);
-                g
-            }))
-        })
-    }
+    fn load_game_after(&self, id: String, after: u32) -> StoreFuture<Option<StoredGame>>;
 
     /// Commits one action, and the result with it when it ends the game,
     /// and the game's new `deadline` ([`GameInfo::deadline`]); it clears a
@@ -582,9 +574,7 @@ pub trait LobbyStore: Send + Sync + 'static {
     /// Tells the other servers sharing the store of a lobby event
     /// (`changed`, or `paired GAME PLAYER PLAYER`); a store one process owns
     /// has nobody to tell.
-    fn announce_lobby(&self, event: String) {
-        let _ = event;
-    }
+    fn announce_lobby(&self, event: String);
 }
 
 /// Ratings, their history and leaderboards.
@@ -664,28 +654,20 @@ pub trait ServerStore: Send + Sync + 'static {
 
     /// The changes other servers commit, for a store shared by several
     /// servers; `None` for a store one process owns (SQLite).
-    fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<Notice>> {
-        None
-    }
+    fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<Notice>>;
 
     /// The number of actions stored for each of `ids` (games without an
     /// action are left out): how a server that shares its store finds the
     /// games it holds behind it when a notice was lost (its sender died
     /// between the commit and the notice). A store one process owns is
     /// never behind: it answers nothing.
-    fn latest_plies(&self, ids: Vec<String>) -> StoreFuture<Vec<(String, u32)>> {
-        let _ = ids;
-        Box::pin(async { Ok(Vec::new()) })
-    }
+    fn latest_plies(&self, ids: Vec<String>) -> StoreFuture<Vec<(String, u32)>>;
 
     /// Claims the AI's turn at `ply` of game `id` for this server, for
     /// `lease`: `true` if this server is to compute it (no other server
     /// holds an unexpired claim on it). A store one process owns always
     /// says yes.
-    fn claim_ai_turn(&self, id: String, ply: u32, lease: std::time::Duration) -> StoreFuture<bool> {
-        let _ = (id, ply, lease);
-        Box::pin(async { Ok(true) })
-    }
+    fn claim_ai_turn(&self, id: String, ply: u32, lease: std::time::Duration) -> StoreFuture<bool>;
 }
 
 /// What the game domain needs from a database: every concern's trait.

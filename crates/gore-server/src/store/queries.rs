@@ -1,14 +1,10 @@
 //! Every query of the store, written once: [`Db`] implements the store's
 //! traits over an [`Executor`] (SQLite's or PostgreSQL's), each statement
 //! in PostgreSQL's style (rewritten for SQLite by [`super::sql::for_sqlite`]),
-//! and the row mappers that turn rows into typed data.
-//!
-//! A write is a list of statements run in one transaction
-//! ([`Executor::write`]); a check that the game still stands where the
-//! change was decided is a statement that must touch one row
-//! ([`Stmt::expect`]), so a write is never a conversation with the
-//! database: PostgreSQL sends it in one round trip, SQLite runs it on its
-//! writer thread.
+//! mapped by the row mappers of `rows`. A write is a list of statements
+//! ([`Executor::write`]), never a conversation with the database:
+//! PostgreSQL sends it in one round trip, SQLite runs it on its writer
+//! thread.
 
 use std::future::Future;
 
@@ -225,13 +221,6 @@ impl<E: Executor> Db<E> {
         }
     }
 
-    /// A write of one statement on game `id`, announced.
-    async fn change(&self, id: String, s: Stmt) -> Result<(), StoreError> {
-        self.done(vec![s]).await?;
-        self.0.announce(id, 0);
-        Ok(())
-    }
-
     /// A write whose answers are not needed, as the store's future.
     fn exec(&self, stmts: Vec<Stmt>) -> StoreFuture<()> {
         self.go(|db| async move { db.done(stmts).await })
@@ -277,7 +266,11 @@ impl<E: Executor> Db<E> {
             format!("UPDATE games SET {column} = $2 WHERE id = $1"),
             vec![id.as_str().into(), value],
         );
-        self.go(|db| async move { db.change(id, s).await })
+        self.go(|db| async move {
+            db.done(vec![s]).await?;
+            db.0.announce(id, 0);
+            Ok(())
+        })
     }
 
     async fn player_of(&self, session: String) -> Result<Option<StoredPlayer>, StoreError> {

@@ -30,34 +30,16 @@ use super::schema::{self, Dialect};
 use super::sql::{for_sqlite, Answer, Executor, Row, Stmt, Value};
 use super::StoreError;
 
-/// A failure of the SQLite layer, before it is a [`StoreError`].
-#[derive(Debug, thiserror::Error)]
-enum DbError {
-    /// SQLite refused.
-    #[error("database: {0}")]
-    Sql(#[from] rusqlite::Error),
-    /// The transaction holding this work was not committed.
-    #[error("database: not committed: {0}")]
-    Commit(String),
-    /// The database thread has stopped.
-    #[error("database: the database thread has stopped")]
-    Closed,
-    /// The store has failed earlier and takes no writes.
-    #[error("{0}")]
-    Failed(String),
-}
-
-impl From<DbError> for StoreError {
-    fn from(e: DbError) -> StoreError {
-        match e {
-            DbError::Sql(rusqlite::Error::SqliteFailure(f, _))
-                if f.code == rusqlite::ErrorCode::ConstraintViolation =>
-            {
-                StoreError::Conflict
-            }
-            DbError::Failed(why) | DbError::Commit(why) => StoreError::Failed(why),
-            e => StoreError::Other(e.to_string()),
+/// SQLite's refusal as the store's error: a constraint it enforces (a
+/// ply already stored, an id taken, a game moved on) is a conflict.
+fn refused(e: rusqlite::Error) -> StoreError {
+    match e {
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+        {
+            StoreError::Conflict
         }
+        e => StoreError::Other(format!("database: {e}")),
     }
 }
 
@@ -373,15 +355,15 @@ impl SqliteExec {
         &self,
         writes: bool,
         f: F,
-    ) -> impl std::future::Future<Output = Result<R, DbError>> + Send + 'static
+    ) -> impl std::future::Future<Output = Result<R, StoreError>> + Send + 'static
     where
         R: Send + 'static,
         F: FnOnce(&Connection) -> rusqlite::Result<R> + Send + 'static,
     {
-        let (tx, rx) = oneshot::channel::<Result<R, DbError>>();
+        let (tx, rx) = oneshot::channel::<Result<R, StoreError>>();
         let failure = self.failed.clone();
-        let refused = writes.then(|| self.failed.get()).flatten();
-        let sent = if refused.is_some() {
+        let refusal = writes.then(|| self.failed.get()).flatten();
+        let sent = if refusal.is_some() {
             Ok(())
         } else {
             self.jobs.send(Box::new(move |c: &Connection| -> Finish {
@@ -395,26 +377,26 @@ impl SqliteExec {
                     let _ = tx.send(match failed {
                         // A read needs no commit: what it read stands even
                         // when the batch is rolled back.
-                        Some(why) if writes => Err(DbError::Commit(why)),
-                        _ => result.map_err(DbError::Sql),
+                        Some(why) if writes => Err(StoreError::Failed(why)),
+                        _ => result.map_err(refused),
                     });
                 })
             }))
         };
         async move {
-            if let Some(why) = refused {
-                return Err(DbError::Failed(why));
+            if let Some(why) = refusal {
+                return Err(StoreError::Failed(why));
             }
-            sent.map_err(|_| DbError::Closed)?;
-            rx.await.map_err(|_| DbError::Closed)?
+            let closed = || StoreError::Other("database: the database thread has stopped".into());
+            sent.map_err(|_| closed())?;
+            rx.await.map_err(|_| closed())?
         }
     }
 }
 
 impl Executor for SqliteExec {
     fn write(&self, stmts: Vec<Stmt>) -> BoxFuture<'static, Result<Vec<Answer>, StoreError>> {
-        let f = self.call(true, move |c| run(c, &stmts));
-        Box::pin(async move { Ok(f.await?) })
+        Box::pin(self.call(true, move |c| run(c, &stmts)))
     }
 
     fn read(&self, stmts: Vec<Stmt>) -> BoxFuture<'static, Result<Vec<Vec<Row>>, StoreError>> {
