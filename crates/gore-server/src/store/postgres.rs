@@ -54,7 +54,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use bytes::BytesMut;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use futures_util::future::BoxFuture;
@@ -844,16 +844,9 @@ async fn migrate(client: &mut deadpool_postgres::Object) -> anyhow::Result<()> {
         .query_one("SELECT coalesce(max(version), 0) FROM schema_version", &[])
         .await?
         .get(0);
-    if version < 0 || version as usize > schema::VERSION {
-        bail!(
-            "the database's schema version is {version}, newer than this server's ({}); \
-             use a newer gore",
-            schema::VERSION
-        );
-    }
-    for (i, step) in schema::STEPS.iter().enumerate().skip(version as usize) {
+    for (n, step) in schema::pending(version.into())? {
         tx.batch_execute(&step.text(Dialect::Postgres)).await?;
-        let n = (i + 1) as i32;
+        let n = n as i32;
         tx.execute(
             "INSERT INTO schema_version (version, applied_at) VALUES ($1, $2)",
             &[&n, &now_ms()],

@@ -461,3 +461,15 @@ pub const STEPS: &[Step] = &[
 
 /// The schema version this server writes.
 pub const VERSION: usize = STEPS.len();
+
+/// The steps a database at schema `version` has yet to run, each with the
+/// version it brings; a version newer than this server's is refused.
+pub fn pending(version: i64) -> anyhow::Result<impl Iterator<Item = (i64, &'static Step)>> {
+    if version < 0 || version as usize > VERSION {
+        anyhow::bail!(
+            "the database's schema version is {version}, newer than this server's \
+             ({VERSION}); use a newer gore"
+        );
+    }
+    Ok((1..).zip(STEPS).skip(version as usize))
+}

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use futures_util::future::BoxFuture;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::Connection;
@@ -215,19 +215,12 @@ fn open_connection(path: &Path, options: &SqliteOptions) -> anyhow::Result<Conne
 /// Brings the schema up to [`SCHEMA_VERSION`], one transaction per step.
 fn migrate(c: &mut Connection) -> anyhow::Result<()> {
     let version: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if version < 0 || version as usize > schema::VERSION {
-        bail!(
-            "the database's schema version is {version}, newer than this server's ({}); \
-             use a newer gore",
-            schema::VERSION
-        );
-    }
-    for (i, step) in schema::STEPS.iter().enumerate().skip(version as usize) {
+    for (n, step) in schema::pending(version)? {
         let tx = c.transaction()?;
         tx.execute_batch(&step.text(Dialect::Sqlite))?;
-        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.pragma_update(None, "user_version", n)?;
         tx.commit()?;
-        tracing::info!("database schema migrated to version {}", i + 1);
+        tracing::info!("database schema migrated to version {n}");
     }
     Ok(())
 }
