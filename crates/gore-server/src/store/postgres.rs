@@ -151,25 +151,18 @@ fn spawn_notifier(
                     None => return, // the store was dropped
                 }
             }
-            while batch.len() < NOTICE_BATCH {
-                match outbox.try_recv() {
-                    Ok(change) => batch.push(change),
-                    Err(_) => break,
-                }
+            while let Some(Ok(change)) = (batch.len() < NOTICE_BATCH).then(|| outbox.try_recv()) {
+                batch.push(change);
             }
             if client.as_ref().is_none_or(|c| c.is_closed()) {
-                client = match config.connect(NoTls).await {
-                    Ok((c, connection)) => {
-                        tokio::spawn(connection);
-                        // A notice is a hint: its transaction need not
-                        // wait for the disk (the changes it names did).
-                        match c.batch_execute("SET synchronous_commit = off").await {
-                            Ok(()) => Some(c),
-                            Err(_) => None,
-                        }
-                    }
-                    Err(_) => None,
-                };
+                client = None;
+                if let Ok((c, connection)) = config.connect(NoTls).await {
+                    tokio::spawn(connection);
+                    // A notice is a hint: its transaction need not wait
+                    // for the disk (the changes it names did).
+                    let off = c.batch_execute("SET synchronous_commit = off").await;
+                    client = off.ok().map(|()| c);
+                }
             }
             let payload = notice_payload(&origin, &batch);
             let sent = match &client {
@@ -250,11 +243,8 @@ fn spawn_listener(
                             }
                         }
                     });
-                    if client
-                        .batch_execute(&format!("LISTEN {CHANNEL}"))
-                        .await
-                        .is_ok()
-                    {
+                    let listening = client.batch_execute(&format!("LISTEN {CHANNEL}")).await;
+                    if listening.is_ok() {
                         if !first {
                             let _ = tx.send(Notice::Missed);
                         }

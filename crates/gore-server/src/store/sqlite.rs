@@ -320,11 +320,8 @@ impl Db<SqliteExec> {
             .spawn(move || {
                 while let Ok(first) = rx.recv() {
                     let mut batch = vec![first];
-                    while batch.len() < BATCH {
-                        match rx.try_recv() {
-                            Ok(j) => batch.push(j),
-                            Err(_) => break,
-                        }
+                    while let Some(Ok(j)) = (batch.len() < BATCH).then(|| rx.try_recv()) {
+                        batch.push(j);
                     }
                     if failure.get().is_none() && file_identity(&path) != identity {
                         failure.fail(format!(
