@@ -55,7 +55,7 @@ use futures_util::future::BoxFuture;
 use gore_core::{Action, Forfeit, Hole, Outcome, Player, Position};
 
 pub use crate::config::DbUrl;
-use crate::domain::GameInfo;
+use crate::domain::{GameInfo, Seat};
 
 /// A game as stored: its facts and its actions in order.
 #[derive(Debug, Clone)]
@@ -409,12 +409,7 @@ pub trait GameStore: Send + Sync + 'static {
 
     /// Sets (or with `None` revokes) the "continue on another device" code
     /// of a seat's holder.
-    fn set_device(
-        &self,
-        id: String,
-        seat: crate::domain::Seat,
-        code: Option<String>,
-    ) -> StoreFuture<()>;
+    fn set_device(&self, id: String, seat: Seat, code: Option<String>) -> StoreFuture<()>;
 
     /// Records since when a seat has had no socket (`None`: back).
     fn set_away(&self, id: String, seat: Player, since: Option<i64>) -> StoreFuture<()>;

@@ -712,22 +712,23 @@ impl<E: Executor> SessionStore for Db<E> {
 
 impl<E: Executor> LobbyStore for Db<E> {
     fn post_challenge(&self, ch: StoredChallenge) -> StoreFuture<()> {
-        let (clock, colour) = (ch.clock.map(|t| t.to_string()), ch.colour.map(letter));
         self.exec(vec![stmt(
             "INSERT INTO challenges (id, session, player, name, rules, clock, colour,
                  rated, quick, created_at, seen_at, rating)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)",
-            vals![ch.id, ch.session, ch.player, ch.name, ch.rules.to_string()]
-                .into_iter()
-                .chain(vals![
-                    clock,
-                    colour,
-                    ch.rated,
-                    ch.quick,
-                    ch.created_at,
-                    ch.rating
-                ])
-                .collect(),
+            vals![
+                ch.id,
+                ch.session,
+                ch.player,
+                ch.name,
+                ch.rules.to_string(),
+                ch.clock.map(|t| t.to_string()),
+                ch.colour.map(letter),
+                ch.rated,
+                ch.quick,
+                ch.created_at,
+                ch.rating
+            ],
         )])
     }
 
