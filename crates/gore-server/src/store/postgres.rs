@@ -582,23 +582,33 @@ impl PgExec {
         why
     }
 
-    /// `txid_status(xid)` on a fresh connection.
-    async fn xact_status(&self, xid: i64) -> Result<Option<String>, String> {
+    /// The first column of a one-row query on a connection from the pool
+    /// (after a failed query, the idle ones are dropped).
+    async fn ask<T: for<'a> FromSql<'a>>(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<T, String> {
         let client = Conn(Some(self.0.pool.get().await.map_err(|e| e.to_string())?));
         match client
-            .query_one("SELECT txid_status($1)", &[&xid])
+            .query_one(sql, params)
             .await
-            .and_then(|r| r.try_get::<_, Option<String>>(0))
+            .and_then(|r| r.try_get(0))
         {
-            Ok(s) => {
+            Ok(v) => {
                 client.release();
-                Ok(s)
+                Ok(v)
             }
             Err(e) => {
                 self.drop_idle(client);
                 Err(e.to_string())
             }
         }
+    }
+
+    /// `txid_status(xid)` on a fresh connection.
+    async fn xact_status(&self, xid: i64) -> Result<Option<String>, String> {
+        self.ask("SELECT txid_status($1)", &[&xid]).await
     }
 
     /// Starts (once) the task that restores writes: it resolves unknown
@@ -643,23 +653,7 @@ impl PgExec {
                 _ => return false,
             }
         }
-        let ok = match self.0.pool.get().await {
-            Ok(c) => {
-                let c = Conn(Some(c));
-                match c.simple_query("SELECT 1").await {
-                    Ok(_) => {
-                        c.release();
-                        true
-                    }
-                    Err(_) => {
-                        self.drop_idle(c);
-                        false
-                    }
-                }
-            }
-            Err(_) => false,
-        };
-        if ok {
+        if self.ask::<i32>("SELECT 1", &[]).await.is_ok() {
             let mut h = self.health();
             if h.unreachable.take().is_some() {
                 tracing::warn!("database: reachable again; accepting changes");
