@@ -15,13 +15,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{fresh_pg_database, pg_connect, postgres_url};
+use gore_ai::Level;
 use gore_core::{Forfeit, Player, Position, Rules};
-use gore_server::domain::{GameInfo, Mode, PerSeat, Seat, Status};
+use gore_server::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 use gore_server::store::postgres::{PgOptions, PgStore};
+use gore_server::store::schema::{Dialect, STEPS};
+use gore_server::store::sql::{for_sqlite, Row, Value};
 use gore_server::store::sqlite::SqliteStore;
 use gore_server::store::{
-    At, GameChange, RatingUpdate, SeatClaim, Store, StoreError, StoredAccount, StoredAction,
-    StoredChallenge, StoredPlayer, StoredRating,
+    credits_from_text, credits_text, At, GameChange, GameStore, RatingUpdate, SeatClaim, Store,
+    StoreError, StoredAccount, StoredAction, StoredChallenge, StoredPlayer, StoredRating,
 };
 
 /// A store under test, and a way to reach its database behind its back
@@ -928,6 +931,186 @@ async fn damaged_rows_are_errors_that_name_their_row() {
                 assert!(why.contains("C"), "{n}: {why}");
             }
             other => panic!("{n}: {other:?}"),
+        }
+    }
+}
+
+/// A game's clock credits read back what they write, and a bad one is
+/// named.
+#[test]
+fn clock_credits_read_what_they_write_and_name_a_bad_one() {
+    let credits = vec![(0, 65_000), (12, 3_500)];
+    assert_eq!(credits_text(&credits), "0:65000,12:3500");
+    assert_eq!(credits_from_text("0:65000,12:3500"), Ok(credits));
+    assert_eq!(credits_from_text(""), Ok(vec![]));
+    let e = credits_from_text("0:65000,x:1").unwrap_err();
+    assert!(e.contains("`x:1`"), "{e}");
+}
+
+// SQLite files made by older servers migrate (PostgreSQL's migration is
+// in tests/postgres.rs).
+
+/// Sessions before they were issued (issue 25 item 11): after the
+/// migration, logged-in sessions and anonymous players' stay sessions,
+/// the seats of the logged-in are their account's; a session whose
+/// player became an account but is no longer logged in (logged out),
+/// and ids that only held seats, are sessions no more, seats and all.
+#[test]
+fn sessions_migrate_to_issued_ones_and_account_seats() {
+    let step = STEPS
+        .iter()
+        .position(|s| s.about == "issued sessions and the accounts' seats")
+        .unwrap();
+    let mut c = rusqlite::Connection::open_in_memory().unwrap();
+    for s in &STEPS[..step] {
+        c.execute_batch(&s.text(Dialect::Sqlite)).unwrap();
+    }
+    // Seats of games not made here: their rows are beside the point.
+    c.execute_batch(
+        "PRAGMA foreign_keys = OFF;
+         INSERT INTO accounts VALUES ('acc', 'Koffi', 'h', 1, 1);
+         INSERT INTO players VALUES ('signedup', 'acc', 'Koffi', 1, 1);
+         INSERT INTO players VALUES ('anon', 'p2', 'Anon', 2, 2);
+         INSERT INTO account_sessions VALUES ('in', 'acc', 3);
+         INSERT INTO session_seats VALUES ('in', 'g1', 't1');
+         INSERT INTO session_seats VALUES ('anon', 'g2', 't2');
+         INSERT INTO session_seats VALUES ('signedup', 'g3', 't3');
+         INSERT INTO session_seats VALUES ('device', 'g4', 't4')",
+    )
+    .unwrap();
+    let tx = c.transaction().unwrap();
+    tx.execute_batch(&STEPS[step].text(Dialect::Sqlite))
+        .unwrap();
+    tx.commit().unwrap();
+    let list = |q: &str| -> Vec<String> {
+        c.prepare(q)
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    };
+    assert_eq!(list("SELECT id FROM sessions ORDER BY id"), ["anon", "in"]);
+    assert_eq!(
+        list("SELECT account_id || game_id || token FROM account_seats"),
+        ["accg1t1"]
+    );
+    assert_eq!(
+        list("SELECT session || game_id || token FROM session_seats"),
+        ["anong2t2"]
+    );
+}
+
+/// A file at schema version 4 (ladder of 8 levels, the perfect player
+/// stored as level 9) with a perfect game and a level-5 game: after the
+/// migration the first reads as perfect, the second as level 5.
+#[tokio::test]
+async fn the_old_perfect_level_migrates_and_other_levels_keep_their_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.sqlite3");
+    let mut c = rusqlite::Connection::open(&path).unwrap();
+    for (i, step) in STEPS[..4].iter().enumerate() {
+        let tx = c.transaction().unwrap();
+        tx.execute_batch(&step.text(Dialect::Sqlite)).unwrap();
+        tx.pragma_update(None, "user_version", (i + 1) as i64)
+            .unwrap();
+        tx.commit().unwrap();
+    }
+    let rules = Rules::STANDARD;
+    let start = Position::new(rules.variant).to_string();
+    for (id, level) in [("perfect000", 9), ("level50000", 5), ("level80000", 8)] {
+        c.execute(
+            "INSERT INTO games (id, mode, rules, start, level, creator, token_a, ai_seat,
+                 status, created_at, updated_at)
+             VALUES (?1, 'ai', ?2, ?3, ?4, 'A', 'tok', 'B', 'playing', 1, 1)",
+            rusqlite::params![id, rules.to_string(), start, level],
+        )
+        .unwrap();
+    }
+    drop(c);
+    let store = SqliteStore::open(&path, Default::default()).unwrap();
+    let read = |id: &str| {
+        let f = store.load_game(id.to_string());
+        async move { f.await.unwrap().unwrap().info }
+    };
+    let perfect = read("perfect000").await;
+    assert!(perfect.perfect);
+    assert_eq!(perfect.level, Level::MAX);
+    let five = read("level50000").await;
+    assert!(!five.perfect);
+    assert_eq!(five.level.get(), 5);
+    let eight = read("level80000").await;
+    assert!(!eight.perfect);
+    assert_eq!(eight.level.get(), 8);
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let stored: u8 = c
+        .query_row("SELECT level FROM games WHERE id = 'perfect000'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(stored, PERFECT_LEVEL);
+}
+
+// The statements' rewrite for SQLite, the values both drivers answer, and
+// the schema's steps.
+
+/// Placeholders, casts, arrays and row locks each rewritten; the rest
+/// (strings, `excluded.`, `||`) left as written.
+#[test]
+fn statements_are_rewritten_for_sqlite() {
+    assert_eq!(
+        for_sqlite("SELECT 1 FROM games WHERE id = $1 AND takebacks = $12 FOR UPDATE"),
+        "SELECT 1 FROM games WHERE id = ?1 AND takebacks = ?12"
+    );
+    assert_eq!(
+        for_sqlite("SELECT $2::TEXT, $3::BIGINT WHERE ($2::TEXT IS NULL OR id = $2)"),
+        "SELECT ?2, ?3 WHERE (?2 IS NULL OR id = ?2)"
+    );
+    assert_eq!(
+        for_sqlite("UPDATE games SET server = $2 WHERE id = ANY($1)"),
+        "UPDATE games SET server = ?2 WHERE id IN rarray(?1)"
+    );
+    assert_eq!(
+        for_sqlite("SELECT 'a:b' || x FROM t ON CONFLICT (k) DO UPDATE SET v = excluded.v"),
+        "SELECT 'a:b' || x FROM t ON CONFLICT (k) DO UPDATE SET v = excluded.v"
+    );
+}
+
+#[test]
+fn values_read_back_and_refuse_what_does_not_fit() {
+    let row = Row::new(
+        vec!["n".to_string(), "b".into(), "t".into(), "x".into()].into(),
+        vec![Value::Int(-1), Value::Int(1), Value::from("A"), Value::Null],
+    );
+    assert_eq!(row.get::<i64>("n"), Ok(-1));
+    assert!(row.get::<u32>("n").unwrap_err().contains("n: -1"));
+    assert_eq!(row.get::<bool>("b"), Ok(true));
+    assert_eq!(row.get::<Option<String>>("x"), Ok(None));
+    assert!(row.get::<String>("x").is_err());
+    assert!(row.get::<i64>("t").is_err());
+    assert!(row.get::<i64>("nope").unwrap_err().contains("no column"));
+}
+
+/// The step that moved the perfect player's level writes the value the
+/// stores read (out of the ladder's range: checked where it is defined).
+#[test]
+fn the_step_writes_the_perfect_level_the_stores_read() {
+    assert_eq!(
+        STEPS[4].text(Dialect::Sqlite),
+        format!("UPDATE games SET level = {PERFECT_LEVEL} WHERE level = 9")
+    );
+}
+
+#[test]
+fn every_step_has_text_for_both_dialects() {
+    for (i, step) in STEPS.iter().enumerate() {
+        for d in [Dialect::Sqlite, Dialect::Postgres] {
+            let t = step.text(d);
+            assert!(!t.trim().is_empty(), "step {} {d:?}", i + 1);
+            // PostgreSQL has no WITHOUT ROWID; SQLite's text may.
+            if d == Dialect::Postgres {
+                assert!(!t.contains("WITHOUT ROWID"), "step {}", i + 1);
+            }
         }
     }
 }

@@ -49,14 +49,13 @@ pub mod schema;
 pub mod sql;
 pub mod sqlite;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::bail;
 use futures_util::future::BoxFuture;
 use gore_core::{Action, Forfeit, Hole, Outcome, Player, Position};
 
-use crate::domain::GameInfo;
+pub use crate::config::DbUrl;
+use crate::domain::{GameInfo, Seat};
 
 /// A game as stored: its facts and its actions in order.
 #[derive(Debug, Clone)]
@@ -374,15 +373,7 @@ pub trait GameStore: Send + Sync + 'static {
 
     /// A game and only its actions after ply `after` (what a server that
     /// has the first `after` in memory needs to catch up), or `None`.
-    fn load_game_after(&self, id: String, after: u32) -> StoreFuture<Option<StoredGame>> {
-        let whole = self.load_game(id);
-        Box::pin(async move {
-            Ok(whole.await?.map(|mut g| {
-                g.actions.retain(|a| a.ply > after);
-                g
-            }))
-        })
-    }
+    fn load_game_after(&self, id: String, after: u32) -> StoreFuture<Option<StoredGame>>;
 
     /// Commits one action, and the result with it when it ends the game,
     /// and the game's new `deadline` ([`GameInfo::deadline`]); it clears a
@@ -418,12 +409,7 @@ pub trait GameStore: Send + Sync + 'static {
 
     /// Sets (or with `None` revokes) the "continue on another device" code
     /// of a seat's holder.
-    fn set_device(
-        &self,
-        id: String,
-        seat: crate::domain::Seat,
-        code: Option<String>,
-    ) -> StoreFuture<()>;
+    fn set_device(&self, id: String, seat: Seat, code: Option<String>) -> StoreFuture<()>;
 
     /// Records since when a seat has had no socket (`None`: back).
     fn set_away(&self, id: String, seat: Player, since: Option<i64>) -> StoreFuture<()>;
@@ -583,9 +569,7 @@ pub trait LobbyStore: Send + Sync + 'static {
     /// Tells the other servers sharing the store of a lobby event
     /// (`changed`, or `paired GAME PLAYER PLAYER`); a store one process owns
     /// has nobody to tell.
-    fn announce_lobby(&self, event: String) {
-        let _ = event;
-    }
+    fn announce_lobby(&self, event: String);
 }
 
 /// Ratings, their history and leaderboards.
@@ -665,28 +649,20 @@ pub trait ServerStore: Send + Sync + 'static {
 
     /// The changes other servers commit, for a store shared by several
     /// servers; `None` for a store one process owns (SQLite).
-    fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<Notice>> {
-        None
-    }
+    fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<Notice>>;
 
     /// The number of actions stored for each of `ids` (games without an
     /// action are left out): how a server that shares its store finds the
     /// games it holds behind it when a notice was lost (its sender died
     /// between the commit and the notice). A store one process owns is
     /// never behind: it answers nothing.
-    fn latest_plies(&self, ids: Vec<String>) -> StoreFuture<Vec<(String, u32)>> {
-        let _ = ids;
-        Box::pin(async { Ok(Vec::new()) })
-    }
+    fn latest_plies(&self, ids: Vec<String>) -> StoreFuture<Vec<(String, u32)>>;
 
     /// Claims the AI's turn at `ply` of game `id` for this server, for
     /// `lease`: `true` if this server is to compute it (no other server
     /// holds an unexpired claim on it). A store one process owns always
     /// says yes.
-    fn claim_ai_turn(&self, id: String, ply: u32, lease: std::time::Duration) -> StoreFuture<bool> {
-        let _ = (id, ply, lease);
-        Box::pin(async { Ok(true) })
-    }
+    fn claim_ai_turn(&self, id: String, ply: u32, lease: std::time::Duration) -> StoreFuture<bool>;
 }
 
 /// What the game domain needs from a database: every concern's trait.
@@ -700,75 +676,6 @@ pub trait Store:
 impl<T> Store for T where
     T: GameStore + SessionStore + LobbyStore + RatingStore + ChatStore + ServerStore
 {
-}
-
-/// Where the database lives, from `--db` (or `GORE_DB`).
-#[derive(Clone, PartialEq, Eq)]
-pub enum DbUrl {
-    /// A SQLite file.
-    Sqlite(PathBuf),
-    /// A PostgreSQL URL (`postgres://USER:PASSWORD@HOST/DB`).
-    Postgres(String),
-}
-
-impl std::fmt::Debug for DbUrl {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DbUrl::Sqlite(p) => f.debug_tuple("Sqlite").field(p).finish(),
-            // Never the password, even in a debug print.
-            DbUrl::Postgres(u) => f
-                .debug_tuple("Postgres")
-                .field(&postgres::redact(u))
-                .finish(),
-        }
-    }
-}
-
-impl DbUrl {
-    /// Reads a file path, a `sqlite://PATH` (also `sqlite:PATH`) URL, or a
-    /// `postgres://` (also `postgresql://`) URL. Any other scheme is
-    /// refused.
-    pub fn parse(s: &str) -> anyhow::Result<DbUrl> {
-        let s = s.trim();
-        if s.is_empty() {
-            bail!("--db: empty; give a file path, sqlite://PATH or postgres://…");
-        }
-        if s.starts_with("postgres://") || s.starts_with("postgresql://") {
-            use std::str::FromStr;
-            if let Err(e) = tokio_postgres::Config::from_str(s) {
-                bail!(
-                    "--db: not a PostgreSQL URL ({e}): {}; give \
-                     postgres://USER:PASSWORD@HOST/DB",
-                    postgres::redact(s)
-                );
-            }
-            return Ok(DbUrl::Postgres(s.to_string()));
-        }
-        if let Some(rest) = s.strip_prefix("sqlite://") {
-            if rest.is_empty() {
-                bail!("--db: sqlite:// needs a file path, as sqlite://gore.sqlite3");
-            }
-            return Ok(DbUrl::Sqlite(PathBuf::from(rest)));
-        }
-        if let Some(rest) = s.strip_prefix("sqlite:") {
-            if !rest.is_empty() {
-                return Ok(DbUrl::Sqlite(PathBuf::from(rest)));
-            }
-        }
-        if let Some((scheme, _)) = s.split_once("://") {
-            if !scheme.is_empty()
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-            {
-                bail!(
-                    "--db: unsupported database `{scheme}://`: give a file path, \
-                     sqlite://PATH or postgres://USER:PASSWORD@HOST/DB"
-                );
-            }
-        }
-        Ok(DbUrl::Sqlite(PathBuf::from(s)))
-    }
 }
 
 /// Opens the store `url` names (migrating it; proving it writable);
@@ -786,62 +693,5 @@ pub async fn open(url: &DbUrl, options: sqlite::SqliteOptions) -> anyhow::Result
         DbUrl::Postgres(url) => Ok(Arc::new(
             postgres::PgStore::connect(url, postgres::PgOptions::default()).await?,
         )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn urls() {
-        assert_eq!(
-            DbUrl::parse("gore.sqlite3").unwrap(),
-            DbUrl::Sqlite("gore.sqlite3".into())
-        );
-        assert_eq!(
-            DbUrl::parse("sqlite:///tmp/x.db").unwrap(),
-            DbUrl::Sqlite("/tmp/x.db".into())
-        );
-        assert_eq!(
-            DbUrl::parse("sqlite://x.db").unwrap(),
-            DbUrl::Sqlite("x.db".into())
-        );
-        assert_eq!(
-            DbUrl::parse("sqlite:x.db").unwrap(),
-            DbUrl::Sqlite("x.db".into())
-        );
-        assert_eq!(
-            DbUrl::parse("postgres://u:p@h/db").unwrap(),
-            DbUrl::Postgres("postgres://u:p@h/db".into())
-        );
-        assert_eq!(
-            DbUrl::parse(" postgresql://u@h:5433/db ").unwrap(),
-            DbUrl::Postgres("postgresql://u@h:5433/db".into())
-        );
-        let dbg = format!("{:?}", DbUrl::parse("postgres://u:hunter2@h/db").unwrap());
-        assert!(!dbg.contains("hunter2"), "{dbg}");
-        // A bad port is refused at once, without the password in the message.
-        let e = DbUrl::parse("postgres://u:hunter2@h:notaport/db")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("not a PostgreSQL URL") && !e.contains("hunter2"),
-            "{e}"
-        );
-        let e = DbUrl::parse("mysql://u@h/db").unwrap_err().to_string();
-        assert!(e.contains("unsupported database `mysql://`"), "{e}");
-        assert!(DbUrl::parse("").is_err());
-        assert!(DbUrl::parse("sqlite://").is_err());
-    }
-
-    #[test]
-    fn clock_credits_read_what_they_write_and_name_a_bad_one() {
-        let credits = vec![(0, 65_000), (12, 3_500)];
-        assert_eq!(credits_text(&credits), "0:65000,12:3500");
-        assert_eq!(credits_from_text("0:65000,12:3500"), Ok(credits));
-        assert_eq!(credits_from_text(""), Ok(vec![]));
-        let e = credits_from_text("0:65000,x:1").unwrap_err();
-        assert!(e.contains("`x:1`"), "{e}");
     }
 }

@@ -54,7 +54,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use bytes::BytesMut;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use futures_util::future::BoxFuture;
@@ -66,6 +66,8 @@ use super::queries::Db;
 use super::schema::{self, Dialect};
 use super::sql::{Answer, Executor, Row, Stmt, Value};
 use super::{Notice, StoreError};
+use crate::config::redact;
+use crate::domain::now_ms;
 
 /// Options of the PostgreSQL store beyond its URL.
 #[derive(Debug, Clone)]
@@ -149,25 +151,18 @@ fn spawn_notifier(
                     None => return, // the store was dropped
                 }
             }
-            while batch.len() < NOTICE_BATCH {
-                match outbox.try_recv() {
-                    Ok(change) => batch.push(change),
-                    Err(_) => break,
-                }
+            while let Some(Ok(change)) = (batch.len() < NOTICE_BATCH).then(|| outbox.try_recv()) {
+                batch.push(change);
             }
             if client.as_ref().is_none_or(|c| c.is_closed()) {
-                client = match config.connect(NoTls).await {
-                    Ok((c, connection)) => {
-                        tokio::spawn(connection);
-                        // A notice is a hint: its transaction need not
-                        // wait for the disk (the changes it names did).
-                        match c.batch_execute("SET synchronous_commit = off").await {
-                            Ok(()) => Some(c),
-                            Err(_) => None,
-                        }
-                    }
-                    Err(_) => None,
-                };
+                client = None;
+                if let Ok((c, connection)) = config.connect(NoTls).await {
+                    tokio::spawn(connection);
+                    // A notice is a hint: its transaction need not wait
+                    // for the disk (the changes it names did).
+                    let off = c.batch_execute("SET synchronous_commit = off").await;
+                    client = off.ok().map(|()| c);
+                }
             }
             let payload = notice_payload(&origin, &batch);
             let sent = match &client {
@@ -248,11 +243,8 @@ fn spawn_listener(
                             }
                         }
                     });
-                    if client
-                        .batch_execute(&format!("LISTEN {CHANNEL}"))
-                        .await
-                        .is_ok()
-                    {
+                    let listening = client.batch_execute(&format!("LISTEN {CHANNEL}")).await;
+                    if listening.is_ok() {
                         if !first {
                             let _ = tx.send(Notice::Missed);
                         }
@@ -321,11 +313,9 @@ impl Conn {
         drop(self.0.take());
     }
 
-    /// Out of the pool for good (closed).
-    fn discard(mut self) {
-        if let Some(c) = self.0.take() {
-            drop(deadpool_postgres::Object::take(c));
-        }
+    /// The pooled client, with its cache of prepared statements.
+    fn wrapper(&self) -> &deadpool_postgres::ClientWrapper {
+        self.0.as_ref().expect("a connection until released")
     }
 }
 
@@ -334,13 +324,6 @@ impl Drop for Conn {
         if let Some(c) = self.0.take() {
             drop(deadpool_postgres::Object::take(c));
         }
-    }
-}
-
-impl Conn {
-    /// The pooled client, with its cache of prepared statements.
-    fn wrapper(&self) -> &deadpool_postgres::ClientWrapper {
-        self.0.as_ref().expect("a connection until released")
     }
 }
 
@@ -387,26 +370,6 @@ fn is_lost(e: &tokio_postgres::Error) -> bool {
 
 fn is_conflict(e: &tokio_postgres::Error) -> bool {
     e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION)
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
-/// A URL with its password replaced, for messages.
-pub fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let (auth, host) = match rest.rsplit_once('@') {
-        Some((a, h)) => (a, h),
-        None => return url.to_string(),
-    };
-    let user = auth.split_once(':').map_or(auth, |(u, _)| u);
-    format!("{scheme}://{user}:***@{host}")
 }
 
 impl Db<PgExec> {
@@ -508,8 +471,18 @@ impl PgExec {
     /// A connection was lost: the idle ones probably are too (a restart,
     /// terminated backends), so drop them all; new ones replace them.
     fn drop_idle(&self, client: Conn) {
-        client.discard();
+        drop(client); // closed, not returned
         self.0.pool.retain(|_, _| false);
+    }
+
+    /// Rolls back `client`'s failed transaction and returns it to the
+    /// pool (or drops it, if the rollback fails).
+    async fn roll_back(&self, client: Conn) {
+        if client.batch_execute("ROLLBACK").await.is_err() {
+            self.drop_idle(client);
+        } else {
+            client.release();
+        }
     }
 
     /// Runs `stmts` in one transaction (see the module's policy) and
@@ -527,22 +500,15 @@ impl PgExec {
                     return Ok(answers);
                 }
                 Err(TxError::Refused(e)) => {
-                    if client.batch_execute("ROLLBACK").await.is_err() {
-                        self.drop_idle(client);
+                    self.roll_back(client).await;
+                    return Err(if is_conflict(&e) {
+                        StoreError::Conflict
                     } else {
-                        client.release();
-                    }
-                    if is_conflict(&e) {
-                        return Err(StoreError::Conflict);
-                    }
-                    return Err(StoreError::Other(e.to_string()));
+                        StoreError::Other(e.to_string())
+                    });
                 }
                 Err(TxError::Moved) => {
-                    if client.batch_execute("ROLLBACK").await.is_err() {
-                        self.drop_idle(client);
-                    } else {
-                        client.release();
-                    }
+                    self.roll_back(client).await;
                     return Err(StoreError::Conflict);
                 }
                 Err(TxError::Lost(why)) => {
@@ -616,23 +582,33 @@ impl PgExec {
         why
     }
 
-    /// `txid_status(xid)` on a fresh connection.
-    async fn xact_status(&self, xid: i64) -> Result<Option<String>, String> {
+    /// The first column of a one-row query on a connection from the pool
+    /// (after a failed query, the idle ones are dropped).
+    async fn ask<T: for<'a> FromSql<'a>>(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<T, String> {
         let client = Conn(Some(self.0.pool.get().await.map_err(|e| e.to_string())?));
         match client
-            .query_one("SELECT txid_status($1)", &[&xid])
+            .query_one(sql, params)
             .await
-            .and_then(|r| r.try_get::<_, Option<String>>(0))
+            .and_then(|r| r.try_get(0))
         {
-            Ok(s) => {
+            Ok(v) => {
                 client.release();
-                Ok(s)
+                Ok(v)
             }
             Err(e) => {
                 self.drop_idle(client);
                 Err(e.to_string())
             }
         }
+    }
+
+    /// `txid_status(xid)` on a fresh connection.
+    async fn xact_status(&self, xid: i64) -> Result<Option<String>, String> {
+        self.ask("SELECT txid_status($1)", &[&xid]).await
     }
 
     /// Starts (once) the task that restores writes: it resolves unknown
@@ -677,23 +653,7 @@ impl PgExec {
                 _ => return false,
             }
         }
-        let ok = match self.0.pool.get().await {
-            Ok(c) => {
-                let c = Conn(Some(c));
-                match c.simple_query("SELECT 1").await {
-                    Ok(_) => {
-                        c.release();
-                        true
-                    }
-                    Err(_) => {
-                        self.drop_idle(c);
-                        false
-                    }
-                }
-            }
-            Err(_) => false,
-        };
-        if ok {
+        if self.ask::<i32>("SELECT 1", &[]).await.is_ok() {
             let mut h = self.health();
             if h.unreachable.take().is_some() {
                 tracing::warn!("database: reachable again; accepting changes");
@@ -719,8 +679,8 @@ impl PgExec {
                     self.drop_idle(client);
                 }
                 Err(e) => {
-                    if queries.len() > 1 && client.batch_execute("ROLLBACK").await.is_err() {
-                        self.drop_idle(client);
+                    if queries.len() > 1 {
+                        self.roll_back(client).await;
                     } else {
                         client.release();
                     }
@@ -868,16 +828,9 @@ async fn migrate(client: &mut deadpool_postgres::Object) -> anyhow::Result<()> {
         .query_one("SELECT coalesce(max(version), 0) FROM schema_version", &[])
         .await?
         .get(0);
-    if version < 0 || version as usize > schema::VERSION {
-        bail!(
-            "the database's schema version is {version}, newer than this server's ({}); \
-             use a newer gore",
-            schema::VERSION
-        );
-    }
-    for (i, step) in schema::STEPS.iter().enumerate().skip(version as usize) {
+    for (n, step) in schema::pending(version.into())? {
         tx.batch_execute(&step.text(Dialect::Postgres)).await?;
-        let n = (i + 1) as i32;
+        let n = n as i32;
         tx.execute(
             "INSERT INTO schema_version (version, applied_at) VALUES ($1, $2)",
             &[&n, &now_ms()],
@@ -995,15 +948,6 @@ impl<'a> FromSql<'a> for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn passwords_are_redacted() {
-        assert_eq!(
-            redact("postgres://gore:secret@db.example/gore"),
-            "postgres://gore:***@db.example/gore"
-        );
-        assert_eq!(redact("postgres://db/gore"), "postgres://db/gore");
-    }
 
     #[test]
     fn health_refuses_for_each_reason() {

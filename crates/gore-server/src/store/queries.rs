@@ -1,30 +1,26 @@
 //! Every query of the store, written once: [`Db`] implements the store's
 //! traits over an [`Executor`] (SQLite's or PostgreSQL's), each statement
 //! in PostgreSQL's style (rewritten for SQLite by [`super::sql::for_sqlite`]),
-//! and the row mappers that turn rows into typed data.
-//!
-//! A write is a list of statements run in one transaction
-//! ([`Executor::write`]); a check that the game still stands where the
-//! change was decided is a statement that must touch one row
-//! ([`Stmt::expect`]), so a write is never a conversation with the
-//! database: PostgreSQL sends it in one round trip, SQLite runs it on its
-//! writer thread.
+//! mapped by the row mappers of `rows`. A write is a list of statements
+//! ([`Executor::write`]), never a conversation with the database:
+//! PostgreSQL sends it in one round trip, SQLite runs it on its writer
+//! thread.
 
 use std::future::Future;
 
 use gore_core::{Hole, Outcome, Player};
 
 use super::rows::{
-    action_from_row, challenge_from_row, chat_from_row, col, firsts, info_from_row,
-    player_from_row, rating_from_row,
+    action_from_row, challenge_from_row, chat_from_row, col, info_from_row, player_from_row,
+    rating_from_row,
 };
-use super::sql::{stmt, vals, Executor, FromValue, Row, Stmt};
+use super::sql::{stmt, vals, Executor, FromValue, Row, Stmt, Value};
 use super::{
     At, ChatLine, ChatStore, GameChange, GameStore, HistoryPoint, LobbyStore, Notice, Ranked,
     RatingStore, RatingUpdate, SeatClaim, ServerStore, SessionStore, StoreError, StoreFuture,
     StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
 };
-use crate::domain::{GameInfo, Seat, PERFECT_LEVEL};
+use crate::domain::{now_ms, GameInfo, Seat, PERFECT_LEVEL};
 
 /// The store over executor `E`: [`super::sqlite::SqliteStore`] and
 /// [`super::postgres::PgStore`]. Cheap to clone. The executor is public
@@ -39,6 +35,13 @@ fn holes_text(holes: &[Hole]) -> String {
         .map(|h| h.to_string())
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// A row's game and a count of it (column `c`).
+fn game_count(r: &Row, c: &str) -> Result<(String, u32), StoreError> {
+    let g: String = col(r, "?", "game_id")?;
+    let n = col(r, &g, c)?;
+    Ok((g, n))
 }
 
 fn letter(p: Player) -> String {
@@ -185,13 +188,6 @@ fn end_into_account(from: &str, account: &str) -> Vec<Stmt> {
     v
 }
 
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
 impl<E: Executor> Db<E> {
     /// The store's future of `f` run on a clone of the store.
     fn go<T, F>(&self, f: impl FnOnce(Db<E>) -> F) -> StoreFuture<T>
@@ -225,13 +221,6 @@ impl<E: Executor> Db<E> {
         }
     }
 
-    /// A write of one statement on game `id`, announced.
-    async fn change(&self, id: String, s: Stmt) -> Result<(), StoreError> {
-        self.done(vec![s]).await?;
-        self.0.announce(id, 0);
-        Ok(())
-    }
-
     /// A write whose answers are not needed, as the store's future.
     fn exec(&self, stmts: Vec<Stmt>) -> StoreFuture<()> {
         self.go(|db| async move { db.done(stmts).await })
@@ -244,16 +233,44 @@ impl<E: Executor> Db<E> {
 
     /// The first column of each row of a read.
     fn firsts_of<T: FromValue + Send + 'static>(&self, s: Stmt) -> StoreFuture<Vec<T>> {
-        self.go(|db| async move { firsts(db.rows(s).await?) })
+        self.mapped(s, |r| r.first().map_err(StoreError::Other))
     }
 
     /// Each row of a read, mapped.
-    fn mapped<T: Send + 'static>(
-        &self,
-        s: Stmt,
-        map: fn(&Row) -> Result<T, StoreError>,
-    ) -> StoreFuture<Vec<T>> {
+    fn mapped<T, M>(&self, s: Stmt, map: M) -> StoreFuture<Vec<T>>
+    where
+        T: Send + 'static,
+        M: Fn(&Row) -> Result<T, StoreError> + Send + 'static,
+    {
         self.go(|db| async move { db.rows(s).await?.iter().map(map).collect() })
+    }
+
+    /// The first row of a read, mapped, if there is one.
+    fn first_mapped<T, M>(&self, s: Stmt, map: M) -> StoreFuture<Option<T>>
+    where
+        T: Send + 'static,
+        M: Fn(&Row) -> Result<T, StoreError> + Send + 'static,
+    {
+        let all = self.mapped(s, map);
+        Box::pin(async move { Ok(all.await?.into_iter().next()) })
+    }
+
+    /// Whether a read finds a row.
+    fn exists(&self, s: Stmt) -> StoreFuture<bool> {
+        self.go(|db| async move { Ok(!db.rows(s).await?.is_empty()) })
+    }
+
+    /// Sets `column` of game `id`, announced.
+    fn set_game_column(&self, id: String, column: &str, value: Value) -> StoreFuture<()> {
+        let s = stmt(
+            format!("UPDATE games SET {column} = $2 WHERE id = $1"),
+            vec![id.as_str().into(), value],
+        );
+        self.go(|db| async move {
+            db.done(vec![s]).await?;
+            db.0.announce(id, 0);
+            Ok(())
+        })
     }
 
     async fn player_of(&self, session: String) -> Result<Option<StoredPlayer>, StoreError> {
@@ -448,11 +465,7 @@ impl<E: Executor> GameStore for Db<E> {
             Seat::B => "device_b",
             Seat::Both => "device_both",
         };
-        let s = stmt(
-            format!("UPDATE games SET {column} = $2 WHERE id = $1"),
-            vals![&id, code],
-        );
-        self.go(|db| async move { db.change(id, s).await })
+        self.set_game_column(id, column, code.into())
     }
 
     fn set_away(&self, id: String, seat: Player, since: Option<i64>) -> StoreFuture<()> {
@@ -460,11 +473,7 @@ impl<E: Executor> GameStore for Db<E> {
             Player::A => "away_a",
             Player::B => "away_b",
         };
-        let s = stmt(
-            format!("UPDATE games SET {column} = $2 WHERE id = $1"),
-            vals![&id, since],
-        );
-        self.go(|db| async move { db.change(id, s).await })
+        self.set_game_column(id, column, since.into())
     }
 
     fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
@@ -472,20 +481,18 @@ impl<E: Executor> GameStore for Db<E> {
     }
 
     fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
-        self.go(|db| async move {
-            let rows = db
-                .rows(stmt(
-                    "SELECT t.token FROM account_seats t
-                     JOIN account_sessions s ON s.account_id = t.account_id
-                     WHERE s.session = $1 AND t.game_id = $2
-                     UNION ALL
-                     SELECT token FROM session_seats WHERE session = $1 AND game_id = $2
-                     LIMIT 1",
-                    vals![session, id],
-                ))
-                .await?;
-            Ok(firsts(rows)?.pop())
-        })
+        self.first_mapped(
+            stmt(
+                "SELECT t.token FROM account_seats t
+                 JOIN account_sessions s ON s.account_id = t.account_id
+                 WHERE s.session = $1 AND t.game_id = $2
+                 UNION ALL
+                 SELECT token FROM session_seats WHERE session = $1 AND game_id = $2
+                 LIMIT 1",
+                vals![session, id],
+            ),
+            |r| r.first().map_err(StoreError::Other),
+        )
     }
 
     fn playing_now(&self, limit: u32) -> StoreFuture<Vec<GameInfo>> {
@@ -504,21 +511,15 @@ impl<E: Executor> GameStore for Db<E> {
         player: String,
         limit: u32,
     ) -> StoreFuture<Vec<(GameInfo, Option<String>)>> {
-        self.go(|db| async move {
-            let rows = db
-                .rows(stmt(
-                    "SELECT * FROM games WHERE player_a = $1 OR player_b = $1
-                     ORDER BY created_at DESC LIMIT $2",
-                    vals![player, limit],
-                ))
-                .await?;
-            rows.iter()
-                .map(|r| {
-                    let info = info_from_row(r)?;
-                    let result = col(r, &info.id, "result")?;
-                    Ok((info, result))
-                })
-                .collect()
+        let s = stmt(
+            "SELECT * FROM games WHERE player_a = $1 OR player_b = $1
+             ORDER BY created_at DESC LIMIT $2",
+            vals![player, limit],
+        );
+        self.mapped(s, |r| {
+            let info = info_from_row(r)?;
+            let result = col(r, &info.id, "result")?;
+            Ok((info, result))
         })
     }
 
@@ -560,12 +561,7 @@ impl<E: Executor> SessionStore for Db<E> {
     }
 
     fn session_exists(&self, session: String) -> StoreFuture<bool> {
-        self.go(|db| async move {
-            let rows = db
-                .rows(stmt("SELECT 1 FROM sessions WHERE id = $1", vals![session]))
-                .await?;
-            Ok(!rows.is_empty())
-        })
+        self.exists(stmt("SELECT 1 FROM sessions WHERE id = $1", vals![session]))
     }
 
     fn player(&self, session: String) -> StoreFuture<Option<StoredPlayer>> {
@@ -599,37 +595,28 @@ impl<E: Executor> SessionStore for Db<E> {
     }
 
     fn account_by_key(&self, key: String) -> StoreFuture<Option<StoredAccount>> {
-        self.go(|db| async move {
-            let rows = db
-                .rows(stmt(
-                    "SELECT a.id, a.username, a.password FROM account_keys k
-                     JOIN accounts a ON a.id = k.account_id WHERE k.key = $1",
-                    vals![key],
-                ))
-                .await?;
-            rows.first()
-                .map(|r| {
-                    let id: String = col(r, "?", "id")?;
-                    Ok(StoredAccount {
-                        username: col(r, &id, "username")?,
-                        password: col(r, &id, "password")?,
-                        id,
-                    })
+        self.first_mapped(
+            stmt(
+                "SELECT a.id, a.username, a.password FROM account_keys k
+                 JOIN accounts a ON a.id = k.account_id WHERE k.key = $1",
+                vals![key],
+            ),
+            |r| {
+                let id: String = col(r, "?", "id")?;
+                Ok(StoredAccount {
+                    username: col(r, &id, "username")?,
+                    password: col(r, &id, "password")?,
+                    id,
                 })
-                .transpose()
-        })
+            },
+        )
     }
 
     fn keys_taken(&self, keys: Vec<String>) -> StoreFuture<bool> {
-        self.go(|db| async move {
-            let rows = db
-                .rows(stmt(
-                    "SELECT 1 FROM account_keys WHERE key = ANY($1)",
-                    vals![keys],
-                ))
-                .await?;
-            Ok(!rows.is_empty())
-        })
+        self.exists(stmt(
+            "SELECT 1 FROM account_keys WHERE key = ANY($1)",
+            vals![keys],
+        ))
     }
 
     fn create_account(
@@ -725,22 +712,23 @@ impl<E: Executor> SessionStore for Db<E> {
 
 impl<E: Executor> LobbyStore for Db<E> {
     fn post_challenge(&self, ch: StoredChallenge) -> StoreFuture<()> {
-        let (clock, colour) = (ch.clock.map(|t| t.to_string()), ch.colour.map(letter));
         self.exec(vec![stmt(
             "INSERT INTO challenges (id, session, player, name, rules, clock, colour,
                  rated, quick, created_at, seen_at, rating)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)",
-            vals![ch.id, ch.session, ch.player, ch.name, ch.rules.to_string()]
-                .into_iter()
-                .chain(vals![
-                    clock,
-                    colour,
-                    ch.rated,
-                    ch.quick,
-                    ch.created_at,
-                    ch.rating
-                ])
-                .collect(),
+            vals![
+                ch.id,
+                ch.session,
+                ch.player,
+                ch.name,
+                ch.rules.to_string(),
+                ch.clock.map(|t| t.to_string()),
+                ch.colour.map(letter),
+                ch.rated,
+                ch.quick,
+                ch.created_at,
+                ch.rating
+            ],
         )])
     }
 
@@ -764,11 +752,10 @@ impl<E: Executor> LobbyStore for Db<E> {
     }
 
     fn challenge(&self, id: String) -> StoreFuture<Option<StoredChallenge>> {
-        let all = self.mapped(
+        self.first_mapped(
             stmt("SELECT * FROM challenges WHERE id = $1", vals![id]),
             challenge_from_row,
-        );
-        Box::pin(async move { Ok(all.await?.pop()) })
+        )
     }
 
     fn find_matches(&self, seek: StoredChallenge, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
@@ -842,16 +829,12 @@ impl<E: Executor> LobbyStore for Db<E> {
 
 impl<E: Executor> RatingStore for Db<E> {
     fn ratings_of(&self, account: String) -> StoreFuture<Vec<StoredRating>> {
-        self.go(|db| async move {
-            let rows = db
-                .rows(stmt(
-                    "SELECT pace, rating, deviation, volatility, games FROM ratings
-                     WHERE account_id = $1 ORDER BY pace",
-                    vals![&account],
-                ))
-                .await?;
-            rows.iter().map(|r| rating_from_row(r, &account)).collect()
-        })
+        let s = stmt(
+            "SELECT pace, rating, deviation, volatility, games FROM ratings
+             WHERE account_id = $1 ORDER BY pace",
+            vals![&account],
+        );
+        self.mapped(s, move |r| rating_from_row(r, &account))
     }
 
     fn rate_game(&self, game: String, updates: Vec<RatingUpdate>, now: i64) -> StoreFuture<bool> {
@@ -896,48 +879,36 @@ impl<E: Executor> RatingStore for Db<E> {
     }
 
     fn rating_history(&self, account: String) -> StoreFuture<Vec<HistoryPoint>> {
-        self.go(|db| async move {
-            let rows = db
-                .rows(stmt(
-                    "SELECT game_id, pace, rating, deviation, at FROM rating_history
-                     WHERE account_id = $1 ORDER BY at, game_id",
-                    vals![&account],
-                ))
-                .await?;
-            rows.iter()
-                .map(|r| {
-                    Ok(HistoryPoint {
-                        game: col(r, &account, "game_id")?,
-                        pace: col(r, &account, "pace")?,
-                        rating: col(r, &account, "rating")?,
-                        deviation: col(r, &account, "deviation")?,
-                        at: col(r, &account, "at")?,
-                    })
-                })
-                .collect()
+        let s = stmt(
+            "SELECT game_id, pace, rating, deviation, at FROM rating_history
+             WHERE account_id = $1 ORDER BY at, game_id",
+            vals![&account],
+        );
+        self.mapped(s, move |r| {
+            Ok(HistoryPoint {
+                game: col(r, &account, "game_id")?,
+                pace: col(r, &account, "pace")?,
+                rating: col(r, &account, "rating")?,
+                deviation: col(r, &account, "deviation")?,
+                at: col(r, &account, "at")?,
+            })
         })
     }
 
     fn leaderboard(&self, pace: String, limit: u32) -> StoreFuture<Vec<Ranked>> {
-        self.go(|db| async move {
-            let rows = db
-                .rows(stmt(
-                    "SELECT a.id, a.username, r.pace, r.rating, r.deviation, r.volatility, r.games
-                     FROM ratings r JOIN accounts a ON a.id = r.account_id
-                     WHERE r.pace = $1 ORDER BY r.rating DESC, a.username LIMIT $2",
-                    vals![pace, limit],
-                ))
-                .await?;
-            rows.iter()
-                .map(|r| {
-                    let id: String = col(r, "?", "id")?;
-                    Ok(Ranked {
-                        username: col(r, &id, "username")?,
-                        rating: rating_from_row(r, &id)?,
-                        id,
-                    })
-                })
-                .collect()
+        let s = stmt(
+            "SELECT a.id, a.username, r.pace, r.rating, r.deviation, r.volatility, r.games
+             FROM ratings r JOIN accounts a ON a.id = r.account_id
+             WHERE r.pace = $1 ORDER BY r.rating DESC, a.username LIMIT $2",
+            vals![pace, limit],
+        );
+        self.mapped(s, |r| {
+            let id: String = col(r, "?", "id")?;
+            Ok(Ranked {
+                username: col(r, &id, "username")?,
+                rating: rating_from_row(r, &id)?,
+                id,
+            })
         })
     }
 
@@ -992,16 +963,12 @@ impl<E: Executor> ChatStore for Db<E> {
     }
 
     fn chat_after(&self, game: String, after: u32) -> StoreFuture<Vec<ChatLine>> {
-        self.go(|db| async move {
-            let rows = db
-                .rows(stmt(
-                    "SELECT n, player, text, at FROM (SELECT * FROM chat WHERE game_id = $1
-                         AND n > $2 ORDER BY n DESC LIMIT 100) t ORDER BY n",
-                    vals![&game, after],
-                ))
-                .await?;
-            rows.iter().map(|r| chat_from_row(r, &game)).collect()
-        })
+        let s = stmt(
+            "SELECT n, player, text, at FROM (SELECT * FROM chat WHERE game_id = $1
+                 AND n > $2 ORDER BY n DESC LIMIT 100) t ORDER BY n",
+            vals![&game, after],
+        );
+        self.mapped(s, move |r| chat_from_row(r, &game))
     }
 
     fn report_chat(&self, game: String, n: u32, reporter: Player, at: i64) -> StoreFuture<()> {
@@ -1035,22 +1002,14 @@ impl<E: Executor> ServerStore for Db<E> {
 
     fn watchers(&self, ids: Vec<String>, since: i64) -> StoreFuture<Vec<(String, u32)>> {
         self.go(|db| async move {
-            let rows = db
-                .rows(stmt(
-                    "SELECT game_id, SUM(n) AS n FROM watchers
-                     WHERE game_id = ANY($1) AND at > $2 GROUP BY game_id",
-                    vals![ids, since],
-                ))
-                .await?;
-            let mut v = Vec::new();
-            for r in &rows {
-                let g: String = col(r, "?", "game_id")?;
-                let n: u32 = col(r, &g, "n")?;
-                if n > 0 {
-                    v.push((g, n));
-                }
-            }
-            Ok(v)
+            let s = stmt(
+                "SELECT game_id, SUM(n) AS n FROM watchers
+                 WHERE game_id = ANY($1) AND at > $2 GROUP BY game_id",
+                vals![ids, since],
+            );
+            let mut counts = db.mapped(s, |r| game_count(r, "n")).await?;
+            counts.retain(|(_, n)| *n > 0);
+            Ok(counts)
         })
     }
 
@@ -1123,20 +1082,12 @@ impl<E: Executor> ServerStore for Db<E> {
                 // A store one process owns is never behind.
                 return Ok(Vec::new());
             }
-            let rows = db
-                .rows(stmt(
-                    "SELECT game_id, max(ply) AS ply FROM actions WHERE game_id = ANY($1)
-                     GROUP BY game_id",
-                    vals![ids],
-                ))
-                .await?;
-            rows.iter()
-                .map(|r| {
-                    let g: String = col(r, "?", "game_id")?;
-                    let ply: u32 = col(r, &g, "ply")?;
-                    Ok((g, ply))
-                })
-                .collect()
+            let s = stmt(
+                "SELECT game_id, max(ply) AS ply FROM actions WHERE game_id = ANY($1)
+                 GROUP BY game_id",
+                vals![ids],
+            );
+            db.mapped(s, |r| game_count(r, "ply")).await
         })
     }
 

@@ -22,13 +22,6 @@ pub(super) fn col<T: FromValue>(r: &Row, id: &str, c: &str) -> Result<T, StoreEr
     r.get(c).map_err(|e| damaged(id, e))
 }
 
-/// Each row's first column.
-pub(super) fn firsts<T: FromValue>(rows: Vec<Row>) -> Result<Vec<T>, StoreError> {
-    rows.iter()
-        .map(|r| r.first().map_err(StoreError::Other))
-        .collect()
-}
-
 /// Reads a games row into typed data; a value that does not read is an
 /// error naming the game and the column.
 pub(super) fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {

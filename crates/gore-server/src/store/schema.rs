@@ -462,32 +462,14 @@ pub const STEPS: &[Step] = &[
 /// The schema version this server writes.
 pub const VERSION: usize = STEPS.len();
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The step that moved the perfect player's level writes the value the
-    /// stores read (out of the ladder's range: checked where it is defined).
-    #[test]
-    fn the_step_writes_the_perfect_level_the_stores_read() {
-        use crate::domain::PERFECT_LEVEL;
-        assert_eq!(
-            STEPS[4].text(Dialect::Sqlite),
-            format!("UPDATE games SET level = {PERFECT_LEVEL} WHERE level = 9")
+/// The steps a database at schema `version` has yet to run, each with the
+/// version it brings; a version newer than this server's is refused.
+pub fn pending(version: i64) -> anyhow::Result<impl Iterator<Item = (i64, &'static Step)>> {
+    if version < 0 || version as usize > VERSION {
+        anyhow::bail!(
+            "the database's schema version is {version}, newer than this server's \
+             ({VERSION}); use a newer gore"
         );
     }
-
-    #[test]
-    fn every_step_has_text_for_both_dialects() {
-        for (i, step) in STEPS.iter().enumerate() {
-            for d in [Dialect::Sqlite, Dialect::Postgres] {
-                let t = step.text(d);
-                assert!(!t.trim().is_empty(), "step {} {d:?}", i + 1);
-                // PostgreSQL has no WITHOUT ROWID; SQLite's text may.
-                if d == Dialect::Postgres {
-                    assert!(!t.contains("WITHOUT ROWID"), "step {}", i + 1);
-                }
-            }
-        }
-    }
+    Ok((1..).zip(STEPS).skip(version as usize))
 }

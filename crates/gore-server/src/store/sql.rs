@@ -87,19 +87,19 @@ impl FromValue for i64 {
     }
 }
 
-impl FromValue for u32 {
-    fn from_value(v: &Value) -> Result<u32, String> {
-        let i = i64::from_value(v)?;
-        u32::try_from(i).map_err(|_| format!("{i} is out of range"))
-    }
+/// Narrower integers: an integer in their range.
+macro_rules! narrow_from_value {
+    ($($t:ty),*) => {$(
+        impl FromValue for $t {
+            fn from_value(v: &Value) -> Result<$t, String> {
+                let i = i64::from_value(v)?;
+                <$t>::try_from(i).map_err(|_| format!("{i} is out of range"))
+            }
+        }
+    )*};
 }
 
-impl FromValue for u8 {
-    fn from_value(v: &Value) -> Result<u8, String> {
-        let i = i64::from_value(v)?;
-        u8::try_from(i).map_err(|_| format!("{i} is out of range"))
-    }
-}
+narrow_from_value!(u32, u8);
 
 impl FromValue for f64 {
     fn from_value(v: &Value) -> Result<f64, String> {
@@ -274,47 +274,5 @@ pub trait Executor: Clone + Send + Sync + 'static {
     /// The other servers' changes.
     fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<Notice>> {
         None
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Placeholders, casts, arrays and row locks each rewritten; the rest
-    /// (strings, `excluded.`, `||`) left as written.
-    #[test]
-    fn statements_are_rewritten_for_sqlite() {
-        assert_eq!(
-            for_sqlite("SELECT 1 FROM games WHERE id = $1 AND takebacks = $12 FOR UPDATE"),
-            "SELECT 1 FROM games WHERE id = ?1 AND takebacks = ?12"
-        );
-        assert_eq!(
-            for_sqlite("SELECT $2::TEXT, $3::BIGINT WHERE ($2::TEXT IS NULL OR id = $2)"),
-            "SELECT ?2, ?3 WHERE (?2 IS NULL OR id = ?2)"
-        );
-        assert_eq!(
-            for_sqlite("UPDATE games SET server = $2 WHERE id = ANY($1)"),
-            "UPDATE games SET server = ?2 WHERE id IN rarray(?1)"
-        );
-        assert_eq!(
-            for_sqlite("SELECT 'a:b' || x FROM t ON CONFLICT (k) DO UPDATE SET v = excluded.v"),
-            "SELECT 'a:b' || x FROM t ON CONFLICT (k) DO UPDATE SET v = excluded.v"
-        );
-    }
-
-    #[test]
-    fn values_read_back_and_refuse_what_does_not_fit() {
-        let row = Row::new(
-            vec!["n".to_string(), "b".into(), "t".into(), "x".into()].into(),
-            vals![-1i64, 1i64, "A", None::<String>],
-        );
-        assert_eq!(row.get::<i64>("n"), Ok(-1));
-        assert!(row.get::<u32>("n").unwrap_err().contains("n: -1"));
-        assert_eq!(row.get::<bool>("b"), Ok(true));
-        assert_eq!(row.get::<Option<String>>("x"), Ok(None));
-        assert!(row.get::<String>("x").is_err());
-        assert!(row.get::<i64>("t").is_err());
-        assert!(row.get::<i64>("nope").unwrap_err().contains("no column"));
     }
 }

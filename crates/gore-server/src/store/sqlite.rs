@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use futures_util::future::BoxFuture;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::Connection;
@@ -30,34 +30,16 @@ use super::schema::{self, Dialect};
 use super::sql::{for_sqlite, Answer, Executor, Row, Stmt, Value};
 use super::StoreError;
 
-/// A failure of the SQLite layer, before it is a [`StoreError`].
-#[derive(Debug, thiserror::Error)]
-enum DbError {
-    /// SQLite refused.
-    #[error("database: {0}")]
-    Sql(#[from] rusqlite::Error),
-    /// The transaction holding this work was not committed.
-    #[error("database: not committed: {0}")]
-    Commit(String),
-    /// The database thread has stopped.
-    #[error("database: the database thread has stopped")]
-    Closed,
-    /// The store has failed earlier and takes no writes.
-    #[error("{0}")]
-    Failed(String),
-}
-
-impl From<DbError> for StoreError {
-    fn from(e: DbError) -> StoreError {
-        match e {
-            DbError::Sql(rusqlite::Error::SqliteFailure(f, _))
-                if f.code == rusqlite::ErrorCode::ConstraintViolation =>
-            {
-                StoreError::Conflict
-            }
-            DbError::Failed(why) | DbError::Commit(why) => StoreError::Failed(why),
-            e => StoreError::Other(e.to_string()),
+/// SQLite's refusal as the store's error: a constraint it enforces (a
+/// ply already stored, an id taken, a game moved on) is a conflict.
+fn refused(e: rusqlite::Error) -> StoreError {
+    match e {
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+        {
+            StoreError::Conflict
         }
+        e => StoreError::Other(format!("database: {e}")),
     }
 }
 
@@ -233,19 +215,12 @@ fn open_connection(path: &Path, options: &SqliteOptions) -> anyhow::Result<Conne
 /// Brings the schema up to [`SCHEMA_VERSION`], one transaction per step.
 fn migrate(c: &mut Connection) -> anyhow::Result<()> {
     let version: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if version < 0 || version as usize > schema::VERSION {
-        bail!(
-            "the database's schema version is {version}, newer than this server's ({}); \
-             use a newer gore",
-            schema::VERSION
-        );
-    }
-    for (i, step) in schema::STEPS.iter().enumerate().skip(version as usize) {
+    for (n, step) in schema::pending(version)? {
         let tx = c.transaction()?;
         tx.execute_batch(&step.text(Dialect::Sqlite))?;
-        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.pragma_update(None, "user_version", n)?;
         tx.commit()?;
-        tracing::info!("database schema migrated to version {}", i + 1);
+        tracing::info!("database schema migrated to version {n}");
     }
     Ok(())
 }
@@ -345,11 +320,8 @@ impl Db<SqliteExec> {
             .spawn(move || {
                 while let Ok(first) = rx.recv() {
                     let mut batch = vec![first];
-                    while batch.len() < BATCH {
-                        match rx.try_recv() {
-                            Ok(j) => batch.push(j),
-                            Err(_) => break,
-                        }
+                    while let Some(Ok(j)) = (batch.len() < BATCH).then(|| rx.try_recv()) {
+                        batch.push(j);
                     }
                     if failure.get().is_none() && file_identity(&path) != identity {
                         failure.fail(format!(
@@ -373,15 +345,15 @@ impl SqliteExec {
         &self,
         writes: bool,
         f: F,
-    ) -> impl std::future::Future<Output = Result<R, DbError>> + Send + 'static
+    ) -> impl std::future::Future<Output = Result<R, StoreError>> + Send + 'static
     where
         R: Send + 'static,
         F: FnOnce(&Connection) -> rusqlite::Result<R> + Send + 'static,
     {
-        let (tx, rx) = oneshot::channel::<Result<R, DbError>>();
+        let (tx, rx) = oneshot::channel::<Result<R, StoreError>>();
         let failure = self.failed.clone();
-        let refused = writes.then(|| self.failed.get()).flatten();
-        let sent = if refused.is_some() {
+        let refusal = writes.then(|| self.failed.get()).flatten();
+        let sent = if refusal.is_some() {
             Ok(())
         } else {
             self.jobs.send(Box::new(move |c: &Connection| -> Finish {
@@ -395,26 +367,26 @@ impl SqliteExec {
                     let _ = tx.send(match failed {
                         // A read needs no commit: what it read stands even
                         // when the batch is rolled back.
-                        Some(why) if writes => Err(DbError::Commit(why)),
-                        _ => result.map_err(DbError::Sql),
+                        Some(why) if writes => Err(StoreError::Failed(why)),
+                        _ => result.map_err(refused),
                     });
                 })
             }))
         };
         async move {
-            if let Some(why) = refused {
-                return Err(DbError::Failed(why));
+            if let Some(why) = refusal {
+                return Err(StoreError::Failed(why));
             }
-            sent.map_err(|_| DbError::Closed)?;
-            rx.await.map_err(|_| DbError::Closed)?
+            let closed = || StoreError::Other("database: the database thread has stopped".into());
+            sent.map_err(|_| closed())?;
+            rx.await.map_err(|_| closed())?
         }
     }
 }
 
 impl Executor for SqliteExec {
     fn write(&self, stmts: Vec<Stmt>) -> BoxFuture<'static, Result<Vec<Answer>, StoreError>> {
-        let f = self.call(true, move |c| run(c, &stmts));
-        Box::pin(async move { Ok(f.await?) })
+        Box::pin(self.call(true, move |c| run(c, &stmts)))
     }
 
     fn read(&self, stmts: Vec<Stmt>) -> BoxFuture<'static, Result<Vec<Vec<Row>>, StoreError>> {
@@ -430,11 +402,6 @@ impl Executor for SqliteExec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::PERFECT_LEVEL;
-    use crate::store::GameStore;
-    use gore_ai::Level;
-    use gore_core::{Position, Rules};
-    use rusqlite::params;
 
     #[test]
     fn migrations_run_once_and_refuse_newer_schemas() {
@@ -454,106 +421,5 @@ mod tests {
         drop(c);
         let e = open_connection(&path, &SqliteOptions::default()).unwrap_err();
         assert!(format!("{e:#}").contains("newer"), "{e:#}");
-    }
-
-    /// Sessions before they were issued (issue 25 item 11): after the
-    /// migration, logged-in sessions and anonymous players' stay sessions,
-    /// the seats of the logged-in are their account's; a session whose
-    /// player became an account but is no longer logged in (logged out),
-    /// and ids that only held seats, are sessions no more, seats and all.
-    #[test]
-    fn sessions_migrate_to_issued_ones_and_account_seats() {
-        let step = schema::STEPS
-            .iter()
-            .position(|s| s.about == "issued sessions and the accounts' seats")
-            .unwrap();
-        let mut c = Connection::open_in_memory().unwrap();
-        for s in &schema::STEPS[..step] {
-            c.execute_batch(&s.text(Dialect::Sqlite)).unwrap();
-        }
-        // Seats of games not made here: their rows are beside the point.
-        c.execute_batch(
-            "PRAGMA foreign_keys = OFF;
-             INSERT INTO accounts VALUES ('acc', 'Koffi', 'h', 1, 1);
-             INSERT INTO players VALUES ('signedup', 'acc', 'Koffi', 1, 1);
-             INSERT INTO players VALUES ('anon', 'p2', 'Anon', 2, 2);
-             INSERT INTO account_sessions VALUES ('in', 'acc', 3);
-             INSERT INTO session_seats VALUES ('in', 'g1', 't1');
-             INSERT INTO session_seats VALUES ('anon', 'g2', 't2');
-             INSERT INTO session_seats VALUES ('signedup', 'g3', 't3');
-             INSERT INTO session_seats VALUES ('device', 'g4', 't4')",
-        )
-        .unwrap();
-        let tx = c.transaction().unwrap();
-        tx.execute_batch(&schema::STEPS[step].text(Dialect::Sqlite))
-            .unwrap();
-        tx.commit().unwrap();
-        let list = |q: &str| -> Vec<String> {
-            c.prepare(q)
-                .unwrap()
-                .query_map([], |r| r.get(0))
-                .unwrap()
-                .collect::<rusqlite::Result<_>>()
-                .unwrap()
-        };
-        assert_eq!(list("SELECT id FROM sessions ORDER BY id"), ["anon", "in"]);
-        assert_eq!(
-            list("SELECT account_id || game_id || token FROM account_seats"),
-            ["accg1t1"]
-        );
-        assert_eq!(
-            list("SELECT session || game_id || token FROM session_seats"),
-            ["anong2t2"]
-        );
-    }
-
-    /// A file at schema version 4 (ladder of 8 levels, the perfect player
-    /// stored as level 9) with a perfect game and a level-5 game: after the
-    /// migration the first reads as perfect, the second as level 5.
-    #[tokio::test]
-    async fn the_old_perfect_level_migrates_and_other_levels_keep_their_number() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("old.sqlite3");
-        let mut c = Connection::open(&path).unwrap();
-        for (i, step) in schema::STEPS[..4].iter().enumerate() {
-            let tx = c.transaction().unwrap();
-            tx.execute_batch(&step.text(Dialect::Sqlite)).unwrap();
-            tx.pragma_update(None, "user_version", (i + 1) as i64)
-                .unwrap();
-            tx.commit().unwrap();
-        }
-        let rules = Rules::STANDARD;
-        let start = Position::new(rules.variant).to_string();
-        for (id, level) in [("perfect000", 9), ("level50000", 5), ("level80000", 8)] {
-            c.execute(
-                "INSERT INTO games (id, mode, rules, start, level, creator, token_a, ai_seat,
-                     status, created_at, updated_at)
-                 VALUES (?1, 'ai', ?2, ?3, ?4, 'A', 'tok', 'B', 'playing', 1, 1)",
-                params![id, rules.to_string(), start, level],
-            )
-            .unwrap();
-        }
-        drop(c);
-        let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
-        let read = |id: &str| {
-            let f = store.load_game(id.to_string());
-            async move { f.await.unwrap().unwrap().info }
-        };
-        let perfect = read("perfect000").await;
-        assert!(perfect.perfect);
-        assert_eq!(perfect.level, Level::MAX);
-        let five = read("level50000").await;
-        assert!(!five.perfect);
-        assert_eq!(five.level.get(), 5);
-        let eight = read("level80000").await;
-        assert!(!eight.perfect);
-        assert_eq!(eight.level.get(), 8);
-        let c = Connection::open(&path).unwrap();
-        let stored: u8 = c
-            .query_row("SELECT level FROM games WHERE id = 'perfect000'", [], |r| {
-                r.get(0)
-            })
-            .unwrap();
-        assert_eq!(stored, PERFECT_LEVEL);
     }
 }
