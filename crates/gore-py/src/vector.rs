@@ -32,98 +32,153 @@ pub(crate) const CANON_SIZE: usize = 28;
 ///
 /// gore-core's [`Game`] counts by scanning its whole history at every
 /// action; here each action costs one probe of an open-addressing table
-/// (the distinct positions, each with its count), and equality is checked
-/// on the positions themselves, so the count is exact.
-#[derive(Clone, Default)]
+/// of the distinct positions, each slot holding the position itself (its
+/// varying part: [`Slot`]) and its count, so that a probe reads one cache
+/// line and nothing else, and equality is checked on whole positions: the
+/// count is exact. Slots are marked with the game's number (`game`), so
+/// that starting a game again writes nothing: at n = 4096 a batch's
+/// tables do not stay in cache, and zeroing a table at each new game cost
+/// more than the probes.
+#[derive(Clone)]
 struct History {
-    /// The distinct positions, in order of first occurrence.
-    positions: Vec<Position>,
-    /// 0 for an empty slot, else bits 0-31: index in `positions` + 1,
-    /// bits 32-39: occurrences, bits 40-63: the top of the position's hash.
-    table: Vec<u64>,
+    /// The slots (a power of two of them, at least 64).
+    table: Vec<Slot>,
+    /// The current game's number: slots with another are empty.
+    game: u16,
+    /// Distinct positions of the current game in `table`.
+    used: u32,
 }
 
-/// A fast hash of a position (FxHash over its fields).
+/// A position in a [`History`] table, with its count.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    /// The seeds of the eight holes, a byte each.
+    holes: u64,
+    /// The rest of the position ([`rest_of`]).
+    rest: u32,
+    /// The game the slot belongs to ([`History::game`]).
+    game: u16,
+    /// Occurrences of the position (at most 255).
+    count: u8,
+}
+
+/// What a position holds besides its holes and its rule options (the
+/// same throughout a game): bits 0-7 and 8-15 the captured piles of A and
+/// B, 16-23 the holes B controls, 24-31 the pending offer's holes or,
+/// with none, 0 when A is to move and 0xff when B is (never an offer: one
+/// has at most 3 holes). An offer's holes say who is to move: the player
+/// who does not control them.
 #[inline]
-fn hash_of(p: &Position) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = rustc_hash::FxHasher::default();
-    Hash::hash(p, &mut h);
-    h.finish()
+fn rest_of(p: &Position) -> u32 {
+    let extra = match p.pending_offer() {
+        Some(s) => s.0,
+        None if p.to_move() == Player::A => 0,
+        None => 0xff,
+    };
+    u32::from(p.captured(Player::A))
+        | u32::from(p.captured(Player::B)) << 8
+        | u32::from(p.controlled(Player::B).0) << 16
+        | u32::from(extra) << 24
+}
+
+/// A position's holes and rest ([`Slot`]) and its hash.
+#[inline]
+fn key_of(p: &Position) -> (u64, u32, u64) {
+    let holes = u64::from_le_bytes(gore_core::Hole::ALL.map(|h| p.seeds(h)));
+    let rest = rest_of(p);
+    // Two multiplicative rounds (FxHash's constant, then a Murmur3 one).
+    let h = (holes.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(rest))
+        .wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    (holes, rest, h ^ h >> 29)
+}
+
+impl Default for History {
+    fn default() -> History {
+        History {
+            table: vec![Slot::default(); 64],
+            game: 1,
+            used: 0,
+        }
+    }
 }
 
 impl History {
     /// Starts again from `start`.
     fn reset(&mut self, start: Position) {
-        self.positions.clear();
-        // Back to a small table: a long game's table would stay large and
-        // keep the batch's memory (and its cache misses) large.
-        // (1,024 slots hold a typical random game of some 400 actions.)
-        if self.table.len() > 1024 {
-            self.table = vec![0; 1024];
+        if self.table.len() > 2048 {
+            // A very long game's table would keep the batch's memory
+            // large: back to the size a typical random game of some 400
+            // actions needs.
+            self.table = vec![Slot::default(); 1024];
+            self.game = 1;
+        } else if self.game == u16::MAX {
+            self.table.iter_mut().for_each(|s| *s = Slot::default());
+            self.game = 1;
         } else {
-            self.table.iter_mut().for_each(|e| *e = 0);
+            self.game += 1;
         }
+        self.used = 0;
         self.push(start);
     }
 
-    /// Doubles the table (from 64 slots), keeping it at most half full.
+    /// Doubles the table, keeping it at most three quarters full.
     #[cold]
     fn grow(&mut self) {
-        let cap = (self.table.len() * 2).max(64);
-        let old = std::mem::replace(&mut self.table, vec![0; cap]);
-        for e in old.into_iter().filter(|&e| e != 0) {
-            let p = &self.positions[(e as u32 - 1) as usize];
-            let mut i = hash_of(p) as usize & (cap - 1);
-            while self.table[i] != 0 {
+        let cap = self.table.len() * 2;
+        let old = std::mem::replace(&mut self.table, vec![Slot::default(); cap]);
+        for s in old.into_iter().filter(|s| s.game == self.game) {
+            let h = (s.holes.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(s.rest))
+                .wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+            let mut i = (h ^ h >> 29) as usize & (cap - 1);
+            while self.table[i].game == self.game {
                 i = (i + 1) & (cap - 1);
             }
-            self.table[i] = e;
+            self.table[i] = s;
         }
     }
 
     /// Appends `p`; returns how many times it has now occurred (1 the
     /// first time), as [`Game::repetitions`] counts.
     fn push(&mut self, p: Position) -> usize {
-        let h = self.prepare(&p);
-        self.push_hashed(p, h)
+        let k = self.prepare(&p);
+        self.push_prepared(k)
     }
 
     /// The first half of [`History::push`]: makes room, and returns the
-    /// hash of `p` after asking the processor for the table slot it will
-    /// probe. A batch prepares a few games before it finishes them, so
-    /// their cache misses overlap instead of following one another.
+    /// position's key after asking the processor for the table slot it
+    /// will probe. A batch prepares a few games before it finishes them,
+    /// so their cache misses overlap instead of following one another.
     #[inline]
-    fn prepare(&mut self, p: &Position) -> u64 {
-        if 2 * (self.positions.len() + 1) > self.table.len() {
+    fn prepare(&mut self, p: &Position) -> (u64, u32, u64) {
+        if 4 * (self.used as usize + 1) > 3 * self.table.len() {
             self.grow();
         }
-        let h = hash_of(p);
-        let slot = h as usize & (self.table.len() - 1);
+        let k = key_of(p);
+        let slot = k.2 as usize & (self.table.len() - 1);
         prefetch(self.table[slot..].as_ptr());
-        // Where a new position will go (a prefetch of any address is
-        // harmless, even past the allocation).
-        prefetch(self.positions.as_ptr().wrapping_add(self.positions.len()));
-        h
+        k
     }
 
-    /// The second half of [`History::push`], with the hash `prepare` gave.
+    /// The second half of [`History::push`], with what `prepare` gave.
     #[inline]
-    fn push_hashed(&mut self, p: Position, h: u64) -> usize {
-        let tag = h >> 40;
+    fn push_prepared(&mut self, (holes, rest, h): (u64, u32, u64)) -> usize {
         let mask = self.table.len() - 1;
         let mut i = h as usize & mask;
         loop {
-            let e = self.table[i];
-            if e == 0 {
-                self.positions.push(p);
-                self.table[i] = tag << 40 | 1 << 32 | self.positions.len() as u64;
+            let s = &mut self.table[i];
+            if s.game != self.game {
+                *s = Slot {
+                    holes,
+                    rest,
+                    game: self.game,
+                    count: 1,
+                };
+                self.used += 1;
                 return 1;
             }
-            if e >> 40 == tag && self.positions[(e as u32 - 1) as usize] == p {
-                let count = ((e >> 32) & 0xff) + 1;
-                self.table[i] = (e & !(0xff << 32)) | count.min(255) << 32;
-                return count as usize;
+            if s.holes == holes && s.rest == rest {
+                s.count = s.count.saturating_add(1);
+                return s.count as usize;
             }
             i = (i + 1) & mask;
         }
@@ -200,14 +255,52 @@ static OFFER_BITS: [[u128; 4]; 256] = {
 };
 
 /// A uniformly random set bit of `bits` (not empty).
+#[inline]
 fn pick(bits: u128, rng: &mut ChaCha8Rng) -> usize {
-    let n = bits.count_ones();
-    let mut b = bits;
-    for _ in 0..rng.gen_range(0..n) {
-        b &= b - 1;
-    }
-    b.trailing_zeros() as usize
+    select(bits, rng.gen_range(0..bits.count_ones()))
 }
+
+/// The number of the `k`-th set bit of `bits` (from 0, lowest first; `k`
+/// below the count of set bits): halves, quarters and eighths of the
+/// word by their counts, then a table, instead of clearing `k` bits one
+/// by one (an offer's number is often past the fortieth).
+#[inline]
+fn select(bits: u128, k: u32) -> usize {
+    let lo = bits as u64;
+    let c = lo.count_ones();
+    let (mut x, mut k, mut base) = if k < c {
+        (lo, k, 0)
+    } else {
+        ((bits >> 64) as u64, k - c, 64)
+    };
+    for w in [32, 16, 8] {
+        let c = (x & ((1 << w) - 1)).count_ones();
+        if k >= c {
+            k -= c;
+            x >>= w;
+            base += w;
+        }
+    }
+    base + SELECT[(x & 0xff) as usize][k as usize & 7] as usize
+}
+
+/// `SELECT[b][k]`: the number of the `k`-th set bit of the byte `b`.
+static SELECT: [[u8; 8]; 256] = {
+    let mut out = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let (mut j, mut k) = (0, 0);
+        while j < 8 {
+            if b >> j & 1 != 0 {
+                out[b][k] = j as u8;
+                k += 1;
+            }
+            j += 1;
+        }
+        b += 1;
+    }
+    out
+};
 
 /// The actions in numbering order, for a table lookup per step.
 static ACTIONS: [Action; NUM_ACTIONS] = {
@@ -296,10 +389,10 @@ impl Lane {
     }
 
     /// The first half of [`Lane::play`]: plays the action; returns the
-    /// position's hash for the repetition count ([`History::prepare`]),
+    /// position's key for the repetition count ([`History::prepare`]),
     /// or None if the board ended the game.
     #[inline]
-    fn advance(&mut self, a: usize) -> Option<u64> {
+    fn advance(&mut self, a: usize) -> Option<(u64, u32, u64)> {
         self.pos.play_unchecked(ACTIONS[a]);
         self.ply += 1;
         (!self.pos.is_ended()).then(|| self.history.prepare(&self.pos))
@@ -307,11 +400,11 @@ impl Lane {
 
     /// The second half of [`Lane::play`], with what `advance` returned.
     #[inline]
-    fn settle(&mut self, hash: Option<u64>, ply_cap: Option<u32>) -> Option<[u8; 2]> {
-        let ended = match hash {
+    fn settle(&mut self, key: Option<(u64, u32, u64)>, ply_cap: Option<u32>) -> Option<[u8; 2]> {
+        let ended = match key {
             None => true,
-            Some(h) => {
-                let n = self.history.push_hashed(self.pos, h);
+            Some(k) => {
+                let n = self.history.push_prepared(k);
                 self.reps = n.min(255) as u8;
                 n >= 3 || ply_cap.is_some_and(|c| self.ply >= c)
             }
@@ -501,8 +594,13 @@ pub(crate) struct PyBatch {
     truncated: Py<PyArray1<bool>>,
     ply: Py<PyArray1<u32>>,
     actions: Py<PyArray1<i64>>,
-    /// Scratch of `step`: each game's hash between its two halves.
-    hashes: Vec<Option<u64>>,
+    /// Each game's legal action bits, a copy of its lane's kept side by
+    /// side: `random_actions` reads 16 bytes a game, not the game's
+    /// lane (at n = 4096 the lanes do not stay in cache).
+    legal: Vec<u128>,
+    /// Scratch of `step`: each game's repetition key between its two
+    /// halves ([`Lane::advance`], [`Lane::settle`]).
+    hashes: Vec<Option<(u64, u32, u64)>>,
 }
 
 /// Mutable views of a batch's arrays, for one step.
@@ -511,10 +609,11 @@ struct Out<'a> {
     mask: &'a mut [bool],
     player: &'a mut [i8],
     ply: &'a mut [u32],
+    legal: &'a mut [u128],
 }
 
 impl Out<'_> {
-    /// Writes game `i`'s observation, mask, player and ply.
+    /// Writes game `i`'s observation, mask, player, ply and legal bits.
     #[inline]
     fn write(&mut self, i: usize, lane: &Lane) {
         canonical(
@@ -532,6 +631,7 @@ impl Out<'_> {
         }
         self.player[i] = lane.pos.to_move().index() as i8;
         self.ply[i] = lane.ply;
+        self.legal[i] = lane.legal;
     }
 }
 
@@ -605,6 +705,7 @@ macro_rules! with_arrays {
                 .as_slice_mut()
                 .map_err(|e| array_error("current_player", e))?,
             ply: ply.as_slice_mut().map_err(|e| array_error("ply", e))?,
+            legal: &mut $self.legal,
         };
         let $rew = rew.as_slice_mut().map_err(|e| array_error("rewards", e))?;
         let $term = term
@@ -704,6 +805,7 @@ impl PyBatch {
             truncated: PyArray1::zeros(py, n, false).unbind(),
             ply: PyArray1::zeros(py, n, false).unbind(),
             actions: PyArray1::zeros(py, n, false).unbind(),
+            legal: vec![0; n],
             hashes: Vec::new(),
         };
         batch.reset(py, None)?;
@@ -794,11 +896,11 @@ impl PyBatch {
             let out = w
                 .as_slice_mut()
                 .map_err(|e| array_error("random_actions", e))?;
-            for (x, lane) in out.iter_mut().zip(&self.lanes) {
-                *x = if lane.legal == 0 {
+            for (x, &legal) in out.iter_mut().zip(&self.legal) {
+                *x = if legal == 0 {
                     0
                 } else {
-                    pick(lane.legal, &mut self.rng) as i64
+                    pick(legal, &mut self.rng) as i64
                 };
             }
         }
@@ -855,13 +957,14 @@ impl PyBatch {
             let hashes = &mut self.hashes;
             hashes.resize(n, None);
             let lanes = &mut self.lanes;
-            let advance = |lanes: &mut [Lane], hashes: &mut [Option<u64>], from: usize| {
-                for i in from..(from + CHUNK).min(lanes.len()) {
-                    if !lanes[i].over {
-                        hashes[i] = lanes[i].advance(acts[i] as usize);
+            let advance =
+                |lanes: &mut [Lane], hashes: &mut [Option<(u64, u32, u64)>], from: usize| {
+                    for i in from..(from + CHUNK).min(lanes.len()) {
+                        if !lanes[i].over {
+                            hashes[i] = lanes[i].advance(acts[i] as usize);
+                        }
                     }
-                }
-            };
+                };
             advance(lanes, hashes, 0);
             for base in (0..n).step_by(CHUNK) {
                 advance(lanes, hashes, base + CHUNK);

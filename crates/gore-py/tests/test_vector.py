@@ -326,3 +326,40 @@ def test_the_board_turns():
         assert np.array_equal(rotate_policy(m, k), np.frombuffer(t.legal_mask(), np.uint8).astype(bool))
     with pytest.raises(TypeError):
         rotate_observation(obs, 1.5)
+
+
+@pytest.mark.parametrize("rules", ["standard", "seeds=3,cede-all"])
+def test_repetition_counts_start_afresh_in_each_game(rules):
+    """A game's repetition table is reused by the next game of its lane
+    (its slots marked with the game's number, not cleared): the same
+    actions played again in a new game must end it at the same step, for
+    the same reason, with the same repetition counts on the way (the
+    game is a function of its actions), and as gore.Game ends it."""
+    b = GoreBatch(1, rules=rules, seed=11)
+    first, reps = [], []
+    while True:
+        a = int(b.random_actions()[0])
+        b.step([a])
+        first.append(a)
+        if b.terminated[0]:
+            break
+        reps.append(float(b.observation[0][27]))
+    g = gore.Game(rules)
+    for a in first[:-1]:
+        assert g.play_index(a) is None
+    out = g.play_index(first[-1])
+    assert out is not None
+    # Twice more: after an auto_reset, and after a reset() mid-game.
+    for again in range(2):
+        if again:
+            for a in first[: len(first) // 2]:
+                b.step([a])
+            b.reset()
+        for k, a in enumerate(first):
+            b.step([a])
+            if k < len(first) - 1:
+                assert not b.terminated[0], (again, k)
+                assert b.observation[0][27] == reps[k], (again, k)
+        assert b.terminated[0]
+        assert b.rewards[0][0] == pytest.approx((out.seeds[0] - out.seeds[1]) / g.rules.total_seeds)
+
