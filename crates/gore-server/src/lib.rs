@@ -62,7 +62,8 @@ pub use domain::{Mode, Seat, Status};
 pub use error::{ApiError, ErrorCode};
 pub use http::{app, BODY_LIMIT};
 pub use state::{AppState, SocketSlot, SocketsFull};
-pub use store::sqlite::{SqliteOptions, SCHEMA_VERSION};
+pub use store::schema::VERSION as SCHEMA_VERSION;
+pub use store::sqlite::SqliteOptions;
 pub use store::DbUrl;
 pub use ws::MESSAGE_LIMIT;
 

@@ -304,11 +304,10 @@ pub fn forfeit_from_columns(
 }
 
 /// The columns `reason`, `resigned` and `loser` that keep a forfeit.
-pub fn forfeit_columns(f: Forfeit) -> (&'static str, Option<String>, Option<String>) {
-    let letter = |p: Player| Some(p.char().to_string());
+pub fn forfeit_columns(f: Forfeit) -> (&'static str, Option<Player>, Option<Player>) {
     match f {
-        Forfeit::Resign(p) => ("resign", letter(p), None),
-        Forfeit::Time(p) | Forfeit::Left(p) => (f.as_str(), None, letter(p)),
+        Forfeit::Resign(p) => ("resign", Some(p), None),
+        Forfeit::Time(p) | Forfeit::Left(p) => (f.as_str(), None, Some(p)),
         Forfeit::Abort => ("abort", None, None),
     }
 }
