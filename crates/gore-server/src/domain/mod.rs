@@ -50,7 +50,7 @@ use serde::{Deserialize, Serialize};
 
 pub use error::GameError;
 pub use games::{
-    GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S,
+    ChatLine, GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S,
     SPECTATORS_EVERY, SPECTATORS_FRESH,
 };
 pub use players::Players;

@@ -106,7 +106,7 @@ pub struct Room {
     /// The server's time (set by the service: the system's, or a test's).
     pub clock: Clock,
     /// The chat's messages, to the seated sockets.
-    chat_tx: broadcast::Sender<Arc<crate::store::ChatLine>>,
+    chat_tx: broadcast::Sender<Arc<super::ChatLine>>,
     /// The last chat message sent to the sockets here.
     pub chat_seen: u32,
     /// Sockets of A's and B's seats open on this server.
@@ -688,12 +688,12 @@ impl Room {
     }
 
     /// A receiver of the chat's later messages.
-    pub fn chat_subscribe(&self) -> broadcast::Receiver<Arc<crate::store::ChatLine>> {
+    pub fn chat_subscribe(&self) -> broadcast::Receiver<Arc<super::ChatLine>> {
         self.chat_tx.subscribe()
     }
 
     /// Sends chat messages to this server's sockets (those not sent yet).
-    pub fn chat_send(&mut self, lines: Vec<crate::store::ChatLine>) {
+    pub fn chat_send(&mut self, lines: Vec<super::ChatLine>) {
         for line in lines {
             if line.n > self.chat_seen {
                 self.chat_seen = line.n;

@@ -25,9 +25,10 @@
 //!
 //! A new query: a method on the trait of its concern here (documented as
 //! a contract), its body in [`queries`] (statements in PostgreSQL's
-//! style, mapped by a function of `rows`), a schema step in [`schema`] if
-//! it needs a column, and a test in `tests/store_contract.rs` (run on
-//! both databases).
+//! style, mapped by a function of `rows`; a method that is one statement
+//! goes in its impl's `one_statement!` list), a schema step at the end of
+//! [`schema::STEPS`] if it needs a column, and a test in
+//! `tests/store_contract.rs` (run on both databases).
 //!
 //! Hand-made rather than sqlx: sqlx would give one SQL text for both, but
 //! it brings its own pool, migrations and driver for SQLite, and keeping
@@ -55,7 +56,7 @@ use futures_util::future::BoxFuture;
 use gore_core::{Action, Forfeit, Hole, Outcome, Player, Position};
 
 pub use crate::config::DbUrl;
-use crate::domain::{GameInfo, Seat};
+use crate::domain::{ChatLine, GameInfo, Seat};
 
 /// A game as stored: its facts and its actions in order.
 #[derive(Debug, Clone)]
@@ -105,19 +106,6 @@ pub struct StoredPlayer {
     pub name: String,
     /// The session is logged in to the account of this id.
     pub account: bool,
-}
-
-/// One chat message of a game.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ChatLine {
-    /// From 1, in order.
-    pub n: u32,
-    /// Who wrote it.
-    pub from: Player,
-    /// The text (plain text, never markup).
-    pub text: String,
-    /// Unix ms.
-    pub at: i64,
 }
 
 /// A rating as stored (one per account and pace).

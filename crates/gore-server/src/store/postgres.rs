@@ -309,11 +309,6 @@ impl Conn {
     fn release(mut self) {
         drop(self.0.take());
     }
-
-    /// The pooled client, with its cache of prepared statements.
-    fn wrapper(&self) -> &deadpool_postgres::ClientWrapper {
-        self.0.as_ref().expect("a connection until released")
-    }
 }
 
 impl Drop for Conn {
@@ -324,9 +319,10 @@ impl Drop for Conn {
     }
 }
 
+/// The pooled client, with its cache of prepared statements.
 impl std::ops::Deref for Conn {
-    type Target = tokio_postgres::Client;
-    fn deref(&self) -> &tokio_postgres::Client {
+    type Target = deadpool_postgres::ClientWrapper;
+    fn deref(&self) -> &deadpool_postgres::ClientWrapper {
         self.0.as_ref().expect("a connection until released")
     }
 }
@@ -493,7 +489,7 @@ impl PgExec {
         let mut lost = String::new();
         for _ in 0..3 {
             let client = self.client().await?;
-            match run_tx(client.wrapper(), &stmts).await {
+            match run_tx(&client, &stmts).await {
                 Ok(answers) => {
                     client.release();
                     return Ok(answers);

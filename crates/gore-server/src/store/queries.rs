@@ -1,10 +1,8 @@
 //! Every query of the store, written once: [`Db`] implements the store's
-//! traits over an [`Executor`] (SQLite's or PostgreSQL's), each statement
-//! in PostgreSQL's style (rewritten for SQLite by [`super::sql::for_sqlite`]),
-//! mapped by the row mappers of `rows`. A write is a list of statements
-//! ([`Executor::write`]), never a conversation with the database:
-//! PostgreSQL sends it in one round trip, SQLite runs it on its writer
-//! thread.
+//! traits over an [`Executor`] (SQLite's or PostgreSQL's; what goes where:
+//! [`super`]). A write is a list of statements ([`Executor::write`]),
+//! never a conversation with the database: PostgreSQL sends it in one
+//! round trip, SQLite runs it on its writer thread.
 
 use std::future::Future;
 
@@ -17,11 +15,11 @@ use super::rows::{
 };
 use super::sql::{stmt, vals, Executor, Row, Stmt, Value};
 use super::{
-    At, ChatLine, ChatStore, GameChange, GameStore, HistoryPoint, LobbyStore, Notice, Ranked,
-    RatingStore, RatingUpdate, SeatClaim, ServerStore, SessionStore, StoreError, StoreFuture,
-    StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
+    At, ChatStore, GameChange, GameStore, HistoryPoint, LobbyStore, Notice, Ranked, RatingStore,
+    RatingUpdate, SeatClaim, ServerStore, SessionStore, StoreError, StoreFuture, StoredAccount,
+    StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
 };
-use crate::domain::{now_ms, GameInfo, Seat, PERFECT_LEVEL};
+use crate::domain::{now_ms, ChatLine, GameInfo, Seat, PERFECT_LEVEL};
 
 /// The store over executor `E`: [`super::sqlite::SqliteStore`] and
 /// [`super::postgres::PgStore`]. Cheap to clone. The executor is public
@@ -29,14 +27,6 @@ use crate::domain::{now_ms, GameInfo, Seat, PERFECT_LEVEL};
 /// query real).
 #[derive(Clone)]
 pub struct Db<E>(pub E);
-
-fn holes_text(holes: &[Hole]) -> String {
-    holes
-        .iter()
-        .map(|h| h.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 /// A row's game and a count of it (column `c`).
 fn game_count(r: &Row, c: &str) -> Result<(String, u32), StoreError> {
@@ -371,7 +361,8 @@ impl<E: Executor> GameStore for Db<E> {
             // The game's row first: a takeback or resignation committing
             // meanwhile is seen (a conflict), and the primary key refuses
             // a second commit of the ply.
-            let stmts = vec![
+            let stmts =
+                vec![
                 lock_at(&id, takebacks),
                 stmt(
                     "INSERT INTO actions (game_id, ply, action, created_at, position, captured)
@@ -382,7 +373,7 @@ impl<E: Executor> GameStore for Db<E> {
                         a.action.to_string(),
                         a.at,
                         a.position.map(|p| p.to_string()),
-                        holes_text(&a.captured),
+                        a.captured.iter().map(Hole::to_string).collect::<Vec<_>>().join(" "),
                     ],
                 ),
                 match ending {

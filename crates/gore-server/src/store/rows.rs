@@ -7,10 +7,10 @@ use gore_core::{Hole, Player, Position, Rules};
 
 use super::sql::{FromValue, Row};
 use super::{
-    ChatLine, HistoryPoint, Ranked, StoreError, StoredAccount, StoredAction, StoredChallenge,
-    StoredPlayer, StoredRating,
+    HistoryPoint, Ranked, StoreError, StoredAccount, StoredAction, StoredChallenge, StoredPlayer,
+    StoredRating,
 };
-use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
+use crate::domain::{ChatLine, GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 
 pub(super) fn damaged(id: &str, why: impl Into<String>) -> StoreError {
     StoreError::Damaged {

@@ -51,7 +51,7 @@ mod seats;
 mod sync;
 mod takeback;
 
-pub use chat::{CHAT_MAX_CHARS, CHAT_PER_10S};
+pub use chat::{ChatLine, CHAT_MAX_CHARS, CHAT_PER_10S};
 
 /// A room, shared.
 pub type RoomRef = Arc<Mutex<Room>>;
