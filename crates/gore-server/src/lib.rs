@@ -16,7 +16,8 @@
 //! turns and answers in its own types (a game's `GameState`, `GameUpdate`,
 //! the lobby's `Snapshot`), which only [`api`] turns into JSON, encoded
 //! once per audience (the domain keeps each text it is handed); the
-//! [`store`] keeps them (SQLite or PostgreSQL), behind the [`store::Store`] trait.
+//! [`store`] keeps them (SQLite or PostgreSQL), behind the [`store::Store`] trait (the
+//! domain's port, [`domain::storage`]).
 //!
 //! The edges: `http/` (the router and its middleware in `mod.rs`, the
 //! API's handlers by area beside it), the sockets `ws`, `lobby_ws` and

@@ -15,7 +15,7 @@ use tokio::sync::broadcast;
 
 use super::clock::{clocks, Clock, Clocks, Due};
 use super::{GameError, GameInfo, Mode, Seat, Status};
-use crate::store::{StoredAction, StoredGame};
+use crate::domain::storage::{StoredAction, StoredGame};
 use gore_core::Forfeit;
 pub use state::{
     ClockState, GameResult, GameState, GameUpdate, HeadState, Played, Preview, SeatState,
@@ -280,7 +280,7 @@ impl Room {
 
     /// Takes in what another server committed: `stored` holds the game's
     /// facts and its actions after this room's (as
-    /// [`GameStore::load_game_after`](crate::store::GameStore::load_game_after)
+    /// [`GameStore::load_game_after`](crate::domain::storage::GameStore::load_game_after)
     /// gives them), played here too (the rules check them again); then
     /// tells the sockets. `Ok(false)` when nothing changed. An `Err` means
     /// the store and the room disagree: the caller drops the room.
@@ -528,8 +528,8 @@ impl Room {
     }
 
     /// Where the game stands, as the store checks it.
-    pub fn at(&self) -> crate::store::At {
-        crate::store::At {
+    pub fn at(&self) -> crate::domain::storage::At {
+        crate::domain::storage::At {
             ply: self.ply() as u32,
             takebacks: self.info.takebacks,
         }

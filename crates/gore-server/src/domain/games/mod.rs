@@ -32,8 +32,8 @@ use tokio::sync::{Mutex, OnceCell};
 use super::clock::{Clock, TimeControl};
 use super::{new_id, valid_id, GameError, Mode, Room, Seat};
 use crate::ai::AiPool;
+use crate::domain::storage::{Store, StoreError};
 use crate::domain::GameState;
-use crate::store::{Store, StoreError};
 use ai_turns::cheap_level;
 
 mod ai_turns;
