@@ -16,7 +16,8 @@
 //! turns and answers in its own types (a game's `GameState`, `GameUpdate`,
 //! the lobby's `Snapshot`), which only [`api`] turns into JSON, encoded
 //! once per audience (the domain keeps each text it is handed); the
-//! [`store`] keeps them (SQLite or PostgreSQL), behind the [`store::Store`] trait.
+//! [`store`] keeps them (SQLite or PostgreSQL), behind the [`store::Store`] trait (the
+//! domain's port, [`domain::storage`]).
 //!
 //! The edges: `http/` (the router and its middleware in `mod.rs`, the
 //! API's handlers by area beside it), the sockets `ws`, `lobby_ws` and
@@ -62,7 +63,8 @@ pub use domain::{Mode, Seat, Status};
 pub use error::{ApiError, ErrorCode};
 pub use http::{app, BODY_LIMIT};
 pub use state::{AppState, SocketSlot, SocketsFull};
-pub use store::sqlite::{SqliteOptions, SCHEMA_VERSION};
+pub use store::schema::VERSION as SCHEMA_VERSION;
+pub use store::sqlite::SqliteOptions;
 pub use store::DbUrl;
 pub use ws::MESSAGE_LIMIT;
 

@@ -18,12 +18,12 @@ use serde::Deserialize;
 use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::api::{parse_json, ClientMsg, ServerMsg};
+use crate::domain::ChatLine;
 use crate::domain::{Change, RoomRef, Seat, SpectatorSlot};
 use crate::error::ApiError;
 use crate::net::ClientIp;
 use crate::socket::{self, limited, socket_slot, Kind, Policy, Reply, Setup};
 use crate::state::{AppState, SocketSlot};
-use crate::store::ChatLine;
 
 /// The largest message a client may send.
 pub const MESSAGE_LIMIT: usize = 4 * 1024;

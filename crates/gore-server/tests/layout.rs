@@ -132,3 +132,43 @@ fn a_circle_is_found() {
         set(&["socket"])
     );
 }
+
+/// Every `.rs` file under `dir`, recursively.
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let p = e.expect("a directory entry").path();
+        if p.is_dir() {
+            out.extend(sources(&p));
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_domain_defines_its_store_and_never_names_the_database_side() {
+    // The domain's storage port is its own (domain/storage.rs); the store
+    // implements it. A domain file naming `crate::store` would make the
+    // two depend on each other again. Test files may open a real store.
+    let domain = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/domain");
+    let files = sources(&domain);
+    assert!(files.iter().any(|f| f.ends_with("storage.rs")), "{files:?}");
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|f| !f.to_string_lossy().ends_with("_tests.rs"))
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .expect("readable source")
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .any(|l| l.contains("crate::store"))
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "the domain names the store: {offenders:?}"
+    );
+}

@@ -1101,6 +1101,31 @@ fn the_step_writes_the_perfect_level_the_stores_read() {
     );
 }
 
+/// A released step runs the SQL it always ran: the text of every step as
+/// released, per dialect, is kept in `tests/fixtures/` (a new step is
+/// appended there once released; those after the kept ones are unchecked).
+#[test]
+fn released_steps_run_the_sql_they_always_ran() {
+    for (d, file) in [
+        (Dialect::Sqlite, "schema-sqlite.sql"),
+        (Dialect::Postgres, "schema-postgres.sql"),
+    ] {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(file);
+        let kept = std::fs::read_to_string(&path).unwrap();
+        let kept: Vec<&str> = kept.split("-- step ").skip(1).collect();
+        assert!(
+            !kept.is_empty() && kept.len() <= STEPS.len(),
+            "{file}: no steps, or more than the schema's"
+        );
+        for (i, (text, step)) in kept.iter().zip(STEPS).enumerate() {
+            let now = format!("{}: {}\n{}\n", i + 1, step.about, step.text(d));
+            assert_eq!(*text, now, "step {} ({d:?}) is not the SQL it was", i + 1);
+        }
+    }
+}
+
 #[test]
 fn every_step_has_text_for_both_dialects() {
     for (i, step) in STEPS.iter().enumerate() {

@@ -375,12 +375,12 @@ pub enum ServerMsg {
     /// his first state).
     ChatHistory {
         /// The messages, in order.
-        lines: Vec<crate::store::ChatLine>,
+        lines: Vec<crate::domain::ChatLine>,
     },
     /// A new chat message (to the seated players only).
     Chat {
         /// The message.
-        line: crate::store::ChatLine,
+        line: crate::domain::ChatLine,
     },
 }
 

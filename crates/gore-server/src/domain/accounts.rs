@@ -15,7 +15,7 @@ use super::clock::Clock;
 use super::names::{keys, Name};
 use super::passwords::{Passwords, Ticket};
 use super::{new_token, GameError};
-use crate::store::{Store, StoreError, StoredAccount, StoredPlayer};
+use crate::domain::storage::{Store, StoreError, StoredAccount, StoredPlayer};
 
 /// The shortest password.
 pub const PASSWORD_MIN_CHARS: usize = 8;

@@ -28,7 +28,7 @@ use tokio::sync::{broadcast, Notify};
 
 use super::clock::{clocks, Clock, TimeControl};
 use super::{new_id, new_token, GameError, GameInfo, Mode, PerSeat, Seat, Status};
-use crate::store::{Notice, Store, StoreError, StoredChallenge, StoredPlayer};
+use crate::domain::storage::{Notice, Store, StoreError, StoredChallenge, StoredPlayer};
 
 /// Open challenges the lobby lists, newest first.
 pub const LISTED_CHALLENGES: u32 = 100;

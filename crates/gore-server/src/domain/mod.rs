@@ -1,6 +1,7 @@
 //! The game domain: games, their seats and turns, the AI's turns, and the
 //! broadcast of every change. It knows neither HTTP, SQL nor JSON: it talks
-//! to a [`Store`](crate::store::Store), answers [`GameError`]s, which the
+//! to a [`Store`](storage::Store), the port it defines in [`storage`] and
+//! `crate::store` implements, answers [`GameError`]s, which the
 //! edges turn into error answers (error.rs, one mapping), and shows games
 //! in its own types ([`GameState`], [`GameUpdate`], a [`Change`] per
 //! change; the lobby's [`lobby::Snapshot`]). The edge writes them: a change
@@ -42,6 +43,7 @@ pub mod rating;
 pub mod ratings;
 pub mod review;
 mod room;
+pub mod storage;
 
 use gore_ai::Level;
 use gore_core::{Forfeit, Player, Position, Rules};
@@ -50,7 +52,7 @@ use serde::{Deserialize, Serialize};
 
 pub use error::GameError;
 pub use games::{
-    GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S,
+    ChatLine, GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S,
     SPECTATORS_EVERY, SPECTATORS_FRESH,
 };
 pub use players::Players;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::clock::Clock;
 use super::names::{Name, NameError};
 use super::GameError;
-use crate::store::{Store, StoreError, StoredPlayer};
+use crate::domain::storage::{Store, StoreError, StoredPlayer};
 
 /// The players' names, kept in the store. Cheap to clone.
 #[derive(Clone)]

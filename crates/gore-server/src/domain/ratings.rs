@@ -13,7 +13,7 @@ use gore_core::Player;
 use super::clock::{Clock, TimeControl};
 use super::rating::{Pace, Rating, Score};
 use super::{GameError, Room};
-use crate::store::{RatingUpdate, Store, StoreError, StoredRating};
+use crate::domain::storage::{RatingUpdate, Store, StoreError, StoredRating};
 
 /// The ratings service. Cheap to clone.
 #[derive(Clone)]

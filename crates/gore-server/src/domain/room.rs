@@ -15,7 +15,7 @@ use tokio::sync::broadcast;
 
 use super::clock::{clocks, Clock, Clocks, Due};
 use super::{GameError, GameInfo, Mode, Seat, Status};
-use crate::store::{StoredAction, StoredGame};
+use crate::domain::storage::{StoredAction, StoredGame};
 use gore_core::Forfeit;
 pub use state::{
     ClockState, GameResult, GameState, GameUpdate, HeadState, Played, Preview, SeatState,
@@ -106,7 +106,7 @@ pub struct Room {
     /// The server's time (set by the service: the system's, or a test's).
     pub clock: Clock,
     /// The chat's messages, to the seated sockets.
-    chat_tx: broadcast::Sender<Arc<crate::store::ChatLine>>,
+    chat_tx: broadcast::Sender<Arc<super::ChatLine>>,
     /// The last chat message sent to the sockets here.
     pub chat_seen: u32,
     /// Sockets of A's and B's seats open on this server.
@@ -280,7 +280,7 @@ impl Room {
 
     /// Takes in what another server committed: `stored` holds the game's
     /// facts and its actions after this room's (as
-    /// [`GameStore::load_game_after`](crate::store::GameStore::load_game_after)
+    /// [`GameStore::load_game_after`](crate::domain::storage::GameStore::load_game_after)
     /// gives them), played here too (the rules check them again); then
     /// tells the sockets. `Ok(false)` when nothing changed. An `Err` means
     /// the store and the room disagree: the caller drops the room.
@@ -528,8 +528,8 @@ impl Room {
     }
 
     /// Where the game stands, as the store checks it.
-    pub fn at(&self) -> crate::store::At {
-        crate::store::At {
+    pub fn at(&self) -> crate::domain::storage::At {
+        crate::domain::storage::At {
             ply: self.ply() as u32,
             takebacks: self.info.takebacks,
         }
@@ -688,12 +688,12 @@ impl Room {
     }
 
     /// A receiver of the chat's later messages.
-    pub fn chat_subscribe(&self) -> broadcast::Receiver<Arc<crate::store::ChatLine>> {
+    pub fn chat_subscribe(&self) -> broadcast::Receiver<Arc<super::ChatLine>> {
         self.chat_tx.subscribe()
     }
 
     /// Sends chat messages to this server's sockets (those not sent yet).
-    pub fn chat_send(&mut self, lines: Vec<crate::store::ChatLine>) {
+    pub fn chat_send(&mut self, lines: Vec<super::ChatLine>) {
         for line in lines {
             if line.n > self.chat_seen {
                 self.chat_seen = line.n;

@@ -4,15 +4,12 @@
 //! several statements share one `REPEATABLE READ` snapshot. Other servers
 //! hear of each committed change through `LISTEN`/`NOTIFY`.
 //!
-//! Crates: `tokio-postgres` (the asynchronous client of the `rust-postgres`
-//! project, the one most Rust services on PostgreSQL use, maintained for a
-//! decade, with no macros or build-time database) and `deadpool-postgres`
-//! (the usual pool for it: small, no background threads, checks connections
-//! as they are handed out). sqlx was the other candidate; it brings its
-//! own migrations, macros and several database drivers this server does
-//! not need. TLS to the database is not built in yet (the client connects
-//! without TLS): keep the database on the same machine or a private
-//! network.
+//! Crates: `tokio-postgres` (the asynchronous client most Rust services on
+//! PostgreSQL use, maintained for a decade, with no macros or build-time
+//! database) and `deadpool-postgres` (its usual pool: small, no background
+//! threads, checks connections as they are handed out); why not sqlx: see
+//! [`super`]. TLS to the database is not built in yet: keep the database
+//! on the same machine or a private network.
 //!
 //! # Guarantees (the same as the SQLite store's)
 //! - Every write is one transaction, committed (`synchronous_commit = on`
@@ -312,11 +309,6 @@ impl Conn {
     fn release(mut self) {
         drop(self.0.take());
     }
-
-    /// The pooled client, with its cache of prepared statements.
-    fn wrapper(&self) -> &deadpool_postgres::ClientWrapper {
-        self.0.as_ref().expect("a connection until released")
-    }
 }
 
 impl Drop for Conn {
@@ -327,9 +319,10 @@ impl Drop for Conn {
     }
 }
 
+/// The pooled client, with its cache of prepared statements.
 impl std::ops::Deref for Conn {
-    type Target = tokio_postgres::Client;
-    fn deref(&self) -> &tokio_postgres::Client {
+    type Target = deadpool_postgres::ClientWrapper;
+    fn deref(&self) -> &deadpool_postgres::ClientWrapper {
         self.0.as_ref().expect("a connection until released")
     }
 }
@@ -419,10 +412,12 @@ impl Db<PgExec> {
         let (outbox, unsent) = tokio::sync::mpsc::unbounded_channel();
         spawn_notifier(listen_config, origin.clone(), unsent);
         // Serving before listening would miss other servers' changes.
-        tokio::time::timeout(options.connect_timeout * 2, listening)
-            .await
-            .map_err(|_| anyhow::anyhow!("cannot LISTEN on {}", redact(url)))?
-            .map_err(|_| anyhow::anyhow!("cannot LISTEN on {}", redact(url)))?;
+        let listened = tokio::time::timeout(options.connect_timeout * 2, listening).await;
+        anyhow::ensure!(
+            matches!(listened, Ok(Ok(()))),
+            "cannot LISTEN on {}",
+            redact(url)
+        );
         Ok(Db(PgExec(Arc::new(Inner {
             pool,
             options,
@@ -494,7 +489,7 @@ impl PgExec {
         let mut lost = String::new();
         for _ in 0..3 {
             let client = self.client().await?;
-            match run_tx(client.wrapper(), &stmts).await {
+            match run_tx(&client, &stmts).await {
                 Ok(answers) => {
                     client.release();
                     return Ok(answers);
@@ -541,7 +536,10 @@ impl PgExec {
         self.spawn_probe();
         let deadline = Instant::now() + self.0.options.resolve_wait;
         loop {
-            match self.xact_status(xid).await {
+            match self
+                .ask::<Option<String>>("SELECT txid_status($1)", &[&xid])
+                .await
+            {
                 Ok(Some(status)) if status == "committed" || status == "aborted" => {
                     self.known(xid);
                     return if status == "committed" {
@@ -606,11 +604,6 @@ impl PgExec {
         }
     }
 
-    /// `txid_status(xid)` on a fresh connection.
-    async fn xact_status(&self, xid: i64) -> Result<Option<String>, String> {
-        self.ask("SELECT txid_status($1)", &[&xid]).await
-    }
-
     /// Starts (once) the task that restores writes: it resolves unknown
     /// commits and checks that a connection works, every half second.
     fn spawn_probe(&self) {
@@ -639,7 +632,10 @@ impl PgExec {
     async fn probe(&self) -> bool {
         let pending: Vec<i64> = self.health().unknown.iter().copied().collect();
         for xid in pending {
-            match self.xact_status(xid).await {
+            match self
+                .ask::<Option<String>>("SELECT txid_status($1)", &[&xid])
+                .await
+            {
                 Ok(Some(s)) if s == "committed" || s == "aborted" => {
                     tracing::warn!(
                         "database: the commit of transaction {xid} whose answer was lost: {s}"

@@ -1,26 +1,25 @@
 //! Every query of the store, written once: [`Db`] implements the store's
-//! traits over an [`Executor`] (SQLite's or PostgreSQL's), each statement
-//! in PostgreSQL's style (rewritten for SQLite by [`super::sql::for_sqlite`]),
-//! mapped by the row mappers of `rows`. A write is a list of statements
-//! ([`Executor::write`]), never a conversation with the database:
-//! PostgreSQL sends it in one round trip, SQLite runs it on its writer
-//! thread.
+//! traits over an [`Executor`] (SQLite's or PostgreSQL's; what goes where:
+//! [`super`]). A write is a list of statements ([`Executor::write`]),
+//! never a conversation with the database: PostgreSQL sends it in one
+//! round trip, SQLite runs it on its writer thread.
 
 use std::future::Future;
 
 use gore_core::{Hole, Outcome, Player};
 
 use super::rows::{
-    action_from_row, challenge_from_row, chat_from_row, col, info_from_row, player_from_row,
+    account_from_row, action_from_row, challenge_from_row, chat_from_row, col, first,
+    history_from_row, info_and_result_from_row, info_from_row, player_from_row, ranked_from_row,
     rating_from_row,
 };
-use super::sql::{stmt, vals, Executor, FromValue, Row, Stmt, Value};
+use super::sql::{stmt, vals, Executor, Row, Stmt, Value};
 use super::{
-    At, ChatLine, ChatStore, GameChange, GameStore, HistoryPoint, LobbyStore, Notice, Ranked,
-    RatingStore, RatingUpdate, SeatClaim, ServerStore, SessionStore, StoreError, StoreFuture,
-    StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
+    At, ChatStore, GameChange, GameStore, HistoryPoint, LobbyStore, Notice, Ranked, RatingStore,
+    RatingUpdate, SeatClaim, ServerStore, SessionStore, StoreError, StoreFuture, StoredAccount,
+    StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
 };
-use crate::domain::{now_ms, GameInfo, Seat, PERFECT_LEVEL};
+use crate::domain::{now_ms, ChatLine, GameInfo, Seat, PERFECT_LEVEL};
 
 /// The store over executor `E`: [`super::sqlite::SqliteStore`] and
 /// [`super::postgres::PgStore`]. Cheap to clone. The executor is public
@@ -29,14 +28,6 @@ use crate::domain::{now_ms, GameInfo, Seat, PERFECT_LEVEL};
 #[derive(Clone)]
 pub struct Db<E>(pub E);
 
-fn holes_text(holes: &[Hole]) -> String {
-    holes
-        .iter()
-        .map(|h| h.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// A row's game and a count of it (column `c`).
 fn game_count(r: &Row, c: &str) -> Result<(String, u32), StoreError> {
     let g: String = col(r, "?", "game_id")?;
@@ -44,8 +35,22 @@ fn game_count(r: &Row, c: &str) -> Result<(String, u32), StoreError> {
     Ok((g, n))
 }
 
-fn letter(p: Player) -> String {
-    p.char().to_string()
+/// Trait methods that are one statement: `fn name(arg: T, …) -> R =
+/// helper(mapper) "SQL" [values];` is `fn name(&self, arg: T, …) ->
+/// StoreFuture<R>` answering `self.helper(stmt("SQL", vals![values]),
+/// mapper)`, the helper one of [`Db`]'s (`exec`, `exec_count`, `exists`,
+/// `mapped`, `first_mapped`); without `[values]`, the arguments are bound
+/// in order (the first is `$1`).
+macro_rules! one_statement {
+    ($(fn $name:ident($($arg:ident: $t:ty),*) -> $r:ty =
+        $how:ident $(($map:expr))? $sql:literal $([$($p:expr),* $(,)?])?;)*) => {$(
+        fn $name(&self, $($arg: $t),*) -> StoreFuture<$r> {
+            let values = one_statement!(@values [$($arg),*] $([$($p),*])?);
+            self.$how(stmt($sql, values) $(, $map)?)
+        }
+    )*};
+    (@values [$($arg:ident),*]) => { vals![$($arg),*] };
+    (@values [$($arg:ident),*] [$($p:expr),*]) => { vals![$($p),*] };
 }
 
 fn insert_game(g: &GameInfo) -> Stmt {
@@ -71,7 +76,7 @@ fn insert_game(g: &GameInfo) -> Stmt {
             g.tokens.0[0].clone(),
             g.tokens.0[1].clone(),
             g.tokens.0[2].clone(),
-            g.ai_seat.map(letter),
+            g.ai_seat,
             g.status.as_str(),
             g.created_at,
             g.rematch.clone(),
@@ -118,14 +123,6 @@ fn check_ply(id: &str, ply: u32) -> Stmt {
     )
     .expect(1)
 }
-
-/// The player of session `$1`: the account it is logged in to, else its
-/// anonymous player.
-const PLAYER_OF: &str = "SELECT a.id, a.username AS name, TRUE AS account
-     FROM account_sessions s JOIN accounts a ON a.id = s.account_id WHERE s.session = $1
-     UNION ALL
-     SELECT id, name, FALSE AS account FROM players WHERE session = $1
-     ORDER BY account DESC LIMIT 1";
 
 /// Remembers a seat for a session: its account's if it is logged in to
 /// one, else its own (two statements, one of which inserts).
@@ -221,19 +218,16 @@ impl<E: Executor> Db<E> {
         }
     }
 
-    /// A write whose answers are not needed, as the store's future.
-    fn exec(&self, stmts: Vec<Stmt>) -> StoreFuture<()> {
+    /// A write (one statement or several) whose answers are not needed,
+    /// as the store's future.
+    fn exec(&self, stmts: impl Into<Vec<Stmt>>) -> StoreFuture<()> {
+        let stmts = stmts.into();
         self.go(|db| async move { db.done(stmts).await })
     }
 
     /// A write of one statement, the rows it touched as the store's future.
     fn exec_count(&self, s: Stmt) -> StoreFuture<u64> {
         self.go(|db| async move { db.count(s).await })
-    }
-
-    /// The first column of each row of a read.
-    fn firsts_of<T: FromValue + Send + 'static>(&self, s: Stmt) -> StoreFuture<Vec<T>> {
-        self.mapped(s, |r| r.first().map_err(StoreError::Other))
     }
 
     /// Each row of a read, mapped.
@@ -272,14 +266,43 @@ impl<E: Executor> Db<E> {
             Ok(())
         })
     }
-
-    async fn player_of(&self, session: String) -> Result<Option<StoredPlayer>, StoreError> {
-        let rows = self.rows(stmt(PLAYER_OF, vals![session])).await?;
-        rows.first().map(player_from_row).transpose()
-    }
 }
 
 impl<E: Executor> GameStore for Db<E> {
+    one_statement! {
+        fn session_token(session: String, id: String) -> Option<String> = first_mapped(first)
+            "SELECT t.token FROM account_seats t
+             JOIN account_sessions s ON s.account_id = t.account_id
+             WHERE s.session = $1 AND t.game_id = $2
+             UNION ALL
+             SELECT token FROM session_seats WHERE session = $1 AND game_id = $2
+             LIMIT 1";
+
+        fn playing_now(limit: u32) -> Vec<GameInfo> = mapped(info_from_row)
+            "SELECT * FROM games WHERE mode = 'friend' AND status = 'playing'
+             ORDER BY started_at DESC LIMIT $1";
+
+        fn player_games(player: String, limit: u32) -> Vec<(GameInfo, Option<String>)> =
+            mapped(info_and_result_from_row)
+            "SELECT * FROM games WHERE player_a = $1 OR player_b = $1
+             ORDER BY created_at DESC LIMIT $2";
+
+        fn due_games(now: i64, limit: u32) -> Vec<String> = mapped(first)
+            "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1
+                 AND status = 'playing'
+             ORDER BY deadline LIMIT $2";
+
+        fn active_ai_games(limit: u32) -> Vec<String> = mapped(first)
+            "SELECT id FROM games WHERE mode = 'ai' AND status = 'playing'
+             ORDER BY updated_at DESC LIMIT $1";
+
+        fn record_abort(player: String, game: String, at: i64) -> () = exec
+            "INSERT INTO aborts (player, game_id, at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING";
+
+        fn aborts_since(player: String, since: i64) -> Vec<i64> = mapped(first)
+            "SELECT at FROM aborts WHERE player = $1 AND at > $2 ORDER BY at";
+    }
+
     fn create_game(&self, info: GameInfo, rematch_of: Option<String>) -> StoreFuture<()> {
         self.go(|db| async move {
             let mut stmts = vec![insert_game(&info)];
@@ -338,7 +361,8 @@ impl<E: Executor> GameStore for Db<E> {
             // The game's row first: a takeback or resignation committing
             // meanwhile is seen (a conflict), and the primary key refuses
             // a second commit of the ply.
-            let stmts = vec![
+            let stmts =
+                vec![
                 lock_at(&id, takebacks),
                 stmt(
                     "INSERT INTO actions (game_id, ply, action, created_at, position, captured)
@@ -349,7 +373,7 @@ impl<E: Executor> GameStore for Db<E> {
                         a.action.to_string(),
                         a.at,
                         a.position.map(|p| p.to_string()),
-                        holes_text(&a.captured),
+                        a.captured.iter().map(Hole::to_string).collect::<Vec<_>>().join(" "),
                     ],
                 ),
                 match ending {
@@ -408,7 +432,7 @@ impl<E: Executor> GameStore for Db<E> {
                 }
                 GameChange::Request(who) => stmts.push(stmt(
                     "UPDATE games SET takeback_request = $2, updated_at = $3 WHERE id = $1",
-                    vals![&id, who.map(letter), now],
+                    vals![&id, who, now],
                 )),
                 GameChange::Credit { credits, deadline } => stmts.push(stmt(
                     "UPDATE games SET clock_credits = $2, deadline = $3 WHERE id = $1",
@@ -477,95 +501,46 @@ impl<E: Executor> GameStore for Db<E> {
     }
 
     fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {
-        self.exec(remember(&session, &id, &token).into())
-    }
-
-    fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>> {
-        self.first_mapped(
-            stmt(
-                "SELECT t.token FROM account_seats t
-                 JOIN account_sessions s ON s.account_id = t.account_id
-                 WHERE s.session = $1 AND t.game_id = $2
-                 UNION ALL
-                 SELECT token FROM session_seats WHERE session = $1 AND game_id = $2
-                 LIMIT 1",
-                vals![session, id],
-            ),
-            |r| r.first().map_err(StoreError::Other),
-        )
-    }
-
-    fn playing_now(&self, limit: u32) -> StoreFuture<Vec<GameInfo>> {
-        self.mapped(
-            stmt(
-                "SELECT * FROM games WHERE mode = 'friend' AND status = 'playing'
-                 ORDER BY started_at DESC LIMIT $1",
-                vals![limit],
-            ),
-            info_from_row,
-        )
-    }
-
-    fn player_games(
-        &self,
-        player: String,
-        limit: u32,
-    ) -> StoreFuture<Vec<(GameInfo, Option<String>)>> {
-        let s = stmt(
-            "SELECT * FROM games WHERE player_a = $1 OR player_b = $1
-             ORDER BY created_at DESC LIMIT $2",
-            vals![player, limit],
-        );
-        self.mapped(s, |r| {
-            let info = info_from_row(r)?;
-            let result = col(r, &info.id, "result")?;
-            Ok((info, result))
-        })
-    }
-
-    fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>> {
-        self.firsts_of(stmt(
-            "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1
-                 AND status = 'playing'
-             ORDER BY deadline LIMIT $2",
-            vals![now, limit],
-        ))
-    }
-
-    fn active_ai_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
-        self.firsts_of(stmt(
-            "SELECT id FROM games WHERE mode = 'ai' AND status = 'playing'
-             ORDER BY updated_at DESC LIMIT $1",
-            vals![limit],
-        ))
-    }
-
-    fn record_abort(&self, player: String, game: String, at: i64) -> StoreFuture<()> {
-        self.exec(vec![stmt(
-            "INSERT INTO aborts (player, game_id, at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-            vals![player, game, at],
-        )])
-    }
-
-    fn aborts_since(&self, player: String, since: i64) -> StoreFuture<Vec<i64>> {
-        self.firsts_of(stmt(
-            "SELECT at FROM aborts WHERE player = $1 AND at > $2 ORDER BY at",
-            vals![player, since],
-        ))
+        self.exec(remember(&session, &id, &token))
     }
 }
 
 impl<E: Executor> SessionStore for Db<E> {
+    one_statement! {
+        fn session_exists(session: String) -> bool = exists
+            "SELECT 1 FROM sessions WHERE id = $1";
+
+        // The account the session is logged in to, else its anonymous player.
+        fn player(session: String) -> Option<StoredPlayer> = first_mapped(player_from_row)
+            "SELECT a.id, a.username AS name, TRUE AS account
+             FROM account_sessions s JOIN accounts a ON a.id = s.account_id WHERE s.session = $1
+             UNION ALL
+             SELECT id, name, FALSE AS account FROM players WHERE session = $1
+             ORDER BY account DESC LIMIT 1";
+
+        fn set_player_name(session: String, name: String, now: i64) -> () = exec
+            "UPDATE players SET name = $2, updated_at = $3 WHERE session = $1";
+
+        fn account_by_key(key: String) -> Option<StoredAccount> = first_mapped(account_from_row)
+            "SELECT a.id, a.username, a.password FROM account_keys k
+             JOIN accounts a ON a.id = k.account_id WHERE k.key = $1";
+
+        fn keys_taken(keys: Vec<String>) -> bool = exists
+            "SELECT 1 FROM account_keys WHERE key = ANY($1)";
+
+        // The anonymous players unchanged since `before` (or earlier) with
+        // nothing of theirs left: no account, no seat, no game, no challenge.
+        fn forget_idle_players(before: i64) -> u64 = exec_count
+            "DELETE FROM players WHERE updated_at <= $1
+                AND NOT EXISTS (SELECT 1 FROM account_sessions a WHERE a.session = players.session)
+                AND NOT EXISTS (SELECT 1 FROM session_seats s WHERE s.session = players.session)
+                AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_a = players.id)
+                AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_b = players.id)
+                AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.session = players.session)";
+    }
+
     fn create_session(&self, session: String, now: i64) -> StoreFuture<()> {
         self.exec(start_session(&session, None, now))
-    }
-
-    fn session_exists(&self, session: String) -> StoreFuture<bool> {
-        self.exists(stmt("SELECT 1 FROM sessions WHERE id = $1", vals![session]))
-    }
-
-    fn player(&self, session: String) -> StoreFuture<Option<StoredPlayer>> {
-        self.go(|db| async move { db.player_of(session).await })
     }
 
     fn create_player(
@@ -581,42 +556,10 @@ impl<E: Executor> SessionStore for Db<E> {
                 vals![&session, p.id, p.name, now],
             )])
             .await?;
-            db.player_of(session)
+            db.player(session)
                 .await?
                 .ok_or_else(|| StoreError::Other("the player just made is missing".into()))
         })
-    }
-
-    fn set_player_name(&self, session: String, name: String, now: i64) -> StoreFuture<()> {
-        self.exec(vec![stmt(
-            "UPDATE players SET name = $2, updated_at = $3 WHERE session = $1",
-            vals![session, name, now],
-        )])
-    }
-
-    fn account_by_key(&self, key: String) -> StoreFuture<Option<StoredAccount>> {
-        self.first_mapped(
-            stmt(
-                "SELECT a.id, a.username, a.password FROM account_keys k
-                 JOIN accounts a ON a.id = k.account_id WHERE k.key = $1",
-                vals![key],
-            ),
-            |r| {
-                let id: String = col(r, "?", "id")?;
-                Ok(StoredAccount {
-                    username: col(r, &id, "username")?,
-                    password: col(r, &id, "password")?,
-                    id,
-                })
-            },
-        )
-    }
-
-    fn keys_taken(&self, keys: Vec<String>) -> StoreFuture<bool> {
-        self.exists(stmt(
-            "SELECT 1 FROM account_keys WHERE key = ANY($1)",
-            vals![keys],
-        ))
     }
 
     fn create_account(
@@ -694,87 +637,56 @@ impl<E: Executor> SessionStore for Db<E> {
         stmts.extend(start_session(&to, Some(&account), now));
         self.exec(stmts)
     }
-
-    fn forget_idle_players(&self, before: i64) -> StoreFuture<u64> {
-        // The anonymous players unchanged since `before` (or earlier) with
-        // nothing of theirs left: no account, no seat, no game, no challenge.
-        self.exec_count(stmt(
-            "DELETE FROM players WHERE updated_at <= $1
-                AND NOT EXISTS (SELECT 1 FROM account_sessions a WHERE a.session = players.session)
-                AND NOT EXISTS (SELECT 1 FROM session_seats s WHERE s.session = players.session)
-                AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_a = players.id)
-                AND NOT EXISTS (SELECT 1 FROM games g WHERE g.player_b = players.id)
-                AND NOT EXISTS (SELECT 1 FROM challenges c WHERE c.session = players.session)",
-            vals![before],
-        ))
-    }
 }
 
 impl<E: Executor> LobbyStore for Db<E> {
-    fn post_challenge(&self, ch: StoredChallenge) -> StoreFuture<()> {
-        self.exec(vec![stmt(
+    one_statement! {
+        fn cancel_challenges(session: String, id: Option<String>) -> u64 = exec_count
+            "DELETE FROM challenges WHERE session = $1 AND game_id IS NULL
+                 AND ($2::TEXT IS NULL OR id = $2)";
+
+        fn open_challenges(limit: u32) -> Vec<StoredChallenge> = mapped(challenge_from_row)
+            "SELECT * FROM challenges WHERE game_id IS NULL
+             ORDER BY created_at DESC, id DESC LIMIT $1";
+
+        fn challenge(id: String) -> Option<StoredChallenge> = first_mapped(challenge_from_row)
+            "SELECT * FROM challenges WHERE id = $1";
+
+        fn expire_challenges(unseen_before: i64, taken_before: i64) -> u64 = exec_count
+            "DELETE FROM challenges WHERE (game_id IS NULL AND seen_at < $1)
+                 OR (game_id IS NOT NULL AND created_at < $2)";
+
+        fn post_challenge(ch: StoredChallenge) -> () = exec
             "INSERT INTO challenges (id, session, player, name, rules, clock, colour,
                  rated, quick, created_at, seen_at, rating)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)",
-            vals![
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)"
+            [
                 ch.id,
                 ch.session,
                 ch.player,
                 ch.name,
                 ch.rules.to_string(),
                 ch.clock.map(|t| t.to_string()),
-                ch.colour.map(letter),
+                ch.colour,
                 ch.rated,
                 ch.quick,
                 ch.created_at,
-                ch.rating
-            ],
-        )])
-    }
+                ch.rating,
+            ];
 
-    fn cancel_challenges(&self, session: String, id: Option<String>) -> StoreFuture<u64> {
-        self.exec_count(stmt(
-            "DELETE FROM challenges WHERE session = $1 AND game_id IS NULL
-                 AND ($2::TEXT IS NULL OR id = $2)",
-            vals![session, id],
-        ))
-    }
-
-    fn open_challenges(&self, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
-        self.mapped(
-            stmt(
-                "SELECT * FROM challenges WHERE game_id IS NULL
-                 ORDER BY created_at DESC, id DESC LIMIT $1",
-                vals![limit],
-            ),
-            challenge_from_row,
-        )
-    }
-
-    fn challenge(&self, id: String) -> StoreFuture<Option<StoredChallenge>> {
-        self.first_mapped(
-            stmt("SELECT * FROM challenges WHERE id = $1", vals![id]),
-            challenge_from_row,
-        )
-    }
-
-    fn find_matches(&self, seek: StoredChallenge, limit: u32) -> StoreFuture<Vec<StoredChallenge>> {
-        self.mapped(
-            stmt(
-                "SELECT * FROM challenges WHERE game_id IS NULL AND quick
-                     AND clock IS NOT DISTINCT FROM $1 AND rules = $2 AND rated = $3
-                     AND player <> $4
-                 ORDER BY created_at, id LIMIT $5",
-                vals![
-                    seek.clock.map(|t| t.to_string()),
-                    seek.rules.to_string(),
-                    seek.rated,
-                    seek.player,
-                    limit,
-                ],
-            ),
-            challenge_from_row,
-        )
+        fn find_matches(seek: StoredChallenge, limit: u32) -> Vec<StoredChallenge> =
+            mapped(challenge_from_row)
+            "SELECT * FROM challenges WHERE game_id IS NULL AND quick
+                 AND clock IS NOT DISTINCT FROM $1 AND rules = $2 AND rated = $3
+                 AND player <> $4
+             ORDER BY created_at, id LIMIT $5"
+            [
+                seek.clock.map(|t| t.to_string()),
+                seek.rules.to_string(),
+                seek.rated,
+                seek.player,
+                limit,
+            ];
     }
 
     fn pair(
@@ -808,17 +720,9 @@ impl<E: Executor> LobbyStore for Db<E> {
         if sessions.is_empty() {
             return Box::pin(async { Ok(()) });
         }
-        self.exec(vec![stmt(
+        self.exec(stmt(
             "UPDATE challenges SET seen_at = $2 WHERE session = ANY($1) AND game_id IS NULL",
             vals![sessions, now],
-        )])
-    }
-
-    fn expire_challenges(&self, unseen_before: i64, taken_before: i64) -> StoreFuture<u64> {
-        self.exec_count(stmt(
-            "DELETE FROM challenges WHERE (game_id IS NULL AND seen_at < $1)
-                 OR (game_id IS NOT NULL AND created_at < $2)",
-            vals![unseen_before, taken_before],
         ))
     }
 
@@ -828,13 +732,27 @@ impl<E: Executor> LobbyStore for Db<E> {
 }
 
 impl<E: Executor> RatingStore for Db<E> {
-    fn ratings_of(&self, account: String) -> StoreFuture<Vec<StoredRating>> {
-        let s = stmt(
+    one_statement! {
+        fn leaderboard(pace: String, limit: u32) -> Vec<Ranked> = mapped(ranked_from_row)
+            "SELECT a.id, a.username, r.pace, r.rating, r.deviation, r.volatility, r.games
+             FROM ratings r JOIN accounts a ON a.id = r.account_id
+             WHERE r.pace = $1 ORDER BY r.rating DESC, a.username LIMIT $2";
+
+        fn ratings_of(account: String) -> Vec<StoredRating> =
+            mapped(move |r| rating_from_row(r, &account))
             "SELECT pace, rating, deviation, volatility, games FROM ratings
-             WHERE account_id = $1 ORDER BY pace",
-            vals![&account],
-        );
-        self.mapped(s, move |r| rating_from_row(r, &account))
+             WHERE account_id = $1 ORDER BY pace" [&account];
+
+        fn rating_history(account: String) -> Vec<HistoryPoint> =
+            mapped(move |r| history_from_row(r, &account))
+            "SELECT game_id, pace, rating, deviation, at FROM rating_history
+             WHERE account_id = $1 ORDER BY at, game_id" [&account];
+
+        fn unrated_games(limit: u32) -> Vec<String> = mapped(first)
+            "SELECT id FROM games g WHERE rated AND status = 'over'
+                 AND (reason IS NULL OR reason <> 'abort') AND player_a <> player_b
+                 AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.game_id = g.id)
+             LIMIT $1";
     }
 
     fn rate_game(&self, game: String, updates: Vec<RatingUpdate>, now: i64) -> StoreFuture<bool> {
@@ -877,53 +795,20 @@ impl<E: Executor> RatingStore for Db<E> {
         }
         self.go(|db| async move { db.applied(stmts).await })
     }
-
-    fn rating_history(&self, account: String) -> StoreFuture<Vec<HistoryPoint>> {
-        let s = stmt(
-            "SELECT game_id, pace, rating, deviation, at FROM rating_history
-             WHERE account_id = $1 ORDER BY at, game_id",
-            vals![&account],
-        );
-        self.mapped(s, move |r| {
-            Ok(HistoryPoint {
-                game: col(r, &account, "game_id")?,
-                pace: col(r, &account, "pace")?,
-                rating: col(r, &account, "rating")?,
-                deviation: col(r, &account, "deviation")?,
-                at: col(r, &account, "at")?,
-            })
-        })
-    }
-
-    fn leaderboard(&self, pace: String, limit: u32) -> StoreFuture<Vec<Ranked>> {
-        let s = stmt(
-            "SELECT a.id, a.username, r.pace, r.rating, r.deviation, r.volatility, r.games
-             FROM ratings r JOIN accounts a ON a.id = r.account_id
-             WHERE r.pace = $1 ORDER BY r.rating DESC, a.username LIMIT $2",
-            vals![pace, limit],
-        );
-        self.mapped(s, |r| {
-            let id: String = col(r, "?", "id")?;
-            Ok(Ranked {
-                username: col(r, &id, "username")?,
-                rating: rating_from_row(r, &id)?,
-                id,
-            })
-        })
-    }
-
-    fn unrated_games(&self, limit: u32) -> StoreFuture<Vec<String>> {
-        self.firsts_of(stmt(
-            "SELECT id FROM games g WHERE rated AND status = 'over'
-                 AND (reason IS NULL OR reason <> 'abort') AND player_a <> player_b
-                 AND NOT EXISTS (SELECT 1 FROM rating_history h WHERE h.game_id = g.id)
-             LIMIT $1",
-            vals![limit],
-        ))
-    }
 }
 
 impl<E: Executor> ChatStore for Db<E> {
+    one_statement! {
+        fn report_chat(game: String, n: u32, reporter: Player, at: i64) -> () = exec
+            "INSERT INTO chat_reports (game_id, n, reporter, at) VALUES ($1, $2, $3, $4)
+             ON CONFLICT DO NOTHING";
+
+        fn chat_after(game: String, after: u32) -> Vec<ChatLine> =
+            mapped(move |r| chat_from_row(r, &game))
+            "SELECT n, player, text, at FROM (SELECT * FROM chat WHERE game_id = $1
+                 AND n > $2 ORDER BY n DESC LIMIT 100) t ORDER BY n" [&game, after];
+    }
+
     fn post_chat(
         &self,
         game: String,
@@ -943,7 +828,7 @@ impl<E: Executor> ChatStore for Db<E> {
                          SELECT $1::TEXT, COALESCE(MAX(n), 0) + 1, $2::TEXT, $3::TEXT, $4::BIGINT
                          FROM chat WHERE game_id = $1
                          RETURNING n",
-                        vals![&game, letter(player), &text, at],
+                        vals![&game, player, &text, at],
                     ),
                 ])
                 .await?;
@@ -960,23 +845,6 @@ impl<E: Executor> ChatStore for Db<E> {
                 at,
             })
         })
-    }
-
-    fn chat_after(&self, game: String, after: u32) -> StoreFuture<Vec<ChatLine>> {
-        let s = stmt(
-            "SELECT n, player, text, at FROM (SELECT * FROM chat WHERE game_id = $1
-                 AND n > $2 ORDER BY n DESC LIMIT 100) t ORDER BY n",
-            vals![&game, after],
-        );
-        self.mapped(s, move |r| chat_from_row(r, &game))
-    }
-
-    fn report_chat(&self, game: String, n: u32, reporter: Player, at: i64) -> StoreFuture<()> {
-        self.exec(vec![stmt(
-            "INSERT INTO chat_reports (game_id, n, reporter, at) VALUES ($1, $2, $3, $4)
-             ON CONFLICT DO NOTHING",
-            vals![game, n, letter(reporter), at],
-        )])
     }
 }
 

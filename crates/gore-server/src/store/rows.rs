@@ -6,8 +6,11 @@ use gore_ai::Level;
 use gore_core::{Hole, Player, Position, Rules};
 
 use super::sql::{FromValue, Row};
-use super::{ChatLine, StoreError, StoredAction, StoredChallenge, StoredPlayer, StoredRating};
-use crate::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
+use super::{
+    HistoryPoint, Ranked, StoreError, StoredAccount, StoredAction, StoredChallenge, StoredPlayer,
+    StoredRating,
+};
+use crate::domain::{ChatLine, GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 
 pub(super) fn damaged(id: &str, why: impl Into<String>) -> StoreError {
     StoreError::Damaged {
@@ -20,6 +23,11 @@ pub(super) fn damaged(id: &str, why: impl Into<String>) -> StoreError {
 /// row is damaged.
 pub(super) fn col<T: FromValue>(r: &Row, id: &str, c: &str) -> Result<T, StoreError> {
     r.get(c).map_err(|e| damaged(id, e))
+}
+
+/// A row's first column.
+pub(super) fn first<T: FromValue>(r: &Row) -> Result<T, StoreError> {
+    r.first().map_err(StoreError::Other)
 }
 
 /// Reads a games row into typed data; a value that does not read is an
@@ -178,5 +186,42 @@ pub(super) fn player_from_row(r: &Row) -> Result<StoredPlayer, StoreError> {
         name: col(r, &id, "name")?,
         account: col(r, &id, "account")?,
         id,
+    })
+}
+
+/// A games row and its result (`None` until over).
+pub(super) fn info_and_result_from_row(r: &Row) -> Result<(GameInfo, Option<String>), StoreError> {
+    let info = info_from_row(r)?;
+    let result = col(r, &info.id, "result")?;
+    Ok((info, result))
+}
+
+pub(super) fn account_from_row(r: &Row) -> Result<StoredAccount, StoreError> {
+    let id: String = col(r, "?", "id")?;
+    Ok(StoredAccount {
+        username: col(r, &id, "username")?,
+        password: col(r, &id, "password")?,
+        id,
+    })
+}
+
+/// A leaderboard's row: an account's id and username, and its rating.
+pub(super) fn ranked_from_row(r: &Row) -> Result<Ranked, StoreError> {
+    let id: String = col(r, "?", "id")?;
+    Ok(Ranked {
+        username: col(r, &id, "username")?,
+        rating: rating_from_row(r, &id)?,
+        id,
+    })
+}
+
+/// A rating history row of account `id`.
+pub(super) fn history_from_row(r: &Row, id: &str) -> Result<HistoryPoint, StoreError> {
+    Ok(HistoryPoint {
+        game: col(r, id, "game_id")?,
+        pace: col(r, id, "pace")?,
+        rating: col(r, id, "rating")?,
+        deviation: col(r, id, "deviation")?,
+        at: col(r, id, "at")?,
     })
 }

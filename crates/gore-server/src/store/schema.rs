@@ -1,11 +1,12 @@
 //! The schema: one list of migrations for both stores.
 //!
-//! Each [`Step`] raises the schema by one version and holds its SQL, as
-//! one text both databases run ([`Sql::Both`]) or as a text per dialect
-//! ([`Sql::Each`]) where SQLite and PostgreSQL differ (64-bit integers,
-//! booleans, `WITHOUT ROWID`). Both stores apply the same steps in the
-//! same order, so a version number means the same tables and columns in
-//! either (a PostgreSQL test compares them with SQLite's).
+//! Each [`Step`] raises the schema by one version and holds its SQL, one
+//! text for both databases: where SQLite and PostgreSQL differ (64-bit
+//! integers, booleans, `WITHOUT ROWID`) it writes one of [`WORDS`],
+//! spelled for each ([`Step::text`]; `tests/fixtures/schema-*.sql` keep
+//! every released step's text, which must not change). Both stores apply
+//! the same steps in the same order, so a version number means the same
+//! tables and columns in either (a PostgreSQL test compares them).
 //!
 //! SQLite keeps its version in `PRAGMA user_version` (as it always has:
 //! files made before PostgreSQL came migrate unchanged); PostgreSQL in a
@@ -16,20 +17,6 @@
 //! own history table and would not know the `user_version` of existing
 //! SQLite files, and these dozen lines are all the two stores need.
 
-/// SQL of a step: shared, or per dialect.
-#[derive(Debug, Clone, Copy)]
-pub enum Sql {
-    /// The same text runs on both databases.
-    Both(&'static str),
-    /// One text per database.
-    Each {
-        /// For SQLite.
-        sqlite: &'static str,
-        /// For PostgreSQL.
-        postgres: &'static str,
-    },
-}
-
 /// Which database a text is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
@@ -39,16 +26,18 @@ pub enum Dialect {
     Postgres,
 }
 
-impl Sql {
-    /// The text for `dialect`.
-    pub fn text(&self, dialect: Dialect) -> &'static str {
-        match (self, dialect) {
-            (Sql::Both(s), _) => s,
-            (Sql::Each { sqlite, .. }, Dialect::Sqlite) => sqlite,
-            (Sql::Each { postgres, .. }, Dialect::Postgres) => postgres,
-        }
-    }
-}
+/// The words the two databases spell otherwise: as a step's text writes
+/// them, then as SQLite and PostgreSQL spell them. (Texts both databases
+/// ran as they are write `BIGINT` and `BOOLEAN`, which SQLite reads as
+/// integers; a released text keeps its words.)
+pub const WORDS: &[(&str, [&str; 2])] = &[
+    ("{int8}", ["INTEGER", "BIGINT"]),
+    ("{int2}", ["INTEGER", "SMALLINT"]),
+    ("{bool}", ["INTEGER", "BOOLEAN"]),
+    ("{false}", ["0", "FALSE"]),
+    ("{real}", ["REAL", "DOUBLE PRECISION"]),
+    ("{rowid}", [" WITHOUT ROWID", ""]),
+];
 
 /// One migration: from version `n - 1` to `n`, where `n` is its place in
 /// [`STEPS`] counted from 1.
@@ -56,18 +45,21 @@ impl Sql {
 pub struct Step {
     /// What it does, for the log.
     pub about: &'static str,
-    /// Its SQL, run in order in one transaction.
-    pub sql: &'static [Sql],
+    /// Its SQL, run in order in one transaction, with [`WORDS`].
+    pub sql: &'static [&'static str],
 }
 
 impl Step {
-    /// The whole step's SQL for `dialect`.
+    /// The whole step's SQL for `dialect`: its texts, each of [`WORDS`]
+    /// spelled for `dialect`, joined.
     pub fn text(&self, dialect: Dialect) -> String {
-        self.sql
-            .iter()
-            .map(|s| s.text(dialect))
-            .collect::<Vec<_>>()
-            .join(";\n")
+        let spell = |text: &&str| {
+            let words = WORDS.iter();
+            words.fold(text.to_string(), |t, (w, spelt)| {
+                t.replace(w, spelt[dialect as usize])
+            })
+        };
+        self.sql.iter().map(spell).collect::<Vec<_>>().join(";\n")
     }
 }
 
@@ -75,22 +67,21 @@ impl Step {
 pub const STEPS: &[Step] = &[
     Step {
         about: "games and actions",
-        sql: &[Sql::Each {
-            sqlite: "CREATE TABLE games (
+        sql: &["CREATE TABLE games (
                 id          TEXT PRIMARY KEY,
                 mode        TEXT NOT NULL CHECK (mode IN ('ai', 'friend', 'local')),
                 rules       TEXT NOT NULL,
                 start       TEXT NOT NULL,
-                level       INTEGER NOT NULL,
-                honourable  INTEGER NOT NULL DEFAULT 0,
+                level       {int2} NOT NULL,
+                honourable  {bool} NOT NULL DEFAULT {false},
                 creator     TEXT NOT NULL CHECK (creator IN ('A', 'B', 'both')),
                 token_a     TEXT,
                 token_b     TEXT,
                 token_both  TEXT,
                 ai_seat     TEXT CHECK (ai_seat IN ('A', 'B')),
                 status      TEXT NOT NULL CHECK (status IN ('waiting', 'playing', 'over')),
-                created_at  INTEGER NOT NULL,
-                updated_at  INTEGER NOT NULL,
+                created_at  {int8} NOT NULL,
+                updated_at  {int8} NOT NULL,
                 result      TEXT,
                 reason      TEXT,
                 rematch     TEXT
@@ -100,37 +91,9 @@ pub const STEPS: &[Step] = &[
                 game_id     TEXT NOT NULL REFERENCES games (id),
                 ply         INTEGER NOT NULL CHECK (ply >= 1),
                 action      TEXT NOT NULL,
-                created_at  INTEGER NOT NULL,
+                created_at  {int8} NOT NULL,
                 PRIMARY KEY (game_id, ply)
-            ) WITHOUT ROWID",
-            postgres: "CREATE TABLE games (
-                id          TEXT PRIMARY KEY,
-                mode        TEXT NOT NULL CHECK (mode IN ('ai', 'friend', 'local')),
-                rules       TEXT NOT NULL,
-                start       TEXT NOT NULL,
-                level       SMALLINT NOT NULL,
-                honourable  BOOLEAN NOT NULL DEFAULT FALSE,
-                creator     TEXT NOT NULL CHECK (creator IN ('A', 'B', 'both')),
-                token_a     TEXT,
-                token_b     TEXT,
-                token_both  TEXT,
-                ai_seat     TEXT CHECK (ai_seat IN ('A', 'B')),
-                status      TEXT NOT NULL CHECK (status IN ('waiting', 'playing', 'over')),
-                created_at  BIGINT NOT NULL,
-                updated_at  BIGINT NOT NULL,
-                result      TEXT,
-                reason      TEXT,
-                rematch     TEXT
-            );
-            CREATE INDEX games_mode_status ON games (mode, status);
-            CREATE TABLE actions (
-                game_id     TEXT NOT NULL REFERENCES games (id),
-                ply         INTEGER NOT NULL CHECK (ply >= 1),
-                action      TEXT NOT NULL,
-                created_at  BIGINT NOT NULL,
-                PRIMARY KEY (game_id, ply)
-            )",
-        }],
+            ){rowid}"],
     },
     // Positions kept with each action (a game loads without replaying it),
     // one-time invitations, device links, and browser sessions. The
@@ -139,8 +102,7 @@ pub const STEPS: &[Step] = &[
     Step {
         about: "positions, invitations, device links, sessions",
         sql: &[
-            Sql::Both(
-                "ALTER TABLE actions ADD COLUMN position TEXT;
+            "ALTER TABLE actions ADD COLUMN position TEXT;
                 ALTER TABLE actions ADD COLUMN captured TEXT;
                 ALTER TABLE games ADD COLUMN invite TEXT;
                 ALTER TABLE games ADD COLUMN device_a TEXT;
@@ -150,47 +112,36 @@ pub const STEPS: &[Step] = &[
                     WHERE mode = 'friend' AND status = 'waiting' AND creator = 'A';
                 UPDATE games SET invite = token_a, token_a = NULL
                     WHERE mode = 'friend' AND status = 'waiting' AND creator = 'B'",
-            ),
-            Sql::Each {
-                sqlite: "CREATE TABLE session_seats (
+            "CREATE TABLE session_seats (
                     session     TEXT NOT NULL,
                     game_id     TEXT NOT NULL REFERENCES games (id),
                     token       TEXT NOT NULL,
                     PRIMARY KEY (session, game_id)
-                ) WITHOUT ROWID",
-                postgres: "CREATE TABLE session_seats (
-                    session     TEXT NOT NULL,
-                    game_id     TEXT NOT NULL REFERENCES games (id),
-                    token       TEXT NOT NULL,
-                    PRIMARY KEY (session, game_id)
-                )",
-            },
+                ){rowid}",
         ],
     },
     // Several servers on one database: which server computes an AI turn,
     // until when (a lease another server may take over once it lapses).
     Step {
         about: "AI turn claims",
-        sql: &[Sql::Both(
-            "CREATE TABLE ai_claims (
+        sql: &["CREATE TABLE ai_claims (
                 game_id     TEXT NOT NULL,
                 ply         INTEGER NOT NULL,
                 server      TEXT NOT NULL,
                 until_ms    BIGINT NOT NULL,
                 PRIMARY KEY (game_id, ply)
-            )",
-        )],
+            )"],
     },
     // Resignations, takebacks (how many; a game with any is casual) and a
     // friend game's pending takeback request.
     Step {
         about: "resignations and takebacks",
-        sql: &[Sql::Both(
+        sql: &[
             "ALTER TABLE games ADD COLUMN resigned TEXT CHECK (resigned IN ('A', 'B'));
             ALTER TABLE games ADD COLUMN takebacks INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE games ADD COLUMN takeback_request TEXT
                 CHECK (takeback_request IN ('A', 'B'))",
-        )],
+        ],
     },
     // The ladder grew from 8 levels to 12: the perfect player's stored
     // level, 9, is now a real level, so it moves out of the range (to
@@ -198,7 +149,7 @@ pub const STEPS: &[Step] = &[
     // stored level is the strength a game resumes at.
     Step {
         about: "the perfect player's level out of the ladder's range",
-        sql: &[Sql::Both("UPDATE games SET level = 100 WHERE level = 9")],
+        sql: &["UPDATE games SET level = 100 WHERE level = 9"],
     },
     // Clocks (a time control, when the game began, the deadline of the
     // player to act, indexed so that any server finds the games whose time
@@ -207,22 +158,19 @@ pub const STEPS: &[Step] = &[
     // already begun count as begun when they were created.
     Step {
         about: "clocks, deadlines, and losses on time and by leaving",
-        sql: &[Sql::Both(
-            "ALTER TABLE games ADD COLUMN clock TEXT;
+        sql: &["ALTER TABLE games ADD COLUMN clock TEXT;
             ALTER TABLE games ADD COLUMN started_at BIGINT;
             ALTER TABLE games ADD COLUMN deadline BIGINT;
             ALTER TABLE games ADD COLUMN loser TEXT CHECK (loser IN ('A', 'B'));
             UPDATE games SET started_at = created_at WHERE status <> 'waiting';
-            CREATE INDEX games_deadline ON games (deadline) WHERE deadline IS NOT NULL",
-        )],
+            CREATE INDEX games_deadline ON games (deadline) WHERE deadline IS NOT NULL"],
     },
     // Display names: each browser session's (generated on its first
     // visit, or chosen), and each seat's, copied into the game when the
     // seat is taken, so that a record keeps the names it was played under.
     Step {
         about: "display names",
-        sql: &[Sql::Both(
-            "CREATE TABLE players (
+        sql: &["CREATE TABLE players (
                 session     TEXT PRIMARY KEY,
                 id          TEXT NOT NULL UNIQUE,
                 name        TEXT NOT NULL,
@@ -230,8 +178,7 @@ pub const STEPS: &[Step] = &[
                 updated_at  BIGINT NOT NULL
             );
             ALTER TABLE games ADD COLUMN name_a TEXT;
-            ALTER TABLE games ADD COLUMN name_b TEXT",
-        )],
+            ALTER TABLE games ADD COLUMN name_b TEXT"],
     },
     // The lobby: open challenges (a quick pairing's seek is one too), each
     // until it is taken (`game_id`), cancelled, or its creator is gone
@@ -239,8 +186,7 @@ pub const STEPS: &[Step] = &[
     // Games from the lobby are friend games without an invitation.
     Step {
         about: "the lobby's challenges",
-        sql: &[Sql::Both(
-            "CREATE TABLE challenges (
+        sql: &["CREATE TABLE challenges (
                 id          TEXT PRIMARY KEY,
                 session     TEXT NOT NULL,
                 player      TEXT NOT NULL,
@@ -256,8 +202,7 @@ pub const STEPS: &[Step] = &[
             );
             CREATE INDEX challenges_open ON challenges (quick, clock, created_at)
                 WHERE game_id IS NULL;
-            ALTER TABLE games ADD COLUMN lobby BOOLEAN NOT NULL DEFAULT FALSE",
-        )],
+            ALTER TABLE games ADD COLUMN lobby BOOLEAN NOT NULL DEFAULT FALSE"],
     },
     // Accounts: a username (its look-alike keys unique), an argon2id
     // password hash, the browser sessions logged in to each; the seats'
@@ -266,8 +211,7 @@ pub const STEPS: &[Step] = &[
     Step {
         about: "accounts and ratings",
         sql: &[
-            Sql::Both(
-                "CREATE TABLE accounts (
+            "CREATE TABLE accounts (
                     id          TEXT PRIMARY KEY,
                     username    TEXT NOT NULL,
                     password    TEXT NOT NULL,
@@ -292,55 +236,32 @@ pub const STEPS: &[Step] = &[
                 ALTER TABLE challenges ADD COLUMN rating TEXT;
                 CREATE INDEX games_player_a ON games (player_a);
                 CREATE INDEX games_player_b ON games (player_b)",
-            ),
-            Sql::Each {
-                sqlite: "CREATE TABLE ratings (
+            "CREATE TABLE ratings (
                     account_id  TEXT NOT NULL,
                     pace        TEXT NOT NULL,
-                    rating      REAL NOT NULL,
-                    deviation   REAL NOT NULL,
-                    volatility  REAL NOT NULL,
+                    rating      {real} NOT NULL,
+                    deviation   {real} NOT NULL,
+                    volatility  {real} NOT NULL,
                     games       INTEGER NOT NULL,
-                    updated_at  INTEGER NOT NULL,
+                    updated_at  {int8} NOT NULL,
                     PRIMARY KEY (account_id, pace)
                 );
                 CREATE TABLE rating_history (
                     account_id  TEXT NOT NULL,
                     game_id     TEXT NOT NULL,
                     pace        TEXT NOT NULL,
-                    rating      REAL NOT NULL,
-                    deviation   REAL NOT NULL,
-                    at          INTEGER NOT NULL,
+                    rating      {real} NOT NULL,
+                    deviation   {real} NOT NULL,
+                    at          {int8} NOT NULL,
                     PRIMARY KEY (account_id, game_id)
                 )",
-                postgres: "CREATE TABLE ratings (
-                    account_id  TEXT NOT NULL,
-                    pace        TEXT NOT NULL,
-                    rating      DOUBLE PRECISION NOT NULL,
-                    deviation   DOUBLE PRECISION NOT NULL,
-                    volatility  DOUBLE PRECISION NOT NULL,
-                    games       INTEGER NOT NULL,
-                    updated_at  BIGINT NOT NULL,
-                    PRIMARY KEY (account_id, pace)
-                );
-                CREATE TABLE rating_history (
-                    account_id  TEXT NOT NULL,
-                    game_id     TEXT NOT NULL,
-                    pace        TEXT NOT NULL,
-                    rating      DOUBLE PRECISION NOT NULL,
-                    deviation   DOUBLE PRECISION NOT NULL,
-                    at          BIGINT NOT NULL,
-                    PRIMARY KEY (account_id, game_id)
-                )",
-            },
         ],
     },
     // Chat in games between people: each game's messages in order, and
     // the players who reported one.
     Step {
         about: "chat",
-        sql: &[Sql::Both(
-            "CREATE TABLE chat (
+        sql: &["CREATE TABLE chat (
                 game_id     TEXT NOT NULL,
                 n           INTEGER NOT NULL,
                 player      TEXT NOT NULL CHECK (player IN ('A', 'B')),
@@ -354,31 +275,26 @@ pub const STEPS: &[Step] = &[
                 reporter    TEXT NOT NULL CHECK (reporter IN ('A', 'B')),
                 at          BIGINT NOT NULL,
                 PRIMARY KEY (game_id, n, reporter)
-            )",
-        )],
+            )"],
     },
     // Since when each seat of a game between people has had no socket
     // (its player left): his opponent may then claim the win.
     Step {
         about: "players away",
-        sql: &[Sql::Both(
-            "ALTER TABLE games ADD COLUMN away_a BIGINT;
-            ALTER TABLE games ADD COLUMN away_b BIGINT",
-        )],
+        sql: &["ALTER TABLE games ADD COLUMN away_a BIGINT;
+            ALTER TABLE games ADD COLUMN away_b BIGINT"],
     },
     // Spectators of each game on each server (refreshed every few
     // seconds by the server that has them), summed for the lobby.
     Step {
         about: "spectator counts",
-        sql: &[Sql::Both(
-            "CREATE TABLE watchers (
+        sql: &["CREATE TABLE watchers (
                 game_id     TEXT NOT NULL,
                 server      TEXT NOT NULL,
                 n           INTEGER NOT NULL,
                 at          BIGINT NOT NULL,
                 PRIMARY KEY (game_id, server)
-            )",
-        )],
+            )"],
     },
     // Sessions (issue 25, item 11): only ids the server issued and has not
     // ended are sessions (`sessions`); an account's seats are the
@@ -390,8 +306,7 @@ pub const STEPS: &[Step] = &[
     Step {
         about: "issued sessions and the accounts' seats",
         sql: &[
-            Sql::Both(
-                "CREATE TABLE sessions (
+            "CREATE TABLE sessions (
                     id          TEXT PRIMARY KEY,
                     created_at  BIGINT NOT NULL
                 );
@@ -401,30 +316,19 @@ pub const STEPS: &[Step] = &[
                     SELECT p.session, p.created_at FROM players p
                     WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = p.id)
                       AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = p.session)",
-            ),
-            Sql::Each {
-                sqlite: "CREATE TABLE account_seats (
+            "CREATE TABLE account_seats (
                     account_id  TEXT NOT NULL,
                     game_id     TEXT NOT NULL REFERENCES games (id),
                     token       TEXT NOT NULL,
                     PRIMARY KEY (account_id, game_id)
-                ) WITHOUT ROWID",
-                postgres: "CREATE TABLE account_seats (
-                    account_id  TEXT NOT NULL,
-                    game_id     TEXT NOT NULL REFERENCES games (id),
-                    token       TEXT NOT NULL,
-                    PRIMARY KEY (account_id, game_id)
-                )",
-            },
-            Sql::Both(
-                "INSERT INTO account_seats (account_id, game_id, token)
+                ){rowid}",
+            "INSERT INTO account_seats (account_id, game_id, token)
                     SELECT s.account_id, t.game_id, MIN(t.token) FROM session_seats t
                     JOIN account_sessions s ON s.session = t.session
                     GROUP BY s.account_id, t.game_id;
                 DELETE FROM session_seats
                     WHERE session NOT IN (SELECT id FROM sessions)
                        OR session IN (SELECT session FROM account_sessions)",
-            ),
         ],
     },
     // Clocks are not charged for outages (issue 25): each server's last
@@ -432,30 +336,26 @@ pub const STEPS: &[Step] = &[
     // given back to a game's clocks (`ply:ms,...`).
     Step {
         about: "server heartbeats and clock credits",
-        sql: &[Sql::Both(
-            "CREATE TABLE servers (
+        sql: &["CREATE TABLE servers (
                 id          TEXT PRIMARY KEY,
                 alive_at    BIGINT NOT NULL
             );
             ALTER TABLE games ADD COLUMN server TEXT;
-            ALTER TABLE games ADD COLUMN clock_credits TEXT NOT NULL DEFAULT ''",
-        )],
+            ALTER TABLE games ADD COLUMN clock_credits TEXT NOT NULL DEFAULT ''"],
     },
     // Issue 25: who aborted which game (the lobby keeps out a player who
     // aborts too often), and the players' age, for the sweep that forgets
     // anonymous players who never played.
     Step {
         about: "aborts; idle anonymous players",
-        sql: &[Sql::Both(
-            "CREATE TABLE aborts (
+        sql: &["CREATE TABLE aborts (
                 player      TEXT NOT NULL,
                 game_id     TEXT NOT NULL,
                 at          BIGINT NOT NULL,
                 PRIMARY KEY (player, game_id)
             );
             CREATE INDEX aborts_player_at ON aborts (player, at);
-            CREATE INDEX players_updated ON players (updated_at)",
-        )],
+            CREATE INDEX players_updated ON players (updated_at)"],
     },
 ];
 

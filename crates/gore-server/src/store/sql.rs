@@ -54,6 +54,7 @@ value_from! {
     &str => Text via str::to_string,
     &String => Text via String::clone,
     Vec<String> => List via |x| x,
+    gore_core::Player => Text via |p: gore_core::Player| p.char().to_string(),
 }
 
 impl<T: Into<Value>> From<Option<T>> for Value {
@@ -192,6 +193,13 @@ pub fn stmt(sql: impl Into<Cow<'static, str>>, params: Vec<Value>) -> Stmt {
         sql: sql.into(),
         params,
         expect: None,
+    }
+}
+
+/// A write of one statement.
+impl From<Stmt> for Vec<Stmt> {
+    fn from(s: Stmt) -> Vec<Stmt> {
+        vec![s]
     }
 }
 

@@ -43,9 +43,6 @@ fn refused(e: rusqlite::Error) -> StoreError {
     }
 }
 
-/// The schema version this server writes.
-pub const SCHEMA_VERSION: usize = schema::VERSION;
-
 impl rusqlite::ToSql for Value {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         use rusqlite::types::Value as V;
@@ -212,7 +209,7 @@ fn open_connection(path: &Path, options: &SqliteOptions) -> anyhow::Result<Conne
     Ok(c)
 }
 
-/// Brings the schema up to [`SCHEMA_VERSION`], one transaction per step.
+/// Brings the schema up to [`schema::VERSION`], one transaction per step.
 fn migrate(c: &mut Connection) -> anyhow::Result<()> {
     let version: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     for (n, step) in schema::pending(version)? {
@@ -411,7 +408,7 @@ mod tests {
         let v: i64 = c
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(v as usize, SCHEMA_VERSION);
+        assert_eq!(v as usize, schema::VERSION);
         let sync: i64 = c.query_row("PRAGMA synchronous", [], |r| r.get(0)).unwrap();
         assert_eq!(sync, 2, "synchronous=FULL");
         drop(c);

@@ -13,6 +13,19 @@ pub const CHAT_MAX_CHARS: usize = 200;
 /// Chat messages per seat in 10 seconds, at most.
 pub const CHAT_PER_10S: usize = 5;
 
+/// One chat message of a game.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ChatLine {
+    /// From 1, in order.
+    pub n: u32,
+    /// Who wrote it.
+    pub from: Player,
+    /// The text (plain text, never markup).
+    pub text: String,
+    /// Unix ms.
+    pub at: i64,
+}
+
 /// The chatting player of the caller's seat. The message itself is
 /// checked and stored after the room's lock is let go (the delivery
 /// takes the lock again, and a chat line never waits for a move).
@@ -47,7 +60,7 @@ impl Games {
         id: &str,
         token: Option<String>,
         text: &str,
-    ) -> Result<crate::store::ChatLine, GameError> {
+    ) -> Result<ChatLine, GameError> {
         let player = self
             .command(id, Who::Seat(token), Chatter { alive: true })
             .await?;
@@ -93,7 +106,7 @@ impl Games {
         &self,
         id: &str,
         token: Option<&str>,
-    ) -> Result<Vec<crate::store::ChatLine>, GameError> {
+    ) -> Result<Vec<ChatLine>, GameError> {
         let room_ref = self.room(id).await?;
         {
             let room = room_ref.lock().await;

@@ -31,9 +31,9 @@ use std::time::Instant;
 use gore_core::{Action, Forfeit, Player};
 
 use super::{join_error, player_of, store_error, Games, RoomRef};
+use crate::domain::storage::{GameChange, StoreError};
 use crate::domain::GameState;
 use crate::domain::{GameError, Room, Seat};
-use crate::store::{GameChange, StoreError};
 
 /// Whose command it is: how the path finds the caller's seat.
 #[derive(Debug, Clone)]

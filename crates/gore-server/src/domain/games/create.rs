@@ -12,8 +12,8 @@ use super::ai_turns::ai_refused;
 use super::{store_error, Games, NewGameSpec, SeatGrant};
 use crate::ai::ClientKey;
 use crate::domain::clock;
+use crate::domain::storage::StoreError;
 use crate::domain::{new_id, new_token, GameError, GameInfo, Mode, PerSeat, Room, Seat, Status};
-use crate::store::StoreError;
 
 impl Games {
     /// Creates a game for the client at `client` (if known); returns the

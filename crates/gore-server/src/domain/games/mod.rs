@@ -32,8 +32,8 @@ use tokio::sync::{Mutex, OnceCell};
 use super::clock::{Clock, TimeControl};
 use super::{new_id, valid_id, GameError, Mode, Room, Seat};
 use crate::ai::AiPool;
+use crate::domain::storage::{Store, StoreError};
 use crate::domain::GameState;
-use crate::store::{Store, StoreError};
 use ai_turns::cheap_level;
 
 mod ai_turns;
@@ -51,7 +51,7 @@ mod seats;
 mod sync;
 mod takeback;
 
-pub use chat::{CHAT_MAX_CHARS, CHAT_PER_10S};
+pub use chat::{ChatLine, CHAT_MAX_CHARS, CHAT_PER_10S};
 
 /// A room, shared.
 pub type RoomRef = Arc<Mutex<Room>>;

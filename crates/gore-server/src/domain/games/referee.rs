@@ -9,8 +9,8 @@ use std::time::Duration;
 use gore_core::{Forfeit, Player};
 
 use super::{Games, RoomRef};
+use crate::domain::storage::GameChange;
 use crate::domain::{GameError, Mode, Room};
-use crate::store::GameChange;
 
 impl Games {
     /// Every second: the games whose time is up are ended (a flag, or an

@@ -146,7 +146,7 @@ impl Games {
                 room.info.id.clone(),
                 invite,
                 player,
-                crate::store::SeatClaim {
+                crate::domain::storage::SeatClaim {
                     token: token.clone(),
                     name: name.clone(),
                     player: player_id.clone(),

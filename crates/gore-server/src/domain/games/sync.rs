@@ -10,8 +10,8 @@ use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::{Games, RoomRef};
+use crate::domain::storage::{GameChange, Notice};
 use crate::domain::Room;
-use crate::store::{GameChange, Notice};
 
 /// Each server writes its heartbeat this often (RULES.md, "Clocks and
 /// outages"): a clock given back the time of an outage is given at most

@@ -5,9 +5,9 @@ use gore_core::Player;
 
 use super::command::{CatchUp, Command, Cx, Steps, Who};
 use super::{Games, RoomRef};
+use crate::domain::storage::GameChange;
 use crate::domain::GameState;
 use crate::domain::{GameError, Mode, Room};
-use crate::store::GameChange;
 
 /// A takeback is a sign of life; the clock is not read first (the
 /// referee ends a game whose time is up).
