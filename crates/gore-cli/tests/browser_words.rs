@@ -640,6 +640,26 @@ async fn errors(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
             20,
         )
         .await?;
+        // Logged in: the rated switch shows, and the text above it no
+        // longer says every quick game is casual.
+        wait_for(
+            &page2,
+            "document.getElementById('lobby-status').dataset.live === '1'",
+            "the lobby again",
+            20,
+        )
+        .await?;
+        wait_for(
+            &page2,
+            "document.querySelector('label[for=rated]').getClientRects().length > 0",
+            "the rated switch",
+            10,
+        )
+        .await?;
+        assert_eq!(
+            text(&page2, "#quick-hint").await?,
+            "Un clic: juegas con el primer jugador que quiera el mismo ritmo. Reglas estándar; partida amistosa salvo si marcas «Puntuable»."
+        );
         page2.close().await?;
     } else {
         let e = refused(
