@@ -29,8 +29,9 @@ pub const MAX_LINE: usize = 4000;
 pub enum SetupError {
     /// `rules` is not a rule set.
     Rules(String),
-    /// `gpn` is not a valid position of the rules.
-    Gpn(String),
+    /// `gpn` is not a valid position of the rules (the rules library's
+    /// error, kept whole: a page says it in its own words).
+    Gpn(gore_core::GpnError),
     /// An action of `line` is not an action, or breaks a rule.
     Line {
         /// Its number, from 1.
@@ -101,7 +102,7 @@ pub fn setup(rules: &str, gpn: &str, line: &str) -> Result<Game, SetupError> {
     let start = if gpn.is_empty() {
         Position::new(rules.variant)
     } else {
-        Position::from_gpn(gpn, rules.variant).map_err(|e| SetupError::Gpn(format!("{e}")))?
+        Position::from_gpn(gpn, rules.variant).map_err(SetupError::Gpn)?
     };
     let mut game = Game::from_position(start, rules.ply_cap);
     for (i, token) in line.split_whitespace().enumerate() {

@@ -1,12 +1,16 @@
 //! The API's errors: a code, a message and an HTTP status, answered as
-//! `{"error": {"code": …, "message": …}}`.
+//! `{"error": {"code": …, "message": …}}`; a refusal a page shows a
+//! person also has a `reason` and its `params`, with which the page says
+//! it in its own language (docs/API.md, "Reasons").
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::domain::GameError;
+use crate::domain::{GameError, Said};
+use gore_core::{GpnError, IllegalAction, ParseGpnError, PositionError};
+use gore_learn::analysis::SetupError;
 
 /// The `code` of an error answer (docs/API.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -80,8 +84,17 @@ impl ErrorCode {
 pub struct ApiError {
     /// What kind of error.
     pub code: ErrorCode,
-    /// One sentence for people, naming the field or the rule.
+    /// One sentence, in English, naming the field or the rule: for bots
+    /// and as a page's last resort.
     pub message: String,
+    /// Why, finer than the code, for a page to say in its own words
+    /// (`password_short`, `name_reserved`…); absent where there is no
+    /// more to say than the code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The reason's parameters (`{"min": 8}`); absent when none.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub params: serde_json::Map<String, serde_json::Value>,
 }
 
 impl ApiError {
@@ -90,7 +103,23 @@ impl ApiError {
         ApiError {
             code,
             message: message.into(),
+            reason: None,
+            params: serde_json::Map::new(),
         }
+    }
+
+    /// The same error with a reason and its parameters.
+    pub fn with_reason<'a>(
+        mut self,
+        reason: &str,
+        params: impl IntoIterator<Item = (&'a str, serde_json::Value)>,
+    ) -> ApiError {
+        self.reason = Some(reason.to_string());
+        self.params = params
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        self
     }
 
     /// `bad_request`.
@@ -181,10 +210,118 @@ impl From<GameError> for ApiError {
                 ErrorCode::RateLimited
             }
             GameError::TooManyAborts { .. } => ErrorCode::TooManyAborts,
+            GameError::Invalid { .. } => ErrorCode::BadRequest,
             GameError::Unavailable => return ApiError::unavailable(),
             GameError::Internal(_) => ErrorCode::Internal,
         };
-        ApiError::new(code, e.to_string())
+        let out = ApiError::new(code, e.to_string());
+        match reason_of(&e) {
+            Some((reason, params)) => out.with_reason(reason, params),
+            None => out,
+        }
+    }
+}
+
+/// A reason and its parameters.
+type Reason = (&'static str, Vec<(&'static str, serde_json::Value)>);
+
+fn said(s: &Said) -> Reason {
+    (s.reason, s.params.clone())
+}
+
+/// The reason of a domain error a page may show, with its parameters:
+/// the one place where they are named (docs/API.md lists them).
+fn reason_of(e: &GameError) -> Option<Reason> {
+    use serde_json::json;
+    let plain = |r: &'static str| Some((r, Vec::new()));
+    match e {
+        GameError::Invalid { said: s, .. }
+        | GameError::Refused(s)
+        | GameError::NeedsAccount(s)
+        | GameError::Claimed(s) => Some(said(s)),
+        GameError::NoGame => plain("no_game"),
+        GameError::NoPlayer => plain("no_player"),
+        GameError::NoSeat => plain("no_seat"),
+        GameError::NotYourTurn(p) => {
+            Some(("not_your_turn", vec![("player", json!(p.to_string()))]))
+        }
+        GameError::Waiting => plain("friend_not_arrived"),
+        GameError::Stale { .. } | GameError::Raced => plain("stale"),
+        GameError::Over => plain("game_over"),
+        GameError::Illegal(i) => Some(illegal(i)),
+        GameError::BadSetup(s) => Some(setup(s)),
+        GameError::ChatTooFast(n) => Some(("chat_too_fast", vec![("max", json!(n))])),
+        GameError::BadLogin => plain("bad_login"),
+        GameError::TooManyAttempts => plain("too_many_attempts"),
+        GameError::TooManyHashes => plain("too_many_hashes"),
+        GameError::TooManyAborts { limit, minutes } => Some((
+            "too_many_aborts",
+            vec![("limit", json!(limit)), ("minutes", json!(minutes))],
+        )),
+        GameError::BadField { .. }
+        | GameError::BadAction(_)
+        | GameError::Busy(_)
+        | GameError::Unavailable
+        | GameError::Internal(_) => None,
+    }
+}
+
+/// The reason of an action the rules refuse.
+fn illegal(i: &IllegalAction) -> Reason {
+    use serde_json::json;
+    match i {
+        IllegalAction::GameOver => ("illegal_game_over", vec![]),
+        IllegalAction::OfferPending => ("illegal_offer_pending", vec![]),
+        IllegalAction::NoOffer => ("illegal_no_offer", vec![]),
+        IllegalAction::NotControlled(h, p) => (
+            "illegal_not_controlled",
+            vec![
+                ("hole", json!(h.to_string())),
+                ("player", json!(p.to_string())),
+            ],
+        ),
+        IllegalAction::EmptyHole(h) => ("illegal_empty_hole", vec![("hole", json!(h.to_string()))]),
+        IllegalAction::PassWithSeeds(h) => (
+            "illegal_pass_with_seeds",
+            vec![("hole", json!(h.to_string()))],
+        ),
+        IllegalAction::TradesDisabled => ("illegal_no_trades", vec![]),
+        IllegalAction::OfferSize(n) => ("illegal_offer_size", vec![("n", json!(n))]),
+        IllegalAction::MustKeepHole => ("illegal_must_keep_hole", vec![]),
+        IllegalAction::CannotPay { price, captured } => (
+            "illegal_cannot_pay",
+            vec![("price", json!(price)), ("captured", json!(captured))],
+        ),
+    }
+}
+
+/// The reason of an analysis board's setup refused.
+fn setup(s: &SetupError) -> Reason {
+    use serde_json::json;
+    match s {
+        SetupError::Rules(_) => ("setup_rules", vec![]),
+        SetupError::Gpn(GpnError::Parse(ParseGpnError::FieldCount)) => ("gpn_fields", vec![]),
+        SetupError::Gpn(GpnError::Parse(ParseGpnError::Field(f, _))) => {
+            // The field's name as the documentation spells it, as a code.
+            let field = f.name().replace(' ', "_");
+            ("gpn_field", vec![("field", json!(field))])
+        }
+        SetupError::Gpn(GpnError::Invalid(PositionError::SeedCount { found, expected })) => (
+            "gpn_seed_count",
+            vec![("found", json!(found)), ("expected", json!(expected))],
+        ),
+        SetupError::Gpn(GpnError::Invalid(PositionError::NoHole(p))) => {
+            ("gpn_no_hole", vec![("player", json!(p.to_string()))])
+        }
+        SetupError::Gpn(GpnError::Invalid(PositionError::Offer(_))) => ("gpn_offer", vec![]),
+        SetupError::Line { index, token, .. } => (
+            "setup_line",
+            vec![("index", json!(index)), ("token", json!(token))],
+        ),
+        SetupError::LineTooLong => (
+            "setup_line_too_long",
+            vec![("max", json!(gore_learn::analysis::MAX_LINE))],
+        ),
     }
 }
 

@@ -8,7 +8,7 @@
 // Link contract: /analysis?rules=…&gpn=…&line=a1+b2…&ply=n.
 
 import { h, linkField, copyButton, announce } from './dom.js';
-import { t, tn } from './i18n.js';
+import { actionWords, t, tn } from './i18n.js';
 import { call } from './api.js';
 import { Board } from './board.js';
 import { HOLES, parseGpn } from './gpn.js';
@@ -346,7 +346,7 @@ export function analysisPage(main) {
     box.append(h('dl', { class: 'an-facts' },
       h('dt', {}, t('analysis.expected')), h('dd', { id: 'an-expected' }, ev.expected ? pair(ev.expected) : '…'),
       h('dt', {}, t('analysis.depth')), h('dd', { id: 'an-depth' }, String(ev.depth)),
-      h('dt', {}, t('analysis.bestLine')), h('dd', { id: 'an-line', class: 'an-line' }, ev.line.join(' ') || '…'),
+      h('dt', {}, t('analysis.bestLine')), h('dd', { id: 'an-line', class: 'an-line' }, ev.line.map(actionWords).join(' · ') || '…'),
       h('dt', {}, t('analysis.nodes')), h('dd', { id: 'an-nodes' }, ev.nodes.toLocaleString())));
     const queued = ev.queued === 0 ? t('analysis.queuedNext') : ev.queued ? tn('analysis.queued', ev.queued) : '';
     box.append(h('p', { class: 'muted', id: 'an-state' }, ev.done ? t(ev.stopped ? 'analysis.stopped' : 'analysis.done') : queued || t('analysis.running')));
@@ -371,7 +371,7 @@ export function analysisPage(main) {
         value = h('span', {}, pair(s.expected), ' ', h('span', { class: 'muted' }, s.ends ? t('analysis.ends') : t('analysis.atDepth', { depth: s.depth })));
       }
       list.append(h('li', {},
-        h('button', { type: 'button', class: 'small an-play', 'data-action': a, onclick: () => play(a) }, a),
+        h('button', { type: 'button', class: 'small an-play', 'data-action': a, onclick: () => play(a) }, actionWords(a)),
         ' ', h('span', { class: 'an-value', 'data-value-of': a }, value)));
     }
     box.append(list);
@@ -392,7 +392,7 @@ export function analysisPage(main) {
     const moveBtn = (n, ply) => h('button', {
       type: 'button', class: `an-move${n === st.cur ? ' current' : ''}`, 'aria-current': n === st.cur ? 'true' : null,
       'data-ply': ply, onclick: () => go(n),
-    }, `${ply}. ${n.action}`);
+    }, `${ply}. ${actionWords(n.action || '')}`);
     /** @param {TreeNode} from @param {number} ply @param {HTMLElement} into */
     const walk = (from, ply, into) => {
       let n = from;

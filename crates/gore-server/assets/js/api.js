@@ -13,11 +13,17 @@
  */
 
 export class ApiError extends Error {
-  /** @param {number} status @param {string} code @param {string} message */
-  constructor(status, code, message) {
+  /**
+   * @param {number} status @param {string} code @param {string} message
+   * @param {string} [reason] why, finer than the code (docs/API.md, "Reasons")
+   * @param {Record<string, string|number>} [params] the reason's parameters
+   */
+  constructor(status, code, message, reason, params) {
     super(message);
     this.status = status;
     this.code = code;
+    this.reason = reason;
+    this.params = params;
   }
 }
 
@@ -45,7 +51,7 @@ export async function call(method, path, body) {
   try { data = text ? JSON.parse(text) : null; } catch (_) { data = null; }
   if (!res.ok) {
     const err = data && data.error ? data.error : { code: `http_${res.status}`, message: text || res.statusText };
-    throw new ApiError(res.status, err.code, err.message);
+    throw new ApiError(res.status, err.code, err.message, err.reason, err.params);
   }
   return data;
 }

@@ -12,10 +12,12 @@ import { t } from './i18n.js';
 const MUTE_KEY = 'gore.chatMuted';
 
 /**
- * The chat panel. `send(text)` sends over the socket (false if closed).
+ * The chat panel. `send(text)` sends over the socket (false if closed);
+ * `nameOf(seat)` says who wrote a line, as the players' cards name him.
  * @param {string} id @param {() => string|null} you @param {(text: string) => boolean} send
+ * @param {(seat: 'A'|'B') => string} nameOf
  */
-export function chatPanel(id, you, send) {
+export function chatPanel(id, you, send, nameOf) {
   /** @type {Map<number, {n: number, from: string, text: string}>} */
   const lines = new Map();
   const hiddenKey = `gore.chatHidden.${id}`;
@@ -55,6 +57,7 @@ export function chatPanel(id, you, send) {
       const mine = l.from === you();
       list.append(h('li', { class: `chat-line${mine ? ' mine' : ''}`, 'data-n': l.n },
         h('span', { class: `swatch swatch-${l.from}`, 'aria-hidden': 'true' }, l.from),
+        h('span', { class: 'chat-who' }, l.from === 'A' || l.from === 'B' ? nameOf(l.from) : l.from),
         h('span', { class: 'chat-text' }, l.text),
         mine ? null : h('button', { type: 'button', class: 'ghost small report', 'data-report': l.n, title: t('chat.report'), onclick: () => report(l) }, t('chat.report'))));
     }

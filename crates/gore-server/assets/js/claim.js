@@ -8,7 +8,7 @@
 import { ApiError, continueGame, getGame, joinGame, rememberGame } from './api.js';
 import { copyButton, h, linkField } from './dom.js';
 import { errorText } from './errors.js';
-import { t } from './i18n.js';
+import { gameKind, rulesText, t } from './i18n.js';
 
 /**
  * @param {HTMLElement} main
@@ -82,7 +82,7 @@ export function claimPage(main, kind, id, code) {
     // The offer: what the game is, and the button.
     const facts = h('ul', { class: 'claim-facts' });
     const rules = state && typeof state.rules === 'string' ? state.rules : 'standard';
-    facts.append(h('li', null, t('join.rules', { rules: rules === 'standard' ? t('join.rulesStandard') : rules })));
+    facts.append(h('li', null, t('join.rules', { rules: rulesText(rules) })));
     if (kind === 'join') {
       const mine = friendSeat();
       if (mine) {
@@ -90,7 +90,7 @@ export function claimPage(main, kind, id, code) {
         facts.append(h('li', { id: 'join-colours' }, t('join.colours', { host: seatName(host), you: seatName(mine) })));
       }
     } else if (state) {
-      facts.append(h('li', null, t(`mode.${state.mode}`)), h('li', null, t('continue.progress', { n: state.actions.length })));
+      facts.append(h('li', null, gameKind(state)), h('li', null, t('continue.progress', { n: state.actions.length })));
     }
     const button = h('button', { type: 'button', class: 'primary big', id: kind === 'join' ? 'join-btn' : 'continue-btn', disabled: busy, onclick: claim },
       busy ? t('join.claiming') : kind === 'join' ? t('join.button') : t('continue.button'));

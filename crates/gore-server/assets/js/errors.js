@@ -1,22 +1,38 @@
 // @ts-check
-// The server's error codes that need more than its one-line message: said
-// plainly, in the page's language (docs/API.md lists the codes).
+// The server's errors said plainly, in the page's language: by the
+// answer's `reason` (with its `params`) when the page has words for it,
+// else by its `code`; the server's English message only for what this
+// page does not know (docs/API.md lists codes and reasons).
 
-import { t } from './i18n.js';
+import { has, t } from './i18n.js';
+
+/** The codes said by one sentence whatever the reason. */
+const CODES = {
+  busy: 'error.busy',
+  unavailable: 'error.unavailable',
+  claimed: 'error.claimed',
+  wrong_host: 'error.wrongHost',
+  rate_limited: 'error.rateLimited',
+  too_many_aborts: 'error.tooManyAborts',
+  network: 'error.network',
+};
 
 /**
- * What to tell a person about an error answer; the server's own message for
- * the codes that have no better sentence here.
- * @param {{code?: string, message?: string}|null|undefined} err
+ * What to tell a person about an error answer.
+ * @param {{code?: string, message?: string, reason?: string, params?: Record<string, string|number>}|null|undefined} err
  */
 export function errorText(err) {
-  const code = err && err.code;
-  if (code === 'busy') return t('error.busy');
-  if (code === 'unavailable') return t('error.unavailable');
-  if (code === 'claimed') return t('error.claimed');
-  if (code === 'wrong_host') return t('error.wrongHost');
-  if (code === 'rate_limited') return t('error.rateLimited');
-  if (code === 'too_many_aborts') return t('error.tooManyAborts');
-  if (code === 'network') return t('error.network');
-  return (err && err.message) || (code ? String(code) : '');
+  if (!err) return '';
+  const reason = err.reason && `error.reason.${err.reason}`;
+  if (reason && has(reason)) {
+    /** @type {Record<string, string|number>} */
+    const vars = { ...(err.params || {}) };
+    // A GPN part is named in the page's words.
+    if (typeof vars.field === 'string' && has(`error.gpnField.${vars.field}`)) vars.field = t(`error.gpnField.${vars.field}`);
+    return t(reason, vars);
+  }
+  const code = err.code;
+  const key = code && /** @type {Record<string, string>} */ (CODES)[code];
+  if (key) return t(key);
+  return err.message || (code ? String(code) : '');
 }

@@ -42,7 +42,7 @@ export function gamePage(main, id) {
   const board = new Board({ interactive: true, onHole, onPoint });
   // The chat of a game between people, for its players (made once: it
   // keeps its messages across renders).
-  const chat = chatPanel(id, () => (st.you === 'A' || st.you === 'B' ? st.you : null), (text) => !!(live && live.chat(text)));
+  const chat = chatPanel(id, () => (st.you === 'A' || st.you === 'B' ? st.you : null), (text) => !!(live && live.chat(text)), (p) => V.playerName(st, p));
   /** @type {V.Ctx} */
   const ctx = {
     store: st,

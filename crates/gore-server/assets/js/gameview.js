@@ -6,7 +6,7 @@
 import { myGames, recordUrl } from './api.js';
 import { copyButton, h, linkField } from './dom.js';
 import { HOLES, capturedHoles, offerToken, other, parseAction, ruleOptions } from './gpn.js';
-import { t, tlist, tn } from './i18n.js';
+import { gameKind, rulesText, t, tlist, tn } from './i18n.js';
 import { formatLeft, isLow, leftNow } from './clock.js';
 
 /**
@@ -97,7 +97,7 @@ export function sweepText(st) {
 export function viewTitle(c) {
   // The views draw once the page has a state (game.js).
   const s = /** @type {GameState} */ (c.store.s);
-  c.el.title.textContent = (s.lobby ? t('mode.lobby') : t(`mode.${s.mode}`)) + (s.rules && s.rules !== 'standard' ? ` · ${s.rules}` : '');
+  c.el.title.textContent = gameKind(s) + (s.rules && s.rules !== 'standard' ? ` · ${rulesText(s.rules)}` : '');
 }
 
 /** @param {Ctx} c */
@@ -238,7 +238,7 @@ export function viewTurn(c) {
     // `thinking` comes from the server: the AI has this game in hand (or
     // waits for a thread); an older server does not say, so think.
     text = s.thinking === false ? t('status.aiToMove', { player: p.toMove }) : t('status.aiThinking', { player: p.toMove });
-  } else text = t('status.waitingOpponent', { player: p.toMove });
+  } else text = t('status.waitingOpponent', { player: playerName(st, p.toMove) });
   const turn = c.el.turn;
   turn.textContent = text;
   const yours = L.length > 0 && !st.animating && !st.over;
@@ -489,7 +489,7 @@ export function viewResult(c) {
   more.append(...[
     h('p', { class: 'muted', id: 'result-reason' }, t(`result.reason.${reason}`, { player: r.winner ? other(r.winner) : '' }),
       reason === 'repetition' ? ` ${t('result.repetitionWhat')}` : '',
-      sw && !['resign', 'time', 'left', 'abort'].includes(reason) ? ` ${t('result.sweptSeeds', { a: sw[0], b: sw[1] })}` : ''),
+      sw && !['resign', 'time', 'left', 'abort'].includes(reason) ? ` ${t('result.sweptSeeds', { a: tn('seeds', sw[0]), b: tn('seeds', sw[1]) })}` : ''),
     rm && !mineRematch && me ? h('p', { class: 'notice', id: 'rematch-offer' }, t('result.rematchWaiting')) : null,
     h('div', { class: 'button-row' },
       rematchButton,

@@ -8,7 +8,7 @@
 import { createGame, forgetGame, getGame, myGames, rememberGame, solverInfo } from './api.js';
 import { h, toast } from './dom.js';
 import { errorText } from './errors.js';
-import { t, tn } from './i18n.js';
+import { gameKind, rulesText, t, tn } from './i18n.js';
 import { parseGpn } from './gpn.js';
 import { paceLabel } from './clock.js';
 import { nameCard } from './me.js';
@@ -130,8 +130,7 @@ export function homePage(main) {
       terms: () => {
         const f = /** @type {HTMLFormElement} */ (document.getElementById('new-game'));
         const c = read(f);
-        const options = c.seeds === 6 ? c.rules : [`seeds=${c.seeds}`, ...c.rules];
-        return { rules: options.length ? options.join(',') : 'standard', clock: c.clock, colour: c.colour };
+        return { rules: rulesOf(c), clock: c.clock, colour: c.colour };
       },
     });
     return lobby;
@@ -263,9 +262,18 @@ export function homePage(main) {
     return [
       c.perfect ? t('home.summary.perfect') : t('home.summary.level', { n: c.level, name: levelName(c.level) }),
       t(`home.summary.side.${c.colour}`),
-      c.seeds === 6 ? t('home.summary.standard') : tn('home.summary.seeds', c.seeds),
-      ...c.rules.map((r) => t(`home.rule.${r}`)),
+      rulesText(rulesOf(c)),
     ].join(' · ');
+  }
+
+  /**
+   * The rules code of the choices (`seeds=4,no-trades`, `standard`): what
+   * the server is sent, and what the page says in words.
+   * @param {{seeds: number, rules: string[]}} c
+   */
+  function rulesOf(c) {
+    const options = c.seeds === 6 ? c.rules : [`seeds=${c.seeds}`, ...c.rules];
+    return options.length ? options.join(',') : 'standard';
   }
 
   /** The form's choices. @param {HTMLFormElement} form */
@@ -314,7 +322,7 @@ export function homePage(main) {
   /** @param {{id: string, mode?: string, seat?: string}} g @param {import('./wire.js').GameState|undefined} s */
   function gameItem(g, s) {
     const mode = (s && s.mode) || g.mode || 'ai';
-    let title = t(`mode.${mode}`);
+    let title = gameKind(s || { mode });
     if (s && mode === 'ai') {
       // An ai game: the seat that is not A's AI is B's.
       const ai = /** @type {import('./wire.js').AiSeat|undefined} */ (s.seats && (s.seats.A.kind === 'ai' ? s.seats.A : s.seats.B));
@@ -376,9 +384,8 @@ export function homePage(main) {
     if (busy) return;
     const c = read(form);
     saveChoices(c);
-    const options = c.seeds === 6 ? c.rules : [`seeds=${c.seeds}`, ...c.rules];
     /** @type {any} */
-    const req = { mode, rules: options.length ? options.join(',') : 'standard' };
+    const req = { mode, rules: rulesOf(c) };
     if (mode === 'ai') {
       if (c.perfect && perfectOffered(c.rules)) req.perfect = true;
       else req.level = c.level;

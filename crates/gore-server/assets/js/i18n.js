@@ -84,6 +84,11 @@ export function t(key, vars) {
   return s;
 }
 
+/** Whether this page has words for `key` (in English at least). @param {string} key */
+export function has(key) {
+  return key in fallback;
+}
+
 /**
  * "7 seeds", "1 seed" (keys `<base>.one` / `<base>.other`, `{n}` inside).
  * @param {string} base
@@ -100,11 +105,54 @@ export function tn(base, n, vars) {
  * @param {string[]} items
  */
 export function tlist(items) {
+  // A browser without this language's list format (Chromium has no Basque)
+  // would silently use English ("a1 and a2"): then our own conjunction.
   try {
-    return new Intl.ListFormat(current, { style: 'long', type: 'conjunction' }).format(items);
-  } catch (_) {
-    return items.join(', ');
-  }
+    if (Intl.ListFormat.supportedLocalesOf([current]).length) {
+      return new Intl.ListFormat(current, { style: 'long', type: 'conjunction' }).format(items);
+    }
+  } catch (_) { /* no Intl.ListFormat: our own below */ }
+  if (items.length < 2) return items.join('');
+  return `${items.slice(0, -1).join(', ')} ${t('list.and')} ${items[items.length - 1]}`;
+}
+
+/**
+ * A game's rules in words, as the home page says them: "4 seeds per hole ·
+ * No negotiation", or "Standard rules" (`rules` is the server's code,
+ * e.g. `seeds=4,no-trades`). An option this page does not know is shown
+ * as it is.
+ * @param {string|null|undefined} rules
+ */
+export function rulesText(rules) {
+  if (!rules || rules === 'standard') return t('home.summary.standard');
+  return rules.split(',').map((opt) => {
+    const [name, value] = opt.split('=');
+    if (name === 'seeds' && value) return tn('home.summary.seeds', Number(value));
+    if (name === 'ply-cap' && value) return tn('rules.plyCap', Number(value));
+    const key = `home.rule.${name}`;
+    return key in fallback ? t(key) : opt;
+  }).join(' · ');
+}
+
+/**
+ * A game's kind in words: a lobby game is "against another player"
+ * wherever it is named (its page, one's games).
+ * @param {{mode?: string, lobby?: unknown}} g
+ */
+export function gameKind(g) {
+  return g.lobby ? t('mode.lobby') : t(`mode.${g.mode || 'ai'}`);
+}
+
+/**
+ * An action in words, as a noun (`a1`, "offer of a1 and a2", "accept"…),
+ * for the sentences and lists of the analysis and review pages; `token`
+ * is the record's (`offer:a1,a2`).
+ * @param {string} token
+ */
+export function actionWords(token) {
+  if (token.startsWith('offer:')) return t('action.offer', { holes: tlist(token.slice(6).split(',')) });
+  if (token === 'accept' || token === 'decline' || token === 'pass') return t(`action.${token}`);
+  return token;
 }
 
 /**

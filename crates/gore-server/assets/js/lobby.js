@@ -8,7 +8,7 @@ import { getMe, keepAlive } from './api.js';
 import { paceLabel } from './clock.js';
 import { h, toast } from './dom.js';
 import { errorText } from './errors.js';
-import { t, tn } from './i18n.js';
+import { rulesText, t, tn } from './i18n.js';
 
 /**
  * @typedef {import('./wire.js').LobbyState} LobbyState
@@ -41,11 +41,13 @@ export function lobbySection(opts) {
   // this browser is logged in.
   const rated = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: 'rated' }));
   const ratedBox = h('label', { class: 'choice', for: 'rated', hidden: true }, rated, h('span', null, t('lobby.ratedLabel')));
+  // "Casual games" for everyone; an account may tick "Rated" below it.
+  const quickHint = h('p', { class: 'hint', id: 'quick-hint' }, t('lobby.quick.hint'));
   const section = h('section', { class: 'card lobby', id: 'lobby', 'aria-labelledby': 'lobby-title' },
     h('h2', { id: 'lobby-title' }, t('lobby.title')),
     status,
     h('h3', null, t('lobby.quick')),
-    h('p', { class: 'hint' }, t('lobby.quick.hint')),
+    quickHint,
     ratedBox,
     quick,
     seekLine,
@@ -108,7 +110,7 @@ export function lobbySection(opts) {
       const terms = [
         c.rating || null,
         c.clock ? paceLabel(c.clock) : t('lobby.noClock'),
-        c.rules !== 'standard' ? c.rules : null,
+        c.rules !== 'standard' ? rulesText(c.rules) : null,
         t(`lobby.colour.${c.colour || 'random'}`),
         c.rated ? t('lobby.rated') : t('lobby.casual'),
       ].filter((x) => x !== null).join(' · ');
@@ -184,6 +186,7 @@ export function lobbySection(opts) {
   // The socket needs the browser's session, which the first GET gives.
   getMe().then((m) => {
     ratedBox.hidden = !m.account;
+    quickHint.textContent = t(m.account ? 'lobby.quick.hintAccount' : 'lobby.quick.hint');
     connect();
   }, connect);
   draw();

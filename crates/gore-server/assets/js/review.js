@@ -12,7 +12,7 @@ import { call } from './api.js';
 import { Board, svgEl } from './board.js';
 import { errorText } from './errors.js';
 import { parseAction, parseGpn } from './gpn.js';
-import { t } from './i18n.js';
+import { actionWords, t } from './i18n.js';
 
 /**
  * @typedef {{ply: number, mover: 'A'|'B', gpn: string, action: string, before: number[], after: number[],
@@ -42,7 +42,7 @@ function classText(a) {
 }
 
 /** "12. B b3" @param {Reviewed} a */
-const actionName = (a) => `${a.ply}. ${a.mover} ${a.action}`;
+const actionName = (a) => `${a.ply}. ${a.mover} ${actionWords(a.action)}`;
 
 /**
  * The evaluation chart: A's expected final seeds before each action and at
@@ -139,7 +139,7 @@ export function reviewPage(main, id) {
     if (a.best !== hole) return;
     view = 'best';
     render();
-    announce(t('gamereview.playedBest', { action: a.best }));
+    announce(t('gamereview.playedBest', { action: actionWords(a.best) }));
   }
 
   /** @param {number} i */
@@ -216,21 +216,21 @@ export function reviewPage(main, id) {
     box.append(
       h('h2', { id: 'review-detail-title' }, t('gamereview.at', { action: actionName(a) })),
       h('p', { id: 'review-played', class: `review-${a.class}` },
-        t('gamereview.played', { player: a.mover, action: a.action, a: seeds(a.after[0]), b: seeds(a.after[1]) }), ' ',
+        t('gamereview.played', { player: a.mover, action: actionWords(a.action), a: seeds(a.after[0]), b: seeds(a.after[1]) }), ' ',
         h('strong', null, `${a.mark ? `${a.mark} ` : ''}${classText(a)}`),
         a.loss > 0 && a.class !== 'forced' ? ` — ${t('gamereview.lost', { n: seeds(a.loss) })}` : ''),
       differs
         ? h('p', { id: 'review-best', class: 'review-best' },
-          t('gamereview.better', { action: a.best, a: seeds(a.best_after[0]), b: seeds(a.best_after[1]) }),
+          t('gamereview.better', { action: actionWords(a.best), a: seeds(a.best_after[0]), b: seeds(a.best_after[1]) }),
           best.kind === 'sow' && view === 'before' ? ` ${t('gamereview.clickBest', { hole: a.best })}` : '')
         : h('p', { id: 'review-best', class: 'muted' }, t('gamereview.wasBest')),
-      h('p', { class: 'muted', id: 'review-showing' }, t(`gamereview.showing.${view}`, { action: view === 'best' ? a.best : a.action })),
+      h('p', { class: 'muted', id: 'review-showing' }, t(`gamereview.showing.${view}`, { action: actionWords(view === 'best' ? a.best : a.action) })),
       h('div', { class: 'board-wrap review-board' }, board.svg),
       h('div', { class: 'button-row' },
         h('button', { type: 'button', class: 'button', id: 'review-prev', disabled: selected === 0, onclick: () => pick(selected - 1) }, t('gamereview.prev')),
         h('button', { type: 'button', class: 'button', id: 'review-next', disabled: selected === d.actions.length - 1, onclick: () => pick(selected + 1) }, t('gamereview.next')),
         h('button', { type: 'button', class: 'button', id: 'review-show-played', 'aria-pressed': String(view === 'played'), onclick: () => { view = view === 'played' ? 'before' : 'played'; render(); } }, t('gamereview.showPlayed')),
-        differs ? h('button', { type: 'button', class: 'button primary', id: 'review-play-best', 'aria-pressed': String(view === 'best'), onclick: () => { view = view === 'best' ? 'before' : 'best'; render(); } }, t('gamereview.playBest', { action: a.best })) : null,
+        differs ? h('button', { type: 'button', class: 'button primary', id: 'review-play-best', 'aria-pressed': String(view === 'best'), onclick: () => { view = view === 'best' ? 'before' : 'best'; render(); } }, t('gamereview.playBest', { action: actionWords(a.best) })) : null,
         h('a', { class: 'button', id: 'review-analysis-best', href: analysisLink(d, [...line, a.best], selected + 1) }, t('gamereview.openAnalysis'))));
     return box;
   }

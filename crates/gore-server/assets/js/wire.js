@@ -169,7 +169,7 @@ export {};
 
 /**
  * An error: its code (`stale`, `not_found`, …) and a sentence.
- * @typedef {{code: string, message: string}} WireError
+ * @typedef {{code: string, message: string, reason?: string, params?: Record<string, string|number>}} WireError
  */
 
 /**

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use super::clock::Clock;
 use super::names::{keys, Name};
 use super::passwords::{Passwords, Ticket};
-use super::{new_token, GameError};
+use super::{new_token, GameError, Said};
 use crate::domain::storage::{Store, StoreError, StoredAccount, StoredPlayer};
 
 /// The shortest password.
@@ -120,11 +120,8 @@ fn store_error(e: StoreError) -> GameError {
     }
 }
 
-fn bad(field: &'static str, why: impl Into<String>) -> GameError {
-    GameError::BadField {
-        field,
-        why: why.into(),
-    }
+fn bad(field: &'static str, said: Said) -> GameError {
+    GameError::Invalid { field, said }
 }
 
 /// The key an account's log-in limits count under, whether it exists or
@@ -147,7 +144,10 @@ fn backoff(n: usize) -> i64 {
 fn taken() -> GameError {
     bad(
         "username",
-        "this username is taken, or looks like one that is: choose another",
+        Said::new(
+            "username_taken",
+            "this username is taken, or looks like one that is: choose another",
+        ),
     )
 }
 
@@ -156,17 +156,28 @@ fn check_password(p: &str, username: &str) -> Result<(), GameError> {
     if p.len() > PASSWORD_MAX_BYTES {
         return Err(bad(
             "password",
-            format!("a password has at most {PASSWORD_MAX_BYTES} bytes"),
+            Said::new(
+                "password_long",
+                format!("a password has at most {PASSWORD_MAX_BYTES} bytes"),
+            )
+            .with("max", PASSWORD_MAX_BYTES),
         ));
     }
     if p.chars().count() < PASSWORD_MIN_CHARS {
         return Err(bad(
             "password",
-            format!("a password has at least {PASSWORD_MIN_CHARS} characters"),
+            Said::new(
+                "password_short",
+                format!("a password has at least {PASSWORD_MIN_CHARS} characters"),
+            )
+            .with("min", PASSWORD_MIN_CHARS),
         ));
     }
     if p.to_lowercase() == username.to_lowercase() {
-        return Err(bad("password", "a password is not the username"));
+        return Err(bad(
+            "password",
+            Said::new("password_is_username", "a password is not the username"),
+        ));
     }
     Ok(())
 }
@@ -199,11 +210,12 @@ impl Accounts {
         ip: Option<IpAddr>,
     ) -> Result<LoggedIn, GameError> {
         if anonymous.account {
-            return Err(GameError::Refused(
+            return Err(GameError::Refused(Said::new(
+                "logged_in",
                 "you are logged in already: log out first",
-            ));
+            )));
         }
-        let name = Name::parse(username).map_err(|e| bad("username", e.to_string()))?;
+        let name = Name::parse(username).map_err(|e| bad("username", e.said()))?;
         check_password(password, name.as_str())?;
         let mut keys: Vec<String> = keys(name.as_str()).to_vec();
         keys.dedup();
@@ -342,7 +354,10 @@ impl Accounts {
         ip: Option<IpAddr>,
     ) -> Result<LoggedIn, GameError> {
         if !me.account {
-            return Err(GameError::NeedsAccount("log in to change your password"));
+            return Err(GameError::NeedsAccount(Said::new(
+                "login_for_password",
+                "log in to change your password",
+            )));
         }
         let account = self
             .0
@@ -365,7 +380,13 @@ impl Accounts {
                 .await
         {
             self.failed(&attempt, now);
-            return Err(bad("current", "this is not your current password"));
+            return Err(bad(
+                "current",
+                Said::new(
+                    "current_password_wrong",
+                    "this is not your current password",
+                ),
+            ));
         }
         self.succeeded(&attempt);
         drop(attempt);

@@ -3,6 +3,42 @@
 
 use gore_core::{IllegalAction, Player};
 
+/// A refusal as the API says it: an English sentence (for people and
+/// bots, unchanged) and a stable reason code with its parameters, with
+/// which a page says it in its own language (docs/API.md, "Reasons").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Said {
+    /// The reason's code, e.g. `password_short`.
+    pub reason: &'static str,
+    /// Its parameters, e.g. `min: 8`.
+    pub params: Vec<(&'static str, serde_json::Value)>,
+    /// The English sentence.
+    pub text: String,
+}
+
+impl Said {
+    /// A reason without parameters.
+    pub fn new(reason: &'static str, text: impl Into<String>) -> Said {
+        Said {
+            reason,
+            params: Vec::new(),
+            text: text.into(),
+        }
+    }
+
+    /// The same with one more parameter.
+    pub fn with(mut self, name: &'static str, value: impl Into<serde_json::Value>) -> Said {
+        self.params.push((name, value.into()));
+        self
+    }
+}
+
+impl std::fmt::Display for Said {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// Why the domain refused or failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GameError {
@@ -16,6 +52,15 @@ pub enum GameError {
         field: &'static str,
         /// What is wrong, for people.
         why: String,
+    },
+    /// A field a person typed (a name, a password, a chat line) refused
+    /// for a reason a page says in its own words.
+    #[error("{field}: {said}")]
+    Invalid {
+        /// The field.
+        field: &'static str,
+        /// Why.
+        said: Said,
     },
     /// The caller holds no seat.
     #[error("you hold no seat in this game: spectators only watch")]
@@ -50,11 +95,11 @@ pub enum GameError {
     BadAction(String),
     /// The invitation or device link was used already or revoked.
     #[error("{0}")]
-    Claimed(&'static str),
+    Claimed(Said),
     /// A resignation or takeback the game's state does not allow (nothing
     /// to take back, no request to answer, one's own request).
     #[error("{0}")]
-    Refused(&'static str),
+    Refused(Said),
     /// A limit was reached (the AI's queue, a game's sockets).
     #[error("{0}")]
     Busy(String),
@@ -94,7 +139,7 @@ pub enum GameError {
     BadSetup(gore_learn::analysis::SetupError),
     /// The request needs an account, and the session has none.
     #[error("{0}")]
-    NeedsAccount(&'static str),
+    NeedsAccount(Said),
     /// The store failed and accepts no writes until restarted.
     #[error("the database failed")]
     Unavailable,

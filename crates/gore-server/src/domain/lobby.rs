@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, Notify};
 
 use super::clock::{clocks, Clock, TimeControl};
-use super::{new_id, new_token, GameError, GameInfo, Mode, PerSeat, Seat, Status};
+use super::{new_id, new_token, GameError, GameInfo, Mode, PerSeat, Said, Seat, Status};
 use crate::domain::storage::{Notice, Store, StoreError, StoredChallenge, StoredPlayer};
 
 /// Open challenges the lobby lists, newest first.
@@ -508,10 +508,11 @@ impl Lobby {
     /// never play are not paired with anyone.
     async fn check_may_wait(&self, session: &str, ip: Option<IpAddr>) -> Result<(), GameError> {
         if !self.is_present(session) {
-            return Err(GameError::Refused(
+            return Err(GameError::Refused(Said::new(
+                "not_in_lobby",
                 "a seek or challenge waits only while its creator is in the lobby: \
                  open the lobby socket (GET /api/lobby/ws) on this server first",
-            ));
+            )));
         }
         let Some(ip) = ip else { return Ok(()) };
         let others: Vec<(String, String)> = self
@@ -754,7 +755,10 @@ impl Lobby {
         id: &str,
     ) -> Result<String, GameError> {
         let store = &self.0.store;
-        let gone = GameError::Claimed("this challenge was taken or withdrawn");
+        let gone = GameError::Claimed(Said::new(
+            "challenge_gone",
+            "this challenge was taken or withdrawn",
+        ));
         if !super::valid_id(id) {
             return Err(GameError::NoGame);
         }
@@ -769,15 +773,17 @@ impl Lobby {
         // The same player (an account's other session too) never plays
         // himself: no rating from one's own games.
         if c.session == session || c.player == me.id {
-            return Err(GameError::Refused(
+            return Err(GameError::Refused(Said::new(
+                "own_challenge",
                 "this is your own challenge: someone else accepts it",
-            ));
+            )));
         }
         self.check_aborts(me).await?;
         if c.rated && !me.account {
-            return Err(GameError::NeedsAccount(
+            return Err(GameError::NeedsAccount(Said::new(
+                "rated_accept_needs_account",
                 "a rated challenge is for accounts: sign up or log in to accept it",
-            ));
+            )));
         }
         let mine_shown = self.rating_shown(c.rated, me, c.clock).await?;
         let (game, seats) = self.game_for(&c, session, me, mine_shown);
@@ -970,14 +976,18 @@ fn check_rated(
         return Ok(());
     }
     if !me.account {
-        return Err(GameError::NeedsAccount(
+        return Err(GameError::NeedsAccount(Said::new(
+            "rated_needs_accounts",
             "rated games are between accounts: sign up or log in, or play casual",
-        ));
+        )));
     }
     if clock.is_none() {
-        return Err(GameError::BadField {
+        return Err(GameError::Invalid {
             field: "clock",
-            why: "a rated game has a clock: its pace is the rating's".into(),
+            said: Said::new(
+                "rated_needs_clock",
+                "a rated game has a clock: its pace is the rating's",
+            ),
         });
     }
     Ok(())

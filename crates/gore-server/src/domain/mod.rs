@@ -50,7 +50,7 @@ use gore_core::{Forfeit, Player, Position, Rules};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-pub use error::GameError;
+pub use error::{GameError, Said};
 pub use games::{
     ChatLine, GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S,
     SPECTATORS_EVERY, SPECTATORS_FRESH,

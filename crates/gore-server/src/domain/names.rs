@@ -62,6 +62,25 @@ pub enum NameError {
     Offensive,
 }
 
+impl NameError {
+    /// The refusal as the API says it: this sentence, and a reason a page
+    /// says in its own words (`name_length` with `min`, `max`, `found`…).
+    pub fn said(&self) -> super::Said {
+        let said = |reason| super::Said::new(reason, self.to_string());
+        match self {
+            NameError::Length { found } => said("name_length")
+                .with("min", MIN_CHARS)
+                .with("max", MAX_CHARS)
+                .with("found", *found),
+            NameError::Character(c) => said("name_character").with("char", c.to_string()),
+            NameError::Edge => said("name_edge"),
+            NameError::MixedScript => said("name_mixed_script"),
+            NameError::Reserved => said("name_reserved"),
+            NameError::Offensive => said("name_offensive"),
+        }
+    }
+}
+
 /// The names nobody may take (compared by skeleton, without `-` and `_`):
 /// the AI's, as the records name it, and the site's roles.
 const RESERVED: &[&str] = &[

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::clock::Clock;
 use super::names::{Name, NameError};
-use super::GameError;
+use super::{GameError, Said};
 use crate::domain::storage::{Store, StoreError, StoredPlayer};
 
 /// The players' names, kept in the store. Cheap to clone.
@@ -81,24 +81,27 @@ impl Players {
     /// Gives a session the name it chose, checked ([`Name::parse`]); the
     /// refusal names the rule. Games already begun keep the old name.
     pub async fn rename(&self, session: &str, wanted: &str) -> Result<String, GameError> {
-        let name = Name::parse(wanted).map_err(|e: NameError| GameError::BadField {
+        let name = Name::parse(wanted).map_err(|e: NameError| GameError::Invalid {
             field: "name",
-            why: e.to_string(),
+            said: e.said(),
         })?;
         let me = self.player_of(session).await?;
         if me.account {
-            return Err(GameError::BadField {
+            return Err(GameError::Invalid {
                 field: "name",
-                why: "an account's name is its username".into(),
+                said: Said::new("name_is_username", "an account's name is its username"),
             });
         }
         // An account's name (or one like it) is his alone.
         let mut k = super::names::keys(name.as_str()).to_vec();
         k.dedup();
         if self.store.keys_taken(k).await.map_err(store_error)? {
-            return Err(GameError::BadField {
+            return Err(GameError::Invalid {
                 field: "name",
-                why: "this name is an account's, or looks like one: choose another".into(),
+                said: Said::new(
+                    "name_is_account",
+                    "this name is an account's, or looks like one: choose another",
+                ),
             });
         }
         self.store

@@ -15,7 +15,7 @@ use gore_solver::disk::Database;
 use tokio::sync::OnceCell;
 
 use crate::ai::{AiJob, AiPool, ClientKey};
-use crate::domain::GameError;
+use crate::domain::{GameError, Said};
 
 /// The budget of the server's reviews: depth 8, at most 100 000 nodes a
 /// search (deterministic: the same game always gets the same review).
@@ -153,9 +153,10 @@ impl Reviews {
     ) -> Result<Arc<Reviewed>, GameError> {
         let record = Record::parse(text).map_err(|e| GameError::Internal(e.to_string()))?;
         if !matches!(record.result, Some(RecordResult::Finished { .. })) {
-            return Err(GameError::Refused(
+            return Err(GameError::Refused(Said::new(
+                "review_unfinished",
                 "the game is not finished: its review comes once it has ended",
-            ));
+            )));
         }
         let slot = self.slot(id);
         let job = format!("review:{id}");

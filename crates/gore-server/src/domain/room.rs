@@ -14,7 +14,7 @@ use gore_core::{Action, Effect, Game, Hole, HoleSet, Player, Position, Sowing};
 use tokio::sync::broadcast;
 
 use super::clock::{clocks, Clock, Clocks, Due};
-use super::{GameError, GameInfo, Mode, Seat, Status};
+use super::{GameError, GameInfo, Mode, Said, Seat, Status};
 use crate::domain::storage::{StoredAction, StoredGame};
 use gore_core::Forfeit;
 pub use state::{
@@ -748,19 +748,26 @@ impl Room {
     pub fn claimable_at(&self, p: Player) -> Result<i64, GameError> {
         let opp = p.opponent();
         match self.info.clock {
-            Some(super::clock::TimeControl::Correspondence { .. }) => Err(GameError::Refused(
-                "in a correspondence game the clock decides: a player who does not act loses \
+            Some(super::clock::TimeControl::Correspondence { .. }) => {
+                Err(GameError::Refused(Said::new(
+                    "claim_correspondence",
+                    "in a correspondence game the clock decides: a player who does not act loses \
                  on time",
-            )),
+                )))
+            }
             Some(super::clock::TimeControl::Fischer { .. }) => {
-                let since = self.info.away[opp.index()].ok_or(GameError::Refused(
+                let since = self.info.away[opp.index()].ok_or(GameError::Refused(Said::new(
+                    "opponent_connected",
                     "your opponent is connected: nothing to claim",
-                ))?;
+                )))?;
                 Ok(since + LEAVE_TIMED_MS)
             }
             None => {
                 if self.game.position().to_move() != opp {
-                    return Err(GameError::Refused("it is your move: nothing to claim"));
+                    return Err(GameError::Refused(Said::new(
+                        "claim_your_move",
+                        "it is your move: nothing to claim",
+                    )));
                 }
                 let last = self
                     .times

@@ -6,7 +6,7 @@ use gore_core::Player;
 
 use super::command::{Command, Cx, Steps, Who};
 use super::{store_error, Games};
-use crate::domain::{GameError, Mode, Seat};
+use crate::domain::{GameError, Mode, Said, Seat};
 
 /// The longest chat message, in characters.
 pub const CHAT_MAX_CHARS: usize = 200;
@@ -41,7 +41,10 @@ impl Command for Chatter {
     async fn rule(self, cx: &mut Cx<'_>) -> Result<Player, GameError> {
         if self.alive {
             if cx.room.info.mode != Mode::Friend {
-                return Err(GameError::Refused("chat is for games between two people"));
+                return Err(GameError::Refused(Said::new(
+                    "chat_not_people",
+                    "chat is for games between two people",
+                )));
             }
             let seat = cx.seat()?;
             cx.games.alive(cx.room, seat).await;
@@ -67,15 +70,19 @@ impl Games {
         let text = text.trim();
         let n = text.chars().count();
         if n == 0 || n > CHAT_MAX_CHARS {
-            return Err(GameError::BadField {
+            return Err(GameError::Invalid {
                 field: "text",
-                why: format!("a message has 1 to {CHAT_MAX_CHARS} characters"),
+                said: Said::new(
+                    "chat_length",
+                    format!("a message has 1 to {CHAT_MAX_CHARS} characters"),
+                )
+                .with("max", CHAT_MAX_CHARS),
             });
         }
         if text.chars().any(|c| c.is_control()) {
-            return Err(GameError::BadField {
+            return Err(GameError::Invalid {
                 field: "text",
-                why: "a message is one line of text".into(),
+                said: Said::new("chat_one_line", "a message is one line of text"),
             });
         }
         let now = self.now();

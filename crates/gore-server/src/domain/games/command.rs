@@ -33,7 +33,7 @@ use gore_core::{Action, Forfeit, Player};
 use super::{join_error, player_of, store_error, Games, RoomRef};
 use crate::domain::storage::{GameChange, StoreError};
 use crate::domain::GameState;
-use crate::domain::{GameError, Room, Seat};
+use crate::domain::{GameError, Room, Said, Seat};
 
 /// Whose command it is: how the path finds the caller's seat.
 #[derive(Debug, Clone)]
@@ -101,7 +101,10 @@ pub(super) trait Command: Send + 'static {
         Self: Sized,
     {
         let _ = cx;
-        Err(GameError::Refused("your time is up: the game is over"))
+        Err(GameError::Refused(Said::new(
+            "time_up",
+            "your time is up: the game is over",
+        )))
     }
 
     /// The command's own rule: refuses, or commits through `cx` and

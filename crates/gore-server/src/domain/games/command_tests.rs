@@ -336,7 +336,7 @@ async fn a_command_after_the_deadline_ends_the_game_by_the_clock_instead() {
         .play(&a.id, Some(a.token.clone()), action.to_string(), None, None)
         .await;
     assert!(
-        matches!(r, Err(GameError::Refused(why)) if why.contains("time is up")),
+        matches!(r, Err(GameError::Refused(ref why)) if why.text.contains("time is up")),
         "{r:?}"
     );
     let stored = f.store.load_game(a.id.clone()).await.unwrap().unwrap();

@@ -5,7 +5,7 @@ use std::net::IpAddr;
 use super::command::{Command, Cx, Steps, Who};
 use super::create::new_info;
 use super::{player_of, Games, NewGameSpec, SeatGrant};
-use crate::domain::GameError;
+use crate::domain::{GameError, Said};
 
 /// The caller's rematch: made, or the other seat of the one made.
 struct Rematch {
@@ -44,9 +44,10 @@ impl Command for Rematch {
                     let who = name.zip(player);
                     cx.games.claim_locked(&new_ref, &mut new, &code, who).await
                 }
-                None => Err(GameError::Claimed(
+                None => Err(GameError::Claimed(Said::new(
+                    "rematch_taken",
                     "the other seat of this rematch is already taken",
-                )),
+                ))),
             };
         }
         let spec = NewGameSpec {

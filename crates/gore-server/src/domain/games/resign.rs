@@ -6,7 +6,7 @@ use gore_core::Forfeit;
 use super::command::{CatchUp, Command, Cx, Steps, Who};
 use super::{player_of, Games};
 use crate::domain::GameState;
-use crate::domain::{GameError, Mode};
+use crate::domain::{GameError, Mode, Said};
 
 /// Before the rule, the clock: a game already lost on time is answered
 /// as it stands (the end the caller asked for came too late).
@@ -61,15 +61,17 @@ impl Command for Abort {
         let seat = cx.seat()?;
         cx.room.check_playing()?;
         if cx.room.info.mode == Mode::Local {
-            return Err(GameError::Refused(
+            return Err(GameError::Refused(Said::new(
+                "abort_local",
                 "a game on one device is not aborted: start a new one",
-            ));
+            )));
         }
         if cx.room.both_have_acted() {
-            return Err(GameError::Refused(
+            return Err(GameError::Refused(Said::new(
+                "abort_too_late",
                 "a game can be aborted only before each player has made an action: \
                  resign instead",
-            ));
+            )));
         }
         let by = cx.room.resigner(seat)?;
         cx.abort_by(by).await?;
@@ -99,16 +101,18 @@ impl Command for ClaimWin {
         let me = match (cx.room.info.mode, player_of(cx.seat()?)) {
             (Mode::Friend, Some(p)) => p,
             _ => {
-                return Err(GameError::Refused(
+                return Err(GameError::Refused(Said::new(
+                    "claim_not_player",
                     "only a player of a game between people may claim it",
-                ))
+                )))
             }
         };
         let at = cx.room.claimable_at(me)?;
         if cx.games.now() < at {
-            return Err(GameError::Refused(
+            return Err(GameError::Refused(Said::new(
+                "claim_too_soon",
                 "too soon: your opponent may still come back",
-            ));
+            )));
         }
         if cx.room.info.rated && !cx.room.both_have_acted() {
             // A rated game counts once each has acted (RULES.md): no win

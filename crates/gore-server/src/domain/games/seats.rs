@@ -4,7 +4,7 @@
 use super::command::{Command, Cx, Steps, Who};
 use super::{player_of, store_error, Games, RoomRef, SeatGrant};
 use crate::domain::clock;
-use crate::domain::{device_secret, new_token, same_secret, valid_id, GameError, Mode};
+use crate::domain::{device_secret, new_token, same_secret, valid_id, GameError, Mode, Said};
 use crate::domain::{Room, Status};
 
 /// Claims a friend game's invitation with its code.
@@ -115,10 +115,11 @@ impl Games {
             return Err(GameError::NoGame);
         }
         let Some(invite) = room.info.invite.clone() else {
-            return Err(GameError::Claimed(
+            return Err(GameError::Claimed(Said::new(
+                "invitation_used",
                 "this invitation has already been used by another browser; \
                  ask your friend for a new game",
-            ));
+            )));
         };
         if !same_secret(&invite, code) {
             return Err(GameError::NoGame);
@@ -162,10 +163,11 @@ impl Games {
         if !claimed {
             // Another server claimed it first: what is in memory is old.
             self.evict(room_ref, room);
-            return Err(GameError::Claimed(
+            return Err(GameError::Claimed(Said::new(
+                "invitation_used",
                 "this invitation has already been used by another browser; \
                  ask your friend for a new game",
-            ));
+            )));
         }
         room.info.invite = None;
         room.info.tokens.set(seat, Some(token.clone()));
@@ -190,9 +192,14 @@ impl Games {
     pub async fn claim_device(&self, id: &str, code: &str) -> Result<SeatGrant, GameError> {
         let room_ref = self.room(id).await?;
         let room = room_ref.lock().await;
-        let seat = room.info.devices.find(code).ok_or(GameError::Claimed(
-            "this link was revoked, or is not this game's: ask for a new one",
-        ))?;
+        let seat = room
+            .info
+            .devices
+            .find(code)
+            .ok_or(GameError::Claimed(Said::new(
+                "link_revoked",
+                "this link was revoked, or is not this game's: ask for a new one",
+            )))?;
         let secret = room.info.tokens.get(seat).ok_or(GameError::NoSeat)?;
         let token = device_secret(secret, code);
         Ok(SeatGrant {

@@ -7,7 +7,7 @@ use super::command::{CatchUp, Command, Cx, Steps, Who};
 use super::{Games, RoomRef};
 use crate::domain::storage::GameChange;
 use crate::domain::GameState;
-use crate::domain::{GameError, Mode, Room};
+use crate::domain::{GameError, Mode, Room, Said};
 
 /// A takeback is a sign of life; the clock is not read first (the
 /// referee ends a game whose time is up).
@@ -26,7 +26,10 @@ impl Command for Takeback {
 
     async fn rule(self, cx: &mut Cx<'_>) -> Result<GameState, GameError> {
         cx.room.check_playing()?;
-        let nothing = GameError::Refused("nothing to take back: you have not played yet");
+        let nothing = GameError::Refused(Said::new(
+            "takeback_nothing",
+            "nothing to take back: you have not played yet",
+        ));
         match cx.room.info.mode {
             Mode::Local => {
                 let to = cx.room.ply().checked_sub(1).ok_or(nothing)?;
@@ -45,9 +48,10 @@ impl Command for Takeback {
                 match cx.room.info.takeback {
                     Some(p) if p == asker => {} // asked already
                     Some(_) => {
-                        return Err(GameError::Refused(
+                        return Err(GameError::Refused(Said::new(
+                            "takeback_pending",
                             "your opponent has asked for a takeback: answer it first",
-                        ))
+                        )))
                     }
                     None => {
                         cx.room.before_last_of(asker).ok_or(nothing)?;
@@ -74,20 +78,24 @@ impl Command for Answer {
 
     async fn rule(self, cx: &mut Cx<'_>) -> Result<GameState, GameError> {
         cx.room.check_playing()?;
-        let asker: Player = cx
-            .room
-            .info
-            .takeback
-            .ok_or(GameError::Refused("there is no takeback request to answer"))?;
+        let asker: Player = cx.room.info.takeback.ok_or(GameError::Refused(Said::new(
+            "takeback_no_request",
+            "there is no takeback request to answer",
+        )))?;
         if cx.seat()?.acts_for(asker) {
-            return Err(GameError::Refused(
+            return Err(GameError::Refused(Said::new(
+                "takeback_own",
                 "this is your own takeback request: your opponent answers it",
-            ));
+            )));
         }
         if self.accept {
-            let to = cx.room.before_last_of(asker).ok_or(GameError::Refused(
-                "nothing to take back: your opponent has not played yet",
-            ))?;
+            let to = cx
+                .room
+                .before_last_of(asker)
+                .ok_or(GameError::Refused(Said::new(
+                    "takeback_nothing_opponent",
+                    "nothing to take back: your opponent has not played yet",
+                )))?;
             cx.games.take_back(cx.room_ref, cx.room, to).await?;
         } else {
             cx.commit_change(GameChange::Request(None)).await?;
