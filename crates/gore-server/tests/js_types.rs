@@ -440,6 +440,65 @@ async fn lobby_game(srv: &Server, s: &mut Samples) {
     until_ply(&mut wa, s, 1).await;
 }
 
+/// A rated game to its end: once rated, the server sends the state again
+/// with each seat's rating change.
+async fn rated_end(srv: &Server, s: &mut Samples) {
+    let kofi = account(srv, "Kofi").await;
+    let ama = account(srv, "Ama").await;
+    let mut lk = lobby_ws(srv, &kofi).await;
+    let mut la = lobby_ws(srv, &ama).await;
+    recv_as(&mut lk, s, "LobbyMsg", "hello").await;
+    recv_as(&mut la, s, "LobbyMsg", "hello").await;
+    send(
+        &mut lk,
+        json!({"type": "seek", "clock": "5+3", "rated": true}),
+    )
+    .await;
+    recv_as(&mut lk, s, "LobbyMsg", "waiting").await;
+    send(
+        &mut la,
+        json!({"type": "seek", "clock": "5+3", "rated": true}),
+    )
+    .await;
+    let id = recv_as(&mut la, s, "LobbyMsg", "paired").await["game"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut wk = game_ws(srv, &id, &kofi).await;
+    recv(&mut wk, s, "state").await;
+    // Each makes an action (a resignation before that is an abort).
+    let mut acted = 0;
+    while acted < 2 {
+        let (_, vk) = get_with(srv, &kofi, &format!("/api/games/{id}")).await;
+        let who = if legal(&vk).is_empty() { &ama } else { &kofi };
+        let (_, v) = get_with(srv, who, &format!("/api/games/{id}")).await;
+        let (code, after) = post_with(
+            srv,
+            who,
+            &format!("/api/games/{id}/actions"),
+            json!({"action": legal(&v)[0], "ply": ply(&v)}),
+        )
+        .await;
+        assert_eq!(code, 200, "{after}");
+        acted += 1;
+    }
+    let (code, resigned) =
+        post_with(srv, &kofi, &format!("/api/games/{id}/resign"), json!({})).await;
+    assert_eq!(code, 200, "{resigned}");
+    loop {
+        let m = next_msg(&mut wk).await;
+        s.msg("ServerMsg", &m);
+        let body = match m["type"].as_str() {
+            Some("state") => &m["state"],
+            Some("update") => &m["update"],
+            _ => continue,
+        };
+        if !body["seats"]["A"]["rating_change"].is_null() {
+            break;
+        }
+    }
+}
+
 /// A friend game with a clock: the invitation, the waiting state, chat,
 /// a takeback asked and refused, a resignation, a rematch, the device
 /// link, a spectator, errors on the socket and in HTTP, a pong.
@@ -721,6 +780,7 @@ async fn the_game_pages_types_match_the_servers_messages() {
     let srv = Server::start(0).await;
     let mut s = Samples::new();
     lobby_game(&srv, &mut s).await;
+    rated_end(&srv, &mut s).await;
     friend_game(&srv, &mut s).await;
     ai_game(&srv, &mut s).await;
     local_game(&srv, &mut s).await;

@@ -458,3 +458,77 @@ async fn next_of_any(ws: &mut Ws, kinds: &[&str]) -> Value {
         }
     }
 }
+
+/// The seats of a `state` or `update` message.
+fn seats_of(m: &Value) -> Option<&Value> {
+    match m["type"].as_str() {
+        Some("state") => Some(&m["state"]["seats"]),
+        Some("update") => Some(&m["update"]["seats"]),
+        _ => None,
+    }
+}
+
+/// Issue 27 point 7: a rated game's page shows each player's change at
+/// its end. Its seats say `rating_change: null` while it goes on; once it
+/// is rated the server sends the state again, each seat with the rating
+/// after the game and the change (+162 and −162: the hand-derived figures
+/// of the first test), on the sockets and in `GET`. Unrated games have no
+/// such field.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rated_games_end_shows_each_players_change() {
+    let s = Server::start(0).await;
+    let awa = account(&s, "Awa").await;
+    let yao = account(&s, "Yao").await;
+    let (game, _w) = paired(&s, &awa, &yao, "5+3", true).await;
+    both_act(&s, &game, &awa, &yao).await;
+    let (_, v) = get_with(&s, &awa, &format!("/api/games/{game}")).await;
+    for p in ["A", "B"] {
+        assert_eq!(v["seats"][p]["rating"], "1500?", "{v}");
+        assert!(
+            v["seats"][p]
+                .as_object()
+                .unwrap()
+                .get("rating_change")
+                .is_some_and(Value::is_null),
+            "null while the game goes on: {v}"
+        );
+    }
+    let awa_seat = v["you"].as_str().unwrap().to_string();
+    let yao_seat = if awa_seat == "A" { "B" } else { "A" };
+    let mut watcher = s.ws(&game, None).await;
+    next_of(&mut watcher, "state").await;
+    let (st, _, _) = post(&s, &awa, &format!("/api/games/{game}/resign"), json!({})).await;
+    assert_eq!(st, 200);
+    // The server rates the game in a task of its own, then says so.
+    let seats = loop {
+        let m = next_msg(&mut watcher).await;
+        if let Some(seats) = seats_of(&m) {
+            if !seats["A"]["rating_change"].is_null() && !seats["B"]["rating_change"].is_null() {
+                break seats.clone();
+            }
+        }
+    };
+    assert_eq!(
+        seats[yao_seat]["rating_change"],
+        json!({"after": "1662?", "change": 162}),
+        "{seats}"
+    );
+    assert_eq!(
+        seats[&awa_seat]["rating_change"],
+        json!({"after": "1338?", "change": -162}),
+        "{seats}"
+    );
+    // The rating at the start stays what it was.
+    assert_eq!(seats["A"]["rating"], "1500?");
+    let (_, v) = get_with(&s, &yao, &format!("/api/games/{game}")).await;
+    assert_eq!(v["seats"], seats, "GET says the same");
+    // An unrated game between the same accounts has no such field.
+    let (casual, _w2) = paired(&s, &awa, &yao, "5+3", false).await;
+    let (_, v) = get_with(&s, &awa, &format!("/api/games/{casual}")).await;
+    for p in ["A", "B"] {
+        assert!(
+            v["seats"][p].get("rating_change").is_none(),
+            "no rating change in a casual game: {v}"
+        );
+    }
+}

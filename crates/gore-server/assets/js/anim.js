@@ -65,6 +65,26 @@ export class Animator {
 
 const DROP_MS = 230;
 const CAPTURE_MS = 480;
+/** A sowing's seeds take at most this long in all (at normal speed): a long sowing drops faster. */
+export const SOW_CAP_MS = 2000;
+
+/**
+ * The time each seed of a sowing of `seeds` takes to drop (at normal
+ * speed): 230 ms, less for a long sowing, so that the whole stays within
+ * SOW_CAP_MS.
+ * @param {number} seeds
+ */
+export function dropMs(seeds) {
+  return seeds > 0 ? Math.min(DROP_MS, SOW_CAP_MS / seeds) : DROP_MS;
+}
+
+/**
+ * For tests: each sowing animated, as planned (seeds, ms a seed and in
+ * all, at the Animator's speed), as `window.goreSowings`.
+ * @type {{seeds: number, perSeed: number, total: number}[]}
+ */
+const sowings = [];
+/** @type {any} */ (window).goreSowings = sowings;
 
 /**
  * Animates one action on the board, from `prev` to `next`.
@@ -95,9 +115,11 @@ export async function animateAction(board, prev, next, action, captured, how, an
     board.setCount(o, 0);
     pos.holes[o] = 0;
     let from = board.holeXY(o);
+    const drop = dropMs(path.length);
+    if (!anim.instant) sowings.push({ seeds: path.length, perSeed: anim.ms(drop), total: anim.ms(drop) * path.length });
     for (const j of path) {
       const to = board.holeXY(j);
-      await board.fly(from, to, 1, DROP_MS, anim);
+      await board.fly(from, to, 1, drop, anim);
       pos.holes[j] += 1;
       board.setCount(j, pos.holes[j]);
       from = to;

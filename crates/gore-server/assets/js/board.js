@@ -78,7 +78,8 @@ function set(el, attrs) { for (const [k, v] of Object.entries(attrs)) el.setAttr
 
 export class Board {
   /**
-   * @param {{interactive?: boolean, onHole?: (hole: string) => void, onPoint?: (hole: string|null, via: 'pointer'|'focus') => void, label?: string, compact?: boolean}} [opts]
+   * @param {{interactive?: boolean, onHole?: (hole: string) => void, onRefused?: (hole: string) => void, onPoint?: (hole: string|null, via: 'pointer'|'focus') => void, label?: string, compact?: boolean}} [opts]
+   *   `onRefused`: a hole that may not be played now was activated (the page says why)
    */
   constructor(opts = {}) {
     this.opts = opts;
@@ -263,7 +264,10 @@ export class Board {
   /** @param {string} name */
   _activate(name) {
     const i = HOLES.indexOf(name);
-    if (this.holes[i].g.getAttribute('aria-disabled') === 'true') return;
+    if (this.holes[i].g.getAttribute('aria-disabled') === 'true') {
+      if (this.opts.onRefused) this.opts.onRefused(name);
+      return;
+    }
     if (this.opts.onHole) this.opts.onHole(name);
   }
 

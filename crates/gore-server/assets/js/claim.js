@@ -9,6 +9,7 @@ import { ApiError, continueGame, getGame, joinGame, rememberGame } from './api.j
 import { copyButton, h, linkField } from './dom.js';
 import { errorText } from './errors.js';
 import { gameKind, rulesText, t } from './i18n.js';
+import { paceLabel } from './clock.js';
 
 /**
  * @param {HTMLElement} main
@@ -87,7 +88,14 @@ export function claimPage(main, kind, id, code) {
       const mine = friendSeat();
       if (mine) {
         const host = mine === 'A' ? 'B' : 'A';
+        const seat = /** @type {import('./wire.js').GameState} */ (state).seats[host];
+        // Who invites, by the name he plays under.
+        if (seat.kind === 'human' && seat.name) facts.append(h('li', { id: 'join-host' }, t('join.host', { name: seat.name })));
         facts.append(h('li', { id: 'join-colours' }, t('join.colours', { host: seatName(host), you: seatName(mine) })));
+      }
+      if (state) {
+        const clock = state.clock;
+        facts.append(h('li', { id: 'join-clock' }, t('join.clock', { clock: clock ? paceLabel(clock.control) : t('join.noClock') })));
       }
     } else if (state) {
       facts.append(h('li', null, gameKind(state)), h('li', null, t('continue.progress', { n: state.actions.length })));

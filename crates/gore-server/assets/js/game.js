@@ -39,7 +39,7 @@ export function gamePage(main, id) {
   /** @type {any} */ (window).goreTrace = st.trace;
   /** @type {any} */ (window).goreShown = shown;
 
-  const board = new Board({ interactive: true, onHole, onPoint });
+  const board = new Board({ interactive: true, onHole, onPoint, onRefused });
   // The chat of a game between people, for its players (made once: it
   // keeps its messages across renders).
   const chat = chatPanel(id, () => (st.you === 'A' || st.you === 'B' ? st.you : null), (text) => !!(live && live.chat(text)), (p) => V.playerName(st, p));
@@ -163,7 +163,9 @@ export function gamePage(main, id) {
     V.viewNotice(ctx);
     el.unavailable.hidden = !st.unavailable;
     el.unavailable.textContent = st.unavailable ? t('error.unavailable') : '';
-    el.devices.hidden = !st.seated;
+    // Another device is for a seat of a game going on: not after its end,
+    // nor on one device (its link would open both seats).
+    el.devices.hidden = !(st.you === 'A' || st.you === 'B') || st.over;
     V.viewIncoming(ctx);
     V.viewControls(ctx);
     V.viewTools(ctx);
@@ -228,6 +230,18 @@ export function gamePage(main, id) {
       return;
     }
     if (st.legal().includes(hole)) act(hole);
+  }
+
+  /**
+   * A hole that may not be played now was activated (Enter, Space, a
+   * click): say why, on screen and to screen readers.
+   * @param {string} hole
+   */
+  function onRefused(hole) {
+    if (!st.s) return;
+    const why = V.whyNot(ctx, hole);
+    toast(why);
+    announce(why);
   }
 
   /** The hole under the pointer and the focused one: the preview is the pointer's, else the focus's. */
@@ -386,6 +400,22 @@ export function gamePage(main, id) {
     }
   }
 
+  /**
+   * On one's turn, the focus goes to a playable hole; with none (an offer
+   * to answer, a pass), to the button to press: the announcement of the
+   * turn that follows says why.
+   */
+  function focusNext() {
+    const holes = board.enabled();
+    if (holes.length) {
+      const rover = board.rover && holes.includes(board.rover) ? board.rover : holes[0];
+      board.focusHole(rover);
+      return;
+    }
+    const button = document.getElementById('accept-btn') || document.getElementById('pass-btn') || document.getElementById('offer-btn');
+    if (button) button.focus();
+  }
+
   /** @param {string} idName */
   function focusEl(idName) {
     const x = document.getElementById(idName);
@@ -485,9 +515,14 @@ export function gamePage(main, id) {
       const r = /** @type {GameState} */ (st.s).result;
       if (r) announce(V.resultText(r));
     }
+    // Where the focus was on the board (the hole just sown, now empty, or
+    // nothing), it goes where the player works next.
+    const active = document.activeElement;
+    const onBoard = !active || active === document.body || board.svg.contains(active);
     update();
     // Then whose turn it is, when it is yours.
     if (!st.over && st.legal().length && lastSaid) {
+      if (onBoard) focusNext();
       announce(`${lastSaid} ${ctx.el.turn.textContent || ''}`);
       cue(st.legal().includes('accept') ? 'offer' : 'turn');
     }

@@ -104,6 +104,9 @@ export function viewTitle(c) {
 export function viewConn(c) {
   const st = c.store;
   const box = c.el.conn;
+  // A finished game is not live: no dot (a lost connection still shows,
+  // for the rematch).
+  box.hidden = st.over && st.conn !== 'closed';
   box.className = `conn conn-${st.conn}`;
   box.textContent = '';
   const text = st.conn === 'open' ? t('conn.open') : st.conn === 'connecting' ? t('conn.connecting') : t('conn.closed', { s: Math.max(1, Math.round(st.retryMs / 1000)) });
@@ -126,7 +129,7 @@ export function viewPlayers(c, p, k) {
     box.append(h('div', { class: `player player-${pl}${toMove ? ' to-move' : ''}`, id: `player-${pl}` },
       h('span', { class: `swatch swatch-${pl}`, 'aria-hidden': 'true' }, pl),
       h('span', { class: 'player-name', title: playerName(st, pl) }, playerName(st, pl)),
-      seat && seat.kind === 'human' && seat.rating ? h('span', { class: 'player-rating', id: `rating-${pl}` }, seat.rating) : null,
+      seat && seat.kind === 'human' && seat.rating ? ratingView(seat, pl) : null,
       h('span', { class: 'player-score' }, t('game.captured', { n: p.captured[pl] })),
       // Always there, hidden when not to move, so that the box keeps its size.
       h('span', { class: `to-move-mark${toMove ? '' : ' off'}`, 'aria-hidden': toMove ? null : 'true' }, t('game.toMoveMark')),
@@ -134,6 +137,23 @@ export function viewPlayers(c, p, k) {
       s.clock ? h('span', { class: 'clock', id: `clock-${pl}`, role: 'timer', 'aria-live': 'off' }) : null));
   }
   viewClocks(c);
+}
+
+/** A rating change as players read it: `+162`, `−162` (a minus sign), `±0`. @param {number} n */
+export function signed(n) {
+  return n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : '\u00b10';
+}
+
+/**
+ * A player card's rating: the rating the game began with, or once the
+ * game is rated, the new one and the change (as lichess shows it).
+ * @param {import('./wire.js').HumanSeat} seat @param {Player} pl
+ */
+function ratingView(seat, pl) {
+  const rc = seat.rating_change;
+  if (!rc) return h('span', { class: 'player-rating', id: `rating-${pl}` }, seat.rating);
+  return h('span', { class: 'player-rating', id: `rating-${pl}`, title: t('game.ratingAfter', { after: rc.after, change: signed(rc.change) }) },
+    rc.after, ' ', h('span', { class: `rating-diff ${rc.change < 0 ? 'down' : 'up'}`, id: `rating-diff-${pl}` }, signed(rc.change)));
 }
 
 /** In a timed game, the opponent may be claimed against after this (ms). */
@@ -209,6 +229,24 @@ export function viewClocks(c) {
     }
   }
   return mine;
+}
+
+/**
+ * Why a hole may not be played now, in a sentence.
+ * @param {Ctx} c @param {string} hole
+ */
+export function whyNot(c, hole) {
+  const st = c.store;
+  const p = st.pos;
+  const L = st.playable();
+  const i = HOLES.indexOf(hole);
+  if (!L.length) return t('why.notNow', { hole, status: c.el.turn ? c.el.turn.textContent || '' : '' });
+  if (st.mode === 'offer') return t('why.notOfferable', { hole });
+  if (L.includes('accept')) return t('why.answerFirst');
+  if (L.includes('pass')) return t('why.mustPass');
+  if (i >= 0 && p.controllers[i] !== p.toMove) return t('why.notYours', { hole, player: playerName(st, /** @type {Player} */ (p.controllers[i])) });
+  if (i >= 0 && p.holes[i] === 0) return t('why.empty', { hole });
+  return t('why.notNow', { hole, status: c.el.turn ? c.el.turn.textContent || '' : '' });
 }
 
 /** The status line: one sentence of what to do now (its height is fixed, see app.css). @param {Ctx} c */
@@ -485,6 +523,7 @@ export function viewResult(c) {
       h('span', { class: 'score-A' }, `A ${r.seeds[0]}`), ' – ', h('span', { class: 'score-B' }, `${r.seeds[1]} B`)),
     h('p', { class: 'headline', id: 'result-headline' }, headline, r.winner && (me === 'A' || me === 'B') && r.winner !== me ? ` (${t('result.winner', { player: r.winner })})` : ''),
     r.without_glory ? h('p', { class: 'without-glory', id: 'without-glory' }, h('span', { class: 'glory-badge', 'aria-hidden': 'true' }, '☾'), ' ', t('result.withoutGlory', { player: /** @type {Player} */ (r.winner) })) : null,
+    ratingChanges(st),
   ].filter((x) => x !== null));
   more.append(...[
     h('p', { class: 'muted', id: 'result-reason' }, t(`result.reason.${reason}`, { player: r.winner ? other(r.winner) : '' }),
@@ -496,6 +535,27 @@ export function viewResult(c) {
       h('a', { class: 'button', id: 'download-btn', href: recordUrl(c.id), download: `gore-${c.id}.gore` }, t('result.download')),
       reason !== 'abort' ? h('a', { class: 'button', id: 'review-btn', href: `/review/${encodeURIComponent(c.id)}` }, t('gamereview.open')) : null),
   ].filter((x) => x !== null));
+}
+
+/**
+ * A rated game's end: each player's new rating and its change, or a word
+ * that they are being computed (the server sends them a moment later).
+ * @param {GameStore} st
+ */
+function ratingChanges(st) {
+  const s = /** @type {GameState} */ (st.s);
+  if (!s.rated || !s.result || s.result.reason === 'abort') return null;
+  const rows = [];
+  for (const p of /** @type {Player[]} */ (['A', 'B'])) {
+    const seat = s.seats[p];
+    if (seat.kind !== 'human' || !seat.rating_change) continue;
+    const rc = seat.rating_change;
+    rows.push(h('li', { id: `rating-change-${p}` },
+      t('result.ratingChange', { name: playerName(st, p), after: rc.after }), ' ',
+      h('span', { class: `rating-diff ${rc.change < 0 ? 'down' : 'up'}` }, signed(rc.change))));
+  }
+  if (!rows.length) return h('p', { class: 'muted', id: 'rating-changes' }, t('result.ratingPending'));
+  return h('ul', { class: 'rating-changes', id: 'rating-changes' }, ...rows);
 }
 
 /** A small arrow icon (SVG, so that no font is needed). @param {string} kind */
@@ -581,9 +641,10 @@ export function viewMoves(c, go) {
 /** The page's links (the header already has Home). @param {Ctx} c */
 export function viewLinks(c) {
   c.el.links.textContent = '';
-  c.el.links.append(
-    h('a', { href: recordUrl(c.id), download: `gore-${c.id}.gore`, id: 'record-link' }, t('result.download')),
-    h('a', { href: '/rules' }, t('nav.rules')));
+  // Once the result shows, its own button downloads the record.
+  const resultShown = !c.el.result.hidden;
+  if (!resultShown) c.el.links.append(h('a', { href: recordUrl(c.id), download: `gore-${c.id}.gore`, id: 'record-link' }, t('result.download')));
+  c.el.links.append(h('a', { href: '/rules' }, t('nav.rules')));
 }
 
 /** The "continue on another device" box. @param {Ctx} c */

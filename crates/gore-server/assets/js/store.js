@@ -156,6 +156,15 @@ export class GameStore {
   /** Takes a new server state, parsing only the positions not seen before. @param {GameState} s */
   take(s) {
     const before = this.s ? plyOf(this.s) : 0;
+    // A rating change, once known, stays: an older answer (a resignation's,
+    // arriving after the socket's update) must not take it away.
+    if (this.s && this.s.seats && s.seats) {
+      for (const p of /** @type {('A'|'B')[]} */ (['A', 'B'])) {
+        const was = this.s.seats[p];
+        const now = s.seats[p];
+        if (was && now && was.kind === 'human' && now.kind === 'human' && was.rating_change && !now.rating_change) now.rating_change = was.rating_change;
+      }
+    }
     this.s = s;
     const gpns = [s.start, ...s.actions.map((/** @type {Entry} */ e) => e.position)];
     /** @type {Pos[]} */

@@ -59,10 +59,17 @@ export {};
  */
 
 /**
+ * How a rated game moved a player's rating: his rating after it, as shown
+ * (`1662?`), and the change (`162`, `-162`).
+ * @typedef {{after: string, change: number}} RatingChange
+ */
+
+/**
  * A person in a seat. `joined` is false only for the friend's seat of a
  * waiting game; `name` is absent for a bot without a session and on one
- * device; `rating` (`1500?`) only in rated games.
- * @typedef {{kind: 'human', joined: boolean, name?: string, rating?: string}} HumanSeat
+ * device; `rating` (`1500?`, when the game began) and `rating_change`
+ * (`null` until the game is over and rated) only in rated games.
+ * @typedef {{kind: 'human', joined: boolean, name?: string, rating?: string, rating_change?: RatingChange|null}} HumanSeat
  */
 
 /**

@@ -111,6 +111,12 @@ pub enum SeatView {
         /// provisional), in rated games.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rating: Option<String>,
+        /// In rated games only: `null` until the game is over and rated,
+        /// then his rating after it and the change (`{"after": "1662?",
+        /// "change": 162}`); the server sends the state again when the
+        /// rating is done.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rating_change: Option<Option<crate::domain::ratings::RatingChange>>,
     },
     /// The server's AI.
     Ai {
@@ -487,10 +493,12 @@ impl From<&SeatState> for SeatView {
                 joined,
                 name,
                 rating,
+                rating_change,
             } => SeatView::Human {
                 joined: *joined,
                 name: name.clone(),
                 rating: rating.clone(),
+                rating_change: rating.is_some().then(|| rating_change.clone()),
             },
             SeatState::Ai {
                 level,

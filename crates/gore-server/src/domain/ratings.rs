@@ -64,6 +64,17 @@ pub fn rating_of(r: &StoredRating) -> Rating {
     }
 }
 
+/// How one game moved a player's rating: shown on the game's page once
+/// the game is rated.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RatingChange {
+    /// His rating after the game, as shown (`1662?`).
+    pub after: String,
+    /// The rounded rating after minus the rounded rating before (`162`,
+    /// `-162`), so that the figures shown add up.
+    pub change: i64,
+}
+
 /// One pace's rating on a player's page or a leaderboard.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RatingView {
@@ -334,6 +345,50 @@ impl Ratings {
     /// How an account's rating of the pace of `clock` is shown (`1500?`).
     pub async fn shown(&self, account: &str, clock: TimeControl) -> Result<String, GameError> {
         Ok(self.of(account, clock.pace()).await?.0.shown())
+    }
+
+    /// How game `id` moved the ratings of `players` (A's, B's) of `pace`,
+    /// from their rating histories: `None` for a player it has not rated
+    /// (yet).
+    pub async fn changes_of(
+        &self,
+        id: &str,
+        players: [&str; 2],
+        pace: Pace,
+    ) -> Result<[Option<RatingChange>; 2], GameError> {
+        let mut out = [None, None];
+        for (slot, account) in out.iter_mut().zip(players) {
+            let history = self
+                .0
+                .store
+                .rating_history(account.to_string())
+                .await
+                .map_err(store_error)?;
+            let mine: Vec<_> = history
+                .iter()
+                .filter(|h| h.pace == pace_word(pace))
+                .collect();
+            let Some(k) = mine.iter().position(|h| h.game == id) else {
+                continue;
+            };
+            let before = if k == 0 {
+                Rating::START.rating
+            } else {
+                mine[k - 1].rating
+            };
+            let after = Rating {
+                rating: mine[k].rating,
+                deviation: mine[k].deviation,
+                volatility: Rating::START.volatility,
+                // The history is oldest first: this game is his (k+1)th.
+                games: k as u32 + 1,
+            };
+            *slot = Some(RatingChange {
+                after: after.shown(),
+                change: after.rating.round() as i64 - before.round() as i64,
+            });
+        }
+        Ok(out)
     }
 
     /// Rates game `id` if it is a finished rated game not yet rated;

@@ -116,6 +116,9 @@ pub struct Room {
     /// One clone per spectator's socket admitted here (its count is the
     /// number, under the room's lock): the per-game cap is theirs alone.
     spectator_slots: Arc<()>,
+    /// A rated game's rating changes once it is rated (A's, B's): read
+    /// from the store when the room is loaded, set when the game is rated.
+    pub rating_changes: [Option<super::ratings::RatingChange>; 2],
 }
 
 /// A spectator's place on a game, held by his socket until it closes.
@@ -194,6 +197,7 @@ impl Room {
             present: [0, 0],
             spectators: 0,
             spectator_slots: Arc::new(()),
+            rating_changes: [None, None],
         }
     }
 

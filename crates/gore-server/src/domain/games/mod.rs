@@ -278,13 +278,51 @@ impl Games {
         if !room.info.rated {
             return;
         }
-        let ratings = self.0.ratings.clone();
+        let games = self.clone();
         let id = room.info.id.clone();
         tokio::spawn(async move {
-            if let Err(e) = ratings.settle(&id).await {
+            if let Err(e) = games.0.ratings.settle(&id).await {
                 tracing::warn!("game {id}: not rated yet: {e}");
+                return;
+            }
+            // Rated (here or by another server): the players' pages show
+            // the change.
+            let Ok(room_ref) = games.room(&id).await else {
+                return;
+            };
+            let mut room = room_ref.lock().await;
+            if games.fill_rating_changes(&mut room).await {
+                let ply = room.ply();
+                room.changed(ply);
             }
         });
+    }
+
+    /// Reads how a finished rated game moved its players' ratings into its
+    /// room; `true` if that changed what the room shows.
+    async fn fill_rating_changes(&self, room: &mut Room) -> bool {
+        let info = &room.info;
+        let (true, true, Some(tc), [Some(a), Some(b)]) =
+            (info.rated, room.is_over(), info.clock, &info.players)
+        else {
+            return false;
+        };
+        match self
+            .0
+            .ratings
+            .changes_of(&info.id, [a.as_str(), b.as_str()], tc.pace())
+            .await
+        {
+            Ok(changes) if changes != room.rating_changes => {
+                room.rating_changes = changes;
+                true
+            }
+            Ok(_) => false,
+            Err(e) => {
+                tracing::warn!("game {}: rating changes not read: {e}", info.id);
+                false
+            }
+        }
     }
 
     /// Now, by the server's clock.
@@ -330,6 +368,7 @@ impl Games {
                     })?;
                 room.clock = self.0.settings.clock.clone();
                 self.take_over(&mut room).await;
+                self.fill_rating_changes(&mut room).await;
                 tracing::debug!("game {id} loaded ({n} actions)");
                 Ok::<_, GameError>(Arc::new(Mutex::new(room)))
             })

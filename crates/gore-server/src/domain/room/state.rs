@@ -41,6 +41,9 @@ pub enum SeatState {
         name: Option<String>,
         /// His rating when a rated game began.
         rating: Option<String>,
+        /// Once a rated game is over and rated: his rating after it and
+        /// the change.
+        rating_change: Option<super::super::ratings::RatingChange>,
     },
     /// The server's AI (always joined).
     Ai {
@@ -196,6 +199,7 @@ impl Room {
                         && Seat::of(p) != self.info.creator),
                     name: self.info.names[p.index()].clone(),
                     rating: self.info.ratings[p.index()].clone(),
+                    rating_change: self.rating_changes[p.index()].clone(),
                 }
             }
         })
