@@ -12,7 +12,7 @@ import { call } from './api.js';
 import { Board, svgEl } from './board.js';
 import { errorText } from './errors.js';
 import { parseAction, parseGpn } from './gpn.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 
 /**
  * @typedef {{ply: number, mover: 'A'|'B', gpn: string, action: string, before: number[], after: number[],
@@ -110,13 +110,49 @@ export function reviewPage(main, id) {
   let alive = true;
   const board = new Board({ interactive: true, onHole: (hole) => playBest(hole) });
 
-  /** @param {Promise<ReviewData>} p */
-  function load(p) {
+  /** Where the request waits, in words (its place in the analysis engine's queue), or ''. */
+  let waitText = '';
+  /** Requests made for this review (a busy answer is asked again). */
+  let tries = 0;
+
+  /** While the review loads, its place in the analysis engine's queue, once a second. */
+  function pollPlace() {
+    const path = id ? `/api/games/${encodeURIComponent(id)}/review/status` : '/api/review/status';
+    const mine = tries;
+    call('GET', path).then((/** @type {{state: string, place?: number}} */ s) => {
+      if (!alive || !loading || mine !== tries) return;
+      const text = s.state === 'queued'
+        ? (s.place ? tn('gamereview.queued', s.place) : t('gamereview.queuedNext'))
+        : '';
+      if (text !== waitText) {
+        waitText = text;
+        const p = document.getElementById('review-loading');
+        if (p) p.textContent = waitText || t('gamereview.loading');
+      }
+    }).catch(() => { /* the next look may answer */ }).finally(() => {
+      if (alive && loading && mine === tries) setTimeout(pollPlace, 1000);
+    });
+  }
+
+  /**
+   * Asks for the review (again while the analysis engine says it is busy:
+   * the page never dead-ends on "busy").
+   * @param {() => Promise<ReviewData>} ask
+   */
+  function load(ask) {
+    // Asked again after "busy": the page stays as it is, its words too.
+    const again = loading;
     loading = true;
     error = null;
-    render();
-    p.then((d) => {
-      if (!alive) return;
+    tries += 1;
+    const mine = tries;
+    if (!again) {
+      waitText = '';
+      render();
+    }
+    pollPlace();
+    ask().then((d) => {
+      if (!alive || mine !== tries) return;
       data = d;
       loading = false;
       // Open at the first blunder, else the first marked action, else the first.
@@ -125,7 +161,15 @@ export function reviewPage(main, id) {
       render();
       announce(t('gamereview.ready'));
     }).catch((e) => {
-      if (!alive) return;
+      if (!alive || mine !== tries) return;
+      if (e && e.code === 'busy') {
+        // The analysis engine is full: say so and ask again by itself.
+        waitText = t('gamereview.busyRetry');
+        const p = document.getElementById('review-loading');
+        if (p) p.textContent = waitText;
+        setTimeout(() => { if (alive && mine === tries) load(ask); }, 3000);
+        return;
+      }
       loading = false;
       error = errorText(e);
       render();
@@ -167,7 +211,8 @@ export function reviewPage(main, id) {
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       if (!text.value.trim()) { error = t('gamereview.empty'); render(); return; }
-      load(call('POST', '/api/review', { record: text.value }));
+      const record = text.value;
+      load(() => call('POST', '/api/review', { record }));
     });
     return form;
   }
@@ -271,7 +316,7 @@ export function reviewPage(main, id) {
     page.append(h('h1', null, t('gamereview.title')));
     if (!id && !data) page.append(uploadForm());
     if (error) page.append(h('p', { class: 'error', role: 'alert', id: 'review-error' }, error));
-    if (loading) page.append(h('p', { class: 'loading', id: 'review-loading', 'aria-busy': 'true' }, t('gamereview.loading')));
+    if (loading) page.append(h('p', { class: 'loading', id: 'review-loading', 'aria-busy': 'true', role: 'status' }, waitText || t('gamereview.loading')));
     if (!data) return;
     const d = data;
     page.append(
@@ -286,7 +331,7 @@ export function reviewPage(main, id) {
         id ? h('a', { class: 'button', href: `/g/${encodeURIComponent(id)}` }, t('gamereview.backToGame')) : null));
   }
 
-  if (id) load(call('GET', `/api/games/${encodeURIComponent(id)}/review`));
+  if (id) load(() => call('GET', `/api/games/${encodeURIComponent(id)}/review`));
   return {
     render,
     destroy() { alive = false; },
