@@ -551,3 +551,70 @@ async fn a_short_analysis_goes_before_a_round_of_long_ones() {
     let done = next_of(&mut innocent, "done").await;
     assert_eq!(done["id"], 1, "{done}");
 }
+
+/// Issue 27, point 1, as the pages meet it: a visitor's analysis tab runs
+/// (ten minutes unless stopped) and his review waits behind it, told its
+/// place; the tab stops: the review is served.
+#[tokio::test]
+async fn a_visitors_review_waits_for_his_analysis_tab_then_is_served() {
+    let s = server(|c| {
+        c.analysis_time = Duration::from_secs(600);
+        c.analysis_nodes = u64::MAX;
+    })
+    .await;
+    let mut tab = analysis_ws(&s).await;
+    say(&mut tab, json!({"type": "analyse"})).await;
+    assert_eq!(next_msg(&mut tab).await["type"], "started");
+    // Its first finding: it runs.
+    let m = next_msg(&mut tab).await;
+    assert_ne!(m["type"], "queued", "{m}");
+    // His second tab waits, then leaves (its page closed): its analysis
+    // leaves the queue.
+    let mut second = analysis_ws(&s).await;
+    say(&mut second, json!({"type": "analyse", "line": "a1"})).await;
+    assert_eq!(next_msg(&mut second).await["type"], "started");
+    assert_eq!(next_msg(&mut second).await["type"], "queued");
+    second.inner.close(None).await.unwrap();
+    drop(second);
+    let c = bot();
+    let record =
+        "[Rules \"no-trades\"]\n[Start \"1,4,0,0/1,1,1,1 AAAA/BBBB 19-20 B -\"]\n\n1. b3 a2\n";
+    let review = {
+        let (c, url) = (c.clone(), s.at("/api/review"));
+        tokio::spawn(async move {
+            let r = c
+                .post(url)
+                .json(&json!({"record": record}))
+                .send()
+                .await
+                .unwrap();
+            (r.status().as_u16(), r.text().await.unwrap())
+        })
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let v: Value = c
+            .get(s.at("/api/review/status"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if v == json!({"state": "queued", "place": 0}) {
+            break;
+        }
+        assert!(
+            !review.is_finished(),
+            "answered at once: {:?}",
+            review.await
+        );
+        assert!(tokio::time::Instant::now() < deadline, "never queued: {v}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    say(&mut tab, json!({"type": "stop"})).await;
+    let done = next_of(&mut tab, "done").await;
+    assert_eq!(done["stopped"], true, "{done}");
+    let (code, body) = review.await.unwrap();
+    assert_eq!(code, 200, "{body}");
+}

@@ -542,6 +542,14 @@ export function analysisPage(main) {
 
   document.addEventListener('keydown', onKey);
   let loaded = false;
+  // Leaving the page, even into the browser's back/forward cache, frees
+  // its place on the analysis engine (the visitor's other tabs and his
+  // reviews wait behind it); coming back analyses again.
+  const onHide = () => { if (ws) ws.close(); };
+  const onShow = (/** @type {PageTransitionEvent} */ e) => { if (e.persisted && !gone && st.on) analyse(); };
+  window.addEventListener('pagehide', onHide);
+  window.addEventListener('pageshow', onShow);
+
   return {
     render() {
       main.textContent = '';
@@ -557,6 +565,8 @@ export function analysisPage(main) {
     destroy() {
       gone = true;
       document.removeEventListener('keydown', onKey);
+      window.removeEventListener('pagehide', onHide);
+      window.removeEventListener('pageshow', onShow);
       if (ws) ws.close();
     },
   };

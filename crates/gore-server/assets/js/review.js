@@ -72,6 +72,26 @@ function chart(d, selected, onPick) {
   if (n && selected >= 0) {
     svgEl('line', { x1: x(selected + 1), y1: PY, x2: x(selected + 1), y2: H - PY, class: 'review-cursor' }, svg);
   }
+  // Labels placed so that none covers another or a mark's circle where
+  // marks cluster: above the circle, else below, else further out; a label
+  // with no free place is left out (its circle's colour, title and name
+  // still say it).
+  /** @type {{x0: number, y0: number, x1: number, y1: number}[]} */
+  const taken = d.actions
+    .map((a, i) => (MARKED.includes(a.class) ? { x0: x(i + 1) - 9, y0: y(a.after[0]) - 9, x1: x(i + 1) + 9, y1: y(a.after[0]) + 9 } : null))
+    .filter((b) => b !== null);
+  /** Where a mark's label goes (its baseline), or null. @param {number} cx @param {number} cy @param {string} mark */
+  const place = (cx, cy, mark) => {
+    const w = 8 * mark.length + 2, hgt = 13;
+    for (const base of [cy - 12, cy + 23, cy - 26, cy + 37, cy - 40, cy + 51]) {
+      const box = { x0: cx - w / 2, y0: base - hgt + 2, x1: cx + w / 2, y1: base + 3 };
+      if (box.y0 < 0 || box.y1 > H) continue;
+      if (taken.some((b) => box.x0 < b.x1 && b.x0 < box.x1 && box.y0 < b.y1 && b.y0 < box.y1)) continue;
+      taken.push(box);
+      return base;
+    }
+    return null;
+  };
   d.actions.forEach((a, i) => {
     if (!MARKED.includes(a.class)) return;
     const g = svgEl('g', {
@@ -81,8 +101,11 @@ function chart(d, selected, onPick) {
     g.setAttribute('aria-label', t('gamereview.markLabel', { action: actionName(a), cls: classText(a), loss: seeds(a.loss) }));
     const cx = x(i + 1), cy = y(a.after[0]);
     svgEl('circle', { cx, cy, r: 9 }, g);
-    const txt = svgEl('text', { x: cx, y: cy - 12, class: 'review-mark-text' }, g);
-    txt.textContent = a.mark;
+    const base = place(cx, cy, a.mark);
+    if (base !== null) {
+      const txt = svgEl('text', { x: cx, y: base, class: 'review-mark-text' }, g);
+      txt.textContent = a.mark;
+    }
     const title = svgEl('title', {}, g);
     title.textContent = `${actionName(a)} ${a.mark}`;
     g.addEventListener('click', () => onPick(i));
