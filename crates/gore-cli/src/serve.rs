@@ -53,9 +53,14 @@ pub struct ServeArgs {
     /// `busy`.
     #[arg(long, default_value_t = 16)]
     analysis_queue: usize,
-    /// Analysis searches in flight at once per client address.
+    /// Analysis searches running at once per client address.
     #[arg(long, default_value_t = 1)]
     analysis_per_client: usize,
+    /// Analysis searches of one client address that wait their turn
+    /// behind its running ones (its other tabs, its reviews); more are
+    /// refused `busy`.
+    #[arg(long, default_value_t = 4)]
+    analysis_waiting_per_client: usize,
     /// One analysis's time at most, in milliseconds (a client may ask for
     /// less, never more).
     #[arg(long, default_value_t = 10_000)]
@@ -137,6 +142,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         analysis_threads: args.analysis_threads.max(1),
         analysis_queue: args.analysis_queue,
         analysis_per_client: args.analysis_per_client.max(1),
+        analysis_waiting_per_client: args.analysis_waiting_per_client,
         analysis_time: Duration::from_millis(args.analysis_time_ms.max(1)),
         analysis_nodes: args.analysis_nodes.max(1),
         public_url: args.public_url,

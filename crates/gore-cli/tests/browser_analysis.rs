@@ -323,3 +323,116 @@ async fn finished(chrome: &Chrome, server: &Server) -> Res<()> {
     shot(&page, "analysis-from-game").await?;
     Ok(())
 }
+
+/// Issue 27, point 5: for `1,1,1,1/6,0,24,0 AAAA/ABBB 0-14 A -` with the
+/// budget run out, the list beside the evaluation showed a1–a4 at "A 15.6
+/// – B 32.4, depth 0" (a guess, not a search) while the evaluation said
+/// a2, A 33 – B 15. Now no action shows a depth-0 value (an action the
+/// budget left unsearched says so), the evaluation's best action is
+/// marked best in the list with the evaluation's value, and no action is
+/// valued above it; in English and Spanish, on a desktop and a phone.
+#[test]
+fn the_analysis_list_agrees_with_the_evaluation_and_never_shows_a_guess() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("the_analysis_list_agrees_with_the_evaluation") else {
+        return;
+    };
+    // A small node budget: deterministic, and short of every action.
+    let server = start_server_with(&["--analysis-nodes", "3000"]);
+    runtime().block_on(async {
+        for (w, h, lang, tag) in [
+            (1366, 768, "en", "en-desktop"),
+            (360, 740, "es", "es-phone"),
+        ] {
+            let chrome = Chrome::launch(&exe, w, h).await.expect("launch chromium");
+            let r = agreement(&chrome, &server, lang, tag).await;
+            chrome.close().await;
+            r.expect(tag);
+        }
+    });
+}
+
+async fn agreement(chrome: &Chrome, server: &Server, lang: &str, tag: &str) -> Res<()> {
+    let page = chrome.page(&format!("{}/rules", server.url)).await?;
+    js(
+        &page,
+        &format!("localStorage.setItem('gore.lang', '{lang}')"),
+    )
+    .await?;
+    page.goto(format!(
+        "{}/analysis?gpn=1%2C1%2C1%2C1%2F6%2C0%2C24%2C0+AAAA%2FABBB+0-14+A+-",
+        server.url
+    ))
+    .await?;
+    // The analysis ends (its budget spent): its Stop button goes grey.
+    wait_for(
+        &page,
+        "(() => { const s = document.getElementById('an-stop'); const d = document.getElementById('an-depth'); \
+         return !!s && s.disabled && !!d && Number(d.textContent) >= 1; })()",
+        "the analysis over",
+        60,
+    )
+    .await?;
+    let rows = js(
+        &page,
+        "[...document.querySelectorAll('[data-value-of]')].map(e => [e.dataset.valueOf, e.textContent])",
+    )
+    .await?;
+    let rows: Vec<(String, String)> = serde_json::from_value(rows)?;
+    // a1–a4, b1 (A's) and the offers A may make.
+    assert!(rows.len() >= 5, "{tag}: {rows:?}");
+    let depth0 = if lang == "es" {
+        "profundidad 0"
+    } else {
+        "depth 0"
+    };
+    let unsearched = if lang == "es" {
+        "sin calcular"
+    } else {
+        "not searched"
+    };
+    let value = |s: &str| -> Option<f64> {
+        // "A 33 – B 15 …": A's seeds, the first number.
+        s.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .find_map(|x| x.parse::<f64>().ok())
+    };
+    for (a, s) in &rows {
+        assert!(!s.contains(depth0), "{tag}: {a} shows a guess: {s}");
+        assert!(s != "…", "{tag}: {a} never settled");
+        assert!(
+            s.contains(unsearched) || value(s).is_some(),
+            "{tag}: {a}: {s}"
+        );
+    }
+    // The evaluation's best (its line's first action) is the list's best.
+    let line = text(&page, "#an-line").await?;
+    let best = line
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let marked = js(
+        &page,
+        "[...document.querySelectorAll('.an-best')].map(b => b.closest('[data-value-of]').dataset.valueOf)",
+    )
+    .await?;
+    assert_eq!(marked, serde_json::json!([best]), "{tag}: {rows:?}");
+    let expected = text(&page, "#an-expected").await?;
+    let best_row = &rows.iter().find(|(a, _)| *a == best).expect("best row").1;
+    assert_eq!(
+        value(best_row),
+        value(&expected),
+        "{tag}: {best_row} vs {expected}"
+    );
+    for (a, s) in &rows {
+        if let Some(v) = value(s).filter(|_| !s.contains(unsearched)) {
+            assert!(
+                v <= value(&expected).unwrap() + 0.05,
+                "{tag}: {a} {s} above the best {expected}"
+            );
+        }
+    }
+    shot(&page, &format!("analysis-agreement-{tag}")).await?;
+    assert_accessible(&page, &format!("analysis-agreement-{tag}")).await?;
+    Ok(())
+}

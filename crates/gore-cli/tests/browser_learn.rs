@@ -304,3 +304,190 @@ async fn phone(chrome: &Chrome, server: &Server) -> Res<()> {
     assert_accessible(&page, "lesson-offer-met-phone-eu-dark").await?;
     Ok(())
 }
+
+/// Plays one learner action on the open lesson, as a person does.
+async fn lesson_action(page: &Page, action: &str) -> Res<()> {
+    match action {
+        "pass" => click(page, "#lesson-pass").await?,
+        "accept" => click(page, "#lesson-accept").await?,
+        "decline" => click(page, "#lesson-decline").await?,
+        a if a.starts_with("offer:") => {
+            click(page, "#lesson-offer").await?;
+            for hole in a[6..].split(',') {
+                wait_for(
+                    page,
+                    "document.querySelector('#board .hole.legal')",
+                    "the holes to offer",
+                    10,
+                )
+                .await?;
+                click(page, &format!("#board .hole[data-hole={hole}]")).await?;
+            }
+            wait_for(
+                page,
+                "!document.getElementById('lesson-send-offer').disabled",
+                "the offer ready",
+                10,
+            )
+            .await?;
+            click(page, "#lesson-send-offer").await?;
+        }
+        hole => {
+            wait_for(
+                page,
+                &format!("document.querySelector('#board .hole.legal[data-hole={hole}]')"),
+                "the hole playable",
+                10,
+            )
+            .await?;
+            click(page, &format!("#board .hole[data-hole={hole}]")).await?;
+        }
+    }
+    Ok(())
+}
+
+/// What repeats in a lesson's feedback, if anything: a clause twice (say
+/// "…the game is over. The game is over: A 45, B 3."), a hole named twice
+/// ("Your opponent sowed b4… Your opponent sows b4."), or three words in
+/// a row twice.
+fn repetition(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let clauses: Vec<&str> = lower
+        .split(|c: char| ".:;,!?¡¿".contains(c))
+        .map(str::trim)
+        .filter(|s| s.split_whitespace().count() >= 2)
+        .collect();
+    for (i, c) in clauses.iter().enumerate() {
+        if clauses[i + 1..].contains(c) {
+            return Some(format!("the clause \"{c}\" twice"));
+        }
+    }
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    for hole in ["a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4"] {
+        if words.iter().filter(|w| **w == hole).count() > 1 {
+            return Some(format!("{hole} named twice"));
+        }
+    }
+    let grams: Vec<String> = words.windows(3).map(|w| w.join(" ")).collect();
+    for (i, g) in grams.iter().enumerate() {
+        if grams[i + 1..].contains(g) {
+            return Some(format!("\"{g}\" twice"));
+        }
+    }
+    None
+}
+
+/// Issue 27, point 19: every lesson played to its goal, in the four
+/// languages: no sentence of the feedback repeats another; and the move
+/// is shown on the board, not just its result: the hole sown marked, each
+/// hole a seed fell into (+1), the landing hole ringed and named so, or
+/// the opponent's reply's hole; on a desktop, and a phone for the marks.
+#[test]
+fn lessons_show_the_move_and_never_repeat_a_sentence() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("lessons_show_the_move_and_never_repeat_a_sentence") else {
+        return;
+    };
+    let server = Server::start();
+    runtime().block_on(async {
+        for (w, h, langs) in [
+            (1366, 768, &["en", "es", "fr", "eu"][..]),
+            (360, 740, &["es"][..]),
+        ] {
+            let chrome = Chrome::launch(&exe, w, h).await.expect("launch chromium");
+            let r = every_lesson(&chrome, &server, langs, w).await;
+            chrome.close().await;
+            r.expect("the lessons");
+        }
+    });
+}
+
+async fn every_lesson(chrome: &Chrome, server: &Server, langs: &[&str], width: u32) -> Res<()> {
+    let page = chrome.page(&format!("{}/rules", server.url)).await?;
+    for lang in langs {
+        js(
+            &page,
+            &format!("localStorage.setItem('gore.lang', '{lang}')"),
+        )
+        .await?;
+        for lesson in gore_learn::lessons::all() {
+            let id = lesson.id;
+            page.goto(format!("{}/learn?lesson={id}", server.url))
+                .await?;
+            wait_for(
+                &page,
+                &format!("document.querySelector('[data-lesson=\"{id}\"]') && document.querySelectorAll('#board .hole').length === 8"),
+                "the lesson",
+                20,
+            )
+            .await?;
+            for (k, action) in lesson.solution.iter().enumerate() {
+                lesson_action(&page, action).await?;
+                let want = if k + 1 == lesson.solution.len() {
+                    "met"
+                } else {
+                    "continue"
+                };
+                wait_for(
+                    &page,
+                    &format!("document.querySelector('[data-status={want}]')"),
+                    &format!("{id}: {action} played"),
+                    20,
+                )
+                .await?;
+            }
+            let fb = text(&page, "#lesson-feedback").await?;
+            if let Some(r) = repetition(&fb) {
+                panic!("{lang} {id}: {r}: {fb}");
+            }
+            // The move on the board.
+            let marks = js(
+                &page,
+                "({origin: [...document.querySelectorAll('#board .hole.origin')].map(g => g.dataset.hole), \
+                   landed: [...document.querySelectorAll('#board .hole.landed')].map(g => [g.dataset.hole, g.getAttribute('aria-label')]), \
+                   drops: [...document.querySelectorAll('#board .hole.sown-into, #board .hole.landed')].map(g => g.dataset.hole)})",
+            )
+            .await?;
+            match id {
+                "sow" => {
+                    // a3's 3 seeds into a4, b1 and b2: the last in b2.
+                    assert_eq!(
+                        marks["origin"],
+                        serde_json::json!(["a3"]),
+                        "{lang}: {marks}"
+                    );
+                    assert_eq!(
+                        marks["drops"],
+                        serde_json::json!(["a4", "b1", "b2"]),
+                        "{lang}: {marks}"
+                    );
+                    assert_eq!(marks["landed"][0][0], "b2", "{lang}: {marks}");
+                    let label = marks["landed"][0][1].as_str().unwrap_or_default();
+                    let landed_words = match *lang {
+                        "es" => "aquí cayó la última semilla",
+                        "fr" => "la dernière graine est tombée ici",
+                        "eu" => "azken hazia hemen erori da",
+                        _ => "the last seed fell here",
+                    };
+                    assert!(label.ends_with(landed_words), "{lang}: {label}");
+                    shot(&page, &format!("learn-sow-move-{lang}-{width}")).await?;
+                    assert_accessible(&page, &format!("learn-sow-move-{lang}-{width}")).await?;
+                }
+                // The opponent's reply is the move last made.
+                "pass" => assert_eq!(
+                    marks["origin"],
+                    serde_json::json!(["b4"]),
+                    "{lang}: {marks}"
+                ),
+                _ => {}
+            }
+            if *lang == "en" && ["end-sweep", "pass", "decline", "whole-board"].contains(&id) {
+                shot(&page, &format!("learn-{id}-done-en")).await?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -120,6 +120,9 @@ pub fn setup(rules: &str, gpn: &str, line: &str) -> Result<Game, SetupError> {
     Ok(game)
 }
 
+/// Forced replies played after an action before its search, at most.
+const MAX_FORCED: usize = 64;
+
 /// Final seeds of A and B: captured plus the expected share of the board.
 pub type Seeds = [f64; 2];
 
@@ -146,12 +149,15 @@ pub struct ActionValue {
     /// Expected final seeds of A and B after it (exact when it ends the
     /// game).
     pub expected: Seeds,
-    /// The depth searched after it (0: the action ends the game, or the
-    /// reply is forced and was not searched).
+    /// The depth searched after it and its forced replies (at least 1;
+    /// 0 when it ends the game). An action the budget left no search
+    /// for is not told at all: never a static estimate as a value.
     pub depth: u32,
-    /// The best line after the action, starting with it.
+    /// The best line after the action, starting with it (its forced
+    /// replies next).
     pub line: Vec<Action>,
-    /// The action ends the game: `expected` is its result.
+    /// The action ends the game (maybe after forced replies): `expected`
+    /// is its result.
     pub ends: bool,
 }
 
@@ -270,8 +276,10 @@ fn remaining(limits: &Limits, nodes: u64, since: Instant, k: u32) -> Option<Limi
 /// whole analysis: half for the position's search, the rest shared by its
 /// actions), telling `on` each finding: the database's values first when
 /// `dbs` holds the position, then each finished depth, then each action's
-/// value (searched one depth less deep than the position, after it, from
-/// the mover's side). The search is the engine's at full strength with no
+/// value (searched one depth less deep than the position, after it and
+/// its forced replies, from the mover's side): the best action's first,
+/// the position's own search's, and no other above it; an action the
+/// budget left unsearched is not told (the summary is then `stopped`). The search is the engine's at full strength with no
 /// glory: the value, not a taste.
 pub fn analyse(
     game: &Game,
@@ -336,7 +344,50 @@ pub fn analyse(
         }
     }
     let child_depth = summary.depth.saturating_sub(1).max(1);
-    let legal = game.legal_actions();
+    // The best action's value is the position's own search (its first
+    // action, one ply less deep): told first, so that the list and the
+    // evaluation agree on it whatever budget is left for the others.
+    let searched_best = result
+        .as_ref()
+        .filter(|r| r.depth >= 1 && r.pv.first() == Some(&r.best))
+        .map(|r| {
+            (
+                r.best,
+                r.depth,
+                seeds_of(r.score, mover, total),
+                r.pv.clone(),
+            )
+        });
+    let mut best_value = None;
+    if let Some((best, depth, expected, line)) = searched_best {
+        let mut next = game.clone();
+        if next.play(best).is_ok() {
+            let value = match next.outcome() {
+                Some(o) => ActionValue {
+                    action: best,
+                    expected: [o.seeds[0] as f64, o.seeds[1] as f64],
+                    depth: 0,
+                    line: vec![best],
+                    ends: true,
+                },
+                None => ActionValue {
+                    action: best,
+                    expected,
+                    depth: depth - 1,
+                    line,
+                    ends: false,
+                },
+            };
+            best_value = Some(value.clone());
+            on(Event::Action(value));
+        }
+    }
+    let legal: Vec<Action> = game
+        .legal_actions()
+        .iter()
+        .copied()
+        .filter(|a| best_value.as_ref().is_none_or(|b| b.action != *a))
+        .collect();
     let k = legal.len() as u32;
     for (i, &action) in legal.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
@@ -357,6 +408,27 @@ pub fn analyse(
             }));
             continue;
         }
+        // Forced replies are played: the engine does not search a
+        // position with one action (its value would be the static
+        // estimate, issue 27).
+        let mut line = vec![action];
+        while next.legal_actions().len() == 1 && line.len() < MAX_FORCED {
+            let only = next.legal_actions()[0];
+            if next.play(only).is_err() {
+                break;
+            }
+            line.push(only);
+        }
+        if let Some(o) = next.outcome() {
+            on(Event::Action(ActionValue {
+                action,
+                expected: [o.seeds[0] as f64, o.seeds[1] as f64],
+                depth: 0,
+                line,
+                ends: true,
+            }));
+            continue;
+        }
         let Some(mut lim) = remaining(limits, summary.nodes, start, k - i as u32) else {
             summary.stopped = true;
             break;
@@ -368,11 +440,27 @@ pub fn analyse(
             continue;
         };
         summary.nodes += r.nodes;
-        let mut line = vec![action];
+        if r.depth == 0 && next.legal_actions().len() > 1 {
+            // The budget ran out before depth 1: a static estimate, not a
+            // value. Not told: the page shows it as not searched.
+            summary.stopped = true;
+            continue;
+        }
+        let mut expected = seeds_of(r.score, reply, total);
+        if let Some(b) = &best_value {
+            // Searched on its own, an action may look better than the
+            // position's search found it (a shallower search, another
+            // window): it is worth no more than the best, or the
+            // evaluation would be wrong at the depth it says.
+            let i = mover.index();
+            if expected[i] > b.expected[i] {
+                expected = b.expected;
+            }
+        }
         line.extend(r.pv.iter().copied());
         on(Event::Action(ActionValue {
             action,
-            expected: seeds_of(r.score, reply, total),
+            expected,
             depth: r.depth,
             line,
             ends: false,
@@ -489,6 +577,57 @@ mod tests {
         assert!(events.is_empty());
         assert!(s.over.is_some());
         assert_eq!(s.nodes, 0);
+    }
+
+    /// Issue 27, point 5: with the budget run out before an action was
+    /// searched, it was shown "depth 0" with the static estimate (A 15.6
+    /// – B 32.4 for a1–a4) beside an evaluation of a2, A 33 – B 15: an
+    /// action not searched is not valued, and the best action is valued
+    /// as the evaluation says, at the top of the list.
+    #[test]
+    fn no_action_is_valued_unsearched_and_the_list_agrees_with_the_evaluation() {
+        let game = setup("", "1,1,1,1/6,0,24,0 AAAA/ABBB 0-14 A -", "").unwrap();
+        for nodes in [3_000, 30_000, 300_000, 3_000_000] {
+            let limits = Limits {
+                depth: Some(40),
+                ..Limits::nodes(nodes)
+            };
+            let (events, s) = run(&game, limits);
+            let last = events
+                .iter()
+                .rev()
+                .find_map(|e| match e {
+                    Event::Depth(d) => Some(d.clone()),
+                    _ => None,
+                })
+                .expect("a depth");
+            let actions: Vec<&ActionValue> = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Action(a) => Some(a),
+                    _ => None,
+                })
+                .collect();
+            for a in &actions {
+                assert!(a.ends || a.depth >= 1, "{nodes} nodes: {a:?} not searched");
+            }
+            let best = s.best.expect("a best action");
+            assert_eq!(last.line.first(), Some(&best), "{nodes} nodes");
+            let b = actions
+                .iter()
+                .find(|a| a.action == best)
+                .unwrap_or_else(|| panic!("{nodes} nodes: the best, {best}, not valued"));
+            assert_eq!(
+                b.expected, last.expected,
+                "{nodes} nodes: {b:?} vs {last:?}"
+            );
+            for a in &actions {
+                assert!(
+                    a.expected[0] <= b.expected[0] + 1e-9,
+                    "{nodes} nodes: {a:?} better for A than the best {b:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -268,8 +268,14 @@ impl Kind for AnalysisSocket {
             } => {
                 self.next = Some((AnalysisSetup { rules, gpn, line }, time_ms));
                 match &self.current {
-                    // Stop it; the next starts when it is done.
-                    Some(c) => c.ticket.stop(),
+                    // Stop it; the next starts when it is done (at once
+                    // if it was still waiting: it leaves the queue).
+                    Some(c) => {
+                        c.ticket.stop();
+                        if self.withdraw_waiting(&mut out) {
+                            self.start_next(&mut out);
+                        }
+                    }
                     None => self.start_next(&mut out),
                 }
             }
@@ -278,6 +284,7 @@ impl Kind for AnalysisSocket {
                 if let Some(c) = &self.current {
                     c.ticket.stop();
                 }
+                self.withdraw_waiting(&mut out);
             }
             AnalysisClientMsg::Ping {} => out.push(AnalysisServerMsg::Pong),
         }
@@ -294,6 +301,32 @@ impl Kind for AnalysisSocket {
 }
 
 impl AnalysisSocket {
+    /// A stopped analysis that still waits for a thread leaves the queue
+    /// at once (else stopping it would wait for the searches before it:
+    /// the next position's analysis too). Ends it `done`, stopped, with
+    /// nothing found; whether it did.
+    fn withdraw_waiting(&mut self, out: &mut Vec<AnalysisServerMsg>) -> bool {
+        let Some(c) = self.current.as_mut() else {
+            return false;
+        };
+        if !c.ticket.withdraw() {
+            return false;
+        }
+        let id = c.id;
+        self.current = None;
+        self.events = None;
+        out.push(AnalysisServerMsg::Done {
+            id,
+            depth: 0,
+            best: None,
+            nodes: 0,
+            time_ms: 0,
+            stopped: true,
+            over: None,
+        });
+        true
+    }
+
     /// Nothing runs now: starts what was asked for, if anything.
     fn start_next(&mut self, out: &mut Vec<AnalysisServerMsg>) {
         if self.current.is_some() {
@@ -372,15 +405,7 @@ fn begin(
         game,
         limits,
     )
-    .map_err(|e| {
-        ApiError::busy(match e {
-            crate::ai::AiBusy::Client { limit } => format!(
-                "you already have {limit} analyses running (another tab?); \
-                 stop one, then try again"
-            ),
-            other => format!("the analysis is at capacity: {other}"),
-        })
-    })?;
+    .map_err(|e| ApiError::busy(domain::busy_text(e)))?;
     let started = AnalysisServerMsg::Started {
         id,
         gpn,

@@ -138,8 +138,13 @@ pub struct Config {
     pub analysis_threads: usize,
     /// Analysis jobs that may wait for a thread of the analysis pool.
     pub analysis_queue: usize,
-    /// Analysis jobs in flight per client (address).
+    /// Analysis jobs running at once per client (address).
     pub analysis_per_client: usize,
+    /// Analysis jobs of one client (address) that wait their turn behind
+    /// its running ones (`--analysis-waiting-per-client`): one visitor's
+    /// tabs and reviews queue instead of refusing each other; more are
+    /// refused `busy`.
+    pub analysis_waiting_per_client: usize,
     /// One analysis's time at most (`--analysis-time-ms`); a client may
     /// ask for less, never more.
     pub analysis_time: Duration,
@@ -187,6 +192,7 @@ impl Default for Config {
             analysis_threads: 1,
             analysis_queue: 16,
             analysis_per_client: 1,
+            analysis_waiting_per_client: 4,
             analysis_time: Duration::from_secs(10),
             analysis_nodes: 50_000_000,
             hash_workers: std::thread::available_parallelism().map_or(2, |n| n.get()),

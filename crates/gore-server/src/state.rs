@@ -87,10 +87,11 @@ impl AppState {
         let (perfect, oracles, solved) = open_solver_db(config.solver_db.as_deref())?;
         // Every analysis job is cheap (no cost above u32::MAX): the pool
         // keeps no lane, its own threads are the bound.
-        let analysis = crate::ai::AiPool::new(
+        let analysis = crate::ai::AiPool::with_waiting(
             config.analysis_threads,
             config.analysis_queue,
             config.analysis_per_client,
+            config.analysis_waiting_per_client,
             u32::MAX,
         )?;
         let puzzles = load_puzzles(config.puzzles.as_deref())?;

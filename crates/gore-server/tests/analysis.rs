@@ -90,7 +90,7 @@ async fn a_request_for_more_than_the_caps_is_clamped() {
 }
 
 #[tokio::test]
-async fn one_analysis_per_socket_and_per_client_and_stop_stops() {
+async fn one_analysis_per_socket_a_visitors_other_socket_waits_its_turn_and_stop_stops() {
     // Nothing but `stop` ends these: ten minutes, fifty million nodes.
     let s = server(|c| {
         c.analysis_time = Duration::from_secs(600);
@@ -103,11 +103,27 @@ async fn one_analysis_per_socket_and_per_client_and_stop_stops() {
     assert_eq!(first["type"], "started", "{first}");
     assert_eq!(first["id"], 1);
 
-    // The same client (address) on another socket: refused, busy.
+    // The same visitor (address) in another tab: never refused (issue
+    // 27): it waits its turn behind his running one, told its place,
+    // though the second thread is free (one running per address).
     let mut b = analysis_ws(&s).await;
     say(&mut b, json!({"type": "analyse", "line": "a1"})).await;
-    let refused = next_of(&mut b, "error").await;
-    assert_eq!(refused["error"]["code"], "busy", "{refused}");
+    let started = next_msg(&mut b).await;
+    assert_eq!(started["type"], "started", "{started}");
+    let q = next_msg(&mut b).await;
+    assert_eq!(q, json!({"type": "queued", "id": 1, "place": 0}));
+    // Asking that tab for another position while it waits: the waiting
+    // one ends at once (it leaves the queue) and the new one waits.
+    say(&mut b, json!({"type": "analyse", "line": "a2"})).await;
+    let done = next_msg(&mut b).await;
+    assert_eq!(done["type"], "done", "{done}");
+    assert_eq!(
+        (done["id"].clone(), done["stopped"].clone()),
+        (json!(1), json!(true))
+    );
+    assert_eq!(next_msg(&mut b).await["type"], "started");
+    let q = next_msg(&mut b).await;
+    assert_eq!(q, json!({"type": "queued", "id": 2, "place": 0}));
 
     // A new analysis on the first socket replaces the running one: its
     // `done` (stopped) comes before the new one starts.
@@ -130,15 +146,39 @@ async fn one_analysis_per_socket_and_per_client_and_stop_stops() {
         "{second}"
     );
 
-    // `stop` stops it.
-    say(&mut a, json!({"type": "stop"})).await;
-    let msgs = until_done(&mut a).await;
-    let done = msgs.last().unwrap();
-    assert_eq!(done["type"], "done", "{done}");
-    assert_eq!(done["id"], 2);
-    assert_eq!(done["stopped"], true);
+    // The first socket's ended: the other tab's waiting one runs now (its
+    // first finding comes), and the first socket's new one waits for it.
+    let m = next_msg(&mut b).await;
+    assert!(
+        m["type"] == "depth" || m["type"] == "action" || m["type"] == "exact",
+        "{m}"
+    );
+    let q = next_of(&mut a, "queued").await;
+    assert_eq!(q["id"], 2, "{q}");
 
-    // Its slot is free: the other socket may analyse now.
+    // `stop` stops each.
+    say(&mut b, json!({"type": "stop"})).await;
+    let done = until_done(&mut b).await.pop().unwrap();
+    assert_eq!(
+        (
+            done["type"].clone(),
+            done["id"].clone(),
+            done["stopped"].clone()
+        ),
+        (json!("done"), json!(2), json!(true))
+    );
+    say(&mut a, json!({"type": "stop"})).await;
+    let done = until_done(&mut a).await.pop().unwrap();
+    assert_eq!(
+        (
+            done["type"].clone(),
+            done["id"].clone(),
+            done["stopped"].clone()
+        ),
+        (json!("done"), json!(2), json!(true))
+    );
+
+    // Their slots are free: a short one runs at once.
     say(
         &mut b,
         json!({"type": "analyse", "line": "a1", "time_ms": 1}),
@@ -147,7 +187,36 @@ async fn one_analysis_per_socket_and_per_client_and_stop_stops() {
     let started = next_of(&mut b, "started").await;
     assert_eq!(started["limits"]["time_ms"], 1);
     let done = next_of(&mut b, "done").await;
-    assert_eq!(done["id"], 1);
+    assert_eq!(done["id"], 3);
+}
+
+/// Issue 27, point 1: one visitor with two analysis tabs (one thread, the
+/// default one analysis running per address) gets both answers: the
+/// second waits its turn, told its place, never a bare refusal.
+#[tokio::test]
+async fn two_sockets_of_one_visitor_both_get_their_answers() {
+    let s = server(|c| c.analysis_nodes = 20_000).await;
+    let mut a = analysis_ws(&s).await;
+    let mut b = analysis_ws(&s).await;
+    say(&mut a, json!({"type": "analyse", "time_ms": 60_000})).await;
+    assert_eq!(next_msg(&mut a).await["type"], "started");
+    say(
+        &mut b,
+        json!({"type": "analyse", "line": "a1", "time_ms": 60_000}),
+    )
+    .await;
+    let m = next_msg(&mut b).await;
+    assert_eq!(m["type"], "started", "{m}");
+    for ws in [&mut a, &mut b] {
+        let msgs = until_done(ws).await;
+        let done = msgs.last().unwrap();
+        assert_eq!(done["type"], "done", "{msgs:?}");
+        assert!(done["best"].is_string(), "{done}");
+        assert!(
+            msgs.iter().all(|m| m["type"] != "error"),
+            "never refused: {msgs:?}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -481,4 +550,71 @@ async fn a_short_analysis_goes_before_a_round_of_long_ones() {
     next_of(&mut flood[0], "done").await;
     let done = next_of(&mut innocent, "done").await;
     assert_eq!(done["id"], 1, "{done}");
+}
+
+/// Issue 27, point 1, as the pages meet it: a visitor's analysis tab runs
+/// (ten minutes unless stopped) and his review waits behind it, told its
+/// place; the tab stops: the review is served.
+#[tokio::test]
+async fn a_visitors_review_waits_for_his_analysis_tab_then_is_served() {
+    let s = server(|c| {
+        c.analysis_time = Duration::from_secs(600);
+        c.analysis_nodes = u64::MAX;
+    })
+    .await;
+    let mut tab = analysis_ws(&s).await;
+    say(&mut tab, json!({"type": "analyse"})).await;
+    assert_eq!(next_msg(&mut tab).await["type"], "started");
+    // Its first finding: it runs.
+    let m = next_msg(&mut tab).await;
+    assert_ne!(m["type"], "queued", "{m}");
+    // His second tab waits, then leaves (its page closed): its analysis
+    // leaves the queue.
+    let mut second = analysis_ws(&s).await;
+    say(&mut second, json!({"type": "analyse", "line": "a1"})).await;
+    assert_eq!(next_msg(&mut second).await["type"], "started");
+    assert_eq!(next_msg(&mut second).await["type"], "queued");
+    second.inner.close(None).await.unwrap();
+    drop(second);
+    let c = bot();
+    let record =
+        "[Rules \"no-trades\"]\n[Start \"1,4,0,0/1,1,1,1 AAAA/BBBB 19-20 B -\"]\n\n1. b3 a2\n";
+    let review = {
+        let (c, url) = (c.clone(), s.at("/api/review"));
+        tokio::spawn(async move {
+            let r = c
+                .post(url)
+                .json(&json!({"record": record}))
+                .send()
+                .await
+                .unwrap();
+            (r.status().as_u16(), r.text().await.unwrap())
+        })
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let v: Value = c
+            .get(s.at("/api/review/status"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if v == json!({"state": "queued", "place": 0}) {
+            break;
+        }
+        assert!(
+            !review.is_finished(),
+            "answered at once: {:?}",
+            review.await
+        );
+        assert!(tokio::time::Instant::now() < deadline, "never queued: {v}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    say(&mut tab, json!({"type": "stop"})).await;
+    let done = next_of(&mut tab, "done").await;
+    assert_eq!(done["stopped"], true, "{done}");
+    let (code, body) = review.await.unwrap();
+    assert_eq!(code, 200, "{body}");
 }

@@ -161,9 +161,10 @@ async fn an_uploaded_record_is_reviewed_and_a_bad_one_named() {
 }
 
 #[tokio::test]
-async fn a_client_has_one_review_at_a_time() {
-    // --analysis-per-client 1 (the default): while this client's job
-    // holds the analysis pool, its review is refused; then it is served.
+async fn a_visitors_review_waits_behind_his_analysis_then_is_served() {
+    // --analysis-per-client 1 (the default): while this visitor's job
+    // holds the analysis pool (his /analysis tab), his review is not
+    // refused (issue 27): it waits its turn, told its place, then is served.
     let s = Server::start(0).await;
     let c = bot();
     let id = finished_game(&c, &s).await;
@@ -177,15 +178,42 @@ async fn a_client_has_one_review_at_a_time() {
         }))
         .unwrap();
     assert_eq!(s.state.analysis_pool().client_jobs(&me), 1);
-    let (code, v) = get_review(&c, &s, &id).await;
-    assert_eq!(code, 503, "{v}");
-    assert_eq!(v["error"]["code"], "busy");
-    assert!(v["error"]["message"].as_str().unwrap().contains("review"));
+    let waiting = {
+        let (c, s_url, id) = (c.clone(), s.url.clone(), id.clone());
+        tokio::spawn(async move {
+            let r = c
+                .get(format!("{s_url}/api/games/{id}/review"))
+                .send()
+                .await
+                .unwrap();
+            (r.status().as_u16(), r.text().await.unwrap())
+        })
+    };
+    // The request reaches the pool when it does: wait for that event.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !s.state.analysis_pool().is_thinking(&format!("review:{id}")) {
+        assert!(
+            !waiting.is_finished(),
+            "answered at once: {:?}",
+            waiting.await
+        );
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the review never queued"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let status = format!("/api/games/{id}/review/status");
+    assert_eq!(
+        review_status(&c, &s, &status).await,
+        json!({"state": "queued", "place": 0})
+    );
     assert!(!s.state.reviews().cached(&id));
     release.send(()).unwrap();
     ticket.await.unwrap();
-    let (code, v) = get_review(&c, &s, &id).await;
-    assert_eq!(code, 200, "{v}");
+    let (code, body) = waiting.await.unwrap();
+    assert_eq!(code, 200, "{body}");
+    assert!(s.state.reviews().cached(&id));
 }
 
 async fn review_status(c: &reqwest::Client, s: &Server, path: &str) -> Value {

@@ -99,7 +99,7 @@ export function analysisPage(main) {
   /** @type {WebSocket|null} */
   let ws = null;
   let gone = false;
-  /** Automatic retries after `busy` since the last start. */
+  /** Automatic retries after `busy` since the last start (each waits longer). */
   let retries = 0;
   const board = new Board({ interactive: true, onHole: (hole) => play(hole), label: t('analysis.boardLabel') });
   const el = {
@@ -147,14 +147,16 @@ export function analysisPage(main) {
       st.ev = { id: m.id, depth: 0, expected: null, line: [], nodes: 0, timeMs: 0, actions: {}, exact: null, done: false, stopped: false, queued: null };
     } else if (m.type === 'error') {
       st.pending = 0;
-      st.wsError = errorText(m.error);
+      const busy = m.error && m.error.code === 'busy';
+      // Busy (the analysis engine's queue is full, or this visitor has
+      // many tabs analysing): say what is busy and try again by itself,
+      // less and less often, while the person still wants an analysis.
+      st.wsError = busy ? t('analysis.busyRetry') : errorText(m.error);
       drawStatus();
-      // Busy (this address's other tab, or a full queue): try again a few
-      // times, a while later, while the person still wants an analysis.
-      if (m.error && m.error.code === 'busy' && st.on && retries < 5) {
+      if (busy && st.on) {
         retries += 1;
         const at = st.cur;
-        setTimeout(() => { if (!gone && st.on && st.cur === at && !st.ev) analyse(); }, 2000);
+        setTimeout(() => { if (!gone && st.on && st.cur === at && !st.ev) analyse(); }, Math.min(2000 * retries, 10000));
       }
     } else if (!st.ev || /** @type {{id?: number}} */ (m).id !== st.ev.id) {
       return; // A finding of an analysis replaced since.
@@ -360,15 +362,20 @@ export function analysisPage(main) {
     if (!legal.length) { box.append(h('p', { class: 'muted' }, t('analysis.noAction'))); return; }
     const ev = st.ev;
     const list = h('ul', { class: 'an-action-list' });
+    // The evaluation's best action (its line's first), marked so in the list.
+    const best = ev && !(ev.exact) && ev.depth > 0 ? ev.line[0] : undefined;
     for (const a of legal) {
       const x = ev && ev.exact && ev.exact.actions[a];
       const s = ev && ev.actions[a];
-      let value = /** @type {Node|string} */ ('…');
+      // Not valued yet: "…" while the search goes on; once it is over, the
+      // budget ran out before this action: said so, never a guess as a value.
+      let value = /** @type {Node|string} */ (ev && ev.done ? h('span', { class: 'muted an-unsearched' }, t('analysis.notSearched')) : '…');
       if (x) {
         value = h('span', {}, pair(x.v), ' ', h('span', { class: 'an-badge' }, t(x.exact ? 'analysis.exactMark' : 'analysis.boundedMark')),
           x.exact ? null : h('span', { class: 'muted' }, ' ', t('analysis.interval', { lo: pair(x.lo), hi: pair(x.hi) })));
       } else if (s) {
-        value = h('span', {}, pair(s.expected), ' ', h('span', { class: 'muted' }, s.ends ? t('analysis.ends') : t('analysis.atDepth', { depth: s.depth })));
+        value = h('span', {}, pair(s.expected), ' ', h('span', { class: 'muted' }, s.ends ? t('analysis.ends') : t('analysis.atDepth', { depth: s.depth })),
+          a === best ? ' ' : null, a === best ? h('span', { class: 'an-badge an-best' }, t('analysis.bestMark')) : null);
       }
       list.append(h('li', {},
         h('button', { type: 'button', class: 'small an-play', 'data-action': a, onclick: () => play(a) }, actionWords(a)),
@@ -535,6 +542,14 @@ export function analysisPage(main) {
 
   document.addEventListener('keydown', onKey);
   let loaded = false;
+  // Leaving the page, even into the browser's back/forward cache, frees
+  // its place on the analysis engine (the visitor's other tabs and his
+  // reviews wait behind it); coming back analyses again.
+  const onHide = () => { if (ws) ws.close(); };
+  const onShow = (/** @type {PageTransitionEvent} */ e) => { if (e.persisted && !gone && st.on) analyse(); };
+  window.addEventListener('pagehide', onHide);
+  window.addEventListener('pageshow', onShow);
+
   return {
     render() {
       main.textContent = '';
@@ -550,6 +565,8 @@ export function analysisPage(main) {
     destroy() {
       gone = true;
       document.removeEventListener('keydown', onKey);
+      window.removeEventListener('pagehide', onHide);
+      window.removeEventListener('pageshow', onShow);
       if (ws) ws.close();
     },
   };

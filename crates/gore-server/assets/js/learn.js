@@ -190,7 +190,32 @@ export function learnPage(main) {
     }
     if (last) marks.captured = last.captured;
     if (pos.offer.length) marks.offered = pos.offer;
+    // Show the move, not just its result: the hole sown last (the
+    // opponent's reply if he sowed one, else the learner's), and for the
+    // learner's sowing each hole a seed fell into, the last one ringed.
+    /** @type {string[]} */
+    let sown = [];
+    if (last) {
+      const reply = last.replies.length ? last.replies[last.replies.length - 1] : null;
+      const mine = actions[actions.length - 1];
+      if (reply && HOLES.includes(reply)) {
+        marks.origin = reply;
+      } else if (!last.replies.length && mine && HOLES.includes(mine) && last.path.length) {
+        marks.origin = mine;
+        sown = last.path;
+      }
+    }
     board.render(pos, marks);
+    sown.forEach((hole, k) => {
+      const g = board && board.svg.querySelector(`.hole[data-hole="${hole}"]`);
+      if (!g || g.classList.contains('landed')) return;
+      const landed = k === sown.length - 1;
+      // Said in the hole's name too (the ring is drawn, not written).
+      if (!g.classList.contains('sown-into') || landed) {
+        g.setAttribute('aria-label', `${g.getAttribute('aria-label') || ''}, ${t(landed ? 'learn.landedHere' : 'learn.sownHere')}`);
+      }
+      g.classList.add(landed ? 'landed' : 'sown-into');
+    });
 
     const buttons = [];
     if (!offering) {

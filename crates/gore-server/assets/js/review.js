@@ -12,7 +12,7 @@ import { call } from './api.js';
 import { Board, svgEl } from './board.js';
 import { errorText } from './errors.js';
 import { parseAction, parseGpn } from './gpn.js';
-import { actionWords, t } from './i18n.js';
+import { actionWords, t, tn } from './i18n.js';
 
 /**
  * @typedef {{ply: number, mover: 'A'|'B', gpn: string, action: string, before: number[], after: number[],
@@ -72,6 +72,26 @@ function chart(d, selected, onPick) {
   if (n && selected >= 0) {
     svgEl('line', { x1: x(selected + 1), y1: PY, x2: x(selected + 1), y2: H - PY, class: 'review-cursor' }, svg);
   }
+  // Labels placed so that none covers another or a mark's circle where
+  // marks cluster: above the circle, else below, else further out; a label
+  // with no free place is left out (its circle's colour, title and name
+  // still say it).
+  /** @type {{x0: number, y0: number, x1: number, y1: number}[]} */
+  const taken = d.actions
+    .map((a, i) => (MARKED.includes(a.class) ? { x0: x(i + 1) - 9, y0: y(a.after[0]) - 9, x1: x(i + 1) + 9, y1: y(a.after[0]) + 9 } : null))
+    .filter((b) => b !== null);
+  /** Where a mark's label goes (its baseline), or null. @param {number} cx @param {number} cy @param {string} mark */
+  const place = (cx, cy, mark) => {
+    const w = 8 * mark.length + 2, hgt = 13;
+    for (const base of [cy - 12, cy + 23, cy - 26, cy + 37, cy - 40, cy + 51]) {
+      const box = { x0: cx - w / 2, y0: base - hgt + 2, x1: cx + w / 2, y1: base + 3 };
+      if (box.y0 < 0 || box.y1 > H) continue;
+      if (taken.some((b) => box.x0 < b.x1 && b.x0 < box.x1 && box.y0 < b.y1 && b.y0 < box.y1)) continue;
+      taken.push(box);
+      return base;
+    }
+    return null;
+  };
   d.actions.forEach((a, i) => {
     if (!MARKED.includes(a.class)) return;
     const g = svgEl('g', {
@@ -81,8 +101,11 @@ function chart(d, selected, onPick) {
     g.setAttribute('aria-label', t('gamereview.markLabel', { action: actionName(a), cls: classText(a), loss: seeds(a.loss) }));
     const cx = x(i + 1), cy = y(a.after[0]);
     svgEl('circle', { cx, cy, r: 9 }, g);
-    const txt = svgEl('text', { x: cx, y: cy - 12, class: 'review-mark-text' }, g);
-    txt.textContent = a.mark;
+    const base = place(cx, cy, a.mark);
+    if (base !== null) {
+      const txt = svgEl('text', { x: cx, y: base, class: 'review-mark-text' }, g);
+      txt.textContent = a.mark;
+    }
     const title = svgEl('title', {}, g);
     title.textContent = `${actionName(a)} ${a.mark}`;
     g.addEventListener('click', () => onPick(i));
@@ -110,13 +133,49 @@ export function reviewPage(main, id) {
   let alive = true;
   const board = new Board({ interactive: true, onHole: (hole) => playBest(hole) });
 
-  /** @param {Promise<ReviewData>} p */
-  function load(p) {
+  /** Where the request waits, in words (its place in the analysis engine's queue), or ''. */
+  let waitText = '';
+  /** Requests made for this review (a busy answer is asked again). */
+  let tries = 0;
+
+  /** While the review loads, its place in the analysis engine's queue, once a second. */
+  function pollPlace() {
+    const path = id ? `/api/games/${encodeURIComponent(id)}/review/status` : '/api/review/status';
+    const mine = tries;
+    call('GET', path).then((/** @type {{state: string, place?: number}} */ s) => {
+      if (!alive || !loading || mine !== tries) return;
+      const text = s.state === 'queued'
+        ? (s.place ? tn('gamereview.queued', s.place) : t('gamereview.queuedNext'))
+        : '';
+      if (text !== waitText) {
+        waitText = text;
+        const p = document.getElementById('review-loading');
+        if (p) p.textContent = waitText || t('gamereview.loading');
+      }
+    }).catch(() => { /* the next look may answer */ }).finally(() => {
+      if (alive && loading && mine === tries) setTimeout(pollPlace, 1000);
+    });
+  }
+
+  /**
+   * Asks for the review (again while the analysis engine says it is busy:
+   * the page never dead-ends on "busy").
+   * @param {() => Promise<ReviewData>} ask
+   */
+  function load(ask) {
+    // Asked again after "busy": the page stays as it is, its words too.
+    const again = loading;
     loading = true;
     error = null;
-    render();
-    p.then((d) => {
-      if (!alive) return;
+    tries += 1;
+    const mine = tries;
+    if (!again) {
+      waitText = '';
+      render();
+    }
+    pollPlace();
+    ask().then((d) => {
+      if (!alive || mine !== tries) return;
       data = d;
       loading = false;
       // Open at the first blunder, else the first marked action, else the first.
@@ -125,7 +184,15 @@ export function reviewPage(main, id) {
       render();
       announce(t('gamereview.ready'));
     }).catch((e) => {
-      if (!alive) return;
+      if (!alive || mine !== tries) return;
+      if (e && e.code === 'busy') {
+        // The analysis engine is full: say so and ask again by itself.
+        waitText = t('gamereview.busyRetry');
+        const p = document.getElementById('review-loading');
+        if (p) p.textContent = waitText;
+        setTimeout(() => { if (alive && mine === tries) load(ask); }, 3000);
+        return;
+      }
       loading = false;
       error = errorText(e);
       render();
@@ -167,7 +234,8 @@ export function reviewPage(main, id) {
     form.addEventListener('submit', (e) => {
       e.preventDefault();
       if (!text.value.trim()) { error = t('gamereview.empty'); render(); return; }
-      load(call('POST', '/api/review', { record: text.value }));
+      const record = text.value;
+      load(() => call('POST', '/api/review', { record }));
     });
     return form;
   }
@@ -271,7 +339,7 @@ export function reviewPage(main, id) {
     page.append(h('h1', null, t('gamereview.title')));
     if (!id && !data) page.append(uploadForm());
     if (error) page.append(h('p', { class: 'error', role: 'alert', id: 'review-error' }, error));
-    if (loading) page.append(h('p', { class: 'loading', id: 'review-loading', 'aria-busy': 'true' }, t('gamereview.loading')));
+    if (loading) page.append(h('p', { class: 'loading', id: 'review-loading', 'aria-busy': 'true', role: 'status' }, waitText || t('gamereview.loading')));
     if (!data) return;
     const d = data;
     page.append(
@@ -286,7 +354,7 @@ export function reviewPage(main, id) {
         id ? h('a', { class: 'button', href: `/g/${encodeURIComponent(id)}` }, t('gamereview.backToGame')) : null));
   }
 
-  if (id) load(call('GET', `/api/games/${encodeURIComponent(id)}/review`));
+  if (id) load(() => call('GET', `/api/games/${encodeURIComponent(id)}/review`));
   return {
     render,
     destroy() { alive = false; },

@@ -15,8 +15,11 @@
 //!   or running); a second is refused [`AiBusy::Game`].
 //! - **A cap per client**: a client key ([`ClientKey::ip`]: an IPv4
 //!   address, or an IPv6 /64, the block one subscriber usually holds) has
-//!   at most `per_client` jobs in flight; more are refused
-//!   [`AiBusy::Client`].
+//!   at most `per_client` jobs running, and at most `waiting_per_client`
+//!   more waiting behind them ([`AiPool::with_waiting`]; none for
+//!   [`AiPool::new`], the games' pool); more are refused
+//!   [`AiBusy::Client`]. So one visitor's analysis tabs and his review
+//!   queue behind each other instead of refusing each other (issue 27).
 //! - **A bounded queue**: at most `queue` jobs wait for a thread; a job
 //!   that would wait beyond that is refused [`AiBusy::Queue`], never
 //!   queued without end, unless its client has none waiting and fewer

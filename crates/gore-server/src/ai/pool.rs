@@ -51,7 +51,10 @@ struct Inner {
     running: usize,
     running_expensive: usize,
     games: HashSet<String>,
+    /// Jobs in flight (waiting or running) by client key.
     clients: HashMap<ClientKey, usize>,
+    /// Jobs given a thread, by client key (at most `per_client` each).
+    running_of: HashMap<ClientKey, usize>,
     next_seq: u64,
     shutdown: bool,
 }
@@ -60,13 +63,21 @@ struct Shared {
     inner: Mutex<Inner>,
     wake: Condvar,
     queue: usize,
+    /// Jobs of one client key running at once.
     per_client: usize,
+    /// Jobs of one client key that may wait beyond those running.
+    waiting_per_client: usize,
     cheap_max: u32,
     /// Threads expensive jobs may occupy at once.
     expensive_cap: usize,
 }
 
 impl Shared {
+    /// Jobs of one client key in flight at most.
+    fn in_flight_cap(&self) -> usize {
+        self.per_client.saturating_add(self.waiting_per_client)
+    }
+
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // Nothing panics under this lock; a poisoned one is still sound.
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
@@ -87,11 +98,12 @@ impl Inner {
 
     /// Gives waiting jobs to idle threads, key by key in turn, keeping the
     /// lane for cheap jobs (a key whose first job is expensive keeps its
-    /// turn while the expensive threads are all taken). Afterwards, if a
+    /// turn while the expensive threads are all taken, and so does a key
+    /// with `per_client` jobs running). Afterwards, if a
     /// thread is idle, nothing waiting may take it: the queue is empty or
     /// every line's first job is expensive with the expensive threads all
     /// taken. Returns whether it gave any.
-    fn dispatch(&mut self, expensive_cap: usize) -> bool {
+    fn dispatch(&mut self, expensive_cap: usize, per_client: usize) -> bool {
         let mut given = false;
         if self.shutdown {
             return false;
@@ -101,11 +113,18 @@ impl Inner {
                 continue;
             }
             let lane_full = self.running_expensive >= expensive_cap;
-            let Some(task) = self.waiting.pop_where(|t| !(t.expensive && lane_full)) else {
+            let running_of = &self.running_of;
+            // A client at its cap of running jobs keeps its line's turn
+            // for when one of them ends.
+            let Some(task) = self.waiting.pop_where(|t| {
+                !(t.expensive && lane_full)
+                    && running_of.get(&t.client).copied().unwrap_or(0) < per_client
+            }) else {
                 break;
             };
             self.running += 1;
             self.running_expensive += usize::from(task.expensive);
+            *self.running_of.entry(task.client.clone()).or_insert(0) += 1;
             self.slots[i] = Slot::Assigned(task);
             given = true;
         }
@@ -123,6 +142,21 @@ impl Inner {
 
     fn has_idle(&self) -> bool {
         self.slots.iter().any(|s| matches!(s, Slot::Idle))
+    }
+
+    /// Jobs of `client` given a thread.
+    fn running_of(&self, client: &ClientKey) -> usize {
+        self.running_of.get(client).copied().unwrap_or(0)
+    }
+
+    /// A job of `client` that had a thread ended.
+    fn ended(&mut self, client: &ClientKey) {
+        if let Some(n) = self.running_of.get_mut(client) {
+            *n -= 1;
+            if *n == 0 {
+                self.running_of.remove(client);
+            }
+        }
     }
 }
 
@@ -183,6 +217,21 @@ impl AiPool {
         per_client: usize,
         cheap_max: u32,
     ) -> std::io::Result<AiPool> {
+        AiPool::with_waiting(threads, queue, per_client, 0, cheap_max)
+    }
+
+    /// As [`AiPool::new`], but a client key's jobs beyond its
+    /// `per_client` running ones wait their turn, `waiting_per_client` of
+    /// them at most, instead of being refused (the analysis pool: one
+    /// visitor's tabs queue behind each other, issue 27). With
+    /// `waiting_per_client` 0 it is [`AiPool::new`].
+    pub fn with_waiting(
+        threads: usize,
+        queue: usize,
+        per_client: usize,
+        waiting_per_client: usize,
+        cheap_max: u32,
+    ) -> std::io::Result<AiPool> {
         let threads = threads.max(1);
         let shared = Arc::new(Shared {
             inner: Mutex::new(Inner {
@@ -192,12 +241,14 @@ impl AiPool {
                 running_expensive: 0,
                 games: HashSet::new(),
                 clients: HashMap::new(),
+                running_of: HashMap::new(),
                 next_seq: 0,
                 shutdown: false,
             }),
             wake: Condvar::new(),
             queue,
             per_client,
+            waiting_per_client,
             cheap_max,
             expensive_cap: if threads >= 2 { threads - 1 } else { 1 },
         });
@@ -231,16 +282,16 @@ impl AiPool {
             if g.games.contains(&job.game) {
                 return Err(AiBusy::Game);
             }
-            if g.clients.get(&job.client).copied().unwrap_or(0) >= shared.per_client {
-                return Err(AiBusy::Client {
-                    limit: shared.per_client,
-                });
+            let limit = shared.in_flight_cap();
+            if g.clients.get(&job.client).copied().unwrap_or(0) >= limit {
+                return Err(AiBusy::Client { limit });
             }
             // By `dispatch`'s invariant, an idle thread that this job may
             // use takes it at once: it will not wait.
             let at_once = g.has_idle()
                 && !g.shutdown
-                && (!expensive || g.running_expensive < shared.expensive_cap);
+                && (!expensive || g.running_expensive < shared.expensive_cap)
+                && g.running_of(&job.client) < shared.per_client;
             if !at_once && !g.has_room(&job.client, shared.queue) {
                 return Err(AiBusy::Queue {
                     limit: shared.queue,
@@ -272,7 +323,7 @@ impl AiPool {
                     deliver,
                 },
             );
-            if !g.dispatch(shared.expensive_cap) {
+            if !g.dispatch(shared.expensive_cap, shared.per_client) {
                 return Ok(AiTicket::new(rx, key, stop, shared.clone()));
             }
         }
@@ -287,15 +338,15 @@ impl AiPool {
     pub fn check(&self, client: &ClientKey, cost: u32) -> Result<(), AiBusy> {
         let shared = &self.handle.shared;
         let g = shared.lock();
-        if g.clients.get(client).copied().unwrap_or(0) >= shared.per_client {
-            return Err(AiBusy::Client {
-                limit: shared.per_client,
-            });
+        let limit = shared.in_flight_cap();
+        if g.clients.get(client).copied().unwrap_or(0) >= limit {
+            return Err(AiBusy::Client { limit });
         }
         let expensive = cost > shared.cheap_max;
         let at_once = g.has_idle()
             && !g.shutdown
-            && (!expensive || g.running_expensive < shared.expensive_cap);
+            && (!expensive || g.running_expensive < shared.expensive_cap)
+            && g.running_of(client) < shared.per_client;
         if !at_once && !g.has_room(client, shared.queue) {
             return Err(AiBusy::Queue {
                 limit: shared.queue,
@@ -386,8 +437,9 @@ fn worker(shared: &Shared, i: usize) {
         g.release(&client, &game);
         g.running -= 1;
         g.running_expensive -= usize::from(expensive);
+        g.ended(&client);
         g.slots[i] = Slot::Idle;
-        let given = g.dispatch(shared.expensive_cap);
+        let given = g.dispatch(shared.expensive_cap, shared.per_client);
         drop(g);
         if given {
             shared.wake.notify_all();
@@ -438,6 +490,21 @@ impl<R> AiTicket<R> {
     /// (a search's best so far), and the job's slots are freed then.
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Takes the job out of the queue if it still waits for a thread
+    /// (freeing its slots; the ticket then never resolves): whether it
+    /// did. A job that runs (or ran) is left alone: [`AiTicket::stop`] it.
+    pub fn withdraw(&mut self) -> bool {
+        let mut g = self.shared.lock();
+        match g.waiting.remove(&self.key.0, self.key.1) {
+            Some(t) => {
+                g.release(&t.client, &t.game);
+                self.done = true;
+                true
+            }
+            None => false,
+        }
     }
 
     /// While the job waits for a thread, the number of jobs that will run
@@ -615,6 +682,54 @@ mod tests {
         assert!(!pool.is_thinking("g"));
         let next = pool.submit(quick(&tx, client(2), "g", 1)).unwrap();
         assert_eq!(next.await.unwrap(), "g");
+    }
+
+    #[tokio::test]
+    async fn a_clients_jobs_beyond_its_running_cap_wait_their_turn() {
+        // Two threads, one job running per client, one more waiting.
+        let pool = AiPool::with_waiting(2, 4, 1, 1, 10).unwrap();
+        let (tx, starts) = mpsc::channel();
+        let (a, open_a) = gated(&tx, client(1), "a", 1);
+        let a = pool.submit(a).unwrap();
+        assert_eq!(started(&starts), "a");
+        // The client's second waits, though a thread is free.
+        let (b, open_b) = gated(&tx, client(1), "b", 1);
+        let mut b = pool.submit(b).unwrap();
+        assert_eq!(b.place(), Some(0));
+        assert_eq!(pool.stats().running, 1);
+        // Its third is refused: two in flight.
+        let c = pool.submit(quick(&tx, client(1), "c", 1));
+        assert_eq!(c.unwrap_err(), AiBusy::Client { limit: 2 });
+        // Another client takes the free thread at once.
+        let d = pool.submit(quick(&tx, client(2), "d", 1)).unwrap();
+        assert_eq!(started(&starts), "d");
+        assert_eq!(d.await.unwrap(), "d");
+        // The first ends: the second runs.
+        open_a.send(()).unwrap();
+        assert_eq!(a.await.unwrap(), "a");
+        assert_eq!(started(&starts), "b");
+        assert!(!b.withdraw(), "running: not withdrawn");
+        open_b.send(()).unwrap();
+        assert_eq!((&mut b).await.unwrap(), "b");
+        assert_eq!(pool.client_jobs(&client(1)), 0);
+    }
+
+    #[tokio::test]
+    async fn a_waiting_job_withdrawn_leaves_the_queue_and_frees_its_slots() {
+        let pool = AiPool::with_waiting(1, 4, 1, 1, 10).unwrap();
+        let (tx, starts) = mpsc::channel();
+        let (a, open_a) = gated(&tx, client(1), "a", 1);
+        let a = pool.submit(a).unwrap();
+        assert_eq!(started(&starts), "a");
+        let mut b = pool.submit(quick(&tx, client(1), "b", 1)).unwrap();
+        assert!(b.withdraw());
+        assert_eq!(pool.stats().waiting, 0);
+        assert!(!pool.is_thinking("b"));
+        assert_eq!(pool.client_jobs(&client(1)), 1);
+        drop(b);
+        open_a.send(()).unwrap();
+        assert_eq!(a.await.unwrap(), "a");
+        assert!(starts.try_recv().is_err(), "b never ran");
     }
 
     #[tokio::test]

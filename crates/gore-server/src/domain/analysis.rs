@@ -87,6 +87,23 @@ pub fn start(
     Ok(Running { ticket, events })
 }
 
+/// A refusal of the analysis pool in words that name it (the pool's own
+/// words are the games' AI's): for the analysis socket and the reviews.
+pub fn busy_text(e: AiBusy) -> String {
+    match e {
+        AiBusy::Client { limit } => format!(
+            "the analysis engine already has {limit} of your analyses or \
+             reviews running or waiting (other tabs?); wait for one to end, \
+             then try again"
+        ),
+        AiBusy::Queue { limit } => format!(
+            "the analysis engine is at capacity: {limit} analyses or reviews \
+             are already waiting for it; try again in a moment"
+        ),
+        AiBusy::Game => "the analysis engine is already computing this".to_string(),
+    }
+}
+
 /// Reads a setup (the rule set, the start in GPN and the line, each empty
 /// for its default) into its game: the rules library's judgement, each
 /// error naming its field ([`GameError::BadSetup`]: an action that breaks

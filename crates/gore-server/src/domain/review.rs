@@ -224,7 +224,7 @@ async fn compute(
                 review: r,
             })
         }))
-        .map_err(|e| GameError::Busy(format!("review: {e}")))?;
+        .map_err(|e| GameError::Busy(format!("review: {}", super::analysis::busy_text(e))))?;
     let done = ticket
         .await
         .map_err(|e| GameError::Internal(e.to_string()))?;
