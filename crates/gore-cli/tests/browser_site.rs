@@ -57,6 +57,17 @@ async fn screen_shot(page: &Page, name: &str) -> Res<()> {
     Ok(())
 }
 
+/// The system's dark mode, on or off.
+async fn dark(page: &Page, on: bool) -> Res<()> {
+    use chromiumoxide::cdp::browser_protocol::emulation::MediaFeature;
+    page.emulate_media_features(vec![MediaFeature::new(
+        "prefers-color-scheme",
+        if on { "dark" } else { "light" },
+    )])
+    .await?;
+    Ok(())
+}
+
 /// Whether the element a selector finds is drawn inside the screen.
 async fn on_screen(page: &Page, selector: &str) -> Res<bool> {
     let v = js(
@@ -175,6 +186,9 @@ async fn menu(chrome: &Chrome, server: &Server, w: u32, hgt: u32) -> Res<()> {
         screen_shot(&page, &format!("site-menu-{w}x{hgt}-{lang}-open")).await?;
         if lang == "en" {
             assert_accessible(&page, &format!("menu-open-{w}x{hgt}")).await?;
+            dark(&page, true).await?;
+            assert_accessible(&page, &format!("menu-open-{w}x{hgt}-dark")).await?;
+            dark(&page, false).await?;
         }
         key(&page, "Escape").await?;
         wait_for(
@@ -475,6 +489,9 @@ async fn player_page(
     assert_ne!(days[0], days[1], "English and Spanish days: {days:?}");
     assert_ne!(days[0], days[2], "English and Basque days: {days:?}");
     assert_accessible(&page, &format!("player-{w}x{hgt}")).await?;
+    dark(&page, true).await?;
+    assert_accessible(&page, &format!("player-{w}x{hgt}-dark")).await?;
+    dark(&page, false).await?;
     // The link leads to Yao's page.
     click(
         &page,
