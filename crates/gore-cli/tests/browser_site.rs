@@ -729,6 +729,29 @@ async fn announced(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
             0,
             "{path}: loaded but not announced by the page: {v:#}"
         );
+        // The data a page always reads first is asked for by the HTML
+        // (a `preload`, with its code), and the page takes that answer
+        // rather than asking again: (address, how many times the page
+        // asks: home's name line and lobby each ask who you are).
+        let data: &[(&str, u64)] = match path.as_str() {
+            "/" => &[("/api/me", 2), ("/api/solver", 1)],
+            "/learn" => &[("/api/lessons", 1)],
+            _ => &[],
+        };
+        for (d, most) in data {
+            let seen = js(
+                &page,
+                &format!(
+                    "return (() => {{ const api = performance.getEntriesByType('resource').filter(e => new URL(e.name).pathname === '{d}'); return {{ byHtml: api.filter(e => e.initiatorType === 'link').length, all: api.length, kinds: api.map(e => e.initiatorType) }}; }})()"
+                ),
+            )
+            .await?;
+            assert!(
+                seen["byHtml"].as_u64().unwrap_or(0) >= 1
+                    && seen["all"].as_u64().unwrap_or(99) <= *most,
+                "{path}: {d} not preloaded by the HTML, or asked for again: {seen}"
+            );
+        }
         if lang != "en" {
             let strings = v["loaded"].to_string();
             assert!(

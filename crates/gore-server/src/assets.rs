@@ -348,6 +348,19 @@ fn page_html(
             "<link rel=\"modulepreload\" href=\"{base}{m}\">\n"
         ));
     }
+    // The data a page always asks for first, at fixed addresses: asked for
+    // with the code rather than a round trip after it has run (the game's
+    // state is preloaded by its own answer's `Link` header).
+    let data: &[&str] = match kind {
+        "home" => &["/api/me", "/api/solver"],
+        "learn" => &["/api/lessons"],
+        _ => &[],
+    };
+    for d in data {
+        head.push_str(&format!(
+            "<link rel=\"preload\" href=\"{d}\" as=\"fetch\" crossorigin=\"anonymous\">\n"
+        ));
+    }
     // Every page reads the English strings (the fallback of the others),
     // and those of the reader's language: asked for at once rather than
     // once main.js has run.
