@@ -152,9 +152,31 @@ struct Site {
     version: String,
     files: BTreeMap<String, File>,
     /// index.html with its assets' addresses versioned, the defaults and
-    /// preloads added: as served with status 200 and as 404.
-    pages: BTreeMap<&'static str, File>,
+    /// preloads added, for each kind of page ([`KINDS`]) and language
+    /// ([`LANGS`]): as served with status 200 and as 404.
+    pages: BTreeMap<(&'static str, &'static str), File>,
 }
+
+/// The kinds of page, each with the module that draws it (what main.js
+/// imports for its addresses: [`kind_of`]), whose whole graph of static
+/// imports the page preloads.
+const KINDS: [(&str, Option<&str>); 11] = [
+    ("home", Some("js/home.js")),
+    ("game", Some("js/game.js")),
+    ("rules", Some("js/rules.js")),
+    ("claim", Some("js/claim.js")),
+    ("learn", Some("js/learn.js")),
+    ("puzzles", Some("js/puzzles.js")),
+    ("analysis", Some("js/analysis.js")),
+    ("review", Some("js/review.js")),
+    ("player", Some("js/player.js")),
+    ("other", None),
+    ("not-found", None),
+];
+
+/// The languages of the app (assets/i18n, i18n.js's `LANGS`): a page
+/// preloads the strings of the one its reader's browser asks for first.
+const LANGS: [&str; 4] = ["en", "es", "fr", "eu"];
 
 static SITE: OnceLock<Site> = OnceLock::new();
 
@@ -190,19 +212,13 @@ fn build_site() -> Site {
         let file = File::new(&name, data, &guessed);
         files.insert(name, file);
     }
-    let pages = ["home", "game", "rules", "claim", "other", "not-found"]
-        .into_iter()
-        .map(|kind| {
-            (
-                kind,
-                File::new(
-                    "index.html",
-                    page_html(&version, &files, kind).into_bytes(),
-                    "",
-                ),
-            )
-        })
-        .collect();
+    let mut pages = BTreeMap::new();
+    for (kind, entry) in KINDS {
+        for lang in LANGS {
+            let html = page_html(&version, &files, kind, entry, lang);
+            pages.insert((kind, lang), File::new("index.html", html.into_bytes(), ""));
+        }
+    }
     Site {
         version,
         files,
@@ -227,27 +243,84 @@ fn module_closure(files: &BTreeMap<String, File>, entry: &str) -> BTreeSet<Strin
             continue;
         };
         let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-        for line in text.lines() {
-            let line = line.trim_start();
-            if !line.starts_with("import ") && !line.starts_with("export ") {
-                continue;
-            }
-            let Some(i) = line.find(" from './") else {
-                continue;
-            };
-            let rest = &line[i + " from './".len()..];
-            if let Some(end) = rest.find('\'') {
-                todo.push(format!("{dir}/{}", &rest[..end]));
-            }
-        }
+        todo.extend(
+            static_imports(text)
+                .into_iter()
+                .map(|m| format!("{dir}/{m}")),
+        );
     }
     seen
 }
 
-/// index.html for a kind of page: its assets under the version, the
-/// page's own modules preloaded, the defaults of a new game, and for the
-/// not-found page a mark that makes the app show its own "not found".
-fn page_html(version: &str, files: &BTreeMap<String, File>, kind: &str) -> String {
+/// The modules of the same folder a module imports statically: `from
+/// './x.js'` ending an `import` or `export` (on one line or the last of
+/// several) and `import './x.js'`, either quote; not the dynamic
+/// `import('./x.js')` (a page's own, loaded when needed) nor the JSDoc
+/// types' `import('./x.js')` in comments.
+fn static_imports(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_start();
+        if line.starts_with("//") || line.starts_with('*') || line.starts_with("/*") {
+            continue;
+        }
+        for quote in ['\'', '"'] {
+            for lead in [format!("from {quote}./"), format!("import {quote}./")] {
+                let mut rest = line;
+                while let Some(i) = rest.find(&lead) {
+                    let after = &rest[i + lead.len()..];
+                    if let Some(end) = after.find(quote) {
+                        out.push(after[..end].to_string());
+                    }
+                    rest = after;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The language a request's `Accept-Language` asks for first among the
+/// app's (as i18n.js reads `navigator.languages`), English when none.
+fn lang_of(headers: &HeaderMap) -> &'static str {
+    let mut wanted: Vec<(f32, usize, &'static str)> = Vec::new();
+    for v in headers.get_all(header::ACCEPT_LANGUAGE) {
+        let Ok(v) = v.to_str() else { continue };
+        for part in v.split(',') {
+            let mut it = part.split(';');
+            let tag = it.next().unwrap_or("").trim().to_ascii_lowercase();
+            let q = it
+                .find_map(|p| {
+                    p.trim()
+                        .strip_prefix("q=")
+                        .and_then(|q| q.trim().parse::<f32>().ok())
+                })
+                .unwrap_or(1.0);
+            let base = tag.split('-').next().unwrap_or("");
+            if let Some(l) = LANGS.iter().find(|l| **l == base) {
+                if q > 0.0 {
+                    wanted.push((q, wanted.len(), l));
+                }
+            }
+        }
+    }
+    // The highest weight, the first written among equals.
+    wanted.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    wanted.first().map_or("en", |w| w.2)
+}
+
+/// index.html for a kind of page and a language: its assets under the
+/// version, every module the page runs preloaded (main.js's and its
+/// `entry`'s graphs), the strings it reads, the defaults of a new game,
+/// and for the not-found page a mark that makes the app show its own
+/// "not found".
+fn page_html(
+    version: &str,
+    files: &BTreeMap<String, File>,
+    kind: &str,
+    entry: Option<&str>,
+    lang: &str,
+) -> String {
     let Some(index) = files
         .get("index.html")
         .and_then(|f| std::str::from_utf8(&f.raw).ok())
@@ -258,13 +331,6 @@ fn page_html(version: &str, files: &BTreeMap<String, File>, kind: &str) -> Strin
     };
     let base = format!("/assets/v/{version}/");
     let mut html = index.replace("\"/assets/", &format!("\"{base}"));
-    let entry = match kind {
-        "home" => Some("js/home.js"),
-        "game" => Some("js/game.js"),
-        "rules" => Some("js/rules.js"),
-        "claim" => Some("js/claim.js"),
-        _ => None,
-    };
     let mut head = String::new();
     head.push_str(&format!(
         "<meta name=\"gore-defaults\" content=\"{}\">\n",
@@ -282,10 +348,31 @@ fn page_html(version: &str, files: &BTreeMap<String, File>, kind: &str) -> Strin
             "<link rel=\"modulepreload\" href=\"{base}{m}\">\n"
         ));
     }
-    // Every page reads the English strings (the fallback of the others).
-    head.push_str(&format!(
-        "<link rel=\"preload\" href=\"{base}i18n/en.json\" as=\"fetch\" crossorigin=\"anonymous\">\n"
-    ));
+    // The data a page always asks for first, at fixed addresses: asked for
+    // with the code rather than a round trip after it has run (the game's
+    // state is preloaded by its own answer's `Link` header).
+    let data: &[&str] = match kind {
+        "home" => &["/api/me", "/api/solver"],
+        "learn" => &["/api/lessons"],
+        _ => &[],
+    };
+    for d in data {
+        head.push_str(&format!(
+            "<link rel=\"preload\" href=\"{d}\" as=\"fetch\" crossorigin=\"anonymous\">\n"
+        ));
+    }
+    // Every page reads the English strings (the fallback of the others),
+    // and those of the reader's language: asked for at once rather than
+    // once main.js has run.
+    let mut langs = vec!["en"];
+    if lang != "en" {
+        langs.push(lang);
+    }
+    for l in langs {
+        head.push_str(&format!(
+            "<link rel=\"preload\" href=\"{base}i18n/{l}.json\" as=\"fetch\" crossorigin=\"anonymous\">\n"
+        ));
+    }
     html = html.replacen("</head>", &format!("{head}</head>"), 1);
     html
 }
@@ -392,37 +479,61 @@ pub fn asset(path: &str, headers: &HeaderMap) -> Response {
     }
 }
 
-/// Which page a path shows, for what it preloads.
+/// Which page a path shows, for what it preloads (main.js's routes).
 fn kind_of(path: &str) -> &'static str {
+    let path = match path.trim_end_matches('/') {
+        "" => "/",
+        p => p,
+    };
     if path == "/" {
         "home"
     } else if path.starts_with("/g/") {
         "game"
-    } else if path == "/rules" || path == "/rules/" {
+    } else if path == "/rules" {
         "rules"
     } else if path.starts_with("/join/") || path.starts_with("/continue/") {
         "claim"
+    } else if path == "/learn" {
+        "learn"
+    } else if path == "/puzzles" {
+        "puzzles"
+    } else if path == "/analysis" {
+        "analysis"
+    } else if path == "/review" || path.starts_with("/review/") {
+        "review"
+    } else if path.starts_with("/@/") || path == "/leaderboard" {
+        "player"
     } else {
         "other"
     }
 }
 
+/// A page for the reader's language; its answer varies with it too.
+fn page(kind: &'static str, headers: &HeaderMap, status: StatusCode) -> Response {
+    let s = site();
+    let mut res = send(
+        &s.pages[&(kind, lang_of(headers))],
+        headers,
+        status,
+        NO_CACHE,
+    );
+    res.headers_mut().insert(
+        header::VARY,
+        HeaderValue::from_static("Accept-Encoding, Accept-Language"),
+    );
+    res
+}
+
 /// The single page of the app (`/`, `/g/{id}`, `/rules`, the links): the
 /// front end routes.
 pub fn index(path: &str, headers: &HeaderMap) -> Response {
-    let s = site();
-    send(&s.pages[kind_of(path)], headers, StatusCode::OK, NO_CACHE)
+    page(kind_of(path), headers, StatusCode::OK)
 }
 
 /// The app's own not-found page, status 404: the page, marked so that the
 /// app shows "not found" in the reader's language.
 pub fn not_found(headers: &HeaderMap) -> Response {
-    send(
-        &site().pages["not-found"],
-        headers,
-        StatusCode::NOT_FOUND,
-        NO_CACHE,
-    )
+    page("not-found", headers, StatusCode::NOT_FOUND)
 }
 
 #[cfg(test)]
@@ -469,6 +580,31 @@ mod tests {
     }
 
     #[test]
+    fn imports_are_read_as_written() {
+        let text = "import { a } from './a.js';\nimport {\n  b,\n} from \"./b.js\";\nexport { c } from './c.js';\nimport './d.js';\n// import { x } from './x.js';\n * @type {import('./y.js').Y}\nconst z = await import('./z.js');\n";
+        assert_eq!(static_imports(text), ["a.js", "b.js", "c.js", "d.js"]);
+    }
+
+    #[test]
+    fn the_readers_language_is_preloaded() {
+        let h = |v: &str| {
+            let mut m = HeaderMap::new();
+            m.insert(header::ACCEPT_LANGUAGE, HeaderValue::from_str(v).unwrap());
+            lang_of(&m)
+        };
+        assert_eq!(h("es-ES,es;q=0.9,en;q=0.8"), "es");
+        assert_eq!(h("de-DE,de;q=0.9,fr;q=0.5,en;q=0.7"), "en");
+        assert_eq!(h("de, eu;q=0.4"), "eu");
+        assert_eq!(h("es;q=0, fr"), "fr");
+        assert_eq!(lang_of(&HeaderMap::new()), "en");
+        let s = site();
+        let html = String::from_utf8(s.pages[&("home", "eu")].raw.clone()).unwrap();
+        assert!(html.contains("i18n/eu.json") && html.contains("i18n/en.json"));
+        let html = String::from_utf8(s.pages[&("home", "en")].raw.clone()).unwrap();
+        assert!(!html.contains("i18n/eu.json"));
+    }
+
+    #[test]
     fn imports_are_followed() {
         let s = site();
         let home = module_closure(&s.files, "js/home.js");
@@ -478,8 +614,8 @@ mod tests {
         );
         assert!(!home.contains("js/game.js"), "{home:?}");
         // Each page preloads its own module, not another page's.
-        let preloads = |kind: &str| {
-            let html = String::from_utf8(s.pages[kind].raw.clone()).unwrap();
+        let preloads = |kind: &'static str| {
+            let html = String::from_utf8(s.pages[&(kind, "en")].raw.clone()).unwrap();
             html.lines()
                 .filter(|l| l.contains("modulepreload"))
                 .filter_map(|l| l.split("/js/").nth(1))
@@ -491,6 +627,11 @@ mod tests {
             ("game", "game.js", "home.js"),
             ("rules", "rules.js", "game.js"),
             ("claim", "claim.js", "game.js"),
+            ("learn", "learn.js", "game.js"),
+            ("puzzles", "puzzles.js", "home.js"),
+            ("analysis", "analysis.js", "home.js"),
+            ("review", "review.js", "home.js"),
+            ("player", "player.js", "home.js"),
         ] {
             let p = preloads(kind);
             assert!(
@@ -500,6 +641,11 @@ mod tests {
             assert!(!p.iter().any(|m| m == not), "{kind}: {p:?}");
         }
         assert_eq!(kind_of("/g/abc"), "game");
+        assert_eq!(kind_of("/learn"), "learn");
+        assert_eq!(kind_of("/review/abc"), "review");
+        assert_eq!(kind_of("/@/Koffi"), "player");
+        assert_eq!(kind_of("/leaderboard/"), "player");
+        assert_eq!(kind_of("/nowhere"), "other");
         assert_eq!(kind_of("/join/abc/def"), "claim");
         assert_eq!(kind_of("/rules"), "rules");
     }

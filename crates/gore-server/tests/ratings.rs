@@ -165,6 +165,8 @@ async fn a_rated_game_moves_both_ratings_once() {
     );
     assert_eq!(line["seat"], awa_seat.as_str());
     assert_eq!(line["opponent"], "Yao");
+    // Yao has an account: his page is linked.
+    assert_eq!(line["opponent_account"], "Yao", "{line}");
     assert_eq!(py["games"][0]["result"], "win");
     // The leaderboard of the fast pace: Yao first.
     let (_, board) = get_with(&s, &awa, "/api/leaderboard/fast").await;
@@ -204,6 +206,7 @@ async fn the_page_counts_results_against_the_ai() {
         "{p}"
     );
     assert_eq!(p["games"][0]["opponent"], "gore-ai level 2");
+    assert!(p["games"][0].get("opponent_account").is_none(), "{p}");
     assert_eq!(
         p["ratings"],
         json!([]),

@@ -274,6 +274,15 @@ export function rememberGame(g) {
   try { localStorage.setItem(GAMES_KEY, JSON.stringify(list.slice(0, 50))); } catch (_) { /* ignore */ }
 }
 
+/**
+ * Forgets every game of this browser: after logging out, whose seats were
+ * all the account's (the browser's anonymous ones became the account's
+ * at log-in, and the session that held them has ended).
+ */
+export function forgetAllGames() {
+  try { localStorage.removeItem(GAMES_KEY); } catch (_) { /* ignore */ }
+}
+
 /** @param {string} id */
 export function forgetGame(id) {
   try { localStorage.setItem(GAMES_KEY, JSON.stringify(myGames().filter((g) => g.id !== id))); } catch (_) { /* ignore */ }

@@ -78,7 +78,7 @@ function saveChoices(c) {
 /** The board as a picture (decorative: the text says what it is). */
 function boardPicture() {
   return h('img', {
-    class: 'home-board', alt: '', width: 360, height: 150,
+    class: 'home-board', alt: '', width: 272, height: 150,
     src: new URL('../img/board.svg', import.meta.url).href,
   });
 }

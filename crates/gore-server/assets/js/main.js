@@ -10,6 +10,7 @@
 // games that do not exist show the not-found page.
 
 import { initialLang, lang, onLangChange, setLang, t } from './i18n.js';
+import { initMenu } from './menu.js';
 
 /** @type {{render: () => void, destroy?: () => void} | null} */
 let page = null;
@@ -81,6 +82,7 @@ function safeDecode(s) {
 }
 
 async function start() {
+  initMenu();
   const select = /** @type {HTMLSelectElement} */ (document.getElementById('lang-select'));
   await setLang(initialLang(), false);
   select.value = lang();

@@ -4,7 +4,7 @@
 // The server checks every name and password and says why one is refused;
 // the page shows what it answers (as text: a name never becomes HTML).
 
-import { call, getMe, setName } from './api.js';
+import { call, forgetAllGames, getMe, setName } from './api.js';
 import { h, toast } from './dom.js';
 import { errorText } from './errors.js';
 import { t } from './i18n.js';
@@ -86,7 +86,12 @@ export function nameCard() {
       line.append(h('a', { href: `/@/${encodeURIComponent(me.name)}`, class: 'button small ghost', id: 'my-page' }, t('me.myPage')));
       buttons.append(h('button', { type: 'button', class: 'ghost small', id: 'password-open', onclick: () => show('password') }, t('me.password')), ' ',
         h('button', { type: 'button', class: 'ghost small', id: 'logout', onclick: async () => {
-          try { await call('POST', '/api/account/logout', {}); reload(); } catch (e) { toast(errorText(/** @type {import('./api.js').ApiError} */ (e))); }
+          try {
+            await call('POST', '/api/account/logout', {});
+            // "Your games" were the account's: they leave with it.
+            forgetAllGames();
+            reload();
+          } catch (e) { toast(errorText(/** @type {import('./api.js').ApiError} */ (e))); }
         } }, t('me.logout')));
     } else {
       line.append(h('button', { type: 'button', class: 'ghost small', id: 'name-edit', onclick: () => show('name') }, t('me.change')));

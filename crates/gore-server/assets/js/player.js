@@ -8,7 +8,7 @@
 import { h } from './dom.js';
 import { errorText } from './errors.js';
 import { paceLabel } from './clock.js';
-import { t, tn } from './i18n.js';
+import { lang, t, tn } from './i18n.js';
 
 const PACES = ['fast', 'slow', 'correspondence'];
 
@@ -57,6 +57,41 @@ export function chart(points) {
   return svg;
 }
 
+/**
+ * A game's day as the page's language writes it ("3 dic 2026"); where the
+ * browser has no data for the language (Chromium's Basque), the numbers
+ * in Basque order, year first.
+ * @param {number} ms Unix milliseconds
+ */
+export function dayText(ms) {
+  const d = new Date(ms);
+  const l = lang();
+  if (Intl.DateTimeFormat.supportedLocalesOf([l]).length) return new Intl.DateTimeFormat(l, { dateStyle: 'medium' }).format(d);
+  const two = (/** @type {number} */ n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}/${two(d.getMonth() + 1)}/${two(d.getDate())}`;
+}
+
+/** The same day as `YYYY-MM-DD` (a `<time>`'s datetime). @param {number} ms */
+function isoDay(ms) {
+  const d = new Date(ms);
+  const two = (/** @type {number} */ n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}`;
+}
+
+/**
+ * "against Yao", the name a link to his page when he has an account.
+ * @param {{opponent: string, opponent_account?: string}} g
+ */
+function against(g) {
+  // The sentence around the name, in whatever order the language puts it.
+  const mark = '\u0001';
+  const [before, after = ''] = t('player.against', { name: mark }).split(mark);
+  const who = g.opponent_account
+    ? h('a', { class: 'opponent', href: `/@/${encodeURIComponent(g.opponent_account)}` }, g.opponent)
+    : g.opponent;
+  return h('span', { class: 'who' }, before, who, after);
+}
+
 /** @param {HTMLElement} main @param {string} name */
 export function playerPage(main, name) {
   /** @type {any} */
@@ -96,7 +131,8 @@ export function playerPage(main, name) {
     if (!data.games.length) games.append(h('li', { class: 'muted' }, t('player.noGames')));
     for (const g of data.games) {
       games.append(h('li', { 'data-id': g.id },
-        h('span', { class: 'who' }, t('player.against', { name: g.opponent })),
+        h('time', { class: 'game-date', datetime: isoDay(g.created_at) }, dayText(g.created_at)),
+        against(g),
         h('span', { class: `terms result-${g.result || 'none'}` }, g.result ? t(`player.result.${g.result}`) : t('player.result.none')),
         h('span', { class: 'terms' }, [g.clock ? paceLabel(g.clock) : t('lobby.noClock'), g.rated ? t('lobby.rated') : t('lobby.casual')].join(' · ')),
         h('a', { class: 'button small', href: g.url }, t('player.replay'))));

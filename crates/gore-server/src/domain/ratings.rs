@@ -116,6 +116,10 @@ pub struct GameLine {
     pub seat: Player,
     /// The opponent's name (the AI's level for ai games).
     pub opponent: String,
+    /// The opponent's username when he played the game logged in to an
+    /// account that still bears that name: the page `/@/{name}` to link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponent_account: Option<String>,
     /// `win`, `draw`, `loss` for him; `null` while it goes on or aborted.
     pub result: Option<String>,
     /// ai or friend.
@@ -223,6 +227,8 @@ impl Ratings {
             .map_err(store_error)?;
         let mut lines = Vec::new();
         let mut ai: std::collections::BTreeMap<u8, AiRecord> = Default::default();
+        // Opponents' accounts, by public id: one look-up each.
+        let mut accounts: std::collections::HashMap<String, Option<String>> = Default::default();
         for (info, result) in &games {
             let Some(seat) = Player::ALL
                 .into_iter()
@@ -262,11 +268,23 @@ impl Ratings {
                         .clone()
                         .unwrap_or_else(|| format!("Player {}", seat.opponent())),
                 };
+                let opponent_account = match (level, &info.players[seat.opponent().index()]) {
+                    (None, Some(id)) => match accounts.get(id) {
+                        Some(known) => known.clone(),
+                        None => {
+                            let known = self.account_named(&opponent, id).await?;
+                            accounts.insert(id.clone(), known.clone());
+                            known
+                        }
+                    },
+                    _ => None,
+                };
                 lines.push(GameLine {
                     id: info.id.clone(),
                     url: format!("/g/{}", info.id),
                     seat,
                     opponent,
+                    opponent_account,
                     result: outcome.map(str::to_string),
                     mode: info.mode,
                     level,
@@ -292,6 +310,20 @@ impl Ratings {
             games: lines,
             ai: ai.into_values().collect(),
         })
+    }
+
+    /// The username of the account named `name` if it is the player `id`
+    /// (a name in a game is the one its player had then: an anonymous
+    /// player's is no account's, and no link is made for it).
+    async fn account_named(&self, name: &str, id: &str) -> Result<Option<String>, GameError> {
+        let key = super::names::keys(name.trim())[0].clone();
+        let account = self
+            .0
+            .store
+            .account_by_key(key)
+            .await
+            .map_err(store_error)?;
+        Ok(account.filter(|a| a.id == id).map(|a| a.username))
     }
 
     /// The best of a pace (`fast`, `slow`, `correspondence`), 100 at most.
