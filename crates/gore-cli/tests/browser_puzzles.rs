@@ -109,8 +109,8 @@ async fn solve(chrome: &Chrome, server: &Server) -> Res<()> {
 /// puzzle's position back to be answered again, and "Show the solution"
 /// steps through the answer and the expected line on the board (buttons
 /// and arrow keys), the sown hole marked; point 20: the explanation
-/// starts with a capital (it started "offer a1 ends…"). On a phone and a
-/// desktop, in English and Spanish, light and dark.
+/// starts with a capital (it started "offer a1 ends…"). On a phone (both
+/// ways up) and a desktop, in English and Spanish, light and dark.
 #[test]
 fn retry_and_step_through_the_solution() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -120,8 +120,9 @@ fn retry_and_step_through_the_solution() {
     let server = Server::start();
     runtime().block_on(async {
         for (w, hgt, runs) in [
-            (360, 740, [("en", "light"), ("es", "dark")]),
-            (1366, 768, [("es", "light"), ("en", "dark")]),
+            (360, 740, vec![("en", "light"), ("es", "dark")]),
+            (740, 360, vec![("es", "light")]),
+            (1366, 768, vec![("es", "light"), ("en", "dark")]),
         ] {
             let chrome = Chrome::launch(&exe, w, hgt).await.expect("launch chromium");
             let mut r = Ok(());

@@ -1,12 +1,13 @@
-//! Puzzles: positions from engine self-play where one action is clearly
-//! best, proved by searching every legal action.
+//! Puzzles: positions from engine self-play where one action (or a few
+//! equally good ones) is clearly best, proved by searching every legal
+//! action at every depth from the proof depth to a deeper check.
 //!
-//! A [`Puzzle`] is a position (GPN under a rule set), its answer (one
-//! action), the margin K it is proved by (the answer ends with at least K
-//! more expected final seeds for the player to move than any other legal
-//! action), the depth of that proof, its [`Theme`]s (read from what the
-//! answer does) and a difficulty rating on the players' puzzle-rating
-//! scale. [`verify`] proves a puzzle again; [`Generator`] finds new ones;
+//! A [`Puzzle`] is a position (GPN under a rule set), its answers (the
+//! best action and any as good), the margin K it is proved by (each
+//! answer ends with at least K more expected final seeds for the player
+//! to move than any other legal action), the depths of that proof, its
+//! [`Theme`]s (read from what the answer does) and a difficulty rating on
+//! the players' puzzle-rating scale. [`verify`] proves a puzzle again; [`Generator`] finds new ones;
 //! [`parse_file`] and [`Puzzle`]'s `Display` are the line format of
 //! docs/NOTATION.md ("Puzzle files").
 //!
