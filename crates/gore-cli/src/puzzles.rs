@@ -10,7 +10,8 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand};
 use gore_core::Rules;
 use gore_learn::puzzles::{
-    parse_file, proof_engine, verify, GenConfig, Generator, Theme, DEFAULT_DEPTH, DEFAULT_MARGIN,
+    parse_file, proof_engine, verify_to, GenConfig, Generator, Theme, DEFAULT_DEEP, DEFAULT_DEPTH,
+    DEFAULT_MARGIN,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -28,6 +29,26 @@ enum PuzzlesCommand {
     Generate(GenerateArgs),
     /// Prove every puzzle of a file again (exit status 1 if one fails).
     Verify(VerifyArgs),
+    /// Merge puzzle files (a position once) and spread their ratings
+    /// evenly over the scale by rank, keeping their order.
+    Calibrate(CalibrateArgs),
+}
+
+#[derive(Args)]
+struct CalibrateArgs {
+    /// The puzzle files, in order (their `#` comments are kept).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// The file to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// The lowest rating.
+    #[arg(long, default_value_t = 700)]
+    low: i32,
+    /// The highest rating (700 to 2300 puts the median at 1500, where a
+    /// new solver starts).
+    #[arg(long, default_value_t = 2300)]
+    high: i32,
 }
 
 #[derive(Args)]
@@ -41,9 +62,14 @@ struct GenerateArgs {
     /// The file to write (written as puzzles are found).
     #[arg(long)]
     out: PathBuf,
-    /// Depth of each proof, in plies (the answer included).
+    /// Depth of each proof, in plies (the answer included): the
+    /// shallowest depth at which the answers must be best by the margin.
     #[arg(long, default_value_t = DEFAULT_DEPTH)]
     depth: u32,
+    /// The deepest depth checked: the answers must stay best by the
+    /// margin at every depth from --depth to this one.
+    #[arg(long, default_value_t = DEFAULT_DEEP)]
+    deep: u32,
     /// The margin K: the answer's expected final seeds beat every other
     /// action's by at least this many.
     #[arg(long, default_value_t = DEFAULT_MARGIN)]
@@ -65,13 +91,62 @@ fn parse_theme(s: &str) -> Result<Theme, String> {
 struct VerifyArgs {
     /// The puzzle file.
     file: PathBuf,
+    /// Check every depth from each puzzle's proof depth to this one at
+    /// least (or to the puzzle's own deepest, if deeper).
+    #[arg(long, default_value_t = DEFAULT_DEEP)]
+    deep: u32,
+    /// Check only every N-th puzzle (the first, the N+1-th, …): a quick
+    /// sample of a large file.
+    #[arg(long, default_value_t = 1)]
+    every: usize,
 }
 
 pub fn run(args: PuzzlesArgs) -> Result<()> {
     match args.command {
         PuzzlesCommand::Generate(a) => generate(a),
         PuzzlesCommand::Verify(a) => verify_file(a),
+        PuzzlesCommand::Calibrate(a) => calibrate(a),
     }
+}
+
+fn calibrate(a: CalibrateArgs) -> Result<()> {
+    if !(100..a.high).contains(&a.low) || a.high > 4000 {
+        bail!("--low, --high: 100 ≤ low < high ≤ 4000");
+    }
+    let mut comments = Vec::new();
+    let mut all = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for f in &a.files {
+        let text = std::fs::read_to_string(f).with_context(|| format!("{}", f.display()))?;
+        comments.extend(
+            text.lines()
+                .filter(|l| l.starts_with('#') && !l.starts_with("# id;"))
+                .map(str::to_string),
+        );
+        for p in parse_file(&text).map_err(|e| anyhow!("{}: {e}", f.display()))? {
+            if seen.insert(p.position.to_string()) {
+                all.push(p);
+            }
+        }
+    }
+    gore_learn::puzzles::spread_ratings(&mut all, a.low, a.high);
+    let file = File::create(&a.out).with_context(|| format!("--out: {}", a.out.display()))?;
+    let mut out = BufWriter::new(file);
+    for c in &comments {
+        writeln!(out, "{c}")?;
+    }
+    writeln!(
+        out,
+        "# gore puzzles calibrate --low {} --high {} (ratings spread by rank)",
+        a.low, a.high
+    )?;
+    writeln!(out, "# id;rules;gpn;answer;margin;proof;themes;rating;line")?;
+    for p in &all {
+        writeln!(out, "{p}")?;
+    }
+    out.flush()?;
+    println!("{} puzzles written", all.len());
+    Ok(())
 }
 
 fn generate(a: GenerateArgs) -> Result<()> {
@@ -81,6 +156,9 @@ fn generate(a: GenerateArgs) -> Result<()> {
     if !(2..=20).contains(&a.depth) {
         bail!("--depth: must be from 2 to 20");
     }
+    if !(a.depth..=40).contains(&a.deep) {
+        bail!("--deep: must be from --depth to 40");
+    }
     if a.margin == 0 {
         bail!("--margin: must be at least 1 seed");
     }
@@ -88,10 +166,11 @@ fn generate(a: GenerateArgs) -> Result<()> {
     let mut out = BufWriter::new(file);
     writeln!(
         out,
-        "# gore puzzles generate --count {} --seed {} --depth {} --margin {} --rules {}{}",
+        "# gore puzzles generate --count {} --seed {} --depth {} --deep {} --margin {} --rules {}{}",
         a.count,
         a.seed,
         a.depth,
+        a.deep,
         a.margin,
         a.rules.variant,
         if a.themes.is_empty() {
@@ -106,6 +185,7 @@ fn generate(a: GenerateArgs) -> Result<()> {
         variant: a.rules.variant,
         seed: a.seed,
         depth: a.depth,
+        deep: a.deep,
         margin: a.margin,
         count: a.count,
         only: a.themes,
@@ -135,11 +215,18 @@ fn generate(a: GenerateArgs) -> Result<()> {
 fn verify_file(a: VerifyArgs) -> Result<()> {
     let text = std::fs::read_to_string(&a.file).with_context(|| format!("{}", a.file.display()))?;
     let puzzles = parse_file(&text).map_err(|e| anyhow!("{}: {e}", a.file.display()))?;
+    if a.every == 0 {
+        bail!("--every: must be at least 1");
+    }
+    if a.deep > 40 {
+        bail!("--deep: must be at most 40");
+    }
+    let puzzles: Vec<_> = puzzles.into_iter().step_by(a.every).collect();
     let mut engine = proof_engine();
     let bar = ProgressBar::new(puzzles.len() as u64);
     let mut failed = 0;
     for p in &puzzles {
-        if let Err(e) = verify(p, &mut engine) {
+        if let Err(e) = verify_to(p, a.deep, &mut engine) {
             // Also when stderr is no terminal (the bar is hidden then).
             bar.suspend(|| eprintln!("{}: {e}", p.id));
             failed += 1;

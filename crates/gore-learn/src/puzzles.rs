@@ -1,28 +1,34 @@
-//! Puzzles: positions from engine self-play where one action is clearly
-//! best, proved by searching every legal action.
+//! Puzzles: positions from engine self-play where one action (or a few
+//! equally good ones) is clearly best, proved by searching every legal
+//! action at every depth from the proof depth to a deeper check.
 //!
-//! A [`Puzzle`] is a position (GPN under a rule set), its answer (one
-//! action), the margin K it is proved by (the answer ends with at least K
-//! more expected final seeds for the player to move than any other legal
-//! action), the depth of that proof, its [`Theme`]s (read from what the
-//! answer does) and a difficulty rating on the players' puzzle-rating
-//! scale. [`verify`] proves a puzzle again; [`Generator`] finds new ones;
+//! A [`Puzzle`] is a position (GPN under a rule set), its answers (the
+//! best action and any as good), the margin K it is proved by (each
+//! answer ends with at least K more expected final seeds for the player
+//! to move than any other legal action), the depths of that proof, its
+//! [`Theme`]s (read from what the answer does) and a difficulty rating on
+//! the players' puzzle-rating scale. [`verify`] proves a puzzle again; [`Generator`] finds new ones;
 //! [`parse_file`] and [`Puzzle`]'s `Display` are the line format of
 //! docs/NOTATION.md ("Puzzle files").
 //!
-//! **The proof.** Each legal action is played and the position reached is
-//! searched by the full-strength engine to depth D − 1 (a fresh table for
-//! each, so a proof repeats exactly), which values every action at depth D
-//! from the puzzle's position. The expected final seeds of the player to
-//! move are (total + difference) / 2, so "K seeds more" is a difference
-//! larger by 2K. A margin is a depth-D statement, not a solved value: a
-//! deeper search could still disagree.
+//! **The proof.** Each legal action is played (and any forced replies
+//! after it) and the position reached is searched by the full-strength
+//! engine with iterative deepening (a fresh table for each, so a proof
+//! repeats exactly); each iteration values the action at one depth from
+//! the puzzle's position. The expected final seeds of the player to move
+//! are (total + difference) / 2, so "K seeds more" is a difference larger
+//! by 2K. One depth is not a proof (a deeper search can disagree: issue
+//! 27), so a puzzle's answers must beat every other action by the margin
+//! at **every** depth from its proof depth D to a much deeper check D′
+//! (`depth=D..D′` in files). Every action as good as the best (within
+//! [`TIE`]) is an answer; a position where the player to move loses by
+//! [`HOPELESS`] seeds or more whatever he plays is no puzzle.
 
 use core::fmt;
 use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
 
-use gore_ai::{Engine, Level, Limits, Options, SEED};
+use gore_ai::{Engine, Level, Limits, Options, Weights, SEED};
 use gore_core::{Action, Game, Player, Position, Variant};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -36,12 +42,26 @@ pub const DEFAULT_MARGIN: u8 = 2;
 /// The depth of the shipped puzzles' proofs (plies, the answer included).
 pub const DEFAULT_DEPTH: u32 = 12;
 
+/// The deepest depth of the shipped puzzles' check (plies): the answers
+/// must stay best by the margin at every depth from [`DEFAULT_DEPTH`] to
+/// this one.
+pub const DEFAULT_DEEP: u32 = 18;
+
+/// Two actions this close (score units: a seed of final difference, half
+/// a seed of the mover's expected seeds) at the deepest depth are equally
+/// good: both are answers.
+pub const TIE: i32 = SEED;
+
+/// A position where the player to move ends at least this many seeds
+/// behind (final difference) whatever he plays is hopeless: no puzzle.
+pub const HOPELESS: i32 = 20;
+
 /// The rating a new player starts at, and the middle of the puzzles' scale.
 pub const START_RATING: i32 = 1500;
 
-/// The hash table of a proof's searches (MiB): small, since the searches
-/// are shallow, and fixed, since a proof must repeat exactly.
-const PROOF_HASH_MB: usize = 4;
+/// The hash table of a proof's searches (MiB): fixed, since a proof must
+/// repeat exactly; big enough for the deep check's searches.
+const PROOF_HASH_MB: usize = 16;
 
 /// What the answer of a puzzle does: read from its effect and position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -148,21 +168,35 @@ pub fn themes_of(pos: &Position, answer: Action) -> Vec<Theme> {
     out
 }
 
-/// How a puzzle's answer was proved.
+/// How a puzzle's answers were proved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Proof {
-    /// Every legal action searched to this depth (plies, the action
-    /// included).
+    /// Every legal action searched at every depth from `depth` to `deep`
+    /// (plies, the action included): the answers beat every other action
+    /// by the margin at each. Files write `depth=D..D′`, or `depth=D` when
+    /// `deep` is `depth` (the files before issue 27).
     Search {
-        /// The depth.
+        /// The proof depth: the shallowest depth checked.
         depth: u32,
+        /// The deepest depth checked.
+        deep: u32,
     },
+}
+
+impl Proof {
+    /// The shallowest and the deepest depth checked.
+    pub fn depths(self) -> (u32, u32) {
+        match self {
+            Proof::Search { depth, deep } => (depth, deep),
+        }
+    }
 }
 
 impl fmt::Display for Proof {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Proof::Search { depth } => write!(f, "depth={depth}"),
+            Proof::Search { depth, deep } if deep > depth => write!(f, "depth={depth}..{deep}"),
+            Proof::Search { depth, .. } => write!(f, "depth={depth}"),
         }
     }
 }
@@ -174,9 +208,12 @@ pub struct Puzzle {
     pub id: String,
     /// The position; its variant is the rule set.
     pub position: Position,
-    /// The one best action.
+    /// The best action (the engine's choice among the answers).
     pub answer: Action,
-    /// K, in seeds: the answer ends with at least K more expected final
+    /// The other answers: actions as good as `answer` (within [`TIE`]),
+    /// accepted too.
+    pub also: Vec<Action>,
+    /// K, in seeds: every answer ends with at least K more expected final
     /// seeds for the player to move than any other legal action.
     pub margin: u8,
     /// How that was proved.
@@ -201,6 +238,18 @@ impl Puzzle {
     pub fn rules(&self) -> Variant {
         self.position.variant()
     }
+
+    /// Every answer: `answer` first, then `also`.
+    pub fn answers(&self) -> Vec<Action> {
+        let mut out = vec![self.answer];
+        out.extend(self.also.iter().copied());
+        out
+    }
+
+    /// Whether `action` is one of the answers.
+    pub fn accepts(&self, action: Action) -> bool {
+        self.answer == action || self.also.contains(&action)
+    }
 }
 
 /// The id of a puzzle at this position.
@@ -209,17 +258,19 @@ pub fn id_of(pos: &Position) -> String {
 }
 
 impl fmt::Display for Puzzle {
-    /// One line of a puzzle file: `id;rules;gpn;answer;margin;proof;themes;rating;line`.
+    /// One line of a puzzle file: `id;rules;gpn;answer;margin;proof;themes;rating;line`
+    /// (several answers separated by `|`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let themes: Vec<&str> = self.themes.iter().map(|t| t.as_str()).collect();
         let line: Vec<String> = self.line.iter().map(Action::to_string).collect();
+        let answers: Vec<String> = self.answers().iter().map(Action::to_string).collect();
         write!(
             f,
             "{};{};{};{};{};{};{};{};{}",
             self.id,
             self.position.variant(),
             self.position,
-            self.answer,
+            answers.join("|"),
             self.margin,
             self.proof,
             themes.join(","),
@@ -285,27 +336,36 @@ pub fn parse_line(text: &str, line_no: usize) -> Result<Puzzle, PuzzleError> {
     if position.is_ended() || position.player_without_hole().is_some() {
         return Err(err("gpn", "the game is over in this position".into()));
     }
-    let answer: Action = parts[3]
-        .parse()
-        .map_err(|e| err("answer", format!("{e}")))?;
-    position
-        .check(answer)
-        .map_err(|e| err("answer", format!("illegal: {e}")))?;
+    let mut answers = Vec::new();
+    for tok in parts[3].split('|') {
+        let a: Action = tok
+            .parse()
+            .map_err(|e| err("answer", format!("{tok:?}: {e}")))?;
+        position
+            .check(a)
+            .map_err(|e| err("answer", format!("{tok} is illegal: {e}")))?;
+        if answers.contains(&a) {
+            return Err(err("answer", format!("{tok} appears twice")));
+        }
+        answers.push(a);
+    }
+    let answer = answers[0];
+    let also = answers.split_off(1);
     let margin: u8 = parts[4]
         .parse()
         .map_err(|_| err("margin", format!("not a number of seeds: {:?}", parts[4])))?;
     if margin == 0 {
         return Err(err("margin", "must be at least 1 seed".into()));
     }
-    let proof = match parts[5].strip_prefix("depth=").map(str::parse::<u32>) {
-        Some(Ok(depth)) if (1..=30).contains(&depth) => Proof::Search { depth },
-        _ => {
-            return Err(err(
-                "proof",
-                format!("expected depth=D (1 to 30), found {:?}", parts[5]),
-            ))
-        }
-    };
+    let proof = parse_proof(parts[5]).ok_or_else(|| {
+        err(
+            "proof",
+            format!(
+                "expected depth=D or depth=D..D' (1 ≤ D ≤ D' ≤ 40), found {:?}",
+                parts[5]
+            ),
+        )
+    })?;
     let mut themes = Vec::new();
     for name in parts[6].split(',').filter(|s| !s.is_empty()) {
         let t = Theme::from_name(name)
@@ -338,12 +398,27 @@ pub fn parse_line(text: &str, line_no: usize) -> Result<Puzzle, PuzzleError> {
         id: id.to_string(),
         position,
         answer,
+        also,
         margin,
         proof,
         themes,
         rating,
         line,
     })
+}
+
+/// `depth=D` or `depth=D..D′`.
+fn parse_proof(s: &str) -> Option<Proof> {
+    let rest = s.strip_prefix("depth=")?;
+    let (depth, deep) = match rest.split_once("..") {
+        Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
+        None => {
+            let d = rest.parse().ok()?;
+            (d, d)
+        }
+    };
+    ((1..=40).contains(&depth) && (depth..=40).contains(&deep))
+        .then_some(Proof::Search { depth, deep })
 }
 
 /// Reads a puzzle file: one puzzle a line, blank lines and lines starting
@@ -369,6 +444,101 @@ pub fn parse_file(text: &str) -> Result<Vec<Puzzle>, PuzzleError> {
     Ok(out)
 }
 
+/// One legal action's values at every depth: `values[d - 1]` is its value
+/// for the player to move (score units: 1/100 seed of final difference)
+/// searched `d` plies in all from the puzzle's position, the action
+/// included; `line` is the principal variation after it at the deepest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActionValues {
+    /// The action.
+    pub action: Action,
+    /// Its value at depths 1, 2, … (index 0 is depth 1).
+    pub values: Vec<i32>,
+    /// The expected line after it, at the deepest depth.
+    pub line: Vec<Action>,
+}
+
+impl ActionValues {
+    /// The value at depth `d` (the deepest one known if `d` is deeper).
+    pub fn at(&self, d: u32) -> i32 {
+        let i = (d.max(1) as usize - 1).min(self.values.len() - 1);
+        self.values[i]
+    }
+}
+
+/// Each legal action of a position valued at every depth from 1 to `deep`
+/// (plies in all, the action included), in the legal actions' order. One
+/// search per action, with iterative deepening and a fresh table, so the
+/// values repeat exactly. Forced replies (a single legal action) are
+/// played before searching, each counting a ply; a game that ends has its
+/// exact value at every depth, and so has one the search finds decided.
+pub fn values_by_depth(pos: &Position, deep: u32, engine: &mut Engine) -> Vec<ActionValues> {
+    let stop = AtomicBool::new(false);
+    let me = pos.to_move();
+    let deep = deep.max(1);
+    let mut out = Vec::new();
+    for &a in pos.legal_actions().iter() {
+        let mut g = Game::from_position(*pos, None);
+        if g.play(a).is_err() {
+            continue;
+        }
+        let mut forced = Vec::new();
+        while !g.is_over() && g.legal_actions().len() == 1 {
+            let f = g.legal_actions()[0];
+            if g.play(f).is_err() {
+                break;
+            }
+            forced.push(f);
+        }
+        let sign = |g: &Game, v: i32| if g.position().to_move() == me { v } else { -v };
+        // Plies already played from the puzzle's position.
+        let played = 1 + forced.len() as u32;
+        if let Some(o) = g.outcome() {
+            let d = o.seeds[me.index()] as i32 - o.seeds[me.opponent().index()] as i32;
+            out.push(ActionValues {
+                action: a,
+                values: vec![d * SEED; deep as usize],
+                line: forced,
+            });
+            continue;
+        }
+        // Depth 1 (and any depth the forced replies use up): the static
+        // evaluation of the position reached.
+        let still = sign(&g, gore_ai::evaluate(g.position(), &Weights::default()));
+        let mut values = vec![still; deep as usize];
+        let mut line = forced.clone();
+        if deep > played {
+            engine.new_game();
+            let limits = Limits {
+                depth: Some(deep - played),
+                min_depth: Some(0),
+                ..Limits::default()
+            };
+            let mut infos: Vec<(u32, i32, Vec<Action>)> = Vec::new();
+            let _ = engine.search(&g, &limits, &stop, &mut |info| {
+                infos.push((info.depth, info.score, info.pv.clone()));
+            });
+            for &(d, v, _) in &infos {
+                // This iteration and the deeper ones it decided (a
+                // decided game stops the deepening).
+                let from = (d + played) as usize - 1;
+                for slot in values.iter_mut().skip(from) {
+                    *slot = sign(&g, v);
+                }
+            }
+            if let Some((_, _, pv)) = infos.last() {
+                line.extend(pv.iter().copied());
+            }
+        }
+        out.push(ActionValues {
+            action: a,
+            values,
+            line,
+        });
+    }
+    out
+}
+
 /// Each legal action of a position with its value for the player to move
 /// (score units: 1/100 seed of final difference), searched to `depth`
 /// plies in all, and the principal variation after it; best first (ties
@@ -378,38 +548,16 @@ pub fn action_values(
     depth: u32,
     engine: &mut Engine,
 ) -> Vec<(Action, i32, Vec<Action>)> {
-    let stop = AtomicBool::new(false);
-    let me = pos.to_move();
-    let mut out = Vec::new();
-    for &a in pos.legal_actions().iter() {
-        let mut g = Game::from_position(*pos, None);
-        if g.play(a).is_err() {
-            continue;
-        }
-        let (v, pv) = if let Some(o) = g.outcome() {
-            let d = o.seeds[me.index()] as i32 - o.seeds[me.opponent().index()] as i32;
-            (d * SEED, Vec::new())
-        } else {
-            engine.new_game();
-            let limits = Limits {
-                depth: Some(depth.saturating_sub(1).max(1)),
-                min_depth: Some(0),
-                ..Limits::default()
-            };
-            match engine.search(&g, &limits, &stop, &mut |_| {}) {
-                Some(r) if g.position().to_move() == me => (r.score, r.pv),
-                Some(r) => (-r.score, r.pv),
-                None => continue,
-            }
-        };
-        out.push((a, v, pv));
-    }
+    let mut out: Vec<(Action, i32, Vec<Action>)> = values_by_depth(pos, depth, engine)
+        .into_iter()
+        .map(|v| (v.action, v.at(depth), v.line))
+        .collect();
     out.sort_by_key(|(_, v, _)| core::cmp::Reverse(*v));
     out
 }
 
 /// An engine for proofs: full strength, no glory (pure seeds), a fixed
-/// small table.
+/// table.
 pub fn proof_engine() -> Engine {
     Engine::new(Options {
         level: Level::MAX,
@@ -421,17 +569,182 @@ pub fn proof_engine() -> Engine {
     })
 }
 
-/// The answer of a position and its margin in whole seeds (the gap to the
-/// second best, in expected final seeds of the player to move, rounded
-/// down), with the line after it, if one action is at least one seed
-/// ahead; `None` for a single legal action or a tie.
+/// What [`judge`] found: the answers, the margin they hold at every depth
+/// checked, and what the rating is read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    /// The answers, the best at the deepest depth first.
+    pub answers: Vec<Action>,
+    /// The smallest margin over the depths checked, in whole seeds (the
+    /// gap in the mover's expected final seeds, rounded down).
+    pub margin: u8,
+    /// The shallowest depth from which the first answer is the best (or
+    /// tied with the best) at every depth up to the deepest.
+    pub found: u32,
+    /// The line after the first answer.
+    pub line: Vec<Action>,
+}
+
+/// Why a puzzle fails [`verify`] (or a position makes none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VerifyError {
+    /// At this depth another action is at least as good as an answer.
+    NotBest {
+        /// The best action found, not an answer.
+        best: Action,
+        /// The depth.
+        depth: u32,
+    },
+    /// The answers are best, but at this depth by less than the margin.
+    Margin {
+        /// The margin found, in whole seeds.
+        found: u8,
+        /// The depth.
+        depth: u32,
+    },
+    /// The answers are not the equally good actions: `expected` are.
+    Answers {
+        /// The actions as good as the best at the deepest depth.
+        expected: Vec<Action>,
+    },
+    /// The player to move loses by at least [`HOPELESS`] seeds whatever
+    /// he plays.
+    Hopeless {
+        /// The best action's final difference, in whole seeds.
+        seeds: i32,
+    },
+    /// Fewer than two legal actions: nothing to find.
+    NoChoice,
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VerifyError::NotBest { best, depth } => {
+                write!(
+                    f,
+                    "at depth {depth} the best action is {best}, not an answer"
+                )
+            }
+            VerifyError::Margin { found, depth } => {
+                write!(
+                    f,
+                    "at depth {depth} the answer is best by only {found} seeds"
+                )
+            }
+            VerifyError::Answers { expected } => {
+                let list: Vec<String> = expected.iter().map(Action::to_string).collect();
+                write!(f, "the equally good answers are {}", list.join("|"))
+            }
+            VerifyError::Hopeless { seeds } => {
+                write!(
+                    f,
+                    "hopeless: the best action still loses by {} seeds",
+                    -seeds
+                )
+            }
+            VerifyError::NoChoice => f.write_str("fewer than two legal actions"),
+        }
+    }
+}
+
+impl std::error::Error for VerifyError {}
+
+/// Judges a position from its actions' values ([`values_by_depth`], to
+/// `deep` at least): the answers are the actions within [`TIE`] of the
+/// best at `deep`; they must beat every other action by `margin` seeds at
+/// every depth from `depth` to `deep`, and the best must not lose by
+/// [`HOPELESS`] seeds.
+pub fn judge(
+    values: &[ActionValues],
+    depth: u32,
+    deep: u32,
+    margin: u8,
+) -> Result<Judgement, VerifyError> {
+    if values.len() < 2 {
+        return Err(VerifyError::NoChoice);
+    }
+    let mut order: Vec<&ActionValues> = values.iter().collect();
+    // Best first at the deepest depth (ties in the legal actions' order).
+    order.sort_by_key(|v| core::cmp::Reverse(v.at(deep)));
+    let best = order[0].at(deep);
+    if best <= -HOPELESS * SEED {
+        return Err(VerifyError::Hopeless { seeds: best / SEED });
+    }
+    let (answers, others): (Vec<&ActionValues>, Vec<&ActionValues>) =
+        order.iter().partition(|v| v.at(deep) >= best - TIE);
+    if others.is_empty() {
+        return Err(VerifyError::NoChoice);
+    }
+    let chosen: Vec<Action> = answers.iter().map(|v| v.action).collect();
+    let least = check_answers(values, &chosen, depth, deep, margin)?;
+    let first = answers[0];
+    let top = |d: u32| values.iter().map(|v| v.at(d)).max().unwrap_or(i32::MIN);
+    let mut found = deep;
+    while found > 1 && answers.iter().any(|v| v.at(found - 1) >= top(found - 1)) {
+        found -= 1;
+    }
+    Ok(Judgement {
+        answers: chosen,
+        margin: least,
+        found,
+        line: first.line.clone(),
+    })
+}
+
+/// Checks given answers against the actions' values: at every depth from
+/// `depth` to `deep`, the worst answer beats the best other action by at
+/// least `margin` seeds. The smallest margin found, in whole seeds.
+pub fn check_answers(
+    values: &[ActionValues],
+    answers: &[Action],
+    depth: u32,
+    deep: u32,
+    margin: u8,
+) -> Result<u8, VerifyError> {
+    let (mine, others): (Vec<&ActionValues>, Vec<&ActionValues>) =
+        values.iter().partition(|v| answers.contains(&v.action));
+    if mine.is_empty() || others.is_empty() {
+        return Err(VerifyError::NoChoice);
+    }
+    let mut least = i32::MAX;
+    for d in depth..=deep {
+        let worst_answer = mine.iter().map(|v| v.at(d)).min().unwrap_or(i32::MIN);
+        let (best_other, other) = others
+            .iter()
+            .map(|v| (v.at(d), v.action))
+            .max_by_key(|&(x, _)| x)
+            .unwrap_or((i32::MIN, Action::Pass));
+        if worst_answer <= best_other {
+            return Err(VerifyError::NotBest {
+                best: other,
+                depth: d,
+            });
+        }
+        // A seed more for the mover is a difference larger by 2 seeds.
+        let seeds = (worst_answer - best_other) / (2 * SEED);
+        if seeds < margin as i32 {
+            return Err(VerifyError::Margin {
+                found: seeds.max(0) as u8,
+                depth: d,
+            });
+        }
+        least = least.min(seeds);
+    }
+    Ok(least.min(u8::MAX as i32) as u8)
+}
+
+/// The answer of a position and its margin in whole seeds at `depth` only
+/// (the gap to the second best, in expected final seeds of the player to
+/// move, rounded down), with the line after it, if one action is at least
+/// one seed ahead; `None` for a single legal action or a tie. A quick
+/// filter: [`judge`] is the proof.
 pub fn prove(pos: &Position, depth: u32, engine: &mut Engine) -> Option<(Action, u8, Vec<Action>)> {
     let values = action_values(pos, depth, engine);
     if values.len() < 2 {
         return None;
     }
     let gap = values[0].1 - values[1].1;
-    // A seed more for the mover is a difference larger by 2 seeds.
     let seeds = gap / (2 * SEED);
     (seeds >= 1).then(|| {
         (
@@ -442,87 +755,45 @@ pub fn prove(pos: &Position, depth: u32, engine: &mut Engine) -> Option<(Action,
     })
 }
 
-/// Why a puzzle fails [`verify`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum VerifyError {
-    /// Another action is at least as good as the answer.
-    NotBest {
-        /// The best action found.
-        best: Action,
-    },
-    /// The answer is best, but by less than the puzzle's margin.
-    Margin {
-        /// The margin found, in whole seeds.
-        found: u8,
-    },
-    /// Fewer than two legal actions: nothing to find.
-    NoChoice,
-}
-
-impl fmt::Display for VerifyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            VerifyError::NotBest { best } => write!(f, "the best action is {best}, not the answer"),
-            VerifyError::Margin { found } => write!(f, "the answer is best by only {found} seeds"),
-            VerifyError::NoChoice => f.write_str("fewer than two legal actions"),
-        }
-    }
-}
-
-impl std::error::Error for VerifyError {}
-
-/// Proves a puzzle again: every legal action searched to the puzzle's
-/// depth, and the answer beats every other by at least its margin.
-pub fn verify(puzzle: &Puzzle, engine: &mut Engine) -> Result<(), VerifyError> {
-    let Proof::Search { depth } = puzzle.proof;
-    let values = action_values(&puzzle.position, depth, engine);
-    if values.len() < 2 {
-        return Err(VerifyError::NoChoice);
-    }
-    let Some(&(_, answer_v, _)) = values.iter().find(|(a, _, _)| *a == puzzle.answer) else {
-        return Err(VerifyError::NoChoice);
-    };
-    let others = values
-        .iter()
-        .filter(|(a, _, _)| *a != puzzle.answer)
-        .map(|&(_, v, _)| v)
-        .max()
-        .unwrap_or(i32::MIN);
-    if answer_v <= others {
-        return Err(VerifyError::NotBest { best: values[0].0 });
-    }
-    let found = (answer_v - others) / (2 * SEED);
-    if found < puzzle.margin as i32 {
-        return Err(VerifyError::Margin {
-            found: found.max(0) as u8,
+/// Proves a puzzle again: every legal action searched at every depth from
+/// the puzzle's proof depth to its deepest, or to `deep` if that is deeper
+/// (a file of shallower proofs is checked as deeply as the shipped ones);
+/// the puzzle's answers must be exactly the equally good actions and beat
+/// every other by its margin at each depth, and the position must not be
+/// hopeless.
+pub fn verify_to(puzzle: &Puzzle, deep: u32, engine: &mut Engine) -> Result<(), VerifyError> {
+    let (depth, recorded) = puzzle.proof.depths();
+    let deep = deep.max(recorded).max(depth);
+    let values = values_by_depth(&puzzle.position, deep, engine);
+    let j = judge(&values, depth, deep, puzzle.margin)?;
+    let mut mine = puzzle.answers();
+    let mut found = j.answers.clone();
+    mine.sort();
+    found.sort();
+    if mine != found {
+        return Err(VerifyError::Answers {
+            expected: j.answers,
         });
     }
     Ok(())
 }
 
-/// The difficulty of a proved position: from the shallowest depth at which
-/// the engine's own search settles on the answer (a deeper answer is
-/// harder to see), and how many other actions look tempting (capture at
-/// least as many seeds as the answer, or end the game).
-/// `1000 + 120 × (depth − 1) + 90 × tempting (at most 4)`, and 150 more
-/// for a quiet answer or a trade decision, which beginners overlook.
-pub fn rating_of(pos: &Position, answer: Action, depth: u32, engine: &mut Engine) -> i32 {
-    let stop = AtomicBool::new(false);
-    let game = Game::from_position(*pos, None);
-    let mut bests = Vec::new();
-    engine.new_game();
-    let _ = engine.search(&game, &Limits::depth(depth), &stop, &mut |info| {
-        bests.push((info.depth, info.pv.first().copied()));
-    });
-    // The shallowest depth from which every iteration chose the answer.
-    let mut found = depth + 1;
-    for &(d, best) in bests.iter().rev() {
-        if best == Some(answer) {
-            found = d;
-        } else {
-            break;
-        }
-    }
+/// [`verify_to`] at the puzzle's own depths.
+pub fn verify(puzzle: &Puzzle, engine: &mut Engine) -> Result<(), VerifyError> {
+    verify_to(puzzle, 0, engine)
+}
+
+/// The difficulty of a proved position, on the players' scale: from the
+/// shallowest depth from which the engine's values keep the answer best
+/// (`found`: a deeper answer is harder to see), how many other actions
+/// look tempting (capture at least as many seeds as the answer, or end
+/// the game), how many come close at the proof depth (within the margin
+/// and 3 seeds more), a quiet answer or a trade decision (which beginners
+/// overlook) and the margin (a wide one is easier to see):
+/// `700 + 90 × (found − 1) + 80 × tempting (≤ 4) + 45 × close (≤ 5)
+/// + 150 × subtle − 8 × (margin − 2) (≤ 10 seeds)`, within 400..=3000.
+pub fn rating_of(pos: &Position, values: &[ActionValues], j: &Judgement, depth: u32) -> i32 {
+    let answer = j.answers[0];
     let gain = |a: Action| {
         pos.play_effect(a)
             .map(|(n, e)| (e.seeds_captured, n.is_ended()))
@@ -532,18 +803,56 @@ pub fn rating_of(pos: &Position, answer: Action, depth: u32, engine: &mut Engine
     let tempting = pos
         .legal_actions()
         .iter()
-        .filter(|&&a| a != answer)
+        .filter(|&&a| !j.answers.contains(&a))
         .filter(|&&a| {
             let (c, ends) = gain(a);
             (c > 0 && c >= mine) || ends
         })
         .count()
         .min(4) as i32;
+    let top = values
+        .iter()
+        .find(|v| v.action == answer)
+        .map(|v| v.at(depth))
+        .unwrap_or(0);
+    let close = values
+        .iter()
+        .filter(|v| !j.answers.contains(&v.action))
+        .filter(|v| top - v.at(depth) < 2 * (j.margin as i32 + 3) * SEED)
+        .count()
+        .min(5) as i32;
     let subtle = match answer {
         Action::Sow(_) => mine == 0,
         _ => true,
     };
-    1000 + 120 * (found as i32 - 1) + 90 * tempting + if subtle { 150 } else { 0 }
+    let wide = (j.margin as i32 - DEFAULT_MARGIN as i32).clamp(0, 10);
+    let r =
+        700 + 90 * (j.found as i32 - 1) + 80 * tempting + 45 * close + if subtle { 150 } else { 0 }
+            - 8 * wide;
+    r.clamp(400, 3000)
+}
+
+/// The theme a puzzle is known by: its rarest (an offer, a trade
+/// decision, the whole board, the sweep, a chain into one's own holes, a
+/// chain, a quiet move, a pass, else a capture). The generator's quotas
+/// and the server's variety count puzzles by it.
+pub fn key_theme(themes: &[Theme]) -> Theme {
+    for t in [
+        Theme::Offer,
+        Theme::Decline,
+        Theme::Accept,
+        Theme::WholeBoard,
+        Theme::Sweep,
+        Theme::OwnHoles,
+        Theme::Chain,
+        Theme::Quiet,
+        Theme::Pass,
+    ] {
+        if themes.contains(&t) {
+            return t;
+        }
+    }
+    Theme::Capture
 }
 
 /// The most puzzles taken from one self-play game: the positions of one
@@ -557,8 +866,10 @@ pub struct GenConfig {
     pub variant: Variant,
     /// The seed of the games (same seed, same puzzles).
     pub seed: u64,
-    /// The depth of the proofs.
+    /// The depth of the proofs: the shallowest depth checked.
     pub depth: u32,
+    /// The deepest depth checked.
+    pub deep: u32,
     /// The margin K, in seeds.
     pub margin: u8,
     /// How many puzzles in all (used to share them out among themes).
@@ -575,6 +886,7 @@ impl Default for GenConfig {
             variant: Variant::STANDARD,
             seed: 0,
             depth: DEFAULT_DEPTH,
+            deep: DEFAULT_DEEP,
             margin: DEFAULT_MARGIN,
             count: 500,
             only: Vec::new(),
@@ -645,22 +957,7 @@ impl Generator {
 
     /// The theme a puzzle is counted under for the quotas: its rarest.
     fn key_theme(themes: &[Theme]) -> Theme {
-        for t in [
-            Theme::Offer,
-            Theme::Decline,
-            Theme::Accept,
-            Theme::WholeBoard,
-            Theme::Sweep,
-            Theme::OwnHoles,
-            Theme::Chain,
-            Theme::Quiet,
-            Theme::Pass,
-        ] {
-            if themes.contains(&t) {
-                return t;
-            }
-        }
-        Theme::Capture
+        key_theme(themes)
     }
 
     /// How many puzzles of a key theme may be kept.
@@ -780,14 +1077,25 @@ impl Generator {
                 continue;
             }
             self.stats.filtered += 1;
-            let Some((answer, margin, line)) = prove(&pos, self.config.depth, &mut self.proof)
-            else {
+            // The proof depth first (cheap), then every depth to the deep
+            // check's: most positions fall at the first.
+            let (depth, deep) = (self.config.depth, self.config.deep.max(self.config.depth));
+            let quick = values_by_depth(&pos, depth, &mut self.proof);
+            let Ok(j) = judge(&quick, depth, depth, self.config.margin) else {
                 continue;
             };
-            if margin < self.config.margin {
+            let key = Generator::key_theme(&themes_of(&pos, j.answers[0]));
+            if !wanted(&themes_of(&pos, j.answers[0]))
+                || self.per_theme.get(&key).copied().unwrap_or(0) >= self.quota(key)
+            {
                 continue;
             }
+            let values = values_by_depth(&pos, deep, &mut self.proof);
+            let Ok(j) = judge(&values, depth, deep, self.config.margin) else {
+                continue;
+            };
             self.stats.proved += 1;
+            let answer = j.answers[0];
             let themes = themes_of(&pos, answer);
             if !wanted(&themes) {
                 continue;
@@ -799,20 +1107,42 @@ impl Generator {
             }
             *self.per_theme.entry(key).or_default() += 1;
             self.from_game += 1;
-            let rating = rating_of(&pos, answer, self.config.depth, &mut self.proof);
+            let rating = rating_of(&pos, &values, &j, depth);
             return Puzzle {
                 id: id_of(&pos),
                 position: pos,
                 answer,
+                also: j.answers[1..].to_vec(),
                 margin: self.config.margin,
-                proof: Proof::Search {
-                    depth: self.config.depth,
-                },
+                proof: Proof::Search { depth, deep },
                 themes,
                 rating,
-                line: line.into_iter().take(8).collect(),
+                line: j.line.into_iter().take(8).collect(),
             };
         }
+    }
+}
+
+/// Spreads the puzzles' ratings evenly over `lo..=hi` by rank, keeping
+/// their order: the [`rating_of`] values order the puzzles by difficulty
+/// but bunch (most answers are seen at a shallow depth), so each
+/// distinct value becomes `lo + (hi − lo) × (its middle rank / count)`,
+/// rounded to 10 points. Equal values stay equal: a value shared by many
+/// puzzles stays shared.
+pub fn spread_ratings(puzzles: &mut [Puzzle], lo: i32, hi: i32) {
+    let n = puzzles.len();
+    if n == 0 {
+        return;
+    }
+    let mut raw: Vec<i32> = puzzles.iter().map(|p| p.rating).collect();
+    raw.sort_unstable();
+    for p in puzzles.iter_mut() {
+        let below = raw.partition_point(|&r| r < p.rating);
+        let upto = raw.partition_point(|&r| r <= p.rating);
+        // The middle of this value's ranks, as a fraction in 0..1.
+        let middle = (below + upto) as f64 / 2.0 / n as f64;
+        let r = lo as f64 + (hi - lo) as f64 * middle;
+        p.rating = ((r / 10.0).round() as i32 * 10).clamp(lo, hi);
     }
 }
 

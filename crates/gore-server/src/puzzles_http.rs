@@ -3,7 +3,7 @@
 //! (`domain::puzzles`) and write the typed answer (api.rs). The player's
 //! puzzle rating lives in the browser; the server keeps no state per player.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
@@ -34,6 +34,23 @@ fn view(p: &Puzzle) -> PuzzleView {
             .map(|a| a.to_string())
             .collect(),
     }
+}
+
+/// The positions of the solution, for stepping through it: the puzzle's,
+/// then after the answer and after each action of the line (the file's
+/// line is checked legal when the book is read; it stops at the first
+/// action that would not play).
+fn solution_positions(p: &Puzzle) -> Vec<String> {
+    let mut at = p.position;
+    let mut out = vec![at.to_string()];
+    for &a in std::iter::once(&p.answer).chain(p.line.iter()) {
+        match at.play(a) {
+            Ok(next) => at = next,
+            Err(_) => break,
+        }
+        out.push(at.to_string());
+    }
+    out
 }
 
 /// `GET /api/puzzles/next?rating=R&theme=T&seen=ID,ID`: a puzzle near the
@@ -67,7 +84,9 @@ pub async fn next(
             ApiError::bad_request(format!("theme: unknown theme {s:?} ({})", names.join(", ")))
         })?),
     };
-    let seen: HashSet<&str> = q
+    // The latest first (the browser's order): the variety of themes
+    // looks at the last ones.
+    let seen: Vec<&str> = q
         .get("seen")
         .map(|s| {
             s.split(',')
@@ -116,12 +135,13 @@ pub async fn solve(
     Ok(Json(SolveResult {
         correct,
         answer: puzzle.answer.to_string(),
+        answers: puzzle.answers().iter().map(|a| a.to_string()).collect(),
         margin: puzzle.margin,
-        depth: match puzzle.proof {
-            gore_learn::puzzles::Proof::Search { depth } => depth,
-        },
+        depth: puzzle.proof.depths().0,
+        deep: puzzle.proof.depths().1,
         themes: puzzle.themes.iter().map(|t| t.to_string()).collect(),
         line: puzzle.line.iter().map(|a| a.to_string()).collect(),
+        positions: solution_positions(puzzle),
         rating: puzzle.rating,
         new_rating: update_rating(before, puzzle.rating, correct, RATING_K),
     })

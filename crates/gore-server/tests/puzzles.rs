@@ -1,7 +1,8 @@
 //! The puzzle endpoints: a next puzzle near the rating and of the theme,
 //! not one just seen; a right and a wrong answer with the solution and
 //! the new rating; bad input answered with the field named; another
-//! puzzle file given with `--puzzles`.
+//! puzzle file given with `--puzzles`; a new solver served easy puzzles
+//! of varied themes, as the browser asks for them.
 
 mod common;
 
@@ -57,6 +58,18 @@ async fn solve_right_and_wrong() {
     assert_eq!(r["answer"], answer);
     assert_eq!(r["margin"], 2);
     assert_eq!(r["depth"], 12);
+    assert!(r["deep"].as_u64().unwrap() >= 18, "{r}");
+    let answers: Vec<String> = puzzle.answers().iter().map(|a| a.to_string()).collect();
+    assert_eq!(r["answers"], json!(answers));
+    // The solution's positions: the puzzle's, after the answer, after each
+    // action of the line.
+    let positions = r["positions"].as_array().unwrap();
+    assert_eq!(positions.len(), 2 + puzzle.line.len(), "{r}");
+    assert_eq!(positions[0], puzzle.position.to_string());
+    assert_eq!(
+        positions[1],
+        puzzle.position.play(puzzle.answer).unwrap().to_string()
+    );
     assert!(!r["themes"].as_array().unwrap().is_empty());
     // A success against a puzzle rated R from 1500: up, by at most K = 32.
     let up = r["new_rating"].as_i64().unwrap();
@@ -89,23 +102,23 @@ async fn next_follows_rating_theme_and_seen() {
         let pz = book.get(p["id"].as_str().unwrap()).unwrap();
         assert_eq!(pz.answer.to_string(), "decline");
     }
-    // Not one just seen: every offer puzzle but one seen, that one comes.
-    let offers: Vec<&str> = book
+    // Not one just seen: every sweep puzzle but one seen, that one comes.
+    let sweeps: Vec<&str> = book
         .all()
         .iter()
-        .filter(|p| p.themes.contains(&gore_learn::puzzles::Theme::Offer))
+        .filter(|p| p.themes.contains(&gore_learn::puzzles::Theme::Sweep))
         .map(|p| p.id.as_str())
         .collect();
-    assert!(offers.len() >= 2);
-    let seen = offers[1..].join(",");
+    assert!(sweeps.len() >= 2 && sweeps.len() <= 50);
+    let seen = sweeps[1..].join(",");
     for _ in 0..3 {
         let (_, p) = get_json(
             &c,
             &s,
-            &format!("/api/puzzles/next?theme=offer&seen={seen}"),
+            &format!("/api/puzzles/next?theme=sweep&seen={seen}"),
         )
         .await;
-        assert_eq!(p["id"], offers[0]);
+        assert_eq!(p["id"], sweeps[0]);
     }
     // Near the rating: a high rating gets a puzzle above the middle.
     let hi = book.all().iter().map(|p| p.rating).max().unwrap();
@@ -187,4 +200,93 @@ async fn another_puzzle_file() {
         .expect("refused");
     let msg = format!("{err:#}");
     assert!(msg.contains("line 1: fields"), "{msg}");
+}
+
+/// A new solver (no rating sent: 1500; the seen ids sent as the browser
+/// does, the latest first) answering every puzzle right: the first five
+/// are from the easy end of the book (each at most its median, the first
+/// within its easiest fifth), and no two in a row share a key theme
+/// (issue 27: the first five were all "accept" at 1510).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_solver_meets_easy_varied_puzzles() {
+    let s = Server::start(0).await;
+    let c = bot();
+    let book = PuzzleBook::embedded().unwrap();
+    let mut ratings: Vec<i32> = book.all().iter().map(|p| p.rating).collect();
+    ratings.sort_unstable();
+    let fifth = ratings[ratings.len() / 5];
+    let median = ratings[ratings.len() / 2];
+    for round in 0..4 {
+        let mut seen: Vec<String> = Vec::new();
+        let mut rating: Option<i64> = None;
+        let mut keys = Vec::new();
+        for n in 0..8 {
+            let mut q = format!("/api/puzzles/next?seen={}", seen.join(","));
+            if let Some(r) = rating {
+                q.push_str(&format!("&rating={r}"));
+            }
+            let (st, p) = get_json(&c, &s, &q).await;
+            assert_eq!(st, 200, "{p}");
+            let id = p["id"].as_str().unwrap().to_string();
+            let pz = book.get(&id).unwrap();
+            if n == 0 {
+                assert!(
+                    pz.rating <= fifth,
+                    "round {round}: first puzzle {} rated {}",
+                    id,
+                    pz.rating
+                );
+            }
+            if n < 5 {
+                assert!(
+                    pz.rating <= median,
+                    "round {round}: puzzle {n} {} rated {}",
+                    id,
+                    pz.rating
+                );
+            }
+            keys.push(gore_learn::puzzles::key_theme(&pz.themes));
+            let (_, r) = post_json(
+                &c,
+                &s,
+                &format!("/api/puzzles/{id}/solve"),
+                json!({"action": pz.answer.to_string(), "rating": rating.unwrap_or(1500)}),
+            )
+            .await;
+            assert_eq!(r["correct"], true);
+            rating = r["new_rating"].as_i64();
+            seen.insert(0, id);
+        }
+        assert!(
+            keys.windows(2).all(|w| w[0] != w[1]),
+            "round {round}: consecutive themes {keys:?}"
+        );
+    }
+}
+
+/// A puzzle with two answers accepts both (the book's own check: the
+/// line format's `a|b`).
+#[tokio::test(flavor = "multi_thread")]
+async fn every_answer_of_a_puzzle_is_right() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("two.txt");
+    std::fs::write(
+        &file,
+        "x2;standard;1,3,1,5/3,4,2,1 AAAA/BBBB 14-14 B -;b2|b1;2;depth=4..8;capture,chain,own-holes;1200;\n",
+    )
+    .unwrap();
+    let mut config = config_in(&dir);
+    config.puzzles = Some(file.clone());
+    let s = Server::start_with(dir, config).await;
+    let c = bot();
+    for (action, right) in [("b2", true), ("b1", true), ("b3", false)] {
+        let (st, r) = post_json(&c, &s, "/api/puzzles/x2/solve", json!({"action": action})).await;
+        assert_eq!(st, 200, "{r}");
+        assert_eq!(r["correct"], right, "{action}: {r}");
+        assert_eq!(r["answers"], json!(["b2", "b1"]));
+        assert_eq!(
+            (r["depth"].as_u64(), r["deep"].as_u64()),
+            (Some(4), Some(8))
+        );
+    }
 }

@@ -4,8 +4,11 @@
 // button (offer, accept, decline, pass, as the position allows); the
 // server says right or wrong, with the answer, its margin and themes, and
 // the player's new puzzle rating, which decides the next puzzle's
-// difficulty. The rating, the streak and the recently seen puzzles stay in
-// this browser (localStorage).
+// difficulty. After a miss the player may try again (the position comes
+// back; only the first try counts for the rating) or see the solution;
+// the solution steps through the answer and the expected line on the
+// board (buttons, or the arrow keys). The rating, the streak and the
+// recently seen puzzles stay in this browser (localStorage).
 
 import { call } from './api.js';
 import { Board } from './board.js';
@@ -15,7 +18,7 @@ import { t, tn, tlist } from './i18n.js';
 
 /**
  * @typedef {{id: string, rules: string, gpn: string, to_move: 'A'|'B', rating: number, legal: string[]}} PuzzleView
- * @typedef {{correct: boolean, answer: string, margin: number, depth: number, themes: string[], line: string[], rating: number, new_rating: number}} SolveResult
+ * @typedef {{correct: boolean, answer: string, answers: string[], margin: number, depth: number, deep: number, themes: string[], line: string[], positions: string[], rating: number, new_rating: number}} SolveResult
  */
 
 /** The themes the filter offers (gore_learn::puzzles::Theme). */
@@ -41,6 +44,12 @@ export function actionText(a) {
   return t(`puzzles.action.${p.kind}`);
 }
 
+/** An action inside a sentence or a list: its first letter in lower case ("decline the offer"). @param {string} a */
+function actionInText(a) {
+  const s = actionText(a);
+  return s.charAt(0).toLocaleLowerCase() + s.slice(1);
+}
+
 /** The link to the analysis board (the link contract of docs/API.md). @param {PuzzleView} pz @param {string[]} line */
 function analysisLink(pz, line) {
   const q = new URLSearchParams({ rules: pz.rules, gpn: pz.gpn, line: line.join(' '), ply: '0' });
@@ -59,6 +68,12 @@ export function puzzlesPage(main) {
   let error = null;
   let busy = false;
   let gen = 0;
+  // After a miss: the solution is hidden until asked for; a second try
+  // does not count for the rating.
+  let revealed = false;
+  let retry = false;
+  // The step of the solution shown: 0 the puzzle, k after its k-th action.
+  let step = 1;
   const board = new Board({ interactive: true, onHole: (hole) => answer(hole) });
 
   const rating = () => Number(load(KEY.rating, '1500')) || 1500;
@@ -70,6 +85,8 @@ export function puzzlesPage(main) {
     pz = null;
     result = null;
     error = null;
+    revealed = false;
+    retry = false;
     draw();
     const q = new URLSearchParams({ rating: String(rating()), seen: seen().join(',') });
     const theme = load(KEY.theme, '');
@@ -97,18 +114,81 @@ export function puzzlesPage(main) {
       const r = /** @type {SolveResult} */ (await call('POST', `/api/puzzles/${encodeURIComponent(id)}/solve`, { action, rating: rating() }));
       if (!pz || pz.id !== id) return;
       result = r;
-      save(KEY.rating, String(r.new_rating));
-      save(KEY.streak, String(r.correct ? streak() + 1 : 0));
-      announce(r.correct ? t('puzzles.correct') : t('puzzles.wrong', { answer: actionText(r.answer) }));
+      step = 1;
+      revealed = r.correct;
+      if (!retry) {
+        save(KEY.rating, String(r.new_rating));
+        save(KEY.streak, String(r.correct ? streak() + 1 : 0));
+      }
+      announce(r.correct ? t(retry ? 'puzzles.correctRetry' : 'puzzles.correct') : t('puzzles.wrongTry'));
     } catch (e) {
       error = String(/** @type {Error} */ (e).message || e);
     } finally {
       busy = false;
     }
     draw();
-    const nb = main.querySelector('#puzzle-next');
+    const nb = main.querySelector(result && !result.correct ? '#puzzle-retry' : '#puzzle-next');
     if (nb instanceof HTMLElement) nb.focus();
   }
+
+  /** Back to the puzzle's position after a miss. */
+  function tryAgain() {
+    if (!result || result.correct) return;
+    result = null;
+    retry = true;
+    revealed = false;
+    draw();
+    announce(t('puzzles.task', { player: pz ? pz.to_move : '' }));
+    const first = main.querySelector('.board .hole.legal');
+    if (first instanceof SVGElement) first.focus();
+  }
+
+  function reveal() {
+    revealed = true;
+    step = 1;
+    draw();
+    const first = main.querySelector('#puzzle-step-next');
+    if (first instanceof HTMLElement) first.focus();
+  }
+
+  /** Shows step `k` of the solution (kept within it). @param {number} k */
+  function goStep(k) {
+    if (!result || !revealed) return;
+    const last = result.positions.length - 1;
+    step = Math.max(0, Math.min(last, k));
+    const focused = document.activeElement && document.activeElement.id;
+    draw();
+    announce(stepText());
+    // Keep the focus on the button used, or on one still enabled.
+    const again = focused ? document.getElementById(focused) : null;
+    const target = again instanceof HTMLButtonElement && !again.disabled ? again : main.querySelector('.puzzle-steps button:not([disabled])');
+    if (target instanceof HTMLElement) target.focus();
+  }
+
+  /** The solution's actions: the answer, then the line. */
+  function solution() {
+    return result ? [result.answer, ...result.line] : [];
+  }
+
+  function stepText() {
+    if (!result) return '';
+    if (step === 0) return t('puzzles.stepStart');
+    const before = parseGpn(result.positions[step - 1]);
+    return t('puzzles.step', { n: step, total: result.positions.length - 1, player: before.toMove, action: actionInText(solution()[step - 1]) });
+  }
+
+  /** @param {KeyboardEvent} e */
+  function onKey(e) {
+    if (!result || !revealed || e.altKey || e.ctrlKey || e.metaKey) return;
+    const tgt = e.target;
+    if (tgt instanceof HTMLSelectElement || tgt instanceof HTMLInputElement) return;
+    const moves = { ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: result.positions.length - 1 };
+    const k = /** @type {Record<string, number>} */ (moves)[e.key];
+    if (k === undefined) return;
+    e.preventDefault();
+    goStep(k);
+  }
+  document.addEventListener('keydown', onKey);
 
   function draw() {
     main.textContent = '';
@@ -131,14 +211,15 @@ export function puzzlesPage(main) {
       if (!error) main.append(h('p', {}, t('puzzles.loading')));
       return;
     }
-    const pos = parseGpn(pz.gpn);
+    const showing = !!result && revealed && result.positions.length > 0;
+    const pos = parseGpn(showing && result ? result.positions[step] : pz.gpn);
     board.setBottom(pz.to_move);
     const solved = !!result;
     const sows = solved ? [] : pz.legal.filter((a) => parseAction(a).kind === 'sow');
     /** @type {string|null} */
     let origin = null;
-    if (result) {
-      const a = parseAction(result.answer);
+    if (showing && step > 0) {
+      const a = parseAction(solution()[step - 1]);
       if (a.kind === 'sow') origin = a.hole;
     }
     board.render(pos, { legal: sows, offered: pos.offer, origin });
@@ -163,16 +244,35 @@ export function puzzlesPage(main) {
             ...offers.map((a) => h('button', { type: 'button', 'data-action': a, onclick: () => answer(a) }, actionText(a))))));
       }
       if (buttons.childNodes.length) main.append(buttons);
+    } else if (result && !revealed) {
+      main.append(h('section', { class: 'puzzle-result wrong', id: 'puzzle-result', role: 'status' },
+        h('p', { class: 'puzzle-verdict' }, t('puzzles.wrongTry')),
+        h('div', { class: 'puzzle-actions' },
+          h('button', { type: 'button', class: 'primary', id: 'puzzle-retry', onclick: () => tryAgain() }, t('puzzles.tryAgain')),
+          h('button', { type: 'button', id: 'puzzle-reveal', onclick: () => reveal() }, t('puzzles.showSolution')),
+          h('button', { type: 'button', id: 'puzzle-next', onclick: () => next() }, t('puzzles.next')))));
     } else if (result) {
       const themes = tlist(result.themes.map((th) => t(`puzzles.theme.${th}`)));
+      const others = result.answers.filter((a) => a !== result?.answer);
+      const last = result.positions.length - 1;
+      const verdict = result.correct ? t(retry ? 'puzzles.correctRetry' : 'puzzles.correct') : t('puzzles.wrong', { answer: actionText(result.answer) });
       main.append(h('section', { class: `puzzle-result ${result.correct ? 'right' : 'wrong'}`, id: 'puzzle-result', role: 'status' },
-        h('p', { class: 'puzzle-verdict' }, result.correct ? t('puzzles.correct') : t('puzzles.wrong', { answer: actionText(result.answer) })),
-        h('p', {}, t('puzzles.why', { answer: actionText(result.answer), margin: tn('seeds', result.margin), depth: result.depth })),
+        h('p', { class: 'puzzle-verdict' }, verdict),
+        // The sentence starts with words, not the action: an action token
+        // ("offer a1", "a3") is lower case.
+        h('p', { id: 'puzzle-why' }, t('puzzles.why', { answer: actionText(result.answer), margin: tn('seeds', result.margin), depth: result.depth, deep: result.deep })),
+        others.length ? h('p', { id: 'puzzle-also' }, t('puzzles.alsoAccepted', { answers: tlist(others.map(actionText)) })) : '',
         h('p', {}, t('puzzles.themes', { themes })),
-        result.line.length ? h('p', {}, t('puzzles.line', { line: result.line.join(' ') })) : '',
+        result.line.length ? h('p', {}, t('puzzles.line', { line: result.line.map(actionInText).join(', ') })) : ''),
+        h('div', { class: 'puzzle-steps', role: 'group', 'aria-label': t('puzzles.solutionSteps') },
+          h('button', { type: 'button', class: 'small', id: 'puzzle-step-first', 'aria-label': t('puzzles.stepFirst'), disabled: step === 0, onclick: () => goStep(0) }, '«'),
+          h('button', { type: 'button', class: 'small', id: 'puzzle-step-prev', 'aria-label': t('puzzles.stepPrev'), disabled: step === 0, onclick: () => goStep(step - 1) }, '‹'),
+          h('span', { class: 'puzzle-step-text', id: 'puzzle-step' }, stepText()),
+          h('button', { type: 'button', class: 'small', id: 'puzzle-step-next', 'aria-label': t('puzzles.stepNext'), disabled: step >= last, onclick: () => goStep(step + 1) }, '›'),
+          h('button', { type: 'button', class: 'small', id: 'puzzle-step-last', 'aria-label': t('puzzles.stepLast'), disabled: step >= last, onclick: () => goStep(last) }, '»')),
         h('div', { class: 'puzzle-actions' },
           h('button', { type: 'button', class: 'primary', id: 'puzzle-next', onclick: () => next() }, t('puzzles.next')),
-          h('a', { href: analysisLink(pz, [result.answer, ...result.line]), id: 'puzzle-analysis' }, t('puzzles.analysis')))));
+          h('a', { href: analysisLink(pz, solution()), id: 'puzzle-analysis' }, t('puzzles.analysis'))));
     }
   }
 
@@ -185,6 +285,6 @@ export function puzzlesPage(main) {
         draw();
       }
     },
-    destroy() { gen++; },
+    destroy() { gen++; document.removeEventListener('keydown', onKey); },
   };
 }

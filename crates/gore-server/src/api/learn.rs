@@ -38,19 +38,28 @@ pub struct SolveBody {
 /// The answer to `POST /api/puzzles/{id}/solve`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SolveResult {
-    /// The action sent was the puzzle's answer.
+    /// The action sent was one of the puzzle's answers.
     pub correct: bool,
-    /// The answer.
+    /// The answer (the engine's choice among `answers`).
     pub answer: String,
+    /// Every answer accepted: the actions as good as the best, `answer`
+    /// first.
+    pub answers: Vec<String>,
     /// K, in seeds: the answer ends with at least this many more of the
     /// player's seeds than any other action.
     pub margin: u8,
-    /// The depth of the search that proved it, in plies.
+    /// The proof depth, in plies: the answers are best by the margin at
+    /// every depth from this one to `deep`.
     pub depth: u32,
+    /// The deepest depth checked, in plies.
+    pub deep: u32,
     /// What the answer does (`capture`, `chain`, `offer`, `decline`, …).
     pub themes: Vec<String>,
     /// The expected line after the answer, action tokens.
     pub line: Vec<String>,
+    /// The solution's positions in GPN, for stepping through it: the
+    /// puzzle's, then after the answer and after each action of `line`.
+    pub positions: Vec<String>,
     /// The puzzle's rating.
     pub rating: i32,
     /// The player's puzzle rating after this attempt (an Elo update

@@ -4,10 +4,10 @@
 //! answer. No HTTP here: http.rs reads the requests and writes the
 //! answers (the wire types).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use gore_core::Action;
-use gore_learn::puzzles::{parse_file, Puzzle, PuzzleError, Theme};
+use gore_learn::puzzles::{key_theme, parse_file, Puzzle, PuzzleError, Theme, START_RATING};
 use rand::Rng;
 
 /// The puzzles shipped with the server (`gore puzzles generate`).
@@ -16,6 +16,20 @@ pub const EMBEDDED: &str = include_str!("../../puzzles/puzzles.txt");
 /// How many of the puzzles nearest the rating a next puzzle is drawn from,
 /// so that a player at one rating does not always meet the same one.
 const NEAREST: usize = 8;
+
+/// A solver who has seen fewer puzzles than this, his rating still near
+/// the start (within [`WARM_UP_RATING`] of 1500), is new: he is served
+/// puzzles from the easy end of the book (1500 is the middle of the
+/// scale), rising a step with each one.
+const WARM_UP: usize = 5;
+
+/// How far from the start rating a new solver may be: what five puzzles
+/// can move it (K = 32 each).
+const WARM_UP_RATING: i32 = 5 * 32;
+
+/// How many of the last puzzles seen a next puzzle's key theme differs
+/// from, when no theme is asked for.
+const VARIETY: usize = 2;
 
 /// The loaded puzzles.
 #[derive(Debug, Clone)]
@@ -61,13 +75,18 @@ impl PuzzleBook {
     }
 
     /// A puzzle near `rating` (of `theme`, if given), drawn among the
-    /// 8 nearest; puzzles in `seen` only when every other is
-    /// seen too. `None` only when no puzzle has the theme.
+    /// 8 nearest; puzzles in `seen` (the ids seen, the latest first) only
+    /// when every other is seen too. With no theme asked for, its key
+    /// theme ([`key_theme`]) differs from the last two seen while such a
+    /// puzzle remains, so that consecutive puzzles vary. A new solver
+    /// (fewer than 5 seen, the rating within 160 of 1500) is aimed at the
+    /// book's 8th percentile of rating, then its 16th, … its 40th (never
+    /// above his rating): easy ones first. `None` only when no puzzle has the theme.
     pub fn next(
         &self,
         rating: i32,
         theme: Option<Theme>,
-        seen: &HashSet<&str>,
+        seen: &[&str],
         rng: &mut impl Rng,
     ) -> Option<&Puzzle> {
         let of_theme: Vec<&Puzzle> = self
@@ -75,17 +94,42 @@ impl PuzzleBook {
             .iter()
             .filter(|p| theme.is_none_or(|t| p.themes.contains(&t)))
             .collect();
+        if of_theme.is_empty() {
+            return None;
+        }
         let fresh: Vec<&Puzzle> = of_theme
             .iter()
             .copied()
-            .filter(|p| !seen.contains(p.id.as_str()))
+            .filter(|p| !seen.contains(&p.id.as_str()))
             .collect();
         let mut pool = if fresh.is_empty() { of_theme } else { fresh };
-        pool.sort_by_key(|p| (p.rating - rating).abs());
-        pool.truncate(NEAREST);
-        if pool.is_empty() {
-            return None;
+        let new = seen.len() < WARM_UP && (rating - START_RATING).abs() <= WARM_UP_RATING;
+        let target = if new {
+            let mut ratings: Vec<i32> = pool.iter().map(|p| p.rating).collect();
+            ratings.sort_unstable();
+            let at = (ratings.len() - 1) * 8 * (seen.len() + 1) / 100;
+            rating.min(ratings[at])
+        } else {
+            rating
+        };
+        if theme.is_none() {
+            let recent: Vec<Theme> = seen
+                .iter()
+                .take(VARIETY)
+                .filter_map(|id| self.get(id))
+                .map(|p| key_theme(&p.themes))
+                .collect();
+            let varied: Vec<&Puzzle> = pool
+                .iter()
+                .copied()
+                .filter(|p| !recent.contains(&key_theme(&p.themes)))
+                .collect();
+            if !varied.is_empty() {
+                pool = varied;
+            }
         }
+        pool.sort_by_key(|p| (p.rating - target).abs());
+        pool.truncate(NEAREST);
         Some(pool[rng.gen_range(0..pool.len())])
     }
 
@@ -93,7 +137,7 @@ impl PuzzleBook {
     pub fn solve(&self, id: &str, action: Action) -> Option<Verdict<'_>> {
         let puzzle = self.get(id)?;
         Some(Verdict {
-            correct: puzzle.answer == action,
+            correct: puzzle.accepts(action),
             puzzle,
         })
     }
