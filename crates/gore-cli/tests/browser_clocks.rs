@@ -46,16 +46,6 @@ async fn join(page: &Page, server: &Server, invite: &str) -> Res<()> {
     live(page).await
 }
 
-async fn ply_is(page: &Page, n: u64, what: &str) -> Res<()> {
-    wait_for(
-        page,
-        &format!("(g => g && g.dataset.ply === '{n}' && g.dataset.busy === '0')(document.getElementById('game-page'))"),
-        what,
-        20,
-    )
-    .await
-}
-
 async fn clocks(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
     // The home page: a friend game with 3 min + 2 s chosen in the form.
     let page = host.page(&format!("{}/", server.url)).await?;

@@ -11,41 +11,6 @@
 mod browser_support;
 use browser_support::*;
 
-/// Creates a game from the page (its cookie gives this browser the seat)
-/// and remembers it as the home page would; returns the answer.
-async fn create(page: &Page, body: &str) -> Res<Value> {
-    let v = js(
-        page,
-        &format!(
-            r#"fetch('/api/games', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({body})}})
-            .then(r => r.json()).then(j => {{
-                const list = JSON.parse(localStorage.getItem('gore.games') || '[]');
-                list.unshift({{id: j.id, mode: {body}.mode, seat: j.seat, invite: j.invite}});
-                localStorage.setItem('gore.games', JSON.stringify(list));
-                return j;
-            }})"#
-        ),
-    )
-    .await?;
-    if v["id"].as_str().is_none() {
-        return Err(format!("no game created: {v}").into());
-    }
-    Ok(v)
-}
-
-/// Opens a game page and waits for its socket.
-async fn open(page: &Page, server: &Server, url: &str) -> Res<()> {
-    page.goto(format!("{}{url}", server.url)).await?;
-    wait_for(
-        page,
-        "document.getElementById('game-page')",
-        "the game page",
-        20,
-    )
-    .await?;
-    live(page).await
-}
-
 /// A blank page of the app in `lang` (for its origin and localStorage),
 /// animations at `speed`.
 async fn blank(chrome: &Chrome, server: &Server, lang: &str, speed: &str) -> Res<Page> {
@@ -71,16 +36,6 @@ async fn name_me(page: &Page, name: &str) -> Res<()> {
         return Err(format!("not renamed: {v}").into());
     }
     Ok(())
-}
-
-async fn ply_is(page: &Page, n: u64, what: &str) -> Res<()> {
-    wait_for(
-        page,
-        &format!("(g => g && g.dataset.ply === '{n}' && g.dataset.busy === '0')(document.getElementById('game-page'))"),
-        what,
-        20,
-    )
-    .await
 }
 
 /// The box of an element: (left, top, right, bottom), or `None` when it

@@ -52,16 +52,6 @@ async fn my_name(page: &Page) -> Res<String> {
     text(page, "#my-name").await
 }
 
-async fn ply_is(page: &Page, n: u64, what: &str) -> Res<()> {
-    wait_for(
-        page,
-        &format!("(g => g && g.dataset.ply === '{n}' && g.dataset.busy === '0')(document.getElementById('game-page'))"),
-        what,
-        20,
-    )
-    .await
-}
-
 async fn lobby(host: &Chrome, guest: &Chrome, watcher: &Chrome, server: &Server) -> Res<()> {
     let w = home(watcher, server, "fr").await?;
     let h = home(host, server, "en").await?;

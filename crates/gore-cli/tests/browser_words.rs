@@ -73,16 +73,6 @@ async fn my_name(page: &Page) -> Res<String> {
     text(page, "#my-name").await
 }
 
-async fn ply_is(page: &Page, n: u64, what: &str) -> Res<()> {
-    wait_for(
-        page,
-        &format!("(g => g && g.dataset.ply === '{n}' && g.dataset.busy === '0')(document.getElementById('game-page'))"),
-        what,
-        20,
-    )
-    .await
-}
-
 /// The page in dark mode, as a system that prefers it.
 async fn dark(page: &Page) -> Res<()> {
     page.emulate_media_features(vec![

@@ -666,3 +666,50 @@ pub fn start_server_with(extra: &[&str]) -> Server {
         _dir: dir,
     }
 }
+
+// Game pages, as several suites drive them.
+
+/// Creates a game from the page (its cookie gives this browser the seat)
+/// and remembers it as the home page would; returns the answer.
+pub async fn create(page: &Page, body: &str) -> Res<Value> {
+    let v = js(
+        page,
+        &format!(
+            r#"fetch('/api/games', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({body})}})
+            .then(r => r.json()).then(j => {{
+                const list = JSON.parse(localStorage.getItem('gore.games') || '[]');
+                list.unshift({{id: j.id, mode: {body}.mode, seat: j.seat, invite: j.invite}});
+                localStorage.setItem('gore.games', JSON.stringify(list));
+                return j;
+            }})"#
+        ),
+    )
+    .await?;
+    if v["id"].as_str().is_none() {
+        return Err(format!("no game created: {v}").into());
+    }
+    Ok(v)
+}
+
+/// Opens a game page and waits for its socket.
+pub async fn open(page: &Page, server: &Server, url: &str) -> Res<()> {
+    page.goto(format!("{}{url}", server.url)).await?;
+    wait_for(
+        page,
+        "document.getElementById('game-page')",
+        "the game page",
+        20,
+    )
+    .await?;
+    live(page).await
+}
+
+pub async fn ply_is(page: &Page, n: u64, what: &str) -> Res<()> {
+    wait_for(
+        page,
+        &format!("(g => g && g.dataset.ply === '{n}' && g.dataset.busy === '0')(document.getElementById('game-page'))"),
+        what,
+        20,
+    )
+    .await
+}
