@@ -312,7 +312,7 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
         Value::String("B".into())
     );
     // Home lists both games.
-    click(&page, ".site-header nav a[href='/']").await?;
+    nav_to(&page, "/").await?;
     wait_for(&page, "document.querySelectorAll('#my-games .game-item').length === 2 && !document.body.innerText.includes('Loading')", "the list of games", 10).await?;
     shot(&page, "07-home-with-games").await?;
     eprintln!(
@@ -794,7 +794,7 @@ async fn languages(chrome: &Chrome, server: &Server) -> Res<()> {
     );
 
     // The rules in Basque, with the three worked examples drawn.
-    click(&page, ".site-header nav a[href='/rules']").await?;
+    nav_to(&page, "/rules").await?;
     wait_for(
         &page,
         "document.querySelectorAll('.example svg.board').length === 6",
@@ -847,7 +847,7 @@ async fn languages(chrome: &Chrome, server: &Server) -> Res<()> {
 
     // A game on one device, on the phone, in Basque.
     choose_lang(&page, "eu").await?;
-    click(&page, ".site-header nav a[href='/']").await?;
+    nav_to(&page, "/").await?;
     new_game(&page, "local", "A", 1).await?;
     wait_for(
         &page,
@@ -1165,7 +1165,8 @@ async fn seeds_game(chrome: &Chrome, server: &Server) -> Res<()> {
         .await
         .unwrap_or_default();
     shot(&page, "seeds-3").await?;
-    assert!(title.contains("seeds=3"), "title: {title}");
+    // The rules in words, as the home page says them (issue 27, point 11).
+    assert!(title.contains("3 seeds per hole"), "title: {title}");
     Ok(())
 }
 

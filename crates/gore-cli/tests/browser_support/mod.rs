@@ -713,3 +713,18 @@ pub async fn ply_is(page: &Page, n: u64, what: &str) -> Res<()> {
     )
     .await
 }
+
+/// Follows the header's link to `href`, opening the Menu first where the
+/// links are behind it (a phone's width).
+pub async fn nav_to(page: &Page, href: &str) -> Res<()> {
+    let hidden = js(
+        page,
+        "getComputedStyle(document.getElementById('menu-button')).display !== 'none' \
+         && document.getElementById('menu-button').getAttribute('aria-expanded') !== 'true'",
+    )
+    .await?;
+    if hidden == Value::Bool(true) {
+        click(page, "#menu-button").await?;
+    }
+    click(page, &format!(".site-header nav a[href='{href}']")).await
+}
