@@ -415,8 +415,10 @@ async fn every_lesson(chrome: &Chrome, server: &Server, langs: &[&str], width: u
         .await?;
         for lesson in gore_learn::lessons::all() {
             let id = lesson.id;
-            page.goto(format!("{}/learn?lesson={id}", server.url))
-                .await?;
+            // Navigated from the page, and waited on by what it shows:
+            // CDP's own navigation now and then never reported the load
+            // on a busy machine ("Timeout" after 60 s).
+            go(&page, &format!("{}/learn?lesson={id}", server.url)).await;
             wait_for(
                 &page,
                 &format!("document.querySelector('[data-lesson=\"{id}\"]') && document.querySelectorAll('#board .hole').length === 8"),

@@ -728,3 +728,11 @@ pub async fn nav_to(page: &Page, href: &str) -> Res<()> {
     }
     click(page, &format!(".site-header nav a[href='{href}']")).await
 }
+
+/// Starts a navigation to `url` from the page itself. Callers wait for what
+/// the new page shows (`wait_for`) instead of CDP's load event, which a
+/// busy machine sometimes never reports. An error here is the old page's
+/// context going away mid-call: the navigation has started.
+pub async fn go(page: &Page, url: &str) {
+    let _ = js(page, &format!("location.assign({url:?})")).await;
+}
