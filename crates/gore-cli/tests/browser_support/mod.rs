@@ -205,9 +205,23 @@ impl Chrome {
     /// A new tab at `url`, loaded. Bounded (60 s times [`SLACK`]): a tab
     /// whose load the browser never reports fails the test, not hangs CI.
     pub async fn page(&self, url: &str) -> Res<Page> {
+        // A blank tab, then the page navigated from itself and waited on
+        // by its document: CDP's load event for a tab opened straight at a
+        // URL was now and then never reported on a busy machine ("the
+        // browser never finished opening …/analysis", issue 27 point 27).
         let open = async {
-            let page = self.browser.new_page(url).await?;
-            page.wait_for_navigation().await?;
+            let page = self.browser.new_page("about:blank").await?;
+            if !url.starts_with("http") {
+                return Res::Ok(page);
+            }
+            go(&page, url).await;
+            wait_for(
+                &page,
+                "location.protocol.startsWith('http') && document.readyState !== 'loading'",
+                &format!("{url} to open"),
+                60,
+            )
+            .await?;
             Res::Ok(page)
         };
         tokio::time::timeout(Duration::from_secs(60 * SLACK), open)
