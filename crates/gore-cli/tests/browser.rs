@@ -367,7 +367,7 @@ async fn friend_game(host: &Chrome, guest: &Chrome, exe: &Path, server: &Server)
     // Up to three games: random sowings may end a game before both offers.
     for attempt in 0..3 {
         if attempt > 0 {
-            p1.goto(format!("{}/", server.url)).await?;
+            visit(&p1, format!("{}/", server.url)).await?;
         }
         new_game(&p1, "friend", "A", 1).await?;
         wait_for(
@@ -910,7 +910,7 @@ async fn without_glory(chrome: &Chrome, server: &mut Server) -> Res<()> {
     )
     .await?;
     let url = url.as_str().ok_or("no game url")?.to_string();
-    page.goto(format!("{}{url}", server.url)).await?;
+    visit(&page, format!("{}{url}", server.url)).await?;
     wait_for(
         &page,
         "document.getElementById('accept-btn')",
@@ -1085,7 +1085,7 @@ async fn first_language(chrome: &Chrome, server: &Server) -> Res<()> {
             .build()?,
     )
     .await?;
-    page.goto(format!("{}/rules", server.url)).await?;
+    visit(&page, format!("{}/rules", server.url)).await?;
     let nav = js(&page, "navigator.language").await?;
     assert!(nav.as_str().unwrap_or_default().starts_with("es"), "{nav}");
     wait_for(

@@ -172,7 +172,7 @@ async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
     // socket). Closing the tab and opening another hung twice on a loaded
     // machine in chromiumoxide (the close, then the new tab's load, never
     // answered); navigating the same tab is what the other tests do.
-    page.goto(link.as_str()).await?;
+    visit(&page, link.as_str()).await?;
     let other = page;
     wait_for(
         &other,
@@ -292,7 +292,7 @@ async fn finished(chrome: &Chrome, server: &Server) -> Res<()> {
     .await?;
     let url = url.as_str().unwrap_or_default().to_string();
     assert!(url.starts_with("/g/"), "{url}");
-    page.goto(format!("{}{url}", server.url)).await?;
+    visit(&page, format!("{}{url}", server.url)).await?;
     wait_for(
         &page,
         "document.getElementById('analyse-link')",
@@ -362,10 +362,13 @@ async fn agreement(chrome: &Chrome, server: &Server, lang: &str, tag: &str) -> R
         &format!("localStorage.setItem('gore.lang', '{lang}')"),
     )
     .await?;
-    page.goto(format!(
-        "{}/analysis?gpn=1%2C1%2C1%2C1%2F6%2C0%2C24%2C0+AAAA%2FABBB+0-14+A+-",
-        server.url
-    ))
+    visit(
+        &page,
+        format!(
+            "{}/analysis?gpn=1%2C1%2C1%2C1%2F6%2C0%2C24%2C0+AAAA%2FABBB+0-14+A+-",
+            server.url
+        ),
+    )
     .await?;
     // The analysis ends (its budget spent): its Stop button goes grey.
     wait_for(

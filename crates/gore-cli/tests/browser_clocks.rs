@@ -27,7 +27,7 @@ fn clocks_tick_and_the_flag_falls() {
 
 /// Opens the invitation at `invite` on `page` and joins.
 async fn join(page: &Page, server: &Server, invite: &str) -> Res<()> {
-    page.goto(format!("{}{invite}", server.url)).await?;
+    visit(&page, format!("{}{invite}", server.url)).await?;
     wait_for(
         page,
         "document.getElementById('join-btn')",
@@ -54,7 +54,7 @@ async fn clocks(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
         "localStorage.setItem('gore.lang', 'en'); localStorage.setItem('gore.animation', 'off')",
     )
     .await?;
-    page.goto(format!("{}/", server.url)).await?;
+    visit(&page, format!("{}/", server.url)).await?;
     wait_for(
         &page,
         "document.getElementById('clock')",
@@ -100,7 +100,7 @@ async fn clocks(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
     )
     .await?;
     join(&other, server, &invite).await?;
-    page.goto(format!("{}{url}", server.url)).await?;
+    visit(&page, format!("{}{url}", server.url)).await?;
     wait_for(
         &page,
         "document.getElementById('clock-A')",

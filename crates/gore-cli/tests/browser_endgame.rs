@@ -79,7 +79,7 @@ fn a_rated_games_end_shows_each_rating_change() {
 /// The home page in `lang`, its lobby live.
 async fn home(chrome: &Chrome, server: &Server, lang: &str) -> Res<Page> {
     let page = blank(chrome, server, lang, "off").await?;
-    page.goto(format!("{}/", server.url)).await?;
+    visit(&page, format!("{}/", server.url)).await?;
     wait_for(&page, "document.getElementById('lobby-status') && document.getElementById('lobby-status').dataset.live === '1'", "the lobby live", 20).await?;
     Ok(page)
 }
@@ -275,7 +275,7 @@ async fn invitation(host: &Chrome, phone: &Chrome, desk: &Chrome, server: &Serve
             "e12-invitation-desktop-es",
         ),
     ] {
-        page.goto(format!("{}{url}", server.url)).await?;
+        visit(&page, format!("{}{url}", server.url)).await?;
         wait_for(
             page,
             "document.getElementById('join-btn')",

@@ -93,7 +93,7 @@ async fn own_invitation(chrome: &Chrome, server: &Server) -> Res<()> {
     let url = g["url"].as_str().ok_or("no url")?.to_string();
 
     // Opened as the page shows it: the creator is told it is his own link.
-    page.goto(format!("{}{invite}", server.url)).await?;
+    visit(&page, format!("{}{invite}", server.url)).await?;
     wait_for(
         &page,
         "document.querySelector('#claim-page[data-view=own]')",
@@ -124,7 +124,7 @@ async fn own_invitation(chrome: &Chrome, server: &Server) -> Res<()> {
         "(() => { const f = window.fetch; let once = true; window.fetch = (u, o) => { if (once && String(u).startsWith('/api/games/') && !(o && o.method === 'POST')) { once = false; return Promise.reject(new TypeError('Failed to fetch')); } return f(u, o); }; })()",
     )
     .await?;
-    p2.goto(format!("{}{invite}", server.url)).await?;
+    visit(&p2, format!("{}{invite}", server.url)).await?;
     wait_for(
         &p2,
         "document.getElementById('join-btn')",

@@ -38,7 +38,7 @@ async fn accessible(chrome: &Chrome, server: &Server) -> Res<()> {
         // And with the details open.
         js(&page, "document.getElementById('game-options').open = true").await?;
         assert_accessible(&page, &format!("home-details-{lang}")).await?;
-        page.goto(format!("{}/rules", server.url)).await?;
+        visit(&page, format!("{}/rules", server.url)).await?;
         wait_for(
             &page,
             "document.querySelectorAll('.example svg.board').length === 6",
@@ -47,7 +47,7 @@ async fn accessible(chrome: &Chrome, server: &Server) -> Res<()> {
         )
         .await?;
         assert_accessible(&page, &format!("rules-{lang}")).await?;
-        page.goto(format!("{}/nowhere", server.url)).await?;
+        visit(&page, format!("{}/nowhere", server.url)).await?;
         wait_for(
             &page,
             "document.getElementById('not-found')",
@@ -56,7 +56,7 @@ async fn accessible(chrome: &Chrome, server: &Server) -> Res<()> {
         )
         .await?;
         assert_accessible(&page, &format!("not-found-{lang}")).await?;
-        page.goto(format!("{}/", server.url)).await?;
+        visit(&page, format!("{}/", server.url)).await?;
         wait_for(&page, HOME, "home page", 20).await?;
     }
     // The same in dark mode (the system's choice): home, details open,
@@ -71,7 +71,7 @@ async fn accessible(chrome: &Chrome, server: &Server) -> Res<()> {
     assert_accessible(&page, "home-dark").await?;
     js(&page, "document.getElementById('game-options').open = true").await?;
     assert_accessible(&page, "home-details-dark").await?;
-    page.goto(format!("{}/rules", server.url)).await?;
+    visit(&page, format!("{}/rules", server.url)).await?;
     wait_for(
         &page,
         "document.querySelectorAll('.example svg.board').length === 6",
@@ -195,7 +195,7 @@ async fn home_for_playing(chrome: &Chrome, server: &Server, w: u32, hgt: u32) ->
     assert_eq!(level, standard, "the game's level");
 
     // Back home: the game is listed, on the first screen.
-    page.goto(format!("{}/", server.url)).await?;
+    visit(&page, format!("{}/", server.url)).await?;
     wait_for(
         &page,
         "document.querySelector('#my-games .game-item') && !document.querySelector('#my-games').innerText.includes('Loading')",
@@ -331,7 +331,7 @@ async fn not_found(chrome: &Chrome, server: &Server) -> Res<()> {
             &format!("localStorage.setItem('gore.lang', '{lang}')"),
         )
         .await?;
-        page.goto(format!("{}{path}", server.url)).await?;
+        visit(&page, format!("{}{path}", server.url)).await?;
         wait_for(
             &page,
             &format!("document.documentElement.lang === '{lang}' && document.querySelector('#not-found h1')"),

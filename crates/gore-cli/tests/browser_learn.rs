@@ -121,7 +121,7 @@ async fn first_lesson(chrome: &Chrome, server: &Server) -> Res<()> {
     assert_eq!(focused(&page).await?, "#lesson-title");
 
     // The home page no longer offers the lessons once one was opened.
-    page.goto(format!("{}/", server.url)).await?;
+    visit(&page, format!("{}/", server.url)).await?;
     wait_for(&page, "document.getElementById('play-ai')", "home page", 20).await?;
     // (and nothing stands in its place: no stray text in the page).
     let stray = js(
@@ -137,7 +137,7 @@ async fn first_lesson(chrome: &Chrome, server: &Server) -> Res<()> {
 
     // Spanish: the list shows the progress; the first lesson again, by keyboard.
     choose_lang(&page, "es").await?;
-    page.goto(format!("{}/learn", server.url)).await?;
+    visit(&page, format!("{}/learn", server.url)).await?;
     wait_for(
         &page,
         "document.querySelector('.lesson-list')",
@@ -244,8 +244,7 @@ async fn phone(chrome: &Chrome, server: &Server) -> Res<()> {
         10,
     )
     .await?;
-    page.goto(format!("{}/learn?lesson=offer", server.url))
-        .await?;
+    visit(&page, format!("{}/learn?lesson=offer", server.url)).await?;
     wait_for(
         &page,
         "document.querySelector('[data-lesson=offer]') && document.getElementById('lesson-offer')",

@@ -229,7 +229,7 @@ async fn levels(chrome: &Chrome, server: &Server, w: u32, hgt: u32) -> Res<()> {
     shot(&page, &format!("levels-{size}-game-1")).await?;
 
     // A long name in Basque, at the top level: the page names it too.
-    page.goto(format!("{}/", server.url)).await?;
+    visit(&page, format!("{}/", server.url)).await?;
     wait_for(&page, "document.getElementById('level')", "home again", 20).await?;
     choose_lang_and_levels(&page, "eu", "1.").await?;
     new_game(&page, "ai", "A", MAX_LEVEL).await?;

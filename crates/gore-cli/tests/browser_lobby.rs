@@ -36,7 +36,7 @@ async fn home(chrome: &Chrome, server: &Server, lang: &str) -> Res<Page> {
         &format!("localStorage.setItem('gore.lang', '{lang}'); localStorage.setItem('gore.animation', 'off')"),
     )
     .await?;
-    page.goto(format!("{}/", server.url)).await?;
+    visit(&page, format!("{}/", server.url)).await?;
     wait_for(&page, "document.getElementById('lobby-status') && document.getElementById('lobby-status').dataset.live === '1'", "the lobby live", 20).await?;
     Ok(page)
 }
@@ -302,7 +302,7 @@ async fn rated(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
         (&h, "Awa_K", "1338?", "lost"),
         (&g, "Irati_Z", "1662?", "ganada"),
     ] {
-        p.goto(format!("{}/@/{name}", server.url)).await?;
+        visit(&p, format!("{}/@/{name}", server.url)).await?;
         wait_for(p, &format!("document.getElementById('rating-fast') && document.getElementById('rating-fast').textContent.includes({shown:?})"), &format!("{name}'s new rating"), 20).await?;
         wait_for(
             p,
@@ -316,7 +316,7 @@ async fn rated(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
     }
     shot(&h, "l07-player-page").await?;
     shot(&g, "l08-player-page-es").await?;
-    h.goto(format!("{}/leaderboard", server.url)).await?;
+    visit(&h, format!("{}/leaderboard", server.url)).await?;
     wait_for(
         &h,
         "document.querySelectorAll('#board-fast li a').length === 2",

@@ -45,7 +45,7 @@ async fn solve(chrome: &Chrome, server: &Server) -> Res<()> {
             "['gore.puzzles.rating','gore.puzzles.streak','gore.puzzles.seen','gore.puzzles.theme'].forEach((k) => localStorage.removeItem(k))",
         )
         .await?;
-        page.goto(format!("{}/puzzles", server.url)).await?;
+        visit(&page, format!("{}/puzzles", server.url)).await?;
         wait_for(
             &page,
             "document.querySelector('#puzzle-task') && document.querySelector('.board')",
@@ -210,7 +210,7 @@ async fn retry_and_step(
         "['gore.puzzles.rating','gore.puzzles.streak','gore.puzzles.seen','gore.puzzles.theme'].forEach((k) => localStorage.removeItem(k))",
     )
     .await?;
-    page.goto(format!("{}/puzzles", server.url)).await?;
+    visit(&page, format!("{}/puzzles", server.url)).await?;
     wait_for(
         &page,
         "document.querySelector('#puzzle-task') && document.querySelector('.board .hole')",

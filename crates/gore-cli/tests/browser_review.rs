@@ -46,7 +46,7 @@ async fn review_in(chrome: &Chrome, server: &Server, lang: &str, tag: &str) -> R
     )
     .await?;
     let id = finished_game(&page).await?;
-    page.goto(format!("{}/g/{id}", server.url)).await?;
+    visit(&page, format!("{}/g/{id}", server.url)).await?;
     wait_for(
         &page,
         "document.getElementById('review-btn')",
@@ -158,7 +158,7 @@ async fn review_in(chrome: &Chrome, server: &Server, lang: &str, tag: &str) -> R
     assert_accessible(&page, &format!("review-{tag}-better")).await?;
 
     // The same game from its record, uploaded on /review.
-    page.goto(format!("{}/review", server.url)).await?;
+    visit(&page, format!("{}/review", server.url)).await?;
     wait_for(
         &page,
         "document.getElementById('review-upload')",
@@ -188,7 +188,7 @@ async fn review_in(chrome: &Chrome, server: &Server, lang: &str, tag: &str) -> R
     let best = text(&page, "#review-best").await?;
     assert!(best.contains("b4"), "{tag}: {best}");
     // A record that does not read: the server's message, naming the line.
-    page.goto(format!("{}/review", server.url)).await?;
+    visit(&page, format!("{}/review", server.url)).await?;
     wait_for(
         &page,
         "document.getElementById('review-upload')",
@@ -267,7 +267,7 @@ async fn review_beside_analysis(
     .await?;
     let id = finished_game(&first).await?;
     // The analysis tab: its analysis runs (its first depth comes).
-    first.goto(format!("{}/analysis", server.url)).await?;
+    visit(&first, format!("{}/analysis", server.url)).await?;
     wait_for(
         &first,
         "(() => { const d = document.getElementById('an-depth'); return !!d && Number(d.textContent) >= 1; })()",
@@ -279,7 +279,7 @@ async fn review_beside_analysis(
     // (A new tab opened at /analysis itself never reported its load to
     // chromiumoxide: its replaceState on load, likely. It opens at /rules.)
     let review = chrome.page(&format!("{}/rules", server.url)).await?;
-    review.goto(format!("{}/analysis", server.url)).await?;
+    visit(&review, format!("{}/analysis", server.url)).await?;
     wait_for(
         &review,
         &format!(
@@ -294,7 +294,7 @@ async fn review_beside_analysis(
     shot(&review, &format!("analysis-{tag}-second-tab-queued")).await?;
     // That tab goes to the review (two tabs: a third one's load hung in
     // chromiumoxide on a loaded machine): it waits, told its place.
-    review.goto(format!("{}/review/{id}", server.url)).await?;
+    visit(&review, format!("{}/review/{id}", server.url)).await?;
     wait_for(
         &review,
         &format!(
@@ -393,7 +393,7 @@ async fn replay_controls(chrome: &Chrome, server: &Server, lang: &str, tag: &str
     )
     .await?;
     let id = finished_game(&page).await?;
-    page.goto(format!("{}/g/{id}", server.url)).await?;
+    visit(&page, format!("{}/g/{id}", server.url)).await?;
     wait_for(
         &page,
         "(() => { const r = document.getElementById('review'); return !!r && !r.hidden && !!document.getElementById('review-prev'); })()",

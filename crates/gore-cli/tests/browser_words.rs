@@ -22,7 +22,7 @@ async fn open_in(chrome: &Chrome, server: &Server, path: &str, lang: &str) -> Re
         ),
     )
     .await?;
-    page.goto(format!("{}{path}", server.url)).await?;
+    visit(&page, format!("{}{path}", server.url)).await?;
     wait_for(
         &page,
         &format!("document.documentElement.lang === '{lang}'"),
@@ -269,7 +269,7 @@ async fn lobby_game(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
 
     // Back in the game; the host resigns: one label per button in French.
     let g = g2;
-    g.goto(game_url).await?;
+    visit(&g, game_url).await?;
     wait_for(&g, "document.getElementById('game-page') && document.getElementById('game-page').dataset.ply === '2'", "the guest's game again", 20).await?;
     live(&g).await?;
     click(&h, "#resign-btn").await?;
@@ -312,7 +312,7 @@ async fn lobby_game(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
     } else {
         format!("{}{invite}", server.url)
     };
-    g.goto(invite).await?;
+    visit(&g, invite).await?;
     wait_for(
         &g,
         "document.getElementById('join-btn')",
@@ -399,7 +399,7 @@ async fn sweep(chrome: &Chrome, server: &Server, lang: &str, list: &str, swept: 
     )
     .await?;
     let url = url.as_str().ok_or("no game url")?.to_string();
-    page.goto(format!("{}{url}", server.url)).await?;
+    visit(&page, format!("{}{url}", server.url)).await?;
     wait_for(
         &page,
         "document.getElementById('accept-btn')",
@@ -461,7 +461,7 @@ async fn sweep(chrome: &Chrome, server: &Server, lang: &str, list: &str, swept: 
         Value::String(format!("1. {declined} | 2. b4")),
         "{lang}"
     );
-    page.goto(format!("{}/review/{id}", server.url)).await?;
+    visit(&page, format!("{}/review/{id}", server.url)).await?;
     wait_for(
         &page,
         "document.querySelectorAll('#review-list li').length === 2",
@@ -714,7 +714,7 @@ async fn errors(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
 
     // The analysis board: a position that is not one, then one whose
     // seeds do not add up.
-    page.goto(format!("{}/analysis", server.url)).await?;
+    visit(&page, format!("{}/analysis", server.url)).await?;
     wait_for(
         &page,
         "document.getElementById('an-gpn')",

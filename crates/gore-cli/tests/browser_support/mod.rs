@@ -707,7 +707,7 @@ pub async fn create(page: &Page, body: &str) -> Res<Value> {
 
 /// Opens a game page and waits for its socket.
 pub async fn open(page: &Page, server: &Server, url: &str) -> Res<()> {
-    page.goto(format!("{}{url}", server.url)).await?;
+    visit(&page, format!("{}{url}", server.url)).await?;
     wait_for(
         page,
         "document.getElementById('game-page')",
@@ -741,6 +741,22 @@ pub async fn nav_to(page: &Page, href: &str) -> Res<()> {
         click(page, "#menu-button").await?;
     }
     click(page, &format!(".site-header nav a[href='{href}']")).await
+}
+
+/// Navigates `page` to `url` from the page itself and waits for the new
+/// document: CDP's `Page.navigate` waits on a load event that a busy
+/// machine now and then never reported (issue 27, point 27).
+pub async fn visit(page: &Page, url: impl AsRef<str>) -> Res<()> {
+    let url = url.as_ref();
+    js(page, "window.__goreLeft = true").await?;
+    go(page, url).await;
+    wait_for(
+        page,
+        "window.__goreLeft === undefined && location.protocol.startsWith('http') && document.readyState !== 'loading'",
+        &format!("{url} to open"),
+        60,
+    )
+    .await
 }
 
 /// Starts a navigation to `url` from the page itself. Callers wait for what

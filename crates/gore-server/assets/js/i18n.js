@@ -11,6 +11,8 @@ let dict = {};
 /** @type {Record<string, string>} */
 let fallback = {};
 let current = 'en';
+/** How many languages were asked for: only the latest request applies. */
+let asked = 0;
 /** @type {Array<() => void>} */
 const listeners = [];
 
@@ -48,12 +50,15 @@ async function load(lang) {
  */
 export async function setLang(lang, remember) {
   if (!LANGS.includes(lang)) lang = 'en';
+  const ticket = ++asked;
   // Both at once: on a slow connection each fetch costs a round trip.
   const [en, own] = await Promise.all([
     Object.keys(fallback).length ? fallback : load('en'),
     lang === 'en' ? null : load(lang),
   ]);
   fallback = en;
+  // A later choice was made while these words loaded: it wins.
+  if (ticket !== asked) return;
   dict = own || fallback;
   current = lang;
   document.documentElement.lang = lang;

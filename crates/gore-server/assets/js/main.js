@@ -84,15 +84,18 @@ function safeDecode(s) {
 async function start() {
   initMenu();
   const select = /** @type {HTMLSelectElement} */ (document.getElementById('lang-select'));
-  await setLang(initialLang(), false);
-  select.value = lang();
-  select.addEventListener('change', async () => {
-    await setLang(select.value, true);
+  // A language chosen before this code ran (the list is in the HTML) or
+  // while the words load is honoured: setLang lets the latest choice win.
+  const early = select.selectedIndex > 0 ? select.value : null;
+  select.addEventListener('change', () => {
+    setLang(select.value, true);
   });
   onLangChange(() => {
     select.value = lang();
     if (page) page.render();
   });
+  await setLang(early || initialLang(), !!early);
+  select.value = lang();
   await route();
 }
 
