@@ -27,7 +27,7 @@ fn clocks_tick_and_the_flag_falls() {
 
 /// Opens the invitation at `invite` on `page` and joins.
 async fn join(page: &Page, server: &Server, invite: &str) -> Res<()> {
-    visit(&page, format!("{}{invite}", server.url)).await?;
+    visit(page, format!("{}{invite}", server.url)).await?;
     wait_for(
         page,
         "document.getElementById('join-btn')",

@@ -275,7 +275,7 @@ async fn invitation(host: &Chrome, phone: &Chrome, desk: &Chrome, server: &Serve
             "e12-invitation-desktop-es",
         ),
     ] {
-        visit(&page, format!("{}{url}", server.url)).await?;
+        visit(page, format!("{}{url}", server.url)).await?;
         wait_for(
             page,
             "document.getElementById('join-btn')",

@@ -302,7 +302,7 @@ async fn rated(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
         (&h, "Awa_K", "1338?", "lost"),
         (&g, "Irati_Z", "1662?", "ganada"),
     ] {
-        visit(&p, format!("{}/@/{name}", server.url)).await?;
+        visit(p, format!("{}/@/{name}", server.url)).await?;
         wait_for(p, &format!("document.getElementById('rating-fast') && document.getElementById('rating-fast').textContent.includes({shown:?})"), &format!("{name}'s new rating"), 20).await?;
         wait_for(
             p,
