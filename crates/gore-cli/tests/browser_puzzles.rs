@@ -368,3 +368,92 @@ async fn retry_and_step(
     page.close().await.ok();
     Ok(())
 }
+
+/// Issue 27, point 2: the theme filter offers the themes that have
+/// puzzles, no other (the shipped book has no offer or pass puzzle: the
+/// filter offered them and answered "no puzzle"), in the page's
+/// language; a theme kept from before that has none gives way to all
+/// themes and a puzzle is served. Expected themes counted here from the
+/// file's text.
+#[test]
+fn the_theme_filter_offers_themes_with_puzzles() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("the_theme_filter_offers_themes_with_puzzles") else {
+        return;
+    };
+    let server = Server::start();
+    runtime().block_on(async {
+        let chrome = Chrome::launch(&exe, 360, 740)
+            .await
+            .expect("launch chromium");
+        let r = theme_filter(&chrome, &server).await;
+        chrome.close().await;
+        r.expect("the theme filter");
+    });
+}
+
+async fn theme_filter(chrome: &Chrome, server: &Server) -> Res<()> {
+    let mut themes: Vec<&str> = Vec::new();
+    for line in SHIPPED
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        for t in line.split(';').nth(6).ok_or("no themes field")?.split(',') {
+            if !themes.contains(&t) {
+                themes.push(t);
+            }
+        }
+    }
+    assert!(!themes.contains(&"offer") && !themes.contains(&"pass"));
+    let page = chrome.page(&format!("{}/rules", server.url)).await?;
+    for (lang, all, capture) in [
+        ("en", "All themes", "Capture"),
+        ("es", "Todos los temas", "Captura"),
+    ] {
+        // A theme chosen before, that the book no longer has.
+        js(
+            &page,
+            &format!("localStorage.setItem('gore.lang', '{lang}'); localStorage.setItem('gore.puzzles.theme', 'offer')"),
+        )
+        .await?;
+        visit(&page, format!("{}/puzzles", server.url)).await?;
+        wait_for(
+            &page,
+            &format!("document.querySelector('#puzzle-task') && document.querySelectorAll('#puzzle-theme option').length === {}", themes.len() + 1),
+            "a puzzle and the themes",
+            30,
+        )
+        .await?;
+        let options = js(
+            &page,
+            "[...document.querySelectorAll('#puzzle-theme option')].map((o) => [o.value, o.textContent])",
+        )
+        .await?;
+        let options = options.as_array().ok_or("no options")?;
+        let mut values: Vec<&str> = options.iter().filter_map(|o| o[0].as_str()).collect();
+        assert_eq!(values.remove(0), "");
+        values.sort_unstable();
+        let mut want = themes.clone();
+        want.sort_unstable();
+        assert_eq!(values, want, "{lang}");
+        assert_eq!(options[0][1], all, "{lang}");
+        let capture_shown = options.iter().any(|o| o[0] == "capture" && o[1] == capture);
+        assert!(capture_shown, "{lang}: {options:?}");
+        // All themes chosen instead, and no error shown.
+        assert_eq!(
+            js(&page, "document.getElementById('puzzle-theme').value").await?,
+            ""
+        );
+        assert_eq!(
+            js(&page, "localStorage.getItem('gore.puzzles.theme')").await?,
+            ""
+        );
+        assert_eq!(
+            js(&page, "!!document.querySelector('main .error')").await?,
+            false
+        );
+        assert_accessible(&page, &format!("puzzles-themes-{lang}")).await?;
+        shot(&page, &format!("puzzles-themes-{lang}")).await?;
+    }
+    Ok(())
+}

@@ -1,4 +1,4 @@
-//! The puzzles' edge: `GET /api/puzzles/next` and
+//! The puzzles' edge: `GET /api/puzzles/next`, `GET /api/puzzles/themes` and
 //! `POST /api/puzzles/{id}/solve` read the request, ask the puzzle book
 //! (`domain::puzzles`) and write the typed answer (api.rs). The player's
 //! puzzle rating lives in the browser; the server keeps no state per player.
@@ -12,7 +12,7 @@ use axum::Json;
 use gore_core::Action;
 use gore_learn::puzzles::{update_rating, Puzzle, Theme, RATING_K, START_RATING};
 
-use crate::api::{PuzzleView, SolveBody, SolveResult};
+use crate::api::{PuzzleThemes, PuzzleView, SolveBody, SolveResult, ThemeCount};
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::JsonBody;
 use crate::state::AppState;
@@ -100,6 +100,21 @@ pub async fn next(
         .next(rating, theme, &seen, &mut rand::thread_rng())
         .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "theme: no puzzle has this theme"))?;
     Ok(Json(view(puzzle)).into_response())
+}
+
+/// `GET /api/puzzles/themes`: the themes that have puzzles, with counts.
+pub async fn themes(State(state): State<AppState>) -> Json<PuzzleThemes> {
+    Json(PuzzleThemes {
+        themes: state
+            .puzzles()
+            .themes()
+            .into_iter()
+            .map(|(t, count)| ThemeCount {
+                theme: t.as_str().to_string(),
+                count,
+            })
+            .collect(),
+    })
 }
 
 /// `POST /api/puzzles/{id}/solve {"action": …}`: right or not, and the

@@ -290,3 +290,67 @@ async fn every_answer_of_a_puzzle_is_right() {
         );
     }
 }
+
+/// The themes the filter may offer are the ones with puzzles, counted
+/// here from the file's text itself (its seventh field): the shipped book
+/// has no offer or pass puzzle (none survived the deep check), and a
+/// filter offering them answered only "no puzzle" (issue 27, point 2).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_themes_offered_are_the_ones_with_puzzles() {
+    let s = Server::start(0).await;
+    let c = bot();
+    let (st, v) = get_json(&c, &s, "/api/puzzles/themes").await;
+    assert_eq!(st, 200);
+    let mut counted: std::collections::BTreeMap<String, u64> = Default::default();
+    for line in gore_server::domain::puzzles::EMBEDDED.lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        for t in line.split(';').nth(6).unwrap().split(',') {
+            *counted.entry(t.to_string()).or_default() += 1;
+        }
+    }
+    let listed: std::collections::BTreeMap<String, u64> = v["themes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["theme"].as_str().unwrap().to_string(),
+                t["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(listed, counted);
+    assert!(
+        !listed.contains_key("offer") && !listed.contains_key("pass"),
+        "{v}"
+    );
+    // Each listed theme serves a puzzle of its own.
+    for theme in listed.keys() {
+        let (st, p) = get_json(&c, &s, &format!("/api/puzzles/next?theme={theme}")).await;
+        assert_eq!(st, 200, "{theme}: {p}");
+    }
+    // The order is the themes' own, not the file's.
+    let order: Vec<&str> = v["themes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["theme"].as_str().unwrap())
+        .collect();
+    let all = [
+        "capture",
+        "chain",
+        "own-holes",
+        "whole-board",
+        "sweep",
+        "quiet",
+        "offer",
+        "accept",
+        "decline",
+        "pass",
+    ];
+    let mut by_all: Vec<&str> = all.iter().copied().filter(|t| order.contains(t)).collect();
+    by_all.dedup();
+    assert_eq!(order, by_all);
+}

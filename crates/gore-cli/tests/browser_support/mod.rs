@@ -280,15 +280,29 @@ pub async fn wait_for(page: &Page, cond: &str, what: &str, secs: u64) -> Res<()>
     }
 }
 
-/// Clicks the element a selector finds, as a mouse would.
+/// Clicks the element a selector finds, as a mouse would. A page that
+/// draws itself again (an update from the server) can replace the element
+/// between finding and clicking it ("Could not find node with given id"),
+/// and a button can appear a moment after what shows it: the click is
+/// tried again until the element is there to take it (10 s, times the
+/// slack).
 pub async fn click(page: &Page, selector: &str) -> Res<()> {
-    let el = page
-        .find_element(selector)
-        .await
-        .map_err(|e| format!("no element {selector}: {e}"))?;
-    el.scroll_into_view().await?;
-    el.click().await?;
-    Ok(())
+    let start = Instant::now();
+    loop {
+        let tried = async {
+            let el = page.find_element(selector).await?;
+            el.scroll_into_view().await?;
+            el.click().await?;
+            Res::Ok(())
+        };
+        match tried.await {
+            Ok(()) => return Ok(()),
+            Err(e) if start.elapsed() > Duration::from_secs(10 * SLACK) => {
+                return Err(format!("no element {selector} to click: {e}").into())
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(60)).await,
+        }
+    }
 }
 
 /// A screenshot of the whole page. (chromiumoxide's `full_page` resets

@@ -18,11 +18,10 @@ import { t, tn, tlist } from './i18n.js';
 
 /**
  * @typedef {{id: string, rules: string, gpn: string, to_move: 'A'|'B', rating: number, legal: string[]}} PuzzleView
+ * @typedef {{theme: string, count: number}} ThemeCount
  * @typedef {{correct: boolean, answer: string, answers: string[], margin: number, depth: number, deep: number, themes: string[], line: string[], positions: string[], rating: number, new_rating: number}} SolveResult
  */
 
-/** The themes the filter offers (gore_learn::puzzles::Theme). */
-export const THEMES = ['capture', 'chain', 'own-holes', 'whole-board', 'sweep', 'quiet', 'offer', 'accept', 'decline', 'pass'];
 
 const KEY = { rating: 'gore.puzzles.rating', streak: 'gore.puzzles.streak', seen: 'gore.puzzles.seen', theme: 'gore.puzzles.theme' };
 const SEEN_MAX = 30;
@@ -75,6 +74,10 @@ export function puzzlesPage(main) {
   // The step of the solution shown: 0 the puzzle, k after its k-th action.
   let step = 1;
   const board = new Board({ interactive: true, onHole: (hole) => answer(hole) });
+  // The themes that have puzzles (the server's book), once known: the
+  // filter offers only those, a theme without puzzles answering nothing.
+  /** @type {ThemeCount[]|null} */
+  let offered = null;
 
   const rating = () => Number(load(KEY.rating, '1500')) || 1500;
   const streak = () => Number(load(KEY.streak, '0')) || 0;
@@ -103,6 +106,37 @@ export function puzzlesPage(main) {
     draw();
     const first = main.querySelector('.board .hole.legal');
     if (first instanceof SVGElement) first.focus();
+  }
+
+  async function loadThemes() {
+    try {
+      offered = /** @type {{themes: ThemeCount[]}} */ (await call('GET', '/api/puzzles/themes')).themes;
+    } catch (_) {
+      return; // the filter keeps what it has
+    }
+    const saved = load(KEY.theme, '');
+    if (saved && !offered.some((o) => o.theme === saved)) {
+      // A theme kept from an older book: all themes instead.
+      save(KEY.theme, '');
+      next();
+      return;
+    }
+    const select = main.querySelector('#puzzle-theme');
+    if (select instanceof HTMLSelectElement) {
+      select.replaceChildren(...themeOptions());
+      select.value = saved;
+    }
+  }
+
+  /** The filter's choices: all themes, then each that has puzzles (until
+   * they are known, the one chosen before). */
+  function themeOptions() {
+    const saved = load(KEY.theme, '');
+    const names = offered ? offered.map((o) => o.theme) : saved ? [saved] : [];
+    return [
+      h('option', { value: '' }, t('puzzles.theme.all')),
+      ...names.map((th) => h('option', { value: th }, t(`puzzles.theme.${th}`))),
+    ];
   }
 
   /** @param {string} action */
@@ -194,8 +228,7 @@ export function puzzlesPage(main) {
     main.textContent = '';
     document.title = `Goré · ${t('nav.puzzles')}`;
     const select = /** @type {HTMLSelectElement} */ (h('select', { id: 'puzzle-theme', onchange: () => { save(KEY.theme, select.value); next(); } },
-      h('option', { value: '' }, t('puzzles.theme.all')),
-      ...THEMES.map((th) => h('option', { value: th }, t(`puzzles.theme.${th}`)))));
+      ...themeOptions()));
     select.value = load(KEY.theme, '');
     const stats = h('p', { class: 'puzzle-stats', id: 'puzzle-stats' },
       h('span', { id: 'puzzle-rating' }, t('puzzles.rating', { n: rating() })), ' · ',
@@ -281,6 +314,7 @@ export function puzzlesPage(main) {
       if (!pz && !error && gen === 0) {
         draw();
         next();
+        loadThemes();
       } else {
         draw();
       }

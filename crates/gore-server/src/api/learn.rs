@@ -22,6 +22,22 @@ pub struct PuzzleView {
     pub legal: Vec<String>,
 }
 
+/// The answer to `GET /api/puzzles/themes`: the themes that have puzzles.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PuzzleThemes {
+    /// Each theme with puzzles, in the book's order of themes.
+    pub themes: Vec<ThemeCount>,
+}
+
+/// A theme and how many puzzles have it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThemeCount {
+    /// The theme's name (`capture`, `chain`, …, as `?theme=` takes it).
+    pub theme: String,
+    /// How many puzzles have it.
+    pub count: usize,
+}
+
 /// The body of `POST /api/puzzles/{id}/solve`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -69,6 +69,25 @@ impl PuzzleBook {
         &self.puzzles
     }
 
+    /// The themes that have puzzles, with how many each, in the themes'
+    /// order ([`Theme::ALL`]): what a theme filter offers (a theme with no
+    /// puzzle would only answer "no puzzle").
+    pub fn themes(&self) -> Vec<(Theme, usize)> {
+        Theme::ALL
+            .into_iter()
+            .map(|t| {
+                (
+                    t,
+                    self.puzzles
+                        .iter()
+                        .filter(|p| p.themes.contains(&t))
+                        .count(),
+                )
+            })
+            .filter(|&(_, n)| n > 0)
+            .collect()
+    }
+
     /// The puzzle of this id.
     pub fn get(&self, id: &str) -> Option<&Puzzle> {
         self.by_id.get(id).map(|&i| &self.puzzles[i])

@@ -57,6 +57,7 @@ pub fn app(state: AppState) -> Router {
         .route("/learn", get(page))
         .route("/puzzles", get(page))
         .route("/api/puzzles/next", get(crate::puzzles_http::next))
+        .route("/api/puzzles/themes", get(crate::puzzles_http::themes))
         .route("/api/puzzles/{id}/solve", post(crate::puzzles_http::solve))
         .route("/api/lobby/seek", post(lobby_seek))
         .route("/api/lobby/challenges", post(lobby_post))
