@@ -60,11 +60,12 @@ pub struct Limits {
     pub nodes: Option<u64>,
     /// Wall-clock time.
     pub time: Option<Duration>,
-    /// Iterations up to this depth always complete, whatever the nodes
-    /// and the time (only the stop flag ends them): the top level's
-    /// floor, so that it never searches less deeply than the level below
-    /// it ([`Level::cap`] adds it when this is `None`; `Some(0)` asks for
-    /// no floor).
+    /// Iterations up to this depth always complete whatever the nodes
+    /// (only the time and the stop flag end them): the top level's floor,
+    /// so that on a node budget it never searches less deeply than the
+    /// level below it ([`Level::cap`] adds it when this is `None`;
+    /// `Some(0)` asks for no floor). The time stays a hard bound: with
+    /// too little of it the floor gives way.
     pub min_depth: Option<u32>,
 }
 
@@ -354,11 +355,14 @@ impl Engine {
         // tie-break); reported ones are rounded back.
         let mut prev = 0;
         for depth in 1..=max_depth {
-            // Below the floor only the stop flag ends an iteration.
-            (s.deadline, s.node_limit) = if depth <= floor {
-                (None, None)
-            } else {
-                (deadline, limits.nodes)
+            // Below the floor the nodes do not end an iteration; the time
+            // does (a budget is a budget: on a loaded machine the floor
+            // ran a 1 s search to 2 s), except for the first ply, which
+            // costs microseconds and gives a searched answer.
+            (s.deadline, s.node_limit) = match depth {
+                1 => (None, if floor >= 1 { None } else { limits.nodes }),
+                d if d <= floor => (deadline, None),
+                _ => (deadline, limits.nodes),
             };
             let (mut lo, mut hi) = if depth >= 4 {
                 (prev - internal(60), prev + internal(60))

@@ -1129,3 +1129,31 @@ fn an_oracle_decides_at_the_leaves() {
         assert_eq!(r.score, 40 * SEED, "its value is the root's");
     }
 }
+
+/// Issue 28, part 5: a budget is a budget. The top level's floor (13
+/// plies, [`gore_ai::TOP_FLOOR`]) used to hold against the time too, so a
+/// 1 s search ran to 2 s on a loaded machine. With a time already spent
+/// (a deadline in the past: nothing here depends on the machine's speed)
+/// the search stops at the first look at the clock after its first ply,
+/// far below the floor; on a node budget the floor still holds (13 plies
+/// of the start position take far more than one node).
+#[test]
+fn the_top_levels_floor_gives_way_to_time_but_not_to_nodes() {
+    let game = Game::new(Rules::default());
+    let top = Level::new(MAX_LEVEL).unwrap();
+    let mut e = Engine::new(options(MAX_LEVEL, false, 1));
+    let spent = top.cap(Limits::time(Duration::ZERO));
+    assert_eq!(spent.min_depth, Some(gore_ai::TOP_FLOOR));
+    let r = search(&mut e, &game, &spent).expect("a live game");
+    assert!(r.depth >= 1, "the first ply is always searched: {r:?}");
+    assert!(
+        r.depth < gore_ai::TOP_FLOOR,
+        "the floor outlived the budget: depth {}",
+        r.depth
+    );
+    assert_legal(&game, r.best, "a spent budget");
+    let mut e = Engine::new(options(MAX_LEVEL, false, 1));
+    let one_node = top.cap(Limits::nodes(1));
+    let r = search(&mut e, &game, &one_node).expect("a live game");
+    assert!(r.depth >= gore_ai::TOP_FLOOR, "depth {}", r.depth);
+}
