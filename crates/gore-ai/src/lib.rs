@@ -519,24 +519,44 @@ impl Engine {
         let profile = level.profile();
         let limits = level.cap(*limits);
         if profile.noise == 0 && profile.blunder == 0.0 {
-            let r = self.search(game, &limits, stop, &mut |_| {})?;
+            // The time is a hard budget for the whole decision: the search
+            // takes three quarters of it, so that the checks of an offer
+            // below fit in the rest.
+            let start = Instant::now();
+            let first = Limits {
+                time: limits.time.map(|t| t * 3 / 4),
+                ..limits
+            };
+            let r = self.search(game, &first, stop, &mut |_| {})?;
             if !matches!(r.best, Action::Offer(_)) {
                 return Some(r.best);
             }
             // An offer in good faith is one its maker would rather see
             // accepted; one that pays only when declined is a waiting
             // move people do not make.
-            // The checks share one more budget of time or nodes: a quarter
-            // for each answer, half for the other actions.
+            // The checks share one more budget of nodes, or the time left:
+            // a quarter for each answer, half for the other actions.
             let mut nodes = self.last_nodes;
+            let left = Limits {
+                time: limits.time.map(|t| t.saturating_sub(start.elapsed())),
+                ..limits
+            };
             let answer = limits.share(4);
+            let answer = Limits {
+                time: left.share(4).time,
+                ..answer
+            };
             let acc = self.value_after(game, &[r.best, Action::Accept], &answer, stop, &mut nodes);
             let dec = self.value_after(game, &[r.best, Action::Decline], &answer, stop, &mut nodes);
             let floor = match (acc, dec) {
                 (Some(a), Some(d)) if a >= d => r.score - OFFER_MARGIN,
                 _ => i32::MIN,
             };
-            let other = self.best_without_offer(game, &limits.share(2), stop, floor);
+            let others = Limits {
+                time: left.share(2).time,
+                ..limits.share(2)
+            };
+            let other = self.best_without_offer(game, &others, stop, floor);
             self.last_nodes += nodes;
             return Some(other.unwrap_or(r.best));
         }
