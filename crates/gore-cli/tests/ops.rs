@@ -22,6 +22,8 @@ const DRAIN: u64 = 6;
 struct Served {
     child: Child,
     url: String,
+    /// `http://ADDR/metrics`, of `--metrics-addr`.
+    metrics: String,
     logs: UnboundedReceiver<String>,
     _dir: tempfile::TempDir,
 }
@@ -32,6 +34,7 @@ async fn start() -> Served {
         .args(["serve", "--port", "0", "--rate-limit", "0"])
         .args(["--log-format", "json", "--trust-proxy", "127.0.0.1"])
         .args(["--drain-seconds", &DRAIN.to_string()])
+        .args(["--metrics-addr", "127.0.0.1:0"])
         .arg("--db")
         .arg(dir.path().join("gore.sqlite3"))
         // The answer of each request is logged at debug.
@@ -53,6 +56,11 @@ async fn start() -> Served {
         .and_then(|r| r.strip_suffix('/'))
         .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
         .to_string();
+    let line = out.next_line().await.unwrap().unwrap_or_default();
+    let metrics = line
+        .strip_prefix("Metrics: ")
+        .unwrap_or_else(|| panic!("unexpected second line {line:?}"))
+        .to_string();
     let (tx, logs) = tokio::sync::mpsc::unbounded_channel();
     let mut err = BufReader::new(child.stderr.take().unwrap()).lines();
     tokio::spawn(async move {
@@ -63,6 +71,7 @@ async fn start() -> Served {
     Served {
         child,
         url,
+        metrics,
         logs,
         _dir: dir,
     }
@@ -128,6 +137,22 @@ async fn json_logs_carry_the_request_id_and_the_game() {
     assert!(!given.is_empty() && given != "ops-test-4242", "{given}");
     let line = log_line(&mut s.logs, |v| v["span"]["request_id"] == given.as_str()).await;
     assert!(line["span"]["game"].is_null(), "no game here: {line}");
+}
+
+/// `--metrics-addr` serves the metrics on their own port; the public port
+/// does not.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_metrics_have_a_port_of_their_own() {
+    let s = start().await;
+    let c = reqwest::Client::new();
+    local_game(&c, &s.url).await;
+    let r = c.get(&s.metrics).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let text = r.text().await.unwrap();
+    assert!(text.contains("gore_games_in_memory 1"), "{text}");
+    assert!(text.ends_with("# EOF\n"), "{text}");
+    let r = c.get(format!("{}/metrics", s.url)).send().await.unwrap();
+    assert_eq!(r.status(), 404);
 }
 
 /// SIGTERM with a socket open: the socket is closed with `1012` and a

@@ -162,3 +162,22 @@ async fn the_metrics_are_not_served_on_the_public_port() {
     assert_eq!(r.status(), 404);
     assert!(scrape(&at).await.contains_key("gore_games_in_memory"));
 }
+
+/// An AI turn is timed once, waiting and searching, under its level.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_ai_turn_is_timed_by_its_level() {
+    let (s, at) = server(0).await;
+    let before = scrape(&at).await;
+    let c = bot();
+    // The AI plays A, first.
+    let g = create(&c, &s, json!({"mode": "ai", "level": 1, "colour": "B"})).await;
+    let id = g["id"].as_str().unwrap();
+    poll_until(&c, &s, id, |v| ply(v) >= 1).await;
+    let after = scrape(&at).await;
+    let m = |series: &str| moved(&before, &after, series);
+    assert_eq!(m(r#"gore_ai_wait_seconds_count{level="1"}"#), 1.0);
+    assert_eq!(m(r#"gore_ai_search_seconds_count{level="1"}"#), 1.0);
+    assert!(m(r#"gore_ai_search_seconds_sum{level="1"}"#) > 0.0);
+    // The AI's move was committed.
+    assert!(m("gore_db_commit_seconds_count") >= 1.0);
+}
