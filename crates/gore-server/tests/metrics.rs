@@ -16,6 +16,12 @@ use tokio::net::TcpListener;
 /// A server and its metrics' address.
 async fn server(rate_limit: u32) -> (Server, String) {
     let s = Server::start(rate_limit).await;
+    let at = metrics_of(&s).await;
+    (s, at)
+}
+
+/// The address of a new metrics listener of `s`.
+async fn metrics_of(s: &Server) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let at = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(gore_server::serve_metrics(
@@ -23,7 +29,7 @@ async fn server(rate_limit: u32) -> (Server, String) {
         s.state.clone(),
         std::future::pending(),
     ));
-    (s, at)
+    at
 }
 
 /// The samples of a scrape: each series (name and labels, as written)
@@ -180,4 +186,55 @@ async fn an_ai_turn_is_timed_by_its_level() {
     assert!(m(r#"gore_ai_search_seconds_sum{level="1"}"#) > 0.0);
     // The AI's move was committed.
     assert!(m("gore_db_commit_seconds_count") >= 1.0);
+}
+
+/// Several servers on PostgreSQL: a server that holds a game hears the
+/// other's action as a notice, counts it, and times the catch-up; it is
+/// not behind, and ready.
+#[tokio::test(flavor = "multi_thread")]
+async fn notices_from_another_server_are_counted() {
+    let Some(base) = postgres_url() else {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("GORE_TEST_POSTGRES is not set: under CI=true the PostgreSQL tests must run");
+        }
+        eprintln!("\n*** WARNING: GORE_TEST_POSTGRES is not set: notices were NOT tested. ***");
+        return;
+    };
+    let url = fresh_pg_database(&base).await;
+    let server = |url: String| async move {
+        let dir = tempfile::tempdir().unwrap();
+        let config = gore_server::Config {
+            db: url,
+            ..config_in(&dir)
+        };
+        Server::start_with(dir, config).await
+    };
+    let (s1, s2) = (server(url.clone()).await, server(url).await);
+    let at2 = metrics_of(&s2).await;
+    let c = bot();
+    let g = create(&c, &s1, json!({"mode": "local"})).await;
+    let (id, token) = (g["id"].as_str().unwrap(), g["token"].as_str().unwrap());
+    // Server 2 holds the game: a spectator's socket there.
+    let mut watcher = s2.ws(id, None).await;
+    next_state(&mut watcher).await;
+    let before = scrape(&at2).await;
+    let a = legal(&get_as(&c, &s1, id, token).await)[0].clone();
+    let (st, v) = act(&c, &s1, id, Some(token), json!({"action": a, "ply": 0})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(ply(&state_with(&mut watcher, 1).await), 1);
+    let after = scrape(&at2).await;
+    assert!(moved(&before, &after, "gore_notices_received_total") >= 1.0);
+    assert!(moved(&before, &after, "gore_catch_up_seconds_count") >= 1.0);
+    assert_eq!(value(&after, "gore_behind_notices"), 0.0);
+    // Server 2 did not act: nothing acknowledged there.
+    assert_eq!(
+        moved(
+            &before,
+            &after,
+            r#"gore_actions_acknowledged_total{via="http"}"#
+        ),
+        0.0
+    );
+    let r = bot().get(s2.at("/readyz")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
 }
