@@ -102,9 +102,14 @@ pub async fn upgrade(
         (r.subscribe(), watching)
     };
     let slot = socket_slot(&state, ip)?;
+    // The socket's lines in the log carry its request's id and game.
+    let span = tracing::Span::current();
     Ok(limited(upgrade).on_upgrade(move |socket| {
         let held = Held { token, session };
-        crate::ws::session(state, id, room, held, ip, slot, watching, updates, socket)
+        tracing::Instrument::instrument(
+            crate::ws::session(state, id, room, held, ip, slot, watching, updates, socket),
+            span,
+        )
     }))
 }
 
