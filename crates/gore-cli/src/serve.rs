@@ -112,11 +112,26 @@ pub struct ServeArgs {
     /// embedded puzzles.
     #[arg(long, value_name = "FILE")]
     puzzles: Option<std::path::PathBuf>,
+    /// Serve `GET /metrics` (Prometheus's text format) on this address, a
+    /// listener of its own, e.g. 127.0.0.1:9184; never on the public port.
+    /// Default: no metrics.
+    #[arg(long, value_name = "ADDR:PORT")]
+    metrics_addr: Option<SocketAddr>,
+    /// On SIGTERM or Ctrl-C, how long the server may take to stop, in
+    /// seconds: it refuses new games and sockets (503 draining), tells
+    /// open sockets to reconnect elsewhere, lets open requests finish,
+    /// then exits.
+    #[arg(long, default_value_t = 10)]
+    drain_seconds: u64,
+    /// How logs are written to stderr: `text`, or `json` (one object a
+    /// line, with each request's id and game).
+    #[arg(long, default_value = "text")]
+    log_format: gore_server::LogFormat,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     // Logs go to stderr; stdout carries only the line that says where to go.
-    gore_server::init_logging();
+    gore_server::init_logging_as(args.log_format);
     // Checked before anything starts, so that a bad URL is the only error.
     gore_server::DbUrl::parse(&args.db)?;
     let defaults = gore_server::Config::default();
@@ -153,6 +168,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_seeks_per_ip: args.max_seeks_per_ip.max(1),
         solver_db: args.solver_db,
         puzzles: args.puzzles,
+        metrics_addr: args.metrics_addr,
+        drain: Duration::from_secs(args.drain_seconds),
         paces: if args.paces.is_empty() {
             defaults.paces.clone()
         } else {

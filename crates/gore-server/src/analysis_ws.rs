@@ -192,6 +192,7 @@ impl Kind for AnalysisSocket {
     type Event = Progress;
     type In = AnalysisClientMsg;
 
+    const METRIC: crate::metrics::SocketKind = crate::metrics::SocketKind::Analysis;
     const POLICY: Policy = Policy {
         message_limit: MESSAGE_LIMIT,
         binary_too_large: false,

@@ -164,6 +164,13 @@ pub struct Config {
     pub paces: Vec<crate::domain::clock::TimeControl>,
     /// A puzzle file to serve instead of the embedded one (`--puzzles`).
     pub puzzles: Option<std::path::PathBuf>,
+    /// Where to serve `GET /metrics` (`--metrics-addr`), on a listener of
+    /// its own; `None`: no metrics served.
+    pub metrics_addr: Option<SocketAddr>,
+    /// How long a stop (SIGTERM, Ctrl-C) may take at most
+    /// (`--drain-seconds`): half of it for open sockets to go, the rest
+    /// for open requests to finish.
+    pub drain: Duration,
 }
 
 impl Default for Config {
@@ -203,6 +210,8 @@ impl Default for Config {
                 .filter_map(|p| p.parse().ok())
                 .collect(),
             puzzles: None,
+            metrics_addr: None,
+            drain: Duration::from_secs(10),
         }
     }
 }

@@ -55,6 +55,36 @@ pub enum ErrorCode {
     /// The database failed: the server stopped accepting changes until an
     /// operator restarts it; reads still work (503).
     Unavailable,
+    /// The server is stopping (SIGTERM): it takes no new game or socket;
+    /// another server, or this one once restarted, will (503,
+    /// `Retry-After`).
+    Draining,
+}
+
+impl ErrorCode {
+    /// The code as the API writes it (`busy`, `rate_limited`…).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "bad_request",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::Forbidden => "forbidden",
+            ErrorCode::IllegalAction => "illegal_action",
+            ErrorCode::Stale => "stale",
+            ErrorCode::GameOver => "game_over",
+            ErrorCode::Refused => "refused",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::Internal => "internal",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::Claimed => "claimed",
+            ErrorCode::WrongHost => "wrong_host",
+            ErrorCode::Busy => "busy",
+            ErrorCode::TooManyAborts => "too_many_aborts",
+            ErrorCode::Unavailable => "unavailable",
+            ErrorCode::Draining => "draining",
+        }
+    }
 }
 
 impl ErrorCode {
@@ -73,7 +103,9 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::Claimed => StatusCode::GONE,
             ErrorCode::WrongHost => StatusCode::MISDIRECTED_REQUEST,
-            ErrorCode::Busy | ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Busy | ErrorCode::Unavailable | ErrorCode::Draining => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
         }
     }
 }
@@ -181,10 +213,15 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut res = (self.code.status(), Json(self.body())).into_response();
-        if matches!(self.code, ErrorCode::RateLimited | ErrorCode::Busy) {
+        if matches!(
+            self.code,
+            ErrorCode::RateLimited | ErrorCode::Busy | ErrorCode::Draining
+        ) {
             res.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
+        // For the metrics' count of refusals by code (src/http/observe.rs).
+        res.extensions_mut().insert(self.code);
         res
     }
 }

@@ -45,6 +45,7 @@ mod extract;
 mod http;
 mod limit;
 mod lobby_ws;
+pub mod metrics;
 pub mod net;
 pub mod oracle;
 mod puzzles_http;
@@ -68,16 +69,75 @@ pub use store::sqlite::SqliteOptions;
 pub use store::DbUrl;
 pub use ws::MESSAGE_LIMIT;
 
-/// Serves the app on a bound listener until `shutdown` completes (then
-/// waits for open requests a few seconds at most), with the connection
-/// limits of the state's [`Config`] (src/net.rs).
+/// Serves the app on a bound listener until `shutdown` completes, with
+/// the connection limits of the state's [`Config`] (src/net.rs); then
+/// drains within [`Config::drain`]: the state drains
+/// ([`AppState::begin_drain`]: `/readyz` says 503, new games and sockets
+/// are refused `draining`, open sockets are closed with a reason), open
+/// sockets get half the bound to close, then the listener closes and open
+/// requests (their commits with them) get the rest to finish.
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let config = std::sync::Arc::new(state.config().clone());
-    net::serve(listener, app(state), config, shutdown).await
+    let half = config.drain / 2;
+    let metrics = state.metrics().clone();
+    let drained = {
+        let state = state.clone();
+        async move {
+            shutdown.await;
+            tracing::info!(
+                "draining: no new games or sockets; {} sockets told to reconnect elsewhere",
+                state.open_sockets()
+            );
+            state.begin_drain();
+            // Each socket closes as soon as its loop sees the drain: a
+            // short wait, looked at often.
+            let _ = tokio::time::timeout(half, async {
+                while state.open_sockets() > 0 {
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+            })
+            .await;
+        }
+    };
+    net::serve(
+        listener,
+        app(state),
+        config.clone(),
+        metrics,
+        drained,
+        config.drain.saturating_sub(half),
+    )
+    .await
+}
+
+/// Serves `GET /metrics` of `state` (Prometheus's text format) on
+/// `listener`, a listener of its own (`--metrics-addr`), until `shutdown`
+/// completes. Anything else there is 404.
+pub async fn serve_metrics(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    use axum::response::IntoResponse;
+    async fn scrape(
+        axum::extract::State(state): axum::extract::State<AppState>,
+    ) -> axum::response::Response {
+        (
+            [(axum::http::header::CONTENT_TYPE, metrics::CONTENT_TYPE)],
+            metrics::render(&state),
+        )
+            .into_response()
+    }
+    let router = axum::Router::new()
+        .route("/metrics", axum::routing::get(scrape))
+        .with_state(state);
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown)
+        .await
 }
 
 /// Runs `gore serve`: opens the database, binds, prints the one line
@@ -97,29 +157,85 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {}", config.addr))?;
     let addr = listener.local_addr()?;
+    // The metrics' own listener: stops with the process (a scrape during
+    // the drain still answers).
+    let metrics_addr = match config.metrics_addr {
+        Some(at) => {
+            let l = TcpListener::bind(at)
+                .await
+                .with_context(|| format!("--metrics-addr: cannot listen on {at}"))?;
+            let at = l.local_addr()?;
+            tokio::spawn(serve_metrics(l, state.clone(), std::future::pending()));
+            Some(at)
+        }
+        None => None,
+    };
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "Goré is ready: open http://{addr}/")?;
+        if let Some(at) = metrics_addr {
+            writeln!(out, "Metrics: http://{at}/metrics")?;
+        }
         out.flush()?;
     }
-    tracing::info!("listening on {addr}, database {}", config.db);
+    tracing::info!(
+        "listening on {addr}, database {}",
+        config::redact(&config.db)
+    );
     serve(listener, state, shutdown_signal()).await?;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// How the logs are written (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogFormat {
+    /// Lines for a person (the default).
+    #[default]
+    Text,
+    /// One JSON object per line, for log pipelines: each line carries the
+    /// fields of its spans (a request's `request_id` and `game`).
+    Json,
+}
+
+impl std::str::FromStr for LogFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<LogFormat, String> {
+        match s {
+            "text" => Ok(LogFormat::Text),
+            "json" => Ok(LogFormat::Json),
+            _ => Err(format!("`{s}`: the log formats are text and json")),
+        }
+    }
 }
 
 /// Sends the server's logs to stderr, filtered by `RUST_LOG` (default
 /// `info`), in colour only on a terminal. Does nothing if a subscriber is
 /// already set.
 pub fn init_logging() {
+    init_logging_as(LogFormat::Text);
+}
+
+/// As [`init_logging`], in `format`.
+pub fn init_logging_as(format: LogFormat) {
     use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(filter)
-        .try_init();
+    let _ = match format {
+        LogFormat::Text => tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::stderr().is_terminal())
+            .with_env_filter(filter)
+            .try_init(),
+        LogFormat::Json => tracing_subscriber::fmt()
+            .json()
+            .with_current_span(true)
+            .with_span_list(true)
+            .with_writer(std::io::stderr)
+            .with_env_filter(filter)
+            .try_init(),
+    };
 }
 
 /// Ctrl-C, or SIGTERM on Unix.

@@ -95,6 +95,7 @@ impl Kind for LobbySocket {
     type Event = Result<LobbyEvent, RecvError>;
     type In = LobbyClientMsg;
 
+    const METRIC: crate::metrics::SocketKind = crate::metrics::SocketKind::Lobby;
     const POLICY: Policy = Policy {
         message_limit: MESSAGE_LIMIT,
         binary_too_large: false,

@@ -329,6 +329,7 @@ struct Tracked {
     io: TcpStream,
     clock: Arc<ConnClock>,
     _slot: Slot,
+    _counted: crate::metrics::ConnectionOpen,
 }
 
 impl AsyncRead for Tracked {
@@ -449,6 +450,13 @@ pub(crate) fn fd_capacity() -> usize {
     (limit.saturating_mul(9) / 10).saturating_sub(open).max(1)
 }
 
+/// File descriptors open now, and the soft limit on them (for the
+/// metrics).
+pub(crate) fn descriptors() -> (usize, usize) {
+    let open = std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count());
+    (open, nofile_limit())
+}
+
 /// The soft limit on open files (a large number when unlimited or unknown).
 fn nofile_limit() -> usize {
     #[cfg(unix)]
@@ -486,16 +494,15 @@ fn is_connection_error(e: &std::io::Error) -> bool {
 /// without an answer.
 const MAX_REFUSING: usize = 64;
 
-/// How long shutdown waits for open requests.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
-
 /// Serves `router` on `listener` until `shutdown` completes, then lets
-/// open requests finish for a few seconds at most.
+/// open requests finish for `grace` at most.
 pub(crate) async fn serve(
     listener: TcpListener,
     router: Router,
     config: Arc<Config>,
+    metrics: crate::metrics::Metrics,
     shutdown: impl Future<Output = ()> + Send + 'static,
+    grace: Duration,
 ) -> std::io::Result<()> {
     let capacity = fd_capacity();
     tracing::debug!("at most {capacity} connections before descriptors run low");
@@ -550,6 +557,7 @@ pub(crate) async fn serve(
                 );
                 fd_low = true;
             }
+            metrics.connection_refused(crate::metrics::ConnRefusal::Descriptors);
             drop(stream);
             continue;
         }
@@ -559,6 +567,7 @@ pub(crate) async fn serve(
         // capped per address (the rate limit still sees each client).
         let counted = (!is_trusted(peer.ip(), &config)).then_some(key);
         let Some(slot) = conns.open(counted, config.max_conns_per_ip) else {
+            metrics.connection_refused(crate::metrics::ConnRefusal::Busy);
             if refusing.load(Ordering::Relaxed) < MAX_REFUSING {
                 if let Some(slot) = conns.open(None, 0) {
                     tokio::spawn(refuse_busy(stream, slot, refusing.clone()));
@@ -569,7 +578,7 @@ pub(crate) async fn serve(
         tokio::spawn(connection(
             stream,
             peer,
-            slot,
+            (slot, metrics.connection_opened()),
             router.clone(),
             config.clone(),
             stop_rx.clone(),
@@ -579,7 +588,7 @@ pub(crate) async fn serve(
     drop(listener);
     let _ = stop_tx.send(true);
     drop(done_tx);
-    let _ = tokio::time::timeout(SHUTDOWN_GRACE, done_rx.recv()).await;
+    let _ = tokio::time::timeout(grace, done_rx.recv()).await;
     Ok(())
 }
 
@@ -615,7 +624,7 @@ async fn refuse_busy(mut stream: TcpStream, _slot: Slot, refusing: Arc<AtomicUsi
 async fn connection(
     stream: TcpStream,
     peer: SocketAddr,
-    slot: Slot,
+    (slot, counted): (Slot, crate::metrics::ConnectionOpen),
     router: Router,
     config: Arc<Config>,
     mut stop: watch::Receiver<bool>,
@@ -630,6 +639,7 @@ async fn connection(
         io: stream,
         clock: clock.clone(),
         _slot: slot,
+        _counted: counted,
     };
     let svc_clock = clock.clone();
     let svc = hyper::service::service_fn(move |mut req: Request<Incoming>| {

@@ -119,6 +119,9 @@ pub trait Kind: Send {
     /// How the loop treats this kind's frames.
     const POLICY: Policy;
 
+    /// The kind, as the metrics count open sockets.
+    const METRIC: crate::metrics::SocketKind;
+
     /// The messages sent first; the socket closes if one is not read
     /// within the idle timeout.
     fn hello(&mut self) -> impl Future<Output = Vec<Message>> + Send;
@@ -172,7 +175,16 @@ pub struct Setup<'a> {
     pub ip: Option<IpAddr>,
     /// The per-address rate limiter.
     pub limiter: &'a RateLimiter,
+    /// Where open sockets are counted.
+    pub metrics: &'a crate::metrics::Metrics,
+    /// Turns `true` when the server drains: the socket is closed with
+    /// [`DRAINING`], and its page reconnects (to another server).
+    pub drain: tokio::sync::watch::Receiver<bool>,
 }
+
+/// The close frame of a socket whose server is stopping: `1012` (service
+/// restart), which the web app answers by reconnecting.
+pub const DRAINING: (u16, &str) = (1012, "draining: reconnect to another server");
 
 impl<'a> Setup<'a> {
     /// The server's settings ([`crate::Config::ws_idle_timeout`],
@@ -185,6 +197,8 @@ impl<'a> Setup<'a> {
             silence: config.ws_silence_timeout.max(Duration::from_millis(10)),
             ip,
             limiter: state.limiter(),
+            metrics: state.metrics(),
+            drain: state.drain_watch(),
         }
     }
 }
@@ -197,6 +211,7 @@ where
     Tx: Sink<Message> + Unpin,
     Rx: Stream<Item = Result<Message, E>> + Unpin,
 {
+    let _open = setup.metrics.socket_opened(K::METRIC);
     let mut sent = true;
     for m in kind.hello().await {
         if !send_within(&mut tx, setup.idle, m).await {
@@ -215,6 +230,7 @@ where
 enum Step<Ev> {
     Event(Ev),
     Incoming(Option<Result<Message, ()>>),
+    Drain,
     Silent,
     Idle,
     Ping,
@@ -234,9 +250,13 @@ where
     tokio::pin!(silence);
     let quiet = tokio::time::sleep(setup.silence);
     tokio::pin!(quiet);
+    let mut drain = setup.drain.clone();
     loop {
         let step = tokio::select! {
             ev = kind.next_event() => Step::Event(ev),
+            // At once when the server already drains; with the state gone
+            // (an error), the branch is off.
+            Ok(_) = drain.wait_for(|d| *d) => Step::Drain,
             () = &mut quiet => Step::Silent,
             () = &mut silence => Step::Idle,
             incoming = rx.next() => Step::Incoming(incoming.map(|r| r.map_err(|_| ()))),
@@ -244,6 +264,7 @@ where
         };
         let reply = match step {
             Step::Event(ev) => kind.on_event(ev).await,
+            Step::Drain => Reply::close(Some(frame(DRAINING.0, DRAINING.1))),
             Step::Silent => Reply::close(Some(frame(1001, "silent"))),
             Step::Idle => Reply::close(Some(frame(1001, "idle"))),
             Step::Ping => Reply::send([Message::Ping(Default::default())]),
@@ -315,7 +336,7 @@ fn allowed(setup: &Setup<'_>) -> bool {
 }
 
 /// A close frame.
-pub fn frame(code: u16, reason: &'static str) -> CloseFrame {
+pub fn frame(code: u16, reason: &str) -> CloseFrame {
     CloseFrame {
         code,
         reason: reason.into(),
@@ -336,6 +357,12 @@ async fn send_within<Tx: Sink<Message> + Unpin>(tx: &mut Tx, idle: Duration, m: 
 /// either has as many open sockets as it may); none when the address is
 /// unknown.
 pub fn socket_slot(state: &AppState, ip: Option<IpAddr>) -> Result<Option<SocketSlot>, ApiError> {
+    if state.is_draining() {
+        return Err(ApiError::new(
+            crate::error::ErrorCode::Draining,
+            "this server is stopping; try again in a moment",
+        ));
+    }
     ip.map(|ip| {
         state.socket_slot(ip).map_err(|full| {
             ApiError::busy(match full {
@@ -387,6 +414,7 @@ mod tests {
         type Event = Option<Option<String>>;
         type In = String;
 
+        const METRIC: crate::metrics::SocketKind = crate::metrics::SocketKind::Game;
         const POLICY: Policy = Policy {
             message_limit: 16,
             binary_too_large: true,
@@ -513,11 +541,15 @@ mod tests {
             |tx, m: Message| async move { tx.send(m).map(|()| tx) },
         ));
         let served = tokio::spawn(async move {
+            let metrics = crate::metrics::Metrics::new();
+            let (_drain, drain_rx) = tokio::sync::watch::channel(false);
             let setup = Setup {
                 idle,
                 silence,
                 ip: Some(IP),
                 limiter: &limiter,
+                metrics: &metrics,
+                drain: drain_rx,
             };
             run(kind, tx, rx, setup).await;
         });

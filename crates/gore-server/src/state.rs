@@ -31,6 +31,11 @@ struct Inner {
     solved: Vec<Arc<gore_solver::disk::Database>>,
     reviews: crate::domain::review::Reviews,
     puzzles: crate::domain::puzzles::PuzzleBook,
+    /// The metrics (src/metrics.rs), served on `--metrics-addr`.
+    metrics: crate::metrics::Metrics,
+    /// `true` once the server drains before it stops: no new game or
+    /// socket, open sockets told to go elsewhere.
+    drain: tokio::sync::watch::Sender<bool>,
 }
 
 /// Why a socket was refused a place.
@@ -124,6 +129,9 @@ impl AppState {
         );
         // Sockets live long: half the descriptors at most, so that requests
         // (and the other half's refusals) always find one.
+        let metrics = crate::metrics::Metrics::new();
+        games.observe(Arc::new(metrics.clone()));
+        games.ai_pool().observe(metrics.ai_observer());
         let max_sockets = match config.max_sockets {
             0 => (crate::net::fd_capacity() / 2).max(1),
             n => n,
@@ -141,6 +149,8 @@ impl AppState {
             solved,
             reviews: crate::domain::review::Reviews::new(),
             puzzles,
+            metrics,
+            drain: tokio::sync::watch::Sender::new(false),
         }));
         state.clone().spawn_janitor();
         Ok(state)
@@ -191,6 +201,34 @@ impl AppState {
     /// The puzzles (`--puzzles`, or the embedded ones).
     pub fn puzzles(&self) -> &crate::domain::puzzles::PuzzleBook {
         &self.0.puzzles
+    }
+
+    /// The metrics.
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
+        &self.0.metrics
+    }
+
+    /// Starts the drain before a stop: `/readyz` says `503 draining`, new
+    /// games and sockets are refused, and open sockets are closed with a
+    /// reason (their pages reconnect, to another server). Cannot be undone.
+    pub fn begin_drain(&self) {
+        self.0.metrics.set_draining(true);
+        self.0.drain.send_replace(true);
+    }
+
+    /// Whether the server drains.
+    pub fn is_draining(&self) -> bool {
+        *self.0.drain.borrow()
+    }
+
+    /// Wakes when the server drains (at once if it does already).
+    pub fn drain_watch(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.0.drain.subscribe()
+    }
+
+    /// Sockets open now, of every kind.
+    pub fn open_sockets(&self) -> usize {
+        self.0.sockets.lock().unwrap_or_else(|e| e.into_inner()).1
     }
 
     /// The per-address limiter.

@@ -102,9 +102,14 @@ pub async fn upgrade(
         (r.subscribe(), watching)
     };
     let slot = socket_slot(&state, ip)?;
+    // The socket's lines in the log carry its request's id and game.
+    let span = tracing::Span::current();
     Ok(limited(upgrade).on_upgrade(move |socket| {
         let held = Held { token, session };
-        crate::ws::session(state, id, room, held, ip, slot, watching, updates, socket)
+        tracing::Instrument::instrument(
+            crate::ws::session(state, id, room, held, ip, slot, watching, updates, socket),
+            span,
+        )
     }))
 }
 
@@ -261,6 +266,7 @@ impl Kind for Game {
     type Event = GameEvent;
     type In = ClientMsg;
 
+    const METRIC: crate::metrics::SocketKind = crate::metrics::SocketKind::Game;
     const POLICY: Policy = Policy {
         message_limit: MESSAGE_LIMIT,
         binary_too_large: true,
@@ -458,7 +464,17 @@ async fn handle(
     let games = state.games();
     match msg {
         ClientMsg::Action { action, ply } => {
-            games.play_quietly(id, token, action, ply, ip).await?;
+            let began = std::time::Instant::now();
+            let played = games
+                .play_quietly(id, token, action, ply, ip)
+                .await
+                .map_err(ApiError::from);
+            state.metrics().action(
+                crate::metrics::Via::Socket,
+                began.elapsed(),
+                played.as_ref().map(|_| ()).map_err(|e| e.code),
+            );
+            played?;
         }
         // Their result reaches every socket (a takeback as a whole state).
         ClientMsg::Resign {} => {

@@ -10,6 +10,7 @@ import { has, t } from './i18n.js';
 const CODES = {
   busy: 'error.busy',
   unavailable: 'error.unavailable',
+  draining: 'error.draining',
   claimed: 'error.claimed',
   wrong_host: 'error.wrongHost',
   rate_limited: 'error.rateLimited',

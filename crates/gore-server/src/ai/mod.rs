@@ -81,7 +81,7 @@ use std::sync::atomic::AtomicBool;
 
 use crate::error::ApiError;
 
-pub use pool::{AiPool, AiTicket};
+pub use pool::{AiPool, AiTicket, Observer};
 pub use queue::FairQueue;
 
 /// Whose job it is, for the cap per client.

@@ -27,6 +27,10 @@ type Deliver = Box<dyn FnOnce(Box<dyn Any + Send>) + Send>;
 struct Task {
     client: ClientKey,
     game: String,
+    /// The job's cost (a game's AI level), as the observer is told it.
+    cost: u32,
+    /// When it was submitted: its wait is until a thread runs it.
+    queued: std::time::Instant,
     expensive: bool,
     estimate_ms: u64,
     stop: Arc<AtomicBool>,
@@ -70,7 +74,14 @@ struct Shared {
     cheap_max: u32,
     /// Threads expensive jobs may occupy at once.
     expensive_cap: usize,
+    /// Told of each job run (the server's metrics), once set.
+    observer: std::sync::OnceLock<Observer>,
 }
+
+/// Told of each job run: its cost, how long it waited for a thread, and
+/// how long it ran.
+pub type Observer =
+    Arc<dyn Fn(u32, std::time::Duration, std::time::Duration) + Send + Sync + 'static>;
 
 impl Shared {
     /// Jobs of one client key in flight at most.
@@ -251,6 +262,7 @@ impl AiPool {
             waiting_per_client,
             cheap_max,
             expensive_cap: if threads >= 2 { threads - 1 } else { 1 },
+            observer: std::sync::OnceLock::new(),
         });
         let pool = AiPool {
             handle: Arc::new(Handle {
@@ -316,6 +328,8 @@ impl AiPool {
                 Task {
                     client: job.client,
                     game: job.game,
+                    cost: job.cost,
+                    queued: std::time::Instant::now(),
                     expensive,
                     estimate_ms: job.estimate_ms,
                     stop: stop.clone(),
@@ -353,6 +367,12 @@ impl AiPool {
             });
         }
         Ok(())
+    }
+
+    /// Tells `observer` of every job run from now on (once: a second
+    /// observer is ignored).
+    pub fn observe(&self, observer: Observer) {
+        let _ = self.handle.shared.observer.set(observer);
     }
 
     /// What the pool holds now.
@@ -414,6 +434,8 @@ fn worker(shared: &Shared, i: usize) {
         let Task {
             client,
             game,
+            cost,
+            queued,
             expensive,
             estimate_ms,
             stop,
@@ -422,7 +444,11 @@ fn worker(shared: &Shared, i: usize) {
         } = task;
         let started = std::time::Instant::now();
         let outcome = catch_unwind(AssertUnwindSafe(|| run(&stop)));
-        let searched = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let ran = started.elapsed();
+        let searched = u64::try_from(ran.as_millis()).unwrap_or(u64::MAX);
+        if let Some(o) = shared.observer.get() {
+            o(cost, started.saturating_duration_since(queued), ran);
+        }
         if let Err(panic) = &outcome {
             let why = panic
                 .downcast_ref::<&str>()

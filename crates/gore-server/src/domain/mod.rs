@@ -36,6 +36,7 @@ mod error;
 mod games;
 pub mod lobby;
 pub mod names;
+pub mod observe;
 pub mod passwords;
 mod players;
 pub mod puzzles;

@@ -32,6 +32,8 @@ struct Inner {
     buffers: Mutex<Vec<Vec<Block>>>,
     /// Hashes computed (made or checked) since the start.
     hashes: AtomicU64,
+    /// Hashes admitted at most (workers and queue).
+    capacity: usize,
 }
 
 /// An admitted hash: a place among the workers or in their queue, kept
@@ -50,6 +52,7 @@ impl Passwords {
             workers: Arc::new(Semaphore::new(workers)),
             buffers: Mutex::new(Vec::new()),
             hashes: AtomicU64::new(0),
+            capacity: workers + queue,
         }))
     }
 
@@ -63,6 +66,13 @@ impl Passwords {
             pool: self.clone(),
             admitted,
         })
+    }
+
+    /// Hashes admitted now: being computed or waiting for a worker.
+    pub fn in_flight(&self) -> usize {
+        self.0
+            .capacity
+            .saturating_sub(self.0.admitted.available_permits())
     }
 
     /// Hashes computed (made or checked) since the server started: what a

@@ -143,14 +143,24 @@ pub(crate) async fn play(
     SeatToken(token): SeatToken,
     body: Result<JsonBody<PlayBody>, ApiError>,
 ) -> Result<Response, ApiError> {
-    // An unknown game is 404 whatever the body.
-    state.games().room(&id).await?;
-    let JsonBody(body) = body?;
-    let view = state
-        .games()
-        .play(&id, token, body.action, body.ply, client_ip(addr))
-        .await?;
-    Ok(Json(GameView::from(view)).into_response())
+    let began = std::time::Instant::now();
+    let answer = async {
+        // An unknown game is 404 whatever the body.
+        state.games().room(&id).await?;
+        let JsonBody(body) = body?;
+        let view = state
+            .games()
+            .play(&id, token, body.action, body.ply, client_ip(addr))
+            .await?;
+        Ok(Json(GameView::from(view)).into_response())
+    }
+    .await;
+    state.metrics().action(
+        crate::metrics::Via::Http,
+        began.elapsed(),
+        answer.as_ref().map(|_| ()).map_err(|e: &ApiError| e.code),
+    );
+    answer
 }
 
 /// `POST /api/games/{id}/join`: the friend claims the invitation.

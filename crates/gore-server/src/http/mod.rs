@@ -10,6 +10,7 @@ mod accounts;
 mod games;
 mod learn;
 mod lobby;
+pub(crate) mod ops;
 
 use std::net::{IpAddr, SocketAddr};
 
@@ -102,6 +103,12 @@ pub fn app(state: AppState) -> Router {
         // Outermost: the Host check comes first, every answer gets the
         // headers.
         .layer(middleware::from_fn_with_state(state.clone(), guard))
+        // After the layers above, so outside them: a balancer asks by the
+        // server's own address (no Host check) and often (no rate limit).
+        .route("/healthz", get(ops::healthz))
+        .route("/readyz", get(ops::readyz))
+        // The request id and span, the drain, the count of refusals.
+        .layer(middleware::from_fn_with_state(state.clone(), ops::observe))
         .with_state(state)
 }
 

@@ -284,12 +284,20 @@ impl Games {
         let ending = room.game.outcome().copied();
         let deadline = room.deadline();
         let id = room.info.id.clone();
-        if let Err(e) = self
+        let began = Instant::now();
+        let result = self
             .0
             .store
             .append_action(id, takebacks, stored, ending, deadline)
-            .await
-        {
+            .await;
+        if let Some(o) = self.observer() {
+            // A conflict is another server's action first, not a failure.
+            o.committed(
+                began.elapsed(),
+                !matches!(result, Err(StoreError::Failed(_))),
+            );
+        }
+        if let Err(e) = result {
             // Not acknowledged: the action is taken back here and the
             // room, its sockets with it, stays. (Had the commit gone
             // through after all, the store has it after `since` and a
@@ -327,12 +335,19 @@ impl Games {
     ) -> Result<(), GameError> {
         self.writable(room)?;
         let at = room.at();
-        if let Err(e) = self
+        let began = Instant::now();
+        let result = self
             .0
             .store
             .change_game(room.info.id.clone(), at, change, self.now())
-            .await
-        {
+            .await;
+        if let Some(o) = self.observer() {
+            o.committed(
+                began.elapsed(),
+                !matches!(result, Err(StoreError::Failed(_))),
+            );
+        }
+        if let Err(e) = result {
             // The room was not changed. Refused because another server
             // changed the game first: take that in.
             if matches!(e, StoreError::Conflict) {

@@ -154,6 +154,11 @@ struct Inner {
     /// When this server started (Unix ms, its clock): an outage of a game
     /// ends here at the latest.
     started: i64,
+    /// Catch-ups of every game in memory under way (after notices were
+    /// missed): the server is behind the store until they end.
+    catching_up: std::sync::atomic::AtomicUsize,
+    /// Told of commits and notices (the server's metrics), once set.
+    observer: std::sync::OnceLock<Arc<dyn crate::domain::observe::Observer>>,
     /// Each seat's latest chat messages (Unix ms), for its rate limit.
     chat_times: StdMutex<HashMap<(String, Player), std::collections::VecDeque<i64>>>,
 }
@@ -222,6 +227,8 @@ impl Games {
             started: settings.clock.now_ms(),
             ratings,
             chat_times: StdMutex::new(HashMap::new()),
+            observer: std::sync::OnceLock::new(),
+            catching_up: std::sync::atomic::AtomicUsize::new(0),
             server: new_id(),
             rooms: StdMutex::new(HashMap::new()),
             ai,
@@ -236,6 +243,44 @@ impl Games {
     /// Why the store takes no writes, once it failed.
     pub fn failure(&self) -> Option<String> {
         self.0.store.failure()
+    }
+
+    /// Tells `observer` of the games' events from now on (once: a second
+    /// observer is ignored).
+    pub fn observe(&self, observer: Arc<dyn crate::domain::observe::Observer>) {
+        let _ = self.0.observer.set(observer);
+    }
+
+    /// The observer, if one was set.
+    fn observer(&self) -> Option<&dyn crate::domain::observe::Observer> {
+        self.0.observer.get().map(|o| &**o)
+    }
+
+    /// Games held in memory now.
+    pub fn in_memory(&self) -> usize {
+        self.rooms().len()
+    }
+
+    /// The AI's pool (its queue, for the metrics).
+    pub fn ai_pool(&self) -> &AiPool {
+        &self.0.ai
+    }
+
+    /// Whether this server shares its store with others (it hears their
+    /// notices).
+    pub fn is_shared(&self) -> bool {
+        self.0.shared
+    }
+
+    /// Whether the store is reachable: one trivial read (a session that
+    /// does not exist) answers.
+    pub async fn store_answers(&self) -> Result<(), String> {
+        self.0
+            .store
+            .session_exists(String::new())
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     }
 
     fn rooms(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<OnceCell<RoomRef>>>> {

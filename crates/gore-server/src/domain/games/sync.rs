@@ -4,6 +4,7 @@
 //! back to its clock).
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -138,6 +139,9 @@ impl Games {
                 let notice = notices.recv().await;
                 let Some(inner) = weak.upgrade() else { return };
                 let games = Games(inner);
+                if let (Some(o), Ok(_)) = (games.observer(), &notice) {
+                    o.notice();
+                }
                 match notice {
                     Ok(Notice::Changed { game, .. }) => games.refresh_soon(game),
                     Ok(Notice::Lobby(ev)) => {
@@ -149,9 +153,15 @@ impl Games {
 
                     Ok(Notice::Missed) | Err(RecvError::Lagged(_)) => {
                         let ids: Vec<String> = games.rooms().keys().cloned().collect();
-                        for id in ids {
-                            games.refresh_soon(id);
-                        }
+                        // Behind until every game in memory is caught up
+                        // (a balancer asks `/readyz`).
+                        games.0.catching_up.fetch_add(1, Ordering::SeqCst);
+                        let all = games.clone();
+                        tokio::spawn(async move {
+                            let refreshes = ids.iter().map(|id| all.refresh(id));
+                            futures_util::future::join_all(refreshes).await;
+                            all.0.catching_up.fetch_sub(1, Ordering::SeqCst);
+                        });
                     }
                     Err(RecvError::Closed) => return,
                 }
@@ -177,9 +187,13 @@ impl Games {
             pending.insert(id.clone(), false);
         }
         let games = self.clone();
+        let heard = std::time::Instant::now();
         tokio::spawn(async move {
             loop {
                 games.refresh(&id).await;
+                if let Some(o) = games.observer() {
+                    o.caught_up(heard.elapsed());
+                }
                 let mut pending = games.0.refreshing.lock().unwrap_or_else(|e| e.into_inner());
                 match pending.get_mut(&id) {
                     Some(again) if *again => *again = false,
@@ -190,6 +204,12 @@ impl Games {
                 }
             }
         });
+    }
+
+    /// Whether every notice missed (the store reconnected) has been
+    /// caught up with.
+    pub fn caught_up(&self) -> bool {
+        self.0.catching_up.load(Ordering::SeqCst) == 0
     }
 
     /// Loads again what the store has of a game in memory and takes it in;
