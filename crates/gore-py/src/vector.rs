@@ -859,7 +859,8 @@ impl PyBatch {
             Some(r) => rules_arg(r)?,
             None => Rules::STANDARD,
         };
-        // A bound on memory (some 1.5 KB a game with its arrays), so that a
+        // A bound on memory (some 1.5 KB a game with its arrays, 16 KB more
+        // for its repetition table's region up to 16,384 games), so that a
         // typo raises instead of exhausting it.
         if !(1..=1 << 20).contains(&n) {
             return Err(GoreError::new_err(format!(
