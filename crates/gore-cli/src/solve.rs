@@ -15,7 +15,7 @@ use gore_solver::disk::{Building, Database};
 use gore_solver::history::Exact;
 use gore_solver::index::unrank;
 use gore_solver::index::MAX_SEEDS;
-use gore_solver::par::Workers;
+use gore_solver::par::Threads;
 use gore_solver::retro::LayerStats;
 use gore_solver::solve::{solve_all, Progress, Store};
 use gore_solver::verify::{check_layer, sample, ExtraCheck, Failure};
@@ -77,32 +77,6 @@ pub struct SolveArgs {
 /// The history search's node budget per bound and board: boards beyond
 /// it are counted, not failed.
 const HISTORY_BUDGET: u64 = 5_000_000;
-
-/// Runs the solver's jobs on `threads` scoped threads, each taking the
-/// next job until none is left.
-struct Threads(usize);
-
-impl Workers for Threads {
-    fn threads(&self) -> usize {
-        self.0
-    }
-
-    fn run<'a>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 'a>>) {
-        let queue = Mutex::new(jobs.into_iter());
-        thread::scope(|s| {
-            for _ in 0..self.0 {
-                s.spawn(|| loop {
-                    // The lock is held only to take a job.
-                    let job = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
-                    match job {
-                        Some(job) => job(),
-                        None => break,
-                    }
-                });
-            }
-        });
-    }
-}
 
 /// The peak resident memory of this process so far (VmHWM), in bytes.
 fn peak_rss() -> Option<u64> {

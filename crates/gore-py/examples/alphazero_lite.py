@@ -1,22 +1,41 @@
 """A policy/value network trained by self-play through gore.vector.GoreBatch,
-in numpy only, on `seeds=3`; its win rate against the package's AI levels
-is measured as it trains.
+in numpy only, on `seeds=3`, with a small search on the network at play
+time and the search's choices as the policy's targets (expert iteration);
+its win rate against the package's AI levels is measured as it trains.
 
 AlphaZero-style in its parts: one network with a policy head (over the 103
 action numbers, illegal ones masked) and a value head (the final result
 from the player to move's side), the canonical observation (the board as
 the player to move sees it, so one network plays both sides), games of
-self-play as its only data, and the value trained on the final results.
-What it leaves out is the tree search: the policy improves by
-advantage-weighted targets (the result minus the value's prediction)
-instead of by MCTS visit counts, so that a run takes minutes on a CPU
-from Python. A researcher replaces `improve()` with a search.
+self-play as its only data, a search guided by the network that plays
+better than the network alone, the policy trained towards what the search
+chose and the value towards the games' results.
+
+The search is the smallest that works here: every action of the player to
+move and every reply of the opponent (two plies, a full-width minimax),
+the positions after them valued by the value head, and the games' ends
+within those two plies by their result (a draw there counted a little
+against the searching side: contempt). From its action values the search
+gives a policy (a softmax of the values: self-play samples from it, the
+policy head learns it) and, at evaluation, its best action. A researcher
+replaces `search()` with a PUCT MCTS (the policy head as its prior) as
+the budget allows.
+
+Why a search at all: on `seeds=3`, after A opens a2, a3 or a4, B has a
+sowing that ends the game 12-12 at once (no hole above 2 seeds); only a1
+avoids it. A network that plays by its policy alone imitates openings and
+cannot tell; two plies see the draw coming, and the value learned from
+self-play says what a1 is worth.
 
     python crates/gore-py/examples/alphazero_lite.py [--iterations 10] [--games 256]
 
 Prints, at each evaluation, the win rate (wins + half the draws) of the
-greedy network against levels 1 and 2 (`gore.search(game, level=L)`),
-half the games as A and half as B.
+search on the network against levels 1, 2 and 3 (`gore.search(game,
+level=L)`), half the games as A and half as B, and its wins, draws and
+losses on each side. Against levels 1 and 2 a win rate of 75% is the
+most there is (about: level 1 blunders): they open a4 as A, which takes
+12 of the 24 seeds, and B can then at best draw (as B, the search takes
+the 12-12 at once).
 """
 
 from __future__ import annotations
@@ -31,6 +50,14 @@ from gore.vector import GoreBatch
 
 RULES = "seeds=3,ply-cap=150"
 N_ACT = gore.NUM_ACTIONS
+# The seeds in a `seeds=3` game: a result is the final seed difference
+# over them (GoreBatch's "score" reward), in [-1, 1].
+TOTAL = 24
+# A draw seen within the search's two plies, counted against the player to
+# move (about 2.4 seeds): without it, a network that values its winning
+# tries a little below 0 takes the draw the opening offers (the win rate
+# fell back to 50% after a few iterations).
+CONTEMPT = 0.1
 
 
 class Net:
@@ -72,17 +99,19 @@ class Net:
         v = np.tanh(h @ p["wv"] + p["bv"])[..., 0]
         return x, h, pi, v
 
-    def train_step(self, obs, mask, act, target_pi_weight, z, lr=3e-3, c_ent=0.01):
-        """One Adam step on: -weight * log pi(a) + (v - z)^2 - c_ent * H(pi)."""
+    def value(self, obs: np.ndarray) -> np.ndarray:
+        """The value head alone (the search's leaves)."""
+        p = self.p
+        h = np.tanh(self.features(obs) @ p["w1"] + p["b1"])
+        return np.tanh(h @ p["wv"] + p["bv"])[..., 0]
+
+    def train_step(self, obs, mask, target, z, lr=3e-3):
+        """One Adam step on the cross-entropy of pi against the search's
+        policy `target` plus (v - z)^2; returns the value loss."""
         x, h, pi, v = self.forward(obs, mask)
-        n = len(act)
-        onehot = np.zeros_like(pi)
-        onehot[np.arange(n), act] = 1.0
-        # d/dlogits of -w log pi(a) = w (pi - onehot); of -H = pi (log pi + H).
-        logp = np.log(np.where(mask, pi, 1.0))
-        ent = -(pi * logp).sum(axis=1, keepdims=True)
-        g_logits = target_pi_weight[:, None] * (pi - onehot) + c_ent * pi * (logp + ent)
-        g_logits *= mask
+        n = len(z)
+        # d/dlogits of -sum(target * log pi) = pi - target (both masked).
+        g_logits = (pi - target) * mask
         g_v = 2 * (v - z) * (1 - v**2)
         grads = {
             "wp": h.T @ g_logits / n,
@@ -103,89 +132,158 @@ class Net:
         return float(((v - z) ** 2).mean())
 
 
-def self_play(net: Net, games: int, rng: np.random.Generator, seed: int):
+def result(out: gore.Outcome, side: str) -> float:
+    """A finished game's result from `side`'s view, as the value head
+    predicts it."""
+    a, b = out.seeds
+    d = (a - b) / TOTAL
+    return d if side == "A" else -d
+
+
+def search(net: Net, g: gore.Game, contempt: float = 0.0) -> tuple[list[int], np.ndarray]:
+    """The legal action numbers of the player to move and their values
+    from his side, by a two-ply minimax on the value head: each action,
+    then each reply of the player to move after it (the opponent, or the
+    same player after an offer is answered), valued by the game's result
+    if it ended, else by the value head from its mover's side. A draw
+    within the two plies counts `contempt` against the player to move
+    (and for his opponent)."""
+    me = g.to_move
+
+    def ended(out: gore.Outcome, side: str) -> float:
+        if out.winner is None:
+            return -contempt if side == me else contempt
+        return result(out, side)
+
+    legal = g.legal_indices()
+    q = np.zeros(len(legal))
+    # (root action, its mover's sign, reply values: exact ones now, the
+    # leaves' after one batched forward pass).
+    pending = []
+    leaves = []
+    for i, a in enumerate(legal):
+        c = g.copy()
+        out = c.play_index(a)
+        if out is not None:
+            q[i] = ended(out, me)
+            continue
+        them = c.to_move
+        vals, where = [], []
+        for r in c.legal_indices():
+            d = c.copy()
+            out = d.play_index(r)
+            if out is not None:
+                vals.append(ended(out, them))
+            else:
+                vals.append(1.0 if d.to_move == them else -1.0)
+                where.append((len(vals) - 1, len(leaves)))
+                leaves.append(d.canonical_observation())
+        pending.append((i, 1.0 if them == me else -1.0, vals, where))
+    if leaves:
+        v = net.value(np.frombuffer(b"".join(leaves), dtype=np.float32).reshape(len(leaves), -1))
+    for i, sign, vals, where in pending:
+        for j, k in where:
+            vals[j] *= v[k]
+        q[i] = sign * max(vals)
+    return legal, q
+
+
+def search_policy(q: np.ndarray, temperature: float) -> np.ndarray:
+    """A softmax of the search's action values."""
+    e = np.exp((q - q.max()) / temperature)
+    return e / e.sum()
+
+
+def self_play(
+    net: Net,
+    games: int,
+    rng: np.random.Generator,
+    seed: int,
+    temperature: float = 0.05,
+    bootstrap: float = 0.0,
+    contempt: float = CONTEMPT,
+):
     """Plays `games` games to their end through one GoreBatch (no
-    auto_reset); returns every step's observation, mask, action and the
-    final result from that step's mover's side."""
+    auto_reset), each action sampled from the search's policy; returns
+    every step's observation, mask, search policy (the target) and value
+    target: the final result from that step's mover's side, mixed with
+    weight `bootstrap` with the search's value of the position (the best
+    action's).
+
+    The search reads a gore.Game kept beside each of the batch's games
+    (the same actions played in both)."""
     b = GoreBatch(games, rules=RULES, seed=seed, auto_reset=False)
-    obs_l, mask_l, act_l, who_l, live_l = [], [], [], [], []
+    mirror = [gore.Game(RULES) for _ in range(games)]
+    obs_l, mask_l, target_l, who_l, game_l, q_l = [], [], [], [], [], []
     final = np.zeros((games, 2), dtype=np.float32)
     done = np.zeros(games, dtype=bool)
     while not done.all():
-        obs = b.observation.copy()
-        mask = b.legal_action_mask.copy()
-        live = ~done
-        safe = np.where(live[:, None], mask, True)
-        _, _, pi, _ = net.forward(obs, safe)
-        u = rng.random(games)[:, None]
-        act = (pi.cumsum(axis=1) < u).sum(axis=1).clip(0, N_ACT - 1)
-        # A game over takes any action (it is ignored).
-        act = np.where(live, act, 0)
-        # Guard against rounding landing on a masked action.
-        bad = live & ~mask[np.arange(games), act]
-        if bad.any():
-            act[bad] = mask[bad].argmax(axis=1)
-        obs_l.append(obs)
-        mask_l.append(mask)
-        act_l.append(act)
-        who_l.append(b.current_player.copy())
-        live_l.append(live)
+        act = np.zeros(games, dtype=np.int64)
+        for i in np.flatnonzero(~done):
+            legal, q = search(net, mirror[i], contempt)
+            pi = search_policy(q, temperature)
+            act[i] = legal[rng.choice(len(legal), p=pi)]
+            target = np.zeros(N_ACT)
+            target[legal] = pi
+            obs_l.append(b.observation[i].copy())
+            mask_l.append(b.legal_action_mask[i].copy())
+            target_l.append(target)
+            q_l.append(q.max())
+            who_l.append(int(b.current_player[i]))
+            game_l.append(i)
+            mirror[i].play_index(int(act[i]))
         b.step(act)
         ended = b.terminated & ~done
         final[ended] = b.rewards[ended]
         done |= b.terminated
-    obs = np.concatenate(obs_l)
-    mask = np.concatenate(mask_l)
-    act = np.concatenate(act_l)
-    who = np.concatenate(who_l).astype(int)
-    live = np.concatenate(live_l)
-    idx = np.tile(np.arange(games), len(obs_l))
-    z = final[idx, who]
-    return obs[live], mask[live], act[live], z[live]
+    z = final[np.array(game_l), np.array(who_l)]
+    z = (1 - bootstrap) * z + bootstrap * np.clip(np.array(q_l), -1, 1)
+    return np.array(obs_l), np.array(mask_l), np.array(target_l), z
 
 
-def improve(net: Net, obs, mask, act, z):
-    """The policy target's weight: the result beyond what the value
-    expected (an advantage), in place of MCTS visit counts."""
-    _, _, _, v = net.forward(obs, mask)
-    adv = z - v
-    return (adv - adv.mean()) / (adv.std() + 1e-6)
+def search_move(net: Net, g: gore.Game, contempt: float = CONTEMPT) -> int:
+    """The search's best action."""
+    legal, q = search(net, g, contempt)
+    return legal[int(q.argmax())]
 
 
-def net_move(net: Net, g: gore.Game) -> int:
-    obs = np.frombuffer(g.canonical_observation(), dtype=np.float32)[None]
-    mask = np.frombuffer(g.legal_mask(), dtype=np.uint8).astype(bool)[None]
-    _, _, pi, _ = net.forward(obs, mask)
-    return int(pi[0].argmax())
-
-
-def win_rate(net: Net, level: int, games: int) -> float:
+def win_rate(net: Net, level: int, games: int, contempt: float = CONTEMPT) -> tuple[float, dict[str, list[int]]]:
+    """The search's win rate against `level` (wins and half the draws),
+    and its wins, draws and losses as A and as B."""
     score = 0.0
+    record = {"A": [0, 0, 0], "B": [0, 0, 0]}
     for k in range(games):
         g = gore.Game(RULES)
         me = "A" if k % 2 == 0 else "B"
         while not g.is_over:
             if g.to_move == me:
-                g.play_index(net_move(net, g))
+                g.play_index(search_move(net, g, contempt))
             else:
                 r = gore.search(g, level=level, depth=2, seed=k, hash_mb=1)
                 g.play(r.best)
         w = g.outcome.winner
         score += 1.0 if w == me else 0.5 if w is None else 0.0
-    return score / games
+        record[me][0 if w == me else 1 if w is None else 2] += 1
+    return score / games, record
 
 
 def main(argv=None) -> list[tuple[int, dict[int, float]]]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--iterations", type=int, default=10)
     ap.add_argument("--games", type=int, default=256, help="self-play games per iteration")
-    ap.add_argument("--epochs", type=int, default=4, help="passes over each iteration's data")
-    ap.add_argument("--batch", type=int, default=512, help="minibatch size")
-    ap.add_argument("--lr", type=float, default=3e-3, help="Adam's step size")
+    ap.add_argument("--epochs", type=int, default=2, help="passes over the window's data per iteration")
+    ap.add_argument("--window", type=int, default=4, help="iterations of self-play data trained on")
+    ap.add_argument("--batch", type=int, default=256, help="minibatch size")
+    ap.add_argument("--lr", type=float, default=1e-3, help="Adam's step size")
     ap.add_argument("--hidden", type=int, default=64)
-    ap.add_argument("--eval-every", type=int, default=5)
-    ap.add_argument("--eval-games", type=int, default=40)
-    ap.add_argument("--levels", default="1,2")
+    ap.add_argument("--temperature", type=float, default=0.05, help="of the search's policy in self-play")
+    ap.add_argument(
+        "--bootstrap", type=float, default=0.0, help="weight of the search's value in the value target"
+    )
+    ap.add_argument("--contempt", type=float, default=CONTEMPT, help="a draw's cost to the searching side")
+    ap.add_argument("--eval-every", type=int, default=2)
+    ap.add_argument("--eval-games", type=int, default=100)
+    ap.add_argument("--levels", default="1,2,3")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     levels = [int(x) for x in args.levels.split(",")]
@@ -194,23 +292,33 @@ def main(argv=None) -> list[tuple[int, dict[int, float]]]:
     history = []
 
     def evaluate(it: int) -> None:
-        rates = {lv: win_rate(net, lv, args.eval_games) for lv in levels}
+        results = {lv: win_rate(net, lv, args.eval_games, args.contempt) for lv in levels}
+        rates = {lv: r for lv, (r, _) in results.items()}
         history.append((it, rates))
         shown = "  ".join(f"level {lv}: {100 * r:5.1f}%" for lv, r in rates.items())
         print(f"iteration {it:3d}  win rate  {shown}", flush=True)
+        for side in "AB":
+            wdl = "  ".join(f"{'/'.join(map(str, rec[side]))}" for _, rec in results.values())
+            print(f"    as {side}: wins/draws/losses  {wdl}", flush=True)
 
     t0 = time.perf_counter()
     evaluate(0)
     steps = 0
+    window: list[tuple[np.ndarray, ...]] = []
     for it in range(1, args.iterations + 1):
-        obs, mask, act, z = self_play(net, args.games, rng, seed=args.seed * 1000 + it)
-        steps += len(act)
-        w = improve(net, obs, mask, act, z)
+        window.append(
+            self_play(net, args.games, rng, args.seed * 1000 + it, args.temperature, args.bootstrap, args.contempt)
+        )
+        steps += len(window[-1][3])
+        # The last few iterations' data, not the last alone: the targets
+        # of one iteration's games swing with the network that played them.
+        window = window[-args.window :]
+        obs, mask, target, z = (np.concatenate(x) for x in zip(*window))
         for _ in range(args.epochs):
-            order = rng.permutation(len(act))
+            order = rng.permutation(len(z))
             for s in range(0, len(order), args.batch):
                 j = order[s : s + args.batch]
-                loss = net.train_step(obs[j], mask[j], act[j], w[j], z[j], lr=args.lr)
+                loss = net.train_step(obs[j], mask[j], target[j], z[j], lr=args.lr)
         if it % args.eval_every == 0 or it == args.iterations:
             print(
                 f"  {steps:,} self-play steps, value loss {loss:.3f}, {time.perf_counter() - t0:.0f} s",

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use gore_solver::disk::Building;
 use gore_solver::index::MAX_SEEDS;
-use gore_solver::par::Workers;
+use gore_solver::par::Threads;
 use gore_solver::retro::LayerStats;
 use gore_solver::solve::{solve_all, Progress, Store};
 use gore_solver::{Lookup, SolvedLayer, Values};
@@ -25,32 +25,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::{int_arg, Int, SolvedDbError};
-
-/// Runs the solver's jobs on scoped threads, each taking the next job
-/// until none is left (the CLI's way).
-struct Threads(usize);
-
-impl Workers for Threads {
-    fn threads(&self) -> usize {
-        self.0
-    }
-
-    fn run<'a>(&self, jobs: Vec<Box<dyn FnOnce() + Send + 'a>>) {
-        let queue = Mutex::new(jobs.into_iter());
-        thread::scope(|s| {
-            for _ in 0..self.0 {
-                s.spawn(|| loop {
-                    // The lock is held only to take a job.
-                    let job = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
-                    match job {
-                        Some(job) => job(),
-                        None => break,
-                    }
-                });
-            }
-        });
-    }
-}
 
 /// How often, at most, the callback hears of a layer's advance (and
 /// Ctrl-C is looked for): taking the GIL from a solver thread is cheap,

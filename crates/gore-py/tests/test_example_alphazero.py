@@ -1,5 +1,7 @@
-"""A tiny run of examples/alphazero_lite.py: its self-play data is what
-the batch played, and its training and evaluation loop runs."""
+"""examples/alphazero_lite.py: its two-ply search values the games' ends
+by their results (worked out by hand from RULES.md), its self-play data is
+what the batch played with the search's policy as targets, and a tiny
+training and evaluation loop runs."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import gore
 
@@ -15,15 +18,52 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 import alphazero_lite as az  # noqa: E402
 
 
+def game_at(gpn: str) -> gore.Game:
+    return gore.Game(az.RULES, start=gore.Position(gpn, az.RULES))
+
+
+def test_search_values_a_win_by_its_result():
+    # A sows a4's 3 seeds into b1, b2, b3 (2 each): the last lands in b3,
+    # and the chain takes b3, b2, b1 (a4, now empty, stops it): A 9 + 6.
+    # Every hole then holds at most 2: the game ends, A's a1 adds its 1
+    # seed: 16-8, a result of 8/24 for A, whatever the network says.
+    g = game_at("1,0,0,3/1,1,1,0 AAAA/BBBB 9-8 A -")
+    net = az.Net(8, np.random.default_rng(0))
+    legal, q = az.search(net, g)
+    assert q[legal.index(3)] == pytest.approx(8 / 24)
+    # No other action ends the game, so none is valued beyond the
+    # network's range (tanh), and a4's win is the best action.
+    assert legal[int(q.argmax())] == 3
+
+
+@pytest.mark.parametrize("contempt", [0.0, 0.25])
+def test_search_values_a_draw_by_the_contempt(contempt):
+    # After A's a4 from the start (3 seeds each; A took b1-b3, 12-0), B's
+    # b4 sows a1, a2, a3 to 4 each and takes them: 12-12 and an empty
+    # board, a draw at once. Counted -contempt for B, the player to move.
+    g = game_at("3,3,3,0/0,0,0,3 AAAA/BBBB 12-0 B -")
+    net = az.Net(8, np.random.default_rng(1))
+    legal, q = az.search(net, g, contempt)
+    assert q[legal.index(7)] == pytest.approx(-contempt)
+    # Seen from A before his a4: B may take that draw, which A's search
+    # counts for B (+contempt): a4 is worth at most -contempt to A.
+    start = gore.Game(az.RULES)
+    legal, q = az.search(net, start, contempt)
+    assert q[legal.index(3)] <= -contempt + 1e-12
+
+
 def test_self_play_data():
     rng = np.random.default_rng(0)
     net = az.Net(16, rng)
-    obs, mask, act, z = az.self_play(net, 8, rng, seed=3)
-    assert len(obs) == len(mask) == len(act) == len(z) > 8
-    # Every recorded action was legal where it was played, and results
-    # are final rewards from the mover's side: in [-1, 1], multiples of
-    # 1/24 (a seed difference over the 24 seeds of seeds=3).
-    assert mask[np.arange(len(act)), act].all()
+    obs, mask, target, z = az.self_play(net, 8, rng, seed=3)
+    assert len(obs) == len(mask) == len(target) == len(z) > 8
+    # The targets are the search's policies: distributions over the legal
+    # actions where each step was played.
+    assert np.allclose(target.sum(axis=1), 1.0)
+    assert np.all(target[~mask] == 0)
+    # Without bootstrapping the value targets are final rewards from the
+    # mover's side: in [-1, 1], multiples of 1/24 (a seed difference over
+    # the 24 seeds of seeds=3).
     assert np.all(np.abs(z) <= 1)
     assert np.allclose(np.round(z * 24), z * 24, atol=1e-4)
     # The first step of every game is A's at the start: the start's
@@ -34,7 +74,7 @@ def test_self_play_data():
 
 def test_tiny_training_run(capsys):
     history = az.main(
-        ["--iterations", "1", "--games", "16", "--eval-every", "1", "--eval-games", "2", "--levels", "1", "--hidden", "8"]
+        ["--iterations", "1", "--games", "4", "--eval-every", "1", "--eval-games", "2", "--levels", "1", "--hidden", "8"]
     )
     assert [it for it, _ in history] == [0, 1]
     assert all(0.0 <= r[1] <= 1.0 for _, r in history)

@@ -363,3 +363,30 @@ def test_repetition_counts_start_afresh_in_each_game(rules):
         assert b.terminated[0]
         assert b.rewards[0][0] == pytest.approx((out.seeds[0] - out.seeds[1]) / g.rules.total_seeds)
 
+
+
+def test_long_games_count_repetition_exactly():
+    """Games longer than a batch's first repetition table holds (768
+    positions, then 1536: the table moves out of the batch's shared
+    region and doubles) count repetitions as gore.Game does, to their
+    end, and the lanes' next games count afresh."""
+    n = 32
+    b = GoreBatch(n, seed=5)
+    games = [gore.Game() for _ in range(n)]
+    longest = 0
+    for _ in range(3000):
+        acts = b.random_actions()
+        b.step(acts)
+        for i, a in enumerate(acts):
+            g = games[i]
+            out = g.play_index(int(a))
+            assert b.terminated[i] == (out is not None), (i, g.ply)
+            if out is None:
+                # The observation's last value is the repetition count.
+                assert b.observation[i][27] == g.repetitions, (i, g.ply)
+                assert b.ply[i] == g.ply
+            else:
+                longest = max(longest, g.ply)
+                games[i] = gore.Game()
+    # Seeded: some game did outgrow both tables.
+    assert longest > 1600, longest
