@@ -575,11 +575,30 @@ fn ungzip(body: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The page at `path` as a returning visitor gets it (the plain page: its
+/// assets named, not inside): with the cookie a first answer sets.
+async fn plain_page(c: &reqwest::Client, s: &common::Server, path: &str) -> String {
+    let first = fetch(c, s, path, "identity").await;
+    let cookie = header(&first, "set-cookie");
+    let cookie = cookie.split(';').next().unwrap().to_string();
+    assert!(cookie.starts_with("gore_assets="), "{cookie}");
+    c.get(s.at(path))
+        .header("accept-encoding", "identity")
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 /// The addresses under `/assets/` that a page names (attributes `href`
 /// and `src`).
 fn named_assets(page: &str) -> Vec<String> {
     page.split('"')
-        .filter(|p| p.starts_with("/assets/"))
+        // Files, not the folder of `<meta name="gore-assets">`.
+        .filter(|p| p.starts_with("/assets/") && !p.ends_with('/'))
         .map(str::to_string)
         .collect()
 }
@@ -590,7 +609,7 @@ fn named_assets(page: &str) -> Vec<String> {
 async fn every_encoding_decompresses_to_the_file() {
     let s = common::Server::start(0).await;
     let c = common::bot();
-    let page = fetch(&c, &s, "/", "identity").await.text().await.unwrap();
+    let page = plain_page(&c, &s, "/").await;
     let named = named_assets(&page);
     assert!(named.len() >= 5, "{named:?}");
     let version = named[0]
@@ -736,23 +755,32 @@ async fn what_does_not_exist_is_the_apps_404_page() {
         );
         assert!(body.contains("/js/main.js"), "{path}: the app runs");
     }
-    // A game's page preloads the game's state (its first request).
-    let r = fetch(&c, &s, &known, "identity").await;
-    assert_eq!(
-        header(&r, "link"),
-        format!(
-            "</api/games/{}>; rel=preload; as=fetch; crossorigin=anonymous",
-            game["id"].as_str().unwrap()
-        )
-    );
-    assert_eq!(
-        header(&fetch(&c, &s, "/g/nosuchgame1", "br").await, "link"),
-        ""
-    );
+    // A game's page carries the game's state (its first request), as the
+    // API answers it.
+    let id = game["id"].as_str().unwrap();
+    let body = fetch(&c, &s, &known, "identity")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let open = format!(r#"<script type="application/json" data-gore-url="/api/games/{id}">"#);
+    let i = body.find(&open).expect("the state in the page") + open.len();
+    let state: serde_json::Value =
+        serde_json::from_str(&body[i..i + body[i..].find("</script>").unwrap()]).unwrap();
+    assert_eq!(state, common::get(&c, &s, id).await.1);
+    assert!(!fetch(&c, &s, "/g/nosuchgame1", "br")
+        .await
+        .text()
+        .await
+        .unwrap()
+        .contains("data-gore-url"));
     for path in ["/", known.as_str(), "/rules"] {
         let r = fetch(&c, &s, path, "identity").await;
         assert_eq!(r.status(), 200, "{path}");
-        assert!(!r.text().await.unwrap().contains("not-found"), "{path}");
+        assert!(
+            !r.text().await.unwrap().contains(r#"name="gore-page""#),
+            "{path}"
+        );
     }
     let r = fetch(&c, &s, "/api/nothing", "identity").await;
     assert_eq!(r.status(), 404);

@@ -707,7 +707,7 @@ pub async fn create(page: &Page, body: &str) -> Res<Value> {
 
 /// Opens a game page and waits for its socket.
 pub async fn open(page: &Page, server: &Server, url: &str) -> Res<()> {
-    visit(&page, format!("{}{url}", server.url)).await?;
+    visit(page, format!("{}{url}", server.url)).await?;
     wait_for(
         page,
         "document.getElementById('game-page')",

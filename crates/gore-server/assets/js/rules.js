@@ -6,7 +6,7 @@
 import { Animator, animateAction, savedSpeed } from './anim.js';
 import { Board } from './board.js';
 import { h } from './dom.js';
-import { lang, t } from './i18n.js';
+import { assetUrl, lang, t } from './i18n.js';
 import { parseGpn } from './gpn.js';
 
 /** @param {HTMLElement} main */
@@ -19,7 +19,7 @@ export function rulesPage(main) {
     let html;
     try {
       // Relative to this module: under the assets' version, kept for good.
-      const res = await fetch(new URL(`../rules/${lang()}.html`, import.meta.url));
+      const res = await fetch(assetUrl(`rules/${lang()}.html`));
       if (!res.ok) throw new Error(String(res.status));
       html = await res.text();
     } catch (e) {
