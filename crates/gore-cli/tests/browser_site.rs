@@ -672,6 +672,9 @@ fn every_page_announces_what_it_loads() {
 }
 
 async fn announced(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
+    // The first page sets the cookie that says this browser has the
+    // assets: every page after it is the plain one, which fetches them
+    // (a first visit's page fetches none: a_first_visit_needs_no_request_to_draw).
     let page = chrome.page(&format!("{}/rules", server.url)).await?;
     if lang != "en" {
         // The reader's browser asks for his language (navigator.languages
@@ -724,6 +727,10 @@ async fn announced(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
         .await?;
         let loaded = v["loaded"].as_array().map_or(0, Vec::len);
         assert!(loaded >= 3, "{path}: what was loaded: {v}");
+        assert!(
+            v["announced"].as_u64().unwrap_or(0) >= 3,
+            "{path}: not the plain page: {v}"
+        );
         assert_eq!(
             v["missing"].as_array().map_or(1, Vec::len),
             0,
@@ -735,9 +742,26 @@ async fn announced(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
         // asks: home's name line and lobby each ask who you are).
         let data: &[(&str, u64)] = match path.as_str() {
             "/" => &[("/api/me", 2), ("/api/solver", 1)],
-            "/learn" => &[("/api/lessons", 1)],
             _ => &[],
         };
+        // What the page carries (the lessons, a game's state) it does not
+        // ask for at all.
+        let carried = match path.as_str() {
+            "/learn" => Some("/api/lessons".to_string()),
+            p if p.starts_with("/g/") => Some(format!("/api/games/{game}")),
+            _ => None,
+        };
+        if let Some(d) = carried {
+            let asked = js(
+                &page,
+                &format!("performance.getEntriesByType('resource').filter(e => new URL(e.name).pathname === '{d}').length"),
+            )
+            .await?;
+            assert_eq!(
+                asked, 0,
+                "{path}: {d} asked for, though the page carries it"
+            );
+        }
         for (d, most) in data {
             let seen = js(
                 &page,
@@ -791,6 +815,11 @@ async fn first_visits(chrome: &Chrome, server: &Server, lang: &str, w: u32, hgt:
         ClearBrowserCacheParams, ClearBrowserCookiesParams,
     };
     let page = chrome.page("about:blank").await?;
+    // Whatever the page's Content-Security-Policy refuses, from the start.
+    page.evaluate_on_new_document(
+        "window.__refused = []; document.addEventListener('securitypolicyviolation', (e) => window.__refused.push(e.effectiveDirective + ': ' + e.blockedURI));",
+    )
+    .await?;
     let ua = js(&page, "navigator.userAgent").await?;
     page.execute(
         SetUserAgentOverrideParams::builder()
@@ -872,6 +901,7 @@ async fn first_visits(chrome: &Chrome, server: &Server, lang: &str, w: u32, hgt:
                     inline: !!document.querySelector('script[type=importmap]') && !document.querySelector('link[rel=stylesheet]'),
                     styled: getComputedStyle(document.querySelector('.site-header')).display !== 'inline',
                     home: document.querySelector('.site-header nav a[href="/"]').textContent,
+                    refused: window.__refused,
                 };
             })()"#,
         )
@@ -884,6 +914,11 @@ async fn first_visits(chrome: &Chrome, server: &Server, lang: &str, w: u32, hgt:
         );
         assert_eq!(v["styled"], true, "{path}: the stylesheet applies: {v}");
         assert_eq!(v["home"], home, "{path}: the words: {v}");
+        assert_eq!(
+            v["refused"],
+            serde_json::json!([]),
+            "{path}: refused by the CSP: {v}"
+        );
         let tag = format!("first-visit-{name}-{lang}-{w}x{hgt}");
         shot(&page, &tag).await?;
         if name == "home" || name == "game" {
@@ -917,6 +952,7 @@ async fn first_visits(chrome: &Chrome, server: &Server, lang: &str, w: u32, hgt:
                     plain: !document.querySelector('script[type=importmap]') && !!document.querySelector('link[rel=modulepreload]'),
                     scripts: js.length,
                     fromNetwork: js.filter(e => e.transferSize > 0).map(e => e.name),
+                    refused: window.__refused,
                 };
             })()"#,
         )
@@ -927,6 +963,11 @@ async fn first_visits(chrome: &Chrome, server: &Server, lang: &str, w: u32, hgt:
             v["fromNetwork"],
             serde_json::json!([]),
             "{path}: scripts fetched again on the second visit: {v}"
+        );
+        assert_eq!(
+            v["refused"],
+            serde_json::json!([]),
+            "{path}: refused by the CSP: {v}"
         );
     }
     Ok(())

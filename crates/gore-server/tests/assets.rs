@@ -716,6 +716,57 @@ async fn pages_are_revalidated_and_304_matches_the_encoding() {
     }
 }
 
+/// A first visit's page has its own policy: the site's, with its inline
+/// code allowed by hash and nothing else (no `'unsafe-inline'`, no
+/// `data:` or `blob:` scripts); every other answer (the plain page, the
+/// API, an asset) keeps the site's.
+#[tokio::test(flavor = "multi_thread")]
+async fn only_the_inline_page_has_its_own_policy() {
+    let s = common::Server::start(0).await;
+    let c = common::bot();
+    let strict = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+                  connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; \
+                  form-action 'self'";
+    let first = fetch(&c, &s, "/learn", "br").await;
+    let csp = header(&first, "content-security-policy");
+    assert_ne!(csp, strict);
+    let script = csp
+        .split(';')
+        .find(|d| d.trim().starts_with("script-src"))
+        .unwrap();
+    assert!(
+        script.contains("'strict-dynamic'") && script.contains("'sha256-"),
+        "{csp}"
+    );
+    for bad in ["unsafe-inline", "unsafe-eval", "data:", "blob:", "*"] {
+        assert!(!script.contains(bad), "{csp}");
+    }
+    assert!(!csp.contains("unsafe-inline"), "{csp}");
+    // Apart from script-src and style-src, the site's.
+    let rest = |p: &str| {
+        p.split(';')
+            .map(str::trim)
+            .filter(|d| !d.starts_with("script-src") && !d.starts_with("style-src"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rest(&csp), rest(strict));
+    let cookie = header(&first, "set-cookie");
+    let cookie = cookie.split(';').next().unwrap();
+    let plain = c
+        .get(s.at("/learn"))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(header(&plain, "content-security-policy"), strict);
+    for path in ["/api/lessons", "/assets/js/main.js", "/api/nothing"] {
+        let r = fetch(&c, &s, path, "br").await;
+        assert_eq!(header(&r, "content-security-policy"), strict, "{path}");
+        assert_eq!(header(&r, "set-cookie"), "", "{path}");
+    }
+}
+
 /// Unknown addresses, versions and games answer the app's own page, marked
 /// not-found, with status 404 (the app then says so in the reader's
 /// language); the API keeps its JSON 404.
