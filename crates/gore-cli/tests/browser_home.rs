@@ -102,9 +102,19 @@ async fn rect(page: &Page, selector: &str) -> Res<(f64, f64)> {
 
 /// The scripts the page has loaded, by file name.
 async fn scripts(page: &Page) -> Res<Vec<String>> {
+    // The modules fetched as code (not those a first visit's page puts in
+    // the cache for the next, by `fetch`), and those the page carries (a
+    // first visit's: mapped to `data:` URLs).
     let v = js(
         page,
-        "performance.getEntriesByType('resource').map(e => e.name).filter(n => n.endsWith('.js')).map(n => n.split('/').pop())",
+        r#"return (() => {
+            const map = document.querySelector('script[type=importmap]');
+            const carried = map ? Object.entries(JSON.parse(map.textContent).imports)
+                .filter(([k, v]) => k.startsWith('gore/') && v.startsWith('data:')).map(([k]) => k.slice(5)) : [];
+            const fetched = performance.getEntriesByType('resource').filter(e => e.initiatorType !== 'fetch')
+                .map(e => e.name).filter(n => n.endsWith('.js')).map(n => n.split('/').pop());
+            return [...new Set(carried.concat(fetched))];
+        })()"#,
     )
     .await?;
     Ok(serde_json::from_value(v)?)
@@ -492,7 +502,7 @@ async fn bench(
                     cold.push(t);
                     let b = js(
                         &page,
-                        "performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource')).reduce((s, e) => s + (e.transferSize || 0), 0)",
+                        "performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource')).filter(e => e.startTime <= window.__ready).reduce((s, e) => s + (e.transferSize || 0), 0)",
                     )
                     .await?;
                     bytes.push(b.as_f64().unwrap_or(0.0));

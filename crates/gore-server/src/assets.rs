@@ -456,12 +456,27 @@ const BOOTSTRAP: &str = "(function(){var s=document.createElement('script');s.ty
 s.src='data:text/javascript,import%20%22gore%2Fmain.js%22';document.body.appendChild(s);})();";
 
 /// The data a page always reads first and that is the same for everyone:
-/// carried in the page, `(the API's address, its answer)`.
-fn static_data(kind: &str) -> Vec<(String, String)> {
+/// carried in the page, `(its address, its JSON)`: the lessons' list, the
+/// rules' text in the reader's language (a JSON string).
+fn static_data(
+    files: &BTreeMap<String, File>,
+    base: &str,
+    kind: &str,
+    lang: &str,
+) -> Vec<(String, String)> {
     match kind {
         "learn" => serde_json::to_string(&crate::api::LessonList::all())
             .map(|j| vec![("/api/lessons".to_string(), j)])
             .unwrap_or_default(),
+        "rules" => {
+            let path = format!("rules/{lang}.html");
+            files
+                .get(&path)
+                .and_then(|f| std::str::from_utf8(&f.raw).ok())
+                .and_then(|text| serde_json::to_string(text).ok())
+                .map(|j| vec![(format!("{base}{path}"), j)])
+                .unwrap_or_default()
+        }
         _ => Vec::new(),
     }
 }
@@ -547,11 +562,11 @@ fn page_html(
     if kind == "not-found" {
         head.push_str("<meta name=\"gore-page\" content=\"not-found\">\n");
     }
-    head.push_str(&data_blocks(&static_data(kind)));
+    head.push_str(&data_blocks(&static_data(files, &base, kind, lang)));
     // The data a page always asks for first, at fixed addresses, that
     // differs by visitor or server: asked for with the code rather than a
-    // round trip after it has run (the lessons are in the page:
-    // [`static_data`]; the game's state is put in by its handler).
+    // round trip after it has run (the lessons and the rules are in the
+    // page: [`static_data`]; the game's state is put in by its handler).
     let data: &[&str] = match kind {
         "home" => &["/api/me", "/api/solver"],
         _ => &[],
@@ -1173,6 +1188,16 @@ mod tests {
                 s.version
             )
         );
+        // The rules' text in the reader's language, in both.
+        for p in [
+            &s.pages[&("rules", "eu")].plain,
+            &s.pages[&("rules", "eu")].inline,
+        ] {
+            let html = std::str::from_utf8(&p.raw).unwrap();
+            let open = format!("data-gore-url=\"/assets/v/{}/rules/eu.html\">", s.version);
+            let text: String = serde_json::from_str(element(html, &open)).unwrap();
+            assert_eq!(text.as_bytes(), &s.files["rules/eu.html"].raw[..]);
+        }
         // The lessons, the same for all, are in both.
         for p in [
             &s.pages[&("learn", "es")].plain,

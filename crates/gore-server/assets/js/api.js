@@ -12,6 +12,8 @@
  * @typedef {import('./wire.js').ServerMsg} ServerMsg
  */
 
+import { carried } from './dom.js';
+
 export class ApiError extends Error {
   /**
    * @param {number} status @param {string} code @param {string} message
@@ -28,23 +30,6 @@ export class ApiError extends Error {
 }
 
 /**
- * The answer to `GET path` when the page carries it (`<script
- * type="application/json" data-gore-url="/api/lessons">`: the server put
- * the data the page reads first inside it), once: the element is removed,
- * so that a later GET asks the server. `undefined` when it has none.
- * @param {string} path
- * @returns {unknown}
- */
-function fromPage(path) {
-  for (const el of document.querySelectorAll('script[type="application/json"][data-gore-url]')) {
-    if (el.getAttribute('data-gore-url') !== path) continue;
-    el.remove();
-    try { return JSON.parse(el.textContent || ''); } catch (_) { return undefined; }
-  }
-  return undefined;
-}
-
-/**
  * @param {string} method
  * @param {string} path
  * @param {unknown} [body]
@@ -52,8 +37,9 @@ function fromPage(path) {
  */
 export async function call(method, path, body) {
   if (method === 'GET' && body === undefined) {
-    const carried = fromPage(path);
-    if (carried !== undefined) return carried;
+    // The data a page reads first may be in the page.
+    const inPage = carried(path);
+    if (inPage !== undefined) return inPage;
   }
   /** @type {RequestInit} */
   const init = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin' };
