@@ -1005,13 +1005,19 @@ fn a_language_chosen_while_the_page_loads_is_kept() {
 #[allow(deprecated)]
 async fn chosen_early(chrome: &Chrome, server: &Server) -> Res<()> {
     use chromiumoxide::cdp::browser_protocol::network::{
-        EmulateNetworkConditionsParams, EnableParams,
+        ClearBrowserCacheParams, EmulateNetworkConditionsParams, EnableParams,
     };
     let page = chrome.page("about:blank").await?;
+    // A first visit's page carries its code and words and draws at once:
+    // the window is a returning visitor's (the cookie a first page sets
+    // gets the plain page) whose cache is empty, so that the code and the
+    // words are fetched.
+    visit(&page, format!("{}/", server.url)).await?;
     page.execute(EnableParams::default()).await?;
     page.execute(EmulateNetworkConditionsParams::new(false, 600.0, 1e7, 1e7))
         .await?;
     for (path, lang) in [("/rules", "es"), ("/learn", "fr")] {
+        page.execute(ClearBrowserCacheParams::default()).await?;
         go(&page, &format!("{}{path}", server.url)).await;
         // The list is there, the page's words not yet (its title is
         // written by its code).

@@ -180,6 +180,26 @@ fn gzip(data: &[u8], level: flate2::Compression) -> Vec<u8> {
     w.finish().unwrap_or_default()
 }
 
+/// A page compressed when first sent, then kept.
+struct Lazy {
+    html: String,
+    file: OnceLock<File>,
+}
+
+impl Lazy {
+    fn new(html: String) -> Lazy {
+        Lazy {
+            html,
+            file: OnceLock::new(),
+        }
+    }
+
+    fn get(&self) -> &File {
+        self.file
+            .get_or_init(|| File::new("index.html", self.html.clone().into_bytes(), ""))
+    }
+}
+
 /// Every file of this build, compressed, and its version.
 struct Site {
     version: String,
@@ -195,8 +215,11 @@ struct Page {
     /// For a browser that has this build's assets (its cookie says so):
     /// they are named and preloaded.
     plain: File,
-    /// For a first visit: everything the page needs to draw, inside.
-    inline: File,
+    /// For a first visit: everything the page needs to draw, inside. Its
+    /// HTML is made at start, compressed when first asked for: the 44
+    /// inline pages are 200 kB each, and compressing them all made `gore
+    /// serve` (and every test server) start seconds later.
+    inline: Lazy,
     /// The inline page's Content-Security-Policy: the site's, allowing
     /// that page's own inline code by its hash.
     inline_csp: HeaderValue,
@@ -266,7 +289,7 @@ fn build_site() -> Site {
                 (kind, lang),
                 Page {
                     plain: File::new("index.html", plain.into_bytes(), ""),
-                    inline: File::new("index.html", inline.into_bytes(), ""),
+                    inline: Lazy::new(inline),
                     inline_csp: HeaderValue::from_str(&csp).unwrap_or(HeaderValue::from_static(
                         crate::http::CONTENT_SECURITY_POLICY,
                     )),
@@ -411,9 +434,10 @@ const BARE: &str = "gore/";
 /// drops newlines and tabs (controls) and ends the data at `#`; `%` would
 /// be read as an escape; quotes, backslashes and angle brackets would need
 /// escaping in the JSON and the HTML around it; non-ASCII is always
-/// encoded (as UTF-8).
+/// encoded (as UTF-8). Spaces stay (a fifth of the code: encoded, they
+/// made the page a third larger): the parser keeps them inside a URL, and
+/// a module's source ends with an encoded newline, never a space.
 const DATA_URL: &AsciiSet = &CONTROLS
-    .add(b' ')
     .add(b'"')
     .add(b'#')
     .add(b'%')
@@ -849,7 +873,7 @@ fn page(
     let s = site();
     let p = &s.pages[&(kind, lang_of(headers))];
     let plain = returning(headers, &s.version);
-    let file = if plain { &p.plain } else { &p.inline };
+    let file = if plain { &p.plain } else { p.inline.get() };
     let mut res = if data.is_empty() {
         send(file, headers, status, NO_CACHE)
     } else {
@@ -975,7 +999,7 @@ mod tests {
     }
 
     fn inline_page(kind: &'static str, lang: &'static str) -> String {
-        String::from_utf8(site().pages[&(kind, lang)].inline.raw.clone()).unwrap()
+        site().pages[&(kind, lang)].inline.html.clone()
     }
 
     /// The inline pages' import maps, as JSON.
@@ -1161,7 +1185,7 @@ mod tests {
         );
         let inline = format!(
             "\"{:016x}\"",
-            fnv(&s.pages[&("learn", "en")].inline.raw, FNV_START)
+            fnv(s.pages[&("learn", "en")].inline.html.as_bytes(), FNV_START)
         );
         let current = format!("theme=dark; gore_assets={}; other=1", s.version);
         assert_eq!(get(Some(&current)).0, plain);
@@ -1191,7 +1215,7 @@ mod tests {
         // The rules' text in the reader's language, in both.
         for p in [
             &s.pages[&("rules", "eu")].plain,
-            &s.pages[&("rules", "eu")].inline,
+            s.pages[&("rules", "eu")].inline.get(),
         ] {
             let html = std::str::from_utf8(&p.raw).unwrap();
             let open = format!("data-gore-url=\"/assets/v/{}/rules/eu.html\">", s.version);
@@ -1201,7 +1225,7 @@ mod tests {
         // The lessons, the same for all, are in both.
         for p in [
             &s.pages[&("learn", "es")].plain,
-            &s.pages[&("learn", "es")].inline,
+            s.pages[&("learn", "es")].inline.get(),
         ] {
             let html = std::str::from_utf8(&p.raw).unwrap();
             let v: serde_json::Value =
