@@ -672,6 +672,9 @@ fn every_page_announces_what_it_loads() {
 }
 
 async fn announced(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
+    // The first page sets the cookie that says this browser has the
+    // assets: every page after it is the plain one, which fetches them
+    // (a first visit's page fetches none: a_first_visit_needs_no_request_to_draw).
     let page = chrome.page(&format!("{}/rules", server.url)).await?;
     if lang != "en" {
         // The reader's browser asks for his language (navigator.languages
@@ -724,6 +727,10 @@ async fn announced(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
         .await?;
         let loaded = v["loaded"].as_array().map_or(0, Vec::len);
         assert!(loaded >= 3, "{path}: what was loaded: {v}");
+        assert!(
+            v["announced"].as_u64().unwrap_or(0) >= 3,
+            "{path}: not the plain page: {v}"
+        );
         assert_eq!(
             v["missing"].as_array().map_or(1, Vec::len),
             0,
@@ -735,9 +742,26 @@ async fn announced(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
         // asks: home's name line and lobby each ask who you are).
         let data: &[(&str, u64)] = match path.as_str() {
             "/" => &[("/api/me", 2), ("/api/solver", 1)],
-            "/learn" => &[("/api/lessons", 1)],
             _ => &[],
         };
+        // What the page carries (the lessons, a game's state) it does not
+        // ask for at all.
+        let carried = match path.as_str() {
+            "/learn" => Some("/api/lessons".to_string()),
+            p if p.starts_with("/g/") => Some(format!("/api/games/{game}")),
+            _ => None,
+        };
+        if let Some(d) = carried {
+            let asked = js(
+                &page,
+                &format!("performance.getEntriesByType('resource').filter(e => new URL(e.name).pathname === '{d}').length"),
+            )
+            .await?;
+            assert_eq!(
+                asked, 0,
+                "{path}: {d} asked for, though the page carries it"
+            );
+        }
         for (d, most) in data {
             let seen = js(
                 &page,
@@ -759,6 +783,196 @@ async fn announced(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
                 "{path}: {v}"
             );
         }
+    }
+    Ok(())
+}
+
+/// A first visit needs no request after the HTML to draw (issue 27, point
+/// 26: on DevTools' "Slow 3G" each request costs 2 s): a fresh browser (no
+/// cookie, an empty cache) opening any page asks for no script, stylesheet
+/// or strings file (nor the rules' text, the lessons or a game's state,
+/// which the page carries) before the page is drawn, in the reader's language;
+/// the next visit gets the plain page, its scripts from the cache the
+/// first one filled. English on a desktop, Spanish on a phone.
+#[test]
+fn a_first_visit_needs_no_request_to_draw() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(exe) = browser_or_skip("a_first_visit_needs_no_request_to_draw") else {
+        return;
+    };
+    let server = Server::start();
+    runtime().block_on(async {
+        for (lang, w, hgt) in [("en", 1366, 768), ("es", 360, 740)] {
+            let chrome = Chrome::launch(&exe, w, hgt).await.expect("launch chromium");
+            let r = first_visits(&chrome, &server, lang, w, hgt).await;
+            chrome.close().await;
+            r.unwrap_or_else(|e| panic!("{lang} {w}x{hgt}: {e}"));
+        }
+    });
+}
+
+async fn first_visits(chrome: &Chrome, server: &Server, lang: &str, w: u32, hgt: u32) -> Res<()> {
+    use chromiumoxide::cdp::browser_protocol::network::{
+        ClearBrowserCacheParams, ClearBrowserCookiesParams,
+    };
+    let page = chrome.page("about:blank").await?;
+    // Whatever the page's Content-Security-Policy refuses, from the start.
+    page.evaluate_on_new_document(
+        "window.__refused = []; document.addEventListener('securitypolicyviolation', (e) => window.__refused.push(e.effectiveDirective + ': ' + e.blockedURI));",
+    )
+    .await?;
+    let ua = js(&page, "navigator.userAgent").await?;
+    page.execute(
+        SetUserAgentOverrideParams::builder()
+            .user_agent(ua.as_str().unwrap_or_default())
+            .accept_language(format!("{lang}-ES,{lang}"))
+            .build()?,
+    )
+    .await?;
+    let game = {
+        visit(&page, format!("{}/rules", server.url)).await?;
+        let id = js(
+            &page,
+            "fetch('/api/games', {method: 'POST', headers: {'content-type': 'application/json'}, body: '{\"mode\":\"local\"}'}).then(r => r.json()).then(v => v.id)",
+        )
+        .await?;
+        id.as_str().ok_or("no game")?.to_string()
+    };
+    let home = if lang == "es" { "Inicio" } else { "Home" };
+    for (name, path, drawn) in [
+        (
+            "home",
+            "/".to_string(),
+            "document.getElementById('play-ai')",
+        ),
+        (
+            "game",
+            format!("/g/{game}"),
+            "document.querySelectorAll('.hole .count').length === 8",
+        ),
+        (
+            "rules",
+            "/rules".into(),
+            "document.querySelector('.rules-page [data-gpn]')",
+        ),
+        (
+            "learn",
+            "/learn".into(),
+            "document.getElementById('learn-title')",
+        ),
+        (
+            "puzzles",
+            "/puzzles".into(),
+            "document.querySelectorAll('.hole .count').length === 8",
+        ),
+        (
+            "analysis",
+            "/analysis".into(),
+            "document.querySelectorAll('.hole .count').length === 8",
+        ),
+        (
+            "review",
+            format!("/review/{game}"),
+            "document.querySelector('main h1')",
+        ),
+    ] {
+        // A fresh browser: no cookie, nothing cached.
+        page.execute(ClearBrowserCookiesParams::default()).await?;
+        page.execute(ClearBrowserCacheParams::default()).await?;
+        visit(&page, format!("{}{path}", server.url)).await?;
+        wait_for(
+            &page,
+            &format!("document.documentElement.lang === '{lang}' && !document.querySelector('main > p.loading:only-child') && ({drawn})"),
+            &format!("{path} drawn"),
+            30,
+        )
+        .await?;
+        // What was asked for before the page began to fill the cache for
+        // the next visit (`performance.mark('gore-cache')`), and anything
+        // not asked for by a fetch at all.
+        let v = js(
+            &page,
+            r#"return (() => {
+                const mark = performance.getEntriesByName('gore-cache')[0];
+                const cut = mark ? mark.startTime : Infinity;
+                // Code, strings, and what the page carries: the rules' text,
+                // the lessons, a game's state.
+                const code = (e) => /\.(js|css)(\?|$)/.test(e.name) || e.name.includes('/i18n/')
+                    || e.name.includes('/rules/') || /\/api\/(lessons|games\/[0-9a-z]+)$/.test(e.name);
+                const all = performance.getEntriesByType('resource');
+                return {
+                    fetched: all.filter(e => code(e) && (e.startTime < cut || e.initiatorType !== 'fetch')).map(e => e.name),
+                    inline: !!document.querySelector('script[type=importmap]') && !document.querySelector('link[rel=stylesheet]'),
+                    styled: getComputedStyle(document.querySelector('.site-header')).display !== 'inline',
+                    home: document.querySelector('.site-header nav a[href="/"]').textContent,
+                    refused: window.__refused,
+                };
+            })()"#,
+        )
+        .await?;
+        assert_eq!(v["inline"], true, "{path}: the first visit's page: {v}");
+        assert_eq!(
+            v["fetched"],
+            serde_json::json!([]),
+            "{path}: asked for before drawing: {v}"
+        );
+        assert_eq!(v["styled"], true, "{path}: the stylesheet applies: {v}");
+        assert_eq!(v["home"], home, "{path}: the words: {v}");
+        assert_eq!(
+            v["refused"],
+            serde_json::json!([]),
+            "{path}: refused by the CSP: {v}"
+        );
+        let tag = format!("first-visit-{name}-{lang}-{w}x{hgt}");
+        shot(&page, &tag).await?;
+        if name == "home" || name == "game" {
+            assert_accessible(&page, &tag).await?;
+            dark(&page, true).await?;
+            assert_accessible(&page, &format!("{tag}-dark")).await?;
+            dark(&page, false).await?;
+        }
+        // The page fills the cache once drawn; the next visit, with the
+        // cookie, gets the plain page, and its code from that cache.
+        wait_for(
+            &page,
+            "document.documentElement.dataset.assetsCached === 'true'",
+            &format!("{path}: the cache filled"),
+            30,
+        )
+        .await?;
+        visit(&page, format!("{}{path}", server.url)).await?;
+        wait_for(
+            &page,
+            &format!("!document.querySelector('main > p.loading:only-child') && ({drawn})"),
+            &format!("{path} drawn again"),
+            30,
+        )
+        .await?;
+        let v = js(
+            &page,
+            r#"return (() => {
+                const js = performance.getEntriesByType('resource').filter(e => /\.js$/.test(e.name));
+                return {
+                    plain: !document.querySelector('script[type=importmap]') && !!document.querySelector('link[rel=modulepreload]'),
+                    scripts: js.length,
+                    fromNetwork: js.filter(e => e.transferSize > 0).map(e => e.name),
+                    refused: window.__refused,
+                };
+            })()"#,
+        )
+        .await?;
+        assert_eq!(v["plain"], true, "{path}: the second visit's page: {v}");
+        assert!(v["scripts"].as_u64().unwrap_or(0) >= 3, "{path}: {v}");
+        assert_eq!(
+            v["fromNetwork"],
+            serde_json::json!([]),
+            "{path}: scripts fetched again on the second visit: {v}"
+        );
+        assert_eq!(
+            v["refused"],
+            serde_json::json!([]),
+            "{path}: refused by the CSP: {v}"
+        );
     }
     Ok(())
 }
@@ -791,13 +1005,19 @@ fn a_language_chosen_while_the_page_loads_is_kept() {
 #[allow(deprecated)]
 async fn chosen_early(chrome: &Chrome, server: &Server) -> Res<()> {
     use chromiumoxide::cdp::browser_protocol::network::{
-        EmulateNetworkConditionsParams, EnableParams,
+        ClearBrowserCacheParams, EmulateNetworkConditionsParams, EnableParams,
     };
     let page = chrome.page("about:blank").await?;
+    // A first visit's page carries its code and words and draws at once:
+    // the window is a returning visitor's (the cookie a first page sets
+    // gets the plain page) whose cache is empty, so that the code and the
+    // words are fetched.
+    visit(&page, format!("{}/", server.url)).await?;
     page.execute(EnableParams::default()).await?;
     page.execute(EmulateNetworkConditionsParams::new(false, 600.0, 1e7, 1e7))
         .await?;
     for (path, lang) in [("/rules", "es"), ("/learn", "fr")] {
+        page.execute(ClearBrowserCacheParams::default()).await?;
         go(&page, &format!("{}{path}", server.url)).await;
         // The list is there, the page's words not yet (its title is
         // written by its code).

@@ -575,11 +575,30 @@ fn ungzip(body: &[u8]) -> Vec<u8> {
     out
 }
 
+/// The page at `path` as a returning visitor gets it (the plain page: its
+/// assets named, not inside): with the cookie a first answer sets.
+async fn plain_page(c: &reqwest::Client, s: &common::Server, path: &str) -> String {
+    let first = fetch(c, s, path, "identity").await;
+    let cookie = header(&first, "set-cookie");
+    let cookie = cookie.split(';').next().unwrap().to_string();
+    assert!(cookie.starts_with("gore_assets="), "{cookie}");
+    c.get(s.at(path))
+        .header("accept-encoding", "identity")
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 /// The addresses under `/assets/` that a page names (attributes `href`
 /// and `src`).
 fn named_assets(page: &str) -> Vec<String> {
     page.split('"')
-        .filter(|p| p.starts_with("/assets/"))
+        // Files, not the folder of `<meta name="gore-assets">`.
+        .filter(|p| p.starts_with("/assets/") && !p.ends_with('/'))
         .map(str::to_string)
         .collect()
 }
@@ -590,7 +609,7 @@ fn named_assets(page: &str) -> Vec<String> {
 async fn every_encoding_decompresses_to_the_file() {
     let s = common::Server::start(0).await;
     let c = common::bot();
-    let page = fetch(&c, &s, "/", "identity").await.text().await.unwrap();
+    let page = plain_page(&c, &s, "/").await;
     let named = named_assets(&page);
     assert!(named.len() >= 5, "{named:?}");
     let version = named[0]
@@ -697,6 +716,57 @@ async fn pages_are_revalidated_and_304_matches_the_encoding() {
     }
 }
 
+/// A first visit's page has its own policy: the site's, with its inline
+/// code allowed by hash and nothing else (no `'unsafe-inline'`, no
+/// `data:` or `blob:` scripts); every other answer (the plain page, the
+/// API, an asset) keeps the site's.
+#[tokio::test(flavor = "multi_thread")]
+async fn only_the_inline_page_has_its_own_policy() {
+    let s = common::Server::start(0).await;
+    let c = common::bot();
+    let strict = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+                  connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; \
+                  form-action 'self'";
+    let first = fetch(&c, &s, "/learn", "br").await;
+    let csp = header(&first, "content-security-policy");
+    assert_ne!(csp, strict);
+    let script = csp
+        .split(';')
+        .find(|d| d.trim().starts_with("script-src"))
+        .unwrap();
+    assert!(
+        script.contains("'strict-dynamic'") && script.contains("'sha256-"),
+        "{csp}"
+    );
+    for bad in ["unsafe-inline", "unsafe-eval", "data:", "blob:", "*"] {
+        assert!(!script.contains(bad), "{csp}");
+    }
+    assert!(!csp.contains("unsafe-inline"), "{csp}");
+    // Apart from script-src and style-src, the site's.
+    let rest = |p: &str| {
+        p.split(';')
+            .map(str::trim)
+            .filter(|d| !d.starts_with("script-src") && !d.starts_with("style-src"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rest(&csp), rest(strict));
+    let cookie = header(&first, "set-cookie");
+    let cookie = cookie.split(';').next().unwrap();
+    let plain = c
+        .get(s.at("/learn"))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(header(&plain, "content-security-policy"), strict);
+    for path in ["/api/lessons", "/assets/js/main.js", "/api/nothing"] {
+        let r = fetch(&c, &s, path, "br").await;
+        assert_eq!(header(&r, "content-security-policy"), strict, "{path}");
+        assert_eq!(header(&r, "set-cookie"), "", "{path}");
+    }
+}
+
 /// Unknown addresses, versions and games answer the app's own page, marked
 /// not-found, with status 404 (the app then says so in the reader's
 /// language); the API keeps its JSON 404.
@@ -736,23 +806,32 @@ async fn what_does_not_exist_is_the_apps_404_page() {
         );
         assert!(body.contains("/js/main.js"), "{path}: the app runs");
     }
-    // A game's page preloads the game's state (its first request).
-    let r = fetch(&c, &s, &known, "identity").await;
-    assert_eq!(
-        header(&r, "link"),
-        format!(
-            "</api/games/{}>; rel=preload; as=fetch; crossorigin=anonymous",
-            game["id"].as_str().unwrap()
-        )
-    );
-    assert_eq!(
-        header(&fetch(&c, &s, "/g/nosuchgame1", "br").await, "link"),
-        ""
-    );
+    // A game's page carries the game's state (its first request), as the
+    // API answers it.
+    let id = game["id"].as_str().unwrap();
+    let body = fetch(&c, &s, &known, "identity")
+        .await
+        .text()
+        .await
+        .unwrap();
+    let open = format!(r#"<script type="application/json" data-gore-url="/api/games/{id}">"#);
+    let i = body.find(&open).expect("the state in the page") + open.len();
+    let state: serde_json::Value =
+        serde_json::from_str(&body[i..i + body[i..].find("</script>").unwrap()]).unwrap();
+    assert_eq!(state, common::get(&c, &s, id).await.1);
+    assert!(!fetch(&c, &s, "/g/nosuchgame1", "br")
+        .await
+        .text()
+        .await
+        .unwrap()
+        .contains("data-gore-url"));
     for path in ["/", known.as_str(), "/rules"] {
         let r = fetch(&c, &s, path, "identity").await;
         assert_eq!(r.status(), 200, "{path}");
-        assert!(!r.text().await.unwrap().contains("not-found"), "{path}");
+        assert!(
+            !r.text().await.unwrap().contains(r#"name="gore-page""#),
+            "{path}"
+        );
     }
     let r = fetch(&c, &s, "/api/nothing", "identity").await;
     assert_eq!(r.status(), 404);

@@ -12,6 +12,8 @@
  * @typedef {import('./wire.js').ServerMsg} ServerMsg
  */
 
+import { carried } from './dom.js';
+
 export class ApiError extends Error {
   /**
    * @param {number} status @param {string} code @param {string} message
@@ -34,6 +36,11 @@ export class ApiError extends Error {
  * @returns {Promise<any>} the answer's JSON (the callers say what it is)
  */
 export async function call(method, path, body) {
+  if (method === 'GET' && body === undefined) {
+    // The data a page reads first may be in the page.
+    const inPage = carried(path);
+    if (inPage !== undefined) return inPage;
+  }
   /** @type {RequestInit} */
   const init = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin' };
   if (body !== undefined) {

@@ -4,6 +4,23 @@
 import { t } from './i18n.js';
 
 /**
+ * What the page carries for an address (`<script type="application/json"
+ * data-gore-url="/api/lessons">`: the server put the data the page reads
+ * first inside it), once: the element is removed, so that a later request
+ * asks the server. `undefined` when it has none.
+ * @param {string} path the address's path, as the server names it
+ * @returns {unknown}
+ */
+export function carried(path) {
+  for (const el of document.querySelectorAll('script[type="application/json"][data-gore-url]')) {
+    if (el.getAttribute('data-gore-url') !== path) continue;
+    el.remove();
+    try { return JSON.parse(el.textContent || ''); } catch (_) { return undefined; }
+  }
+  return undefined;
+}
+
+/**
  * Creates an element: h('button', {class: 'x', onclick: f}, 'text', child).
  * Attributes starting with "on" are listeners; `null`/`false` ones are left out.
  * @param {string} tag

@@ -8,7 +8,7 @@
 import { createGame, forgetGame, getGame, myGames, rememberGame, solverInfo } from './api.js';
 import { h, toast } from './dom.js';
 import { errorText } from './errors.js';
-import { gameKind, rulesText, t, tn } from './i18n.js';
+import { assetUrl, gameKind, rulesText, t, tn } from './i18n.js';
 import { parseGpn } from './gpn.js';
 import { paceLabel } from './clock.js';
 import { nameCard } from './me.js';
@@ -79,7 +79,7 @@ function saveChoices(c) {
 function boardPicture() {
   return h('img', {
     class: 'home-board', alt: '', width: 272, height: 150,
-    src: new URL('../img/board.svg', import.meta.url).href,
+    src: assetUrl('img/board.svg'),
   });
 }
 

@@ -31,13 +31,30 @@ export function initialLang() {
 }
 
 /**
- * A language's strings. The address is relative to this module, so that
- * it carries the assets' version (`/assets/v/<version>/i18n/…`) and the
- * browser keeps it for good.
+ * The address of one of the app's files (`i18n/en.json`, `img/board.svg`)
+ * under this build's version (`/assets/v/<version>/…`, which the browser
+ * keeps for good), as the page names it (`<meta name="gore-assets">`):
+ * a module's own address may be a `data:` URL (a first visit's page
+ * carries its modules inline).
+ * @param {string} path
+ */
+export function assetUrl(path) {
+  const meta = document.querySelector('meta[name="gore-assets"]');
+  return new URL(path, new URL((meta && meta.getAttribute('content')) || '/assets/', location.href)).href;
+}
+
+/**
+ * A language's strings: from the page when it carries them (a first
+ * visit's page has English and the reader's language inside), else
+ * fetched.
  * @param {string} lang
  */
 async function load(lang) {
-  const res = await fetch(new URL(`../i18n/${lang}.json`, import.meta.url));
+  const inline = document.getElementById(`gore-i18n-${lang}`);
+  if (inline && inline.textContent) {
+    try { return JSON.parse(inline.textContent); } catch (_) { /* fetched below */ }
+  }
+  const res = await fetch(assetUrl(`i18n/${lang}.json`));
   if (!res.ok) throw new Error(`i18n ${lang}: ${res.status}`);
   return res.json();
 }

@@ -97,6 +97,31 @@ async function start() {
   await setLang(early || initialLang(), !!early);
   select.value = lang();
   await route();
+  cacheForNextVisit();
+}
+
+/**
+ * A first visit's page carries its code inline and names what the plain
+ * page loads (`<script id="gore-cache">`): once this page is drawn, those
+ * files go into the browser's cache, quietly, so that the next visit (the
+ * server sends the plain page to a browser that has had one) finds them
+ * there. `<html data-assets-cached>` says when it is done.
+ */
+function cacheForNextVisit() {
+  const list = document.getElementById('gore-cache');
+  if (!list) return;
+  /** @type {string[]} */
+  let urls = [];
+  try { urls = JSON.parse(list.textContent || '[]'); } catch (_) { return; }
+  const go = () => {
+    // Where the page's own loading ends and this begins (a test reads it).
+    performance.mark('gore-cache');
+    Promise.all(urls.map((u) => fetch(u, /** @type {RequestInit} */ ({ priority: 'low' }))
+      .then((r) => r.arrayBuffer()).catch(() => undefined)))
+      .then(() => { document.documentElement.dataset.assetsCached = 'true'; });
+  };
+  if (document.readyState === 'complete') go();
+  else window.addEventListener('load', go, { once: true });
 }
 
 start().catch((e) => {

@@ -5,8 +5,8 @@
 
 import { Animator, animateAction, savedSpeed } from './anim.js';
 import { Board } from './board.js';
-import { h } from './dom.js';
-import { lang, t } from './i18n.js';
+import { carried, h } from './dom.js';
+import { assetUrl, lang, t } from './i18n.js';
 import { parseGpn } from './gpn.js';
 
 /** @param {HTMLElement} main */
@@ -18,10 +18,16 @@ export function rulesPage(main) {
     document.title = `Goré · ${t('rules.title')}`;
     let html;
     try {
-      // Relative to this module: under the assets' version, kept for good.
-      const res = await fetch(new URL(`../rules/${lang()}.html`, import.meta.url));
-      if (!res.ok) throw new Error(String(res.status));
-      html = await res.text();
+      // Under the assets' version, kept for good; a first visit's page
+      // carries its language's.
+      const url = assetUrl(`rules/${lang()}.html`);
+      const inPage = carried(new URL(url).pathname);
+      if (typeof inPage === 'string') html = inPage;
+      else {
+        const res = await fetch(url);
+        if (!res.ok) throw new Error(String(res.status));
+        html = await res.text();
+      }
     } catch (e) {
       html = `<p>${t('error.load')}</p>`;
     }

@@ -91,6 +91,16 @@ pub struct LessonList {
     pub lessons: Vec<LessonInfo>,
 }
 
+impl LessonList {
+    /// Every lesson, in the order they are taught: the answer to `GET
+    /// /api/lessons`, and what the lessons page carries inline.
+    pub fn all() -> LessonList {
+        LessonList {
+            lessons: gore_learn::lessons::all().iter().map(Into::into).collect(),
+        }
+    }
+}
+
 /// One lesson: its position, goal and first legal actions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LessonInfo {

@@ -25,8 +25,7 @@ pub(crate) async fn solver(State(state): State<AppState>) -> Response {
 
 /// `GET /api/lessons`: the lessons of the guided first game.
 pub(crate) async fn lessons() -> Response {
-    let lessons = gore_learn::lessons::all().iter().map(Into::into).collect();
-    Json(crate::api::LessonList { lessons }).into_response()
+    Json(crate::api::LessonList::all()).into_response()
 }
 
 /// `POST /api/lessons/{id}/check`: the learner's actions, judged by the

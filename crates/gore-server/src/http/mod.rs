@@ -24,6 +24,7 @@ use axum::Router;
 use crate::assets;
 use crate::domain::GameError;
 use crate::error::{ApiError, ErrorCode};
+use crate::extract::SeatToken;
 pub use crate::extract::BODY_LIMIT;
 use crate::limit::Verdict;
 use crate::net::{self, ClientIp, PublicUrl};
@@ -176,6 +177,8 @@ fn client_ip_of(req: &Request) -> Option<IpAddr> {
 
 /// The policy of every answer: the app's own scripts, styles and
 /// connections only (it has no inline script or style), never framed.
+/// A first visit's page, which carries its code inline, adds the hashes of
+/// its inline elements and `'strict-dynamic'` (src/assets.rs).
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
      style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; \
      base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
@@ -224,10 +227,9 @@ async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Respo
             }
         }
     }
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-    );
+    // A page carrying its code inline has its own policy (src/assets.rs).
+    h.entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert(HeaderValue::from_static(CONTENT_SECURITY_POLICY));
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -282,25 +284,23 @@ async fn page(uri: Uri, headers: HeaderMap) -> Response {
 async fn game_page(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    SeatToken(token): SeatToken,
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    match state.games().room(&id).await {
+    match state.games().view(&id, token.as_deref()).await {
         Err(GameError::NoGame) => assets::not_found(&headers),
         // Another failure (the database) is the game page's to report.
         Err(_) => assets::index(uri.path(), &headers),
-        Ok(_) => {
-            let mut res = assets::index(uri.path(), &headers);
-            // The page's first request is the game's state: the browser
-            // may start it with the page's own code, a round trip sooner
-            // on a slow connection. (The id is a valid one: only
-            // [0-9a-z].)
-            if let Ok(v) = HeaderValue::from_str(&format!(
-                "</api/games/{id}>; rel=preload; as=fetch; crossorigin=anonymous"
-            )) {
-                res.headers_mut().insert(header::LINK, v);
-            }
-            res
+        Ok(view) => {
+            // The page's first request is the game's state: its answer,
+            // the API's own (`GET /api/games/{id}` for this visitor), goes
+            // in the page, a round trip saved. (The id is a valid one:
+            // only [0-9a-z].)
+            let data = serde_json::to_string(&crate::api::GameView::from(view))
+                .map(|json| vec![(format!("/api/games/{id}"), json)])
+                .unwrap_or_default();
+            assets::index_with(uri.path(), &headers, &data)
         }
     }
 }
