@@ -394,6 +394,15 @@ async fn a_game_is_played_through_nginx_and_the_server_sees_each_client() {
         }
     }
     drop((spectator, third));
+    // The analysis board's socket opens through nginx too
+    // (its config upgraded only the games' sockets; the lobby's path is
+    // the same location's, and its socket needs a session first).
+    let ws = socket(4, port, "/api/analysis/ws", None).await;
+    assert!(
+        ws.is_ok(),
+        "the analysis socket through nginx: {:?}",
+        ws.err()
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
