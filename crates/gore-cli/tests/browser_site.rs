@@ -790,8 +790,8 @@ async fn announced(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
 /// A first visit needs no request after the HTML to draw (issue 27, point
 /// 26: on DevTools' "Slow 3G" each request costs 2 s): a fresh browser (no
 /// cookie, an empty cache) opening any page asks for no script, stylesheet
-/// or strings file (nor the rules' text, the lessons or a game's state,
-/// which the page carries) before the page is drawn, in the reader's language;
+/// or strings file (nor the rules' text, the lessons, a game's state or a
+/// new solver's first puzzle, which the page carries) before the page is drawn, in the reader's language;
 /// the next visit gets the plain page, its scripts from the cache the
 /// first one filled. English on a desktop, Spanish on a phone.
 #[test]
@@ -896,9 +896,10 @@ async fn first_visits(chrome: &Chrome, server: &Server, lang: &str, w: u32, hgt:
                 const mark = performance.getEntriesByName('gore-cache')[0];
                 const cut = mark ? mark.startTime : Infinity;
                 // Code, strings, and what the page carries: the rules' text,
-                // the lessons, a game's state.
+                // the lessons, a game's state, the first puzzle.
                 const code = (e) => /\.(js|css)(\?|$)/.test(e.name) || e.name.includes('/i18n/')
-                    || e.name.includes('/rules/') || /\/api\/(lessons|games\/[0-9a-z]+)$/.test(e.name);
+                    || e.name.includes('/rules/') || /\/api\/(lessons|games\/[0-9a-z]+)$/.test(e.name)
+                    || e.name.includes('/api/puzzles/next');
                 const all = performance.getEntriesByType('resource');
                 return {
                     fetched: all.filter(e => code(e) && (e.startTime < cut || e.initiatorType !== 'fetch')).map(e => e.name),

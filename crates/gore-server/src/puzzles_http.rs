@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use gore_core::Action;
@@ -102,6 +103,24 @@ pub async fn next(
     Ok(Json(view(puzzle)).into_response())
 }
 
+/// What the puzzles page asks for first when the browser holds no puzzle
+/// history (no rating, nothing seen, all themes): `puzzles.js`'s address.
+pub const FIRST_ASKED: &str = "/api/puzzles/next?rating=1500&seen=";
+
+/// `/puzzles`: the page, carrying the puzzle a new solver would be served
+/// at [`FIRST_ASKED`], so that a first visit draws its board without a
+/// round trip (a returning solver's page asks with his own rating and
+/// history, and the carried answer goes unread).
+pub async fn page(State(state): State<AppState>, uri: Uri, headers: HeaderMap) -> Response {
+    let data = state
+        .puzzles()
+        .next(START_RATING, None, &[], &mut rand::thread_rng())
+        .and_then(|p| serde_json::to_string(&view(p)).ok())
+        .map(|json| vec![(FIRST_ASKED.to_string(), json)])
+        .unwrap_or_default();
+    crate::assets::index_with(uri.path(), &headers, &data)
+}
+
 /// `GET /api/puzzles/themes`: the themes that have puzzles, with counts.
 pub async fn themes(State(state): State<AppState>) -> Json<PuzzleThemes> {
     Json(PuzzleThemes {
@@ -161,4 +180,22 @@ pub async fn solve(
         new_rating: update_rating(before, puzzle.rating, correct, RATING_K),
     })
     .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The carried puzzle's address is the page's first request for a new
+    /// solver (puzzles.js: `rating` defaults to the start rating, `seen`
+    /// empty, no theme).
+    #[test]
+    fn the_first_address_is_a_new_solvers() {
+        let js = include_str!("../assets/js/puzzles.js");
+        assert!(js.contains("load(KEY.rating, '1500')"));
+        assert!(js
+            .contains("new URLSearchParams({ rating: String(rating()), seen: seen().join(',') })"));
+        assert_eq!(
+            super::FIRST_ASKED,
+            format!("/api/puzzles/next?rating={}&seen=", super::START_RATING)
+        );
+    }
 }

@@ -57,7 +57,7 @@ pub fn app(state: AppState) -> Router {
         .route("/review", get(page))
         .route("/review/{id}", get(page))
         .route("/learn", get(page))
-        .route("/puzzles", get(page))
+        .route("/puzzles", get(crate::puzzles_http::page))
         .route("/api/puzzles/next", get(crate::puzzles_http::next))
         .route("/api/puzzles/themes", get(crate::puzzles_http::themes))
         .route("/api/puzzles/{id}/solve", post(crate::puzzles_http::solve))
