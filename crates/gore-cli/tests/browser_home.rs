@@ -485,10 +485,13 @@ async fn bench(
         let (mut cold, mut warm, mut bytes, mut after) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs {
-            // A first visit: nothing cached, and no cookie (which would
-            // get the plain page, made for a browser with the assets).
+            // A first visit: nothing cached, no cookie (which would get
+            // the plain page, made for a browser with the assets), and
+            // nothing stored (a puzzle history asks for another puzzle
+            // than the one a first visit's page carries).
             page.execute(ClearBrowserCacheParams::default()).await?;
             page.execute(ClearBrowserCookiesParams::default()).await?;
+            js(&page, "localStorage.clear()").await?;
             for warm_run in [false, true] {
                 page.goto(format!("{url}{path}")).await?;
                 wait_for(&page, "window.__ready !== undefined", "the page usable", 60).await?;
