@@ -386,7 +386,12 @@ async fn a_friend_game_with_offers_declined_and_accepted() {
         stranger.head(s.at(&invite)).send().await.unwrap(),
     ] {
         assert_eq!(r.status(), 200);
-        assert!(r.headers().get("set-cookie").is_none());
+        // No session is made: the only cookie is the assets' version
+        // (which page a browser gets, docs/API.md "Pages").
+        for c in r.headers().get_all("set-cookie") {
+            let c = c.to_str().unwrap();
+            assert!(c.starts_with("gore_assets="), "{c}");
+        }
     }
     assert_eq!(get(&alice, &s, &id).await.1["status"], "waiting");
     // Before the friend arrives, A may not play.
