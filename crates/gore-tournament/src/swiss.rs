@@ -1,0 +1,1 @@
+//! Swiss tournaments (in progress).
