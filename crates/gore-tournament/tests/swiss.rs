@@ -268,6 +268,36 @@ fn seven_players_four_rounds_with_byes() {
             row("p4", 3, 17, 7),
         ]
     );
+    // And after round 1 alone (n = 1): p7's bye is a virtual opponent with
+    // 0 + 0 + ½·0 = 0 points; in his opponents' eyes it counts ½ (none
+    // played him yet). Buchholz: p1 0 (p4), p5 0 (p2), p7 0, p3 ½ (p6),
+    // p6 ½ (p3), p2 1 (p5), p4 1 (p1). Sonneborn-Berger: p3 and p6 ¼ each
+    // (a draw against ½), everyone else 0. Ties on everything go by
+    // pairing number: p1 p5 p7, p3 p6, p2 p4.
+    let after_one: Vec<(String, u32, u32, u32)> = s
+        .standings_after(1)
+        .into_iter()
+        .map(|r| {
+            (
+                r.player.0,
+                r.points_x2,
+                r.buchholz_x2,
+                r.sonneborn_berger_x4,
+            )
+        })
+        .collect();
+    assert_eq!(
+        after_one,
+        vec![
+            row("p1", 2, 0, 0),
+            row("p5", 2, 0, 0),
+            row("p7", 2, 0, 0),
+            row("p3", 1, 1, 1),
+            row("p6", 1, 1, 1),
+            row("p2", 0, 2, 0),
+            row("p4", 0, 2, 0),
+        ]
+    );
 }
 
 #[test]
@@ -506,4 +536,49 @@ fn a_large_field_is_paired_whole_every_round_without_rematches() {
     distinct.sort();
     distinct.dedup();
     assert_eq!(distinct.len(), 6, "six different byes: {byes:?}");
+}
+
+#[test]
+fn an_exchange_and_the_colour_criteria_choose_among_the_valid_pairings() {
+    use gore_tournament::swiss::{Round, SwissGame};
+    // Six players, three rounds already played, all drawn (so one score
+    // group, 1½ each), set up so that p1 has met all of S2 (p4 p5 p6):
+    //   R1: p1–p4, p2–p3, p5–p6   R2: p5–p1, p6–p2, p3–p4
+    //   R3: p1–p6, p4–p2, p3–p5   (player A first)
+    // Sides: p1 A B A (difference +1: strong B); p2 A B B (two B running:
+    // absolute A); p3 B A A (absolute B); p4 B B A (−1: strong A);
+    // p5 A A B (+1: strong B); p6 B A B (−1: strong A).
+    // Not yet met: p1-p2, p1-p3, p2-p5, p3-p6, p4-p5, p4-p6.
+    // Round 4, S1 = p1 p2 p3, S2 = p4 p5 p6: every transposition pairs p1
+    // with a player he met. Exchanges, the smallest difference of bracket
+    // numbers first: p3↔p4 gives S1 = p1 p2 p4, S2 = p3 p5 p6 and the
+    // pairing p1–p3, p2–p5, p4–p6 — valid, but p1 (strong B) must yield
+    // to p3 (absolute B), and p4 and p6 both strongly want A (E.3: last
+    // round p4 was A and p6 B, so p4 gets B): two strong preferences
+    // unmet. p3↔p5 pairs nothing new for p2 (p2 met p4 and p6). p2↔p4:
+    // S1 = p1 p3 p4, S2 = p2 p5 p6 → p1–p2 (p2 A, p1 B), p3–p5 met, so
+    // p3–p6 (p6 A, p3 B), p4–p5 (p4 A, p5 B): every preference met, so it
+    // wins. Boards (all 1½): by the better pairing number in each.
+    let mut s = event(6, 5);
+    let game = |a: &str, b: &str| SwissGame {
+        a: id(a),
+        b: id(b),
+        outcome: Some(Outcome::Draw),
+    };
+    for r in [
+        [("p1", "p4"), ("p2", "p3"), ("p5", "p6")],
+        [("p5", "p1"), ("p6", "p2"), ("p3", "p4")],
+        [("p1", "p6"), ("p4", "p2"), ("p3", "p5")],
+    ] {
+        s.played.push(Round {
+            games: r.iter().map(|&(a, b)| game(a, b)).collect(),
+            bye: None,
+        });
+    }
+    round(
+        &mut s,
+        &[("p2", "p1"), ("p6", "p3"), ("p4", "p5")],
+        None,
+        "DDD",
+    );
 }
