@@ -22,6 +22,27 @@
 //! The rules as implemented are written for players in `docs/RULES.md`
 //! ("Tournaments").
 //!
+//! ## What a server does with it
+//!
+//! - Keeps one [`arena::Arena`] or [`swiss::Swiss`] per tournament, saved
+//!   whole (JSON) after every call that changes it, and changes it only
+//!   under the tournament's pairing lease, so that pairing and scoring
+//!   happen once however many servers run.
+//! - Arena: calls [`arena::Arena::pair`] with the current time whenever a
+//!   player joins or a game of the arena ends (and on a tick, for the
+//!   start); creates one game per [`arena::Pairing`] (its `a` as player A)
+//!   and remembers which [`arena::ArenaGameId`] it is; reports each end
+//!   with [`arena::Arena::record`] — the outcome (`None` for an abort),
+//!   the berserks (the server halves the berserker's clock and drops his
+//!   increment) and each side's number of actions.
+//! - Swiss: calls [`swiss::Swiss::pair_round`] when the previous round is
+//!   complete, creates its games, and reports each with
+//!   [`swiss::Swiss::record`] (round from 1, board from 0); ends the event
+//!   on [`swiss::SwissError::NoPairing`].
+//! - Shows [`arena::Arena::standings`], [`arena::Arena::sheet`] and
+//!   [`arena::Arena::leader_game`], or [`swiss::Swiss::standings_after`]
+//!   after each round.
+//!
 //! ## Why no pairing library
 //!
 //! crates.io has no maintained Swiss-system pairing crate (the searches of
