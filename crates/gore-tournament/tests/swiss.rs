@@ -386,7 +386,7 @@ fn the_state_round_trips_through_json() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(512))]
     /// Over generated events (2 to 12 players, random results, a player
     /// withdrawing now and then): each round pairs every active player or
     /// gives him the bye, exactly once; no rematch while a pairing without
