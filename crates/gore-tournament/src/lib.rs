@@ -46,7 +46,7 @@
 //! ## Why no pairing library
 //!
 //! crates.io has no maintained Swiss-system pairing crate (the searches of
-//! this session found Python, Go, Ruby and PHP libraries, and the C++
+//! this session found Python, Go, Ruby, Perl and PHP libraries, and the C++
 //! engine lichess uses, bbpPairings, but nothing in Rust beyond API clients
 //! for lichess). Binding bbpPairings would mean a C++ build and a process
 //! per round. The Dutch system here is written from the FIDE rules and

@@ -295,10 +295,18 @@ impl Swiss {
         Ok(())
     }
 
-    /// A player withdraws: he is not paired in any later round; his
+    /// A player withdraws. Before the first round is paired he is simply
+    /// removed; after it he is not paired in any later round and his
     /// results stand (his game in the current round, if any, is played
     /// out or recorded as the server decides).
     pub fn withdraw(&mut self, id: &PlayerId) -> Result<(), SwissError> {
+        if self.played.is_empty() {
+            return self
+                .players
+                .remove(id)
+                .map(|_| ())
+                .ok_or_else(|| SwissError::UnknownPlayer(id.clone()));
+        }
         let p = self
             .players
             .get_mut(id)

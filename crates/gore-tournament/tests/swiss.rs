@@ -335,6 +335,16 @@ fn withdrawn_players_are_not_paired_and_late_joiners_miss_rounds() {
     }
     s.pair_round().unwrap();
     assert_eq!(s.join(id("later"), 1000), Err(SwissError::TooLate));
+    // p1 stays in the standings, marked withdrawn.
+    assert!(s
+        .standings()
+        .iter()
+        .any(|r| r.player == id("p1") && r.withdrawn));
+    // Before the first round, withdrawing removes a player.
+    let mut t = event(3, 2);
+    t.withdraw(&id("p3")).unwrap();
+    assert_eq!(t.standings().len(), 2);
+    assert_eq!(t.pair_round().unwrap().bye, None);
 }
 
 #[test]
