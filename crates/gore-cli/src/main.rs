@@ -17,6 +17,7 @@ mod puzzles;
 mod review;
 mod serve;
 mod solve;
+mod worker;
 
 use std::process::ExitCode;
 
@@ -50,6 +51,8 @@ enum Command {
     Match(matches::MatchArgs),
     /// Serve the web app and its API (docs/API.md).
     Serve(serve::ServeArgs),
+    /// Play the AI's turns of the games on a shared database (AI worker).
+    Worker(worker::WorkerArgs),
     /// Build the no-trade database layer by layer (or check it: --verify).
     Solve(solve::SolveArgs),
     /// Print a position's solved values and each legal action's.
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Command::Engine(a) => engine::run(a),
         Command::Match(a) => matches::run(a),
         Command::Serve(a) => serve::run(a),
+        Command::Worker(a) => worker::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Probe(a) => solve::probe(a),
         Command::Calibrate(a) => calibrate::run(a),

@@ -35,7 +35,9 @@ pub struct ServeArgs {
     /// (`Level::default_movetime`, 1000 ms).
     #[arg(long)]
     ai_time_ms: Option<u64>,
-    /// Threads for AI searches (default: the machine's cores).
+    /// Threads for AI searches (default: the machine's cores); 0: this
+    /// server never searches, AI workers (`gore worker`) on the same
+    /// database play the AI's turns.
     #[arg(long)]
     ai_threads: Option<usize>,
     /// AI turns that may wait for a thread; more AI games are refused
@@ -144,7 +146,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .map_or(gore_ai::Level::MAX.default_movetime(), |ms| {
                 Duration::from_millis(ms.max(1))
             }),
-        ai_threads: args.ai_threads.unwrap_or(defaults.ai_threads).max(1),
+        ai_threads: args.ai_threads.unwrap_or(defaults.ai_threads),
+        ai_role: if args.ai_threads == Some(0) {
+            gore_server::domain::AiRole::Elsewhere
+        } else {
+            gore_server::domain::AiRole::Serve
+        },
         ai_queue: args.ai_queue,
         ai_per_client: args.ai_per_client.max(1),
         max_plies: args.max_plies.max(1),

@@ -91,6 +91,9 @@ pub struct Config {
     pub ai_time: Duration,
     /// Threads that run AI searches (`--ai-threads`); default: the cores.
     pub ai_threads: usize,
+    /// Who computes the AI's turns: this server (the default), workers
+    /// (`--ai-threads 0`), or this process is a worker (`gore worker`).
+    pub ai_role: crate::domain::AiRole,
     /// AI turns waiting for a thread, at most; a new AI game beyond that is
     /// refused `busy`.
     pub ai_queue: usize,
@@ -181,6 +184,7 @@ impl Default for Config {
             rate_limit: 20,
             ai_time: gore_ai::Level::MAX.default_movetime(),
             ai_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            ai_role: crate::domain::AiRole::Serve,
             ai_queue: 64,
             ai_per_client: 2,
             max_plies: 2000,

@@ -187,6 +187,48 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Runs an AI worker (`gore worker`): opens the shared database and plays
+/// the AI's turns due there until SIGTERM or Ctrl-C; then takes up no new
+/// turn, lets its searches finish within `config.drain`, and gives up its
+/// claims so that the other workers take its turns at once. Prints one
+/// line on stdout when it is ready (and one for the metrics, if served).
+pub async fn run_worker(config: Config) -> anyhow::Result<()> {
+    let threads = config.ai_threads;
+    let state = AppState::open(config.clone()).await?;
+    let metrics_addr = match config.metrics_addr {
+        Some(at) => {
+            let l = TcpListener::bind(at)
+                .await
+                .with_context(|| format!("--metrics-addr: cannot listen on {at}"))?;
+            let at = l.local_addr()?;
+            tokio::spawn(serve_metrics(l, state.clone(), std::future::pending()));
+            Some(at)
+        }
+        None => None,
+    };
+    {
+        let mut out = std::io::stdout().lock();
+        writeln!(
+            out,
+            "Goré worker is ready: {threads} AI threads on {}",
+            config::redact(&config.db)
+        )?;
+        if let Some(at) = metrics_addr {
+            writeln!(out, "Metrics: http://{at}/metrics")?;
+        }
+        out.flush()?;
+    }
+    tracing::info!(
+        "AI worker: {threads} threads, database {}",
+        config::redact(&config.db)
+    );
+    shutdown_signal().await;
+    tracing::info!("stopping: no new AI turns; finishing the searches under way");
+    state.games().stop_ai(config.drain).await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
 /// How the logs are written (`--log-format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LogFormat {

@@ -118,6 +118,7 @@ impl AppState {
                 perfect,
                 oracles,
                 clock: config.clock.clone(),
+                ai_role: config.ai_role,
             },
         )?;
         let lobby = crate::domain::lobby::Lobby::new(

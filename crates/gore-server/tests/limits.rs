@@ -107,6 +107,10 @@ impl Executor for Gated {
     fn failure(&self) -> Option<String> {
         self.inner.failure()
     }
+
+    fn origin(&self) -> &str {
+        self.inner.origin()
+    }
 }
 
 /// Sixteen requests at once for a game not in memory load it once: the

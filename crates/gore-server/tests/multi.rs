@@ -108,7 +108,8 @@ async fn two_servers_racing_on_one_ply_commit_once() {
 }
 
 /// An AI turn whose claim is held by a server that died (it claimed and
-/// never moved) is taken over by another server once the claim lapses.
+/// never moved) is taken over by another server once the dead server is
+/// silent for `DEAD_AFTER`, though its lease runs for ten minutes more.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_dead_servers_ai_turn_is_taken_over() {
     let shared = Shared::new();
@@ -123,12 +124,18 @@ async fn a_dead_servers_ai_turn_is_taken_over() {
         g["id"].as_str().unwrap().to_string(),
         g["token"].as_str().unwrap().to_string(),
     );
-    // Server 9 claims the AI's first turn for 1 s, and dies.
-    assert!(shared
-        .handle(9)
-        .claim_ai_turn(id.clone(), 1, Duration::from_secs(1))
+    // Server 9, alive now, claims the AI's first turn for ten minutes
+    // (as if it had stored the person's action), and dies: it never beats
+    // again.
+    shared.mark_ai_due(&id, 1);
+    let nine = shared.handle(9);
+    let now = gore_server::domain::now_ms();
+    nine.heartbeat(nine.origin(), now, vec![], 0).await.unwrap();
+    assert!(nine
+        .claim_ai_turn(id.clone(), 1, Duration::from_secs(600), now - 1)
         .await
         .unwrap());
+    let died = Instant::now();
     let (st, _) = act(
         &bot(),
         &s1,
@@ -140,7 +147,10 @@ async fn a_dead_servers_ai_turn_is_taken_over() {
     assert_eq!(st, 200);
     let v = poll_until(&bot(), &s1, &id, |v| ply(v) == 2).await;
     assert_eq!(v["actions"][1]["player"], "B", "the AI moved, once");
-    assert!(shared.claimed_by(&id, 1, 1), "server 1 took the turn over");
+    assert!(
+        died.elapsed() >= gore_server::domain::DEAD_AFTER,
+        "taken over only once server 9 was silent long enough"
+    );
 }
 
 /// A server on the shared store whose time is `clock` (each server its

@@ -115,8 +115,9 @@ async fn two_servers_racing_on_one_ply_commit_once() {
 }
 
 /// An AI turn is claimed by one server at a time: another server's claim
-/// is refused while the lease runs, its holder may renew it, and a lapsed
-/// lease is taken over.
+/// is refused while the lease runs and its holder lives, its holder may
+/// renew it, and a lapsed lease, or one whose holder fell silent, is taken
+/// over.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_ai_turn_is_claimed_by_one_server_at_a_time() {
     use gore_server::store::postgres::{PgOptions, PgStore};
@@ -124,31 +125,71 @@ async fn an_ai_turn_is_claimed_by_one_server_at_a_time() {
     let Some(url) = database().await else { return };
     let one = PgStore::connect(&url, PgOptions::default()).await.unwrap();
     let two = PgStore::connect(&url, PgOptions::default()).await.unwrap();
+    let now = gore_server::domain::now_ms();
+    for s in [&one, &two] {
+        s.heartbeat(s.origin(), now, vec![], 0).await.unwrap();
+    }
+    // Both beat at `now`: alive for a `dead_before` at or before it.
+    let alive = now;
     let long = Duration::from_secs(600);
     let g = "gggggggggg".to_string();
-    assert!(one.claim_ai_turn(g.clone(), 1, long).await.unwrap());
+    // An AI game, marked due at `ply` as each test below needs.
+    let sql = pg_connect(&url).await;
+    sql.execute(
+        "INSERT INTO games (id, mode, rules, start, level, creator, ai_seat, status,
+             created_at, updated_at, ai_turn)
+         VALUES ($1, 'ai', 'standard', '', 1, 'B', 'A', 'playing', 0, 0, 1)",
+        &[&g],
+    )
+    .await
+    .unwrap();
+    let due_at = |ply: i32| {
+        let (sql, g) = (&sql, &g);
+        async move {
+            sql.execute("UPDATE games SET ai_turn = $2 WHERE id = $1", &[g, &ply])
+                .await
+                .unwrap();
+        }
+    };
     assert!(
-        !two.claim_ai_turn(g.clone(), 1, long).await.unwrap(),
+        !one.claim_ai_turn(g.clone(), 2, long, alive).await.unwrap(),
+        "not due at that ply"
+    );
+    assert!(one.claim_ai_turn(g.clone(), 1, long, alive).await.unwrap());
+    assert!(
+        !two.claim_ai_turn(g.clone(), 1, long, alive).await.unwrap(),
         "held by one"
     );
     assert!(
-        one.claim_ai_turn(g.clone(), 1, long).await.unwrap(),
+        one.claim_ai_turn(g.clone(), 1, long, alive).await.unwrap(),
         "renewed by its holder"
     );
+    due_at(2).await;
     assert!(
-        two.claim_ai_turn(g.clone(), 2, long).await.unwrap(),
+        two.claim_ai_turn(g.clone(), 2, long, alive).await.unwrap(),
         "another ply is free"
     );
+    assert!(
+        !one.claim_ai_turn(g.clone(), 1, long, alive).await.unwrap(),
+        "a ply no longer due is not claimed, even by its holder"
+    );
+    due_at(3).await;
     // A lease of no time has lapsed at once: the other server takes it.
     assert!(one
-        .claim_ai_turn(g.clone(), 3, Duration::ZERO)
+        .claim_ai_turn(g.clone(), 3, Duration::ZERO, alive)
         .await
         .unwrap());
     assert!(
-        two.claim_ai_turn(g.clone(), 3, long).await.unwrap(),
+        two.claim_ai_turn(g.clone(), 3, long, alive).await.unwrap(),
         "a lapsed claim is taken over"
     );
-    assert!(!one.claim_ai_turn(g, 3, long).await.unwrap());
+    assert!(!one.claim_ai_turn(g.clone(), 3, long, alive).await.unwrap());
+    // Two's last heartbeat is before the `dead_before` asked: its claim,
+    // though its lease runs, is taken over.
+    assert!(
+        one.claim_ai_turn(g, 3, long, now + 1).await.unwrap(),
+        "a silent holder's claim is taken over"
+    );
 }
 
 /// A change whose notice never came (its server died between its commit

@@ -652,7 +652,8 @@ async fn games_are_listed() {
         assert_eq!(listed, ["later", "due"], "{n}: latest begun first");
         assert_eq!(s.due_games(2_000, 10).await.unwrap(), ["due"], "{n}");
         assert_eq!(s.due_games(5_000, 1).await.unwrap(), ["due"], "{n}");
-        assert_eq!(s.active_ai_games(10).await.unwrap(), ["ai"], "{n}");
+        // The AI of "ai" plays B: A opens, so no AI turn is due.
+        assert!(s.due_ai_turns(0, 10).await.unwrap().is_empty(), "{n}");
         s.change_game(
             "due".into(),
             At {
@@ -672,6 +673,105 @@ async fn games_are_listed() {
         assert_eq!(mine[0].0.id, "due", "{n}");
         assert_eq!(mine[0].1.as_deref(), Some("0-48"), "{n}");
         assert!(s.due_games(2_000, 10).await.unwrap().is_empty(), "{n}");
+    }
+}
+
+/// Issue 28, AI workers. An AI game is due where its AI is to act: at
+/// its start when the AI opens, after each action that leaves the AI's
+/// seat to act, after a takeback (a mark its claimer checks); a live
+/// claim hides the turn, a lapsed one or a silent holder's shows it again;
+/// the claims before an action are spent with it; a stale mark is
+/// cleared only at its own ply.
+#[tokio::test]
+async fn ai_turns_due_are_marked_and_claimed() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        // The standard start: A opens (RULES.md), so the AI playing A is
+        // due at once and the AI playing B is not.
+        let start = Position::new(Rules::STANDARD.variant);
+        assert_eq!(start.to_move(), Player::A);
+        let mut opens = playing("opens", 100);
+        opens.mode = Mode::Ai;
+        opens.ai_seat = Some(Player::A);
+        let mut answers = playing("answers", 200);
+        answers.mode = Mode::Ai;
+        answers.ai_seat = Some(Player::B);
+        let friend = playing("friend", 300);
+        for g in [&opens, &answers, &friend] {
+            s.create_game(g.clone(), None).await.unwrap();
+        }
+        let due = |d: i64| async move { s.due_ai_turns(d, 10).await.unwrap() };
+        assert_eq!(due(0).await, [("opens".to_string(), 0)], "{n}");
+        // Claimed by this process, alive: hidden; its holder silent: shown.
+        let now = gore_server::domain::now_ms();
+        s.heartbeat(s.origin(), now, vec![], 0).await.unwrap();
+        let long = Duration::from_secs(600);
+        for (g, ply) in [("opens", 1), ("answers", 0), ("friend", 0)] {
+            assert!(
+                !s.claim_ai_turn(g.into(), ply, long, now).await.unwrap(),
+                "{n}: {g} is not due at {ply}"
+            );
+        }
+        assert!(s.claim_ai_turn("opens".into(), 0, long, now).await.unwrap());
+        assert!(due(now).await.is_empty(), "{n}: a live claim hides it");
+        assert_eq!(
+            due(now + 1).await,
+            [("opens".to_string(), 0)],
+            "{n}: its holder fell silent"
+        );
+        // The person (A) opens "answers": B, the AI, is to act at ply 1.
+        let a3: gore_core::Action = "a3".parse().unwrap();
+        let after = start.play(a3).unwrap();
+        assert_eq!(after.to_move(), Player::B);
+        let mut played = action(1, "a3", 400);
+        played.position = Some(after);
+        s.append_action("answers".into(), 0, played.clone(), None, None)
+            .await
+            .unwrap();
+        assert_eq!(
+            due(now).await,
+            [("answers".to_string(), 1)],
+            "{n}: the AI of answers to act"
+        );
+        // The AI of "opens" plays, and B (a person) is to act: nothing
+        // due there.
+        s.append_action("opens".into(), 0, played, None, None)
+            .await
+            .unwrap();
+        assert_eq!(
+            due(now + 1).await,
+            [("answers".to_string(), 1)],
+            "{n}: opens is the person's to play"
+        );
+        // A stale mark is cleared at its own ply only.
+        s.clear_ai_turn("answers".into(), 0).await.unwrap();
+        assert_eq!(due(now).await.len(), 1, "{n}: another ply's mark stays");
+        s.clear_ai_turn("answers".into(), 1).await.unwrap();
+        assert!(due(now).await.is_empty(), "{n}");
+        // A takeback marks the AI game due at the ply it goes back to.
+        s.change_game(
+            "answers".into(),
+            At {
+                ply: 1,
+                takebacks: 0,
+            },
+            GameChange::TakeBack {
+                to: 0,
+                deadline: None,
+            },
+            500,
+        )
+        .await
+        .unwrap();
+        assert_eq!(due(now).await, [("answers".to_string(), 0)], "{n}");
+        // Giving up this process's claims shows its turns again.
+        assert!(s
+            .claim_ai_turn("answers".into(), 0, long, now)
+            .await
+            .unwrap());
+        assert!(due(now).await.is_empty(), "{n}");
+        s.release_ai_claims().await.unwrap();
+        assert_eq!(due(now).await, [("answers".to_string(), 0)], "{n}");
     }
 }
 
@@ -856,16 +956,11 @@ async fn servers_share_their_games() {
             .latest_plies(vec!["g1".into(), "g2".into()])
             .await
             .unwrap();
-        let shared = s.notices().is_some();
-        // A store one process owns is never behind; a shared one tells.
-        let expected: Vec<(String, u32)> = if shared {
-            vec![("g1".into(), 1)]
-        } else {
-            vec![]
-        };
-        assert_eq!(plies, expected, "{n}");
-        assert!(s
-            .claim_ai_turn("g1".into(), 2, Duration::from_secs(60))
+        // Every store tells (an AI worker may share even an SQLite file).
+        assert_eq!(plies, [("g1".to_string(), 1)], "{n}");
+        // No AI turn is due in a game between people.
+        assert!(!s
+            .claim_ai_turn("g1".into(), 2, Duration::from_secs(60), 0)
             .await
             .unwrap());
         s.announce_lobby("changed".into());

@@ -53,8 +53,8 @@ use serde::{Deserialize, Serialize};
 
 pub use error::{GameError, Said};
 pub use games::{
-    ChatLine, GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S,
-    SPECTATORS_EVERY, SPECTATORS_FRESH,
+    AiRole, ChatLine, GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS,
+    CHAT_PER_10S, DEAD_AFTER, HEARTBEAT_EVERY, SPECTATORS_EVERY, SPECTATORS_FRESH,
 };
 pub use players::Players;
 pub use room::{

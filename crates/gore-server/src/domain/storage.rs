@@ -328,9 +328,6 @@ pub trait GameStore: Send + Sync + 'static {
     /// a flag or an abort is due. Soonest first, at most `limit`.
     fn due_games(&self, now: i64, limit: u32) -> StoreFuture<Vec<String>>;
 
-    /// The ids of ai games still being played, most recent first.
-    fn active_ai_games(&self, limit: u32) -> StoreFuture<Vec<String>>;
-
     /// Counts that player `player` (public id) aborted game `game` at `at`
     /// (once per player and game).
     fn record_abort(&self, player: String, game: String, at: i64) -> StoreFuture<()>;
@@ -543,16 +540,42 @@ pub trait ServerStore: Send + Sync + 'static {
 
     /// The number of actions stored for each of `ids` (games without an
     /// action are left out): how a server that shares its store finds the
-    /// games it holds behind it when a notice was lost (its sender died
-    /// between the commit and the notice). A store one process owns is
-    /// never behind: it answers nothing.
+    /// games it holds behind it (a notice lost: its sender died between
+    /// the commit and the notice; or, without notices, a worker's move).
     fn latest_plies(&self, ids: Vec<String>) -> StoreFuture<Vec<(String, u32)>>;
 
-    /// Claims the AI's turn at `ply` of game `id` for this server, for
-    /// `lease`: `true` if this server is to compute it (no other server
-    /// holds an unexpired claim on it). A store one process owns always
-    /// says yes.
-    fn claim_ai_turn(&self, id: String, ply: u32, lease: std::time::Duration) -> StoreFuture<bool>;
+    /// This process's name among those sharing the store: its heartbeats
+    /// ([`ServerStore::heartbeat`]) and AI claims are under it.
+    fn origin(&self) -> String;
+
+    /// Claims the AI's turn at `ply` of game `id` for this process, for
+    /// `lease`: `true` if it is to compute it, that is if the game is
+    /// marked due at `ply` (its AI to act there, [`ServerStore::due_ai_turns`])
+    /// and no other process holds a claim on it that is unexpired and
+    /// whose holder is alive (a heartbeat at or after `dead_before`).
+    fn claim_ai_turn(
+        &self,
+        id: String,
+        ply: u32,
+        lease: std::time::Duration,
+        dead_before: i64,
+    ) -> StoreFuture<bool>;
+
+    /// The AI turns due that no live claim covers (the game's AI marked to
+    /// act at that ply; the claim absent, lapsed, or its holder silent
+    /// since before `dead_before`): (game, ply), longest waiting first, at
+    /// most `limit`. A mark may be stale (a takeback, an old game):
+    /// whoever claims it checks, and clears it with
+    /// [`ServerStore::clear_ai_turn`].
+    fn due_ai_turns(&self, dead_before: i64, limit: u32) -> StoreFuture<Vec<(String, u32)>>;
+
+    /// Clears game `id`'s AI mark if it is still `ply` (the AI was found
+    /// not to act there).
+    fn clear_ai_turn(&self, id: String, ply: u32) -> StoreFuture<()>;
+
+    /// Gives up every AI claim of this process (it stops): the turns are
+    /// due again at once for the others.
+    fn release_ai_claims(&self) -> StoreFuture<()>;
 }
 
 /// What the game domain needs from a database: every concern's trait.

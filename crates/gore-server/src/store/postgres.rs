@@ -860,8 +860,8 @@ impl Executor for PgExec {
         self.health().refusal()
     }
 
-    fn origin(&self) -> Option<&str> {
-        Some(&self.0.origin)
+    fn origin(&self) -> &str {
+        &self.0.origin
     }
 
     /// Through the notifier: after the commit, in a batch.

@@ -58,9 +58,9 @@ fn insert_game(g: &GameInfo) -> Stmt {
         "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_a,
              token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
              device_a, device_b, device_both, clock, started_at, deadline, name_a, name_b,
-             lobby, player_a, player_b, rated, rating_a, rating_b)
+             lobby, player_a, player_b, rated, rating_a, rating_b, ai_turn)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15, $16,
-             $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)",
+             $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)",
         vals![
             &g.id,
             g.mode.as_str(),
@@ -95,6 +95,11 @@ fn insert_game(g: &GameInfo) -> Stmt {
             g.rated,
             g.ratings[0].clone(),
             g.ratings[1].clone(),
+            // An AI that opens the game is due at once.
+            (g.mode == crate::domain::Mode::Ai
+                && g.status == crate::domain::Status::Playing
+                && g.ai_seat == Some(g.start.to_move()))
+            .then_some(0u32),
         ],
     )
 }
@@ -292,10 +297,6 @@ impl<E: Executor> GameStore for Db<E> {
                  AND status = 'playing'
              ORDER BY deadline LIMIT $2";
 
-        fn active_ai_games(limit: u32) -> Vec<String> = mapped(first)
-            "SELECT id FROM games WHERE mode = 'ai' AND status = 'playing'
-             ORDER BY updated_at DESC LIMIT $1";
-
         fn record_abort(player: String, game: String, at: i64) -> () = exec
             "INSERT INTO aborts (player, game_id, at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING";
 
@@ -379,16 +380,24 @@ impl<E: Executor> GameStore for Db<E> {
                 match ending {
                     Some(o) => stmt(
                         "UPDATE games SET status = 'over', result = $2, reason = $3,
-                             updated_at = $4, takeback_request = NULL, deadline = NULL
+                             updated_at = $4, takeback_request = NULL, deadline = NULL,
+                             ai_turn = NULL
                          WHERE id = $1",
                         vals![&id, o.to_string(), o.reason.as_str(), a.at],
                     ),
+                    // The AI is due next when its seat is to act.
                     None => stmt(
-                        "UPDATE games SET updated_at = $2, takeback_request = NULL, deadline = $3
+                        "UPDATE games SET updated_at = $2, takeback_request = NULL, deadline = $3,
+                             ai_turn = CASE WHEN ai_seat = $4 THEN CAST($5 AS INTEGER) ELSE NULL END
                          WHERE id = $1",
-                        vals![&id, a.at, deadline],
+                        vals![&id, a.at, deadline, a.position.map(|p| p.to_move()), a.ply],
                     ),
                 },
+                // The claims on the turns before are spent.
+                stmt(
+                    "DELETE FROM ai_claims WHERE game_id = $1 AND ply < $2",
+                    vals![&id, a.ply],
+                ),
             ];
             db.done(stmts).await?;
             db.0.announce(id, a.ply);
@@ -406,7 +415,7 @@ impl<E: Executor> GameStore for Db<E> {
                     stmts.push(stmt(
                         "UPDATE games SET status = 'over', result = $2, reason = $3,
                              resigned = $4, loser = $5, takeback_request = NULL,
-                             deadline = NULL, updated_at = $6
+                             deadline = NULL, updated_at = $6, ai_turn = NULL
                          WHERE id = $1",
                         vals![&id, result, reason, resigned, loser, now],
                     ))
@@ -423,11 +432,14 @@ impl<E: Executor> GameStore for Db<E> {
                         "DELETE FROM ai_claims WHERE game_id = $1 AND ply >= $2",
                         vals![&id, to],
                     ));
+                    // Whether the AI is to act after it is not known here:
+                    // the turn is marked due, and its claimer finds out.
                     stmts.push(stmt(
                         "UPDATE games SET takebacks = takebacks + 1, takeback_request = NULL,
-                             updated_at = $2, deadline = $3
+                             updated_at = $2, deadline = $3,
+                             ai_turn = CASE WHEN mode = 'ai' THEN CAST($4 AS INTEGER) ELSE NULL END
                          WHERE id = $1",
-                        vals![&id, now, deadline],
+                        vals![&id, now, deadline, to],
                     ));
                 }
                 GameChange::Request(who) => stmts.push(stmt(
@@ -946,10 +958,6 @@ impl<E: Executor> ServerStore for Db<E> {
 
     fn latest_plies(&self, ids: Vec<String>) -> StoreFuture<Vec<(String, u32)>> {
         self.go(|db| async move {
-            if db.0.origin().is_none() {
-                // A store one process owns is never behind.
-                return Ok(Vec::new());
-            }
             let s = stmt(
                 "SELECT game_id, max(ply) AS ply FROM actions WHERE game_id = ANY($1)
                  GROUP BY game_id",
@@ -959,25 +967,73 @@ impl<E: Executor> ServerStore for Db<E> {
         })
     }
 
-    fn claim_ai_turn(&self, id: String, ply: u32, lease: std::time::Duration) -> StoreFuture<bool> {
+    fn claim_ai_turn(
+        &self,
+        id: String,
+        ply: u32,
+        lease: std::time::Duration,
+        dead_before: i64,
+    ) -> StoreFuture<bool> {
         self.go(|db| async move {
-            let Some(origin) = db.0.origin().map(str::to_string) else {
-                return Ok(true);
-            };
+            let origin = db.0.origin().to_string();
             let now = now_ms();
             let until = now + lease.as_millis() as i64;
-            // Taken if free, lapsed, or already this server's; the row's
-            // lock makes two servers' claims one after the other.
+            // Only a turn the game is marked due at (a process whose copy
+            // of the game is behind does not search a turn already
+            // played); taken if free, lapsed, its holder dead (no
+            // heartbeat since `dead_before`), or already this process's.
+            // The row's lock makes two claims one after the other.
             let n = db
                 .count(stmt(
-                    "INSERT INTO ai_claims (game_id, ply, server, until_ms) VALUES ($1, $2, $3, $4)
+                    "INSERT INTO ai_claims (game_id, ply, server, until_ms)
+                     SELECT $1, $2, $3, $4 WHERE EXISTS
+                         (SELECT 1 FROM games WHERE id = $1 AND ai_turn = $2 AND status = 'playing')
                      ON CONFLICT (game_id, ply) DO UPDATE
                          SET server = excluded.server, until_ms = excluded.until_ms
-                         WHERE ai_claims.server = excluded.server OR ai_claims.until_ms <= $5",
-                    vals![id, ply, origin, until, now],
+                         WHERE ai_claims.server = excluded.server OR ai_claims.until_ms <= $5
+                             OR ai_claims.server NOT IN
+                                 (SELECT id FROM servers WHERE alive_at >= $6)",
+                    vals![id, ply, origin, until, now, dead_before],
                 ))
                 .await?;
             Ok(n == 1)
+        })
+    }
+
+    fn due_ai_turns(&self, dead_before: i64, limit: u32) -> StoreFuture<Vec<(String, u32)>> {
+        self.go(|db| async move {
+            let s = stmt(
+                "SELECT id AS game_id, ai_turn FROM games g
+                 WHERE ai_turn IS NOT NULL AND status = 'playing'
+                     AND NOT EXISTS (SELECT 1 FROM ai_claims c
+                         WHERE c.game_id = g.id AND c.ply = g.ai_turn AND c.until_ms > $1
+                             AND c.server IN (SELECT id FROM servers WHERE alive_at >= $2))
+                 ORDER BY updated_at LIMIT $3",
+                vals![now_ms(), dead_before, limit],
+            );
+            db.mapped(s, |r| game_count(r, "ai_turn")).await
+        })
+    }
+
+    fn clear_ai_turn(&self, id: String, ply: u32) -> StoreFuture<()> {
+        self.exec(vec![stmt(
+            "UPDATE games SET ai_turn = NULL WHERE id = $1 AND ai_turn = $2",
+            vals![id, ply],
+        )])
+    }
+
+    fn origin(&self) -> String {
+        self.0.origin().to_string()
+    }
+
+    fn release_ai_claims(&self) -> StoreFuture<()> {
+        self.go(|db| async move {
+            let origin = db.0.origin().to_string();
+            db.done(vec![stmt(
+                "DELETE FROM ai_claims WHERE server = $1",
+                vals![origin],
+            )])
+            .await
         })
     }
 }

@@ -262,11 +262,10 @@ pub trait Executor: Clone + Send + Sync + 'static {
     /// Why writes are refused, if they are.
     fn failure(&self) -> Option<String>;
 
-    /// This server's name among those sharing the database (its AI claims
-    /// are its own), or `None` for a database one process owns.
-    fn origin(&self) -> Option<&str> {
-        None
-    }
+    /// This process's name among those sharing the database: its
+    /// heartbeats and AI claims are under it. Random per process, so that
+    /// a restarted server is another (its predecessor's claims lapse).
+    fn origin(&self) -> &str;
 
     /// Tells the other servers that game `game` changed (now `ply`
     /// actions; 0: loads it whole): after the commit, a hint.

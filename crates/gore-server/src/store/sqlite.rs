@@ -137,6 +137,8 @@ pub type SqliteStore = Db<SqliteExec>;
 pub struct SqliteExec {
     jobs: mpsc::Sender<Job>,
     failed: Arc<Failure>,
+    /// This process's name among those sharing the file.
+    origin: Arc<str>,
 }
 
 /// The store's failed state, shared with its thread.
@@ -330,7 +332,14 @@ impl Db<SqliteExec> {
                 }
             })
             .context("cannot start the database thread")?;
-        Ok(Db(SqliteExec { jobs, failed }))
+        // A worker or a second server may share the file: claims and
+        // heartbeats need a name, as on PostgreSQL.
+        let origin = format!("{:016x}", rand::random::<u64>());
+        Ok(Db(SqliteExec {
+            jobs,
+            failed,
+            origin: origin.into(),
+        }))
     }
 }
 
@@ -393,6 +402,10 @@ impl Executor for SqliteExec {
 
     fn failure(&self) -> Option<String> {
         self.failed.get()
+    }
+
+    fn origin(&self) -> &str {
+        &self.origin
     }
 }
 

@@ -49,18 +49,19 @@ impl Shared {
             _dir: self._dir.clone(),
         }))
     }
+}
 
-    /// Whether server `me` holds the claim on the AI's turn at `ply`.
-    pub fn claimed_by(&self, game: &str, ply: u32, me: usize) -> bool {
+impl Shared {
+    /// Marks game `game`'s AI due at `ply` in the file itself, as a
+    /// server would that stored an action leaving the AI to act there.
+    pub fn mark_ai_due(&self, game: &str, ply: u32) {
         let c = rusqlite::Connection::open(&self.path).unwrap();
-        let server: String = c
-            .query_row(
-                "SELECT server FROM ai_claims WHERE game_id = ?1 AND ply = ?2",
-                rusqlite::params![game, ply],
-                |r| r.get(0),
-            )
-            .unwrap();
-        server == name(me)
+        c.busy_timeout(std::time::Duration::from_secs(30)).unwrap();
+        c.execute(
+            "UPDATE games SET ai_turn = ?2 WHERE id = ?1",
+            rusqlite::params![game, ply],
+        )
+        .unwrap();
     }
 }
 
@@ -92,8 +93,8 @@ impl Executor for Hub {
         self.inner.failure()
     }
 
-    fn origin(&self) -> Option<&str> {
-        Some(&self.me)
+    fn origin(&self) -> &str {
+        &self.me
     }
 
     fn announce(&self, game: String, ply: u32) {

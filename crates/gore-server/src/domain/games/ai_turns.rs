@@ -87,8 +87,13 @@ impl Games {
         v
     }
 
-    /// Starts the AI on this game if it is to act and not already busy.
+    /// Starts the AI on this game if it is to act and not already busy,
+    /// and this process searches (not a web server whose AI is the
+    /// workers', nor a worker stopping).
     pub fn start_ai(&self, room: RoomRef) {
+        if !self.searches() {
+            return;
+        }
         let games = self.clone();
         tokio::spawn(async move {
             {
@@ -100,6 +105,23 @@ impl Games {
             }
             games.spawn_ai_turns(room, None);
         });
+    }
+
+    /// Whether this process computes AI turns now.
+    pub(super) fn searches(&self) -> bool {
+        self.0.settings.ai_role != super::AiRole::Elsewhere
+            && !self.0.ai_stopped.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Claims the AI's turn at `ply` of game `id` for this process (see
+    /// [`crate::domain::storage::ServerStore::claim_ai_turn`]).
+    pub(super) async fn claim_ai_turn(&self, id: String, ply: u32) -> Result<bool, GameError> {
+        let dead_before = self.now() - super::sync::DEAD_AFTER.as_millis() as i64;
+        self.0
+            .store
+            .claim_ai_turn(id, ply, self.ai_lease(), dead_before)
+            .await
+            .map_err(store_error)
     }
 
     /// Runs [`Games::ai_turns`] on a game whose `ai_busy` the caller set.
@@ -198,12 +220,7 @@ impl Games {
                     None => {
                         // Several servers on one store: one computes the
                         // turn, the one whose claim the store accepts.
-                        let claimed = self
-                            .0
-                            .store
-                            .claim_ai_turn(id.clone(), room.ply() as u32, self.ai_lease())
-                            .await
-                            .map_err(store_error)?;
+                        let claimed = self.claim_ai_turn(id.clone(), room.ply() as u32).await?;
                         if !claimed {
                             room.ai_busy = false;
                             return Ok(());

@@ -43,6 +43,7 @@ fn fixture() -> Fixture {
         perfect: Vec::new(),
         oracles: Vec::new(),
         clock: clock.clone(),
+        ai_role: super::AiRole::Serve,
     };
     let games = Games::idle(store.clone(), settings, false).expect("the games start");
     Fixture {

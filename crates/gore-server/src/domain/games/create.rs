@@ -68,7 +68,9 @@ impl Games {
             // An AI that moves first takes its place in the AI pool before
             // the game is stored: refused (the creator's cap, the queue
             // full), nothing is stored and the creator is told `busy`.
-            let first = if room.ai_to_move() {
+            // (A web server whose AI is the workers' leaves it to them:
+            // the game is stored with its AI turn due.)
+            let first = if room.ai_to_move() && self.searches() {
                 let job = self.ai_job(&room);
                 let key = job.client.clone();
                 let ticket = self.0.ai.submit(job).map_err(|e| {
@@ -118,12 +120,7 @@ impl Games {
             // Several servers on one store: the first turn is this
             // server's too (no other knew the game before it was stored,
             // but any may load it now).
-            Some(ticket) => match self
-                .0
-                .store
-                .claim_ai_turn(grant.id.clone(), 0, self.ai_lease())
-                .await
-            {
+            Some(ticket) => match self.claim_ai_turn(grant.id.clone(), 0).await {
                 Ok(true) => Some(ticket),
                 _ => {
                     drop(ticket); // stops the search

@@ -30,7 +30,7 @@ use gore_solver::perfect::Perfect;
 use tokio::sync::{Mutex, OnceCell};
 
 use super::clock::{Clock, TimeControl};
-use super::{new_id, valid_id, GameError, Mode, Room, Seat};
+use super::{valid_id, GameError, Mode, Room, Seat};
 use crate::ai::AiPool;
 use crate::domain::storage::{Store, StoreError};
 use crate::domain::GameState;
@@ -52,6 +52,7 @@ mod sync;
 mod takeback;
 
 pub use chat::{ChatLine, CHAT_MAX_CHARS, CHAT_PER_10S};
+pub use sync::{DEAD_AFTER, HEARTBEAT_EVERY};
 
 /// A room, shared.
 pub type RoomRef = Arc<Mutex<Room>>;
@@ -124,6 +125,24 @@ pub struct GameSettings {
     pub oracles: Vec<Arc<crate::oracle::DbOracle>>,
     /// The server's time (the system's; a manual one in tests).
     pub clock: Clock,
+    /// This process's part in the AI's turns.
+    pub ai_role: AiRole,
+}
+
+/// Who computes the AI's turns (docs/DEPLOY.md, "AI workers").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AiRole {
+    /// A web server that computes the AI turns of the games it serves,
+    /// and takes up the turns no live claim covers (a server or worker
+    /// died, a restart).
+    #[default]
+    Serve,
+    /// A web server whose AI turns workers compute (`--ai-threads 0`): it
+    /// never searches, and takes the workers' moves in.
+    Elsewhere,
+    /// An AI worker (`gore worker`): it serves no one, and takes every AI
+    /// turn due that it has a thread for.
+    Worker,
 }
 
 /// Every game, in memory as needed and in the store always. Cheap to clone.
@@ -157,6 +176,8 @@ struct Inner {
     /// Catch-ups of every game in memory under way (after notices were
     /// missed): the server is behind the store until they end.
     catching_up: std::sync::atomic::AtomicUsize,
+    /// The AI takes up no more turns (a worker stopping).
+    ai_stopped: std::sync::atomic::AtomicBool,
     /// Told of commits and notices (the server's metrics), once set.
     observer: std::sync::OnceLock<Arc<dyn crate::domain::observe::Observer>>,
     /// Each seat's latest chat messages (Unix ms), for its rate limit.
@@ -196,15 +217,27 @@ impl Games {
     /// housekeeping tasks (which needs a Tokio runtime).
     pub fn new(store: Arc<dyn Store>, settings: GameSettings) -> std::io::Result<Games> {
         let notices = store.notices();
+        let role = settings.ai_role;
         let games = Games::idle(store, settings, notices.is_some())?;
         games.clone().spawn_janitor();
         games.clone().spawn_heartbeat();
-        games.clone().spawn_referee();
-        games.clone().spawn_spectator_counts();
-        games.clone().resume_ai_games();
+        if role != AiRole::Worker {
+            // A worker serves no one: the web servers keep the clocks.
+            games.clone().spawn_referee();
+            games.clone().spawn_spectator_counts();
+        }
+        let shared = notices.is_some();
         if let Some(notices) = notices {
             games.clone().spawn_listener(notices);
-            games.clone().spawn_ai_sweep();
+            games.clone().spawn_catch_up();
+        }
+        match role {
+            AiRole::Serve => games.clone().spawn_ai_sweep(Duration::from_secs(2)),
+            // Taken up as soon as they are due: a worker's only work.
+            AiRole::Worker => games.clone().spawn_ai_sweep(Duration::from_millis(200)),
+            // Without notices, the workers' moves are looked for.
+            AiRole::Elsewhere if !shared => games.clone().spawn_ai_watch(),
+            AiRole::Elsewhere => {}
         }
         Ok(games)
     }
@@ -229,7 +262,8 @@ impl Games {
             chat_times: StdMutex::new(HashMap::new()),
             observer: std::sync::OnceLock::new(),
             catching_up: std::sync::atomic::AtomicUsize::new(0),
-            server: new_id(),
+            ai_stopped: std::sync::atomic::AtomicBool::new(false),
+            server: store.origin(),
             rooms: StdMutex::new(HashMap::new()),
             ai,
             ai_retry: StdMutex::new(Vec::new()),

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::sync::broadcast::error::RecvError;
 
-use super::{Games, RoomRef};
+use super::{AiRole, Games, RoomRef};
 use crate::domain::storage::{GameChange, Notice};
 use crate::domain::Room;
 
@@ -318,47 +318,153 @@ impl Games {
     }
 
     /// Several servers on one store: every few seconds, the games this
-    /// server holds are compared with the store (a lost notice), and the
-    /// ai games to move whose turn no server holds (its server died) are
-    /// taken over.
-    pub(super) fn spawn_ai_sweep(self) {
+    /// server holds are compared with the store (a lost notice).
+    pub(super) fn spawn_catch_up(self) {
+        self.every(Duration::from_secs(2), |games| async move {
+            games.catch_up_sweep().await;
+        });
+    }
+
+    /// Every `every` (the first at once): the AI turns due that no live
+    /// claim covers are taken up, as many as this process has threads
+    /// for (a web server's after a restart or another's death; a worker's
+    /// always).
+    pub(super) fn spawn_ai_sweep(self, every: Duration) {
+        self.every(every, |games| async move {
+            games.take_up_ai_turns().await;
+        });
+    }
+
+    /// A web server whose AI turns workers compute, on a store without
+    /// notices (SQLite): every 200 ms, the games in memory waiting for the
+    /// AI are compared with the store, and a worker's move taken in.
+    pub(super) fn spawn_ai_watch(self) {
+        self.every(Duration::from_millis(200), |games| async move {
+            games.watch_ai_turns().await;
+        });
+    }
+
+    /// Runs `f` every `every` (the first at once) while the games live.
+    fn every<F, Fut>(self, every: Duration, f: F)
+    where
+        F: Fn(Games) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send,
+    {
         let weak = Arc::downgrade(&self.0);
         drop(self);
         tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(2));
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tick.tick().await;
                 let Some(inner) = weak.upgrade() else { return };
-                let games = Games(inner);
-                games.catch_up_sweep().await;
-                match games.0.store.active_ai_games(1000).await {
-                    Ok(ids) => {
-                        for id in ids {
-                            if let Ok(room) = games.room(&id).await {
-                                games.start_ai(room);
-                            }
-                        }
-                    }
-                    Err(e) => tracing::warn!("cannot list the ai games: {e}"),
-                }
+                f(Games(inner)).await;
             }
         });
     }
 
-    /// After a restart: load the ai games still going, which resumes the
-    /// AI where it was to move.
-    pub(super) fn resume_ai_games(self) {
-        tokio::spawn(async move {
-            match self.0.store.active_ai_games(1000).await {
-                Ok(ids) => {
-                    for id in ids {
-                        if let Err(e) = self.room(&id).await {
-                            tracing::warn!("game {id}: cannot resume: {e}");
-                        }
+    /// Takes up the AI turns due that no live claim covers (docs/DEPLOY.md,
+    /// "AI workers"): only as many as this process's threads can start
+    /// soon, since a turn claimed and left waiting is kept from the others
+    /// until its lease lapses; and only those games are loaded. A mark the
+    /// game's state contradicts (the AI is not to act there) is cleared.
+    pub async fn take_up_ai_turns(&self) {
+        if self.0.settings.ai_role == AiRole::Elsewhere || self.0.ai_stopped.load(Ordering::SeqCst)
+        {
+            return;
+        }
+        let stats = self.0.ai.stats();
+        // Each thread one running and one waiting: no thread idles
+        // between two sweeps.
+        let room =
+            (2 * self.0.settings.ai_threads.max(1)).saturating_sub(stats.running + stats.waiting);
+        if room == 0 {
+            return;
+        }
+        let dead_before = self.now() - DEAD_AFTER.as_millis() as i64;
+        let due = match self.0.store.due_ai_turns(dead_before, room as u32).await {
+            Ok(due) => due,
+            Err(e) => {
+                tracing::warn!("cannot list the AI turns due: {e}");
+                return;
+            }
+        };
+        for (id, ply) in due {
+            let room_ref = match self.room(&id).await {
+                Ok(r) => r,
+                Err(e) => {
+                    tracing::warn!("game {id}: cannot take up its AI turn: {e}");
+                    continue;
+                }
+            };
+            let mut room = room_ref.lock().await;
+            if (room.ply() as u32) < ply && !self.catch_up_locked(&room_ref, &mut room).await {
+                continue;
+            }
+            if room.ai_to_move() && room.ply() as u32 == ply {
+                if !room.ai_busy {
+                    drop(room);
+                    self.start_ai(room_ref);
+                }
+            } else if let Err(e) = self.0.store.clear_ai_turn(id.clone(), ply).await {
+                tracing::warn!("game {id}: cannot clear its AI mark: {e}");
+            }
+        }
+    }
+
+    /// Takes in the workers' moves in the games in memory waiting for the
+    /// AI (a store without notices): one query for all of them.
+    pub(super) async fn watch_ai_turns(&self) {
+        let waiting: Vec<(String, u32)> = {
+            let rooms: Vec<RoomRef> = self
+                .rooms()
+                .values()
+                .filter_map(|c| c.get().cloned())
+                .collect();
+            let mut held = Vec::new();
+            for r in rooms {
+                if let Ok(room) = r.try_lock() {
+                    if room.ai_to_move() {
+                        held.push((room.id().to_string(), room.ply() as u32));
                     }
                 }
-                Err(e) => tracing::error!("cannot list the ai games to resume: {e}"),
             }
-        });
+            held
+        };
+        if waiting.is_empty() {
+            return;
+        }
+        let ids = waiting.iter().map(|(id, _)| id.clone()).collect();
+        match self.0.store.latest_plies(ids).await {
+            Ok(stored) => {
+                let stored: HashMap<String, u32> = stored.into_iter().collect();
+                for (id, have) in waiting {
+                    if stored.get(&id).copied().unwrap_or(0) != have {
+                        self.refresh(&id).await;
+                    }
+                }
+            }
+            Err(e) => tracing::warn!("cannot look for the workers' moves: {e}"),
+        }
+    }
+
+    /// A worker stops (SIGTERM): it takes up no more turns, lets the
+    /// searches it has finish (within `bound`), then gives up its claims,
+    /// so that the other workers take its turns at once.
+    pub async fn stop_ai(&self, bound: Duration) {
+        self.0.ai_stopped.store(true, Ordering::SeqCst);
+        let _ = tokio::time::timeout(bound, async {
+            loop {
+                let s = self.0.ai.stats();
+                if s.running + s.waiting == 0 {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await;
+        if let Err(e) = self.0.store.release_ai_claims().await {
+            tracing::warn!("cannot give up the AI claims: {e}");
+        }
     }
 }

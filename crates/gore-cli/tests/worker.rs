@@ -1,0 +1,276 @@
+//! AI workers apart from the web servers (issue 28, part 4): `gore serve
+//! --ai-threads 0` never searches, and `gore worker` processes on the same
+//! database play the AI's turns, on SQLite (same machine) and PostgreSQL.
+//! A worker SIGKILLed mid-search: another takes the turn. Two workers
+//! never search the same turn.
+//!
+//! Each process serves its metrics: the searches each one ran are read
+//! there (`gore_ai_search_seconds_count`), and compared with the AI's
+//! actions in the games' records.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use gore_core::Player;
+use gore_server::api::{GameView, Status};
+use serde_json::json;
+use support::*;
+
+/// A `gore serve` or `gore worker` child with its metrics address.
+struct Proc {
+    child: Child,
+    /// `http://127.0.0.1:PORT` (a server's; empty for a worker).
+    url: String,
+    /// `http://127.0.0.1:PORT/metrics`
+    metrics: String,
+}
+
+impl Proc {
+    /// `gore serve --ai-threads 0` on `db`, with metrics.
+    fn server(db: &str) -> Proc {
+        Proc::start(
+            &[
+                "serve",
+                "--port",
+                "0",
+                "--rate-limit",
+                "0",
+                "--ai-threads",
+                "0",
+            ],
+            db,
+            &[],
+        )
+    }
+
+    /// `gore worker` on `db` with one thread, metrics, and `extra`.
+    fn worker(db: &str, extra: &[&str]) -> Proc {
+        Proc::start(&["worker", "--threads", "1"], db, extra)
+    }
+
+    fn start(head: &[&str], db: &str, extra: &[&str]) -> Proc {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gore"))
+            .args(head)
+            .args(["--db", db, "--metrics-addr", "127.0.0.1:0"])
+            .args(extra)
+            .env(
+                "RUST_LOG",
+                std::env::var("GORE_TEST_LOG").unwrap_or_else(|_| "warn".into()),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start gore");
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        let url = match line.trim().strip_prefix("Goré is ready: open ") {
+            Some(u) => u.trim_end_matches('/').to_string(),
+            None => {
+                assert!(
+                    line.starts_with("Goré worker is ready: 1 AI threads"),
+                    "unexpected first line: {line:?}"
+                );
+                String::new()
+            }
+        };
+        let mut m = String::new();
+        out.read_line(&mut m).unwrap();
+        let metrics = m
+            .trim()
+            .strip_prefix("Metrics: ")
+            .unwrap_or_else(|| panic!("unexpected second line: {m:?}"))
+            .to_string();
+        Proc {
+            child,
+            url,
+            metrics,
+        }
+    }
+
+    /// The searches this process ran, all levels.
+    async fn searches(&self) -> u64 {
+        self.metric("gore_ai_search_seconds_count").await
+    }
+
+    /// The sum of the samples of `name` (over its labels).
+    async fn metric(&self, name: &str) -> u64 {
+        let text = http()
+            .get(&self.metrics)
+            .send()
+            .await
+            .expect("scrape")
+            .text()
+            .await
+            .unwrap();
+        text.lines()
+            .filter(|l| l.starts_with(name) && l[name.len()..].starts_with(['{', ' ']))
+            .map(|l| {
+                let v = l.rsplit(' ').next().unwrap();
+                v.parse::<f64>().unwrap_or_else(|_| panic!("a sample: {l}")) as u64
+            })
+            .sum()
+    }
+
+    /// SIGKILL: no shutdown, as a crash or an OOM kill.
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// An AI game (`level`) where the person plays B: the AI opens.
+async fn ai_game(server: &Proc, level: u8) -> (String, String) {
+    let g = create(
+        &http(),
+        &server.url,
+        json!({"mode": "ai", "level": level, "colour": "B"}),
+    )
+    .await;
+    (
+        g["id"].as_str().unwrap().to_string(),
+        g["token"].as_str().unwrap().to_string(),
+    )
+}
+
+/// Plays the person's side (B, the first legal action each time) until
+/// the game has `plies` actions and the person is to act, or is over; the
+/// AI's actions come from whoever computes them. The socket sees every
+/// action.
+async fn play_until(server: &Proc, id: &str, token: &str, plies: usize) -> GameView {
+    let mut watch = Watch::open(&server.url, id, Some(token)).await;
+    let c = http();
+    loop {
+        let v = &watch.view;
+        // Not while the AI is to act (it may act twice running): its
+        // search would still be under way.
+        if v.head.status == Status::Over
+            || (v.head.ply >= plies && v.head.to_move == Some(Player::B))
+        {
+            return watch.view;
+        }
+        if v.head.to_move == Some(Player::B) && !v.head.legal.is_empty() {
+            let a = v.head.legal[0].to_string();
+            let (st, body) = act(&c, &server.url, id, token, &a, v.head.ply)
+                .await
+                .expect("the server answers");
+            assert_eq!(st, 200, "{body}");
+        }
+        let at = watch.view.head.ply;
+        // 60 s: the bound of a loaded machine, not the promise.
+        assert!(
+            watch.until(60, |v| v.head.ply > at).await,
+            "no action after ply {at} (the AI's turn not taken?)"
+        );
+    }
+}
+
+/// The AI's actions in a game's record (it plays A).
+fn ai_actions(v: &GameView) -> u64 {
+    v.actions.iter().filter(|e| e.player == Player::A).count() as u64
+}
+
+/// A web server that never searches and one worker play AI games: every
+/// search is the worker's, one per AI action, and the player's socket on
+/// the web server hears each of them.
+async fn a_worker_plays_for_a_server_that_does_not_search(db: &str) {
+    let server = Proc::server(db);
+    let worker = Proc::worker(db, &[]);
+    let mut ai = 0;
+    for _ in 0..2 {
+        let (id, token) = ai_game(&server, 2).await;
+        let v = play_until(&server, &id, &token, 5).await;
+        assert!(ai_actions(&v) >= 3, "{:?}", v.actions);
+        ai += ai_actions(&v);
+    }
+    assert_eq!(server.searches().await, 0, "the web server searched");
+    assert_eq!(worker.searches().await, ai, "one search per AI action");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_plays_for_a_server_that_does_not_search_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gore.sqlite3");
+    a_worker_plays_for_a_server_that_does_not_search(db.to_str().unwrap()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_plays_for_a_server_that_does_not_search_on_postgres() {
+    let Some(base) = postgres_or_skip("the AI worker test") else {
+        return;
+    };
+    let db = fresh_database(&base, "worker").await;
+    a_worker_plays_for_a_server_that_does_not_search(&db).await;
+}
+
+/// A worker SIGKILLed while it searches (the top level, thinking ten
+/// minutes): its claim's lease runs on, but its heartbeat stops, and
+/// another worker takes the turn once it is silent for `DEAD_AFTER`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_workers_turn_is_taken_by_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gore.sqlite3");
+    let db = db.to_str().unwrap();
+    let server = Proc::server(db);
+    let mut first = Proc::worker(db, &["--ai-time-ms", "600000"]);
+    let (id, token) = ai_game(&server, gore_ai::MAX_LEVEL).await;
+    // The first worker takes the turn up and searches.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while first.metric("gore_ai_running").await == 0 {
+        assert!(Instant::now() < deadline, "the worker never searched");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    first.kill();
+    let killed = Instant::now();
+    let second = Proc::worker(db, &["--ai-time-ms", "300"]);
+    let v = play_until(&server, &id, &token, 1).await;
+    assert_eq!(v.actions[0].player, Player::A, "the AI moved");
+    assert!(
+        killed.elapsed() >= gore_server::domain::DEAD_AFTER,
+        "taken before the first worker was silent long enough: {:?}",
+        killed.elapsed()
+    );
+    assert_eq!(second.searches().await, 1, "the second worker searched it");
+    // And the game goes on with the second worker.
+    let v = play_until(&server, &id, &token, 3).await;
+    assert_eq!(ai_actions(&v), 2);
+    assert_eq!(second.searches().await, 2);
+}
+
+/// Two workers on one PostgreSQL database, six AI games at once: every
+/// AI action was searched once, by one worker (a turn both searched would
+/// count twice: the store keeps one action per ply), and both worked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_workers_never_search_the_same_turn() {
+    let Some(base) = postgres_or_skip("the two workers test") else {
+        return;
+    };
+    let db = fresh_database(&base, "workers").await;
+    let server = Proc::server(&db);
+    let one = Proc::worker(&db, &[]);
+    let two = Proc::worker(&db, &[]);
+    let mut games = Vec::new();
+    for _ in 0..6 {
+        games.push(ai_game(&server, 1).await);
+    }
+    let plays = games
+        .iter()
+        .map(|(id, token)| play_until(&server, id, token, 7));
+    let views = futures::future::join_all(plays).await;
+    let ai: u64 = views.iter().map(ai_actions).sum();
+    assert!(ai >= 24, "{ai} AI actions");
+    let (a, b) = (one.searches().await, two.searches().await);
+    assert_eq!(a + b, ai, "searches {a} + {b} for {ai} AI actions");
+    assert!(a > 0 && b > 0, "both workers took turns: {a} and {b}");
+    assert_eq!(server.searches().await, 0);
+}
