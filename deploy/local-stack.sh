@@ -247,8 +247,8 @@ done
 # The workers.
 declare -a worker_metrics=()
 for i in $(seq 1 "$workers"); do
-  GORE_DB=$db "$gore" worker --db "$db" --threads "$worker_threads" \
-    --metrics-addr 127.0.0.1:0 </dev/null >"$dir/worker$i.out" 2>"$dir/worker$i.log" &
+  GORE_DB=$db "$gore" worker --threads "$worker_threads" \
+    --metrics-addr 127.0.0.1:0 --drain-seconds 5 </dev/null >"$dir/worker$i.out" 2>"$dir/worker$i.log" &
   pids[worker$i]=$!
 done
 for i in $(seq 1 "$workers"); do

@@ -1,10 +1,10 @@
 //! The whole stack as an operator starts it without Docker (issue 28, part
 //! 6): `deploy/local-stack.sh` with this build's `gore`, on PostgreSQL,
-//! with two servers and nginx in front (compose.yaml's nginx
-//! configuration), played through nginx only: a friend game with both
-//! seats, an AI game answered, a game's socket through nginx; then every
-//! server's `/metrics` counts what was played, and the script's stop
-//! leaves no process behind.
+//! with two servers (`--ai-threads 0`), one AI worker (`gore worker`) and
+//! nginx in front (compose.yaml's nginx configuration), played through
+//! nginx only: a friend game with both seats, an AI game that the worker
+//! answers, a game's socket through nginx; then every `/metrics` counts
+//! what was played, and the script's stop leaves no process behind.
 //!
 //! It runs when `GORE_TEST_POSTGRES` names a database (`.ci/run` sets it)
 //! and nginx is installed; without them it fails under `CI=true` and warns
@@ -28,8 +28,9 @@ struct Stack {
     child: Child,
     /// The site, nginx's address: `http://127.0.0.1:PORT` (no final `/`).
     site: String,
-    /// Every `/metrics` address it printed, servers' and workers'.
-    metrics: Vec<String>,
+    /// Every `/metrics` address it printed, by whose (`server 1`,
+    /// `worker 1`…).
+    metrics: Vec<(String, String)>,
     /// Every process it started (servers, workers, nginx).
     pids: Vec<u32>,
     /// Its stderr, for the messages of a failure.
@@ -88,10 +89,10 @@ impl Stack {
                 .to_string()
         };
         let site = value("site: ").trim_end_matches('/').to_string();
-        let metrics: Vec<String> = printed
+        let metrics = printed
             .iter()
             .filter_map(|l| l.strip_prefix("metrics ")?.split_once(": "))
-            .map(|(_, url)| url.to_string())
+            .map(|(whose, url)| (whose.to_string(), url.to_string()))
             .collect();
         let pids = printed
             .iter()
@@ -185,14 +186,19 @@ async fn the_local_stack_plays_through_nginx_and_counts_on_every_server() {
     // so and stops; a new start picks another.
     let mut tries = Vec::new();
     let mut stack = loop {
-        match tokio::task::block_in_place(|| Stack::start(&db, 0)) {
+        match tokio::task::block_in_place(|| Stack::start(&db, 1)) {
             Ok(stack) => break stack,
             Err(e) if tries.len() < 2 && e.contains("nginx") => tries.push(e),
             Err(e) => panic!("the stack did not start ({tries:#?}): {e}"),
         }
     };
     let site = stack.site.clone();
-    assert_eq!(stack.metrics.len(), 2, "one /metrics per server");
+    let whose: Vec<&str> = stack.metrics.iter().map(|(w, _)| w.as_str()).collect();
+    assert_eq!(
+        whose,
+        ["server 1", "server 2", "worker 1"],
+        "one /metrics each"
+    );
     let c = http();
 
     // A friend game: its creator (A) and the friend who claims the
@@ -264,28 +270,42 @@ async fn the_local_stack_plays_through_nginx_and_counts_on_every_server() {
     );
     drop(watch);
 
-    // Every server's metrics (straight from each, as Prometheus scrapes
-    // them): together they acknowledged every action, and one searched
-    // for the AI.
+    // Every process's metrics (straight from each, as Prometheus scrapes
+    // them): the servers together acknowledged every action and searched
+    // nothing (--ai-threads 0); the worker searched the AI's answer.
     let mut acknowledged = 0.0;
-    let mut searches = 0.0;
-    for url in &stack.metrics {
+    let mut server_searches = 0.0;
+    let mut worker_searches = 0.0;
+    for (whose, url) in &stack.metrics {
         let text = c.get(url).send().await.unwrap().text().await.unwrap();
-        assert!(text.ends_with("# EOF\n"), "{url}: {text}");
-        assert_eq!(metric_sum(&text, "gore_db_failed_closed"), 0.0, "{text}");
-        acknowledged += metric_sum(&text, "gore_actions_acknowledged_total");
-        searches += metric_sum(&text, "gore_ai_search_seconds_count");
+        assert!(text.ends_with("# EOF\n"), "{whose}: {text}");
+        assert_eq!(
+            metric_sum(&text, "gore_db_failed_closed"),
+            0.0,
+            "{whose}: {text}"
+        );
+        let searches = metric_sum(&text, "gore_ai_search_seconds_count");
+        if whose.starts_with("server") {
+            acknowledged += metric_sum(&text, "gore_actions_acknowledged_total");
+            server_searches += searches;
+        } else {
+            worker_searches += searches;
+        }
     }
-    eprintln!("over the servers: {acknowledged} actions acknowledged ({played} played), {searches} AI searches");
+    eprintln!(
+        "metrics: the servers acknowledged {acknowledged} actions ({played} played) and \
+         searched {server_searches} times, the worker {worker_searches}"
+    );
     assert!(
         acknowledged >= played as f64,
         "{acknowledged} actions acknowledged over the servers, {played} played"
     );
-    assert!(searches >= 1.0, "no AI search counted: {searches}");
+    assert_eq!(server_searches, 0.0, "a server searched (--ai-threads 0)");
+    assert!(worker_searches >= 1.0, "the worker counted no search");
 
     // The stop: SIGTERM to the script stops every process it started.
     let pids = stack.pids.clone();
-    assert_eq!(pids.len(), 3, "two servers and nginx: {pids:?}");
+    assert_eq!(pids.len(), 4, "two servers, a worker and nginx: {pids:?}");
     assert!(pids.iter().all(|&p| alive(p)), "{pids:?}");
     // SAFETY: kill(2) on our own child's pid.
     unsafe { libc::kill(stack.child.id() as libc::pid_t, libc::SIGTERM) };
