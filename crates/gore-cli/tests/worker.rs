@@ -274,3 +274,54 @@ async fn two_workers_never_search_the_same_turn() {
     assert!(a > 0 && b > 0, "both workers took turns: {a} and {b}");
     assert_eq!(server.searches().await, 0);
 }
+
+/// A flood of top-level AI games from one address, on a worker with one
+/// thread (each search 2 s): a level-1 game from another address gets
+/// its AI's first action after at most the search under way and one more,
+/// not after the whole flood (the turns due are taken each address's
+/// oldest first, and the worker's threads are shared among addresses).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_from_one_address_does_not_hold_back_another_on_a_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gore.sqlite3");
+    let db = db.to_str().unwrap();
+    let server = Proc::server(db);
+    let worker = Proc::worker(db, &["--ai-time-ms", "2000"]);
+    let from = |ip: [u8; 4]| {
+        reqwest::Client::builder()
+            .local_address(std::net::IpAddr::from(ip))
+            .build()
+            .unwrap()
+    };
+    let flooder = from([127, 1, 0, 1]);
+    for _ in 0..6 {
+        create(
+            &flooder,
+            &server.url,
+            json!({"mode": "ai", "level": gore_ai::MAX_LEVEL, "colour": "B"}),
+        )
+        .await;
+    }
+    // The worker is busy with the flood.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while worker.metric("gore_ai_running").await == 0 {
+        assert!(Instant::now() < deadline, "the worker never searched");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let g = create(
+        &from([127, 0, 0, 77]),
+        &server.url,
+        json!({"mode": "ai", "level": 1, "colour": "B"}),
+    )
+    .await;
+    let (id, token) = (g["id"].as_str().unwrap(), g["token"].as_str().unwrap());
+    play_until(&server, id, token, 1).await;
+    // Its own search, the flood's search under way, and at most one more
+    // that was already waiting for the thread.
+    let searched = worker.searches().await;
+    assert!(
+        searched <= 3,
+        "the innocent game waited for {} of the flood's searches",
+        searched - 1
+    );
+}

@@ -700,7 +700,10 @@ async fn ai_turns_due_are_marked_and_claimed() {
         for g in [&opens, &answers, &friend] {
             s.create_game(g.clone(), None).await.unwrap();
         }
-        let due = |d: i64| async move { s.due_ai_turns(d, 10).await.unwrap() };
+        let due = |d: i64| async move {
+            let due = s.due_ai_turns(d, 10).await.unwrap();
+            due.into_iter().map(|t| (t.game, t.ply)).collect::<Vec<_>>()
+        };
         assert_eq!(due(0).await, [("opens".to_string(), 0)], "{n}");
         // Claimed by this process, alive: hidden; its holder silent: shown.
         let now = gore_server::domain::now_ms();
@@ -772,6 +775,60 @@ async fn ai_turns_due_are_marked_and_claimed() {
         assert!(due(now).await.is_empty(), "{n}");
         s.release_ai_claims().await.unwrap();
         assert_eq!(due(now).await, [("answers".to_string(), 0)], "{n}");
+    }
+}
+
+/// The AI turns due come each address's oldest first, then each one's
+/// second: a flood of one address's games (older) does not hold back
+/// another address's newer game.
+#[tokio::test]
+async fn due_ai_turns_take_each_address_in_turn() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        // Three games of X (oldest), then one of Y, then one of unknown
+        // origin (a game from before addresses were kept): each AI opens.
+        for (id, at, client) in [
+            ("x1", 100, Some("10.0.0.1")),
+            ("x2", 200, Some("10.0.0.1")),
+            ("x3", 300, Some("10.0.0.1")),
+            ("y1", 400, Some("10.0.0.2")),
+            ("old", 500, None),
+        ] {
+            let mut g = playing(id, at);
+            g.mode = Mode::Ai;
+            g.ai_seat = Some(Player::A);
+            s.create_game(g, None).await.unwrap();
+            if let Some(c) = client {
+                s.set_ai_client(id.into(), c.into()).await.unwrap();
+            }
+        }
+        let order: Vec<String> = s
+            .due_ai_turns(0, 10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.game)
+            .collect();
+        assert_eq!(order, ["x1", "y1", "old", "x2", "x3"], "{n}");
+        let first = s.due_ai_turns(0, 2).await.unwrap();
+        assert_eq!(first[1].game, "y1", "{n}");
+        assert_eq!(first[1].client.as_deref(), Some("10.0.0.2"), "{n}");
+        // X's first two being searched (live claims) count: X's third
+        // comes after Y's and the unknown's first, not before them.
+        let now = gore_server::domain::now_ms();
+        s.heartbeat(s.origin(), now, vec![], 0).await.unwrap();
+        let long = Duration::from_secs(600);
+        for g in ["x1", "x2"] {
+            assert!(s.claim_ai_turn(g.into(), 0, long, now).await.unwrap());
+        }
+        let order: Vec<String> = s
+            .due_ai_turns(now, 10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.game)
+            .collect();
+        assert_eq!(order, ["y1", "old", "x3"], "{n}");
     }
 }
 

@@ -203,6 +203,17 @@ pub enum GameChange {
     },
 }
 
+/// An AI turn due ([`ServerStore::due_ai_turns`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DueTurn {
+    /// The game.
+    pub game: String,
+    /// The ply its AI is to act at (actions so far).
+    pub ply: u32,
+    /// The client address that created it, if known.
+    pub client: Option<String>,
+}
+
 /// Why a store could not do what was asked.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -567,7 +578,14 @@ pub trait ServerStore: Send + Sync + 'static {
     /// most `limit`. A mark may be stale (a takeback, an old game):
     /// whoever claims it checks, and clears it with
     /// [`ServerStore::clear_ai_turn`].
-    fn due_ai_turns(&self, dead_before: i64, limit: u32) -> StoreFuture<Vec<(String, u32)>>;
+    /// Each client address's oldest turn comes first, then each one's
+    /// second, and so on (a flood from one address does not hold back
+    /// another's game).
+    fn due_ai_turns(&self, dead_before: i64, limit: u32) -> StoreFuture<Vec<DueTurn>>;
+
+    /// Records the client address (its [`crate::ai::ClientKey`] text) that
+    /// created AI game `id`: a worker's searches are shared among them.
+    fn set_ai_client(&self, id: String, client: String) -> StoreFuture<()>;
 
     /// Clears game `id`'s AI mark if it is still `ply` (the AI was found
     /// not to act there).

@@ -15,9 +15,9 @@ use super::rows::{
 };
 use super::sql::{stmt, vals, Executor, Row, Stmt, Value};
 use super::{
-    At, ChatStore, GameChange, GameStore, HistoryPoint, LobbyStore, Notice, Ranked, RatingStore,
-    RatingUpdate, SeatClaim, ServerStore, SessionStore, StoreError, StoreFuture, StoredAccount,
-    StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
+    At, ChatStore, DueTurn, GameChange, GameStore, HistoryPoint, LobbyStore, Notice, Ranked,
+    RatingStore, RatingUpdate, SeatClaim, ServerStore, SessionStore, StoreError, StoreFuture,
+    StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
 };
 use crate::domain::{now_ms, ChatLine, GameInfo, Seat, PERFECT_LEVEL};
 
@@ -1000,19 +1000,37 @@ impl<E: Executor> ServerStore for Db<E> {
         })
     }
 
-    fn due_ai_turns(&self, dead_before: i64, limit: u32) -> StoreFuture<Vec<(String, u32)>> {
+    fn due_ai_turns(&self, dead_before: i64, limit: u32) -> StoreFuture<Vec<DueTurn>> {
         self.go(|db| async move {
+            // Each address's oldest turn first, then each one's second...,
+            // counting the turns being searched: a flood of one address's
+            // games does not hold back another's.
             let s = stmt(
-                "SELECT id AS game_id, ai_turn FROM games g
-                 WHERE ai_turn IS NOT NULL AND status = 'playing'
-                     AND NOT EXISTS (SELECT 1 FROM ai_claims c
-                         WHERE c.game_id = g.id AND c.ply = g.ai_turn AND c.until_ms > $1
-                             AND c.server IN (SELECT id FROM servers WHERE alive_at >= $2))
-                 ORDER BY updated_at LIMIT $3",
+                "SELECT game_id, ai_turn, ai_client FROM (
+                     SELECT id AS game_id, ai_turn, ai_client, updated_at,
+                         ROW_NUMBER() OVER (PARTITION BY ai_client ORDER BY updated_at) AS n
+                     FROM games WHERE ai_turn IS NOT NULL AND status = 'playing'
+                 ) due
+                 WHERE NOT EXISTS (SELECT 1 FROM ai_claims c
+                     WHERE c.game_id = due.game_id AND c.ply = due.ai_turn AND c.until_ms > $1
+                         AND c.server IN (SELECT id FROM servers WHERE alive_at >= $2))
+                 ORDER BY n, updated_at LIMIT $3",
                 vals![now_ms(), dead_before, limit],
             );
-            db.mapped(s, |r| game_count(r, "ai_turn")).await
+            db.mapped(s, |r| {
+                let (game, ply) = game_count(r, "ai_turn")?;
+                let client = col(r, &game, "ai_client")?;
+                Ok(DueTurn { game, ply, client })
+            })
+            .await
         })
+    }
+
+    fn set_ai_client(&self, id: String, client: String) -> StoreFuture<()> {
+        self.exec(vec![stmt(
+            "UPDATE games SET ai_client = $2 WHERE id = $1",
+            vals![id, client],
+        )])
     }
 
     fn clear_ai_turn(&self, id: String, ply: u32) -> StoreFuture<()> {

@@ -359,12 +359,14 @@ pub const STEPS: &[Step] = &[
     },
     // Issue 28: AI workers. The ply at which a game's AI is to act (kept
     // with each action), so that a server or worker finds the turns no
-    // live claim covers without loading every AI game. The games going on
+    // live claim covers without loading every AI game; and the address
+    // that created the game, which a worker's turns are shared among. The games going on
     // are marked at their last ply: whoever claims one first finds out
     // whether the AI is to act there, and clears the mark if not.
     Step {
         about: "AI turns due",
         sql: &["ALTER TABLE games ADD COLUMN ai_turn INTEGER;
+            ALTER TABLE games ADD COLUMN ai_client TEXT;
             UPDATE games SET ai_turn = (SELECT count(*) FROM actions WHERE actions.game_id = games.id)
                 WHERE mode = 'ai' AND status = 'playing';
             CREATE INDEX games_ai_turn ON games (ai_turn) WHERE ai_turn IS NOT NULL"],

@@ -210,7 +210,8 @@ impl Games {
         loop {
             let (ticket, ply, id) = {
                 let mut room = room_ref.lock().await;
-                if !room.ai_to_move() || room.dead {
+                // (A worker stopping takes up no further turn.)
+                if !room.ai_to_move() || room.dead || (first.is_none() && !self.searches()) {
                     room.ai_busy = false;
                     return Ok(());
                 }

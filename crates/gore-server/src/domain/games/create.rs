@@ -113,6 +113,18 @@ impl Games {
             info.mode.as_str(),
             info.creator.as_str()
         );
+        if let (Mode::Ai, Some(client)) = (info.mode, &room.ai_client) {
+            // For the workers, who share their searches among addresses; a
+            // failure only leaves this game sharing the unknown's turn.
+            if let Err(e) = self
+                .0
+                .store
+                .set_ai_client(id.clone(), client.to_string())
+                .await
+            {
+                tracing::warn!("game {id}: its address not recorded: {e}");
+            }
+        }
         let room = Arc::new(Mutex::new(room));
         let cell = Arc::new(OnceCell::new_with(Some(room.clone())));
         self.rooms().insert(id, cell);

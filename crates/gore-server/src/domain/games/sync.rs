@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::{AiRole, Games, RoomRef};
-use crate::domain::storage::{GameChange, Notice};
+use crate::domain::storage::{DueTurn, GameChange, Notice};
 use crate::domain::Room;
 
 /// Each server writes its heartbeat this often (RULES.md, "Clocks and
@@ -389,7 +389,12 @@ impl Games {
                 return;
             }
         };
-        for (id, ply) in due {
+        for DueTurn {
+            game: id,
+            ply,
+            client,
+        } in due
+        {
             let room_ref = match self.room(&id).await {
                 Ok(r) => r,
                 Err(e) => {
@@ -400,6 +405,11 @@ impl Games {
             let mut room = room_ref.lock().await;
             if (room.ply() as u32) < ply && !self.catch_up_locked(&room_ref, &mut room).await {
                 continue;
+            }
+            if room.ai_client.is_none() {
+                // Searches are shared among the addresses that made the
+                // games (a game loaded here has no address of its own).
+                room.ai_client = client.map(crate::ai::ClientKey::named);
             }
             if room.ai_to_move() && room.ply() as u32 == ply {
                 if !room.ai_busy {
