@@ -45,6 +45,8 @@ What it prints once ready (one item a line, for people and scripts alike):
   worker N: pid PID
   metrics worker N: http://127.0.0.1:PORT/metrics
   nginx: pid PID
+  postgres: pid PID          (the throwaway cluster's, if made)
+  database: postgres://USER:***@HOST:PORT/DB
   logs: DIR
   ready
 EOF
@@ -216,6 +218,8 @@ if [ -z "$db" ]; then
   as_pg "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U gore gore \
     || die "createdb failed"
   db="postgres://gore@127.0.0.1:$pg_port/gore"
+  # Its first line is the postmaster's pid.
+  pg_pid=$(head -n 1 "$pg_data/postmaster.pid")
 fi
 case $db in postgres://* | postgresql://*) ;; *) die "--db must be a postgres:// URL: $db" ;; esac
 
@@ -287,6 +291,11 @@ for i in $(seq 1 "$servers"); do
   wait_for "server$i" "server $i's /readyz" check /readyz "$p"
 done
 wait_for nginx "nginx's /healthz on port $port (another process on it?)" check /healthz "$port"
+# Every process still there (nginx may have lost its port to another
+# server, which then answered for it).
+for name in "${!pids[@]}"; do
+  kill -0 "${pids[$name]}" 2>/dev/null || die "$name exited during the start (logs: $dir)"
+done
 
 echo "site: $site/"
 for i in $(seq 1 "$servers"); do
@@ -299,6 +308,7 @@ for i in $(seq 1 "$workers"); do
 done
 echo "nginx: pid ${pids[nginx]}"
 # The database's address without its password.
+[ -z "$pg_data" ] || echo "postgres: pid $pg_pid"
 echo "database: $(sed -E 's|//([^:/@]*):[^@]*@|//\1:***@|' <<<"$db")"
 echo "logs: $dir"
 echo "ready"

@@ -31,28 +31,33 @@ struct Stack {
     /// Every `/metrics` address it printed, by whose (`server 1`,
     /// `worker 1`…).
     metrics: Vec<(String, String)>,
-    /// Every process it started (servers, workers, nginx).
+    /// Every process it started (servers, workers, nginx, a throwaway
+    /// PostgreSQL).
     pids: Vec<u32>,
+    /// Its directory (logs, configuration, a throwaway database).
+    dir: String,
     /// Its stderr, for the messages of a failure.
     stderr: tempfile::NamedTempFile,
 }
 
 impl Stack {
-    /// Starts the script on database `db` and waits (bounded) for its
-    /// `ready` line; `Err` with what it said if it stopped before.
-    fn start(db: &str, workers: usize) -> Result<Stack, String> {
+    /// Starts the script with `args` (before its `--`) and waits (bounded)
+    /// for its `ready` line; `Err` with what it said if it stopped before.
+    fn start(args: &[&str]) -> Result<Stack, String> {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/local-stack.sh");
         let stderr = tempfile::NamedTempFile::new().unwrap();
         let mut child = Command::new("bash")
             .arg(&script)
             .args(["--gore", env!("CARGO_BIN_EXE_gore")])
-            .args(["--db", db, "--port", "0", "--timeout", "300"])
-            .args(["--workers", &workers.to_string()])
+            .args(["--port", "0", "--timeout", "300"])
+            .args(args)
             // One client address makes every request here: no rate limit.
             .args(["--", "--rate-limit", "0"])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(stderr.reopen().unwrap())
+            // A database only where the test names one.
+            .env_remove("GORE_STACK_DB")
             .spawn()
             .expect("run deploy/local-stack.sh");
         let (tx, rx) = mpsc::channel();
@@ -104,6 +109,7 @@ impl Stack {
             site,
             metrics,
             pids,
+            dir: value("logs: "),
             stderr,
         })
     }
@@ -132,6 +138,43 @@ impl Drop for Stack {
             let _ = self.child.wait();
         }
     }
+}
+
+/// [`Stack::start`], again when nginx lost its free port to another
+/// process before it bound it (the script says so and stops).
+fn start_stack(args: &[&str]) -> Stack {
+    let mut tries = Vec::new();
+    loop {
+        match tokio::task::block_in_place(|| Stack::start(args)) {
+            Ok(stack) => return stack,
+            Err(e) if tries.len() < 2 && e.contains("nginx") => tries.push(e),
+            Err(e) => panic!("the stack did not start ({tries:#?}): {e}"),
+        }
+    }
+}
+
+/// Sends SIGTERM to the script and waits (bounded) for it to exit 0; then
+/// no process it started may be left.
+async fn stop(stack: &mut Stack) {
+    let pids = stack.pids.clone();
+    assert!(pids.iter().all(|&p| alive(p)), "{pids:?}");
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(stack.child.id() as libc::pid_t, libc::SIGTERM) };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(st) = stack.child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the script did not stop: {}",
+            stack.said()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "{status:?}: {}", stack.said());
+    let left: Vec<u32> = pids.into_iter().filter(|&p| alive(p)).collect();
+    assert!(left.is_empty(), "still running after the stop: {left:?}");
 }
 
 /// Whether process `pid` is still there (a zombie counts as gone: it has
@@ -182,16 +225,7 @@ async fn the_local_stack_plays_through_nginx_and_counts_on_every_server() {
         return;
     }
     let db = fresh_database(&base, "stack").await;
-    // nginx's free port may be taken before it binds it: the script says
-    // so and stops; a new start picks another.
-    let mut tries = Vec::new();
-    let mut stack = loop {
-        match tokio::task::block_in_place(|| Stack::start(&db, 1)) {
-            Ok(stack) => break stack,
-            Err(e) if tries.len() < 2 && e.contains("nginx") => tries.push(e),
-            Err(e) => panic!("the stack did not start ({tries:#?}): {e}"),
-        }
-    };
+    let mut stack = start_stack(&["--db", &db, "--workers", "1"]);
     let site = stack.site.clone();
     let whose: Vec<&str> = stack.metrics.iter().map(|(w, _)| w.as_str()).collect();
     assert_eq!(
@@ -304,24 +338,61 @@ async fn the_local_stack_plays_through_nginx_and_counts_on_every_server() {
     assert!(worker_searches >= 1.0, "the worker counted no search");
 
     // The stop: SIGTERM to the script stops every process it started.
-    let pids = stack.pids.clone();
-    assert_eq!(pids.len(), 4, "two servers, a worker and nginx: {pids:?}");
-    assert!(pids.iter().all(|&p| alive(p)), "{pids:?}");
-    // SAFETY: kill(2) on our own child's pid.
-    unsafe { libc::kill(stack.child.id() as libc::pid_t, libc::SIGTERM) };
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        if let Some(st) = stack.child.try_wait().unwrap() {
-            break st;
+    assert_eq!(
+        stack.pids.len(),
+        4,
+        "two servers, a worker and nginx: {:?}",
+        stack.pids
+    );
+    stop(&mut stack).await;
+}
+
+/// Without a database, the script makes a throwaway PostgreSQL cluster of
+/// its own (initdb), serves a game on it, and removes it at the stop.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_database_the_local_stack_makes_and_removes_its_own() {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let initdb = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|v| v.path().join("bin/initdb").exists());
+    for (what, there) in [
+        ("PostgreSQL's initdb", initdb),
+        (NGINX, Path::new(NGINX).exists()),
+    ] {
+        if !there {
+            assert!(!ci, "{what} not found: under CI=true this test must run");
+            eprintln!(
+                "\n*** {what} not found: the throwaway-database stack test did NOT run ***\n"
+            );
+            return;
         }
-        assert!(
-            Instant::now() < deadline,
-            "the script did not stop: {}",
-            stack.said()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    assert!(status.success(), "{status:?}: {}", stack.said());
-    let left: Vec<u32> = pids.into_iter().filter(|&p| alive(p)).collect();
-    assert!(left.is_empty(), "still running after the stop: {left:?}");
+    }
+    let mut stack = start_stack(&["--servers", "1", "--workers", "1"]);
+    // The script's own cluster: a postgres process of its own, in its
+    // directory.
+    assert_eq!(
+        stack.pids.len(),
+        4,
+        "server, worker, nginx, postgres: {:?}",
+        stack.pids
+    );
+    let dir = stack.dir.clone();
+    assert!(
+        Path::new(&dir).join("postgres/PG_VERSION").exists(),
+        "{dir}"
+    );
+    let site = stack.site.clone();
+    let c = http();
+    let created = create(&c, &site, json!({"mode": "local"})).await;
+    let id = created["id"].as_str().unwrap();
+    let token = created["token"].as_str().unwrap();
+    let v = seat_view(&c, &site, id, token).await;
+    let action = v["legal"][0].as_str().expect("a legal action");
+    let (status, v) = act(&c, &site, id, token, action, 0).await.unwrap();
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["ply"], 1, "{v}");
+    stop(&mut stack).await;
+    assert!(!Path::new(&dir).exists(), "{dir} is left after the stop");
 }
