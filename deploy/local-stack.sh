@@ -111,8 +111,6 @@ if [ -z "$dir" ]; then
 fi
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-# PostgreSQL's own user must reach its directory below (when run as root).
-chmod 755 "$dir"
 
 # Every process started, by name, for the stop; the throwaway cluster's
 # data directory, if any.
@@ -200,7 +198,11 @@ if [ -z "$db" ]; then
   [ -x "$pg_bin/initdb" ] || die "no --db and no PostgreSQL to make one (apt-get install postgresql)"
   pg_data="$dir/postgres"
   mkdir -p "$pg_data"
-  if [ "$(id -u)" = 0 ]; then chown postgres: "$pg_data"; fi
+  # As root, PostgreSQL runs as its own user, who must reach its directory.
+  if [ "$(id -u)" = 0 ]; then
+    chmod 755 "$dir"
+    chown postgres: "$pg_data"
+  fi
   # Trust on loopback and the directory's socket only: a throwaway for
   # this machine, never reachable from another.
   as_pg "$pg_bin/initdb" -D "$pg_data" -U gore --auth=trust -E UTF8 >"$dir/initdb.log" 2>&1 \
