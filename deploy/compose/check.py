@@ -96,10 +96,14 @@ def check_dockerfile(gore):
         fail("Dockerfile: no CMD")
     else:
         gore_accepts(gore, json.loads(cmd[-1]), "Dockerfile CMD")
-    copied = [v.split()[-2] for i, v in final if i == "COPY" and "--from" not in v]
-    for src in copied:
-        if not (ROOT / src).exists():
-            fail(f"Dockerfile: COPY {src}: no such file")
+    # Every file copied from the build context (all but the destination,
+    # flags aside) is in the checkout.
+    for i, v in instr:
+        if i != "COPY" or "--from" in v:
+            continue
+        for src in [w for w in v.split() if not w.startswith("--")][:-1]:
+            if not (ROOT / src).exists():
+                fail(f"Dockerfile: COPY {src}: no such file")
 
 
 def check_compose(gore):
