@@ -5,6 +5,8 @@
 //! nginx only: a friend game with both seats, an AI game that the worker
 //! answers, a game's socket through nginx; then every `/metrics` counts
 //! what was played, and the script's stop leaves no process behind.
+//! Without a database it makes and removes a throwaway cluster; when one
+//! of its processes dies it stops the others and exits 1.
 //!
 //! It runs when `GORE_TEST_POSTGRES` names a database (`.ci/run` sets it)
 //! and nginx is installed; without them it fails under `CI=true` and warns
@@ -408,4 +410,41 @@ async fn without_a_database_the_local_stack_makes_and_removes_its_own() {
     assert_eq!(v["ply"], 1, "{v}");
     stop(&mut stack).await;
     assert!(!Path::new(&dir).exists(), "{dir} is left after the stop");
+}
+
+/// A process of the stack that dies (a server SIGKILLed) makes the script
+/// stop the others and exit 1, its logs kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_server_stops_the_local_stack_with_its_logs_kept() {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let Some(base) = postgres_or_skip("the dead-server stack test") else {
+        return;
+    };
+    if !Path::new(NGINX).exists() {
+        assert!(!ci, "{NGINX} not found: under CI=true this test must run");
+        eprintln!("\n*** {NGINX} not found: the dead-server stack test did NOT run ***\n");
+        return;
+    }
+    let db = fresh_database(&base, "stackdie").await;
+    let mut stack = start_stack(&["--db", &db, "--servers", "1", "--workers", "0"]);
+    let pids = stack.pids.clone();
+    assert_eq!(pids.len(), 2, "a server and nginx: {pids:?}");
+    // The server's pid is printed first.
+    // SAFETY: kill(2) on a process of this test's own stack.
+    unsafe { libc::kill(pids[0] as libc::pid_t, libc::SIGKILL) };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(st) = stack.child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(Instant::now() < deadline, "the script did not stop");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(status.code(), Some(1), "{}", stack.said());
+    assert!(stack.said().contains("server1 exited"), "{}", stack.said());
+    let left: Vec<u32> = pids.into_iter().filter(|&p| alive(p)).collect();
+    assert!(left.is_empty(), "still running: {left:?}");
+    let dir = Path::new(&stack.dir);
+    assert!(dir.join("server1.log").exists(), "the logs are not kept");
+    let _ = std::fs::remove_dir_all(dir);
 }
