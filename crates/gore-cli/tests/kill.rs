@@ -15,7 +15,8 @@ use serde_json::json;
 use support::*;
 
 /// An AI game whose server is killed while the AI thinks: the other server
-/// takes the turn over once the dead server's claim lapses, plays it once,
+/// takes the turn over once the dead server is silent (no heartbeat for
+/// `DEAD_AFTER`, 5 s), plays it once,
 /// and the game goes on there.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_server_takes_over_the_ai_turn_of_a_killed_server() {
@@ -53,9 +54,9 @@ async fn another_server_takes_over_the_ai_turn_of_a_killed_server() {
         assert!(attempt < 5, "the AI always finished before the kill");
         first = Gore::start(&db, &[]);
     };
-    // The second server moves for the AI: within the lease (10 × the AI's
-    // time + 5 s) plus one sweep (2 s); 60 s is the bound of a loaded
-    // machine, not the promise.
+    // The second server moves for the AI: once the first is silent for
+    // 5 s, at its next look for turns due (every 2 s); 60 s is the bound
+    // of a loaded machine, not the promise.
     assert!(
         watch.until(60, |v| v.head.ply >= 1).await,
         "no server took the AI's turn over"

@@ -13,10 +13,11 @@
 # FLOOD    top-level AI games created at once (from as many addresses,
 #          127.1.0.x) just before the load starts; 0 for none
 #
-# The web servers and gore-load are pinned to core 0 and the worker to
-# core 1 (taskset), as if the worker were a machine of its own; PostgreSQL
-# is not pinned. Prints gore-load's report (the action latency over 200
-# games of 20 actions across both servers, sockets on the other server).
+# The web servers, gore-load and PostgreSQL (every postgres process, for
+# the run; put back on every core after) are pinned to core 0 and the
+# worker to core 1 (taskset), as if the worker were a machine of its own.
+# Prints gore-load's report (the action latency over 200 games of 20
+# actions across both servers, sockets on the other server).
 set -euo pipefail
 bin=${1:?BIN_DIR}
 pg=${2:?PG_URL}
@@ -26,9 +27,12 @@ seed=${5:-1}
 db="${pg%/*}/gore_aibench"
 psql "$pg" -qc "DROP DATABASE IF EXISTS gore_aibench" -c "CREATE DATABASE gore_aibench"
 
+export RUST_LOG=${RUST_LOG:-warn}
+pin_postgres() { for p in $(pgrep -x postgres); do taskset -a -p -c "$1" "$p" >/dev/null; done; }
+pin_postgres 0
 pids=()
 out=$(mktemp -d)
-trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$out"' EXIT
+trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$out"; pin_postgres 0-1' EXIT
 threads=0
 [ "$mode" = inline ] && threads=1
 for port in 18281 18282; do
