@@ -30,11 +30,6 @@ pub struct ServeArgs {
     /// many; 0 turns the limit off.
     #[arg(long, default_value_t = 20)]
     rate_limit: u32,
-    /// How long the AI thinks at the top level, in milliseconds: the
-    /// budget every AI turn is cut from. Default: the level's one default
-    /// (`Level::default_movetime`, 1000 ms).
-    #[arg(long)]
-    ai_time_ms: Option<u64>,
     /// Threads for AI searches (default: the machine's cores); 0: this
     /// server never searches, AI workers (`gore worker`) on the same
     /// database play the AI's turns.
@@ -78,9 +73,6 @@ pub struct ServeArgs {
     /// or password changes are refused `busy`.
     #[arg(long, default_value_t = 8)]
     hash_queue: usize,
-    /// Plies per game at most; the game then ends as a ply cap ends it.
-    #[arg(long, default_value_t = 2000)]
-    max_plies: u32,
     /// The site's public address, e.g. `https://gore.example`: the only
     /// `Host` accepted, and secure cookies when it is https.
     #[arg(long)]
@@ -102,10 +94,6 @@ pub struct ServeArgs {
     /// Seeks and challenges waiting in the lobby per client address at most.
     #[arg(long, default_value_t = gore_server::domain::lobby::SEEKS_PER_ADDRESS)]
     max_seeks_per_ip: usize,
-    /// The solver's database (built by `gore solve --db DIR`): ai games
-    /// without trades may then choose the perfect player.
-    #[arg(long, value_name = "DIR")]
-    solver_db: Option<std::path::PathBuf>,
     /// The paces of quick pairing in the lobby, comma-separated
     /// (`3+2,5+3,10+5,15+10,1d,3d` by default).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -114,15 +102,38 @@ pub struct ServeArgs {
     /// embedded puzzles.
     #[arg(long, value_name = "FILE")]
     puzzles: Option<std::path::PathBuf>,
+    /// What `gore serve` and `gore worker` share.
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+/// The options `gore serve` and `gore worker` share: a worker must think,
+/// cap games and read the solver's database as the servers do.
+#[derive(Args)]
+pub struct CommonArgs {
+    /// How long the AI thinks at the top level, in milliseconds: the
+    /// budget every AI turn is cut from. Default: the level's one default
+    /// (`Level::default_movetime`, 1000 ms). Give servers and workers the
+    /// same.
+    #[arg(long)]
+    ai_time_ms: Option<u64>,
+    /// Plies per game at most; the game then ends as a ply cap ends it.
+    #[arg(long, default_value_t = 2000)]
+    max_plies: u32,
+    /// The solver's database (built by `gore solve --db DIR`): ai games
+    /// without trades may then choose the perfect player, and the top
+    /// level reads it at its leaves.
+    #[arg(long, value_name = "DIR")]
+    solver_db: Option<std::path::PathBuf>,
     /// Serve `GET /metrics` (Prometheus's text format) on this address, a
     /// listener of its own, e.g. 127.0.0.1:9184; never on the public port.
     /// Default: no metrics.
     #[arg(long, value_name = "ADDR:PORT")]
     metrics_addr: Option<SocketAddr>,
-    /// On SIGTERM or Ctrl-C, how long the server may take to stop, in
-    /// seconds: it refuses new games and sockets (503 draining), tells
-    /// open sockets to reconnect elsewhere, lets open requests finish,
-    /// then exits.
+    /// On SIGTERM or Ctrl-C, how long the process may take to stop, in
+    /// seconds: a server refuses new games and sockets (503 draining),
+    /// tells open sockets to reconnect elsewhere and lets open requests
+    /// finish; a worker finishes its searches and gives up its turns.
     #[arg(long, default_value_t = 10)]
     drain_seconds: u64,
     /// How logs are written to stderr: `text`, or `json` (one object a
@@ -131,9 +142,32 @@ pub struct ServeArgs {
     log_format: gore_server::LogFormat,
 }
 
+impl CommonArgs {
+    /// Starts the logs as asked.
+    pub fn init_logging(&self) {
+        gore_server::init_logging_as(self.log_format);
+    }
+
+    /// `config` with these options.
+    pub fn apply(self, config: gore_server::Config) -> gore_server::Config {
+        gore_server::Config {
+            ai_time: self
+                .ai_time_ms
+                .map_or(gore_ai::Level::MAX.default_movetime(), |ms| {
+                    Duration::from_millis(ms.max(1))
+                }),
+            max_plies: self.max_plies.max(1),
+            solver_db: self.solver_db,
+            metrics_addr: self.metrics_addr,
+            drain: Duration::from_secs(self.drain_seconds),
+            ..config
+        }
+    }
+}
+
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
     // Logs go to stderr; stdout carries only the line that says where to go.
-    gore_server::init_logging_as(args.log_format);
+    args.common.init_logging();
     // Checked before anything starts, so that a bad URL is the only error.
     gore_server::DbUrl::parse(&args.db)?;
     let defaults = gore_server::Config::default();
@@ -141,11 +175,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         addr: SocketAddr::new(args.addr, args.port),
         db: args.db,
         rate_limit: args.rate_limit,
-        ai_time: args
-            .ai_time_ms
-            .map_or(gore_ai::Level::MAX.default_movetime(), |ms| {
-                Duration::from_millis(ms.max(1))
-            }),
         ai_threads: args.ai_threads.unwrap_or(defaults.ai_threads),
         ai_role: if args.ai_threads == Some(0) {
             gore_server::domain::AiRole::Elsewhere
@@ -154,7 +183,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         },
         ai_queue: args.ai_queue,
         ai_per_client: args.ai_per_client.max(1),
-        max_plies: args.max_plies.max(1),
         // More workers than cores would only make every hash slower.
         hash_workers: args
             .hash_workers
@@ -173,10 +201,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_sockets_per_game: args.max_sockets_per_game.max(1),
         max_sockets_per_ip: args.max_sockets_per_ip.max(1),
         max_seeks_per_ip: args.max_seeks_per_ip.max(1),
-        solver_db: args.solver_db,
         puzzles: args.puzzles,
-        metrics_addr: args.metrics_addr,
-        drain: Duration::from_secs(args.drain_seconds),
         paces: if args.paces.is_empty() {
             defaults.paces.clone()
         } else {
@@ -184,6 +209,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         },
         ..defaults
     };
+    let config = args.common.apply(config);
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

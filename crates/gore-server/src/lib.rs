@@ -159,17 +159,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
     // The metrics' own listener: stops with the process (a scrape during
     // the drain still answers).
-    let metrics_addr = match config.metrics_addr {
-        Some(at) => {
-            let l = TcpListener::bind(at)
-                .await
-                .with_context(|| format!("--metrics-addr: cannot listen on {at}"))?;
-            let at = l.local_addr()?;
-            tokio::spawn(serve_metrics(l, state.clone(), std::future::pending()));
-            Some(at)
-        }
-        None => None,
-    };
+    let metrics_addr = start_metrics(&config, &state).await?;
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "Goré is ready: open http://{addr}/")?;
@@ -187,6 +177,23 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Serves `/metrics` on `--metrics-addr`, if given, in a task of its own;
+/// the address it listens on.
+async fn start_metrics(
+    config: &Config,
+    state: &AppState,
+) -> anyhow::Result<Option<std::net::SocketAddr>> {
+    let Some(at) = config.metrics_addr else {
+        return Ok(None);
+    };
+    let l = TcpListener::bind(at)
+        .await
+        .with_context(|| format!("--metrics-addr: cannot listen on {at}"))?;
+    let at = l.local_addr()?;
+    tokio::spawn(serve_metrics(l, state.clone(), std::future::pending()));
+    Ok(Some(at))
+}
+
 /// Runs an AI worker (`gore worker`): opens the shared database and plays
 /// the AI's turns due there until SIGTERM or Ctrl-C; then takes up no new
 /// turn, lets its searches finish within `config.drain`, and gives up its
@@ -195,17 +202,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
 pub async fn run_worker(config: Config) -> anyhow::Result<()> {
     let threads = config.ai_threads;
     let state = AppState::open(config.clone()).await?;
-    let metrics_addr = match config.metrics_addr {
-        Some(at) => {
-            let l = TcpListener::bind(at)
-                .await
-                .with_context(|| format!("--metrics-addr: cannot listen on {at}"))?;
-            let at = l.local_addr()?;
-            tokio::spawn(serve_metrics(l, state.clone(), std::future::pending()));
-            Some(at)
-        }
-        None => None,
-    };
+    let metrics_addr = start_metrics(&config, &state).await?;
     {
         let mut out = std::io::stdout().lock();
         writeln!(

@@ -282,38 +282,51 @@ impl Games {
     /// between its commit and its notice) are caught up. One query for
     /// all of them, every sweep.
     pub(super) async fn catch_up_sweep(&self) {
+        let behind = self.behind_the_store(|_| true).await;
+        for id in behind {
+            tracing::info!("game {id}: not what the store has (a notice was lost)");
+            self.refresh(&id).await;
+        }
+    }
+
+    /// The games in memory that `keep` selects whose actions in the store
+    /// are not this server's (more: another process's; fewer: a takeback
+    /// elsewhere). One query for all of them. A room busy now is being
+    /// changed: it is left to the next look.
+    async fn behind_the_store(&self, keep: impl Fn(&Room) -> bool) -> Vec<String> {
         let held: Vec<(String, u32)> = {
             let rooms: Vec<RoomRef> = self
                 .rooms()
                 .values()
                 .filter_map(|c| c.get().cloned())
                 .collect();
-            let mut held = Vec::with_capacity(rooms.len());
+            let mut held = Vec::new();
             for r in rooms {
-                // A room busy now is being changed: the next sweep sees it.
                 if let Ok(room) = r.try_lock() {
-                    held.push((room.id().to_string(), room.ply() as u32));
+                    if keep(&room) {
+                        held.push((room.id().to_string(), room.ply() as u32));
+                    }
                 }
             }
             held
         };
         if held.is_empty() {
-            return;
+            return Vec::new();
         }
         let ids = held.iter().map(|(id, _)| id.clone()).collect();
         match self.0.store.latest_plies(ids).await {
             Ok(stored) => {
-                // A game left out has no action stored. Fewer actions than
-                // here means a takeback elsewhere.
+                // A game left out has no action stored.
                 let stored: HashMap<String, u32> = stored.into_iter().collect();
-                for (id, have) in held {
-                    if stored.get(&id).copied().unwrap_or(0) != have {
-                        tracing::info!("game {id}: not what the store has (a notice was lost)");
-                        self.refresh(&id).await;
-                    }
-                }
+                held.into_iter()
+                    .filter(|(id, have)| stored.get(id).copied().unwrap_or(0) != *have)
+                    .map(|(id, _)| id)
+                    .collect()
             }
-            Err(e) => tracing::warn!("cannot compare the games in memory with the store: {e}"),
+            Err(e) => {
+                tracing::warn!("cannot compare the games in memory with the store: {e}");
+                Vec::new()
+            }
         }
     }
 
@@ -425,36 +438,8 @@ impl Games {
     /// Takes in the workers' moves in the games in memory waiting for the
     /// AI (a store without notices): one query for all of them.
     pub(super) async fn watch_ai_turns(&self) {
-        let waiting: Vec<(String, u32)> = {
-            let rooms: Vec<RoomRef> = self
-                .rooms()
-                .values()
-                .filter_map(|c| c.get().cloned())
-                .collect();
-            let mut held = Vec::new();
-            for r in rooms {
-                if let Ok(room) = r.try_lock() {
-                    if room.ai_to_move() {
-                        held.push((room.id().to_string(), room.ply() as u32));
-                    }
-                }
-            }
-            held
-        };
-        if waiting.is_empty() {
-            return;
-        }
-        let ids = waiting.iter().map(|(id, _)| id.clone()).collect();
-        match self.0.store.latest_plies(ids).await {
-            Ok(stored) => {
-                let stored: HashMap<String, u32> = stored.into_iter().collect();
-                for (id, have) in waiting {
-                    if stored.get(&id).copied().unwrap_or(0) != have {
-                        self.refresh(&id).await;
-                    }
-                }
-            }
-            Err(e) => tracing::warn!("cannot look for the workers' moves: {e}"),
+        for id in self.behind_the_store(Room::ai_to_move).await {
+            self.refresh(&id).await;
         }
     }
 
