@@ -25,9 +25,14 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<()> {
     args.common.init_logging();
     gore_server::DbUrl::parse(&args.db)?;
     let defaults = gore_server::Config::default();
+    let threads = args.threads.unwrap_or(defaults.ai_threads).max(1);
     let config = args.common.apply(gore_server::Config {
         db: args.db,
-        ai_threads: args.threads.unwrap_or(defaults.ai_threads).max(1),
+        ai_threads: threads,
+        // A worker takes up only the turns it has threads for (two each)
+        // and shares them among addresses: no cap per address below that,
+        // which would leave a claimed turn waiting, kept from the others.
+        ai_per_client: 2 * threads,
         ai_role: gore_server::domain::AiRole::Worker,
         ..defaults
     });

@@ -295,13 +295,31 @@ pub async fn click(page: &Page, selector: &str) -> Res<()> {
             el.click().await?;
             Res::Ok(())
         };
-        match tried.await {
+        let e = match tried.await {
             Ok(()) => return Ok(()),
-            Err(e) if start.elapsed() > Duration::from_secs(10 * SLACK) => {
-                return Err(format!("no element {selector} to click: {e}").into())
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(60)).await,
+            Err(e) => e,
+        };
+        // CDP's node ids go stale when the page redraws between the find
+        // and the click (on a loaded machine, every time): the page clicks
+        // its own element then, in one step.
+        let sel = serde_json::to_string(selector)?;
+        let js_click = format!(
+            "(e => e && !e.disabled ? (e.scrollIntoView({{block: 'center'}}), e.click(), true) : false)\
+             (document.querySelector({sel}))"
+        );
+        if page
+            .evaluate(js_click)
+            .await
+            .ok()
+            .and_then(|v| v.into_value::<bool>().ok())
+            == Some(true)
+        {
+            return Ok(());
         }
+        if start.elapsed() > Duration::from_secs(10 * SLACK) {
+            return Err(format!("no element {selector} to click: {e}").into());
+        }
+        tokio::time::sleep(Duration::from_millis(60)).await;
     }
 }
 

@@ -362,7 +362,7 @@ impl<E: Executor> GameStore for Db<E> {
             // The game's row first: a takeback or resignation committing
             // meanwhile is seen (a conflict), and the primary key refuses
             // a second commit of the ply.
-            let stmts =
+            let mut stmts =
                 vec![
                 lock_at(&id, takebacks),
                 stmt(
@@ -393,12 +393,13 @@ impl<E: Executor> GameStore for Db<E> {
                         vals![&id, a.at, deadline, a.position.map(|p| p.to_move()), a.ply],
                     ),
                 },
-                // The claims on the turns before are spent.
-                stmt(
-                    "DELETE FROM ai_claims WHERE game_id = $1 AND ply < $2",
-                    vals![&id, a.ply],
-                ),
             ];
+            // The claims of a game over are spent. (Those of a game going
+            // on are kept: a claim racing this commit finds its turn's row
+            // held and is refused, where a deleted row would let it in.)
+            if ending.is_some() {
+                stmts.push(stmt("DELETE FROM ai_claims WHERE game_id = $1", vals![&id]));
+            }
             db.done(stmts).await?;
             db.0.announce(id, a.ply);
             Ok(())

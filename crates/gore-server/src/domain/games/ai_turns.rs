@@ -116,6 +116,11 @@ impl Games {
     /// Claims the AI's turn at `ply` of game `id` for this process (see
     /// [`crate::domain::storage::ServerStore::claim_ai_turn`]).
     pub(super) async fn claim_ai_turn(&self, id: String, ply: u32) -> Result<bool, GameError> {
+        if !self.0.beaten.load(std::sync::atomic::Ordering::SeqCst) {
+            // A claim of a process with no heartbeat yet would look like a
+            // dead one's to the others, who would search the turn too.
+            self.heartbeat().await;
+        }
         let dead_before = self.now() - super::sync::DEAD_AFTER.as_millis() as i64;
         self.0
             .store
@@ -222,6 +227,11 @@ impl Games {
                         // Several servers on one store: one computes the
                         // turn, the one whose claim the store accepts.
                         let claimed = self.claim_ai_turn(id.clone(), room.ply() as u32).await?;
+                        tracing::debug!(
+                            "game {id}: the AI's turn at ply {} claimed by {}: {claimed}",
+                            room.ply(),
+                            self.0.server
+                        );
                         if !claimed {
                             room.ai_busy = false;
                             return Ok(());
@@ -253,6 +263,7 @@ impl Games {
             self.retry_ai();
             let chosen = chosen.map_err(|e| GameError::Internal(e.to_string()))?;
             let Some(action) = chosen else {
+                tracing::debug!("game {id}: the AI's search found no action");
                 room_ref.lock().await.ai_busy = false;
                 return Ok(());
             };
@@ -261,13 +272,19 @@ impl Games {
             // resignation: the search was for another game; the loop
             // looks again.
             if room.at() != ply || room.dead || !room.ai_to_move() {
+                tracing::debug!(
+                    "game {id}: the AI's search at ply {} is not played: the game moved on ({})",
+                    ply.ply,
+                    self.0.server
+                );
                 continue;
             }
             self.commit(room_ref, &mut room, action).await?;
             tracing::debug!(
-                "game {id}: the AI played {action} at ply {} in {:?}",
+                "game {id}: the AI played {action} at ply {} in {:?} ({})",
                 ply.ply + 1,
-                started.elapsed()
+                started.elapsed(),
+                self.0.server
             );
         }
     }

@@ -178,6 +178,9 @@ struct Inner {
     catching_up: std::sync::atomic::AtomicUsize,
     /// The AI takes up no more turns (a worker stopping).
     ai_stopped: std::sync::atomic::AtomicBool,
+    /// This process's heartbeat is in the store: the others see its
+    /// claims as a live process's.
+    beaten: std::sync::atomic::AtomicBool,
     /// Told of commits and notices (the server's metrics), once set.
     observer: std::sync::OnceLock<Arc<dyn crate::domain::observe::Observer>>,
     /// Each seat's latest chat messages (Unix ms), for its rate limit.
@@ -263,6 +266,7 @@ impl Games {
             observer: std::sync::OnceLock::new(),
             catching_up: std::sync::atomic::AtomicUsize::new(0),
             ai_stopped: std::sync::atomic::AtomicBool::new(false),
+            beaten: std::sync::atomic::AtomicBool::new(false),
             server: store.origin(),
             rooms: StdMutex::new(HashMap::new()),
             ai,

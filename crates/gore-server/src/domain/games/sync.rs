@@ -60,13 +60,14 @@ impl Games {
         }
         let now = self.now();
         let dead_before = now - DEAD_AFTER.as_millis() as i64;
-        if let Err(e) = self
+        match self
             .0
             .store
             .heartbeat(self.0.server.clone(), now, held, dead_before)
             .await
         {
-            tracing::debug!("heartbeat: {e}");
+            Ok(()) => self.0.beaten.store(true, Ordering::SeqCst),
+            Err(e) => tracing::debug!("heartbeat: {e}"),
         }
     }
 
