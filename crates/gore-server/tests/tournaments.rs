@@ -647,3 +647,151 @@ async fn bad_requests_are_refused_naming_the_field() {
     assert_eq!(d["tournament"]["phase"], "running");
     assert_eq!(d["tournament"]["creator"], "Ana");
 }
+
+/// The two guards of a change made once, at the store, deterministic
+/// (the servers' race above may or may not happen on a given run): a
+/// pairing lease is held by one process at a time, renewed by its holder,
+/// taken over once it runs out or its holder falls silent; and a state
+/// saved over a version another save moved on from is refused whole, its
+/// new games with it. Two handles of one database with their own names:
+/// SQLite's (tests/common/shared.rs), and PostgreSQL's when set.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_lease_and_the_version_let_one_change_through() {
+    use gore_server::store::{DbUrl, Store, StoredTournament};
+    let shared = common::shared::Shared::new();
+    let mut pairs: Vec<(&str, [std::sync::Arc<dyn Store>; 2])> =
+        vec![("sqlite", [shared.handle(1), shared.handle(2)])];
+    if let Some(base) = postgres_url() {
+        let url = DbUrl::parse(&fresh_pg_database(&base).await).unwrap();
+        let open = || gore_server::store::open(&url, Default::default());
+        pairs.push(("postgres", [open().await.unwrap(), open().await.unwrap()]));
+    }
+    for (n, [h1, h2]) in pairs {
+        // A game's facts to insert with a pairing: a local game's, made
+        // through the API on a server of the same database.
+        let s = server_on_store(h1.clone()).await;
+        let g = create(&browser(), &s, json!({"mode": "local"})).await;
+        let mut info = h1
+            .load_game(g["id"].as_str().unwrap().to_string())
+            .await
+            .unwrap()
+            .unwrap()
+            .info;
+        let now = T0;
+        h1.create_tournament(StoredTournament {
+            id: "t000000001".into(),
+            kind: "arena".into(),
+            name: "lease".into(),
+            creator: "c".into(),
+            clock: "3+2".parse().unwrap(),
+            rules: gore_core::Rules::STANDARD,
+            rated: false,
+            starts_at: now,
+            ends_at: now + 600_000,
+            finished: false,
+            created_at: now,
+            state: "{}".into(),
+            version: 1,
+        })
+        .await
+        .unwrap();
+        let t = || "t000000001".to_string();
+        for h in [&h1, &h2] {
+            h.heartbeat(h.origin(), now, vec![], 0).await.unwrap();
+        }
+        let dead_before = now - 5_000;
+        assert!(
+            h1.claim_tournament(t(), now, now + 10_000, dead_before)
+                .await
+                .unwrap(),
+            "{n}"
+        );
+        assert!(
+            !h2.claim_tournament(t(), now, now + 10_000, dead_before)
+                .await
+                .unwrap(),
+            "{n}"
+        );
+        // Renewed by its holder; still not the other's until it runs out.
+        assert!(h1
+            .claim_tournament(t(), now + 5_000, now + 15_000, dead_before)
+            .await
+            .unwrap());
+        assert!(!h2
+            .claim_tournament(t(), now + 14_999, now + 20_000, dead_before)
+            .await
+            .unwrap());
+        assert!(
+            h2.claim_tournament(t(), now + 15_000, now + 25_000, dead_before)
+                .await
+                .unwrap(),
+            "{n}"
+        );
+        assert!(!h1
+            .claim_tournament(t(), now + 15_000, now + 25_000, dead_before)
+            .await
+            .unwrap());
+        // Its holder silent since before `dead_before`: taken at once.
+        assert!(
+            h1.claim_tournament(t(), now + 16_000, now + 26_000, now + 1)
+                .await
+                .unwrap(),
+            "{n}"
+        );
+        // Compare and set: the first save over version 1 goes through; the
+        // second, over the same version, is refused and its game is not
+        // stored.
+        info.id = "g000000001".into();
+        assert!(h1
+            .save_tournament(
+                t(),
+                1,
+                "{\"a\":1}".into(),
+                false,
+                vec![(0, info.clone())],
+                vec![]
+            )
+            .await
+            .unwrap());
+        // (A game numbered 1, so that only the version refuses it: a
+        // second game 0 would be refused by its number too.)
+        info.id = "g000000002".into();
+        assert!(!h2
+            .save_tournament(
+                t(),
+                1,
+                "{\"b\":1}".into(),
+                false,
+                vec![(1, info.clone())],
+                vec![]
+            )
+            .await
+            .unwrap());
+        assert!(!h2
+            .save_tournament(t(), 1, "{\"c\":1}".into(), true, vec![], vec![])
+            .await
+            .unwrap());
+        assert!(
+            h1.load_game("g000000002".into()).await.unwrap().is_none(),
+            "{n}"
+        );
+        assert!(
+            h1.load_game("g000000001".into()).await.unwrap().is_some(),
+            "{n}"
+        );
+        let stored = h2.tournament(t()).await.unwrap().unwrap();
+        assert_eq!(
+            (stored.version, stored.state.as_str()),
+            (2, "{\"a\":1}"),
+            "{n}"
+        );
+    }
+}
+
+/// A server on a store the test opened.
+async fn server_on_store(store: std::sync::Arc<dyn gore_server::store::Store>) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_in(&dir);
+    let state = gore_server::AppState::with_store(config, store).unwrap();
+    Server::serve(dir, state).await
+}
