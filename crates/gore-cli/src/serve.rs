@@ -106,6 +106,10 @@ pub struct ServeArgs {
     /// without trades may then choose the perfect player.
     #[arg(long, value_name = "DIR")]
     solver_db: Option<std::path::PathBuf>,
+    /// Schedule an arena every hour (3+2, rated, 57 minutes from each
+    /// full hour), once however many servers share the database.
+    #[arg(long)]
+    tournaments_hourly_arena: bool,
     /// The paces of quick pairing in the lobby, comma-separated
     /// (`3+2,5+3,10+5,15+10,1d,3d` by default).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -177,6 +181,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         puzzles: args.puzzles,
         metrics_addr: args.metrics_addr,
         drain: Duration::from_secs(args.drain_seconds),
+        tournaments_hourly_arena: args.tournaments_hourly_arena,
         paces: if args.paces.is_empty() {
             defaults.paces.clone()
         } else {

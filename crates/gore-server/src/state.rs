@@ -126,6 +126,7 @@ impl AppState {
             lobby_store.clone(),
             config.clock.clone(),
             games.ratings().clone(),
+            config.tournaments_hourly_arena,
         );
         let lobby = crate::domain::lobby::Lobby::new(
             lobby_store,

@@ -795,3 +795,79 @@ async fn server_on_store(store: std::sync::Arc<dyn gore_server::store::Store>) -
     let state = gore_server::AppState::with_store(config, store).unwrap();
     Server::serve(dir, state).await
 }
+
+/// `--tournaments-hourly-arena`: the server schedules an arena every hour
+/// (3+2, rated, 57 minutes from each full hour), this hour's and the
+/// next, once however many servers share the database; without the flag,
+/// none. T0 is a full hour (2026-12-01 00:00 UTC).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_hourly_arena_is_scheduled_once_by_several_servers() {
+    assert_eq!(T0 % 3_600_000, 0);
+    let clock = Clock::manual(T0 + 30 * 60_000);
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_path(&dir);
+    let hourly = |db: String| {
+        let clock = clock.clone();
+        async move {
+            let dir = tempfile::tempdir().unwrap();
+            let mut config = config_in(&dir);
+            config.db = db;
+            config.clock = clock;
+            config.tournaments_hourly_arena = true;
+            Server::start_with(dir, config).await
+        }
+    };
+    let (s1, s2) = (hourly(db.clone()).await, hourly(db.clone()).await);
+    let (t1, t2) = (
+        s1.state.tournaments().clone(),
+        s2.state.tournaments().clone(),
+    );
+    for _ in 0..2 {
+        tokio::join!(t1.tick(), t2.tick());
+    }
+    let (_, lists) = get_with(&s1, "", "/api/tournaments").await;
+    let brief = |v: &Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["name"].as_str().unwrap().to_string(),
+                    t["clock"].as_str().unwrap().to_string(),
+                    t["rated"].as_bool().unwrap(),
+                    t["starts_at"].as_i64().unwrap(),
+                    t["ends_at"].as_i64().unwrap(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let hour = |h: i64| {
+        (
+            "Hourly 3+2 arena".to_string(),
+            "3+2".to_string(),
+            true,
+            T0 + h * 3_600_000,
+            T0 + h * 3_600_000 + 57 * 60_000,
+        )
+    };
+    assert_eq!(brief(&lists["running"]), vec![hour(0)], "{lists}");
+    assert_eq!(brief(&lists["upcoming"]), vec![hour(1)], "{lists}");
+    // An hour on: the first is over (nobody played), the second runs, the
+    // third is announced.
+    clock.advance(Duration::from_secs(3_600));
+    tokio::join!(t1.tick(), t2.tick());
+    tokio::join!(t1.tick(), t2.tick());
+    let (_, lists) = get_with(&s2, "", "/api/tournaments").await;
+    assert_eq!(brief(&lists["finished"]), vec![hour(0)], "{lists}");
+    assert_eq!(brief(&lists["running"]), vec![hour(1)], "{lists}");
+    assert_eq!(brief(&lists["upcoming"]), vec![hour(2)], "{lists}");
+    // Without the flag (the default), the server schedules nothing.
+    let other = tempfile::tempdir().unwrap();
+    let plain = server(&clock, &db_path(&other)).await;
+    plain.state.tournaments().tick().await;
+    let (_, lists) = get_with(&plain, "", "/api/tournaments").await;
+    assert_eq!(
+        lists,
+        json!({"upcoming": [], "running": [], "finished": []})
+    );
+}

@@ -22,8 +22,13 @@
 //!   with the arena's clock and rules, rated if the arena is: it is
 //!   played, ended, rated and reviewed as any other.
 //!
+//! - With `--tournaments-hourly-arena`, the server schedules an arena
+//!   every hour ([`HOURLY`]): each tick makes sure this hour's and the
+//!   next hour's exist, under ids derived from the hour, so that several
+//!   servers make each once.
+//!
 //! Not yet: berserk (the clock keeps both sides' time alike), Swiss
-//! events on the server, the server's own schedule, bots.
+//! events on the server, a daily Swiss, bots.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -56,6 +61,12 @@ pub const NAME_MAX: usize = 40;
 pub const START_AHEAD_MS: i64 = 7 * 86_400_000;
 /// Tournaments of each phase a list shows at most.
 pub const LIST_LIMIT: u32 = 50;
+/// The server's hourly arena: its pace, and its minutes from each full
+/// hour (lichess's hourly arenas last 57: a few minutes' rest, and the
+/// last games end before the next begins).
+pub const HOURLY: (&str, u32) = ("3+2", 57);
+/// An hour, in ms.
+const HOUR_MS: i64 = 3_600_000;
 /// How many times a change is tried again after another server's change
 /// of the same tournament came first.
 const RETRIES: usize = 20;
@@ -226,6 +237,8 @@ struct Inner {
     ratings: super::ratings::Ratings,
     /// Set by [`Tournaments::halt`]: this server pairs no more.
     halted: AtomicBool,
+    /// The server schedules its hourly arena.
+    hourly: bool,
 }
 
 fn store_error(e: StoreError) -> GameError {
@@ -301,23 +314,39 @@ pub fn outcome_of(end: &GameEnd) -> Option<Outcome> {
     }
 }
 
+/// The id of the hourly arena of hour `h` (hours since the epoch): `h`
+/// then the hour's number in 9 base-32 digits (a valid id, as a drawn
+/// one is, that no two hours share).
+fn hourly_id(h: i64) -> String {
+    let mut n = h.max(0) as u64;
+    let mut digits = [b'0'; 9];
+    for d in digits.iter_mut().rev() {
+        *d = super::ID_ALPHABET[(n % 32) as usize];
+        n /= 32;
+    }
+    format!("h{}", String::from_utf8_lossy(&digits))
+}
+
 /// What a change of a tournament's state produced: the new games to
 /// create with it.
 type Change = Result<Vec<GameInfo>, GameError>;
 
 impl Tournaments {
     /// The tournaments over `store`; starts the pairing task (a Tokio
-    /// runtime is needed).
+    /// runtime is needed). With `hourly`, the server schedules an arena
+    /// every hour ([`HOURLY`]).
     pub fn new(
         store: Arc<dyn Store>,
         clock: Clock,
         ratings: super::ratings::Ratings,
+        hourly: bool,
     ) -> Tournaments {
         let t = Tournaments(Arc::new(Inner {
             store,
             clock,
             ratings,
             halted: AtomicBool::new(false),
+            hourly,
         }));
         t.clone().spawn_ticker();
         t
@@ -355,6 +384,11 @@ impl Tournaments {
     /// finished whose lease this server holds or takes (what the task
     /// does each [`TICK`]; tests call it to go on without waiting).
     pub async fn tick(&self) {
+        if self.0.hourly {
+            if let Err(e) = self.schedule().await {
+                tracing::debug!("tournaments: the hourly arena not scheduled: {e}");
+            }
+        }
         let running = match self
             .0
             .store
@@ -372,6 +406,66 @@ impl Tournaments {
                 tracing::debug!("tournament {}: {e}", t.id);
             }
         }
+    }
+
+    /// Makes sure this hour's arena (unless over) and the next hour's
+    /// exist. Each has an id derived from its hour (`h` and the hour's
+    /// number in base 32), so that two servers make it once: the second's
+    /// insert is refused.
+    pub async fn schedule(&self) -> Result<(), GameError> {
+        let now = self.now();
+        let hour = now.div_euclid(HOUR_MS);
+        let (pace, minutes) = HOURLY;
+        let clock: TimeControl = pace.parse().map_err(|e: String| GameError::Internal(e))?;
+        for h in [hour, hour + 1] {
+            let starts_at = h * HOUR_MS;
+            let ends_at = starts_at + i64::from(minutes) * 60_000;
+            let id = hourly_id(h);
+            if ends_at <= now
+                || self
+                    .0
+                    .store
+                    .tournament(id.clone())
+                    .await
+                    .map_err(store_error)?
+                    .is_some()
+            {
+                continue;
+            }
+            let arena = Arena::try_new(ArenaConfig::new(starts_at as u64, ends_at as u64))
+                .map_err(|e| GameError::Internal(e.to_string()))?;
+            let state = ArenaState {
+                arena,
+                names: BTreeMap::new(),
+                games: Vec::new(),
+            };
+            let made = self
+                .0
+                .store
+                .create_tournament(StoredTournament {
+                    id: id.clone(),
+                    kind: "arena".into(),
+                    name: format!("Hourly {pace} arena"),
+                    creator: String::new(),
+                    clock,
+                    rules: Rules::STANDARD,
+                    rated: true,
+                    starts_at,
+                    ends_at,
+                    finished: false,
+                    created_at: now,
+                    state: encode(&state),
+                    version: 1,
+                })
+                .await;
+            match made {
+                Ok(()) => tracing::info!("tournament {id}: the hourly arena scheduled"),
+                // Another server made it first.
+                Err(StoreError::Conflict) => {}
+                Err(e) => return Err(store_error(e)),
+            }
+        }
+        Ok(())
     }
 
     /// Creates an arena by the account `me`: its id.
@@ -852,6 +946,15 @@ mod tests {
             forfeit,
             ended_at: 0,
         }
+    }
+
+    /// Hourly ids are valid ids, one per hour.
+    #[test]
+    fn hourly_ids() {
+        let a = hourly_id(498_912);
+        assert!(super::super::valid_id(&a), "{a}");
+        assert_ne!(a, hourly_id(498_913));
+        assert_eq!(hourly_id(0), "h000000000");
     }
 
     /// A forfeit names the loser; an abort is no result; otherwise the
