@@ -61,6 +61,8 @@ pub const NAME_MAX: usize = 40;
 pub const START_AHEAD_MS: i64 = 7 * 86_400_000;
 /// Tournaments of each phase a list shows at most.
 pub const LIST_LIMIT: u32 = 50;
+/// Running tournaments each tick looks after at most.
+const TICK_LIMIT: u32 = 1000;
 /// The server's hourly arena: its pace, and its minutes from each full
 /// hour (lichess's hourly arenas last 57: a few minutes' rest, and the
 /// last games end before the next begins).
@@ -392,7 +394,7 @@ impl Tournaments {
         let running = match self
             .0
             .store
-            .tournaments(TournamentPhase::Running, self.now(), LIST_LIMIT)
+            .tournaments(TournamentPhase::Running, self.now(), TICK_LIMIT)
             .await
         {
             Ok(r) => r,
