@@ -871,3 +871,51 @@ async fn the_hourly_arena_is_scheduled_once_by_several_servers() {
         json!({"upcoming": [], "running": [], "finished": []})
     );
 }
+
+/// A player who never makes his first action is not paired again and
+/// again: the game is aborted after its first-action time (30 s, RULES.md
+/// "Aborting"), counts for nobody, and the absent player is paused (he
+/// joins again to play on); his opponent stays in and meets the next
+/// player who comes.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_absent_player_is_paused_after_his_abort() {
+    let clock = Clock::manual(T0);
+    let dir = tempfile::tempdir().unwrap();
+    let s = server(&clock, &db_path(&dir)).await;
+    let mut cookies = BTreeMap::new();
+    for name in ["Ana", "Bea", "Cai"] {
+        cookies.insert(name, account(&s, name).await);
+    }
+    let p = Players(cookies);
+    let id = arena(&s, p.c("Ana"), T0).await;
+    post_ok(&s, p.c("Ana"), &id, "join").await;
+    post_ok(&s, p.c("Bea"), &id, "join").await;
+    let d = wait_for(&s, &id, "Ana and Bea paired", |d| {
+        game_of(d, "Ana").is_some()
+    })
+    .await;
+    let game = game_of(&d, "Ana").unwrap();
+    // A (to act first) never acts: at 30 s the game is aborted.
+    let absent = d["playing"][0]["a"][1].as_str().unwrap().to_string();
+    let present = d["playing"][0]["b"][1].as_str().unwrap().to_string();
+    clock.advance(Duration::from_secs(30));
+    s.state.games().settle_clocks().await;
+    let (_, g) = get_with(&s, "", &format!("/api/games/{game}")).await;
+    assert_eq!(g["result"]["reason"], "abort", "{g}");
+    s.state.tournaments().tick().await;
+    let d = wait_for(&s, &id, "the abort recorded", |d| {
+        d["playing"].as_array().unwrap().is_empty()
+    })
+    .await;
+    assert_eq!(line(&d, &absent)["presence"], "paused", "{d}");
+    assert_eq!(line(&d, &present)["presence"], "joined", "{d}");
+    for who in [&absent, &present] {
+        assert_eq!(line(&d, who)["games"], 0, "an abort counts for nobody: {d}");
+        assert_eq!(line(&d, who)["score"], 0, "{d}");
+    }
+    // Cai comes: he meets the one still in, not the absent one.
+    post_ok(&s, p.c("Cai"), &id, "join").await;
+    let d = wait_for(&s, &id, "Cai paired", |d| game_of(d, "Cai").is_some()).await;
+    assert_eq!(game_of(&d, "Cai"), game_of(&d, &present), "{d}");
+    assert_eq!(game_of(&d, &absent), None, "{d}");
+}

@@ -651,6 +651,9 @@ pub struct GameEnd {
     pub result: Option<String>,
     /// How it ended off the board, if it did (who lost; an abort).
     pub forfeit: Option<Forfeit>,
+    /// The public id of the player an abort counts against, if recorded
+    /// ([`GameStore::record_abort`]).
+    pub aborted_by: Option<String>,
     /// When it ended (Unix ms).
     pub ended_at: i64,
 }

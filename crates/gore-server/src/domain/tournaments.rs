@@ -67,6 +67,9 @@ const TICK_LIMIT: u32 = 1000;
 /// hour (lichess's hourly arenas last 57: a few minutes' rest, and the
 /// last games end before the next begins).
 pub const HOURLY: (&str, u32) = ("3+2", 57);
+/// How long an abort's result waits for the record of whom it counts
+/// against (written just after the game's end), in ms.
+const ABORT_GRACE_MS: i64 = 5_000;
 /// An hour, in ms.
 const HOUR_MS: i64 = 3_600_000;
 /// How many times a change is tried again after another server's change
@@ -842,6 +845,15 @@ impl Tournaments {
             let mut changed = false;
             for e in &ends {
                 let Some(i) = index(&e.game) else { continue };
+                // An abort is committed before whom it counts against is
+                // (RULES.md, "Aborting"): wait a little for that record
+                // rather than pair the absent player again.
+                if outcome_of(e).is_none()
+                    && e.aborted_by.is_none()
+                    && now - e.ended_at < ABORT_GRACE_MS
+                {
+                    continue;
+                }
                 let mut result = GameResult::new(
                     ArenaGameId(i as u32),
                     Outcome::Draw,
@@ -850,6 +862,17 @@ impl Tournaments {
                 result.outcome = outcome_of(e);
                 if s.arena.record(result).is_ok() {
                     changed = true;
+                }
+                // The player an abort counts against (he never made his
+                // first action, or aborted) is paused: an arena does not
+                // pair an absent player again and again. He joins again
+                // to play on.
+                if let (None, Some(p)) = (outcome_of(e), &e.aborted_by) {
+                    let p = PlayerId::from(p.as_str());
+                    let in_game = s.arena.games.get(i).is_some_and(|g| g.a == p || g.b == p);
+                    if in_game {
+                        let _ = s.arena.pause(&p);
+                    }
                 }
             }
             let pairings = s.arena.pair(at);
@@ -947,6 +970,7 @@ mod tests {
             result: result.map(str::to_string),
             forfeit,
             ended_at: 0,
+            aborted_by: None,
         }
     }
 

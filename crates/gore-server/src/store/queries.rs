@@ -1202,8 +1202,9 @@ impl<E: Executor> TournamentStore for Db<E> {
     fn game_ends(&self, games: Vec<String>) -> StoreFuture<Vec<GameEnd>> {
         self.mapped(
             stmt(
-                "SELECT id, result, reason, resigned, loser, updated_at FROM games
-                 WHERE id = ANY($1) AND status = 'over'",
+                "SELECT id, result, reason, resigned, loser, updated_at,
+                     (SELECT MIN(a.player) FROM aborts a WHERE a.game_id = games.id) AS aborted_by
+                 FROM games WHERE id = ANY($1) AND status = 'over'",
                 vals![games],
             ),
             |r| {
@@ -1231,6 +1232,7 @@ impl<E: Executor> TournamentStore for Db<E> {
                 Ok(GameEnd {
                     result: col(r, &id, "result")?,
                     ended_at: col(r, &id, "updated_at")?,
+                    aborted_by: col(r, &id, "aborted_by")?,
                     forfeit,
                     game: id,
                 })
