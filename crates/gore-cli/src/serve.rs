@@ -94,6 +94,10 @@ pub struct ServeArgs {
     /// Seeks and challenges waiting in the lobby per client address at most.
     #[arg(long, default_value_t = gore_server::domain::lobby::SEEKS_PER_ADDRESS)]
     max_seeks_per_ip: usize,
+    /// Schedule an arena every hour (3+2, rated, 57 minutes from each
+    /// full hour), once however many servers share the database.
+    #[arg(long)]
+    tournaments_hourly_arena: bool,
     /// The paces of quick pairing in the lobby, comma-separated
     /// (`3+2,5+3,10+5,15+10,1d,3d` by default).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -202,6 +206,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_sockets_per_ip: args.max_sockets_per_ip.max(1),
         max_seeks_per_ip: args.max_seeks_per_ip.max(1),
         puzzles: args.puzzles,
+        tournaments_hourly_arena: args.tournaments_hourly_arena,
         paces: if args.paces.is_empty() {
             defaults.paces.clone()
         } else {

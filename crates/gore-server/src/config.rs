@@ -174,6 +174,9 @@ pub struct Config {
     /// (`--drain-seconds`): half of it for open sockets to go, the rest
     /// for open requests to finish.
     pub drain: Duration,
+    /// The server schedules an arena every hour
+    /// (`--tournaments-hourly-arena`; off by default).
+    pub tournaments_hourly_arena: bool,
 }
 
 impl Default for Config {
@@ -216,6 +219,7 @@ impl Default for Config {
             puzzles: None,
             metrics_addr: None,
             drain: Duration::from_secs(10),
+            tournaments_hourly_arena: false,
         }
     }
 }

@@ -229,7 +229,9 @@ impl IntoResponse for ApiError {
 impl From<GameError> for ApiError {
     fn from(e: GameError) -> ApiError {
         let code = match &e {
-            GameError::NoGame | GameError::NoPlayer => ErrorCode::NotFound,
+            GameError::NoGame | GameError::NoPlayer | GameError::NoTournament => {
+                ErrorCode::NotFound
+            }
             GameError::BadField { .. } | GameError::BadAction(_) => ErrorCode::BadRequest,
             GameError::NoSeat | GameError::NotYourTurn(_) | GameError::Waiting => {
                 ErrorCode::Forbidden
@@ -278,6 +280,7 @@ fn reason_of(e: &GameError) -> Option<Reason> {
         | GameError::Claimed(s) => Some(said(s)),
         GameError::NoGame => plain("no_game"),
         GameError::NoPlayer => plain("no_player"),
+        GameError::NoTournament => plain("no_tournament"),
         GameError::NoSeat => plain("no_seat"),
         GameError::NotYourTurn(p) => {
             Some(("not_your_turn", vec![("player", json!(p.to_string()))]))

@@ -21,6 +21,7 @@ struct Inner {
     games: Games,
     players: crate::domain::Players,
     lobby: crate::domain::lobby::Lobby,
+    tournaments: crate::domain::tournaments::Tournaments,
     accounts: crate::domain::accounts::Accounts,
     limiter: RateLimiter,
     /// Open sockets per address (as the rate limiter keys them) and in all.
@@ -121,6 +122,12 @@ impl AppState {
                 ai_role: config.ai_role,
             },
         )?;
+        let tournaments = crate::domain::tournaments::Tournaments::new(
+            lobby_store.clone(),
+            config.clock.clone(),
+            games.ratings().clone(),
+            config.tournaments_hourly_arena,
+        );
         let lobby = crate::domain::lobby::Lobby::new(
             lobby_store,
             config.clock.clone(),
@@ -145,6 +152,7 @@ impl AppState {
             players,
             accounts,
             lobby,
+            tournaments,
             sockets: Mutex::new((HashMap::new(), 0)),
             analysis,
             solved,
@@ -185,6 +193,11 @@ impl AppState {
     /// The lobby.
     pub fn lobby(&self) -> &crate::domain::lobby::Lobby {
         &self.0.lobby
+    }
+
+    /// The tournaments.
+    pub fn tournaments(&self) -> &crate::domain::tournaments::Tournaments {
+        &self.0.tournaments
     }
 
     /// The analysis pool: the analysis board's and the reviews' searches,

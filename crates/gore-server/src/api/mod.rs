@@ -21,6 +21,7 @@ pub mod game;
 pub mod learn;
 pub mod lobby;
 pub mod review;
+pub mod tournaments;
 
 pub use accounts::*;
 pub use analysis::*;
@@ -28,6 +29,7 @@ pub use game::*;
 pub use learn::*;
 pub use lobby::*;
 pub use review::*;
+pub use tournaments::*;
 
 pub use crate::domain::{Mode, Seat, Status};
 pub use crate::error::{ApiError, ErrorCode};

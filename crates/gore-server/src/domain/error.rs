@@ -109,6 +109,9 @@ pub enum GameError {
     /// No account has that name.
     #[error("no such player")]
     NoPlayer,
+    /// No tournament has that id.
+    #[error("no such tournament")]
+    NoTournament,
     /// A log-in refused: the same answer whether the username exists or
     /// the password is wrong.
     #[error("wrong username or password")]

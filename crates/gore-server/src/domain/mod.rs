@@ -45,6 +45,7 @@ pub mod ratings;
 pub mod review;
 mod room;
 pub mod storage;
+pub mod tournaments;
 
 use gore_ai::Level;
 use gore_core::{Forfeit, Player, Position, Rules};

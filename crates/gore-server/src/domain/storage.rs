@@ -1,6 +1,7 @@
 //! What the domain needs from a database: the store's traits, one per
 //! concern ([`GameStore`], [`SessionStore`], [`LobbyStore`],
-//! [`RatingStore`], [`ChatStore`], [`ServerStore`], summed as [`Store`]),
+//! [`RatingStore`], [`ChatStore`], [`ServerStore`], [`TournamentStore`],
+//! summed as [`Store`]),
 //! and the records they carry. The domain defines them and calls them;
 //! `crate::store` implements them over SQLite and PostgreSQL. So the
 //! dependency runs one way: the store knows the domain's types, and the
@@ -596,15 +597,130 @@ pub trait ServerStore: Send + Sync + 'static {
     fn release_ai_claims(&self) -> StoreFuture<()>;
 }
 
+/// A tournament as stored: its terms, and its whole state as the
+/// tournament domain writes it (`state`, opaque here), with the version
+/// every change of it compares and sets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredTournament {
+    /// 10 base-32 characters.
+    pub id: String,
+    /// `arena`.
+    pub kind: String,
+    /// Its name.
+    pub name: String,
+    /// The creator's public id.
+    pub creator: String,
+    /// Its games' clock.
+    pub clock: crate::domain::clock::TimeControl,
+    /// Its games' rules.
+    pub rules: gore_core::Rules,
+    /// Rated games.
+    pub rated: bool,
+    /// Unix ms: pairing begins.
+    pub starts_at: i64,
+    /// Unix ms: pairing ends.
+    pub ends_at: i64,
+    /// Over for good: ended, and its last game over.
+    pub finished: bool,
+    /// Unix ms.
+    pub created_at: i64,
+    /// The state (JSON).
+    pub state: String,
+    /// Its version: 1 when created, one more at each change.
+    pub version: i64,
+}
+
+/// Which tournaments a list holds ([`TournamentStore::tournaments`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TournamentPhase {
+    /// Not begun: the soonest first.
+    Upcoming,
+    /// Begun and not finished: the earliest begun first.
+    Running,
+    /// Finished: the latest ended first.
+    Finished,
+}
+
+/// A finished game, as a tournament learns its result
+/// ([`TournamentStore::game_ends`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameEnd {
+    /// The game.
+    pub game: String,
+    /// Its result text (`30-18`, `… without glory`; `None` for an abort).
+    pub result: Option<String>,
+    /// How it ended off the board, if it did (who lost; an abort).
+    pub forfeit: Option<Forfeit>,
+    /// The public id of the player an abort counts against, if recorded
+    /// ([`GameStore::record_abort`]).
+    pub aborted_by: Option<String>,
+    /// When it ended (Unix ms).
+    pub ended_at: i64,
+}
+
+/// Tournaments: their state, their games, and the pairing lease.
+pub trait TournamentStore: Send + Sync + 'static {
+    /// Stores a new tournament.
+    fn create_tournament(&self, t: StoredTournament) -> StoreFuture<()>;
+
+    /// A tournament, or `None`.
+    fn tournament(&self, id: String) -> StoreFuture<Option<StoredTournament>>;
+
+    /// The tournaments of a phase at `now`, at most `limit`.
+    fn tournaments(
+        &self,
+        phase: TournamentPhase,
+        now: i64,
+        limit: u32,
+    ) -> StoreFuture<Vec<StoredTournament>>;
+
+    /// Saves a tournament's new `state` if it is still at `version`
+    /// (then at `version + 1`), with `finished`, and in the same
+    /// transaction inserts `games` (each with its number in the
+    /// tournament) and gives each player his seat: `seats` are (account,
+    /// game, token). `false`, and nothing changed, if another change came
+    /// first.
+    fn save_tournament(
+        &self,
+        id: String,
+        version: i64,
+        state: String,
+        finished: bool,
+        games: Vec<(u32, GameInfo)>,
+        seats: Vec<(String, String, String)>,
+    ) -> StoreFuture<bool>;
+
+    /// Claims the pairing lease of tournament `id` for this process until
+    /// `until`: `true` if it holds it now, that is if nobody held it, or
+    /// this process did, or the holder's lease ran out (before `now`) or
+    /// the holder is silent (no heartbeat since `dead_before`).
+    fn claim_tournament(
+        &self,
+        id: String,
+        now: i64,
+        until: i64,
+        dead_before: i64,
+    ) -> StoreFuture<bool>;
+
+    /// Which of `games` are over, and how.
+    fn game_ends(&self, games: Vec<String>) -> StoreFuture<Vec<GameEnd>>;
+}
+
 /// What the game domain needs from a database: every concern's trait.
 /// Implemented by every type that implements them all; a test fake
 /// implements only the concern it needs (and forwards the rest).
 pub trait Store:
-    GameStore + SessionStore + LobbyStore + RatingStore + ChatStore + ServerStore
+    GameStore + SessionStore + LobbyStore + RatingStore + ChatStore + ServerStore + TournamentStore
 {
 }
 
 impl<T> Store for T where
-    T: GameStore + SessionStore + LobbyStore + RatingStore + ChatStore + ServerStore
+    T: GameStore
+        + SessionStore
+        + LobbyStore
+        + RatingStore
+        + ChatStore
+        + ServerStore
+        + TournamentStore
 {
 }

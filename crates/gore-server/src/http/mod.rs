@@ -11,6 +11,7 @@ mod games;
 mod learn;
 mod lobby;
 pub(crate) mod ops;
+mod tournaments;
 
 use std::net::{IpAddr, SocketAddr};
 
@@ -33,6 +34,7 @@ use accounts::*;
 use games::*;
 use learn::*;
 use lobby::*;
+use tournaments::*;
 
 /// The router of the whole app.
 pub fn app(state: AppState) -> Router {
@@ -98,6 +100,14 @@ pub fn app(state: AppState) -> Router {
         .route("/api/review", post(upload_review))
         .route("/api/review/status", get(upload_review_status))
         .route("/api/games/{id}/ws", get(crate::ws::upgrade))
+        .route(
+            "/api/tournaments",
+            get(list_tournaments).post(create_tournament),
+        )
+        .route("/api/tournaments/{id}", get(tournament))
+        .route("/api/tournaments/{id}/join", post(join_tournament))
+        .route("/api/tournaments/{id}/pause", post(pause_tournament))
+        .route("/api/tournaments/{id}/withdraw", post(withdraw_tournament))
         .fallback(fallback)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(middleware::from_fn_with_state(state.clone(), rate_limit))

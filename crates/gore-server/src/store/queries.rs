@@ -15,9 +15,10 @@ use super::rows::{
 };
 use super::sql::{stmt, vals, Executor, Row, Stmt, Value};
 use super::{
-    At, ChatStore, DueTurn, GameChange, GameStore, HistoryPoint, LobbyStore, Notice, Ranked,
-    RatingStore, RatingUpdate, SeatClaim, ServerStore, SessionStore, StoreError, StoreFuture,
-    StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer, StoredRating,
+    At, ChatStore, DueTurn, GameChange, GameEnd, GameStore, HistoryPoint, LobbyStore, Notice,
+    Ranked, RatingStore, RatingUpdate, SeatClaim, ServerStore, SessionStore, StoreError,
+    StoreFuture, StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer,
+    StoredRating, StoredTournament, TournamentPhase, TournamentStore,
 };
 use crate::domain::{now_ms, ChatLine, GameInfo, Seat, PERFECT_LEVEL};
 
@@ -1054,5 +1055,189 @@ impl<E: Executor> ServerStore for Db<E> {
             )])
             .await
         })
+    }
+}
+
+/// A tournaments row.
+fn tournament_from_row(r: &Row) -> Result<StoredTournament, StoreError> {
+    let id: String = col(r, "?", "id")?;
+    let damaged = |why: String| StoreError::Damaged {
+        id: id.clone(),
+        why,
+    };
+    let clock: String = col(r, &id, "clock")?;
+    let rules: String = col(r, &id, "rules")?;
+    Ok(StoredTournament {
+        kind: col(r, &id, "kind")?,
+        name: col(r, &id, "name")?,
+        creator: col(r, &id, "creator")?,
+        clock: clock.parse().map_err(|e| damaged(format!("clock: {e}")))?,
+        rules: rules.parse().map_err(|e| damaged(format!("rules: {e}")))?,
+        rated: col(r, &id, "rated")?,
+        starts_at: col(r, &id, "starts_at")?,
+        ends_at: col(r, &id, "ends_at")?,
+        finished: col(r, &id, "finished")?,
+        created_at: col(r, &id, "created_at")?,
+        state: col(r, &id, "state")?,
+        version: col(r, &id, "version")?,
+        id,
+    })
+}
+
+impl<E: Executor> TournamentStore for Db<E> {
+    one_statement! {
+        fn tournament(id: String) -> Option<StoredTournament> = first_mapped(tournament_from_row)
+            "SELECT * FROM tournaments WHERE id = $1";
+    }
+
+    fn create_tournament(&self, t: StoredTournament) -> StoreFuture<()> {
+        self.exec(stmt(
+            "INSERT INTO tournaments (id, kind, name, creator, clock, rules, rated, starts_at,
+                 ends_at, finished, created_at, state, version)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+            vals![
+                t.id,
+                t.kind,
+                t.name,
+                t.creator,
+                t.clock.to_string(),
+                t.rules.to_string(),
+                t.rated,
+                t.starts_at,
+                t.ends_at,
+                t.finished,
+                t.created_at,
+                t.state,
+                t.version,
+            ],
+        ))
+    }
+
+    fn tournaments(
+        &self,
+        phase: TournamentPhase,
+        now: i64,
+        limit: u32,
+    ) -> StoreFuture<Vec<StoredTournament>> {
+        let s = match phase {
+            TournamentPhase::Upcoming => stmt(
+                "SELECT * FROM tournaments WHERE finished = $1 AND starts_at > $2
+                 ORDER BY starts_at, id LIMIT $3",
+                vals![false, now, limit],
+            ),
+            TournamentPhase::Running => stmt(
+                "SELECT * FROM tournaments WHERE finished = $1 AND starts_at <= $2
+                 ORDER BY starts_at, id LIMIT $3",
+                vals![false, now, limit],
+            ),
+            TournamentPhase::Finished => stmt(
+                "SELECT * FROM tournaments WHERE finished = $1
+                 ORDER BY ends_at DESC, id LIMIT $2",
+                vals![true, limit],
+            ),
+        };
+        self.mapped(s, tournament_from_row)
+    }
+
+    fn save_tournament(
+        &self,
+        id: String,
+        version: i64,
+        state: String,
+        finished: bool,
+        games: Vec<(u32, GameInfo)>,
+        seats: Vec<(String, String, String)>,
+    ) -> StoreFuture<bool> {
+        // The compare-and-set first: a change that lost the race inserts
+        // no game (the whole write is rolled back).
+        let mut stmts = vec![stmt(
+            "UPDATE tournaments SET state = $3, version = version + 1, finished = $4
+             WHERE id = $1 AND version = $2",
+            vals![&id, version, state, finished],
+        )
+        .expect(1)];
+        for (n, g) in &games {
+            stmts.push(insert_game(g));
+            stmts.push(stmt(
+                "INSERT INTO tournament_games (tournament_id, n, game_id) VALUES ($1, $2, $3)",
+                vals![&id, *n, &g.id],
+            ));
+        }
+        for (account, game, token) in seats {
+            stmts.push(stmt(
+                "INSERT INTO account_seats (account_id, game_id, token) VALUES ($1, $2, $3)",
+                vals![account, game, token],
+            ));
+        }
+        self.go(|db| async move { db.applied(stmts).await })
+    }
+
+    fn claim_tournament(
+        &self,
+        id: String,
+        now: i64,
+        until: i64,
+        dead_before: i64,
+    ) -> StoreFuture<bool> {
+        self.go(|db| async move {
+            let origin = db.0.origin().to_string();
+            // As an AI claim: taken if free, lapsed, its holder silent, or
+            // already this process's; the row's lock orders two claims.
+            let n = db
+                .count(stmt(
+                    "INSERT INTO tournament_leases (tournament_id, server, until_ms)
+                     VALUES ($1, $2, $3)
+                     ON CONFLICT (tournament_id) DO UPDATE
+                         SET server = excluded.server, until_ms = excluded.until_ms
+                         WHERE tournament_leases.server = excluded.server
+                             OR tournament_leases.until_ms <= $4
+                             OR tournament_leases.server NOT IN
+                                 (SELECT id FROM servers WHERE alive_at >= $5)",
+                    vals![id, origin, until, now, dead_before],
+                ))
+                .await?;
+            Ok(n == 1)
+        })
+    }
+
+    fn game_ends(&self, games: Vec<String>) -> StoreFuture<Vec<GameEnd>> {
+        self.mapped(
+            stmt(
+                "SELECT id, result, reason, resigned, loser, updated_at,
+                     (SELECT MIN(a.player) FROM aborts a WHERE a.game_id = games.id) AS aborted_by
+                 FROM games WHERE id = ANY($1) AND status = 'over'",
+                vals![games],
+            ),
+            |r| {
+                let id: String = col(r, "?", "id")?;
+                let player = |c: &str| -> Result<Option<Player>, StoreError> {
+                    let s: Option<String> = col(r, &id, c)?;
+                    s.map(|s| {
+                        s.parse::<Player>().map_err(|_| StoreError::Damaged {
+                            id: id.clone(),
+                            why: format!("{c} {s}"),
+                        })
+                    })
+                    .transpose()
+                };
+                let reason: Option<String> = col(r, &id, "reason")?;
+                let forfeit = super::forfeit_from_columns(
+                    reason.as_deref(),
+                    player("resigned")?,
+                    player("loser")?,
+                )
+                .map_err(|why| StoreError::Damaged {
+                    id: id.clone(),
+                    why,
+                })?;
+                Ok(GameEnd {
+                    result: col(r, &id, "result")?,
+                    ended_at: col(r, &id, "updated_at")?,
+                    aborted_by: col(r, &id, "aborted_by")?,
+                    forfeit,
+                    game: id,
+                })
+            },
+        )
     }
 }
