@@ -22,6 +22,7 @@ struct Inner {
     players: crate::domain::Players,
     lobby: crate::domain::lobby::Lobby,
     accounts: crate::domain::accounts::Accounts,
+    bots: crate::domain::bots::Bots,
     limiter: RateLimiter,
     /// Open sockets per address (as the rate limiter keys them) and in all.
     sockets: Mutex<(HashMap<IpAddr, usize>, usize)>,
@@ -120,6 +121,11 @@ impl AppState {
                 clock: config.clock.clone(),
             },
         )?;
+        let bots = crate::domain::bots::Bots::new(
+            lobby_store.clone(),
+            config.clock.clone(),
+            games.ratings().clone(),
+        );
         let lobby = crate::domain::lobby::Lobby::new(
             lobby_store,
             config.clock.clone(),
@@ -143,6 +149,7 @@ impl AppState {
             games,
             players,
             accounts,
+            bots,
             lobby,
             sockets: Mutex::new((HashMap::new(), 0)),
             analysis,
@@ -179,6 +186,11 @@ impl AppState {
     /// The accounts.
     pub fn accounts(&self) -> &crate::domain::accounts::Accounts {
         &self.0.accounts
+    }
+
+    /// Tokens, BOT accounts and the Bot API's challenges.
+    pub fn bots(&self) -> &crate::domain::bots::Bots {
+        &self.0.bots
     }
 
     /// The lobby.

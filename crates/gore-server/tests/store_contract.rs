@@ -108,6 +108,7 @@ fn game(id: &str, at: i64) -> GameInfo {
         deadline: None,
         takebacks: 0,
         takeback: None,
+        bots: [false, false],
     }
 }
 
@@ -373,6 +374,7 @@ async fn sessions_players_and_seats() {
             id: id.into(),
             name: name.into(),
             account: false,
+            bot: false,
         };
         let made = s
             .create_player("s1".into(), p("p1", "Ama"), 10)
@@ -427,6 +429,7 @@ async fn accounts_take_their_sessions_seats() {
             id: "p1".into(),
             name: "ama".into(),
             account: false,
+            bot: false,
         };
         s.create_player("anon".into(), player, 1).await.unwrap();
         s.remember_seat("anon".into(), "g1".into(), "t1".into())
@@ -440,6 +443,7 @@ async fn accounts_take_their_sessions_seats() {
             id: "p1".into(),
             username: "Ama".into(),
             password: "hash1".into(),
+            bot: false,
         };
         let keys = vec!["ama".to_string(), "arna".to_string()];
         assert!(s
@@ -479,7 +483,8 @@ async fn accounts_take_their_sessions_seats() {
             Some(StoredPlayer {
                 id: "p1".into(),
                 name: "Ama".into(),
-                account: true
+                account: true,
+                bot: false,
             }),
             "{n}"
         );
@@ -534,6 +539,7 @@ async fn idle_players_are_forgotten() {
                 id: id.into(),
                 name: id.into(),
                 account: false,
+                bot: false,
             };
             s.create_player(session.into(), p, at).await.unwrap();
         }
@@ -697,6 +703,7 @@ async fn ratings_are_applied_once() {
                 id: id.into(),
                 username: name.into(),
                 password: "h".into(),
+                bot: false,
             };
             let keys = vec![name.to_lowercase()];
             assert!(s
@@ -895,6 +902,7 @@ async fn damaged_rows_are_errors_that_name_their_row() {
             id: "p1".into(),
             username: "Ama".into(),
             password: "h".into(),
+            bot: false,
         };
         s.create_account(a, vec!["ama".into()], "s1".into(), "in".into(), 1)
             .await
