@@ -477,7 +477,7 @@ impl Bots {
     }
 
     /// The challenged player accepts: the game, made as every challenge's
-    /// ([`game_between`]), its seats the two accounts'.
+    /// (`lobby::game_between`), its seats the two accounts'.
     pub async fn accept(&self, me: &StoredPlayer, id: &str) -> Result<String, GameError> {
         let c = self.challenge_of(me, id).await?;
         if c.dest.0 != me.id {
