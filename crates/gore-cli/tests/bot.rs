@@ -1,0 +1,242 @@
+//! Issue 29, point 7: `gore bot` with `gore engine` plays as a BOT account
+//! through a real `gore serve`'s Bot API: it declines a challenge it may
+//! not play (with the reason), accepts one it may, and plays a full rated
+//! game against a person driven through the site's API, then stops
+//! (`--games 1`).
+
+mod support;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use support::{http, Gore};
+
+/// The session cookie an answer sets, if any.
+fn cookie_of(res: &reqwest::Response) -> Option<String> {
+    res.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("gore_session="))
+        .and_then(|v| v.split(';').next())
+        .map(str::to_string)
+}
+
+/// A new account `name`: its session's cookie.
+async fn account(c: &reqwest::Client, url: &str, name: &str) -> String {
+    let r = c.get(format!("{url}/api/me")).send().await.unwrap();
+    let first = cookie_of(&r).expect("a session");
+    let r = c
+        .post(format!("{url}/api/account/signup"))
+        .header("cookie", &first)
+        .json(&json!({"username": name, "password": "a long passphrase"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    cookie_of(&r).expect("the logged-in session")
+}
+
+/// `POST path` with a cookie or a token: the status and the answer.
+async fn post(
+    c: &reqwest::Client,
+    url: &str,
+    path: &str,
+    cookie: Option<&str>,
+    token: Option<&str>,
+    body: Value,
+) -> (u16, Value) {
+    let mut req = c.post(format!("{url}{path}")).json(&body);
+    if let Some(k) = cookie {
+        req = req.header("cookie", k);
+    }
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    let r = req.send().await.unwrap();
+    let st = r.status().as_u16();
+    (st, r.json().await.unwrap_or(Value::Null))
+}
+
+/// `GET path` with a cookie.
+async fn get(c: &reqwest::Client, url: &str, path: &str, cookie: &str) -> Value {
+    let r = c
+        .get(format!("{url}{path}"))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    r.json().await.unwrap()
+}
+
+/// An event stream's next object of type `kind` (30 s at most: a
+/// deadline for a failing test).
+async fn next_of(res: &mut reqwest::Response, buf: &mut Vec<u8>, kind: &str) -> Value {
+    loop {
+        while let Some(i) = buf.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = buf.drain(..=i).collect();
+            let text = String::from_utf8(line).unwrap();
+            if text.trim().is_empty() {
+                continue;
+            }
+            let v: Value = serde_json::from_str(&text).unwrap();
+            if v["type"] == kind {
+                return v;
+            }
+        }
+        let chunk = tokio::time::timeout(Duration::from_secs(30), res.chunk())
+            .await
+            .expect("no event within 30 s")
+            .unwrap()
+            .expect("the stream ended");
+        buf.extend_from_slice(&chunk);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn gore_bot_plays_a_full_game_against_a_person() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gore.sqlite3");
+    let server = Gore::start(db.to_str().unwrap(), &[]);
+    let url = server.url.clone();
+    let c = http();
+
+    // The BOT account and its token.
+    let robo = account(&c, &url, "Robo").await;
+    let (st, t) = post(
+        &c,
+        &url,
+        "/api/account/tokens",
+        Some(&robo),
+        None,
+        json!({"description": "gore bot", "scopes": ["bot:play"]}),
+    )
+    .await;
+    assert_eq!(st, 201, "{t}");
+    let token = t["token"].as_str().unwrap().to_string();
+    let (st, _) = post(
+        &c,
+        &url,
+        "/api/bot/account/upgrade",
+        None,
+        Some(&token),
+        json!({}),
+    )
+    .await;
+    assert_eq!(st, 200);
+
+    // The person, with a token to read her events.
+    let irati = account(&c, &url, "Irati").await;
+    let (_, t) = post(
+        &c,
+        &url,
+        "/api/account/tokens",
+        Some(&irati),
+        None,
+        json!({"description": "events", "scopes": ["read"]}),
+    )
+    .await;
+    let read = t["token"].as_str().unwrap().to_string();
+    let mut events = c
+        .get(format!("{url}/api/stream/event"))
+        .bearer_auth(&read)
+        .send()
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+
+    // The bridge: standard rules only, level 1 (quick), one game.
+    let mut bridge = Command::new(env!("CARGO_BIN_EXE_gore"))
+        .args(["bot", "--server", &url, "--token", &token])
+        .args(["--level", "1", "--rules", "standard", "--games", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("gore bot starts");
+
+    // Rules it does not play: declined, with the reason.
+    let (st, ch) = post(
+        &c,
+        &url,
+        "/api/challenge/Robo",
+        Some(&irati),
+        None,
+        json!({"rules": "seeds=5"}),
+    )
+    .await;
+    assert_eq!(st, 201, "{ch}");
+    let e = next_of(&mut events, &mut buf, "challengeDeclined").await;
+    assert_eq!(e["challenge"]["declineReason"], "rules", "{e}");
+
+    // A rated 10+5 game, the BOT to open (Irati plays B).
+    let (st, ch) = post(
+        &c,
+        &url,
+        "/api/challenge/Robo",
+        Some(&irati),
+        None,
+        json!({"clock": "10+5", "rated": true, "colour": "B"}),
+    )
+    .await;
+    assert_eq!(st, 201, "{ch}");
+    let start = next_of(&mut events, &mut buf, "gameStart").await;
+    let game = start["game"]["id"].as_str().unwrap().to_string();
+    assert_eq!(start["game"]["colour"], "B");
+
+    // Irati plays her first legal action whenever it is her turn, through
+    // the site's API, until the game is over.
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let mut bot_actions = 0;
+    let view = loop {
+        assert!(Instant::now() < deadline, "the game did not end");
+        let v = get(&c, &url, &format!("/api/games/{game}"), &irati).await;
+        if v["status"] == "over" {
+            break v;
+        }
+        let legal = v["legal"].as_array().cloned().unwrap_or_default();
+        match legal.first() {
+            Some(a) => {
+                let ply = v["ply"].as_u64().unwrap();
+                let (st, b) = post(
+                    &c,
+                    &url,
+                    &format!("/api/games/{game}/actions"),
+                    Some(&irati),
+                    None,
+                    json!({"action": a, "ply": ply}),
+                )
+                .await;
+                assert!(st == 200 || st == 409, "{st}: {b}");
+            }
+            None => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+        bot_actions = v["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["player"] == "A")
+            .count();
+    };
+    let reason = view["result"]["reason"].as_str().unwrap().to_string();
+    assert!(
+        ["board", "no-hole", "repetition", "ply-cap"].contains(&reason.as_str()),
+        "a full game, played to the board's end: {view}"
+    );
+    assert!(bot_actions > 5, "the BOT played: {view}");
+    assert_eq!(view["seats"]["A"]["bot"], true);
+    let fin = next_of(&mut events, &mut buf, "gameFinish").await;
+    assert_eq!(fin["game"]["id"], game.as_str());
+
+    // `--games 1`: the bridge stops by itself.
+    let stop = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(s) = bridge.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < stop, "gore bot did not stop");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "{status}");
+}
