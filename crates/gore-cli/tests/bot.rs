@@ -240,3 +240,150 @@ async fn gore_bot_plays_a_full_game_against_a_person() {
     };
     assert!(status.success(), "{status}");
 }
+
+/// `gore serve` on `db` at `port` (the same address after a restart),
+/// once it says it is ready.
+fn serve_at(db: &str, port: u16) -> Gore {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gore"))
+        .args(["serve", "--rate-limit", "0", "--db", db])
+        .args(["--port", &port.to_string()])
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start gore serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("Goré is ready"), "{line:?}");
+    Gore {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    }
+}
+
+/// The server is killed mid-game and started again on the same address:
+/// the bridge opens its streams again and the game goes on to its end.
+#[tokio::test(flavor = "multi_thread")]
+async fn gore_bot_goes_on_after_the_server_restarts() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gore.sqlite3");
+    let db = db.to_str().unwrap().to_string();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = serve_at(&db, port);
+    let url = server.url.clone();
+    let c = http();
+    let robo = account(&c, &url, "Robo").await;
+    let (_, t) = post(
+        &c,
+        &url,
+        "/api/account/tokens",
+        Some(&robo),
+        None,
+        json!({"description": "gore bot", "scopes": ["bot:play"]}),
+    )
+    .await;
+    let token = t["token"].as_str().unwrap().to_string();
+    let (st, _) = post(
+        &c,
+        &url,
+        "/api/bot/account/upgrade",
+        None,
+        Some(&token),
+        json!({}),
+    )
+    .await;
+    assert_eq!(st, 200);
+    let irati = account(&c, &url, "Irati").await;
+    let mut bridge = Command::new(env!("CARGO_BIN_EXE_gore"))
+        .args(["bot", "--server", &url, "--token", &token])
+        .args(["--level", "1", "--games", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("gore bot starts");
+    let (st, ch) = post(
+        &c,
+        &url,
+        "/api/challenge/Robo",
+        Some(&irati),
+        None,
+        json!({"colour": "B"}),
+    )
+    .await;
+    assert_eq!(st, 201, "{ch}");
+
+    // Her games: the one the BOT accepted.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let game = loop {
+        let page = c
+            .get(format!("{url}/api/players/Irati"))
+            .send()
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap();
+        if let Some(id) = page["games"][0]["id"].as_str() {
+            break id.to_string();
+        }
+        assert!(Instant::now() < deadline, "not accepted: {page}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let mut restarted = false;
+    let view = loop {
+        assert!(Instant::now() < deadline, "the game did not end");
+        let v = get(&c, &url, &format!("/api/games/{game}"), &irati).await;
+        if v["status"] == "over" {
+            break v;
+        }
+        let ply = v["ply"].as_u64().unwrap();
+        if ply >= 6 && !restarted {
+            // Killed as a crash would, then back on the same address.
+            server.kill();
+            server = serve_at(&db, port);
+            restarted = true;
+            continue;
+        }
+        match v["legal"].as_array().and_then(|l| l.first()) {
+            Some(a) => {
+                let (st, b) = post(
+                    &c,
+                    &url,
+                    &format!("/api/games/{game}/actions"),
+                    Some(&irati),
+                    None,
+                    json!({"action": a, "ply": ply}),
+                )
+                .await;
+                assert!(st == 200 || st == 409, "{st}: {b}");
+            }
+            None => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    };
+    assert!(restarted);
+    let reason = view["result"]["reason"].as_str().unwrap();
+    assert!(
+        ["board", "no-hole", "repetition", "ply-cap"].contains(&reason),
+        "played to the end after the restart: {view}"
+    );
+    let stop = Instant::now() + Duration::from_secs(90);
+    let status = loop {
+        if let Some(s) = bridge.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < stop, "gore bot did not stop");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "{status}");
+}
