@@ -491,7 +491,8 @@ async fn a_bot_plays_a_person_through_the_api() {
                 .find(|a| !legal_in(rules, &position).contains(&a.to_string()))
                 .unwrap_or("offer:b1");
             let (st, b) = call(&s1, "POST", &path(illegal), &bt, None).await;
-            assert!(st == 422 || st == 403, "{illegal}: {b}");
+            assert_eq!(st, 422, "{illegal}: {b}");
+            assert!(refusal(&b).1.starts_with("illegal_"), "{b}");
             let (st, b) = call(&s1, "POST", &path("zz"), &bt, None).await;
             assert_eq!(st, 400, "{b}");
             let (st, b) = call(&s1, "POST", &path("b1"), "gore_nope", None).await;
@@ -605,4 +606,98 @@ async fn a_bot_plays_a_person_through_the_api() {
 /// The number of actions of a game's state.
 fn ply_of(v: &Value) -> usize {
     v["ply"].as_u64().unwrap_or(0) as usize
+}
+
+impl Lines {
+    /// Waits for the stream's end (30 s at most), reading what comes.
+    async fn ended(&mut self) {
+        loop {
+            let chunk = tokio::time::timeout(Duration::from_secs(30), self.res.chunk())
+                .await
+                .expect("the stream did not end within 30 s")
+                .unwrap();
+            if chunk.is_none() {
+                return;
+            }
+        }
+    }
+}
+
+/// Issue 29, point 9: a token revoked mid-game ends the BOT's access at
+/// once (its actions are refused, nothing changes) and its open streams
+/// within a keep-alive.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_revoked_mid_game_ends_the_bots_access() {
+    let s = Server::start(0).await;
+    let robo = account(&s, "Robo").await;
+    let (st, made) = post_json(
+        &robo,
+        &s,
+        "/api/account/tokens",
+        json!({"description": "engine", "scopes": ["bot:play"]}),
+    )
+    .await;
+    assert_eq!(st, 201);
+    let bt = made["token"].as_str().unwrap().to_string();
+    let token_id = made["id"].as_str().unwrap().to_string();
+    call(&s, "POST", "/api/bot/account/upgrade", &bt, None).await;
+    let ana = account(&s, "Ana").await;
+    let (_, c) = post_json(&ana, &s, "/api/challenge/Robo", json!({"colour": "A"})).await;
+    let id = c["challenge"]["id"].as_str().unwrap();
+    let (st, a) = call(
+        &s,
+        "POST",
+        &format!("/api/challenge/{id}/accept"),
+        &bt,
+        None,
+    )
+    .await;
+    assert_eq!(st, 200, "{a}");
+    let game = a["game"].as_str().unwrap().to_string();
+    let mut events = Lines::open(&s, "/api/stream/event", &bt).await;
+    let mut stream = Lines::open(&s, &format!("/api/bot/game/stream/{game}"), &bt).await;
+    let full = stream.next().await;
+    let (_, v) = get(&ana, &s, &game).await;
+    let (st, _) = act(
+        &ana,
+        &s,
+        &game,
+        None,
+        json!({"action": legal(&v)[0], "ply": 0}),
+    )
+    .await;
+    assert_eq!(st, 200);
+    let state = stream.next().await;
+    assert_eq!(state["ply"], 1, "{full} {state}");
+
+    let r = robo
+        .delete(s.at(&format!("/api/account/tokens/{token_id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    let position = state["position"].as_str().unwrap();
+    let reply = legal_in("standard", position)[0].clone();
+    let (st, b) = call(
+        &s,
+        "POST",
+        &format!("/api/bot/game/{game}/move/{reply}"),
+        &bt,
+        None,
+    )
+    .await;
+    assert_eq!((st, refusal(&b).1), (401, "bad_token".into()), "{b}");
+    let (_, v) = get(&ana, &s, &game).await;
+    assert_eq!(ply_of(&v), 1, "nothing changed: {v}");
+    let (st, _) = call(
+        &s,
+        "GET",
+        &format!("/api/bot/game/stream/{game}"),
+        &bt,
+        None,
+    )
+    .await;
+    assert_eq!(st, 401);
+    stream.ended().await;
+    events.ended().await;
 }

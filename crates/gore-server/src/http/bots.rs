@@ -27,6 +27,24 @@ use crate::state::AppState;
 /// so that a client (and any proxy) sees the connection alive.
 const KEEP_ALIVE: Duration = Duration::from_secs(5);
 
+/// The `Authorization` header's value, to check a stream's token again.
+fn authorization(headers: &HeaderMap) -> String {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Whether a stream's token still stands: a revoked one ends the stream
+/// at its next keep-alive (a store that cannot answer does not).
+async fn token_stands(bots: &crate::domain::bots::Bots, auth: &str) -> bool {
+    !matches!(
+        bots.authenticate(Some(auth)).await,
+        Err(GameError::BadToken(_))
+    )
+}
+
 /// The caller by his token (`Authorization: Bearer`).
 async fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
     let auth = headers
@@ -261,6 +279,7 @@ pub(crate) async fn event_stream(
         c.needs("read")?;
     }
     let bots = state.bots().clone();
+    let auth = authorization(&headers);
     let me = c.player;
     // The first read before the answer: a store that fails is an error,
     // not an empty stream.
@@ -292,7 +311,9 @@ pub(crate) async fn event_stream(
                 Err(e) => tracing::warn!("event stream of {}: {e}", me.id),
             }
             if quiet.elapsed() >= KEEP_ALIVE {
-                if tx.send(Bytes::from_static(b"\n")).await.is_err() {
+                if !token_stands(&bots, &auth).await
+                    || tx.send(Bytes::from_static(b"\n")).await.is_err()
+                {
                     return;
                 }
                 quiet = tokio::time::Instant::now();
@@ -318,6 +339,8 @@ pub(crate) async fn game_stream(
 ) -> Result<Response, ApiError> {
     let token = seat(&state, &headers, &id).await?;
     let games = state.games().clone();
+    let bots = state.bots().clone();
+    let auth = authorization(&headers);
     let room = games.room(&id).await?;
     // Subscribed before the first state is read: no change falls between.
     let mut changes = room.lock().await.subscribe();
@@ -340,7 +363,9 @@ pub(crate) async fn game_stream(
                     }
                 }
                 () = tokio::time::sleep(KEEP_ALIVE) => {
-                    if tx.send(Bytes::from_static(b"\n")).await.is_err() {
+                    if !token_stands(&bots, &auth).await
+                        || tx.send(Bytes::from_static(b"\n")).await.is_err()
+                    {
                         return;
                     }
                     continue;
