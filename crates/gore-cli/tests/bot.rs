@@ -387,3 +387,183 @@ async fn gore_bot_goes_on_after_the_server_restarts() {
     };
     assert!(status.success(), "{status}");
 }
+
+/// A new BOT account `name`: its token.
+async fn bot_account(c: &reqwest::Client, url: &str, name: &str) -> String {
+    let cookie = account(c, url, name).await;
+    let (st, t) = post(
+        c,
+        url,
+        "/api/account/tokens",
+        Some(&cookie),
+        None,
+        json!({"description": "gore bot", "scopes": ["bot:play"]}),
+    )
+    .await;
+    assert_eq!(st, 201, "{t}");
+    let token = t["token"].as_str().unwrap().to_string();
+    let (st, _) = post(
+        c,
+        url,
+        "/api/bot/account/upgrade",
+        None,
+        Some(&token),
+        json!({}),
+    )
+    .await;
+    assert_eq!(st, 200);
+    token
+}
+
+/// `gore bot` as the BOT of `token` on `url`, level 1, with `extra`.
+fn bridge(url: &str, token: &str, extra: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_gore"))
+        .args(["bot", "--server", url, "--token", token, "--level", "1"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("gore bot starts")
+}
+
+/// Waits (`secs` at most) for `child` to exit; its success.
+async fn exits(child: &mut std::process::Child, secs: u64) -> bool {
+    let stop = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s.success();
+        }
+        assert!(Instant::now() < stop, "gore bot did not stop");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Two BOTs: one challenges the other (`--challenge`, rated 5+3), both
+/// play the game to its end through their bridges and stop.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_bots_play_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gore.sqlite3");
+    let server = Gore::start(db.to_str().unwrap(), &[]);
+    let url = server.url.clone();
+    let c = http();
+    let one = bot_account(&c, &url, "Robo").await;
+    let two = bot_account(&c, &url, "Kiri").await;
+    let mut b2 = bridge(&url, &two, &["--games", "1"]);
+    // Kiri's bridge follows its events before the challenge comes (it
+    // would see it when it connects anyway: open challenges are said
+    // first).
+    let mut b1 = bridge(
+        &url,
+        &one,
+        &[
+            "--games",
+            "1",
+            "--challenge",
+            "Kiri",
+            "--challenge-clock",
+            "5+3",
+            "--challenge-rated",
+        ],
+    );
+    assert!(exits(&mut b1, 600).await, "Robo's bridge");
+    assert!(exits(&mut b2, 60).await, "Kiri's bridge");
+    let page: Value = c
+        .get(format!("{url}/api/players/Kiri"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(page["bot"], true, "{page}");
+    let game = page["games"][0]["id"].as_str().expect("a game").to_string();
+    let r = c
+        .get(format!("{url}/api/games/{game}"))
+        .send()
+        .await
+        .unwrap();
+    let view: Value = r.json().await.unwrap();
+    assert_eq!(view["status"], "over", "{view}");
+    assert_eq!(view["rated"], true, "{view}");
+    let reason = view["result"]["reason"].as_str().unwrap();
+    assert!(
+        ["board", "no-hole", "repetition", "ply-cap"].contains(&reason),
+        "played to the end: {view}"
+    );
+    assert_eq!(view["seats"]["A"]["bot"], true);
+    assert_eq!(view["seats"]["B"]["bot"], true);
+}
+
+/// On PostgreSQL, two servers: the BOT's bridge on one, the person on
+/// the other; a full rated game.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bot_and_a_person_on_two_servers() {
+    let Some(base) = support::postgres_or_skip("a_bot_and_a_person_on_two_servers") else {
+        return;
+    };
+    let db = support::fresh_database(&base, "bot").await;
+    let one = Gore::start(&db, &[]);
+    let two = Gore::start(&db, &[]);
+    let c = http();
+    let token = bot_account(&c, &one.url, "Robo").await;
+    let irati = account(&c, &two.url, "Irati").await;
+    let mut b = bridge(&one.url, &token, &["--games", "1"]);
+    let (st, ch) = post(
+        &c,
+        &two.url,
+        "/api/challenge/Robo",
+        Some(&irati),
+        None,
+        json!({"clock": "10+5", "rated": true, "colour": "A"}),
+    )
+    .await;
+    assert_eq!(st, 201, "{ch}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let game = loop {
+        let page: Value = c
+            .get(format!("{}/api/players/Irati", two.url))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if let Some(id) = page["games"][0]["id"].as_str() {
+            break id.to_string();
+        }
+        assert!(Instant::now() < deadline, "not accepted: {page}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let view = loop {
+        assert!(Instant::now() < deadline, "the game did not end");
+        let v = get(&c, &two.url, &format!("/api/games/{game}"), &irati).await;
+        if v["status"] == "over" {
+            break v;
+        }
+        match v["legal"].as_array().and_then(|l| l.first()) {
+            Some(a) => {
+                let ply = v["ply"].as_u64().unwrap();
+                let (st, b) = post(
+                    &c,
+                    &two.url,
+                    &format!("/api/games/{game}/actions"),
+                    Some(&irati),
+                    None,
+                    json!({"action": a, "ply": ply}),
+                )
+                .await;
+                assert!(st == 200 || st == 409, "{st}: {b}");
+            }
+            None => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    };
+    let reason = view["result"]["reason"].as_str().unwrap();
+    assert!(
+        ["board", "no-hole", "repetition", "ply-cap"].contains(&reason),
+        "{view}"
+    );
+    assert!(exits(&mut b, 60).await);
+}
