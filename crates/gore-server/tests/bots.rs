@@ -701,3 +701,36 @@ async fn a_token_revoked_mid_game_ends_the_bots_access() {
     stream.ended().await;
     events.ended().await;
 }
+
+/// A flood of challenges is refused: 20 open from one account at most;
+/// one cancelled makes room.
+#[tokio::test(flavor = "multi_thread")]
+async fn open_challenges_are_limited() {
+    let s = Server::start(0).await;
+    let _robo = account(&s, "Robo").await;
+    let eve = account(&s, "Eve").await;
+    let mut first = String::new();
+    for i in 0..20 {
+        let (st, c) = post_json(&eve, &s, "/api/challenge/Robo", json!({})).await;
+        assert_eq!(st, 201, "{i}: {c}");
+        if i == 0 {
+            first = c["challenge"]["id"].as_str().unwrap().to_string();
+        }
+    }
+    let (st, b) = post_json(&eve, &s, "/api/challenge/Robo", json!({})).await;
+    assert_eq!(
+        (st, refusal(&b).1),
+        (409, "too_many_challenges".into()),
+        "{b}"
+    );
+    let (st, _) = post_json(
+        &eve,
+        &s,
+        &format!("/api/challenge/{first}/cancel"),
+        json!({}),
+    )
+    .await;
+    assert_eq!(st, 200);
+    let (st, _) = post_json(&eve, &s, "/api/challenge/Robo", json!({})).await;
+    assert_eq!(st, 201);
+}

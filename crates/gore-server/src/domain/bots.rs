@@ -36,6 +36,9 @@ pub const SCOPES: &[&str] = &["bot:play", "read"];
 /// What every token begins with (so that it is never taken for a seat's
 /// secret, which is 32 hex digits).
 pub const TOKEN_PREFIX: &str = "gore_";
+/// Open challenges from one account at most (a flood of them would fill
+/// a BOT's stream and the store).
+pub const OPEN_CHALLENGES: usize = 20;
 /// Tokens per account at most.
 pub const TOKENS_PER_ACCOUNT: usize = 20;
 /// The longest description of a token, in characters.
@@ -436,6 +439,24 @@ impl Bots {
             )));
         }
         let now = self.now();
+        let open = store
+            .bot_challenges_of(me.id.clone(), now)
+            .await
+            .map_err(store_error)?
+            .iter()
+            .filter(|c| c.status == "created" && c.challenger.0 == me.id)
+            .count();
+        if open >= OPEN_CHALLENGES {
+            return Err(GameError::Refused(
+                Said::new(
+                    "too_many_challenges",
+                    format!(
+                        "{OPEN_CHALLENGES} open challenges at most: cancel one, or wait for answers"
+                    ),
+                )
+                .with("max", OPEN_CHALLENGES),
+            ));
+        }
         let c = StoredBotChallenge {
             id: new_id(),
             challenger: (me.id.clone(), me.name.clone(), me.bot),
