@@ -734,3 +734,71 @@ async fn open_challenges_are_limited() {
     let (st, _) = post_json(&eve, &s, "/api/challenge/Robo", json!({})).await;
     assert_eq!(st, 201);
 }
+
+/// A BOT challenges a person, who answers from the site with her session
+/// (no token): a decline the BOT hears, then an acceptance; the game's
+/// seat is her session's.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_person_answers_a_bots_challenge_with_her_session() {
+    let s = Server::start(0).await;
+    let robo = account(&s, "Robo").await;
+    let bt = token(&robo, &s, &["bot:play"]).await;
+    call(&s, "POST", "/api/bot/account/upgrade", &bt, None).await;
+    let ana = account(&s, "Ana").await;
+    let mut events = Lines::open(&s, "/api/stream/event", &bt).await;
+    let (st, c) = call(
+        &s,
+        "POST",
+        "/api/challenge/Ana",
+        &bt,
+        Some(json!({"colour": "B"})),
+    )
+    .await;
+    assert_eq!(st, 201, "{c}");
+    let id = c["challenge"]["id"].as_str().unwrap().to_string();
+    // A stranger's browser: not an account, not hers.
+    let (st, b) = post_json(
+        &browser(),
+        &s,
+        &format!("/api/challenge/{id}/accept"),
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        (st, refusal(&b).1),
+        (401, "challenge_needs_account".into()),
+        "{b}"
+    );
+    let (st, _) = post_json(
+        &ana,
+        &s,
+        &format!("/api/challenge/{id}/decline"),
+        json!({"reason": "later"}),
+    )
+    .await;
+    assert_eq!(st, 200);
+    let e = events.next_of("challengeDeclined").await;
+    assert_eq!(e["challenge"]["declineReason"], "later");
+
+    let (_, c) = call(
+        &s,
+        "POST",
+        "/api/challenge/Ana",
+        &bt,
+        Some(json!({"colour": "B"})),
+    )
+    .await;
+    let id = c["challenge"]["id"].as_str().unwrap().to_string();
+    let (st, a) = post_json(&ana, &s, &format!("/api/challenge/{id}/accept"), json!({})).await;
+    assert_eq!(st, 200, "{a}");
+    let game = a["game"].as_str().unwrap().to_string();
+    let start = events.next_of("gameStart").await;
+    assert_eq!(start["game"]["id"], game.as_str());
+    let (_, v) = get(&ana, &s, &game).await;
+    assert_eq!(v["you"], "A", "her session holds her seat: {v}");
+    assert_eq!(v["seats"]["B"]["bot"], true);
+    assert!(!legal(&v).is_empty(), "she is to move: {v}");
+    // The BOT's own browser session holds no seat of it.
+    let (_, v) = get(&robo, &s, &game).await;
+    assert_eq!(v["you"], Value::Null, "{v}");
+}
