@@ -802,3 +802,32 @@ async fn a_person_answers_a_bots_challenge_with_her_session() {
     let (_, v) = get(&robo, &s, &game).await;
     assert_eq!(v["you"], Value::Null, "{v}");
 }
+
+/// A server that drains (before it stops) takes no new challenge nor
+/// acceptance (`503 draining`) and ends its streams, so that a bot
+/// reconnects to another server.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_draining_server_ends_the_streams_and_takes_no_challenge() {
+    let s = Server::start(0).await;
+    let robo = account(&s, "Robo").await;
+    let bt = token(&robo, &s, &["bot:play"]).await;
+    call(&s, "POST", "/api/bot/account/upgrade", &bt, None).await;
+    let ana = account(&s, "Ana").await;
+    let (_, c) = post_json(&ana, &s, "/api/challenge/Robo", json!({})).await;
+    let id = c["challenge"]["id"].as_str().unwrap().to_string();
+    let mut events = Lines::open(&s, "/api/stream/event", &bt).await;
+    events.next_of("challenge").await;
+    s.state.begin_drain();
+    let (st, b) = call(
+        &s,
+        "POST",
+        &format!("/api/challenge/{id}/accept"),
+        &bt,
+        None,
+    )
+    .await;
+    assert_eq!((st, refusal(&b).0), (503, "draining".into()), "{b}");
+    let (st, _) = post_json(&ana, &s, "/api/challenge/Robo", json!({})).await;
+    assert_eq!(st, 503);
+    events.ended().await;
+}

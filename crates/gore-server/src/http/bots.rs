@@ -36,13 +36,15 @@ fn authorization(headers: &HeaderMap) -> String {
         .to_string()
 }
 
-/// Whether a stream's token still stands: a revoked one ends the stream
-/// at its next keep-alive (a store that cannot answer does not).
-async fn token_stands(bots: &crate::domain::bots::Bots, auth: &str) -> bool {
-    !matches!(
-        bots.authenticate(Some(auth)).await,
-        Err(GameError::BadToken(_))
-    )
+/// Whether a stream goes on: its token still stands (a revoked one ends
+/// the stream at its next keep-alive; a store that cannot answer does
+/// not) and the server is not draining (the client reconnects to another).
+async fn stream_stands(state: &AppState, auth: &str) -> bool {
+    !state.is_draining()
+        && !matches!(
+            state.bots().authenticate(Some(auth)).await,
+            Err(GameError::BadToken(_))
+        )
 }
 
 /// The caller by his token (`Authorization: Bearer`).
@@ -311,7 +313,7 @@ pub(crate) async fn event_stream(
                 Err(e) => tracing::warn!("event stream of {}: {e}", me.id),
             }
             if quiet.elapsed() >= KEEP_ALIVE {
-                if !token_stands(&bots, &auth).await
+                if !stream_stands(&state, &auth).await
                     || tx.send(Bytes::from_static(b"\n")).await.is_err()
                 {
                     return;
@@ -339,7 +341,6 @@ pub(crate) async fn game_stream(
 ) -> Result<Response, ApiError> {
     let token = seat(&state, &headers, &id).await?;
     let games = state.games().clone();
-    let bots = state.bots().clone();
     let auth = authorization(&headers);
     let room = games.room(&id).await?;
     // Subscribed before the first state is read: no change falls between.
@@ -363,7 +364,7 @@ pub(crate) async fn game_stream(
                     }
                 }
                 () = tokio::time::sleep(KEEP_ALIVE) => {
-                    if !token_stands(&bots, &auth).await
+                    if !stream_stands(&state, &auth).await
                         || tx.send(Bytes::from_static(b"\n")).await.is_err()
                     {
                         return;
