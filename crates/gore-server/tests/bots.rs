@@ -573,6 +573,15 @@ async fn a_bot_plays_a_person_through_the_api() {
     )
     .await;
     assert_eq!((st, refusal(&b).1), (409, "game_over".into()));
+    // No rematch with a BOT: it is challenged again.
+    let (st, b) = post_json(
+        &carmen,
+        s2,
+        &format!("/api/games/{game}/rematch"),
+        json!({}),
+    )
+    .await;
+    assert_eq!((st, refusal(&b).1), (409, "rematch_bot".into()), "{b}");
 
     // Rated: the leaderboard lists the BOT as one.
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
