@@ -438,6 +438,19 @@ async fn a_bot_plays_a_person_through_the_api() {
     assert_eq!(full["you"], "B");
     assert_eq!(full["state"]["actions"], "");
     assert_eq!(full["state"]["status"], "started");
+    // The lobby's list of games being played marks the BOT.
+    let r = bot().get(s2.at("/api/lobby")).send().await.unwrap();
+    let lobby: Value = r.json().await.unwrap();
+    let listed = lobby["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["id"] == game.as_str());
+    assert_eq!(
+        listed.map(|g| g["bots"].clone()),
+        Some(json!([false, true])),
+        "{lobby}"
+    );
     // The site's own view marks the BOT.
     let (_, view) = get(&carmen, s2, &game).await;
     assert_eq!(view["seats"]["B"]["bot"], true, "{view}");

@@ -113,6 +113,9 @@ pub struct PlayingView {
     pub rules: Rules,
     /// A's and B's ratings when it began (rated games).
     pub ratings: [Option<String>; 2],
+    /// Whether A and B are BOT accounts.
+    #[serde(default)]
+    pub bots: [bool; 2],
     /// Its spectators, on every server.
     pub spectators: u32,
 }
@@ -327,6 +330,7 @@ impl Lobby {
                     clock: g.clock,
                     rules: g.rules,
                     ratings: g.ratings,
+                    bots: g.bots,
                 })
                 .collect(),
         })
