@@ -7,6 +7,7 @@
 
 mod analyze;
 mod board;
+mod bot;
 mod calibrate;
 mod commands;
 mod engine;
@@ -61,6 +62,8 @@ enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Generate puzzles by self-play, or verify a puzzle file.
     Puzzles(puzzles::PuzzlesArgs),
+    /// Play as a BOT account through a server's Bot API with an engine.
+    Bot(bot::BotArgs),
 }
 
 fn main() -> ExitCode {
@@ -80,6 +83,7 @@ fn main() -> ExitCode {
         Command::Probe(a) => solve::probe(a),
         Command::Calibrate(a) => calibrate::run(a),
         Command::Puzzles(a) => puzzles::run(a),
+        Command::Bot(a) => bot::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -244,7 +244,11 @@ impl From<GameError> for ApiError {
             GameError::BadSetup(_) => ErrorCode::BadRequest,
             GameError::Claimed(_) => ErrorCode::Claimed,
             GameError::Busy(_) => ErrorCode::Busy,
-            GameError::BadLogin | GameError::NeedsAccount(_) => ErrorCode::Unauthorized,
+            GameError::BadLogin | GameError::NeedsAccount(_) | GameError::BadToken(_) => {
+                ErrorCode::Unauthorized
+            }
+            GameError::Forbidden(_) => ErrorCode::Forbidden,
+            GameError::NotFound(_) => ErrorCode::NotFound,
             GameError::TooManyAttempts | GameError::TooManyHashes | GameError::ChatTooFast(_) => {
                 ErrorCode::RateLimited
             }
@@ -277,6 +281,9 @@ fn reason_of(e: &GameError) -> Option<Reason> {
         GameError::Invalid { said: s, .. }
         | GameError::Refused(s)
         | GameError::NeedsAccount(s)
+        | GameError::BadToken(s)
+        | GameError::Forbidden(s)
+        | GameError::NotFound(s)
         | GameError::Claimed(s) => Some(said(s)),
         GameError::NoGame => plain("no_game"),
         GameError::NoPlayer => plain("no_player"),

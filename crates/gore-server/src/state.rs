@@ -23,6 +23,7 @@ struct Inner {
     lobby: crate::domain::lobby::Lobby,
     tournaments: crate::domain::tournaments::Tournaments,
     accounts: crate::domain::accounts::Accounts,
+    bots: crate::domain::bots::Bots,
     limiter: RateLimiter,
     /// Open sockets per address (as the rate limiter keys them) and in all.
     sockets: Mutex<(HashMap<IpAddr, usize>, usize)>,
@@ -128,6 +129,11 @@ impl AppState {
             games.ratings().clone(),
             config.tournaments_hourly_arena,
         );
+        let bots = crate::domain::bots::Bots::new(
+            lobby_store.clone(),
+            config.clock.clone(),
+            games.ratings().clone(),
+        );
         let lobby = crate::domain::lobby::Lobby::new(
             lobby_store,
             config.clock.clone(),
@@ -151,6 +157,7 @@ impl AppState {
             games,
             players,
             accounts,
+            bots,
             lobby,
             tournaments,
             sockets: Mutex::new((HashMap::new(), 0)),
@@ -188,6 +195,11 @@ impl AppState {
     /// The accounts.
     pub fn accounts(&self) -> &crate::domain::accounts::Accounts {
         &self.0.accounts
+    }
+
+    /// Tokens, BOT accounts and the Bot API's challenges.
+    pub fn bots(&self) -> &crate::domain::bots::Bots {
+        &self.0.bots
     }
 
     /// The lobby.

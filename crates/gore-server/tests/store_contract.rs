@@ -24,7 +24,8 @@ use gore_server::store::sql::{for_sqlite, Row, Value};
 use gore_server::store::sqlite::SqliteStore;
 use gore_server::store::{
     credits_from_text, credits_text, At, GameChange, GameStore, RatingUpdate, SeatClaim, Store,
-    StoreError, StoredAccount, StoredAction, StoredChallenge, StoredPlayer, StoredRating,
+    StoreError, StoredAccount, StoredAction, StoredBotChallenge, StoredChallenge, StoredPlayer,
+    StoredRating, StoredToken,
 };
 
 /// A store under test, and a way to reach its database behind its back
@@ -108,6 +109,7 @@ fn game(id: &str, at: i64) -> GameInfo {
         deadline: None,
         takebacks: 0,
         takeback: None,
+        bots: [false, false],
     }
 }
 
@@ -373,6 +375,7 @@ async fn sessions_players_and_seats() {
             id: id.into(),
             name: name.into(),
             account: false,
+            bot: false,
         };
         let made = s
             .create_player("s1".into(), p("p1", "Ama"), 10)
@@ -427,6 +430,7 @@ async fn accounts_take_their_sessions_seats() {
             id: "p1".into(),
             name: "ama".into(),
             account: false,
+            bot: false,
         };
         s.create_player("anon".into(), player, 1).await.unwrap();
         s.remember_seat("anon".into(), "g1".into(), "t1".into())
@@ -440,6 +444,7 @@ async fn accounts_take_their_sessions_seats() {
             id: "p1".into(),
             username: "Ama".into(),
             password: "hash1".into(),
+            bot: false,
         };
         let keys = vec!["ama".to_string(), "arna".to_string()];
         assert!(s
@@ -479,7 +484,8 @@ async fn accounts_take_their_sessions_seats() {
             Some(StoredPlayer {
                 id: "p1".into(),
                 name: "Ama".into(),
-                account: true
+                account: true,
+                bot: false,
             }),
             "{n}"
         );
@@ -534,6 +540,7 @@ async fn idle_players_are_forgotten() {
                 id: id.into(),
                 name: id.into(),
                 account: false,
+                bot: false,
             };
             s.create_player(session.into(), p, at).await.unwrap();
         }
@@ -854,6 +861,7 @@ async fn ratings_are_applied_once() {
                 id: id.into(),
                 username: name.into(),
                 password: "h".into(),
+                bot: false,
             };
             let keys = vec![name.to_lowercase()];
             assert!(s
@@ -1047,6 +1055,7 @@ async fn damaged_rows_are_errors_that_name_their_row() {
             id: "p1".into(),
             username: "Ama".into(),
             password: "h".into(),
+            bot: false,
         };
         s.create_account(a, vec!["ama".into()], "s1".into(), "in".into(), 1)
             .await
@@ -1289,5 +1298,167 @@ fn every_step_has_text_for_both_dialects() {
                 assert!(!t.contains("WITHOUT ROWID"), "step {}", i + 1);
             }
         }
+    }
+}
+
+/// An account `id` named `name`, made from a new anonymous session.
+async fn make_account(s: &Arc<dyn Store>, id: &str, name: &str) {
+    let from = format!("anon-{id}");
+    s.create_session(from.clone(), 1).await.unwrap();
+    let p = StoredPlayer {
+        id: id.into(),
+        name: name.into(),
+        account: false,
+        bot: false,
+    };
+    s.create_player(from.clone(), p, 1).await.unwrap();
+    let a = StoredAccount {
+        id: id.into(),
+        username: name.into(),
+        password: "h".into(),
+        bot: false,
+    };
+    let key = name.to_lowercase();
+    assert!(s
+        .create_account(a, vec![key], from, format!("in-{id}"), 2)
+        .await
+        .unwrap());
+}
+
+/// Issue 29: tokens kept by their hash and revoked by their owner only;
+/// an account becomes a BOT only without games, for good; a challenge is
+/// accepted, declined or cancelled once, its acceptance inserting the game
+/// and both accounts' seats in one transaction; the challenges of an
+/// account, open or changed since.
+#[tokio::test]
+async fn tokens_bots_and_challenges() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        make_account(s, "p1", "Robo").await;
+        make_account(s, "p2", "Ana").await;
+        let t = StoredToken {
+            id: "t1".into(),
+            hash: "h1".into(),
+            account: "p1".into(),
+            description: "engine".into(),
+            scopes: vec!["bot:play".into(), "read".into()],
+            created_at: 5,
+        };
+        s.create_token(t.clone()).await.unwrap();
+        let (got, owner) = s.token_owner("h1".into()).await.unwrap().expect("found");
+        assert_eq!(got, t, "{n}");
+        assert_eq!((owner.id.as_str(), owner.name.as_str()), ("p1", "Robo"));
+        assert!(owner.account && !owner.bot, "{n}");
+        assert_eq!(s.token_owner("h2".into()).await.unwrap(), None, "{n}");
+        assert_eq!(s.tokens_of("p1".into()).await.unwrap(), vec![t.clone()]);
+        assert_eq!(s.revoke_token("p2".into(), "t1".into()).await.unwrap(), 0);
+        assert_eq!(s.revoke_token("p1".into(), "t1".into()).await.unwrap(), 1);
+        assert_eq!(s.token_owner("h1".into()).await.unwrap(), None, "{n}");
+
+        // A BOT: without games only, and again.
+        assert_eq!(s.make_bot("p1".into()).await.unwrap(), 1, "{n}");
+        assert_eq!(s.make_bot("p1".into()).await.unwrap(), 1, "{n}");
+        let mut g = playing("g1", 10);
+        g.players = [Some("p2".into()), Some("pb".into())];
+        s.create_game(g, None).await.unwrap();
+        assert_eq!(s.make_bot("p2".into()).await.unwrap(), 0, "{n}");
+        assert_eq!(s.make_bot("nobody".into()).await.unwrap(), 0, "{n}");
+        let robo = s.account_by_key("robo".into()).await.unwrap().unwrap();
+        let ana = s.account_by_key("ana".into()).await.unwrap().unwrap();
+        assert!(robo.bot && !ana.bot, "{n}");
+
+        // Challenges.
+        let c = |id: &str, at: i64| StoredBotChallenge {
+            id: id.into(),
+            challenger: ("p2".into(), "Ana".into(), false),
+            dest: ("p1".into(), "Robo".into(), true),
+            rules: Rules::STANDARD,
+            clock: Some("5+3".parse().unwrap()),
+            colour: Some(Player::A),
+            rated: true,
+            status: "created".into(),
+            reason: None,
+            game: None,
+            created_at: at,
+            updated_at: at,
+        };
+        s.post_bot_challenge(c("c1", 20)).await.unwrap();
+        s.post_bot_challenge(c("c2", 21)).await.unwrap();
+        assert_eq!(
+            s.bot_challenge("c1".into()).await.unwrap(),
+            Some(c("c1", 20))
+        );
+        assert_eq!(s.bot_challenge("zz".into()).await.unwrap(), None, "{n}");
+        assert!(s
+            .close_bot_challenge("c1".into(), "declined".into(), Some("later".into()), 30)
+            .await
+            .unwrap());
+        assert!(!s
+            .close_bot_challenge("c1".into(), "canceled".into(), None, 31)
+            .await
+            .unwrap());
+        let declined = s.bot_challenge("c1".into()).await.unwrap().unwrap();
+        assert_eq!(
+            (
+                declined.status.as_str(),
+                declined.reason.as_deref(),
+                declined.updated_at
+            ),
+            ("declined", Some("later"), 30),
+            "{n}"
+        );
+        let mut game = playing("g2", 40);
+        game.players = [Some("p2".into()), Some("p1".into())];
+        game.bots = [false, true];
+        let seats = vec![("p2".into(), "ta-g2".into()), ("p1".into(), "tb-g2".into())];
+        assert!(s
+            .accept_bot_challenge("c2".into(), game.clone(), seats.clone(), 40)
+            .await
+            .unwrap());
+        let mut again = game.clone();
+        again.id = "g3".into();
+        assert!(!s
+            .accept_bot_challenge("c2".into(), again, seats, 41)
+            .await
+            .unwrap());
+        assert!(s.load_game("g3".into()).await.unwrap().is_none(), "{n}");
+        let stored = s.load_game("g2".into()).await.unwrap().unwrap();
+        assert_eq!(stored.info.bots, [false, true], "{n}");
+        assert_eq!(
+            s.account_seat("p1".into(), "g2".into()).await.unwrap(),
+            Some("tb-g2".into())
+        );
+        assert_eq!(
+            s.account_seat("p1".into(), "g1".into()).await.unwrap(),
+            None
+        );
+        // A BOT's seat is never a browser session's.
+        assert_eq!(
+            s.session_token("in-p1".into(), "g2".into()).await.unwrap(),
+            None,
+            "{n}"
+        );
+        assert_eq!(
+            s.session_token("in-p2".into(), "g2".into()).await.unwrap(),
+            Some("ta-g2".into()),
+            "{n}"
+        );
+        let accepted = s.bot_challenge("c2".into()).await.unwrap().unwrap();
+        assert_eq!(accepted.game.as_deref(), Some("g2"), "{n}");
+        // Open or changed since 35: c2 only; since 0: both.
+        let ids = |v: Vec<StoredBotChallenge>| v.into_iter().map(|c| c.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(s.bot_challenges_of("p1".into(), 35).await.unwrap()),
+            ["c2"]
+        );
+        assert_eq!(
+            ids(s.bot_challenges_of("p2".into(), 0).await.unwrap()),
+            ["c1", "c2"]
+        );
+        assert!(s
+            .bot_challenges_of("pb".into(), 0)
+            .await
+            .unwrap()
+            .is_empty());
     }
 }

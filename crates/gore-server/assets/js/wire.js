@@ -232,7 +232,8 @@ export {};
 
 /**
  * A game between people being played: A's and B's names and ratings (when
- * it began, rated games) and its spectators on every server.
+ * it began, rated games), whether each is a BOT, and its spectators on
+ * every server.
  * @typedef {{
  *   id: string,
  *   url: string,
@@ -240,6 +241,7 @@ export {};
  *   clock: string|null,
  *   rules: string,
  *   ratings: [string|null, string|null],
+ *   bots: [boolean, boolean],
  *   spectators: number,
  * }} Playing
  */

@@ -117,6 +117,10 @@ pub enum SeatView {
         /// rating is done.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rating_change: Option<Option<crate::domain::ratings::RatingChange>>,
+        /// A BOT account (an engine playing through the Bot API); absent
+        /// for people.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        bot: bool,
     },
     /// The server's AI.
     Ai {
@@ -494,7 +498,9 @@ impl From<&SeatState> for SeatView {
                 name,
                 rating,
                 rating_change,
+                bot,
             } => SeatView::Human {
+                bot: *bot,
                 joined: *joined,
                 name: name.clone(),
                 rating: rating.clone(),
@@ -674,6 +680,7 @@ mod tests {
             deadline: None,
             takebacks: 0,
             takeback: None,
+            bots: [false, false],
         };
         let mut room = Room::new(info, 2000);
         room.clock = Clock::manual(0);

@@ -170,6 +170,7 @@ mod tests {
                 clock: Some("5+3".parse().unwrap()),
                 rules: Rules::STANDARD,
                 ratings: [Some("1500?".into()), None],
+                bots: [false, true],
                 spectators: 2,
             }],
         };
@@ -179,7 +180,8 @@ mod tests {
                 r#"{"type":"lobby","paces":["5+3","3d"],"challenges":[{"id":"c1","by":"p1","#,
                 r#""name":"Ann","rules":"standard","clock":null,"colour":"B","rated":false,"#,
                 r#""quick":false}],"games":[{"id":"g1","url":"/g/g1","names":["Ann",null],"#,
-                r#""clock":"5+3","rules":"standard","ratings":["1500?",null],"spectators":2}]}"#
+                r#""clock":"5+3","rules":"standard","ratings":["1500?",null],"#,
+                r#""bots":[false,true],"spectators":2}]}"#
             )
         );
     }

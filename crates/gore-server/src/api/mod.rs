@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod accounts;
 pub mod analysis;
+pub mod bots;
 pub mod game;
 pub mod learn;
 pub mod lobby;
@@ -25,6 +26,7 @@ pub mod tournaments;
 
 pub use accounts::*;
 pub use analysis::*;
+pub use bots::*;
 pub use game::*;
 pub use learn::*;
 pub use lobby::*;

@@ -241,6 +241,7 @@ impl Accounts {
                     id: anonymous.id.clone(),
                     username: name.to_string(),
                     password: hashed,
+                    bot: false,
                 },
                 keys,
                 session.to_string(),
@@ -260,6 +261,7 @@ impl Accounts {
                 id: anonymous.id.clone(),
                 name: name.to_string(),
                 account: true,
+                bot: false,
             },
         })
     }
@@ -312,6 +314,7 @@ impl Accounts {
                 id: account.id,
                 name: account.username,
                 account: true,
+                bot: account.bot,
             },
         })
     }

@@ -143,6 +143,17 @@ pub enum GameError {
     /// The request needs an account, and the session has none.
     #[error("{0}")]
     NeedsAccount(Said),
+    /// An API token that is malformed, unknown or revoked (`401`).
+    #[error("{0}")]
+    BadToken(Said),
+    /// Something the caller may not do: a token without the scope, a
+    /// BOT where only people go (`403`).
+    #[error("{0}")]
+    Forbidden(Said),
+    /// Something that is not there, said with its reason (a challenge, a
+    /// token, a player) (`404`).
+    #[error("{0}")]
+    NotFound(Said),
     /// The store failed and accepts no writes until restarted.
     #[error("the database failed")]
     Unavailable,

@@ -113,6 +113,9 @@ pub struct PlayingView {
     pub rules: Rules,
     /// A's and B's ratings when it began (rated games).
     pub ratings: [Option<String>; 2],
+    /// Whether A and B are BOT accounts.
+    #[serde(default)]
+    pub bots: [bool; 2],
     /// Its spectators, on every server.
     pub spectators: u32,
 }
@@ -327,6 +330,7 @@ impl Lobby {
                     clock: g.clock,
                     rules: g.rules,
                     ratings: g.ratings,
+                    bots: g.bots,
                 })
                 .collect(),
         })
@@ -641,6 +645,7 @@ impl Lobby {
         clock: TimeControl,
         rated: bool,
     ) -> Result<Seek, GameError> {
+        check_not_bot(me)?;
         check_rated(rated, me, Some(clock))?;
         self.check_aborts(me).await?;
         self.check_may_wait(session, ip).await?;
@@ -715,6 +720,7 @@ impl Lobby {
         me: &StoredPlayer,
         new: NewChallenge,
     ) -> Result<String, GameError> {
+        check_not_bot(me)?;
         check_rated(new.rated, me, new.clock)?;
         self.check_aborts(me).await?;
         self.check_may_wait(session, ip).await?;
@@ -759,6 +765,7 @@ impl Lobby {
             "challenge_gone",
             "this challenge was taken or withdrawn",
         ));
+        check_not_bot(me)?;
         if !super::valid_id(id) {
             return Err(GameError::NoGame);
         }
@@ -891,78 +898,152 @@ impl Lobby {
         me: &StoredPlayer,
         my_rating: Option<String>,
     ) -> (GameInfo, Vec<(String, String)>) {
-        let now = self.now();
-        let creator = c.colour.unwrap_or_else(|| {
-            if rand::thread_rng().gen() {
-                Player::A
-            } else {
-                Player::B
-            }
-        });
-        let (ta, tb) = (new_token(), new_token());
-        let mut tokens = PerSeat::default();
-        tokens.set(Seat::A, Some(ta.clone()));
-        tokens.set(Seat::B, Some(tb.clone()));
-        let mut names = [None, None];
-        names[creator.index()] = Some(c.name.clone());
-        names[creator.opponent().index()] = Some(me.name.clone());
-        let mut players = [None, None];
-        players[creator.index()] = Some(c.player.clone());
-        players[creator.opponent().index()] = Some(me.id.clone());
-        let mut ratings = [None, None];
-        if c.rated {
-            ratings[creator.index()] = c.rating.clone();
-            ratings[creator.opponent().index()] = my_rating;
-        }
-        let start = Position::new(c.rules.variant);
-        let deadline = c.clock.and_then(|tc| {
-            clocks(tc, now, &[], Some(start.to_move()), now)
-                .deadline
-                .map(|(at, _)| at)
-        });
-        let info = GameInfo {
-            id: new_id(),
-            mode: Mode::Friend,
+        let creator = Party {
+            player: c.player.clone(),
+            name: c.name.clone(),
+            rating: c.rating.clone(),
+            bot: false,
+        };
+        let other = Party {
+            player: me.id.clone(),
+            name: me.name.clone(),
+            rating: my_rating,
+            bot: false,
+        };
+        let terms = Terms {
             rules: c.rules,
-            start,
-            level: Level::STANDARD,
-            perfect: false,
-            honourable: false,
-            creator: Seat::of(creator),
-            ai_seat: None,
-            status: Status::Playing,
-            created_at: now,
-            rematch: None,
-            tokens,
-            invite: None,
-            devices: PerSeat::default(),
-            forfeit: None,
             clock: c.clock,
-            names,
-            away: [None, None],
-            credits: Vec::new(),
-            players,
+            colour: c.colour,
             rated: c.rated,
-            ratings,
-            lobby: true,
-            started_at: Some(now),
-            deadline,
-            takebacks: 0,
-            takeback: None,
         };
-        let token_of = |p: Player| {
-            if p == Player::A {
-                ta.clone()
-            } else {
-                tb.clone()
-            }
-        };
+        let (mut info, [creator_token, other_token]) =
+            game_between(&terms, creator, other, self.now());
+        info.lobby = true;
         let seats = vec![
-            (c.session.clone(), token_of(creator)),
-            (session.to_string(), token_of(creator.opponent())),
+            (c.session.clone(), creator_token),
+            (session.to_string(), other_token),
         ];
         (info, seats)
     }
+}
+
+/// One side of a game between two people made by a challenge.
+#[derive(Debug, Clone)]
+pub(crate) struct Party {
+    /// His public id.
+    pub player: String,
+    /// His display name.
+    pub name: String,
+    /// His rating in the game's pace as shown (rated games).
+    pub rating: Option<String>,
+    /// A BOT account.
+    pub bot: bool,
+}
+
+/// What a challenge asks for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Terms {
+    /// The rules.
+    pub rules: Rules,
+    /// The clock.
+    pub clock: Option<TimeControl>,
+    /// The creator's colour (`None`: drawn).
+    pub colour: Option<Player>,
+    /// Rated.
+    pub rated: bool,
+}
+
+/// The game of a challenge accepted, begun at `now`, between its
+/// `creator` (his colour if he chose one, else drawn) and `other`: every
+/// game between two people a challenge makes (the lobby's, the Bot
+/// API's) is made here. Its seats' tokens, the creator's first.
+pub(crate) fn game_between(
+    terms: &Terms,
+    creator_party: Party,
+    other: Party,
+    now: i64,
+) -> (GameInfo, [String; 2]) {
+    let creator = terms.colour.unwrap_or_else(|| {
+        if rand::thread_rng().gen() {
+            Player::A
+        } else {
+            Player::B
+        }
+    });
+    let (ta, tb) = (new_token(), new_token());
+    let mut tokens = PerSeat::default();
+    tokens.set(Seat::A, Some(ta.clone()));
+    tokens.set(Seat::B, Some(tb.clone()));
+    let (c, o) = (creator.index(), creator.opponent().index());
+    let mut names = [None, None];
+    names[c] = Some(creator_party.name);
+    names[o] = Some(other.name);
+    let mut players = [None, None];
+    players[c] = Some(creator_party.player);
+    players[o] = Some(other.player);
+    let mut ratings = [None, None];
+    if terms.rated {
+        ratings[c] = creator_party.rating;
+        ratings[o] = other.rating;
+    }
+    let mut bots = [false, false];
+    bots[c] = creator_party.bot;
+    bots[o] = other.bot;
+    let start = Position::new(terms.rules.variant);
+    let deadline = terms.clock.and_then(|tc| {
+        clocks(tc, now, &[], Some(start.to_move()), now)
+            .deadline
+            .map(|(at, _)| at)
+    });
+    let info = GameInfo {
+        id: new_id(),
+        mode: Mode::Friend,
+        rules: terms.rules,
+        start,
+        level: Level::STANDARD,
+        perfect: false,
+        honourable: false,
+        creator: Seat::of(creator),
+        ai_seat: None,
+        status: Status::Playing,
+        created_at: now,
+        rematch: None,
+        tokens,
+        invite: None,
+        devices: PerSeat::default(),
+        forfeit: None,
+        clock: terms.clock,
+        names,
+        away: [None, None],
+        credits: Vec::new(),
+        players,
+        rated: terms.rated,
+        ratings,
+        lobby: false,
+        started_at: Some(now),
+        deadline,
+        takebacks: 0,
+        takeback: None,
+        bots,
+    };
+    let tokens = if creator == Player::A {
+        [ta, tb]
+    } else {
+        [tb, ta]
+    };
+    (info, tokens)
+}
+
+/// A BOT never seeks, posts nor accepts in the lobby (issue 29): it is
+/// challenged by name, through the Bot API.
+pub(crate) fn check_not_bot(me: &StoredPlayer) -> Result<(), GameError> {
+    if me.bot {
+        return Err(GameError::Forbidden(Said::new(
+            "bot_not_here",
+            "a BOT account plays only through the Bot API, never in the lobby or from a browser",
+        )));
+    }
+    Ok(())
 }
 
 /// A rated game is between accounts, with a clock (its pace names the

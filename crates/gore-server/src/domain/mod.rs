@@ -31,6 +31,7 @@
 
 pub mod accounts;
 pub mod analysis;
+pub mod bots;
 pub mod clock;
 mod error;
 mod games;
@@ -308,6 +309,10 @@ pub struct GameInfo {
     pub takebacks: u32,
     /// A friend game's pending takeback request: who asks.
     pub takeback: Option<Player>,
+    /// Whether A's and B's players are BOT accounts (issue 29: a BOT is
+    /// marked in every view). Known when the game is made and never
+    /// changed: an account with games cannot become a BOT.
+    pub bots: [bool; 2],
 }
 
 /// The base-32 alphabet of game ids (no i, l, o, u).

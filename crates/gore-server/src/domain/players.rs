@@ -71,6 +71,7 @@ impl Players {
             id: super::new_id(),
             name: Name::generate(&mut rand::thread_rng()).to_string(),
             account: false,
+            bot: false,
         };
         self.store
             .create_player(session.to_string(), fresh, self.clock.now_ms())

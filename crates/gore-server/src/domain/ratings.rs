@@ -155,6 +155,9 @@ pub struct PlayerPage {
     pub id: String,
     /// His username.
     pub name: String,
+    /// A BOT account (absent for people).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
     /// One per pace he has played rated.
     pub ratings: Vec<RatingView>,
     /// His rating after each rated game, oldest first.
@@ -170,6 +173,9 @@ pub struct PlayerPage {
 pub struct LeaderRow {
     /// The username.
     pub name: String,
+    /// A BOT account (absent for people): the page shows bots apart.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
     /// The rating.
     #[serde(flatten)]
     pub rating: RatingView,
@@ -189,7 +195,7 @@ fn view_of(r: &StoredRating) -> RatingView {
 
 /// Who won a finished game, from what the store keeps: the forfeit's
 /// loser, else the seeds of its result (`30-18`); `None` if unknown.
-fn winner_of(info: &super::GameInfo, result: Option<&str>) -> Option<Option<Player>> {
+pub(crate) fn winner_of(info: &super::GameInfo, result: Option<&str>) -> Option<Option<Player>> {
     if let Some(f) = info.forfeit {
         return f.loser().map(|l| Some(l.opponent()));
     }
@@ -297,6 +303,7 @@ impl Ratings {
         Ok(PlayerPage {
             id: account.id,
             name: account.username,
+            bot: account.bot,
             ratings: ratings.iter().map(view_of).collect(),
             history: history
                 .into_iter()
@@ -344,6 +351,7 @@ impl Ratings {
             .iter()
             .map(|r| LeaderRow {
                 name: r.username.clone(),
+                bot: r.bot,
                 rating: view_of(&r.rating),
             })
             .collect())

@@ -877,6 +877,7 @@ mod tests {
             deadline: None,
             takebacks: 0,
             takeback: None,
+            bots: [false, false],
         }
     }
 

@@ -60,6 +60,8 @@ pub struct StoredPlayer {
     pub name: String,
     /// The session is logged in to the account of this id.
     pub account: bool,
+    /// That account is a BOT: it plays only through the Bot API.
+    pub bot: bool,
 }
 
 /// A rating as stored (one per account and pace).
@@ -110,6 +112,8 @@ pub struct Ranked {
     pub id: String,
     /// Its username.
     pub username: String,
+    /// A BOT account.
+    pub bot: bool,
     /// Its rating in the pace.
     pub rating: StoredRating,
 }
@@ -123,6 +127,8 @@ pub struct StoredAccount {
     pub username: String,
     /// The argon2id hash, as a PHC string.
     pub password: String,
+    /// A BOT account.
+    pub bot: bool,
 }
 
 /// A challenge in the lobby, as stored.
@@ -321,7 +327,8 @@ pub trait GameStore: Send + Sync + 'static {
     fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()>;
 
     /// The token a browser session holds in a game, if any: its own, or
-    /// its account's.
+    /// its account's (never a BOT account's: a BOT plays only through the
+    /// Bot API).
     fn session_token(&self, session: String, id: String) -> StoreFuture<Option<String>>;
 
     /// Games between people being played now, the latest begun first, at
@@ -706,11 +713,127 @@ pub trait TournamentStore: Send + Sync + 'static {
     fn game_ends(&self, games: Vec<String>) -> StoreFuture<Vec<GameEnd>>;
 }
 
+/// A personal API token as stored: never the token itself, only its
+/// SHA-256 (`hash`, hex).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredToken {
+    /// Its public id (10 base-32 characters), to list and revoke it.
+    pub id: String,
+    /// The SHA-256 of the token, in hex.
+    pub hash: String,
+    /// The account it acts for.
+    pub account: String,
+    /// What its owner wrote to recognise it.
+    pub description: String,
+    /// Its scopes, e.g. `bot:play`, `read`.
+    pub scopes: Vec<String>,
+    /// Unix ms.
+    pub created_at: i64,
+}
+
+/// A challenge addressed to one named player (the Bot API's), as stored,
+/// with both accounts' names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredBotChallenge {
+    /// 10 base-32 characters.
+    pub id: String,
+    /// The challenger: account id, username, BOT.
+    pub challenger: (String, String, bool),
+    /// The challenged player: account id, username, BOT.
+    pub dest: (String, String, bool),
+    /// The rules.
+    pub rules: gore_core::Rules,
+    /// The clock (`None`: untimed).
+    pub clock: Option<crate::domain::clock::TimeControl>,
+    /// The challenger's colour (`None`: random).
+    pub colour: Option<Player>,
+    /// Rated.
+    pub rated: bool,
+    /// `created` (open), `accepted`, `declined` or `canceled`.
+    pub status: String,
+    /// Why it was declined.
+    pub reason: Option<String>,
+    /// The game it made, once accepted.
+    pub game: Option<String>,
+    /// Unix ms.
+    pub created_at: i64,
+    /// Unix ms of its last change.
+    pub updated_at: i64,
+}
+
+/// Personal API tokens, BOT accounts and the Bot API's challenges.
+pub trait BotStore: Send + Sync + 'static {
+    /// Stores a new token.
+    fn create_token(&self, token: StoredToken) -> StoreFuture<()>;
+
+    /// The token whose SHA-256 is `hash` and its account, as a player
+    /// (`account` true), if it exists (a revoked one does not).
+    fn token_owner(&self, hash: String) -> StoreFuture<Option<(StoredToken, StoredPlayer)>>;
+
+    /// An account's tokens, the newest first.
+    fn tokens_of(&self, account: String) -> StoreFuture<Vec<StoredToken>>;
+
+    /// Deletes token `id` of `account`; how many (0 or 1).
+    fn revoke_token(&self, account: String, id: String) -> StoreFuture<u64>;
+
+    /// Makes `account` a BOT if it is one already or has played no game
+    /// (no game names it as a player); how many accounts are BOTs after
+    /// it (0: it has games, or there is no such account).
+    fn make_bot(&self, account: String) -> StoreFuture<u64>;
+
+    /// The seat's token `account` holds in game `id`, if any.
+    fn account_seat(&self, account: String, id: String) -> StoreFuture<Option<String>>;
+
+    /// Stores a new challenge (status `created`).
+    fn post_bot_challenge(&self, c: StoredBotChallenge) -> StoreFuture<()>;
+
+    /// A challenge, whatever its status.
+    fn bot_challenge(&self, id: String) -> StoreFuture<Option<StoredBotChallenge>>;
+
+    /// Moves an open challenge to `status` (`declined`, `canceled`) with
+    /// `reason`, at `now`; `false` (nothing changed) if it was no longer
+    /// open.
+    fn close_bot_challenge(
+        &self,
+        id: String,
+        status: String,
+        reason: Option<String>,
+        now: i64,
+    ) -> StoreFuture<bool>;
+
+    /// Accepts an open challenge: in one transaction, marks it accepted
+    /// by `game`, inserts `game` and gives each account of `seats` its
+    /// seat's token (account, token). `false`, and nothing changed, if it
+    /// was no longer open.
+    fn accept_bot_challenge(
+        &self,
+        id: String,
+        game: GameInfo,
+        seats: Vec<(String, String)>,
+        now: i64,
+    ) -> StoreFuture<bool>;
+
+    /// The challenges from or to `account` that are open or changed at
+    /// `since` or later, the oldest first (100 at most).
+    fn bot_challenges_of(
+        &self,
+        account: String,
+        since: i64,
+    ) -> StoreFuture<Vec<StoredBotChallenge>>;
+}
+
 /// What the game domain needs from a database: every concern's trait.
 /// Implemented by every type that implements them all; a test fake
 /// implements only the concern it needs (and forwards the rest).
 pub trait Store:
-    GameStore + SessionStore + LobbyStore + RatingStore + ChatStore + ServerStore + TournamentStore
+    GameStore
+    + SessionStore
+    + LobbyStore
+    + RatingStore
+    + ChatStore
+    + ServerStore
+    + TournamentStore
+    + BotStore
 {
 }
 
@@ -722,5 +845,6 @@ impl<T> Store for T where
         + ChatStore
         + ServerStore
         + TournamentStore
+        + BotStore
 {
 }

@@ -704,6 +704,7 @@ impl Tournaments {
                 "tournaments are for accounts: sign up or log in",
             )));
         }
+        crate::domain::lobby::check_not_bot(me)?;
         let t = self.load(id).await?;
         // His rating of the arena's pace, kept from his first join.
         let rating = self.0.ratings.of(&me.id, t.clock.pace()).await?.0.rating;
@@ -956,6 +957,9 @@ impl Tournaments {
             deadline,
             takebacks: 0,
             takeback: None,
+            // BOTs do not join (issue 29: not unless the creator allows
+            // them, which no arena does yet).
+            bots: [false, false],
         })
     }
 }

@@ -26,6 +26,7 @@ pub(crate) async fn create(
     let mut spec = new_game_spec(req)?;
     let session = session_or_new(&state, &headers).await?;
     let me = state.players().player_of(&session.0).await?;
+    crate::domain::lobby::check_not_bot(&me)?;
     spec.name = Some(me.name);
     spec.player = Some(me.id);
     let grant = state.games().create(spec, client_ip(addr)).await?;
@@ -183,6 +184,7 @@ pub(crate) async fn join(
     }
     let session = session_or_new(&state, &headers).await?;
     let me = state.players().player_of(&session.0).await?;
+    crate::domain::lobby::check_not_bot(&me)?;
     let grant = state
         .games()
         .claim_invite(&id, &body.code, Some((me.name, me.id)))

@@ -7,6 +7,7 @@
 //! every edge reads from a request in src/extract.rs.
 
 mod accounts;
+mod bots;
 mod games;
 mod learn;
 mod lobby;
@@ -78,6 +79,26 @@ pub fn app(state: AppState) -> Router {
         .route("/api/account/login", post(log_in))
         .route("/api/account/logout", post(log_out))
         .route("/api/account/password", post(change_password))
+        .route("/api/account", get(bots::account))
+        .route(
+            "/api/account/tokens",
+            post(bots::create_token).get(bots::list_tokens),
+        )
+        .route(
+            "/api/account/tokens/{id}",
+            axum::routing::delete(bots::revoke_token),
+        )
+        .route("/api/bot/account/upgrade", post(bots::upgrade))
+        .route("/api/stream/event", get(bots::event_stream))
+        .route("/api/challenge/{name}", post(bots::challenge))
+        .route("/api/challenge/{id}/accept", post(bots::accept))
+        .route("/api/challenge/{id}/decline", post(bots::decline))
+        .route("/api/challenge/{id}/cancel", post(bots::cancel))
+        .route("/api/bot/game/stream/{id}", get(bots::game_stream))
+        .route("/api/bot/game/{id}/move/{action}", post(bots::bot_move))
+        .route("/api/bot/game/{id}/resign", post(bots::bot_resign))
+        .route("/api/bot/game/{id}/abort", post(bots::bot_abort))
+        .route("/api/bot/game/{id}/chat", post(bots::bot_chat))
         .route("/api/games/{id}", get(game))
         .route("/api/games/{id}/actions", post(play))
         .route("/api/games/{id}/join", post(join))

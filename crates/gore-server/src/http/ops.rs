@@ -77,12 +77,14 @@ async fn not_ready(state: &AppState) -> Option<(&'static str, String)> {
 }
 
 /// Whether a request would start something new that a draining server
-/// leaves to another: a game (a new one, a rematch, a lobby pairing).
+/// leaves to another: a game (a new one, a rematch, a lobby pairing, a
+/// challenge to a named player or its acceptance).
 /// Sockets are refused where they are counted (`socket::socket_slot`).
 fn starts_a_game(method: &Method, path: &str) -> bool {
     method == Method::POST
         && (path == "/api/games"
             || path.starts_with("/api/lobby/")
+            || path.starts_with("/api/challenge/")
             || (path.starts_with("/api/games/") && path.ends_with("/rematch")))
 }
 

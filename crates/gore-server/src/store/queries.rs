@@ -8,17 +8,18 @@ use std::future::Future;
 
 use gore_core::{Hole, Outcome, Player};
 
+use super::rows::bot_challenge_from_row;
 use super::rows::{
     account_from_row, action_from_row, challenge_from_row, chat_from_row, col, first,
     history_from_row, info_and_result_from_row, info_from_row, player_from_row, ranked_from_row,
-    rating_from_row,
+    rating_from_row, token_from_row, token_owner_from_row,
 };
 use super::sql::{stmt, vals, Executor, Row, Stmt, Value};
 use super::{
-    At, ChatStore, DueTurn, GameChange, GameEnd, GameStore, HistoryPoint, LobbyStore, Notice,
-    Ranked, RatingStore, RatingUpdate, SeatClaim, ServerStore, SessionStore, StoreError,
-    StoreFuture, StoredAccount, StoredAction, StoredChallenge, StoredGame, StoredPlayer,
-    StoredRating, StoredTournament, TournamentPhase, TournamentStore,
+    At, BotStore, ChatStore, DueTurn, GameChange, GameEnd, GameStore, HistoryPoint, LobbyStore,
+    Notice, Ranked, RatingStore, RatingUpdate, SeatClaim, ServerStore, SessionStore, StoreError,
+    StoreFuture, StoredAccount, StoredAction, StoredBotChallenge, StoredChallenge, StoredGame,
+    StoredPlayer, StoredRating, StoredToken, StoredTournament, TournamentPhase, TournamentStore,
 };
 use crate::domain::{now_ms, ChatLine, GameInfo, Seat, PERFECT_LEVEL};
 
@@ -59,9 +60,9 @@ fn insert_game(g: &GameInfo) -> Stmt {
         "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_a,
              token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
              device_a, device_b, device_both, clock, started_at, deadline, name_a, name_b,
-             lobby, player_a, player_b, rated, rating_a, rating_b, ai_turn)
+             lobby, player_a, player_b, rated, rating_a, rating_b, ai_turn, bot_a, bot_b)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15, $16,
-             $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)",
+             $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)",
         vals![
             &g.id,
             g.mode.as_str(),
@@ -101,6 +102,8 @@ fn insert_game(g: &GameInfo) -> Stmt {
                 && g.status == crate::domain::Status::Playing
                 && g.ai_seat == Some(g.start.to_move()))
             .then_some(0u32),
+            g.bots[0],
+            g.bots[1],
         ],
     )
 }
@@ -279,6 +282,7 @@ impl<E: Executor> GameStore for Db<E> {
         fn session_token(session: String, id: String) -> Option<String> = first_mapped(first)
             "SELECT t.token FROM account_seats t
              JOIN account_sessions s ON s.account_id = t.account_id
+             JOIN accounts a ON a.id = t.account_id AND NOT a.bot
              WHERE s.session = $1 AND t.game_id = $2
              UNION ALL
              SELECT token FROM session_seats WHERE session = $1 AND game_id = $2
@@ -526,17 +530,17 @@ impl<E: Executor> SessionStore for Db<E> {
 
         // The account the session is logged in to, else its anonymous player.
         fn player(session: String) -> Option<StoredPlayer> = first_mapped(player_from_row)
-            "SELECT a.id, a.username AS name, TRUE AS account
+            "SELECT a.id, a.username AS name, TRUE AS account, a.bot
              FROM account_sessions s JOIN accounts a ON a.id = s.account_id WHERE s.session = $1
              UNION ALL
-             SELECT id, name, FALSE AS account FROM players WHERE session = $1
+             SELECT id, name, FALSE AS account, FALSE AS bot FROM players WHERE session = $1
              ORDER BY account DESC LIMIT 1";
 
         fn set_player_name(session: String, name: String, now: i64) -> () = exec
             "UPDATE players SET name = $2, updated_at = $3 WHERE session = $1";
 
         fn account_by_key(key: String) -> Option<StoredAccount> = first_mapped(account_from_row)
-            "SELECT a.id, a.username, a.password FROM account_keys k
+            "SELECT a.id, a.username, a.password, a.bot FROM account_keys k
              JOIN accounts a ON a.id = k.account_id WHERE k.key = $1";
 
         fn keys_taken(keys: Vec<String>) -> bool = exists
@@ -748,7 +752,7 @@ impl<E: Executor> LobbyStore for Db<E> {
 impl<E: Executor> RatingStore for Db<E> {
     one_statement! {
         fn leaderboard(pace: String, limit: u32) -> Vec<Ranked> = mapped(ranked_from_row)
-            "SELECT a.id, a.username, r.pace, r.rating, r.deviation, r.volatility, r.games
+            "SELECT a.id, a.username, a.bot, r.pace, r.rating, r.deviation, r.volatility, r.games
              FROM ratings r JOIN accounts a ON a.id = r.account_id
              WHERE r.pace = $1 ORDER BY r.rating DESC, a.username LIMIT $2";
 
@@ -1238,6 +1242,120 @@ impl<E: Executor> TournamentStore for Db<E> {
                     game: id,
                 })
             },
+        )
+    }
+}
+
+/// A Bot API challenge with both accounts' names and BOT flags.
+const BOT_CHALLENGE: &str = "SELECT c.*, ca.username AS c_name, ca.bot AS c_bot,
+         da.username AS d_name, da.bot AS d_bot
+     FROM bot_challenges c
+     JOIN accounts ca ON ca.id = c.challenger
+     JOIN accounts da ON da.id = c.dest";
+
+impl<E: Executor> BotStore for Db<E> {
+    one_statement! {
+        fn create_token(t: StoredToken) -> () = exec
+            "INSERT INTO api_tokens (id, hash, account_id, description, scopes, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6)"
+            [t.id, t.hash, t.account, t.description, t.scopes.join(" "), t.created_at];
+
+        fn token_owner(hash: String) -> Option<(StoredToken, StoredPlayer)> =
+            first_mapped(token_owner_from_row)
+            "SELECT t.*, a.username, a.bot FROM api_tokens t
+             JOIN accounts a ON a.id = t.account_id WHERE t.hash = $1";
+
+        fn tokens_of(account: String) -> Vec<StoredToken> = mapped(token_from_row)
+            "SELECT * FROM api_tokens WHERE account_id = $1 ORDER BY created_at DESC, id";
+
+        fn revoke_token(account: String, id: String) -> u64 = exec_count
+            "DELETE FROM api_tokens WHERE account_id = $1 AND id = $2";
+
+        // Irreversible, and only for an account that has played no game:
+        // a BOT's games are all BOT games from the first.
+        fn make_bot(account: String) -> u64 = exec_count
+            "UPDATE accounts SET bot = TRUE WHERE id = $1 AND (bot OR NOT EXISTS
+                 (SELECT 1 FROM games g WHERE g.player_a = $1 OR g.player_b = $1))";
+
+        fn account_seat(account: String, id: String) -> Option<String> = first_mapped(first)
+            "SELECT token FROM account_seats WHERE account_id = $1 AND game_id = $2";
+
+        fn post_bot_challenge(c: StoredBotChallenge) -> () = exec
+            "INSERT INTO bot_challenges (id, challenger, dest, rules, clock, colour, rated,
+                 status, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, 'created', $8, $8)"
+            [
+                c.id,
+                c.challenger.0,
+                c.dest.0,
+                c.rules.to_string(),
+                c.clock.map(|t| t.to_string()),
+                c.colour,
+                c.rated,
+                c.created_at,
+            ];
+    }
+
+    fn bot_challenge(&self, id: String) -> StoreFuture<Option<StoredBotChallenge>> {
+        self.first_mapped(
+            stmt(format!("{BOT_CHALLENGE} WHERE c.id = $1"), vals![id]),
+            bot_challenge_from_row,
+        )
+    }
+
+    fn close_bot_challenge(
+        &self,
+        id: String,
+        status: String,
+        reason: Option<String>,
+        now: i64,
+    ) -> StoreFuture<bool> {
+        let s = stmt(
+            "UPDATE bot_challenges SET status = $2, reason = $3, updated_at = $4
+             WHERE id = $1 AND status = 'created'",
+            vals![id, status, reason, now],
+        );
+        self.go(|db| async move { Ok(db.count(s).await? == 1) })
+    }
+
+    fn accept_bot_challenge(
+        &self,
+        id: String,
+        game: GameInfo,
+        seats: Vec<(String, String)>,
+        now: i64,
+    ) -> StoreFuture<bool> {
+        let mut stmts = vec![stmt(
+            "UPDATE bot_challenges SET status = 'accepted', game_id = $2, updated_at = $3
+             WHERE id = $1 AND status = 'created'",
+            vals![&id, &game.id, now],
+        )
+        .expect(1)];
+        stmts.push(insert_game(&game));
+        for (account, token) in seats {
+            stmts.push(stmt(
+                "INSERT INTO account_seats (account_id, game_id, token) VALUES ($1, $2, $3)",
+                vals![account, &game.id, token],
+            ));
+        }
+        self.go(|db| async move { db.applied(stmts).await })
+    }
+
+    fn bot_challenges_of(
+        &self,
+        account: String,
+        since: i64,
+    ) -> StoreFuture<Vec<StoredBotChallenge>> {
+        self.mapped(
+            stmt(
+                format!(
+                    "{BOT_CHALLENGE} WHERE (c.challenger = $1 OR c.dest = $1)
+                         AND (c.status = 'created' OR c.updated_at >= $2)
+                     ORDER BY c.created_at, c.id LIMIT 100"
+                ),
+                vals![account, since],
+            ),
+            bot_challenge_from_row,
         )
     }
 }

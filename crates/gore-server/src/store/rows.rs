@@ -7,8 +7,8 @@ use gore_core::{Hole, Player, Position, Rules};
 
 use super::sql::{FromValue, Row};
 use super::{
-    HistoryPoint, Ranked, StoreError, StoredAccount, StoredAction, StoredChallenge, StoredPlayer,
-    StoredRating,
+    HistoryPoint, Ranked, StoreError, StoredAccount, StoredAction, StoredBotChallenge,
+    StoredChallenge, StoredPlayer, StoredRating, StoredToken,
 };
 use crate::domain::{ChatLine, GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 
@@ -85,6 +85,7 @@ pub(super) fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
         deadline: col(r, id, "deadline")?,
         takebacks: col(r, id, "takebacks")?,
         takeback: player("takeback_request")?,
+        bots: [col(r, id, "bot_a")?, col(r, id, "bot_b")?],
         mode,
         rules,
         start,
@@ -156,6 +157,69 @@ pub(super) fn challenge_from_row(r: &Row) -> Result<StoredChallenge, StoreError>
     })
 }
 
+/// A token row (scopes kept as one space-separated text).
+pub(super) fn token_from_row(r: &Row) -> Result<StoredToken, StoreError> {
+    let id: String = col(r, "?", "id")?;
+    let scopes: String = col(r, &id, "scopes")?;
+    Ok(StoredToken {
+        hash: col(r, &id, "hash")?,
+        account: col(r, &id, "account_id")?,
+        description: col(r, &id, "description")?,
+        scopes: scopes.split_whitespace().map(str::to_string).collect(),
+        created_at: col(r, &id, "created_at")?,
+        id,
+    })
+}
+
+/// A token row joined with its account (`username`, `bot`).
+pub(super) fn token_owner_from_row(r: &Row) -> Result<(StoredToken, StoredPlayer), StoreError> {
+    let t = token_from_row(r)?;
+    let p = StoredPlayer {
+        id: t.account.clone(),
+        name: col(r, &t.id, "username")?,
+        account: true,
+        bot: col(r, &t.id, "bot")?,
+    };
+    Ok((t, p))
+}
+
+/// A Bot API challenge's row, joined with both accounts' names and BOT
+/// flags (`c_name`, `c_bot`, `d_name`, `d_bot`).
+pub(super) fn bot_challenge_from_row(r: &Row) -> Result<StoredBotChallenge, StoreError> {
+    let id: String = col(r, "?", "id")?;
+    let text = |c: &str| -> Result<Option<String>, StoreError> { col(r, &id, c) };
+    Ok(StoredBotChallenge {
+        challenger: (
+            col(r, &id, "challenger")?,
+            col(r, &id, "c_name")?,
+            col(r, &id, "c_bot")?,
+        ),
+        dest: (
+            col(r, &id, "dest")?,
+            col(r, &id, "d_name")?,
+            col(r, &id, "d_bot")?,
+        ),
+        rules: col::<String>(r, &id, "rules")?
+            .parse()
+            .map_err(|e| damaged(&id, format!("challenge rules: {e}")))?,
+        clock: text("clock")?
+            .map(|c| c.parse())
+            .transpose()
+            .map_err(|e| damaged(&id, format!("challenge clock: {e}")))?,
+        colour: text("colour")?
+            .map(|c| c.parse::<Player>())
+            .transpose()
+            .map_err(|_| damaged(&id, "challenge colour"))?,
+        rated: col(r, &id, "rated")?,
+        status: col(r, &id, "status")?,
+        reason: text("reason")?,
+        game: text("game_id")?,
+        created_at: col(r, &id, "created_at")?,
+        updated_at: col(r, &id, "updated_at")?,
+        id,
+    })
+}
+
 /// A ratings row of account `id`.
 pub(super) fn rating_from_row(r: &Row, id: &str) -> Result<StoredRating, StoreError> {
     Ok(StoredRating {
@@ -185,6 +249,7 @@ pub(super) fn player_from_row(r: &Row) -> Result<StoredPlayer, StoreError> {
     Ok(StoredPlayer {
         name: col(r, &id, "name")?,
         account: col(r, &id, "account")?,
+        bot: col(r, &id, "bot")?,
         id,
     })
 }
@@ -201,6 +266,7 @@ pub(super) fn account_from_row(r: &Row) -> Result<StoredAccount, StoreError> {
     Ok(StoredAccount {
         username: col(r, &id, "username")?,
         password: col(r, &id, "password")?,
+        bot: col(r, &id, "bot")?,
         id,
     })
 }
@@ -210,6 +276,7 @@ pub(super) fn ranked_from_row(r: &Row) -> Result<Ranked, StoreError> {
     let id: String = col(r, "?", "id")?;
     Ok(Ranked {
         username: col(r, &id, "username")?,
+        bot: col(r, &id, "bot")?,
         rating: rating_from_row(r, &id)?,
         id,
     })

@@ -360,9 +360,10 @@ pub const STEPS: &[Step] = &[
     // Issue 28: AI workers. The ply at which a game's AI is to act (kept
     // with each action), so that a server or worker finds the turns no
     // live claim covers without loading every AI game; and the address
-    // that created the game, which a worker's turns are shared among. The games going on
-    // are marked at their last ply: whoever claims one first finds out
-    // whether the AI is to act there, and clears the mark if not.
+    // that created the game, which a worker's turns are shared among.
+    // The games going on are marked at their last ply: whoever claims one
+    // first finds out whether the AI is to act there, and clears the mark
+    // if not.
     Step {
         about: "AI turns due",
         sql: &["ALTER TABLE games ADD COLUMN ai_turn INTEGER;
@@ -405,6 +406,43 @@ pub const STEPS: &[Step] = &[
                 server        TEXT NOT NULL,
                 until_ms      BIGINT NOT NULL
             )"],
+    },
+    // Issue 29, bots: personal API tokens (only their SHA-256 is kept),
+    // BOT accounts (irreversible), which seats of a game are BOTs', and
+    // challenges addressed to one named player (the Bot API's, apart
+    // from the lobby's open ones: they live until answered, not while a
+    // socket is open).
+    Step {
+        about: "bots: API tokens, BOT accounts, challenges to a player",
+        sql: &["CREATE TABLE api_tokens (
+                id          TEXT PRIMARY KEY,
+                hash        TEXT NOT NULL UNIQUE,
+                account_id  TEXT NOT NULL,
+                description TEXT NOT NULL,
+                scopes      TEXT NOT NULL,
+                created_at  {int8} NOT NULL
+            );
+            CREATE INDEX api_tokens_account ON api_tokens (account_id);
+            ALTER TABLE accounts ADD COLUMN bot {bool} NOT NULL DEFAULT {false};
+            ALTER TABLE games ADD COLUMN bot_a {bool} NOT NULL DEFAULT {false};
+            ALTER TABLE games ADD COLUMN bot_b {bool} NOT NULL DEFAULT {false};
+            CREATE TABLE bot_challenges (
+                id          TEXT PRIMARY KEY,
+                challenger  TEXT NOT NULL,
+                dest        TEXT NOT NULL,
+                rules       TEXT NOT NULL,
+                clock       TEXT,
+                colour      TEXT CHECK (colour IN ('A', 'B')),
+                rated       {bool} NOT NULL,
+                status      TEXT NOT NULL
+                    CHECK (status IN ('created', 'accepted', 'declined', 'canceled')),
+                reason      TEXT,
+                game_id     TEXT,
+                created_at  {int8} NOT NULL,
+                updated_at  {int8} NOT NULL
+            );
+            CREATE INDEX bot_challenges_challenger ON bot_challenges (challenger, updated_at);
+            CREATE INDEX bot_challenges_dest ON bot_challenges (dest, updated_at)"],
     },
 ];
 

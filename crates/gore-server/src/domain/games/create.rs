@@ -225,5 +225,6 @@ pub(super) fn new_info(spec: &NewGameSpec, creator: Seat, now: i64) -> GameInfo 
         deadline,
         takebacks: 0,
         takeback: None,
+        bots: [false, false],
     }
 }

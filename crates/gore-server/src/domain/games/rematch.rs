@@ -19,6 +19,14 @@ impl Command for Rematch {
 
     async fn rule(self, cx: &mut Cx<'_>) -> Result<SeatGrant, GameError> {
         let seat = cx.seat()?;
+        // A BOT answers no rematch (it never takes a seat but through a
+        // challenge): one is asked by challenging it again.
+        if cx.room.info.bots.contains(&true) {
+            return Err(GameError::Refused(Said::new(
+                "rematch_bot",
+                "a game against a BOT has no rematch: challenge it again",
+            )));
+        }
         let new_seat = seat.swapped();
         // The caller's name and public id as they were in this game.
         let (name, player) = match player_of(seat) {

@@ -44,6 +44,8 @@ pub enum SeatState {
         /// Once a rated game is over and rated: his rating after it and
         /// the change.
         rating_change: Option<super::super::ratings::RatingChange>,
+        /// A BOT account: it plays through the Bot API.
+        bot: bool,
     },
     /// The server's AI (always joined).
     Ai {
@@ -200,6 +202,7 @@ impl Room {
                     name: self.info.names[p.index()].clone(),
                     rating: self.info.ratings[p.index()].clone(),
                     rating_change: self.rating_changes[p.index()].clone(),
+                    bot: self.info.bots[p.index()],
                 }
             }
         })

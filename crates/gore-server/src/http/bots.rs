@@ -1,0 +1,440 @@
+//! The Bot API's routes (docs/API.md, "Bots"): personal tokens (made,
+//! listed and revoked with the session cookie only), the upgrade to a BOT,
+//! challenges to a named player, the event and game streams (NDJSON), and
+//! acting in a game, all through the same domain as the browser's.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use gore_core::{Player, Rules};
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use crate::api::{self, GameView};
+use crate::domain::bots::Caller;
+use crate::domain::storage::StoredPlayer;
+use crate::domain::{GameError, Said};
+use crate::error::ApiError;
+use crate::extract::{parse_clock, session_of, JsonBody};
+use crate::state::AppState;
+
+/// A stream sends an empty line this often when it has nothing to say,
+/// so that a client (and any proxy) sees the connection alive.
+const KEEP_ALIVE: Duration = Duration::from_secs(5);
+
+/// The `Authorization` header's value, to check a stream's token again.
+fn authorization(headers: &HeaderMap) -> String {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Whether a stream goes on: its token still stands (a revoked one ends
+/// the stream at its next keep-alive; a store that cannot answer does
+/// not) and the server is not draining (the client reconnects to another).
+async fn stream_stands(state: &AppState, auth: &str) -> bool {
+    !state.is_draining()
+        && !matches!(
+            state.bots().authenticate(Some(auth)).await,
+            Err(GameError::BadToken(_))
+        )
+}
+
+/// The caller by his token (`Authorization: Bearer`).
+async fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
+    let auth = headers
+        .get(header::AUTHORIZATION)
+        .map(|v| v.to_str().unwrap_or(""));
+    Ok(state.bots().authenticate(auth).await?)
+}
+
+/// The caller by his token with the scope `bot:play`, else (no
+/// `Authorization` header) by his browser session's account: people
+/// answer challenges from the site too.
+async fn player(state: &AppState, headers: &HeaderMap) -> Result<StoredPlayer, ApiError> {
+    if headers.contains_key(header::AUTHORIZATION) {
+        let c = caller(state, headers).await?;
+        c.needs("bot:play")?;
+        return Ok(c.player);
+    }
+    let me = match session_of(state, headers).await? {
+        Some(s) => Some(state.players().player_of(&s).await?),
+        None => None,
+    };
+    match me {
+        Some(p) if p.account => Ok(p),
+        _ => Err(GameError::NeedsAccount(Said::new(
+            "challenge_needs_account",
+            "challenges are between accounts: log in, or send an API token",
+        ))
+        .into()),
+    }
+}
+
+/// The browser session's account, for the token routes (a token never
+/// makes nor lists tokens).
+async fn session_account(state: &AppState, headers: &HeaderMap) -> Result<StoredPlayer, ApiError> {
+    let me = match session_of(state, headers).await? {
+        Some(s) => Some(state.players().player_of(&s).await?),
+        None => None,
+    };
+    match me {
+        Some(p) if p.account => Ok(p),
+        _ => Err(GameError::NeedsAccount(Said::new(
+            "token_needs_account",
+            "API tokens are made by a logged-in account, from its browser session",
+        ))
+        .into()),
+    }
+}
+
+/// `POST /api/account/tokens`: a new token, shown this once.
+pub(crate) async fn create_token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<api::TokenBody>,
+) -> Result<Response, ApiError> {
+    let me = session_account(&state, &headers).await?;
+    let made = state
+        .bots()
+        .create_token(&me, &body.description, &body.scopes)
+        .await?;
+    let mut view = api::TokenView::from(&made.stored);
+    view.token = Some(made.token);
+    Ok((StatusCode::CREATED, Json(view)).into_response())
+}
+
+/// `GET /api/account/tokens`: the account's tokens (not the tokens).
+pub(crate) async fn list_tokens(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let me = session_account(&state, &headers).await?;
+    let tokens = state.bots().tokens(&me).await?;
+    Ok(Json(api::TokenList {
+        tokens: tokens.iter().map(api::TokenView::from).collect(),
+    })
+    .into_response())
+}
+
+/// `DELETE /api/account/tokens/{id}`: revokes it.
+pub(crate) async fn revoke_token(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let me = session_account(&state, &headers).await?;
+    state.bots().revoke(&me, &id).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// `GET /api/account` with a token: the account it acts for.
+pub(crate) async fn account(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let c = caller(&state, &headers).await?;
+    Ok(Json(api::Account {
+        id: c.player.id,
+        username: c.player.name,
+        bot: c.player.bot,
+        scopes: c.scopes,
+    })
+    .into_response())
+}
+
+/// `POST /api/bot/account/upgrade`: the token's account becomes a BOT.
+pub(crate) async fn upgrade(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let c = caller(&state, &headers).await?;
+    state.bots().upgrade(&c).await?;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// A body that may be absent (empty: every field's default), else one
+/// JSON object as every body (lichess's bots often send none).
+fn optional_body<T: serde::de::DeserializeOwned + Default>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    api::parse_json(bytes)
+}
+
+/// `POST /api/challenge/{username}`: challenges that player.
+pub(crate) async fn challenge(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let body: api::BotChallengeBody = optional_body(&body)?;
+    let me = player(&state, &headers).await?;
+    let bad = |field: &'static str, why: String| ApiError::from(GameError::BadField { field, why });
+    let rules: Rules = match body.rules.as_deref() {
+        None => Rules::STANDARD,
+        Some(r) => r.trim().parse().map_err(|e| bad("rules", format!("{e}")))?,
+    };
+    let colour = match body.colour.as_deref().unwrap_or("random") {
+        "random" => None,
+        c => Some(
+            c.parse::<Player>()
+                .ok()
+                .filter(|_| c.len() == 1)
+                .ok_or_else(|| bad("colour", format!("`{c}` is not A, B or random")))?,
+        ),
+    };
+    let clock = parse_clock(body.clock.as_deref())?;
+    let c = state
+        .bots()
+        .challenge(&me, &name, rules, clock, colour, body.rated)
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"challenge": api::challenge_json(&c)})),
+    )
+        .into_response())
+}
+
+/// `POST /api/challenge/{id}/accept`: the game.
+pub(crate) async fn accept(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let me = player(&state, &headers).await?;
+    let game = state.bots().accept(&me, &id).await?;
+    Ok(Json(json!({"ok": true, "game": game, "url": format!("/g/{game}")})).into_response())
+}
+
+/// `POST /api/challenge/{id}/decline`, with an optional reason.
+pub(crate) async fn decline(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let body: api::DeclineBody = optional_body(&body)?;
+    let me = player(&state, &headers).await?;
+    state
+        .bots()
+        .decline(&me, &id, body.reason.as_deref())
+        .await?;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// `POST /api/challenge/{id}/cancel`.
+pub(crate) async fn cancel(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let me = player(&state, &headers).await?;
+    state.bots().cancel(&me, &id).await?;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// An NDJSON answer whose lines `fill` sends (it stops when the client
+/// goes: its next send fails).
+fn ndjson<F, Fut>(fill: F) -> Response
+where
+    F: FnOnce(mpsc::Sender<Bytes>) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let (tx, rx) = mpsc::channel::<Bytes>(16);
+    tokio::spawn(fill(tx));
+    let lines = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|b| (Ok::<_, Infallible>(b), rx))
+    });
+    let mut res = Body::from_stream(lines).into_response();
+    res.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/x-ndjson"),
+    );
+    res
+}
+
+fn line(v: &Value) -> Bytes {
+    let mut s = v.to_string();
+    s.push('\n');
+    Bytes::from(s)
+}
+
+/// `GET /api/stream/event`: the account's events, one JSON object a line
+/// (`challenge`, `challengeCanceled`, `challengeDeclined`, `gameStart`,
+/// `gameFinish`), read from the store (so from every server's doings),
+/// and an empty line every few seconds.
+pub(crate) async fn event_stream(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let c = caller(&state, &headers).await?;
+    if c.needs("bot:play").is_err() {
+        c.needs("read")?;
+    }
+    let bots = state.bots().clone();
+    let auth = authorization(&headers);
+    let me = c.player;
+    // The first read before the answer: a store that fails is an error,
+    // not an empty stream.
+    let mut cursor = bots.cursor();
+    let first = bots.events(&me, &mut cursor).await?;
+    Ok(ndjson(move |tx| async move {
+        let mut bell = bots.bell();
+        for e in &first {
+            if tx.send(line(&api::event_json(e, &me.id))).await.is_err() {
+                return;
+            }
+        }
+        let mut quiet = tokio::time::Instant::now();
+        loop {
+            tokio::select! {
+                _ = bell.recv() => {}
+                () = tokio::time::sleep(crate::domain::bots::POLL_EVERY) => {}
+                () = tx.closed() => return,
+            }
+            match bots.events(&me, &mut cursor).await {
+                Ok(events) => {
+                    for e in &events {
+                        if tx.send(line(&api::event_json(e, &me.id))).await.is_err() {
+                            return;
+                        }
+                        quiet = tokio::time::Instant::now();
+                    }
+                }
+                Err(e) => tracing::warn!("event stream of {}: {e}", me.id),
+            }
+            if quiet.elapsed() >= KEEP_ALIVE {
+                if !stream_stands(&state, &auth).await
+                    || tx.send(Bytes::from_static(b"\n")).await.is_err()
+                {
+                    return;
+                }
+                quiet = tokio::time::Instant::now();
+            }
+        }
+    }))
+}
+
+/// The caller's seat in game `id` (token with `bot:play`).
+async fn seat(state: &AppState, headers: &HeaderMap, id: &str) -> Result<String, ApiError> {
+    let c = caller(state, headers).await?;
+    c.needs("bot:play")?;
+    Ok(state.bots().seat(&c.player, id).await?)
+}
+
+/// `GET /api/bot/game/stream/{id}`: `gameFull`, then a `gameState` at
+/// each change of the game (here or, through the store's notices, on
+/// another server), until it is over; empty lines between.
+pub(crate) async fn game_stream(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let token = seat(&state, &headers, &id).await?;
+    let games = state.games().clone();
+    let auth = authorization(&headers);
+    let room = games.room(&id).await?;
+    // Subscribed before the first state is read: no change falls between.
+    let mut changes = room.lock().await.subscribe();
+    let view = GameView::from(games.view(&id, Some(&token)).await?);
+    Ok(ndjson(move |tx| async move {
+        let mut last = api::game_state(&view);
+        if tx.send(line(&api::game_full(&view))).await.is_err() {
+            return;
+        }
+        let mut over = view.head.result.is_some();
+        while !over {
+            tokio::select! {
+                r = changes.recv() => {
+                    if let Err(tokio::sync::broadcast::error::RecvError::Closed) = r {
+                        // The room was reloaded: follow the new one.
+                        match games.room(&id).await {
+                            Ok(room) => changes = room.lock().await.subscribe(),
+                            Err(_) => return,
+                        }
+                    }
+                }
+                () = tokio::time::sleep(KEEP_ALIVE) => {
+                    if !stream_stands(&state, &auth).await
+                        || tx.send(Bytes::from_static(b"\n")).await.is_err()
+                    {
+                        return;
+                    }
+                    continue;
+                }
+                () = tx.closed() => return,
+            }
+            let Ok(state) = games.view(&id, Some(&token)).await else {
+                continue;
+            };
+            let view = GameView::from(state);
+            let now = api::game_state(&view);
+            // Clocks move on their own: a new line only when the game did.
+            let key = |v: &Value| (v["ply"].clone(), v["status"].clone(), v["actions"].clone());
+            if key(&now) != key(&last) {
+                if tx.send(line(&now)).await.is_err() {
+                    return;
+                }
+                last = now;
+            }
+            over = view.head.result.is_some();
+        }
+    }))
+}
+
+/// `POST /api/bot/game/{id}/move/{action}`: plays a Goré action token.
+pub(crate) async fn bot_move(
+    State(state): State<AppState>,
+    Path((id, action)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let token = seat(&state, &headers, &id).await?;
+    state
+        .games()
+        .play_quietly(&id, Some(token), action, None, None)
+        .await?;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// `POST /api/bot/game/{id}/resign`.
+pub(crate) async fn bot_resign(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let token = seat(&state, &headers, &id).await?;
+    state.games().resign(&id, Some(token)).await?;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// `POST /api/bot/game/{id}/abort`.
+pub(crate) async fn bot_abort(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let token = seat(&state, &headers, &id).await?;
+    state.games().abort(&id, Some(token)).await?;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// `POST /api/bot/game/{id}/chat` with `{"text": …}`.
+pub(crate) async fn bot_chat(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<api::ChatBody>,
+) -> Result<Response, ApiError> {
+    let token = seat(&state, &headers, &id).await?;
+    let line = state.games().chat(&id, Some(token), &body.text).await?;
+    Ok((StatusCode::CREATED, Json(line)).into_response())
+}
