@@ -2,8 +2,10 @@
 //!
 //! Subcommands: `legal`, `apply`, `perft` (exact, scriptable output),
 //! `play` (a game in the terminal), `analyze`, `review`, `engine`, `match`, `serve`
-//! (the web app), `solve` and `probe` (the no-trade database), `calibrate`
-//! (the levels measured against it), `puzzles` (generate and verify).
+//! (the web app), `worker` (the AI's turns for servers that do not search),
+//! `bot` (an engine on the site through the Bot API), `solve` and `probe`
+//! (the no-trade database), `calibrate` (the levels measured against it),
+//! `puzzles` (generate and verify).
 
 mod analyze;
 mod board;

@@ -853,3 +853,39 @@ async fn a_draining_server_ends_the_streams_and_takes_no_challenge() {
     assert_eq!(st, 503);
     events.ended().await;
 }
+
+/// A BOT does not join an arena (issue 29: never in tournaments unless
+/// the creator allows bots, which no arena does yet), even from its own
+/// account's browser session; a person does.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bot_does_not_join_an_arena() {
+    let s = Server::start(0).await;
+    let ada = account(&s, "Ada").await;
+    let robo = account(&s, "Robo").await;
+    let t = token(&robo, &s, &["bot:play"]).await;
+    let (st, body) = call(&s, "POST", "/api/bot/account/upgrade", &t, None).await;
+    assert_eq!(st, 200, "{body}");
+    let (st, arena) = post_json(
+        &ada,
+        &s,
+        "/api/tournaments",
+        json!({"name": "Evening arena", "kind": "arena", "clock": "3+2",
+               "rules": "standard", "rated": false, "minutes": 30}),
+    )
+    .await;
+    assert_eq!(st, 201, "{arena}");
+    let id = arena["id"].as_str().unwrap();
+    let join = format!("/api/tournaments/{id}/join");
+    let (st, body) = post_json(&robo, &s, &join, json!({})).await;
+    assert_eq!(st, 403, "{body}");
+    assert_eq!(refusal(&body).1, "bot_not_here");
+    let (st, body) = post_json(&ada, &s, &join, json!({})).await;
+    assert_eq!(st, 200, "{body}");
+    let r = ada
+        .get(s.at(&format!("/api/tournaments/{id}")))
+        .send()
+        .await
+        .unwrap();
+    let v: Value = r.json().await.unwrap();
+    assert!(!v.to_string().contains("Robo"), "{v}");
+}
