@@ -175,6 +175,8 @@ pub struct Setup<'a> {
     pub ip: Option<IpAddr>,
     /// The per-address rate limiter.
     pub limiter: &'a RateLimiter,
+    /// The server's time, which the limiter's buckets refill by.
+    pub clock: &'a crate::domain::clock::Clock,
     /// Where open sockets are counted.
     pub metrics: &'a crate::metrics::Metrics,
     /// Turns `true` when the server drains: the socket is closed with
@@ -197,6 +199,7 @@ impl<'a> Setup<'a> {
             silence: config.ws_silence_timeout.max(Duration::from_millis(10)),
             ip,
             limiter: state.limiter(),
+            clock: &config.clock,
             metrics: state.metrics(),
             drain: state.drain_watch(),
         }
@@ -332,7 +335,9 @@ fn read<K: Kind>(kind: &K, setup: &Setup<'_>, text: &str) -> Result<K::In, ApiEr
 
 /// Whether the client's address may send one more (always, unknown).
 fn allowed(setup: &Setup<'_>) -> bool {
-    setup.ip.is_none_or(|ip| setup.limiter.allow(ip))
+    setup
+        .ip
+        .is_none_or(|ip| setup.limiter.allow_at(ip, setup.clock.instant()))
 }
 
 /// A close frame.
@@ -542,12 +547,14 @@ mod tests {
         ));
         let served = tokio::spawn(async move {
             let metrics = crate::metrics::Metrics::new();
+            let clock = crate::domain::clock::Clock::system();
             let (_drain, drain_rx) = tokio::sync::watch::channel(false);
             let setup = Setup {
                 idle,
                 silence,
                 ip: Some(IP),
                 limiter: &limiter,
+                clock: &clock,
                 metrics: &metrics,
                 drain: drain_rx,
             };

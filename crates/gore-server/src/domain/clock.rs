@@ -264,6 +264,22 @@ impl Clock {
         }
     }
 
+    /// Now as an [`std::time::Instant`], for what counts elapsed time (the
+    /// rate limiter): the system's monotonic clock, or a manual clock's
+    /// time from a fixed instant, so that a test's requests are as far
+    /// apart as the test says, however slow the machine.
+    pub fn instant(&self) -> std::time::Instant {
+        static BASE: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        match &self.0 {
+            None => std::time::Instant::now(),
+            Some(t) => {
+                let base = *BASE.get_or_init(std::time::Instant::now);
+                let ms = u64::try_from(t.load(Ordering::SeqCst)).unwrap_or(0);
+                base.checked_add(Duration::from_millis(ms)).unwrap_or(base)
+            }
+        }
+    }
+
     /// Moves a manual clock forward (the system's is not moved).
     pub fn advance(&self, by: Duration) {
         if let Some(t) = &self.0 {

@@ -180,7 +180,7 @@ async fn rate_limit(State(state): State<AppState>, req: Request, next: Next) -> 
         .iter()
         .any(|p| path.starts_with(p));
     if let Some(ip) = client_ip_of(&req).filter(|_| counted) {
-        match state.limiter().check(ip) {
+        match state.limiter().check_at(ip, state.config().clock.instant()) {
             Verdict::Allow => {}
             Verdict::Refuse => return ApiError::rate_limited().into_response(),
             Verdict::Close => {
