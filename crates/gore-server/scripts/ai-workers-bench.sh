@@ -8,6 +8,7 @@
 # BIN_DIR  where the release `gore` and `gore-load` are (target/release)
 # PG_URL   a PostgreSQL database URL whose role may create databases; a
 #          fresh database gore_aibench is made next to it for each run
+# GAMES    in the environment: gore-load's games (default 200)
 # MODE     workers: two `gore serve --ai-threads 0` and one `gore worker
 #          --threads 1`; inline: two `gore serve --ai-threads 1`, no worker
 # FLOOD    top-level AI games created at once (from as many addresses,
@@ -16,8 +17,9 @@
 # The web servers, gore-load and PostgreSQL (every postgres process, for
 # the run; put back on every core after) are pinned to core 0 and the
 # worker to core 1 (taskset), as if the worker were a machine of its own.
-# Prints gore-load's report (the action latency over 200 games of 20
-# actions across both servers, sockets on the other server).
+# Prints gore-load's report (the action latency over GAMES games, from the
+# environment, 200 by default, of 20 actions across both servers, sockets
+# on the other server).
 set -euo pipefail
 bin=${1:?BIN_DIR}
 pg=${2:?PG_URL}
@@ -60,4 +62,4 @@ if [ "$flood" -gt 0 ]; then
   echo "flood: $flood level-12 games created"
 fi
 taskset -c 0 "$bin/gore-load" --url http://127.0.0.1:18281,http://127.0.0.1:18282 \
-  --socket-elsewhere --games 200 --actions 20 --think-ms 200 --seed "$seed"
+  --socket-elsewhere --games "${GAMES:-200}" --actions 20 --think-ms 200 --seed "$seed"
