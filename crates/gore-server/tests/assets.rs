@@ -894,3 +894,79 @@ async fn the_page_and_the_api_share_one_default() {
     };
     assert_eq!(ai["level"].as_u64(), Some(level), "{view}");
 }
+
+/// Every reason the server gives a refusal (`Said::new("reason", …)`, and
+/// src/error.rs's `plain("reason")` and `("reason", vec![…])`) has its
+/// sentence in every language: the pages show the translated reason, never
+/// the English message. Read from the server's source, so that a new
+/// reason without its translations fails here.
+#[test]
+fn every_reason_the_server_gives_is_translated() {
+    fn sources(dir: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                sources(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(std::fs::read_to_string(&p).unwrap());
+            }
+        }
+    }
+    /// The identifiers quoted right after each `open` in `text`.
+    fn quoted_after(text: &str, open: &str, found: &mut BTreeSet<String>) {
+        for (i, _) in text.match_indices(open) {
+            let rest = text[i + open.len()..].trim_start();
+            if let Some(rest) = rest.strip_prefix('"') {
+                let word: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if rest[word.len()..].starts_with('"') && !word.is_empty() {
+                    found.insert(word);
+                }
+            }
+        }
+    }
+    let mut texts = Vec::new();
+    sources(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut texts,
+    );
+    let mut reasons = BTreeSet::new();
+    for t in &texts {
+        quoted_after(t, "Said::new(", &mut reasons);
+        if !t.contains("fn reason_of(") {
+            continue;
+        }
+        // src/error.rs's reasons: `plain("reason")`, and those with
+        // parameters, `("reason", vec![…])`.
+        quoted_after(t, "plain(", &mut reasons);
+        for (i, _) in t.match_indices("\", vec!") {
+            let word: String = t[..i]
+                .chars()
+                .rev()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            if t[..i - word.len()].ends_with("(\"") && !word.is_empty() {
+                reasons.insert(word);
+            }
+        }
+    }
+    assert!(reasons.len() > 40, "only {} reasons found", reasons.len());
+    for r in ["not_your_turn", "tournament_over", "too_many_challenges"] {
+        assert!(reasons.contains(r), "{r} not found in the source");
+    }
+    for (lang, map) in translations() {
+        let missing: Vec<_> = reasons
+            .iter()
+            .filter(|r| !map.contains_key(&format!("error.reason.{r}")))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "{lang}.json lacks error.reason.{missing:?}"
+        );
+    }
+}
