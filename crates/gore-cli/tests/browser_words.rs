@@ -272,7 +272,28 @@ async fn lobby_game(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
     visit(&g, game_url).await?;
     wait_for(&g, "document.getElementById('game-page') && document.getElementById('game-page').dataset.ply === '2'", "the guest's game again", 20).await?;
     live(&g).await?;
+    // The host's page hears that the guest is back (the away note goes,
+    // the buttons move up) before it is clicked: a click aimed at a
+    // button that then moves lands beside it.
+    wait_for(
+        &h,
+        "(n => !n || n.hidden)(document.getElementById('away-note'))",
+        "the host sees the guest back",
+        20,
+    )
+    .await?;
     click(&h, "#resign-btn").await?;
+    if wait_for(
+        &h,
+        "!!document.getElementById('resign-yes')",
+        "the resign question",
+        5,
+    )
+    .await
+    .is_err()
+    {
+        click(&h, "#resign-btn").await?;
+    }
     click(&h, "#resign-yes").await?;
     wait_for(
         &g,
