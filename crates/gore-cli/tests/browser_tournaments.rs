@@ -1,0 +1,252 @@
+//! The arenas' pages in the browser (issue 29, point 3): two accounts, one
+//! on a phone in Spanish, the other on a desktop in English. The first
+//! creates an arena starting now from `/tournaments`, the second finds it
+//! in the list and joins; both are told they are paired and reach their
+//! game from the tournament page; after each has made one action the
+//! creator resigns, and the standings show the winner's 2 points in both
+//! languages. Light and dark, axe-clean.
+
+#[allow(unused_imports)] // the shared helpers re-export more than this file uses
+mod browser_support;
+use browser_support::*;
+
+#[test]
+fn two_accounts_play_an_arena_from_its_pages() {
+    let Some(exe) = browser_or_skip("two_accounts_play_an_arena_from_its_pages") else {
+        return;
+    };
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    runtime().block_on(async {
+        let server = start_server_with(&[]);
+        let phone = Chrome::launch(&exe, 360, 740).await.unwrap();
+        let desk = Chrome::launch(&exe, 1366, 768).await.unwrap();
+        let r = arena(&phone, &desk, &server).await;
+        phone.close().await;
+        desk.close().await;
+        r.unwrap();
+    });
+}
+
+/// The system's colour scheme.
+async fn scheme(page: &Page, dark: bool) -> Res<()> {
+    use chromiumoxide::cdp::browser_protocol::emulation::MediaFeature;
+    page.emulate_media_features(vec![MediaFeature::new(
+        "prefers-color-scheme",
+        if dark { "dark" } else { "light" },
+    )])
+    .await?;
+    Ok(())
+}
+
+/// A browser in `lang`, signed up as `name`.
+async fn account(chrome: &Chrome, server: &Server, lang: &str, name: &str) -> Res<Page> {
+    let page = chrome.page(&format!("{}/rules", server.url)).await?;
+    js(
+        &page,
+        &format!("localStorage.setItem('gore.lang', '{lang}'); localStorage.setItem('gore.animation', 'off')"),
+    )
+    .await?;
+    let r = js(
+        &page,
+        &format!(
+            "fetch('/api/account/signup', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{username: {name:?}, password: 'a long passphrase'}})}}).then(r => r.status)"
+        ),
+    )
+    .await?;
+    assert!(r.as_u64().is_some_and(|s| s < 300), "sign up {name}: {r}");
+    Ok(page)
+}
+
+/// Both schemes pass axe-core; screenshots of each.
+async fn look(page: &Page, name: &str) -> Res<()> {
+    for dark in [false, true] {
+        scheme(page, dark).await?;
+        assert_accessible(page, name).await?;
+        shot(
+            page,
+            &format!("{name}-{}", if dark { "dark" } else { "light" }),
+        )
+        .await?;
+    }
+    scheme(page, false).await
+}
+
+/// Tries `legal[0]` of game `id` as this browser's player: true if the
+/// server took it (false: not his turn).
+async fn try_action(page: &Page, id: &str) -> Res<bool> {
+    let v = js(
+        page,
+        &format!(
+            "fetch('/api/games/{id}').then(r => r.json()).then(g => g.legal.length === 0 ? false : \
+             fetch('/api/games/{id}/actions', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{action: g.legal[0], ply: g.ply}})}}).then(r => r.ok))"
+        ),
+    )
+    .await?;
+    Ok(v == serde_json::Value::Bool(true))
+}
+
+/// The standings' line of `name` shows `score` points.
+fn scored(name: &str, score: u32) -> String {
+    format!(
+        "[...document.querySelectorAll('#tour-standings tbody tr')].some(tr => tr.cells[1].querySelector('a').textContent === {name:?} && tr.cells[2].textContent.trim().startsWith('{score}'))"
+    )
+}
+
+async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
+    let p = account(phone, server, "es", "Ana").await?;
+    let d = account(desk, server, "en", "Bea").await?;
+
+    // The phone finds the list through the menu, in Spanish.
+    visit(&p, format!("{}/", server.url)).await?;
+    wait_for(&p, "document.documentElement.lang === 'es'", "Spanish", 20).await?;
+    nav_to(&p, "/tournaments").await?;
+    wait_for(&p, "document.getElementById('tour-form')", "the form", 20).await?;
+    assert_eq!(text(&p, "#tournaments h1").await?, "Torneos");
+    // A wrong length is said next to its field, in Spanish.
+    set_value(&p, "tour-name", "Viernes").await?;
+    set_value(&p, "tour-minutes", "5").await?;
+    click(&p, "#tour-create").await?;
+    wait_for(
+        &p,
+        "!document.getElementById('tour-minutes-error').hidden",
+        "the minutes' error",
+        20,
+    )
+    .await?;
+    assert_eq!(
+        text(&p, "#tour-minutes-error").await?,
+        "Una arena dura de 10 a 180 minutos."
+    );
+    look(&p, "tournaments-phone-es-error").await?;
+    set_value(&p, "tour-minutes", "30").await?;
+    set_value(&p, "tour-clock", "5+3").await?;
+    click(&p, "#tour-create").await?;
+    wait_for(
+        &p,
+        "location.pathname.startsWith('/tournament/') && document.getElementById('tour-join')",
+        "the new arena's page",
+        30,
+    )
+    .await?;
+    let terms = text(&p, "#tour-terms").await?;
+    assert!(terms.contains("amistoso"), "{terms}");
+    click(&p, "#tour-join").await?;
+    wait_for(&p, "document.getElementById('tour-withdraw')", "joined", 20).await?;
+    look(&p, "tournament-phone-es-joined").await?;
+
+    // The desktop finds it running in the list, in English, and joins.
+    visit(&d, format!("{}/tournaments", server.url)).await?;
+    wait_for(
+        &d,
+        "[...document.querySelectorAll('#tour-running a')].some(a => a.textContent === 'Viernes')",
+        "the arena listed",
+        30,
+    )
+    .await?;
+    let line = text(&d, "#tour-running li").await?;
+    assert!(
+        line.contains("casual") && line.contains("1 player"),
+        "{line}"
+    );
+    look(&d, "tournaments-desktop-en").await?;
+    click(&d, "#tour-running a").await?;
+    wait_for(
+        &d,
+        "document.getElementById('tour-join')",
+        "the arena's page",
+        30,
+    )
+    .await?;
+    click(&d, "#tour-join").await?;
+
+    // Both are told they are paired, and reach the game from there.
+    wait_for(
+        &d,
+        "document.getElementById('tour-my-game')",
+        "paired (desktop)",
+        30,
+    )
+    .await?;
+    assert_eq!(text(&d, "#tour-my-game").await?, "Paired: go to your game");
+    wait_for(
+        &p,
+        "document.getElementById('tour-my-game')",
+        "paired (phone, by polling)",
+        30,
+    )
+    .await?;
+    assert_eq!(
+        text(&p, "#tour-my-game").await?,
+        "Emparejado: ve a tu partida"
+    );
+    look(&d, "tournament-desktop-en-paired").await?;
+    look(&p, "tournament-phone-es-paired").await?;
+    let game = js(
+        &p,
+        "document.getElementById('tour-my-game').getAttribute('href').slice(3)",
+    )
+    .await?;
+    let game = game.as_str().ok_or("no game link")?.to_string();
+    for page in [&p, &d] {
+        click(page, "#tour-my-game").await?;
+        wait_for(
+            page,
+            &format!("location.pathname === '/g/{game}' && document.getElementById('game-page')"),
+            "the game",
+            30,
+        )
+        .await?;
+    }
+
+    // Each makes one action, whoever is to move first.
+    let (mut ana, mut bea) = (false, false);
+    for _ in 0..20 {
+        if ana && bea {
+            break;
+        }
+        if try_action(&p, &game).await? {
+            ana = true;
+        } else if try_action(&d, &game).await? {
+            bea = true;
+        }
+    }
+    assert!(ana && bea, "each made an action: {ana} {bea}");
+    let resigned = js(
+        &p,
+        &format!("fetch('/api/games/{game}/resign', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: '{{}}'}}).then(r => r.ok)"),
+    )
+    .await?;
+    assert_eq!(resigned, serde_json::Value::Bool(true));
+
+    // The standings give Bea her 2 points, in both languages.
+    for page in [&d, &p] {
+        visit(
+            page,
+            format!(
+                "{}/tournament/{}",
+                server.url,
+                tournament_id(page, &game).await?
+            ),
+        )
+        .await?;
+        wait_for(page, &scored("Bea", 2), "Bea's 2 points", 30).await?;
+        wait_for(page, &scored("Ana", 0), "Ana's 0", 30).await?;
+    }
+    assert_eq!(text(&d, "#tour-standings caption").await?, "Standings");
+    assert_eq!(text(&p, "#tour-standings caption").await?, "Clasificación");
+    look(&d, "tournament-desktop-en-standings").await?;
+    look(&p, "tournament-phone-es-standings").await?;
+    Ok(())
+}
+
+/// The arena whose game `game` is (the list's only one).
+async fn tournament_id(page: &Page, game: &str) -> Res<String> {
+    let v = js(
+        page,
+        "fetch('/api/tournaments').then(r => r.json()).then(l => [...l.running, ...l.finished][0].id)",
+    )
+    .await?;
+    v.as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("no arena for game {game}: {v}").into())
+}
