@@ -75,7 +75,15 @@ export function tournamentsPage(main) {
   const draft = { name: '', clock: '3+2', rules: 'standard', rated: false, minutes: '30' };
 
   function load() {
-    call('GET', '/api/tournaments').then((v) => { lists = v; render(); }, () => {});
+    call('GET', '/api/tournaments').then((v) => { lists = v; redrawLists(); }, () => {});
+  }
+
+  /** Only the lists change with each answer: the form keeps what is typed in it. */
+  function redrawLists() {
+    for (const kind of /** @type {const} */ (['running', 'upcoming', 'finished'])) {
+      const old = document.getElementById(`tour-${kind}-section`);
+      if (old) old.replaceWith(section(kind, lists ? lists[kind] : undefined));
+    }
   }
 
   /** @param {Event} e */
@@ -145,13 +153,11 @@ export function tournamentsPage(main) {
         h('span', { class: 'muted' }, s.phase === 'upcoming' ? t('tour.startsAt', { t: when(s.starts_at) }) : phaseText(s)),
         h('span', { class: 'muted' }, tn('tour.players', s.players))));
     }
-    return h('section', { class: 'card', 'aria-labelledby': `tour-${kind}-title` }, h('h2', { id: `tour-${kind}-title` }, t(`tour.${kind}`)), list);
+    return h('section', { class: 'card', id: `tour-${kind}-section`, 'aria-labelledby': `tour-${kind}-title` }, h('h2', { id: `tour-${kind}-title` }, t(`tour.${kind}`)), list);
   }
 
   function render() {
     document.title = `${t('tour.title')} · Goré`;
-    // Redrawing must not take away what is being typed.
-    const active = document.activeElement && document.activeElement.id;
     main.textContent = '';
     main.append(h('div', { class: 'tournaments', id: 'tournaments' },
       h('h1', null, t('tour.title')),
@@ -159,8 +165,6 @@ export function tournamentsPage(main) {
       section('upcoming', lists ? lists.upcoming : undefined),
       h('section', { class: 'card', 'aria-labelledby': 'tour-form-title' }, h('h2', { id: 'tour-form-title' }, t('tour.createTitle')), form()),
       section('finished', lists ? lists.finished : undefined)));
-    const again = active && document.getElementById(active);
-    if (again) again.focus();
   }
 
   getMe().then((m) => { me = m; render(); }, () => { me = { name: '' }; render(); });
@@ -200,6 +204,14 @@ export function tournamentPage(main, id) {
   }
 
   function render() {
+    // Each answer redraws the page: keyboard focus stays where it was.
+    const focused = document.activeElement && main.contains(document.activeElement) ? document.activeElement.id : '';
+    draw();
+    const again = focused && document.getElementById(focused);
+    if (again) again.focus();
+  }
+
+  function draw() {
     main.textContent = '';
     if (failure) {
       document.title = `${t('tour.title')} · Goré`;
