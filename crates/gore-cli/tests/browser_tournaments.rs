@@ -57,8 +57,15 @@ async fn account(chrome: &Chrome, server: &Server, lang: &str, name: &str) -> Re
     Ok(page)
 }
 
-/// Both schemes pass axe-core; screenshots of each.
+/// Nothing is wider than the screen; both schemes pass axe-core;
+/// screenshots of each.
 async fn look(page: &Page, name: &str) -> Res<()> {
+    let wide = js(
+        page,
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    )
+    .await?;
+    assert_eq!(wide.as_i64(), Some(0), "{name}: wider than the screen");
     for dark in [false, true] {
         scheme(page, dark).await?;
         assert_accessible(page, name).await?;
@@ -179,6 +186,14 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
         text(&p, "#tour-my-game").await?,
         "Emparejado: ve a tu partida"
     );
+    // The leader's game is linked too (the one being played).
+    wait_for(
+        &d,
+        "document.querySelector('#tour-featured a')",
+        "the leader's game",
+        30,
+    )
+    .await?;
     look(&d, "tournament-desktop-en-paired").await?;
     look(&p, "tournament-phone-es-paired").await?;
     let game = js(

@@ -251,7 +251,10 @@ export function tournamentPage(main, id) {
       h('td', null, l.game ? h('a', { href: `/g/${encodeURIComponent(l.game)}` }, t('tour.watch')) : '')));
     const table = h('table', { class: 'tour-standings', id: 'tour-standings' },
       h('caption', null, t('tour.standings')),
-      h('thead', null, h('tr', null, ...['rank', 'player', 'score', 'games', 'game'].map((c) => h('th', { scope: 'col' }, t(`tour.col.${c}`))))),
+      // "#" for the rank: five columns must fit a phone's width.
+      h('thead', null, h('tr', null,
+        h('th', { scope: 'col' }, h('span', { 'aria-hidden': 'true' }, '#'), h('span', { class: 'sr-only' }, t('tour.col.rank'))),
+        ...['player', 'score', 'games', 'game'].map((c) => h('th', { scope: 'col' }, t(`tour.col.${c}`))))),
       h('tbody', null, ...rows));
     page.append(h('section', { class: 'card' }, detail.standings.length ? table : h('p', { class: 'muted' }, t('tour.empty'))));
     page.append(h('p', null, h('a', { href: '/tournaments' }, t('tour.all'))));
