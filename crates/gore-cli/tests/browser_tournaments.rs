@@ -251,6 +251,21 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     assert_eq!(text(&p, "#tour-standings caption").await?, "Clasificación");
     look(&d, "tournament-desktop-en-standings").await?;
     look(&p, "tournament-phone-es-standings").await?;
+
+    // Logged out, the desktop is told to sign up or log in to join.
+    let out = js(
+        &d,
+        "fetch('/api/account/logout', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{}'}).then(r => r.ok)",
+    )
+    .await?;
+    assert_eq!(out, serde_json::Value::Bool(true));
+    let here = js(&d, "location.href").await?;
+    visit(&d, here.as_str().ok_or("no address")?).await?;
+    wait_for(&d, "document.getElementById('tour-actions') && document.getElementById('tour-actions').textContent === 'Sign up or log in to join.'", "told to sign up", 30).await?;
+    assert!(
+        js(&d, "!document.getElementById('tour-join')").await? == serde_json::Value::Bool(true)
+    );
+    look(&d, "tournament-desktop-en-visitor").await?;
     Ok(())
 }
 
