@@ -213,25 +213,7 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
         .await?;
     }
 
-    // Each makes one action, whoever is to move first.
-    let (mut ana, mut bea) = (false, false);
-    for _ in 0..20 {
-        if ana && bea {
-            break;
-        }
-        if try_action(&p, &game).await? {
-            ana = true;
-        } else if try_action(&d, &game).await? {
-            bea = true;
-        }
-    }
-    assert!(ana && bea, "each made an action: {ana} {bea}");
-    let resigned = js(
-        &p,
-        &format!("fetch('/api/games/{game}/resign', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: '{{}}'}}).then(r => r.ok)"),
-    )
-    .await?;
-    assert_eq!(resigned, serde_json::Value::Bool(true));
+    play_one_each_then_resign(&p, &d, &game).await?;
 
     // The standings give Bea her 2 points, in both languages.
     for page in [&d, &p] {
@@ -251,6 +233,21 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     assert_eq!(text(&p, "#tour-standings caption").await?, "Clasificación");
     look(&d, "tournament-desktop-en-standings").await?;
     look(&p, "tournament-phone-es-standings").await?;
+
+    // A second win in a row sets Bea on fire: her line is marked so.
+    wait_for(&p, &format!("document.getElementById('tour-my-game') && document.getElementById('tour-my-game').getAttribute('href') !== '/g/{game}'"), "paired again", 30).await?;
+    let game2 = js(&p, "document.getElementById('tour-my-game') && document.getElementById('tour-my-game').getAttribute('href').slice(3)").await?;
+    let game2 = game2.as_str().ok_or("not paired again")?.to_string();
+    assert_ne!(game2, game);
+    play_one_each_then_resign(&p, &d, &game2).await?;
+    for page in [&d, &p] {
+        wait_for(page, &scored("Bea", 4), "Bea's 4 points", 30).await?;
+        wait_for(page, "[...document.querySelectorAll('#tour-standings tbody tr')].some(tr => tr.cells[1].textContent.startsWith('Bea') && tr.cells[2].querySelector('.fire-mark'))", "Bea on fire", 30).await?;
+    }
+    let fire = text(&p, "#tour-standings .fire-mark .sr-only").await?;
+    assert_eq!(fire, "en racha: puntos dobles");
+    look(&p, "tournament-phone-es-fire").await?;
+    look(&d, "tournament-desktop-en-fire").await?;
 
     // Logged out, the desktop is told to sign up or log in to join.
     let out = js(
@@ -279,4 +276,29 @@ async fn tournament_id(page: &Page, game: &str) -> Res<String> {
     v.as_str()
         .map(str::to_string)
         .ok_or_else(|| format!("no arena for game {game}: {v}").into())
+}
+
+/// Each makes one action in `game`, whoever is to move first; then Ana
+/// (`p`) resigns.
+async fn play_one_each_then_resign(p: &Page, d: &Page, game: &str) -> Res<()> {
+    // Each makes one action, whoever is to move first.
+    let (mut ana, mut bea) = (false, false);
+    for _ in 0..20 {
+        if ana && bea {
+            break;
+        }
+        if try_action(p, game).await? {
+            ana = true;
+        } else if try_action(d, game).await? {
+            bea = true;
+        }
+    }
+    assert!(ana && bea, "each made an action: {ana} {bea}");
+    let resigned = js(
+        p,
+        &format!("fetch('/api/games/{game}/resign', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: '{{}}'}}).then(r => r.ok)"),
+    )
+    .await?;
+    assert_eq!(resigned, serde_json::Value::Bool(true));
+    Ok(())
 }
