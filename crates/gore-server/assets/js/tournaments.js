@@ -43,6 +43,23 @@ function termsText(s) {
   return [paceLabel(s.clock), rulesText(s.rules), s.rated ? t('tour.rated') : t('tour.casual')].join(' · ');
 }
 
+/**
+ * The streak's flame, drawn (an emoji needs a font a phone may lack).
+ * @returns {SVGSVGElement}
+ */
+function flame() {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 16 20');
+  svg.setAttribute('class', 'flame');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', 'M8 0C9 4 14 7 14 12.5A6 6 0 0 1 2 12.5C2 9.5 4 8 5 6c.5 2 1.5 3 2.5 3C7.5 6 6.5 3 8 0z');
+  path.setAttribute('fill', 'currentColor');
+  svg.append(path);
+  return svg;
+}
+
 /** Where a tournament is in time, in words. @param {Summary} s */
 function phaseText(s) {
   if (s.phase === 'upcoming') return t('tour.startsIn', { t: left(s.starts_at) });
@@ -246,7 +263,7 @@ export function tournamentPage(main, id) {
     const rows = detail.standings.map((l) => h('tr', { class: mine(l) ? 'me' : null },
       h('td', null, String(l.rank)),
       h('td', null, h('a', { href: `/@/${encodeURIComponent(l.name)}` }, l.name), l.presence === 'withdrawn' ? h('span', { class: 'muted' }, ` (${t('tour.out')})`) : null),
-      h('td', { class: l.on_fire ? 'fire' : null }, String(l.score), l.on_fire ? h('span', { class: 'fire-mark', title: t('tour.fire') }, ' 🔥', h('span', { class: 'sr-only' }, t('tour.fire'))) : null),
+      h('td', { class: l.on_fire ? 'fire' : null }, String(l.score), l.on_fire ? h('span', { class: 'fire-mark', title: t('tour.fire') }, flame(), h('span', { class: 'sr-only' }, t('tour.fire'))) : null),
       h('td', null, String(l.games)),
       h('td', null, l.game ? h('a', { href: `/g/${encodeURIComponent(l.game)}` }, t('tour.watch')) : '')));
     const table = h('table', { class: 'tour-standings', id: 'tour-standings' },
