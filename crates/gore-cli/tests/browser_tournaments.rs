@@ -249,6 +249,25 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     look(&p, "tournament-phone-es-fire").await?;
     look(&d, "tournament-desktop-en-fire").await?;
 
+    // An arena in ten minutes is upcoming, with a countdown to its start.
+    let later = js(
+        &d,
+        "fetch('/api/tournaments', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({name: 'Later', clock: '3+2', minutes: 60, rated: true, starts_at: Date.now() + 600000})}).then(r => r.json()).then(v => v.id)",
+    )
+    .await?;
+    let later = later.as_str().ok_or("no upcoming arena")?.to_string();
+    visit(&d, format!("{}/tournaments", server.url)).await?;
+    wait_for(&d, "[...document.querySelectorAll('#tour-upcoming li')].some(li => li.textContent.includes('Later') && li.textContent.includes('rated'))", "the upcoming arena listed", 30).await?;
+    visit(&d, format!("{}/tournament/{later}", server.url)).await?;
+    wait_for(
+        &d,
+        "/^Starts in (10:00|9:\\d\\d)$/.test(document.getElementById('tour-phase').textContent)",
+        "the countdown to the start",
+        30,
+    )
+    .await?;
+    look(&d, "tournament-desktop-en-upcoming").await?;
+
     // Logged out, the desktop is told to sign up or log in to join.
     let out = js(
         &d,
