@@ -24,6 +24,10 @@ fn two_accounts_play_an_arena_from_its_pages() {
         phone.close().await;
         desk.close().await;
         r.unwrap();
+        let side = Chrome::launch(&exe, 740, 360).await.unwrap();
+        let r = sideways(&side, &server).await;
+        side.close().await;
+        r.unwrap();
     });
 }
 
@@ -283,6 +287,32 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     );
     look(&d, "tournament-desktop-en-visitor").await?;
     Ok(())
+}
+
+/// A phone held sideways (740×360), in French: both pages fit its width.
+async fn sideways(chrome: &Chrome, server: &Server) -> Res<()> {
+    let page = chrome.page(&format!("{}/rules", server.url)).await?;
+    js(&page, "localStorage.setItem('gore.lang', 'fr')").await?;
+    visit(&page, format!("{}/tournaments", server.url)).await?;
+    wait_for(
+        &page,
+        "document.querySelector('#tour-running a') && document.getElementById('tour-visitor')",
+        "the list",
+        30,
+    )
+    .await?;
+    assert_eq!(text(&page, "#tournaments h1").await?, "Tournois");
+    look(&page, "tournaments-sideways-fr").await?;
+    click(&page, "#tour-running a").await?;
+    wait_for(
+        &page,
+        "document.querySelector('#tour-standings tbody tr')",
+        "the standings",
+        30,
+    )
+    .await?;
+    assert_eq!(text(&page, "#tour-standings caption").await?, "Classement");
+    look(&page, "tournament-sideways-fr").await
 }
 
 /// The arena whose game `game` is (the list's only one).

@@ -273,7 +273,8 @@ export function tournamentPage(main, id) {
         h('th', { scope: 'col' }, h('span', { 'aria-hidden': 'true' }, '#'), h('span', { class: 'sr-only' }, t('tour.col.rank'))),
         ...['player', 'score', 'games', 'game'].map((c) => h('th', { scope: 'col' }, t(`tour.col.${c}`))))),
       h('tbody', null, ...rows));
-    page.append(h('section', { class: 'card' }, detail.standings.length ? table : h('p', { class: 'muted' }, t('tour.empty'))));
+    page.append(detail.standings.length ? h('section', { class: 'card' }, table)
+      : h('section', { class: 'card' }, h('h2', null, t('tour.standings')), h('p', { class: 'muted', id: 'tour-empty' }, t('tour.empty'))));
     page.append(h('p', null, h('a', { href: '/tournaments' }, t('tour.all'))));
     main.append(page);
   }
