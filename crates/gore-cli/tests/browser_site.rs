@@ -12,13 +12,14 @@ mod browser_support;
 use browser_support::*;
 
 /// The menu's destinations, by address.
-const DESTINATIONS: [&str; 6] = [
+const DESTINATIONS: [&str; 7] = [
     "/",
     "/rules",
     "/learn",
     "/puzzles",
     "/analysis",
     "/leaderboard",
+    "/tournaments",
 ];
 
 /// How a person would find the header's link to `href`: `ok` when it is
@@ -704,6 +705,7 @@ async fn announced(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
         format!("/review/{game}"),
         "/@/Nobody".into(),
         "/leaderboard".into(),
+        "/tournaments".into(),
         "/join/abcdefghjk/0123".into(),
     ];
     for path in &paths {

@@ -228,7 +228,7 @@ struct Page {
 /// The kinds of page, each with the module that draws it (what main.js
 /// imports for its addresses: [`kind_of`]), whose whole graph of static
 /// imports the page preloads.
-const KINDS: [(&str, Option<&str>); 11] = [
+const KINDS: [(&str, Option<&str>); 12] = [
     ("home", Some("js/home.js")),
     ("game", Some("js/game.js")),
     ("rules", Some("js/rules.js")),
@@ -238,6 +238,7 @@ const KINDS: [(&str, Option<&str>); 11] = [
     ("analysis", Some("js/analysis.js")),
     ("review", Some("js/review.js")),
     ("player", Some("js/player.js")),
+    ("tournaments", Some("js/tournaments.js")),
     ("other", None),
     ("not-found", None),
 ];
@@ -856,6 +857,8 @@ fn kind_of(path: &str) -> &'static str {
         "review"
     } else if path.starts_with("/@/") || path == "/leaderboard" {
         "player"
+    } else if path == "/tournaments" || path.starts_with("/tournament/") {
+        "tournaments"
     } else {
         "other"
     }
@@ -1281,6 +1284,7 @@ mod tests {
             ("analysis", "analysis.js", "home.js"),
             ("review", "review.js", "home.js"),
             ("player", "player.js", "home.js"),
+            ("tournaments", "tournaments.js", "home.js"),
         ] {
             let p = preloads(kind);
             assert!(
@@ -1294,6 +1298,8 @@ mod tests {
         assert_eq!(kind_of("/review/abc"), "review");
         assert_eq!(kind_of("/@/Koffi"), "player");
         assert_eq!(kind_of("/leaderboard/"), "player");
+        assert_eq!(kind_of("/tournaments"), "tournaments");
+        assert_eq!(kind_of("/tournament/xyb7td0874"), "tournaments");
         assert_eq!(kind_of("/nowhere"), "other");
         assert_eq!(kind_of("/join/abc/def"), "claim");
         assert_eq!(kind_of("/rules"), "rules");

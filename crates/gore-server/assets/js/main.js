@@ -49,6 +49,7 @@ async function route() {
   if (page && page.destroy) page.destroy();
   const path = location.pathname.replace(/\/+$/, '') || '/';
   const game = path.match(/^\/g\/([A-Za-z0-9_-]+)$/);
+  const tournament = path.match(/^\/tournament\/([A-Za-z0-9_-]+)$/);
   const claim = path.match(/^\/(join|continue)\/([A-Za-z0-9_-]+)\/([^/]+)$/);
   const mark = document.querySelector('meta[name="gore-page"]');
   const missing = !!mark && mark.getAttribute('content') === 'not-found';
@@ -65,6 +66,8 @@ async function route() {
   else if (path === '/rules') next = (await import('./rules.js')).rulesPage(main);
   else if (path.startsWith('/@/')) next = (await import('./player.js')).playerPage(main, safeDecode(path.slice(3)));
   else if (path === '/leaderboard') next = (await import('./player.js')).leaderboardPage(main);
+  else if (path === '/tournaments') next = (await import('./tournaments.js')).tournamentsPage(main);
+  else if (tournament) next = (await import('./tournaments.js')).tournamentPage(main, tournament[1]);
   else if (path === '/analysis') next = (await import('./analysis.js')).analysisPage(main);
   else if (path === '/review' || path.startsWith('/review/')) next = (await import('./review.js')).reviewPage(main, path.startsWith('/review/') ? path.slice(8) : null);
   else if (path === '/learn') next = (await import('./learn.js')).learnPage(main);

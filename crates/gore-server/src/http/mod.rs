@@ -56,6 +56,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/leaderboard/{pace}", get(leaderboard))
         .route("/@/{name}", get(page))
         .route("/leaderboard", get(page))
+        .route("/tournaments", get(page))
+        .route("/tournament/{id}", get(page))
         .route("/analysis", get(page))
         .route("/review", get(page))
         .route("/review/{id}", get(page))
