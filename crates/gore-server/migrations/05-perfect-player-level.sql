@@ -1,0 +1,1 @@
+UPDATE games SET level = 100 WHERE level = 9

@@ -1,0 +1,2 @@
+ALTER TABLE games ADD COLUMN away_a BIGINT;
+            ALTER TABLE games ADD COLUMN away_b BIGINT
