@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{GameError, Said};
+use crate::domain::{GameError, Param, Said};
 use gore_core::{GpnError, IllegalAction, ParseGpnError, PositionError};
 use gore_learn::analysis::SetupError;
 
@@ -269,7 +269,14 @@ impl From<GameError> for ApiError {
 type Reason = (&'static str, Vec<(&'static str, serde_json::Value)>);
 
 fn said(s: &Said) -> Reason {
-    (s.reason, s.params.clone())
+    let value = |p: &Param| match p {
+        Param::Count(n) => serde_json::json!(n),
+        Param::Text(t) => serde_json::json!(t),
+    };
+    (
+        s.reason,
+        s.params.iter().map(|(k, p)| (*k, value(p))).collect(),
+    )
 }
 
 /// The reason of a domain error a page may show, with its parameters:

@@ -11,7 +11,7 @@ pub struct Said {
     /// The reason's code, e.g. `password_short`.
     pub reason: &'static str,
     /// Its parameters, e.g. `min: 8`.
-    pub params: Vec<(&'static str, serde_json::Value)>,
+    pub params: Vec<(&'static str, Param)>,
     /// The English sentence.
     pub text: String,
 }
@@ -27,9 +27,36 @@ impl Said {
     }
 
     /// The same with one more parameter.
-    pub fn with(mut self, name: &'static str, value: impl Into<serde_json::Value>) -> Said {
+    pub fn with(mut self, name: &'static str, value: impl Into<Param>) -> Said {
         self.params.push((name, value.into()));
         self
+    }
+}
+
+/// A reason's parameter: a count or a text (a page fills it in).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Param {
+    /// A count, e.g. a limit.
+    Count(u64),
+    /// A text, e.g. a character or a scope.
+    Text(String),
+}
+
+impl From<usize> for Param {
+    fn from(n: usize) -> Param {
+        Param::Count(n as u64)
+    }
+}
+
+impl From<String> for Param {
+    fn from(s: String) -> Param {
+        Param::Text(s)
+    }
+}
+
+impl From<&str> for Param {
+    fn from(s: &str) -> Param {
+        Param::Text(s.to_string())
     }
 }
 

@@ -53,7 +53,7 @@ use gore_core::{Forfeit, Player, Position, Rules};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-pub use error::{GameError, Said};
+pub use error::{GameError, Param, Said};
 pub use games::{
     AiRole, ChatLine, GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS,
     CHAT_PER_10S, DEAD_AFTER, HEARTBEAT_EVERY, SPECTATORS_EVERY, SPECTATORS_FRESH,

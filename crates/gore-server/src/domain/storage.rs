@@ -604,9 +604,8 @@ pub trait ServerStore: Send + Sync + 'static {
     fn release_ai_claims(&self) -> StoreFuture<()>;
 }
 
-/// A tournament as stored: its terms, and its whole state as the
-/// tournament domain writes it (`state`, opaque here), with the version
-/// every change of it compares and sets.
+/// A tournament as stored: its terms, and its whole state (kept as JSON),
+/// with the version every change of it compares and sets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredTournament {
     /// 10 base-32 characters.
@@ -631,8 +630,8 @@ pub struct StoredTournament {
     pub finished: bool,
     /// Unix ms.
     pub created_at: i64,
-    /// The state (JSON).
-    pub state: String,
+    /// The state.
+    pub state: super::tournaments::ArenaState,
     /// Its version: 1 when created, one more at each change.
     pub version: i64,
 }
@@ -691,7 +690,7 @@ pub trait TournamentStore: Send + Sync + 'static {
         &self,
         id: String,
         version: i64,
-        state: String,
+        state: super::tournaments::ArenaState,
         finished: bool,
         games: Vec<(u32, GameInfo)>,
         seats: Vec<(String, String, String)>,

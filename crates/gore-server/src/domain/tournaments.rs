@@ -283,18 +283,6 @@ fn arena_error(e: ArenaError) -> GameError {
     }
 }
 
-/// Reads a stored state.
-fn decode(t: &StoredTournament) -> Result<ArenaState, GameError> {
-    serde_json::from_str(&t.state).map_err(|e| {
-        tracing::error!("tournament {}: its state does not read: {e}", t.id);
-        GameError::Internal("the tournament's stored state does not read".into())
-    })
-}
-
-fn encode(s: &ArenaState) -> String {
-    serde_json::to_string(s).unwrap_or_default()
-}
-
 /// How a finished game of the arena ended, for its players: `None` for an
 /// abort. A forfeit names the loser; otherwise the result's seeds
 /// (`30-18`) say who won.
@@ -459,7 +447,7 @@ impl Tournaments {
                     ends_at,
                     finished: false,
                     created_at: now,
-                    state: encode(&state),
+                    state,
                     version: 1,
                 })
                 .await;
@@ -545,7 +533,7 @@ impl Tournaments {
                 ends_at,
                 finished: false,
                 created_at: now,
-                state: encode(&state),
+                state,
                 version: 1,
             })
             .await
@@ -620,10 +608,7 @@ impl Tournaments {
                 .await
                 .map_err(store_error)?
             {
-                match decode(&t) {
-                    Ok(s) => lists[i].push(Self::summary(&t, &s, now)),
-                    Err(e) => tracing::warn!("tournament {} left out: {e}", t.id),
-                }
+                lists[i].push(Self::summary(&t, &t.state, now));
             }
         }
         let [upcoming, running, finished] = lists;
@@ -637,7 +622,7 @@ impl Tournaments {
     /// A tournament's page.
     pub async fn detail(&self, id: &str) -> Result<TournamentDetail, GameError> {
         let t = self.load(id).await?;
-        let s = decode(&t)?;
+        let s = &t.state;
         let now = self.now();
         let site = |g: ArenaGameId| s.games.get(g.0 as usize).cloned();
         let name = |p: &PlayerId| s.names.get(p.as_str()).cloned().unwrap_or_default();
@@ -688,7 +673,7 @@ impl Tournaments {
             })
             .collect();
         Ok(TournamentDetail {
-            tournament: Self::summary(&t, &s, now),
+            tournament: Self::summary(&t, s, now),
             standings,
             playing,
             featured: s.arena.leader_game().and_then(site),
@@ -757,7 +742,7 @@ impl Tournaments {
     ) -> Result<(), GameError> {
         for _ in 0..RETRIES {
             let t = self.load(id).await?;
-            let mut s = decode(&t)?;
+            let mut s = t.state.clone();
             let now = self.now();
             f(&mut s, now)?;
             if self.save(&t, &s, Vec::new(), now).await? {
@@ -787,7 +772,7 @@ impl Tournaments {
         }
         self.0
             .store
-            .save_tournament(t.id.clone(), t.version, encode(s), finished, games, seats)
+            .save_tournament(t.id.clone(), t.version, s.clone(), finished, games, seats)
             .await
             .map_err(store_error)
     }
@@ -820,7 +805,7 @@ impl Tournaments {
             if t.finished {
                 return Ok(());
             }
-            let mut s = decode(&t)?;
+            let mut s = t.state.clone();
             let now = self.now();
             let at = now.max(0) as u64;
             let running: Vec<(usize, String)> = s

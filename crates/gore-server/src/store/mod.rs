@@ -1,34 +1,24 @@
 //! Where games are kept: one implementation of the domain's storage port
-//! ([`crate::domain::storage`]: [`Store`], the sum of one trait per
-//! concern: [`GameStore`], [`SessionStore`], [`LobbyStore`],
-//! [`RatingStore`], [`ChatStore`], [`ServerStore`]) over two databases: SQLite ([`sqlite`], the
-//! default: one machine) and PostgreSQL ([`postgres`]: several servers on
-//! one database), both on the schema of [`schema`]. A store turns rows
-//! into typed game data and back; nothing outside it sees a row or SQL.
+//! ([`crate::domain::storage`]: [`Store`], one trait per concern) over two
+//! databases: SQLite ([`sqlite`], the default: one machine) and PostgreSQL
+//! ([`postgres`]: several servers on one database), on one schema
+//! ([`schema`], its steps' SQL in the crate's `migrations/`). Nothing
+//! outside this module sees a row or SQL.
 //!
-//! # What goes where
-//! - [`queries`]: every statement, once, and the store's methods written
-//!   once over an executor ([`queries::Db`]). Statements are written in
-//!   PostgreSQL's style (`$1`, `::TEXT` casts, `= ANY($1)`, `FOR
-//!   UPDATE`); [`sql::for_sqlite`] rewrites them for SQLite as they are
-//!   run. A write is a list of statements run in one transaction; a check
-//!   that a game still stands where a change was decided is a statement
-//!   that must touch one row ([`sql::Stmt::expect`]).
-//! - [`sql`]: the statement, the one value type that binds into both
-//!   drivers ([`sql::Value`]), the rows both answer, and the
-//!   [`sql::Executor`] contract.
-//! - `rows`: the row mappers (rows into typed data; a row that does not
-//!   read is [`StoreError::Damaged`], naming its row).
+//! # What goes where (a new query: CONTRIBUTING.md)
+//! - [`queries`]: every statement, once, in PostgreSQL's style
+//!   ([`sql::for_sqlite`] rewrites it for SQLite as it runs), and the
+//!   store's methods written once over an executor ([`queries::Db`]), a
+//!   file per concern. A write is a list of statements run in one
+//!   transaction; a check that a game still stands where a change was
+//!   decided is a statement that must touch one row ([`sql::Stmt::expect`]).
+//! - [`sql`]: the statement, the one value type both drivers bind
+//!   ([`sql::Value`]), their rows, and the [`sql::Executor`] contract.
+//! - `rows`: the row mappers (a row that does not read is
+//!   [`StoreError::Damaged`], naming its row and column).
 //! - [`sqlite`] and [`postgres`]: the two executors, each with its own
 //!   durability machinery (SQLite's writer thread and group commits;
 //!   PostgreSQL's pool, commit resolution, probe and notices).
-//!
-//! A new query: a method on the trait of its concern in
-//! `domain/storage.rs` (documented as a contract), its body in [`queries`] (statements in PostgreSQL's
-//! style, mapped by a function of `rows`; a method that is one statement
-//! goes in its impl's `one_statement!` list), a schema step at the end of
-//! [`schema::STEPS`] if it needs a column, and a test in
-//! `tests/store_contract.rs` (run on both databases).
 //!
 //! Hand-made rather than sqlx: sqlx would give one SQL text for both, but
 //! it brings its own pool, migrations and driver for SQLite, and keeping

@@ -2,6 +2,9 @@
 //! that does not read is an error naming its row (the game, challenge or
 //! account) and its column: [`StoreError::Damaged`].
 
+use std::fmt::Display;
+use std::str::FromStr;
+
 use gore_ai::Level;
 use gore_core::{Hole, Player, Position, Rules};
 
@@ -25,6 +28,30 @@ pub(super) fn col<T: FromValue>(r: &Row, id: &str, c: &str) -> Result<T, StoreEr
     r.get(c).map_err(|e| damaged(id, e))
 }
 
+/// Column `c` of a row of `id` as text, parsed, or the row is damaged
+/// (the column, its text and why).
+pub(super) fn parsed<T: FromStr>(r: &Row, id: &str, c: &str) -> Result<T, StoreError>
+where
+    T::Err: Display,
+{
+    let s: String = col(r, id, c)?;
+    s.parse()
+        .map_err(|e| damaged(id, format!("{c} {s:?}: {e}")))
+}
+
+/// The same for a column that may be NULL.
+pub(super) fn parsed_opt<T: FromStr>(r: &Row, id: &str, c: &str) -> Result<Option<T>, StoreError>
+where
+    T::Err: Display,
+{
+    let s: Option<String> = col(r, id, c)?;
+    s.map(|s| {
+        s.parse()
+            .map_err(|e| damaged(id, format!("{c} {s:?}: {e}")))
+    })
+    .transpose()
+}
+
 /// A row's first column.
 pub(super) fn first<T: FromValue>(r: &Row) -> Result<T, StoreError> {
     r.first().map_err(StoreError::Other)
@@ -37,18 +64,9 @@ pub(super) fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
     let id = id.as_str();
     let word = |c: &str| -> Result<String, StoreError> { col(r, id, c) };
     let opt = |c: &str| -> Result<Option<String>, StoreError> { col(r, id, c) };
-    let player = |c: &str| -> Result<Option<Player>, StoreError> {
-        opt(c)?
-            .map(|s| {
-                s.parse::<Player>()
-                    .map_err(|_| damaged(id, format!("{c} {s}")))
-            })
-            .transpose()
-    };
+    let player = |c: &str| parsed_opt::<Player>(r, id, c);
     let mode = Mode::from_word(&word("mode")?).ok_or_else(|| damaged(id, "mode"))?;
-    let rules: Rules = word("rules")?
-        .parse()
-        .map_err(|e| damaged(id, format!("rules: {e}")))?;
+    let rules: Rules = parsed(r, id, "rules")?;
     let start = Position::from_gpn(&word("start")?, rules.variant)
         .map_err(|e| damaged(id, format!("start: {e}")))?;
     let stored: i64 = col(r, id, "level")?;
@@ -68,9 +86,7 @@ pub(super) fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
     let forfeit =
         super::forfeit_from_columns(reason.as_deref(), player("resigned")?, player("loser")?)
             .map_err(|e| damaged(id, e))?;
-    let clock = opt("clock")?
-        .map(|s| s.parse().map_err(|e| damaged(id, format!("clock: {e}"))))
-        .transpose()?;
+    let clock = parsed_opt(r, id, "clock")?;
     Ok(GameInfo {
         forfeit,
         clock,
@@ -134,17 +150,9 @@ pub(super) fn challenge_from_row(r: &Row) -> Result<StoredChallenge, StoreError>
     let id: String = col(r, "?", "id")?;
     let text = |c: &str| -> Result<Option<String>, StoreError> { col(r, &id, c) };
     Ok(StoredChallenge {
-        rules: col::<String>(r, &id, "rules")?
-            .parse()
-            .map_err(|e| damaged(&id, format!("challenge rules: {e}")))?,
-        clock: text("clock")?
-            .map(|c| c.parse())
-            .transpose()
-            .map_err(|e| damaged(&id, format!("challenge clock: {e}")))?,
-        colour: text("colour")?
-            .map(|c| c.parse::<Player>())
-            .transpose()
-            .map_err(|_| damaged(&id, "challenge colour"))?,
+        rules: parsed(r, &id, "rules")?,
+        clock: parsed_opt(r, &id, "clock")?,
+        colour: parsed_opt(r, &id, "colour")?,
         session: col(r, &id, "session")?,
         player: col(r, &id, "player")?,
         name: col(r, &id, "name")?,
@@ -199,17 +207,9 @@ pub(super) fn bot_challenge_from_row(r: &Row) -> Result<StoredBotChallenge, Stor
             col(r, &id, "d_name")?,
             col(r, &id, "d_bot")?,
         ),
-        rules: col::<String>(r, &id, "rules")?
-            .parse()
-            .map_err(|e| damaged(&id, format!("challenge rules: {e}")))?,
-        clock: text("clock")?
-            .map(|c| c.parse())
-            .transpose()
-            .map_err(|e| damaged(&id, format!("challenge clock: {e}")))?,
-        colour: text("colour")?
-            .map(|c| c.parse::<Player>())
-            .transpose()
-            .map_err(|_| damaged(&id, "challenge colour"))?,
+        rules: parsed(r, &id, "rules")?,
+        clock: parsed_opt(r, &id, "clock")?,
+        colour: parsed_opt(r, &id, "colour")?,
         rated: col(r, &id, "rated")?,
         status: col(r, &id, "status")?,
         reason: text("reason")?,
@@ -233,12 +233,9 @@ pub(super) fn rating_from_row(r: &Row, id: &str) -> Result<StoredRating, StoreEr
 
 /// A chat row of game `id`: its player is A or B, or the row is damaged.
 pub(super) fn chat_from_row(r: &Row, id: &str) -> Result<ChatLine, StoreError> {
-    let p: String = col(r, id, "player")?;
     Ok(ChatLine {
         n: col(r, id, "n")?,
-        from: p
-            .parse()
-            .map_err(|_| damaged(id, format!("chat player {p}")))?,
+        from: parsed(r, id, "player")?,
         text: col(r, id, "text")?,
         at: col(r, id, "at")?,
     })

@@ -3,10 +3,11 @@
 //! Each [`Step`] raises the schema by one version; its SQL is a file of
 //! the crate's `migrations/` folder, one text for both databases: where
 //! SQLite and PostgreSQL differ (64-bit integers, booleans, `WITHOUT
-//! ROWID`) it writes one of [`WORDS`], spelled for each ([`Step::text`]; `tests/fixtures/schema-*.sql` keep
-//! every released step's text, which must not change). Both stores apply
-//! the same steps in the same order, so a version number means the same
-//! tables and columns in either (a PostgreSQL test compares them).
+//! ROWID`) it writes one of [`WORDS`], spelled for each ([`Step::text`];
+//! `tests/fixtures/schema-*.sql` keep every released step's text, which
+//! must not change). Both stores apply the same steps in the same order,
+//! so a version number means the same tables and columns in either (a
+//! PostgreSQL test compares them).
 //!
 //! SQLite keeps its version in `PRAGMA user_version` (as it always has:
 //! files made before PostgreSQL came migrate unchanged); PostgreSQL in a
@@ -59,76 +60,64 @@ impl Step {
     }
 }
 
-/// A step: its file of `migrations/` (without `.sql`) and what it does.
-macro_rules! step {
-    ($file:literal, $about:literal) => {
-        Step {
+/// Each step: its file of `migrations/` (without `.sql`) and what it does.
+macro_rules! steps {
+    ($($file:literal => $about:literal;)*) => {
+        &[$(Step {
             about: $about,
             sql: include_str!(concat!("../../migrations/", $file, ".sql")),
-        }
+        }),*]
     };
 }
 
 /// Every migration, oldest first. Never edit a step once released: add one.
-pub const STEPS: &[Step] = &[
-    step!("01-games-and-actions", "games and actions"),
+pub const STEPS: &[Step] = steps! {
+    "01-games-and-actions" => "games and actions";
     // Positions kept with each action (a game loads without replaying it),
     // one-time invitations, device links, and browser sessions. The
     // friend's seat of a game still waiting had its secret in the old
     // invitation link: that secret becomes the invitation code.
-    step!(
-        "02-positions-invitations-devices-sessions",
-        "positions, invitations, device links, sessions"
-    ),
+    "02-positions-invitations-devices-sessions" => "positions, invitations, device links, sessions";
     // Several servers on one database: which server computes an AI turn,
     // until when (a lease another server may take over once it lapses).
-    step!("03-ai-turn-claims", "AI turn claims"),
+    "03-ai-turn-claims" => "AI turn claims";
     // Resignations, takebacks (how many; a game with any is casual) and a
     // friend game's pending takeback request.
-    step!(
-        "04-resignations-and-takebacks",
-        "resignations and takebacks"
-    ),
+    "04-resignations-and-takebacks" => "resignations and takebacks";
     // The ladder grew from 8 levels to 12: the perfect player's stored
     // level, 9, is now a real level, so it moves out of the range (to
     // `PERFECT_LEVEL`, 100). Games at levels 1-8 keep their numbers: a
     // stored level is the strength a game resumes at.
-    step!(
-        "05-perfect-player-level",
-        "the perfect player's level out of the ladder's range"
-    ),
+    "05-perfect-player-level" => "the perfect player's level out of the ladder's range";
     // Clocks (a time control, when the game began, the deadline of the
     // player to act, indexed so that any server finds the games whose time
     // is up) and the endings off the board beyond resigning: `reason`
     // takes `time`, `left` and `abort`, `loser` says who lost. Games
     // already begun count as begun when they were created.
-    step!(
-        "06-clocks-and-endings",
-        "clocks, deadlines, and losses on time and by leaving"
-    ),
+    "06-clocks-and-endings" => "clocks, deadlines, and losses on time and by leaving";
     // Display names: each browser session's (generated on its first
     // visit, or chosen), and each seat's, copied into the game when the
     // seat is taken, so that a record keeps the names it was played under.
-    step!("07-display-names", "display names"),
+    "07-display-names" => "display names";
     // The lobby: open challenges (a quick pairing's seek is one too), each
     // until it is taken (`game_id`), cancelled, or its creator is gone
     // (`seen_at` no longer refreshed by the server holding his socket).
     // Games from the lobby are friend games without an invitation.
-    step!("08-the-lobby-s-challenges", "the lobby's challenges"),
+    "08-the-lobby-s-challenges" => "the lobby's challenges";
     // Accounts: a username (its look-alike keys unique), an argon2id
     // password hash, the browser sessions logged in to each; the seats'
     // players (public ids) and whether a game is rated; ratings per pace
     // and their history, one row per account and rated game.
-    step!("09-accounts-and-ratings", "accounts and ratings"),
+    "09-accounts-and-ratings" => "accounts and ratings";
     // Chat in games between people: each game's messages in order, and
     // the players who reported one.
-    step!("10-chat", "chat"),
+    "10-chat" => "chat";
     // Since when each seat of a game between people has had no socket
     // (its player left): his opponent may then claim the win.
-    step!("11-players-away", "players away"),
+    "11-players-away" => "players away";
     // Spectators of each game on each server (refreshed every few
     // seconds by the server that has them), summed for the lobby.
-    step!("12-spectator-counts", "spectator counts"),
+    "12-spectator-counts" => "spectator counts";
     // Sessions (issue 25, item 11): only ids the server issued and has not
     // ended are sessions (`sessions`); an account's seats are the
     // account's (`account_seats`), held by whichever of its sessions. The
@@ -136,24 +125,15 @@ pub const STEPS: &[Step] = &[
     // ids that only held seats cannot be told from sessions logged out
     // (whose seats they kept), so they end, seats and all: their games
     // open again with the seat's link or token.
-    step!(
-        "13-issued-sessions-account-seats",
-        "issued sessions and the accounts' seats"
-    ),
+    "13-issued-sessions-account-seats" => "issued sessions and the accounts' seats";
     // Clocks are not charged for outages (issue 25): each server's last
     // heartbeat, the server each game was last served by, and the time
     // given back to a game's clocks (`ply:ms,...`).
-    step!(
-        "14-heartbeats-and-clock-credits",
-        "server heartbeats and clock credits"
-    ),
+    "14-heartbeats-and-clock-credits" => "server heartbeats and clock credits";
     // Issue 25: who aborted which game (the lobby keeps out a player who
     // aborts too often), and the players' age, for the sweep that forgets
     // anonymous players who never played.
-    step!(
-        "15-aborts-and-idle-players",
-        "aborts; idle anonymous players"
-    ),
+    "15-aborts-and-idle-players" => "aborts; idle anonymous players";
     // Issue 28: AI workers. The ply at which a game's AI is to act (kept
     // with each action), so that a server or worker finds the turns no
     // live claim covers without loading every AI game; and the address
@@ -161,22 +141,19 @@ pub const STEPS: &[Step] = &[
     // The games going on are marked at their last ply: whoever claims one
     // first finds out whether the AI is to act there, and clears the mark
     // if not.
-    step!("16-ai-turns-due", "AI turns due"),
+    "16-ai-turns-due" => "AI turns due";
     // Issue 29: tournaments (arenas). Each tournament's whole state (the
     // gore-tournament crate's JSON) with a version for compare-and-set;
     // its games, so that a game's tournament is found; and the pairing
     // lease one server holds per tournament (like `ai_claims`).
-    step!("17-tournaments", "tournaments"),
+    "17-tournaments" => "tournaments";
     // Issue 29, bots: personal API tokens (only their SHA-256 is kept),
     // BOT accounts (irreversible), which seats of a game are BOTs', and
     // challenges addressed to one named player (the Bot API's, apart
     // from the lobby's open ones: they live until answered, not while a
     // socket is open).
-    step!(
-        "18-bots",
-        "bots: API tokens, BOT accounts, challenges to a player"
-    ),
-];
+    "18-bots" => "bots: API tokens, BOT accounts, challenges to a player";
+};
 
 /// The schema version this server writes.
 pub const VERSION: usize = STEPS.len();
