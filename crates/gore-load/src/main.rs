@@ -19,7 +19,8 @@
 //! reported along it (docs/BENCHMARKS.md, issue 8).
 //!
 //! With `--lobby N`, N players pair by quick pairing at once instead
-//! (`lobby.rs`).
+//! (`lobby.rs`); with `--arena N`, N accounts play one arena and the
+//! pairing latency is reported (`arena.rs`).
 //!
 //! ```sh
 //! gore serve --port 8080 --rate-limit 100000 --db /tmp/load.sqlite3 &
@@ -29,6 +30,7 @@
 //!     --socket-elsewhere --games 1000
 //! ```
 
+mod arena;
 mod line;
 mod lobby;
 
@@ -116,6 +118,22 @@ struct Args {
     /// The pace of `--lobby`.
     #[arg(long, default_value = "5+3")]
     lobby_clock: String,
+    /// Instead of the games: this many accounts play one arena on the
+    /// first `--url` (`arena.rs`); reports the pairing latency.
+    #[arg(long)]
+    arena: Option<usize>,
+    /// The arena's length in minutes (10 to 180).
+    #[arg(long, default_value_t = 10)]
+    arena_minutes: u32,
+    /// Seconds from the arena's creation to its start.
+    #[arg(long, default_value_t = 30)]
+    arena_lead: u64,
+    /// The arena's pace.
+    #[arg(long, default_value = "3+2")]
+    arena_clock: String,
+    /// About how long an arena game lasts before one player resigns (±50%).
+    #[arg(long, default_value_t = 10_000)]
+    arena_hold_ms: u64,
 }
 
 #[derive(Default)]
@@ -146,6 +164,18 @@ async fn main() -> Result<()> {
     };
     if let Some(plies) = args.long_game {
         return long_game(&http, &args, plies).await;
+    }
+    if let Some(players) = args.arena {
+        return arena::run(arena::ArenaArgs {
+            url: servers[0].clone(),
+            players,
+            minutes: args.arena_minutes,
+            lead: args.arena_lead,
+            clock: args.arena_clock.clone(),
+            hold: Duration::from_millis(args.arena_hold_ms),
+            seed: args.seed,
+        })
+        .await;
     }
     if let Some(n) = args.lobby {
         return lobby::run(
