@@ -3,6 +3,10 @@
 //! latency**: from the moment a player is free (his last game ended, or
 //! the arena began) until the server shows him paired in a new game.
 //!
+//! Start the server with `--rate-limit 0 --trust-proxy 127.0.0.1/32`:
+//! each player's requests name an address of his own
+//! (`X-Forwarded-For`), as real players come from theirs.
+//!
 //! The accounts sign up (a few at a time: each is an argon2 hash), one of
 //! them creates a rated arena of `--arena-minutes` starting
 //! `--arena-lead` seconds later, and all join. Each player then loops:
@@ -97,17 +101,22 @@ pub async fn run(a: ArenaArgs) -> Result<()> {
     let tag: u32 = rand::thread_rng().gen_range(0..1_000_000);
     // Accounts, a few at a time (each signup is an argon2 hash).
     let start = Instant::now();
-    let mut cookies = Vec::with_capacity(a.players);
+    let mut players = Vec::with_capacity(a.players);
     for chunk in (0..a.players).collect::<Vec<_>>().chunks(4) {
-        let names: Vec<String> = chunk.iter().map(|i| format!("L{tag}x{i}")).collect();
-        let signups = names.iter().map(|n| signup(&http, &base, n));
+        let names: Vec<(String, Who)> = chunk
+            .iter()
+            .map(|&i| (format!("L{tag}x{i}"), Who::player(i)))
+            .collect();
+        let signups = names
+            .iter()
+            .map(|(n, w)| signup(&http, &base, n, w.clone()));
         for r in futures_util::future::join_all(signups).await {
-            cookies.push(r?);
+            players.push(r?);
         }
     }
     eprintln!(
         "{} accounts in {:.1} s",
-        cookies.len(),
+        players.len(),
         start.elapsed().as_secs_f64()
     );
     let now_ms = SystemTime::now().duration_since(UNIX_EPOCH)?.as_millis() as i64;
@@ -115,7 +124,7 @@ pub async fn run(a: ArenaArgs) -> Result<()> {
     let (status, body) = post(
         &http,
         &format!("{base}/api/tournaments"),
-        &cookies[0].1,
+        &players[0].1,
         json!({"name": format!("Load {tag}"), "kind": "arena", "clock": a.clock,
                "rated": true, "starts_at": starts_at, "minutes": a.minutes}),
     )
@@ -123,12 +132,15 @@ pub async fn run(a: ArenaArgs) -> Result<()> {
     if status != 201 {
         bail!("creating the arena: {status} {body}");
     }
-    let id = body["id"].as_str().ok_or_else(|| anyhow!("no id: {body}"))?.to_string();
-    for (_, cookie) in &cookies {
+    let id = body["id"]
+        .as_str()
+        .ok_or_else(|| anyhow!("no id: {body}"))?
+        .to_string();
+    for (_, who) in &players {
         let (status, body) = post(
             &http,
             &format!("{base}/api/tournaments/{id}/join"),
-            cookie,
+            who,
             json!({}),
         )
         .await?;
@@ -136,7 +148,11 @@ pub async fn run(a: ArenaArgs) -> Result<()> {
             bail!("joining: {status} {body}");
         }
     }
-    eprintln!("arena {id}: {} joined; it starts in {} s", cookies.len(), a.lead);
+    eprintln!(
+        "arena {id}: {} joined; it starts in {} s",
+        players.len(),
+        a.lead
+    );
     let begins = Instant::now() + Duration::from_millis((starts_at - now_ms).max(0) as u64);
 
     let counts = Arc::new(Counts::default());
@@ -149,12 +165,12 @@ pub async fn run(a: ArenaArgs) -> Result<()> {
     ));
     let table = Arc::new(Table::default());
     let mut tasks = Vec::new();
-    for (i, (me, cookie)) in cookies.into_iter().enumerate() {
+    for (i, (me, who)) in players.into_iter().enumerate() {
         let p = Player {
             http: http.clone(),
             base: base.clone(),
             me,
-            cookie,
+            who,
             seen: seen_rx.clone(),
             table: table.clone(),
             counts: counts.clone(),
@@ -201,10 +217,39 @@ pub async fn run(a: ArenaArgs) -> Result<()> {
     Ok(())
 }
 
-/// A new account: its public id and its session cookie.
-async fn signup(http: &reqwest::Client, base: &str, name: &str) -> Result<(String, String)> {
-    let r = http
-        .post(format!("{base}/api/account/signup"))
+/// Who sends a request: his session cookie and his address (as a
+/// trusted proxy names it: the server is started with `--trust-proxy
+/// 127.0.0.1/32`, so that each player has an address of his own, as
+/// real players have, and the per-address limits apply to each).
+#[derive(Clone)]
+struct Who {
+    cookie: String,
+    address: String,
+}
+
+impl Who {
+    fn player(i: usize) -> Who {
+        Who {
+            cookie: String::new(),
+            address: format!("10.{}.{}.{}", i >> 16 & 255, i >> 8 & 255, i & 255),
+        }
+    }
+
+    fn on(&self, r: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        r.header("cookie", &self.cookie)
+            .header("x-forwarded-for", &self.address)
+    }
+}
+
+/// A new account: its public id, and who he is.
+async fn signup(
+    http: &reqwest::Client,
+    base: &str,
+    name: &str,
+    mut who: Who,
+) -> Result<(String, Who)> {
+    let r = who
+        .on(http.post(format!("{base}/api/account/signup")))
         .json(&json!({"username": name, "password": "load-test-password"}))
         .send()
         .await
@@ -222,20 +267,16 @@ async fn signup(http: &reqwest::Client, base: &str, name: &str) -> Result<(Strin
     if status != 201 {
         bail!("signup {name}: {status} {body}");
     }
-    let cookie = cookie.ok_or_else(|| anyhow!("signup {name}: no session cookie"))?;
-    let id = body["id"].as_str().ok_or_else(|| anyhow!("signup: no id"))?;
-    Ok((id.to_string(), cookie))
+    who.cookie = cookie.ok_or_else(|| anyhow!("signup {name}: no session cookie"))?;
+    let id = body["id"]
+        .as_str()
+        .ok_or_else(|| anyhow!("signup: no id"))?;
+    Ok((id.to_string(), who))
 }
 
-async fn post(
-    http: &reqwest::Client,
-    url: &str,
-    cookie: &str,
-    body: Value,
-) -> Result<(u16, Value)> {
-    let r = http
-        .post(url)
-        .header("cookie", cookie)
+async fn post(http: &reqwest::Client, url: &str, who: &Who, body: Value) -> Result<(u16, Value)> {
+    let r = who
+        .on(http.post(url))
         .json(&body)
         .send()
         .await
@@ -244,10 +285,9 @@ async fn post(
     Ok((status, r.json().await.unwrap_or_default()))
 }
 
-async fn get(http: &reqwest::Client, url: &str, cookie: &str) -> Result<Value> {
-    let r = http
-        .get(url)
-        .header("cookie", cookie)
+async fn get(http: &reqwest::Client, url: &str, who: &Who) -> Result<Value> {
+    let r = who
+        .on(http.get(url))
         .send()
         .await
         .with_context(|| format!("GET {url}"))?;
@@ -264,10 +304,14 @@ async fn watch_arena(
     tx: watch::Sender<Arc<Seen>>,
     counts: Arc<Counts>,
 ) {
+    let watcher = Who {
+        cookie: String::new(),
+        address: "10.255.255.255".into(),
+    };
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     loop {
         tick.tick().await;
-        let v = match get(&http, &url, "").await {
+        let v = match get(&http, &url, &watcher).await {
             Ok(v) => v,
             Err(e) => {
                 counts.errors.fetch_add(1, Ordering::Relaxed);
@@ -306,7 +350,7 @@ struct Player {
     http: reqwest::Client,
     base: String,
     me: String,
-    cookie: String,
+    who: Who,
     seen: watch::Receiver<Arc<Seen>>,
     table: Arc<Table>,
     counts: Arc<Counts>,
@@ -345,7 +389,7 @@ impl Player {
     async fn game(&mut self, id: &str) -> Result<Instant> {
         let sync = self.table.of(id);
         let url = format!("{}/api/games/{id}", self.base);
-        let view = get(&self.http, &url, &self.cookie).await?;
+        let view = get(&self.http, &url, &self.who).await?;
         let you = view["you"].as_str().unwrap_or("").to_string();
         let first = you == "A";
         // B waits for A's first action.
@@ -360,7 +404,7 @@ impl Player {
         let view = if first {
             view
         } else {
-            get(&self.http, &url, &self.cookie).await?
+            get(&self.http, &url, &self.who).await?
         };
         if view["status"] != "playing" {
             return self.ended(&sync).await;
@@ -372,13 +416,16 @@ impl Player {
             .filter_map(|a| a.as_str().map(str::to_string))
             .collect();
         if legal.is_empty() {
-            bail!("game {id}: {you} has no legal action at ply {}", view["ply"]);
+            bail!(
+                "game {id}: {you} has no legal action at ply {}",
+                view["ply"]
+            );
         }
         let action = &legal[self.rng.gen_range(0..legal.len())];
         let (status, body) = post(
             &self.http,
             &format!("{url}/actions"),
-            &self.cookie,
+            &self.who,
             json!({"action": action, "ply": view["ply"]}),
         )
         .await?;
@@ -388,7 +435,7 @@ impl Player {
         }
         sync.acted.send_modify(|n| *n += 1);
         // The resigner: A or B by the id's last character.
-        let resigner_is_a = id.bytes().last().unwrap_or(0) % 2 == 0;
+        let resigner_is_a = id.bytes().last().unwrap_or(0).is_multiple_of(2);
         if resigner_is_a != first {
             return self.ended(&sync).await;
         }
@@ -397,7 +444,8 @@ impl Player {
         let ms = self.hold.as_millis() as u64;
         let hold = self.rng.gen_range(ms / 2..=ms + ms / 2);
         tokio::time::sleep(Duration::from_millis(hold)).await;
-        let (status, body) = post(&self.http, &format!("{url}/resign"), &self.cookie, json!({})).await?;
+        let (status, body) =
+            post(&self.http, &format!("{url}/resign"), &self.who, json!({})).await?;
         let at = Instant::now();
         if status != 200 {
             self.counts.errors.fetch_add(1, Ordering::Relaxed);
