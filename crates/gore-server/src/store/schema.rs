@@ -103,7 +103,7 @@ pub const STEPS: &[Step] = steps! {
     // until it is taken (`game_id`), cancelled, or its creator is gone
     // (`seen_at` no longer refreshed by the server holding his socket).
     // Games from the lobby are friend games without an invitation.
-    "08-the-lobby-s-challenges" => "the lobby's challenges";
+    "08-lobby-challenges" => "the lobby's challenges";
     // Accounts: a username (its look-alike keys unique), an argon2id
     // password hash, the browser sessions logged in to each; the seats'
     // players (public ids) and whether a game is rated; ratings per pace
