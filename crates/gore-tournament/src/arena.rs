@@ -22,7 +22,7 @@
 
 use crate::{Millis, Outcome, PlayerId, PlayerResult, Side};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// The fewest actions of his own a berserker must have made in a game he
@@ -407,45 +407,53 @@ impl Arena {
     /// What each of a player's finished games was worth to him, in the
     /// order they finished (aborted games left out).
     pub fn sheet(&self, id: &PlayerId) -> Vec<Scored> {
-        let mut out: Vec<Scored> = Vec::new();
-        let mut last_two = [false, false]; // wins, most recent first
+        self.sheets().remove(id).unwrap_or_default()
+    }
+
+    /// Every player's score sheet ([`Arena::sheet`]), in one pass over the
+    /// finished games (the standings of a long arena ask for all of them:
+    /// one pass each would be players × games).
+    pub fn sheets(&self) -> BTreeMap<PlayerId, Vec<Scored>> {
+        let mut out: BTreeMap<PlayerId, Vec<Scored>> = BTreeMap::new();
         for &gid in &self.finished {
             let Some(game) = self.games.get(gid.0 as usize) else {
                 continue;
             };
-            let (Some(side), Some(res)) = (game.side_of(id), game.result.as_ref()) else {
+            let Some(res) = game.result.as_ref() else {
                 continue;
             };
             let Some(outcome) = res.outcome else { continue };
-            let result = outcome.for_side(side);
-            let doubled = self.config.streaks && last_two[0] && last_two[1];
-            let (berserk, actions) = match side {
-                Side::A => (res.berserk_a, res.actions_a),
-                Side::B => (res.berserk_b, res.actions_b),
-            };
-            let berserk_point = result == PlayerResult::Win
-                && berserk
-                && actions >= self.config.berserk_min_actions;
-            let base = match result {
-                PlayerResult::Win => 2,
-                PlayerResult::Draw => 1,
-                PlayerResult::Loss => 0,
-            };
-            let points = base * if doubled { 2 } else { 1 } + u32::from(berserk_point);
-            out.push(Scored {
-                game: gid,
-                result,
-                doubled,
-                berserk_point,
-                points,
-            });
-            last_two = [result == PlayerResult::Win, last_two[0]];
+            for (side, id) in [(Side::A, &game.a), (Side::B, &game.b)] {
+                let sheet = out.entry(id.clone()).or_default();
+                // The streak: his last two scored games both won.
+                let won = |s: Option<&Scored>| s.is_some_and(|s| s.result == PlayerResult::Win);
+                let n = sheet.len();
+                let last_two = [won(sheet.last()), n >= 2 && won(sheet.get(n - 2))];
+                let result = outcome.for_side(side);
+                let doubled = self.config.streaks && last_two[0] && last_two[1];
+                let (berserk, actions) = match side {
+                    Side::A => (res.berserk_a, res.actions_a),
+                    Side::B => (res.berserk_b, res.actions_b),
+                };
+                let berserk_point = result == PlayerResult::Win
+                    && berserk
+                    && actions >= self.config.berserk_min_actions;
+                let base = match result {
+                    PlayerResult::Win => 2,
+                    PlayerResult::Draw => 1,
+                    PlayerResult::Loss => 0,
+                };
+                let points = base * if doubled { 2 } else { 1 } + u32::from(berserk_point);
+                sheet.push(Scored {
+                    game: gid,
+                    result,
+                    doubled,
+                    berserk_point,
+                    points,
+                });
+            }
         }
         out
-    }
-
-    fn score_of(&self, id: &PlayerId) -> u32 {
-        self.sheet(id).iter().map(|s| s.points).sum()
     }
 
     /// The opponent of a player's most recently paired game, if any.
@@ -473,17 +481,23 @@ impl Arena {
         if now < self.config.starts_at || self.ended(now) {
             return Vec::new();
         }
-        let busy: Vec<&PlayerId> = self
+        let busy: BTreeSet<&PlayerId> = self
             .games
             .iter()
             .filter(|g| g.running())
             .flat_map(|g| [&g.a, &g.b])
             .collect();
+        let sheets = self.sheets();
+        let score = |id: &PlayerId| {
+            sheets
+                .get(id)
+                .map_or(0, |s| s.iter().map(|s| s.points).sum())
+        };
         let mut free: Vec<(u32, i32, PlayerId, Millis)> = self
             .players
             .values()
-            .filter(|p| p.presence == Presence::Joined && !busy.contains(&&p.id))
-            .map(|p| (self.score_of(&p.id), p.rating, p.id.clone(), p.free_since))
+            .filter(|p| p.presence == Presence::Joined && !busy.contains(&p.id))
+            .map(|p| (score(&p.id), p.rating, p.id.clone(), p.free_since))
             .collect();
         // Rank order: score, then rating, higher first; then id.
         free.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2)));
@@ -567,11 +581,18 @@ impl Arena {
     /// measure of the strength he played at, with each win against a player
     /// worth his rating + 500 and each loss his rating − 500.
     pub fn standings(&self) -> Vec<ArenaStanding> {
+        let mut sheets = self.sheets();
+        let playing: BTreeSet<&PlayerId> = self
+            .games
+            .iter()
+            .filter(|g| g.running())
+            .flat_map(|g| [&g.a, &g.b])
+            .collect();
         let mut rows: Vec<ArenaStanding> = self
             .players
             .values()
             .map(|p| {
-                let sheet = self.sheet(&p.id);
+                let sheet = sheets.remove(&p.id).unwrap_or_default();
                 let wins = sheet
                     .iter()
                     .filter(|s| s.result == PlayerResult::Win)
@@ -606,7 +627,7 @@ impl Arena {
                     on_fire,
                     performance,
                     presence: p.presence,
-                    playing: self.current_game(&p.id).is_some(),
+                    playing: playing.contains(&p.id),
                 }
             })
             .collect();

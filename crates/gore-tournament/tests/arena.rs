@@ -1,8 +1,10 @@
 //! The arena's rules, against tables worked by hand from docs/RULES.md
 //! ("Tournaments", "Arena"), and its pairing laws over generated arenas.
 
-use gore_tournament::arena::{Arena, ArenaConfig, ArenaGameId, GameResult, Pairing, Presence};
-use gore_tournament::{Outcome, PlayerId};
+use gore_tournament::arena::{
+    Arena, ArenaConfig, ArenaGameId, GameResult, Pairing, Presence, Scored,
+};
+use gore_tournament::{Outcome, PlayerId, PlayerResult, Side};
 use proptest::prelude::*;
 
 const START: u64 = 1_700_000_000_000;
@@ -425,10 +427,56 @@ fn repeat_free_exists(ids: &[PlayerId], bad: &dyn Fn(&PlayerId, &PlayerId) -> bo
     })
 }
 
+/// A player's score sheet as the rules say it, walking the results in
+/// the order they came: 2 for a win, 1 for a draw, doubled after two wins
+/// in a row, +1 for a berserk win with enough actions; aborts not scored.
+fn naive_sheet(a: &Arena, p: &PlayerId) -> Vec<Scored> {
+    let mut out: Vec<Scored> = Vec::new();
+    for &gid in &a.finished {
+        let g = &a.games[gid.0 as usize];
+        let side = if &g.a == p {
+            Side::A
+        } else if &g.b == p {
+            Side::B
+        } else {
+            continue;
+        };
+        let res = g.result.as_ref().unwrap();
+        let Some(outcome) = res.outcome else { continue };
+        let result = outcome.for_side(side);
+        let n = out.len();
+        let doubled = a.config.streaks
+            && n >= 2
+            && out[n - 1].result == PlayerResult::Win
+            && out[n - 2].result == PlayerResult::Win;
+        let (berserk, actions) = match side {
+            Side::A => (res.berserk_a, res.actions_a),
+            Side::B => (res.berserk_b, res.actions_b),
+        };
+        let berserk_point =
+            result == PlayerResult::Win && berserk && actions >= a.config.berserk_min_actions;
+        let base = match result {
+            PlayerResult::Win => 2,
+            PlayerResult::Draw => 1,
+            PlayerResult::Loss => 0,
+        };
+        out.push(Scored {
+            game: gid,
+            result,
+            doubled,
+            berserk_point,
+            points: base * if doubled { 2 } else { 1 } + u32::from(berserk_point),
+        });
+    }
+    out
+}
+
 #[derive(Debug, Clone)]
 enum Op {
     Pair,
-    Finish(usize, u8),
+    /// A running game ends: which, how (a win, a loss, a draw or an
+    /// abort), and each side's berserk and actions.
+    Finish(usize, u8, [bool; 2], [u32; 2]),
     Pause(usize),
     Join(usize),
     Withdraw(usize),
@@ -437,7 +485,8 @@ enum Op {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => Just(Op::Pair),
-        6 => (0usize..20, 0u8..3).prop_map(|(g, r)| Op::Finish(g, r)),
+        6 => (0usize..20, 0u8..4, any::<[bool; 2]>(), [0u32..9, 0u32..9])
+            .prop_map(|(g, r, b, n)| Op::Finish(g, r, b, n)),
         1 => (0usize..9).prop_map(Op::Pause),
         1 => (0usize..9).prop_map(Op::Join),
         1 => (0usize..9).prop_map(Op::Withdraw),
@@ -485,12 +534,16 @@ proptest! {
                             "a repeat was avoidable: {:?}", pairs);
                     }
                 }
-                Op::Finish(g, r) => {
+                Op::Finish(g, r, berserk, actions) => {
                     let running: Vec<usize> = (0..a.games.len()).filter(|&i| a.games[i].running()).collect();
                     if !running.is_empty() {
                         let game = ArenaGameId(running[g % running.len()] as u32);
-                        let o = [Outcome::AWins, Outcome::BWins, Outcome::Draw][r as usize];
-                        a.record(GameResult::new(game, o, t)).unwrap();
+                        let o = [Outcome::AWins, Outcome::BWins, Outcome::Draw][r as usize % 3];
+                        let mut result = GameResult::new(game, o, t);
+                        result.outcome = (r < 3).then_some(o);
+                        [result.berserk_a, result.berserk_b] = berserk;
+                        [result.actions_a, result.actions_b] = actions;
+                        a.record(result).unwrap();
                     }
                 }
                 Op::Pause(i) => { let _ = a.pause(&ids[i % n]); }
@@ -500,6 +553,18 @@ proptest! {
             for p in &ids {
                 let running = a.games.iter().filter(|g| g.running() && (&g.a == p || &g.b == p)).count();
                 prop_assert!(running <= 1, "{} in {} games", p, running);
+            }
+        }
+        // Every sheet (computed for all players in one pass) is the one a
+        // player's own walk through the results gives, and the standings
+        // add it up.
+        let standings = a.standings();
+        for p in &ids {
+            let naive = naive_sheet(&a, p);
+            prop_assert_eq!(&a.sheet(p), &naive);
+            if let Some(line) = standings.iter().find(|l| &l.player == p) {
+                prop_assert_eq!(line.score, naive.iter().map(|s| s.points).sum::<u32>());
+                prop_assert_eq!(line.games as usize, naive.len());
             }
         }
         prop_assert!(a.pair(START + 1000 * MIN).is_empty());

@@ -626,6 +626,16 @@ impl Tournaments {
         let now = self.now();
         let site = |g: ArenaGameId| s.games.get(g.0 as usize).cloned();
         let name = |p: &PlayerId| s.names.get(p.as_str()).cloned().unwrap_or_default();
+        // Every sheet and game in one pass each (per player, a long arena's
+        // page would take players × games).
+        let mut sheets = s.arena.sheets();
+        let mut current = BTreeMap::new();
+        for (i, g) in s.arena.games.iter().enumerate() {
+            if g.running() {
+                current.insert(&g.a, i as u32);
+                current.insert(&g.b, i as u32);
+            }
+        }
         let standings = s
             .arena
             .standings()
@@ -640,10 +650,10 @@ impl Tournaments {
                 on_fire: r.on_fire,
                 performance: r.performance,
                 presence: r.presence,
-                game: s.arena.current_game(&r.player).and_then(site),
-                sheet: s
-                    .arena
-                    .sheet(&r.player)
+                game: current.get(&r.player).and_then(|&g| site(ArenaGameId(g))),
+                sheet: sheets
+                    .remove(&r.player)
+                    .unwrap_or_default()
                     .into_iter()
                     .map(|x| SheetLine {
                         game: site(x.game).unwrap_or_default(),
