@@ -148,7 +148,6 @@ pub(super) fn action_from_row(r: &Row, info: &GameInfo) -> Result<StoredAction, 
 
 pub(super) fn challenge_from_row(r: &Row) -> Result<StoredChallenge, StoreError> {
     let id: String = col(r, "?", "id")?;
-    let text = |c: &str| -> Result<Option<String>, StoreError> { col(r, &id, c) };
     Ok(StoredChallenge {
         rules: parsed(r, &id, "rules")?,
         clock: parsed_opt(r, &id, "clock")?,
@@ -159,8 +158,8 @@ pub(super) fn challenge_from_row(r: &Row) -> Result<StoredChallenge, StoreError>
         rated: col(r, &id, "rated")?,
         quick: col(r, &id, "quick")?,
         created_at: col(r, &id, "created_at")?,
-        game: text("game_id")?,
-        rating: text("rating")?,
+        game: col(r, &id, "game_id")?,
+        rating: col(r, &id, "rating")?,
         id,
     })
 }
@@ -195,7 +194,6 @@ pub(super) fn token_owner_from_row(r: &Row) -> Result<(StoredToken, StoredPlayer
 /// flags (`c_name`, `c_bot`, `d_name`, `d_bot`).
 pub(super) fn bot_challenge_from_row(r: &Row) -> Result<StoredBotChallenge, StoreError> {
     let id: String = col(r, "?", "id")?;
-    let text = |c: &str| -> Result<Option<String>, StoreError> { col(r, &id, c) };
     Ok(StoredBotChallenge {
         challenger: (
             col(r, &id, "challenger")?,
@@ -212,8 +210,8 @@ pub(super) fn bot_challenge_from_row(r: &Row) -> Result<StoredBotChallenge, Stor
         colour: parsed_opt(r, &id, "colour")?,
         rated: col(r, &id, "rated")?,
         status: col(r, &id, "status")?,
-        reason: text("reason")?,
-        game: text("game_id")?,
+        reason: col(r, &id, "reason")?,
+        game: col(r, &id, "game_id")?,
         created_at: col(r, &id, "created_at")?,
         updated_at: col(r, &id, "updated_at")?,
         id,
