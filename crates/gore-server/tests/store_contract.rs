@@ -917,11 +917,15 @@ async fn ratings_are_applied_once() {
             (h[0].game.as_str(), h[0].rating, h[0].at),
             ("g1", 1_400.0, 30)
         );
-        let board = s.leaderboard("fast".into(), 10).await.unwrap();
+        let board = s.leaderboard("fast".into(), None, 10).await.unwrap();
         let names: Vec<&str> = board.iter().map(|r| r.username.as_str()).collect();
         assert_eq!(names, ["Ama", "Kofi"], "{n}");
         assert_eq!(board[0].rating, rating("fast", 1_600.0, 1), "{n}");
-        assert!(s.leaderboard("slow".into(), 10).await.unwrap().is_empty());
+        assert!(s
+            .leaderboard("slow".into(), None, 10)
+            .await
+            .unwrap()
+            .is_empty());
     }
 }
 
