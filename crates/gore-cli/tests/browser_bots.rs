@@ -7,6 +7,10 @@
 //! the game. A person on a desktop, in English, sees the list and the
 //! leaderboard with the BOT apart, and withdraws a challenge. A phone held
 //! sideways, in French, sees a bot's form fit. Light and dark, axe-clean.
+//!
+//! Also a player's page with the tournaments he played (issue 29, point
+//! 3): after one game of an arena, each player's page lists it with his
+//! rank and points, in Spanish on a phone and in English on a desktop.
 
 #[allow(unused_imports)] // the shared helpers re-export more than this file uses
 mod browser_support;
@@ -36,6 +40,153 @@ fn a_person_challenges_a_bot_from_its_page() {
         side.close().await;
         r.unwrap();
     });
+}
+
+#[test]
+fn a_players_page_lists_his_tournaments() {
+    let Some(exe) = browser_or_skip("a_players_page_lists_his_tournaments") else {
+        return;
+    };
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    runtime().block_on(async {
+        let server = start_server_with(&[]);
+        let phone = Chrome::launch(&exe, 360, 740).await.unwrap();
+        let desk = Chrome::launch(&exe, 1366, 768).await.unwrap();
+        let r = tournaments(&phone, &desk, &server).await;
+        phone.close().await;
+        desk.close().await;
+        r.unwrap();
+    });
+}
+
+/// `code` in `page`, a fetch that answers whether it was ok.
+async fn ok(page: &Page, code: &str) -> Res<bool> {
+    Ok(js(page, code).await? == Value::Bool(true))
+}
+
+/// Tries `legal[0]` of game `id` as this browser's player: true if the
+/// server took it (false: not his turn).
+async fn try_action(page: &Page, id: &str) -> Res<bool> {
+    ok(
+        page,
+        &format!(
+            "fetch('/api/games/{id}').then(r => r.json()).then(g => g.legal.length === 0 ? false : \
+             fetch('/api/games/{id}/actions', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{action: g.legal[0], ply: g.ply}})}}).then(r => r.ok))"
+        ),
+    )
+    .await
+}
+
+async fn tournaments(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
+    let p = account(phone, server, "es", "Ana").await?;
+    let d = account(desk, server, "en", "Bea").await?;
+    let id = js(
+        &p,
+        "fetch('/api/tournaments', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({name: 'Viernes', clock: '5+3', minutes: 30, rated: false})}).then(r => r.json()).then(v => v.id)",
+    )
+    .await?;
+    let id = id.as_str().ok_or("no arena")?.to_string();
+    for page in [&p, &d] {
+        assert!(
+            ok(
+                page,
+                &format!("fetch('/api/tournaments/{id}/join', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: '{{}}'}}).then(r => r.ok)"),
+            )
+            .await?,
+            "joined"
+        );
+    }
+    // Paired (the server pairs at once after a join): Bea wins their game
+    // (one action each, then Ana resigns). Polled, 90 s at most.
+    let standings = format!("fetch('/api/tournaments/{id}').then(r => r.json())");
+    let mut game = String::new();
+    for _ in 0..(100 * SLACK) {
+        let v = js(&p, &format!("{standings}.then(v => (v.standings.find(l => l.name === 'Ana') || {{}}).game || '')")).await?;
+        game = v.as_str().unwrap_or("").to_string();
+        if !game.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+    assert!(!game.is_empty(), "never paired");
+    let (mut ana, mut bea) = (false, false);
+    for _ in 0..20 {
+        if ana && bea {
+            break;
+        }
+        if try_action(&p, &game).await? {
+            ana = true;
+        } else if try_action(&d, &game).await? {
+            bea = true;
+        }
+    }
+    assert!(ana && bea, "each made an action");
+    assert!(
+        ok(
+            &p,
+            &format!("fetch('/api/games/{game}/resign', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: '{{}}'}}).then(r => r.ok)"),
+        )
+        .await?
+    );
+
+    // The result recorded (by the arena's next tick), then her page and
+    // his, each in its language: the arena, rank and points.
+    let mut scored = false;
+    for _ in 0..(100 * SLACK) {
+        let v = js(
+            &d,
+            &format!(
+                "{standings}.then(v => (v.standings.find(l => l.name === 'Bea') || {{}}).score)"
+            ),
+        )
+        .await?;
+        if v.as_u64() == Some(2) {
+            scored = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+    assert!(scored, "Bea's 2 points never came");
+    visit(&d, format!("{}/@/Bea", server.url)).await?;
+    wait_for(
+        &d,
+        "document.querySelector('#player-tournaments li[data-id]')",
+        "Bea's tournament",
+        60,
+    )
+    .await?;
+    let line = text(&d, "#player-tournaments li").await?;
+    assert!(
+        line.contains("Viernes") && line.contains("Arena · Rank 1 of 2 · 2 points · in progress"),
+        "{line}"
+    );
+    let href = js(
+        &d,
+        "document.querySelector('#player-tournaments li a').getAttribute('href')",
+    )
+    .await?;
+    assert_eq!(href, Value::String(format!("/tournament/{id}")));
+    look(&d, "player-desktop-en-tournaments").await?;
+    visit(&p, format!("{}/@/Ana", server.url)).await?;
+    wait_for(
+        &p,
+        "document.querySelector('#player-tournaments li[data-id]')",
+        "Ana's tournament",
+        60,
+    )
+    .await?;
+    let line = text(&p, "#player-tournaments li").await?;
+    assert!(
+        line.contains("Viernes") && line.contains("Arena · Puesto 2 de 2 · 0 puntos · en curso"),
+        "{line}"
+    );
+    js(
+        &p,
+        "document.getElementById('player-tournaments').scrollIntoView()",
+    )
+    .await?;
+    look(&p, "player-phone-es-tournaments").await?;
+    Ok(())
 }
 
 /// The system's colour scheme.
@@ -201,6 +352,13 @@ async fn challenge(phone: &Chrome, desk: &Chrome, server: &Server, token: &str) 
     assert_eq!(text(&p, "#bot-challenge-title").await?, "Desafiar a Robo");
     let about = text(&p, "#bot-line").await?;
     assert!(about.starts_with("BOT"), "{about}");
+    wait_for(
+        &p,
+        "document.getElementById('bot-presence') && document.getElementById('bot-presence').textContent === 'conectado'",
+        "the bot online",
+        30,
+    )
+    .await?;
     look(&p, "bot-phone-es-form").await?;
 
     // A rated challenge at 10+5, which Robo declines: too fast for it.

@@ -125,9 +125,17 @@ function paces() {
  * waited for with `GET /api/challenge/{id}?wait=25`, asked again until it
  * comes.
  * @param {{name: string}} bot
- * @param {() => void} redraw
+ * @param {() => void} redrawPage
  */
-function challengeCard(bot, redraw) {
+function challengeCard(bot, redrawPage) {
+  /** Draws the page again; the focus, if it was in the card, goes to its button. */
+  const redraw = () => {
+    const card = document.getElementById('bot-challenge');
+    const inside = !!card && card.contains(document.activeElement);
+    redrawPage();
+    const next = document.getElementById(pending ? 'bot-challenge-cancel' : 'bot-challenge-send');
+    if (inside && next) next.focus();
+  };
   /** @type {Challenge|null} */
   let pending = null;
   /** @type {string} */
@@ -139,6 +147,7 @@ function challengeCard(bot, redraw) {
   /** @param {string} id */
   async function follow(id) {
     while (alive && pending && pending.id === id) {
+      const asked = Date.now();
       let v;
       try {
         const r = await fetch(`/api/challenge/${encodeURIComponent(id)}?wait=25`, { headers: { Accept: 'application/json' } });
@@ -153,7 +162,11 @@ function challengeCard(bot, redraw) {
       if (!alive || !pending || pending.id !== id) return;
       /** @type {Challenge} */
       const c = v.challenge;
-      if (c.status === 'created') continue;
+      if (c.status === 'created') {
+        // A server that answers at once (one that is stopping) is not asked in a tight loop.
+        if (Date.now() - asked < 1000) await new Promise((ok) => setTimeout(ok, 1000));
+        continue;
+      }
       pending = null;
       if (c.status === 'accepted' && c.game) {
         said = t('bots.accepted', { name: bot.name });
@@ -190,8 +203,6 @@ function challengeCard(bot, redraw) {
     }
     sending = false;
     redraw();
-    const focus = document.getElementById(pending ? 'bot-challenge-cancel' : 'bot-challenge-send');
-    if (focus) focus.focus();
   }
 
   /** Withdraws the pending challenge. @param {boolean} leaving the page is going: the request outlives it */
@@ -265,6 +276,8 @@ export function playerPage(main, name) {
   let me = null;
   /** @type {ReturnType<typeof challengeCard>|null} */
   let challenge = null;
+  /** Whether this BOT's event stream is open (`null`: not known yet, or a person). @type {boolean|null} */
+  let online = null;
   function render() {
     document.title = `Goré · ${name}`;
     main.textContent = '';
@@ -279,7 +292,9 @@ export function playerPage(main, name) {
     const page = h('div', { class: 'player-page', id: 'player-page', 'data-id': data.id });
     page.append(h('h1', { id: 'player-name' }, data.name));
     if (data.bot) {
-      page.append(h('p', { class: 'bot-line', id: 'bot-line' }, botMark(), ' ', t('bots.about'), ' ', h('a', { href: '/bots' }, t('bots.all'))));
+      const presence = online === null ? null
+        : h('span', { class: `presence ${online ? 'online' : 'offline'}`, id: 'bot-presence' }, t(online ? 'bots.online' : 'bots.offline'));
+      page.append(h('p', { class: 'bot-line', id: 'bot-line' }, botMark(), ' ', presence, ' ', t('bots.about'), ' ', h('a', { href: '/bots' }, t('bots.all'))));
       // A person challenges it; the BOT's own session does not.
       if (me && me.account && me.id !== data.id) {
         if (!challenge) challenge = challengeCard(data, render);
@@ -327,7 +342,8 @@ export function playerPage(main, name) {
         h('a', { class: 'who', href: x.url }, x.name),
         h('span', { class: 'terms' }, [t(`player.tournamentKind.${x.kind}`), t('player.tournamentRank', { rank: x.rank, n: x.players }), tn('player.tournamentPoints', x.score), phase].filter(Boolean).join(' · '))));
     }
-    page.append(h('section', { class: 'card' }, h('h2', null, t('player.tournaments')), played));
+    // A BOT plays no tournament unless its creator allows bots: no empty list for it.
+    if (tours.length || !data.bot) page.append(h('section', { class: 'card' }, h('h2', null, t('player.tournaments')), played));
     if (data.ai.length) {
       const table = h('table', { class: 'results-table', id: 'ai-results' },
         h('thead', null, h('tr', null, h('th', null, t('player.level')), h('th', null, t('player.wins')), h('th', null, t('player.draws')), h('th', null, t('player.losses')))));
@@ -338,7 +354,17 @@ export function playerPage(main, name) {
     }
     main.append(page);
   }
-  getJson(`/api/players/${encodeURIComponent(name)}`).then((v) => { data = v; render(); }, (e) => { error = errorText(e); render(); });
+  getJson(`/api/players/${encodeURIComponent(name)}`).then((v) => {
+    data = v;
+    render();
+    // A BOT: online or not, from the bots' list.
+    if (v.bot) {
+      getJson('/api/bots').then((/** @type {{bots: {id: string, online: boolean}[]}} */ l) => {
+        const me = l.bots.find((b) => b.id === v.id);
+        if (me) { online = me.online; render(); }
+      }, () => {});
+    }
+  }, (e) => { error = errorText(e); render(); });
   getMe().then((m) => { me = m; if (data) render(); }, () => {});
   return {
     render,
