@@ -1175,7 +1175,7 @@ fn tournament_players_are_filled_from_the_tournaments_games() {
         .iter()
         .position(|s| s.about == "the tournaments each account joined")
         .unwrap();
-    let mut c = rusqlite::Connection::open_in_memory().unwrap();
+    let c = rusqlite::Connection::open_in_memory().unwrap();
     for s in &STEPS[..step] {
         c.execute_batch(&s.text(Dialect::Sqlite)).unwrap();
     }
