@@ -12,13 +12,14 @@ mod browser_support;
 use browser_support::*;
 
 /// The menu's destinations, by address.
-const DESTINATIONS: [&str; 7] = [
+const DESTINATIONS: [&str; 8] = [
     "/",
     "/rules",
     "/learn",
     "/puzzles",
     "/analysis",
     "/leaderboard",
+    "/bots",
     "/tournaments",
 ];
 

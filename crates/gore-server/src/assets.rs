@@ -855,7 +855,7 @@ fn kind_of(path: &str) -> &'static str {
         "analysis"
     } else if path == "/review" || path.starts_with("/review/") {
         "review"
-    } else if path.starts_with("/@/") || path == "/leaderboard" {
+    } else if path.starts_with("/@/") || path == "/leaderboard" || path == "/bots" {
         "player"
     } else if path == "/tournaments" || path.starts_with("/tournament/") {
         "tournaments"

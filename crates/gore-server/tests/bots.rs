@@ -889,3 +889,182 @@ async fn a_bot_does_not_join_an_arena() {
     let v: Value = r.json().await.unwrap();
     assert!(!v.to_string().contains("Robo"), "{v}");
 }
+
+/// Issue 29, point 8, on the server: a person challenges a BOT with her
+/// session and waits for its answer (`GET /api/challenge/{id}?wait=`): a
+/// decline with its reason, then an acceptance with the game, her seat
+/// hers. The bots' list says which BOTs stream their events now and
+/// their ratings; the leaderboard lists people and BOTs apart.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_person_challenges_a_bot_and_the_bots_are_listed_apart() {
+    let s = Server::start(0).await;
+    let robo = account(&s, "Robo").await;
+    let bt = token(&robo, &s, &["bot:play"]).await;
+    call(&s, "POST", "/api/bot/account/upgrade", &bt, None).await;
+    let irati = account(&s, "Irati").await;
+    let bots = || async {
+        let r = bot().get(s.at("/api/bots")).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        let v: Value = r.json().await.unwrap();
+        v["bots"].as_array().unwrap().clone()
+    };
+    // Listed (a BOT, not a person), offline: no stream yet.
+    let list = bots().await;
+    assert_eq!(list.len(), 1, "{list:?}");
+    assert_eq!(list[0]["name"], "Robo");
+    assert_eq!(list[0]["online"], false);
+    assert_eq!(list[0]["ratings"], json!([]));
+    let mut events = Lines::open(&s, "/api/stream/event", &bt).await;
+    assert_eq!(bots().await[0]["online"], true, "its stream is open");
+
+    // Her challenge, from her session; she waits for the answer.
+    let (st, c) = post_json(
+        &irati,
+        &s,
+        "/api/challenge/Robo",
+        json!({"clock": "10+5", "rated": true, "colour": "A"}),
+    )
+    .await;
+    assert_eq!(st, 201, "{c}");
+    let id = c["challenge"]["id"].as_str().unwrap().to_string();
+    let r = irati
+        .get(s.at(&format!("/api/challenge/{id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["challenge"]["status"], "created", "{v}");
+    // Someone else's: not found; a stranger's browser: no account.
+    let carmen = account(&s, "Carmen").await;
+    for (c, code) in [(&carmen, 404), (&browser(), 401)] {
+        let r = c
+            .get(s.at(&format!("/api/challenge/{id}")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), code);
+    }
+    let r = irati
+        .get(s.at(&format!("/api/challenge/{id}?wait=soon")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400, "a wait that is no number");
+    let waiting = |id: String| {
+        let irati = irati.clone();
+        let url = s.at(&format!("/api/challenge/{id}?wait=25"));
+        tokio::spawn(async move {
+            let r = irati.get(url).send().await.unwrap();
+            assert_eq!(r.status(), 200);
+            r.json::<Value>().await.unwrap()
+        })
+    };
+    let answer = waiting(id.clone());
+    let e = events.next_of("challenge").await;
+    assert_eq!(e["challenge"]["id"], id.as_str());
+    let (st, _) = call(
+        &s,
+        "POST",
+        &format!("/api/challenge/{id}/decline"),
+        &bt,
+        Some(json!({"reason": "tooFast"})),
+    )
+    .await;
+    assert_eq!(st, 200);
+    let v = answer.await.unwrap();
+    assert_eq!(v["challenge"]["status"], "declined", "{v}");
+    assert_eq!(v["challenge"]["declineReason"], "tooFast", "{v}");
+
+    let (_, c) = post_json(
+        &irati,
+        &s,
+        "/api/challenge/Robo",
+        json!({"clock": "10+5", "rated": true, "colour": "A"}),
+    )
+    .await;
+    let id = c["challenge"]["id"].as_str().unwrap().to_string();
+    let answer = waiting(id.clone());
+    let (st, a) = call(
+        &s,
+        "POST",
+        &format!("/api/challenge/{id}/accept"),
+        &bt,
+        None,
+    )
+    .await;
+    assert_eq!(st, 200, "{a}");
+    let game = a["game"].as_str().unwrap().to_string();
+    let v = answer.await.unwrap();
+    assert_eq!(v["challenge"]["status"], "accepted", "{v}");
+    assert_eq!(v["challenge"]["game"], game.as_str(), "{v}");
+    let (_, g) = get(&irati, &s, &game).await;
+    assert_eq!(g["you"], "A", "her session holds her seat: {g}");
+
+    // One action each, and the BOT resigns: a rated game over.
+    let (st, b) = act(
+        &irati,
+        &s,
+        &game,
+        None,
+        json!({"action": legal(&g)[0], "ply": 0}),
+    )
+    .await;
+    assert_eq!(st, 200, "{b}");
+    let (_, g) = get(&robo, &s, &game).await;
+    let position = g["position"].as_str().unwrap().to_string();
+    let reply = legal_in("standard", &position)[0].clone();
+    let (st, b) = call(
+        &s,
+        "POST",
+        &format!("/api/bot/game/{game}/move/{reply}"),
+        &bt,
+        None,
+    )
+    .await;
+    assert_eq!(st, 200, "{b}");
+    let (st, _) = call(
+        &s,
+        "POST",
+        &format!("/api/bot/game/{game}/resign"),
+        &bt,
+        None,
+    )
+    .await;
+    assert_eq!(st, 200);
+
+    // The leaderboard apart: people, BOTs, or both.
+    let board = |q: &'static str| {
+        let url = s.at(&format!("/api/leaderboard/slow{q}"));
+        async move {
+            let r = bot().get(url).send().await.unwrap();
+            let st = r.status().as_u16();
+            let v: Value = r.json().await.unwrap();
+            let names: Vec<String> = v
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|r| r["name"].as_str().unwrap().to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            (st, names)
+        }
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while board("").await.1.len() < 2 {
+        assert!(std::time::Instant::now() < deadline, "not rated");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(board("").await, (200, vec!["Irati".into(), "Robo".into()]));
+    assert_eq!(board("?bots=false").await, (200, vec!["Irati".into()]));
+    assert_eq!(board("?bots=true").await, (200, vec!["Robo".into()]));
+    assert_eq!(board("?bots=maybe").await.0, 400);
+    // The BOT's rating on the bots' list.
+    let list = bots().await;
+    assert_eq!(list[0]["ratings"][0]["pace"], "slow", "{list:?}");
+    assert!(list[0]["ratings"][0]["rating"].as_i64().unwrap() < 1500);
+    // Its stream closed: offline once its last mark is old (15 s); the
+    // page's figure, not waited for here.
+    drop(events);
+}

@@ -917,11 +917,15 @@ async fn ratings_are_applied_once() {
             (h[0].game.as_str(), h[0].rating, h[0].at),
             ("g1", 1_400.0, 30)
         );
-        let board = s.leaderboard("fast".into(), 10).await.unwrap();
+        let board = s.leaderboard("fast".into(), None, 10).await.unwrap();
         let names: Vec<&str> = board.iter().map(|r| r.username.as_str()).collect();
         assert_eq!(names, ["Ama", "Kofi"], "{n}");
         assert_eq!(board[0].rating, rating("fast", 1_600.0, 1), "{n}");
-        assert!(s.leaderboard("slow".into(), 10).await.unwrap().is_empty());
+        assert!(s
+            .leaderboard("slow".into(), None, 10)
+            .await
+            .unwrap()
+            .is_empty());
     }
 }
 
@@ -1160,6 +1164,43 @@ fn sessions_migrate_to_issued_ones_and_account_seats() {
         list("SELECT session || game_id || token FROM session_seats"),
         ["anong2t2"]
     );
+}
+
+/// Issue 29, results on player pages: the step that keeps which accounts
+/// joined which tournaments fills it from the tournaments' games (each
+/// account that played a game of one, once), and from nothing else.
+#[test]
+fn tournament_players_are_filled_from_the_tournaments_games() {
+    let step = STEPS
+        .iter()
+        .position(|s| s.about == "the tournaments each account joined")
+        .unwrap();
+    let c = rusqlite::Connection::open_in_memory().unwrap();
+    for s in &STEPS[..step] {
+        c.execute_batch(&s.text(Dialect::Sqlite)).unwrap();
+    }
+    c.execute_batch(
+        "PRAGMA foreign_keys = OFF;
+         INSERT INTO tournaments (id, kind, name, creator, clock, rules, rated, starts_at,
+             ends_at, created_at, state, version)
+             VALUES ('t1', 'arena', 'Friday', 'ana', '3+2', 'standard', 1, 1, 2, 1, '{}', 1);
+         INSERT INTO games (id, mode, rules, start, level, creator, token_a, status,
+             created_at, updated_at, player_a, player_b)
+             VALUES ('g1', 'friend', 'standard', 's', 1, 'A', 'x', 'over', 1, 1, 'ana', 'bea'),
+                    ('g2', 'friend', 'standard', 's', 1, 'A', 'y', 'over', 1, 1, 'bea', 'ana'),
+                    ('g3', 'friend', 'standard', 's', 1, 'A', 'z', 'over', 1, 1, 'cai', 'dan');
+         INSERT INTO tournament_games VALUES ('t1', 0, 'g1'), ('t1', 1, 'g2')",
+    )
+    .unwrap();
+    c.execute_batch(&STEPS[step].text(Dialect::Sqlite)).unwrap();
+    let rows: Vec<String> = c
+        .prepare("SELECT tournament_id || ':' || account_id FROM tournament_players ORDER BY 1")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert_eq!(rows, ["t1:ana", "t1:bea"]);
 }
 
 /// A file at schema version 4 (ladder of 8 levels, the perfect player

@@ -66,6 +66,7 @@ async function route() {
   else if (path === '/rules') next = (await import('./rules.js')).rulesPage(main);
   else if (path.startsWith('/@/')) next = (await import('./player.js')).playerPage(main, safeDecode(path.slice(3)));
   else if (path === '/leaderboard') next = (await import('./player.js')).leaderboardPage(main);
+  else if (path === '/bots') next = (await import('./player.js')).botsPage(main);
   else if (path === '/tournaments') next = (await import('./tournaments.js')).tournamentsPage(main);
   else if (tournament) next = (await import('./tournaments.js')).tournamentPage(main, tournament[1]);
   else if (path === '/analysis') next = (await import('./analysis.js')).analysisPage(main);

@@ -60,6 +60,11 @@ pub const DECLINE_REASONS: &[&str] = &[
 /// An event stream reads the store at least this often (other servers'
 /// changes it was not woken for: a lost notice, a game's end).
 pub const POLL_EVERY: Duration = Duration::from_secs(1);
+/// A BOT whose event stream was seen open this recently is online (its
+/// stream marks itself every [`MARK_EVERY`]: three marks missed, gone).
+pub const ONLINE_WITHIN: Duration = Duration::from_secs(15);
+/// An open event stream says so this often.
+pub const MARK_EVERY: Duration = Duration::from_secs(5);
 /// The lobby notice with which a server wakes the others' event streams.
 const NOTICE: &str = "bots";
 
@@ -479,8 +484,18 @@ impl Bots {
         Ok(c)
     }
 
+    /// The event stream of account `me` is open now (the bots' page shows
+    /// a BOT online while it is).
+    pub async fn streaming(&self, me: &StoredPlayer) -> Result<(), GameError> {
+        self.0
+            .store
+            .mark_streaming(me.id.clone(), self.now())
+            .await
+            .map_err(store_error)
+    }
+
     /// Challenge `id`, for one of its two players (anyone else: `404`).
-    async fn challenge_of(
+    pub async fn challenge_of(
         &self,
         me: &StoredPlayer,
         id: &str,

@@ -166,6 +166,10 @@ pub struct PlayerPage {
     pub games: Vec<GameLine>,
     /// His results against the AI levels (of those games), by level.
     pub ai: Vec<AiRecord>,
+    /// The tournaments he played, the latest first (filled by the edge
+    /// from the tournaments').
+    #[serde(default)]
+    pub tournaments: Vec<super::tournaments::PlayedLine>,
 }
 
 /// A leaderboard's row.
@@ -179,6 +183,19 @@ pub struct LeaderRow {
     /// The rating.
     #[serde(flatten)]
     pub rating: RatingView,
+}
+
+/// A BOT on the bots' page (`GET /api/bots`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BotLine {
+    /// The account's public id.
+    pub id: String,
+    /// Its username.
+    pub name: String,
+    /// Its event stream is open now: it hears challenges.
+    pub online: bool,
+    /// One per pace it has played rated.
+    pub ratings: Vec<RatingView>,
 }
 
 fn view_of(r: &StoredRating) -> RatingView {
@@ -316,6 +333,7 @@ impl Ratings {
                 .collect(),
             games: lines,
             ai: ai.into_values().collect(),
+            tournaments: Vec::new(),
         })
     }
 
@@ -333,8 +351,14 @@ impl Ratings {
         Ok(account.filter(|a| a.id == id).map(|a| a.username))
     }
 
-    /// The best of a pace (`fast`, `slow`, `correspondence`), 100 at most.
-    pub async fn leaderboard(&self, pace: &str) -> Result<Vec<LeaderRow>, GameError> {
+    /// The best of a pace (`fast`, `slow`, `correspondence`), 100 at most:
+    /// BOTs only (`bots` `Some(true)`), people only (`Some(false)`) or
+    /// both, so that a page shows bots apart and they crowd no person out.
+    pub async fn leaderboard(
+        &self,
+        pace: &str,
+        bots: Option<bool>,
+    ) -> Result<Vec<LeaderRow>, GameError> {
         if pace_of_word(pace).is_none() {
             return Err(GameError::BadField {
                 field: "pace",
@@ -344,7 +368,7 @@ impl Ratings {
         let rows = self
             .0
             .store
-            .leaderboard(pace.to_string(), 100)
+            .leaderboard(pace.to_string(), bots, 100)
             .await
             .map_err(store_error)?;
         Ok(rows
@@ -353,6 +377,35 @@ impl Ratings {
                 name: r.username.clone(),
                 bot: r.bot,
                 rating: view_of(&r.rating),
+            })
+            .collect())
+    }
+
+    /// The BOT accounts (200 at most), by name, each with its ratings and
+    /// whether its event stream is open now (seen within
+    /// [`super::bots::ONLINE_WITHIN`]).
+    pub async fn bots(&self) -> Result<Vec<BotLine>, GameError> {
+        let store = &self.0.store;
+        let accounts = store.bot_accounts(200).await.map_err(store_error)?;
+        let mut ratings: std::collections::HashMap<String, Vec<RatingView>> = Default::default();
+        for pace in [Pace::Fast, Pace::Slow, Pace::Correspondence] {
+            // Every rated BOT of the pace: no more of them than of BOTs.
+            for r in store
+                .leaderboard(pace_word(pace).to_string(), Some(true), 200)
+                .await
+                .map_err(store_error)?
+            {
+                ratings.entry(r.id).or_default().push(view_of(&r.rating));
+            }
+        }
+        let online_since = self.0.clock.now_ms() - super::bots::ONLINE_WITHIN.as_millis() as i64;
+        Ok(accounts
+            .into_iter()
+            .map(|(id, name, seen)| BotLine {
+                ratings: ratings.remove(&id).unwrap_or_default(),
+                online: seen.is_some_and(|at| at >= online_since),
+                id,
+                name,
             })
             .collect())
     }

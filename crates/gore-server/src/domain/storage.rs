@@ -493,8 +493,10 @@ pub trait RatingStore: Send + Sync + 'static {
     /// An account's rating after each of its rated games, oldest first.
     fn rating_history(&self, account: String) -> StoreFuture<Vec<HistoryPoint>>;
 
-    /// The best ratings of a pace, at most `limit`.
-    fn leaderboard(&self, pace: String, limit: u32) -> StoreFuture<Vec<Ranked>>;
+    /// The best ratings of a pace, at most `limit`: BOTs' only
+    /// (`bots` `Some(true)`), people's only (`Some(false)`) or all.
+    fn leaderboard(&self, pace: String, bots: Option<bool>, limit: u32)
+        -> StoreFuture<Vec<Ranked>>;
 
     /// Rated games over (not aborted) that have no rating history yet: a
     /// server stopped between the end and the rating.
@@ -710,6 +712,13 @@ pub trait TournamentStore: Send + Sync + 'static {
 
     /// Which of `games` are over, and how.
     fn game_ends(&self, games: Vec<String>) -> StoreFuture<Vec<GameEnd>>;
+
+    /// Account `account` joined tournament `id` (again: nothing changes).
+    fn add_tournament_player(&self, id: String, account: String) -> StoreFuture<()>;
+
+    /// The tournaments `account` joined, the latest start first, at most
+    /// `limit`.
+    fn tournaments_of(&self, account: String, limit: u32) -> StoreFuture<Vec<StoredTournament>>;
 }
 
 /// A personal API token as stored: never the token itself, only its
@@ -819,6 +828,14 @@ pub trait BotStore: Send + Sync + 'static {
         account: String,
         since: i64,
     ) -> StoreFuture<Vec<StoredBotChallenge>>;
+
+    /// `account`'s event stream is open at `now` (a BOT is online while
+    /// this is recent).
+    fn mark_streaming(&self, account: String, now: i64) -> StoreFuture<()>;
+
+    /// The BOT accounts by name, at most `limit`: each one's id, username
+    /// and when its event stream was last seen open (`None` never).
+    fn bot_accounts(&self, limit: u32) -> StoreFuture<Vec<(String, String, Option<i64>)>>;
 }
 
 /// What the game domain needs from a database: every concern's trait.

@@ -30,6 +30,9 @@
 //! Not yet: berserk (the clock keeps both sides' time alike), Swiss
 //! events on the server, a daily Swiss, bots.
 
+mod played;
+pub use played::{PlayedLine, PLAYED_SHOWN};
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -701,6 +704,13 @@ impl Tournaments {
         }
         crate::domain::lobby::check_not_bot(me)?;
         let t = self.load(id).await?;
+        // For his page (before the join: a join that fails leaves a row
+        // his page passes over, never a join without its row).
+        self.0
+            .store
+            .add_tournament_player(id.to_string(), me.id.clone())
+            .await
+            .map_err(store_error)?;
         // His rating of the arena's pace, kept from his first join.
         let rating = self.0.ratings.of(&me.id, t.clock.pace()).await?.0.rating;
         let rating = rating.round() as i32;

@@ -204,6 +204,51 @@ pub(crate) async fn challenge(
         .into_response())
 }
 
+/// The longest a `GET /api/challenge/{id}?wait=…` waits for an answer.
+const WAIT_MAX: Duration = Duration::from_secs(25);
+
+/// `GET /api/challenge/{id}` (its challenger or the challenged, by token
+/// or session): `{"challenge": …}`; with `?wait=S` (seconds, 25 at most)
+/// the answer waits until the challenge is no longer open or S seconds
+/// have passed, so that a page hears of the answer without a stream.
+pub(crate) async fn challenge_state(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    query: Result<
+        axum::extract::Query<std::collections::HashMap<String, String>>,
+        axum::extract::rejection::QueryRejection,
+    >,
+) -> Result<Response, ApiError> {
+    let me = player(&state, &headers).await?;
+    let q = query.map(|q| q.0).unwrap_or_default();
+    let wait = match q.get("wait") {
+        None => 0,
+        Some(w) => w.parse::<u64>().map_err(|_| {
+            ApiError::from(GameError::BadField {
+                field: "wait",
+                why: format!("`{w}` is not a number of seconds"),
+            })
+        })?,
+    };
+    let until = tokio::time::Instant::now() + Duration::from_secs(wait).min(WAIT_MAX);
+    let bots = state.bots();
+    // Subscribed before the first read: no answer falls between.
+    let mut bell = bots.bell();
+    loop {
+        let c = bots.challenge_of(&me, &id).await?;
+        if c.status != "created" || tokio::time::Instant::now() >= until || state.is_draining() {
+            return Ok(Json(json!({"challenge": api::challenge_json(&c)})).into_response());
+        }
+        tokio::select! {
+            _ = bell.recv() => {}
+            // Another server's answer whose notice was lost.
+            () = tokio::time::sleep(crate::domain::bots::POLL_EVERY) => {}
+            () = tokio::time::sleep_until(until) => {}
+        }
+    }
+}
+
 /// `POST /api/challenge/{id}/accept`: the game.
 pub(crate) async fn accept(
     State(state): State<AppState>,
@@ -287,8 +332,10 @@ pub(crate) async fn event_stream(
     // not an empty stream.
     let mut cursor = bots.cursor();
     let first = bots.events(&me, &mut cursor).await?;
+    bots.streaming(&me).await?;
     Ok(ndjson(move |tx| async move {
         let mut bell = bots.bell();
+        let mut marked = tokio::time::Instant::now();
         for e in &first {
             if tx.send(line(&api::event_json(e, &me.id))).await.is_err() {
                 return;
@@ -311,6 +358,13 @@ pub(crate) async fn event_stream(
                     }
                 }
                 Err(e) => tracing::warn!("event stream of {}: {e}", me.id),
+            }
+            // Online on the bots' page while this stream is open.
+            if marked.elapsed() >= crate::domain::bots::MARK_EVERY {
+                marked = tokio::time::Instant::now();
+                if let Err(e) = bots.streaming(&me).await {
+                    tracing::warn!("event stream of {}: {e}", me.id);
+                }
             }
             if quiet.elapsed() >= KEEP_ALIVE {
                 if !stream_stands(&state, &auth).await

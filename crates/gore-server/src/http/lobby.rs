@@ -38,15 +38,42 @@ pub(crate) async fn player_page(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(state.games().ratings().page(&name).await?).into_response())
+    let mut page = state.games().ratings().page(&name).await?;
+    page.tournaments = state.tournaments().played_by(&page.id).await?;
+    Ok(Json(page).into_response())
 }
 
-/// `GET /api/leaderboard/{pace}`: the best ratings of a pace.
+/// `GET /api/leaderboard/{pace}`: the best ratings of a pace; with
+/// `?bots=true` BOTs' only, `?bots=false` people's only.
 pub(crate) async fn leaderboard(
     State(state): State<AppState>,
     Path(pace): Path<String>,
+    query: Result<
+        axum::extract::Query<std::collections::HashMap<String, String>>,
+        axum::extract::rejection::QueryRejection,
+    >,
 ) -> Result<Response, ApiError> {
-    Ok(Json(state.games().ratings().leaderboard(&pace).await?).into_response())
+    let q = query.map(|q| q.0).unwrap_or_default();
+    let bots = match q.get("bots").map(String::as_str) {
+        None => None,
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        Some(other) => {
+            return Err(GameError::BadField {
+                field: "bots",
+                why: format!("`{other}` is not true or false"),
+            }
+            .into())
+        }
+    };
+    Ok(Json(state.games().ratings().leaderboard(&pace, bots).await?).into_response())
+}
+
+/// `GET /api/bots`: the BOT accounts, with their ratings and whether they
+/// are online.
+pub(crate) async fn bot_list(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let bots = state.games().ratings().bots().await?;
+    Ok(Json(serde_json::json!({ "bots": bots })).into_response())
 }
 
 /// `GET /api/lobby`: open challenges and games being played.

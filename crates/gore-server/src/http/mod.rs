@@ -56,6 +56,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/leaderboard/{pace}", get(leaderboard))
         .route("/@/{name}", get(page))
         .route("/leaderboard", get(page))
+        .route("/bots", get(page))
+        .route("/api/bots", get(bot_list))
         .route("/tournaments", get(page))
         .route("/tournament/{id}", get(page))
         .route("/analysis", get(page))
@@ -92,7 +94,10 @@ pub fn app(state: AppState) -> Router {
         )
         .route("/api/bot/account/upgrade", post(bots::upgrade))
         .route("/api/stream/event", get(bots::event_stream))
-        .route("/api/challenge/{name}", post(bots::challenge))
+        .route(
+            "/api/challenge/{name}",
+            post(bots::challenge).get(bots::challenge_state),
+        )
         .route("/api/challenge/{id}/accept", post(bots::accept))
         .route("/api/challenge/{id}/decline", post(bots::decline))
         .route("/api/challenge/{id}/cancel", post(bots::cancel))

@@ -763,10 +763,12 @@ impl<E: Executor> LobbyStore for Db<E> {
 
 impl<E: Executor> RatingStore for Db<E> {
     one_statement! {
-        fn leaderboard(pace: String, limit: u32) -> Vec<Ranked> = mapped(ranked_from_row)
+        fn leaderboard(pace: String, bots: Option<bool>, limit: u32) -> Vec<Ranked> =
+            mapped(ranked_from_row)
             "SELECT a.id, a.username, a.bot, r.pace, r.rating, r.deviation, r.volatility, r.games
-             FROM ratings r JOIN accounts a ON a.id = r.account_id
-             WHERE r.pace = $1 ORDER BY r.rating DESC, a.username LIMIT $2";
+             FROM ratings r JOIN accounts a ON a.id = r.account_id WHERE r.pace = $1
+             AND a.bot IN ($2, $3) ORDER BY r.rating DESC, a.username LIMIT $4"
+            [pace, bots.unwrap_or(false), bots.unwrap_or(true), limit];
 
         fn ratings_of(account: String) -> Vec<StoredRating> =
             mapped(move |r| rating_from_row(r, &account))

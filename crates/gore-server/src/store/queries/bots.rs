@@ -42,16 +42,20 @@ impl<E: Executor> BotStore for Db<E> {
             "INSERT INTO bot_challenges (id, challenger, dest, rules, clock, colour, rated,
                  status, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, 'created', $8, $8)"
-            [
-                c.id,
-                c.challenger.0,
-                c.dest.0,
-                c.rules.to_string(),
-                c.clock.map(|t| t.to_string()),
-                c.colour,
-                c.rated,
-                c.created_at,
-            ];
+            [c.id, c.challenger.0, c.dest.0, c.rules.to_string(),
+             c.clock.map(|t| t.to_string()), c.colour, c.rated, c.created_at];
+
+        fn close_bot_challenge(id: String, status: String, reason: Option<String>, now: i64)
+            -> bool = exec_one
+            "UPDATE bot_challenges SET status = $2, reason = $3, updated_at = $4
+             WHERE id = $1 AND status = 'created'";
+
+        fn mark_streaming(account: String, now: i64) -> () = exec
+            "UPDATE accounts SET streaming_at = $2 WHERE id = $1";
+
+        fn bot_accounts(limit: u32) -> Vec<(String, String, Option<i64>)> = mapped(|r| Ok((
+            col(r, "?", "id")?, col(r, "?", "username")?, col(r, "?", "streaming_at")?)))
+            "SELECT id, username, streaming_at FROM accounts WHERE bot ORDER BY username LIMIT $1";
     }
 
     fn bot_challenge(&self, id: String) -> StoreFuture<Option<StoredBotChallenge>> {
@@ -59,20 +63,6 @@ impl<E: Executor> BotStore for Db<E> {
             stmt(format!("{BOT_CHALLENGE} WHERE c.id = $1"), vals![id]),
             bot_challenge_from_row,
         )
-    }
-
-    fn close_bot_challenge(
-        &self,
-        id: String,
-        status: String,
-        reason: Option<String>,
-        now: i64,
-    ) -> StoreFuture<bool> {
-        self.exec_one(stmt(
-            "UPDATE bot_challenges SET status = $2, reason = $3, updated_at = $4
-             WHERE id = $1 AND status = 'created'",
-            vals![id, status, reason, now],
-        ))
     }
 
     fn accept_bot_challenge(

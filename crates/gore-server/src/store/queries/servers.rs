@@ -100,17 +100,6 @@ impl<E: Executor> ServerStore for Db<E> {
         self.0.notices()
     }
 
-    fn latest_plies(&self, ids: Vec<String>) -> StoreFuture<Vec<(String, u32)>> {
-        self.go(|db| async move {
-            let s = stmt(
-                "SELECT game_id, max(ply) AS ply FROM actions WHERE game_id = ANY($1)
-                 GROUP BY game_id",
-                vals![ids],
-            );
-            db.mapped(s, |r| game_count(r, "ply")).await
-        })
-    }
-
     fn claim_ai_turn(
         &self,
         id: String,
@@ -165,6 +154,9 @@ impl<E: Executor> ServerStore for Db<E> {
     }
 
     one_statement! {
+        fn latest_plies(ids: Vec<String>) -> Vec<(String, u32)> = mapped(|r| game_count(r, "ply"))
+            "SELECT game_id, max(ply) AS ply FROM actions WHERE game_id = ANY($1) GROUP BY game_id";
+
         fn set_ai_client(id: String, client: String) -> () = exec
             "UPDATE games SET ai_client = $2 WHERE id = $1";
 

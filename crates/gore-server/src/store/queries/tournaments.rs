@@ -35,6 +35,14 @@ impl<E: Executor> TournamentStore for Db<E> {
     one_statement! {
         fn tournament(id: String) -> Option<StoredTournament> = first_mapped(tournament_from_row)
             "SELECT * FROM tournaments WHERE id = $1";
+
+        fn add_tournament_player(id: String, account: String) -> () = exec
+            "INSERT INTO tournament_players (tournament_id, account_id) VALUES ($1, $2)
+             ON CONFLICT DO NOTHING";
+
+        fn tournaments_of(account: String, limit: u32) -> Vec<StoredTournament> =
+            mapped(tournament_from_row) "SELECT t.* FROM tournaments t JOIN tournament_players p
+             ON p.tournament_id = t.id WHERE p.account_id = $1 ORDER BY t.starts_at DESC LIMIT $2";
     }
 
     fn create_tournament(&self, t: StoredTournament) -> StoreFuture<()> {

@@ -1,0 +1,1 @@
+ALTER TABLE accounts ADD COLUMN streaming_at {int8}
