@@ -153,6 +153,8 @@ pub const STEPS: &[Step] = steps! {
     // from the lobby's open ones: they live until answered, not while a
     // socket is open).
     "18-bots" => "bots: API tokens, BOT accounts, challenges to a player";
+    // Issue 29: kind `swiss`; no CHECK alters alike on both: tables rebuilt.
+    "19-swiss" => "tournaments: Swiss events";
 };
 
 /// The schema version this server writes.
