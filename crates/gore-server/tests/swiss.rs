@@ -751,3 +751,48 @@ async fn the_daily_swiss_is_scheduled_once_by_several_servers() {
     assert_eq!(brief(&lists["upcoming"]), vec![day(1), day(2)], "{lists}");
     assert_eq!(brief(&lists["finished"]), vec![day(0)], "{lists}");
 }
+
+/// A player who never makes his first action loses his Swiss game: it is
+/// aborted after its first-action time (30 s, RULES.md "Aborting"), the
+/// abort counts against him, his opponent wins, and he is withdrawn; with
+/// one player left to pair, the event ends after that round.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_absent_player_loses_his_swiss_game_and_is_withdrawn() {
+    let clock = Clock::manual(T0);
+    let dir = tempfile::tempdir().unwrap();
+    let s = server(&clock, &db_path(&dir)).await;
+    let mut cookies = BTreeMap::new();
+    for name in ["Ana", "Bea"] {
+        cookies.insert(name, account(&s, name).await);
+    }
+    let id = swiss(&s, cookies["Ana"].as_str(), 3, T0 + 1_000).await;
+    for c in cookies.values() {
+        post_ok(&s, c, &id, "join").await;
+    }
+    clock.advance(Duration::from_secs(1));
+    s.state.tournaments().tick().await;
+    let d = wait_for(&s, &id, "round 1", |d| {
+        d["rounds"].as_array().unwrap().len() == 1
+    })
+    .await;
+    let board = &d["rounds"][0]["boards"][0];
+    // A (to act first) never acts: at 30 s the game is aborted.
+    let (absent, present) = (board["a"][1].clone(), board["b"][1].clone());
+    clock.advance(Duration::from_secs(30));
+    s.state.games().settle_clocks().await;
+    let game = board["game"].as_str().unwrap();
+    let (_, g) = get_with(&s, "", &format!("/api/games/{game}")).await;
+    assert_eq!(g["result"]["reason"], "abort", "{g}");
+    s.state.tournaments().tick().await;
+    let d = wait_for(&s, &id, "the abort recorded", |d| {
+        d["tournament"]["phase"] == "finished"
+    })
+    .await;
+    assert_eq!(d["rounds"][0]["boards"][0]["result"], "b_wins", "{d}");
+    assert_eq!(d["rounds"].as_array().unwrap().len(), 1, "{d}");
+    let lines = d["standings"].as_array().unwrap();
+    assert_eq!(lines[0]["name"], present, "{d}");
+    assert_eq!(lines[0]["points"], 1.0, "{d}");
+    assert_eq!(lines[1]["name"], absent, "{d}");
+    assert_eq!(lines[1]["withdrawn"], true, "{d}");
+}
