@@ -75,14 +75,6 @@ impl TournamentState {
             TournamentState::Swiss(s) => s.ended || s.swiss.finished(),
         }
     }
-
-    /// The players' display names.
-    pub fn names(&self) -> &BTreeMap<String, String> {
-        match self {
-            TournamentState::Arena(s) => &s.names,
-            TournamentState::Swiss(s) => &s.names,
-        }
-    }
 }
 
 impl From<ArenaState> for TournamentState {
