@@ -98,6 +98,10 @@ pub struct ServeArgs {
     /// full hour), once however many servers share the database.
     #[arg(long)]
     tournaments_hourly_arena: bool,
+    /// Schedule a Swiss event every day (5+3, rated, 7 rounds, from
+    /// 18:00 UTC), once however many servers share the database.
+    #[arg(long)]
+    tournaments_daily_swiss: bool,
     /// The paces of quick pairing in the lobby, comma-separated
     /// (`3+2,5+3,10+5,15+10,1d,3d` by default).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -207,6 +211,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         max_seeks_per_ip: args.max_seeks_per_ip.max(1),
         puzzles: args.puzzles,
         tournaments_hourly_arena: args.tournaments_hourly_arena,
+        tournaments_daily_swiss: args.tournaments_daily_swiss,
         paces: if args.paces.is_empty() {
             defaults.paces.clone()
         } else {

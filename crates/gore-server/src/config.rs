@@ -177,6 +177,9 @@ pub struct Config {
     /// The server schedules an arena every hour
     /// (`--tournaments-hourly-arena`; off by default).
     pub tournaments_hourly_arena: bool,
+    /// The server schedules a Swiss event every day
+    /// (`--tournaments-daily-swiss`; off by default).
+    pub tournaments_daily_swiss: bool,
 }
 
 impl Default for Config {
@@ -220,6 +223,7 @@ impl Default for Config {
             metrics_addr: None,
             drain: Duration::from_secs(10),
             tournaments_hourly_arena: false,
+            tournaments_daily_swiss: false,
         }
     }
 }

@@ -128,6 +128,7 @@ impl AppState {
             config.clock.clone(),
             games.ratings().clone(),
             config.tournaments_hourly_arena,
+            config.tournaments_daily_swiss,
         );
         let bots = crate::domain::bots::Bots::new(
             lobby_store.clone(),

@@ -586,7 +586,7 @@ async fn bad_requests_are_refused_naming_the_field() {
     for (body, field) in [
         (with("name", json!("  ")), "name"),
         (with("name", json!("x".repeat(41))), "name"),
-        (with("kind", json!("swiss")), "kind"),
+        (with("kind", json!("swiss")), "rounds"),
         (with("kind", json!("knockout")), "kind"),
         (with("clock", json!("1d")), "clock"),
         (with("clock", json!("fast")), "clock"),
@@ -682,13 +682,16 @@ async fn the_lease_and_the_version_let_one_change_through() {
             .info;
         let now = T0;
         // States told apart by a name in them.
-        let state = |tag: &str| gore_server::domain::tournaments::ArenaState {
-            arena: gore_tournament::arena::Arena::new(gore_tournament::arena::ArenaConfig::new(
-                T0 as u64,
-                T0 as u64 + 600_000,
-            )),
-            names: [(tag.to_string(), tag.to_string())].into(),
-            games: Vec::new(),
+        let state = |tag: &str| {
+            gore_server::domain::tournaments::TournamentState::from(
+                gore_server::domain::tournaments::ArenaState {
+                    arena: gore_tournament::arena::Arena::new(
+                        gore_tournament::arena::ArenaConfig::new(T0 as u64, T0 as u64 + 600_000),
+                    ),
+                    names: [(tag.to_string(), tag.to_string())].into(),
+                    games: Vec::new(),
+                },
+            )
         };
         h1.create_tournament(StoredTournament {
             id: "t000000001".into(),

@@ -1,5 +1,5 @@
 // @ts-check
-// The arenas' pages: the list (`/tournaments`: upcoming, running and
+// The tournaments' pages (a Swiss event's body is swiss.js's): the list (`/tournaments`: upcoming, running and
 // finished, and a form to create one) and a tournament's page
 // (`/tournament/{id}`: its terms, phase and countdown, joining and
 // withdrawing, the standings, one's own game and the leader's). The server
@@ -11,13 +11,15 @@ import { paceLabel } from './clock.js';
 import { h } from './dom.js';
 import { errorText } from './errors.js';
 import { lang, rulesText, t, tn } from './i18n.js';
+import { swissParts } from './swiss.js';
 
 /** The lobby's paces an arena may have (days are refused). */
 const PACES = ['3+2', '5+3', '10+5', '15+10'];
 
 /**
  * @typedef {{id: string, name: string, kind: string, clock: string, rules: string, rated: boolean,
- *   starts_at: number, ends_at: number, phase: string, players: number, creator: string, url: string}} Summary
+ *   starts_at: number, ends_at: number, phase: string, players: number, creator: string, url: string,
+ *   rounds?: number, round?: number}} Summary
  * @typedef {{rank: number, player: string, name: string, score: number, games: number, wins: number,
  *   on_fire: boolean, game: string|null, presence: string, rating: number}} Standing
  * @typedef {{tournament: Summary, standings: Standing[], playing: {game: string, url: string, a: [string, string], b: [string, string]}[],
@@ -40,7 +42,8 @@ function left(at) {
 
 /** The terms in words: pace · rules · rated or casual. @param {Summary} s */
 function termsText(s) {
-  return [paceLabel(s.clock), rulesText(s.rules), s.rated ? t('tour.rated') : t('tour.casual')].join(' · ');
+  const swiss = s.kind === 'swiss' ? [t('tour.swiss.kind'), tn('tour.swiss.rounds', s.rounds || 0)] : [];
+  return [...swiss, paceLabel(s.clock), rulesText(s.rules), s.rated ? t('tour.rated') : t('tour.casual')].join(' · ');
 }
 
 /**
@@ -63,6 +66,7 @@ function flame() {
 /** Where a tournament is in time, in words. @param {Summary} s */
 function phaseText(s) {
   if (s.phase === 'upcoming') return t('tour.startsIn', { t: left(s.starts_at) });
+  if (s.phase === 'running' && s.kind === 'swiss') return t('tour.swiss.round', { r: s.round || 1, n: s.rounds || 0 });
   if (s.phase === 'running') return t('tour.endsIn', { t: left(s.ends_at) });
   if (s.phase === 'ending') return t('tour.ending');
   return t('tour.finished');
@@ -89,7 +93,7 @@ export function tournamentsPage(main) {
   /** @type {{field: string, text: string}|null} */
   let error = null;
   /** What the form holds between renders (a language change redraws it). */
-  const draft = { name: '', clock: '3+2', rules: 'standard', rated: false, minutes: '30' };
+  const draft = { name: '', kind: 'arena', clock: '3+2', rules: 'standard', rated: false, minutes: '30', rounds: '5', delay: '5' };
 
   function load() {
     call('GET', '/api/tournaments').then((v) => { lists = v; redrawLists(); }, () => {});
@@ -108,15 +112,17 @@ export function tournamentsPage(main) {
     e.preventDefault();
     error = null;
     try {
+      const swiss = draft.kind === 'swiss';
       const r = await call('POST', '/api/tournaments', {
-        name: draft.name.trim(), kind: 'arena', clock: draft.clock, rules: draft.rules,
-        rated: draft.rated, minutes: Number(draft.minutes) || 0,
+        name: draft.name.trim(), kind: draft.kind, clock: draft.clock, rules: draft.rules, rated: draft.rated,
+        // A Swiss event pairs all its players at its start: they need time to join.
+        ...(swiss ? { rounds: Number(draft.rounds) || 0, starts_at: Date.now() + Number(draft.delay) * 60000 } : { minutes: Number(draft.minutes) || 0 }),
       });
       location.assign(r.url);
     } catch (err) {
       const e2 = /** @type {import('./api.js').ApiError} */ (err);
       // A wrong field is named at the head of the server's message.
-      const field = /^(name|clock|rules|minutes|starts_at)\b/.exec(e2.message || '');
+      const field = /^(name|clock|rules|minutes|rounds|starts_at)\b/.exec(e2.message || '');
       error = field ? { field: field[1], text: t(`tour.bad.${field[1] === 'starts_at' ? 'minutes' : field[1]}`) } : { field: '', text: errorText(e2) };
       render();
       const bad = document.getElementById(`tour-${error.field || 'create'}-error`);
@@ -140,21 +146,34 @@ export function tournamentsPage(main) {
     const described = (/** @type {string} */ f) => (error && error.field === f ? { 'aria-invalid': 'true', 'aria-describedby': `tour-${f}-error` } : {});
     const pace = h('select', { id: 'tour-clock', onchange: bind('clock'), ...described('clock') },
       ...PACES.map((p) => h('option', { value: p, selected: p === draft.clock }, paceLabel(p))));
+    const swiss = draft.kind === 'swiss';
+    // The kind redraws the form: an arena has a length, a Swiss event rounds.
+    const kind = h('select', { id: 'tour-kind', onchange: (/** @type {Event} */ e) => { bind('kind')(e); render(); const k = document.getElementById('tour-kind'); if (k) k.focus(); } },
+      ...['arena', 'swiss'].map((k) => h('option', { value: k, selected: k === draft.kind }, t(`tour.kind.${k}`))));
+    const length = swiss
+      ? [h('label', { for: 'tour-rounds' }, t('tour.roundsLabel')),
+        h('input', { id: 'tour-rounds', type: 'number', min: '3', max: '15', value: draft.rounds, oninput: bind('rounds'), onchange: bind('rounds'), ...described('rounds') }),
+        errorLine('rounds'),
+        h('label', { for: 'tour-delay' }, t('tour.swissStartLabel')),
+        h('select', { id: 'tour-delay', onchange: bind('delay') },
+          ...['2', '5', '10', '30', '60'].map((m) => h('option', { value: m, selected: m === draft.delay }, `${m} min`)))]
+      : [h('label', { for: 'tour-minutes' }, t('tour.minutes')),
+        h('input', { id: 'tour-minutes', type: 'number', min: '10', max: '180', value: draft.minutes, oninput: bind('minutes'), onchange: bind('minutes'), ...described('minutes') }),
+        errorLine('minutes')];
     const rules = h('select', { id: 'tour-rules', onchange: bind('rules'), ...described('rules') },
       ...['standard', 'no-trades', 'seeds=3', 'seeds=5'].map((r) => h('option', { value: r, selected: r === draft.rules }, rulesText(r))));
     return h('form', { id: 'tour-form', class: 'tour-form', onsubmit: create, novalidate: true },
       h('label', { for: 'tour-name' }, t('tour.name')),
       h('input', { id: 'tour-name', type: 'text', maxlength: '40', value: draft.name, oninput: bind('name'), onchange: bind('name'), autocomplete: 'off', ...described('name') }),
       errorLine('name'),
+      h('label', { for: 'tour-kind' }, t('tour.kind')), kind,
       h('label', { for: 'tour-clock' }, t('tour.pace')), pace, errorLine('clock'),
       h('label', { for: 'tour-rules' }, t('tour.rules')), rules, errorLine('rules'),
-      h('label', { for: 'tour-minutes' }, t('tour.minutes')),
-      h('input', { id: 'tour-minutes', type: 'number', min: '10', max: '180', value: draft.minutes, oninput: bind('minutes'), onchange: bind('minutes'), ...described('minutes') }),
-      errorLine('minutes'),
+      ...length,
       h('label', { class: 'choice', for: 'tour-rated' },
         h('input', { id: 'tour-rated', type: 'checkbox', checked: draft.rated, onchange: bind('rated') }), h('span', null, t('tour.ratedLabel'))),
-      h('p', { class: 'hint' }, t('tour.startsNow')),
-      h('button', { type: 'submit', id: 'tour-create' }, t('tour.create')),
+      h('p', { class: 'hint' }, swiss ? t('tour.swissStarts') : t('tour.startsNow')),
+      h('button', { type: 'submit', id: 'tour-create' }, swiss ? t('tour.createSwiss') : t('tour.create')),
       errorLine('create'));
   }
 
@@ -180,7 +199,7 @@ export function tournamentsPage(main) {
       h('h1', null, t('tour.title')),
       section('running', lists ? lists.running : undefined),
       section('upcoming', lists ? lists.upcoming : undefined),
-      h('section', { class: 'card', 'aria-labelledby': 'tour-form-title' }, h('h2', { id: 'tour-form-title' }, t('tour.createTitle')), form()),
+      h('section', { class: 'card', 'aria-labelledby': 'tour-form-title' }, h('h2', { id: 'tour-form-title' }, t('tour.createTournament')), form()),
       section('finished', lists ? lists.finished : undefined)));
   }
 
@@ -194,21 +213,28 @@ export function tournamentsPage(main) {
 export function tournamentPage(main, id) {
   /** @type {Detail|null} */
   let detail = null;
+  /** A Swiss event's page, in place of `detail`. @type {import('./swiss.js').SwissDetail|null} */
+  let swiss = null;
+  /** @param {Detail|import('./swiss.js').SwissDetail} v the page of either kind */
+  const take = (v) => {
+    if (v.tournament.kind === 'swiss') swiss = /** @type {import('./swiss.js').SwissDetail} */ (v);
+    else detail = /** @type {Detail} */ (v);
+  };
   /** @type {Me|null} */
   let me = null;
   let failure = '';
   let actionError = '';
 
   function load() {
-    call('GET', `/api/tournaments/${encodeURIComponent(id)}`).then((v) => { detail = v; failure = ''; render(); },
-      (e) => { if (!detail) { failure = errorText(e); render(); } });
+    call('GET', `/api/tournaments/${encodeURIComponent(id)}`).then((v) => { take(v); failure = ''; render(); },
+      (e) => { if (!detail && !swiss) { failure = errorText(e); render(); } });
   }
 
   /** @param {'join'|'withdraw'} what */
   async function act(what) {
     actionError = '';
     try {
-      detail = await call('POST', `/api/tournaments/${encodeURIComponent(id)}/${what}`, {});
+      take(await call('POST', `/api/tournaments/${encodeURIComponent(id)}/${what}`, {}));
     } catch (e) {
       actionError = errorText(/** @type {import('./api.js').ApiError} */ (e));
     }
@@ -233,6 +259,17 @@ export function tournamentPage(main, id) {
     if (failure) {
       document.title = `${t('tour.title')} · Goré`;
       main.append(h('section', { class: 'card' }, h('h1', null, t('tour.title')), h('p', { class: 'bad', role: 'alert' }, failure),
+        h('p', null, h('a', { href: '/tournaments' }, t('tour.all')))));
+      return;
+    }
+    if (swiss) {
+      const s = swiss.tournament;
+      document.title = `${s.name} · Goré`;
+      main.append(h('div', { class: 'tournament', id: 'tournament' },
+        h('h1', { id: 'tour-title' }, s.name),
+        h('p', { class: 'terms', id: 'tour-terms' }, termsText(s)),
+        h('p', { class: 'tour-phase', id: 'tour-phase', 'aria-live': 'off' }, phaseText(s)),
+        ...swissParts(swiss, me, act, actionError),
         h('p', null, h('a', { href: '/tournaments' }, t('tour.all')))));
       return;
     }
@@ -285,7 +322,8 @@ export function tournamentPage(main, id) {
   // The countdown moves between answers.
   const clock = setInterval(() => {
     const el = document.getElementById('tour-phase');
-    if (el && detail) el.textContent = phaseText(detail.tournament);
+    const shown = swiss || detail;
+    if (el && shown) el.textContent = phaseText(shown.tournament);
   }, 1000);
   return { render, destroy: () => { stop(); clearInterval(clock); } };
 }

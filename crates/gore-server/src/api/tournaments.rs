@@ -3,8 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::domain::tournaments::swiss::{SwissBoard, SwissDetail, SwissLine, SwissRound};
 pub use crate::domain::tournaments::{
-    CurrentGame, Phase, SheetLine, StandingLine, TournamentDetail, TournamentLists,
+    CurrentGame, Phase, SheetLine, StandingLine, TournamentDetail, TournamentLists, TournamentPage,
     TournamentSummary,
 };
 
@@ -14,7 +15,7 @@ pub use crate::domain::tournaments::{
 pub struct TournamentBody {
     /// Its name (1 to 40 characters).
     pub name: String,
-    /// `arena` (the default; `swiss` is refused for now).
+    /// `arena` (the default) or `swiss`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Its games' clock: minutes and seconds, `3+2`.
@@ -29,8 +30,12 @@ pub struct TournamentBody {
     /// When it starts, Unix ms (absent: now).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub starts_at: Option<i64>,
-    /// How long it lasts: 10 to 180 minutes.
+    /// How long an arena lasts: 10 to 180 minutes.
+    #[serde(default)]
     pub minutes: u32,
+    /// A Swiss event's number of rounds: 3 to 15.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u32>,
 }
 
 /// The answer to `POST /api/tournaments`: the new tournament's id and page.

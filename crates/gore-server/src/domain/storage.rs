@@ -612,7 +612,7 @@ pub trait ServerStore: Send + Sync + 'static {
 pub struct StoredTournament {
     /// 10 base-32 characters.
     pub id: String,
-    /// `arena`.
+    /// `arena` or `swiss` (which [`TournamentState`][super::tournaments::TournamentState] it holds).
     pub kind: String,
     /// Its name.
     pub name: String,
@@ -633,7 +633,7 @@ pub struct StoredTournament {
     /// Unix ms.
     pub created_at: i64,
     /// The state.
-    pub state: super::tournaments::ArenaState,
+    pub state: super::tournaments::TournamentState,
     /// Its version: 1 when created, one more at each change.
     pub version: i64,
 }
@@ -692,7 +692,7 @@ pub trait TournamentStore: Send + Sync + 'static {
         &self,
         id: String,
         version: i64,
-        state: super::tournaments::ArenaState,
+        state: super::tournaments::TournamentState,
         finished: bool,
         games: Vec<(u32, GameInfo)>,
         seats: Vec<(String, String, String)>,

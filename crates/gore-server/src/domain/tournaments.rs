@@ -27,8 +27,9 @@
 //!   next hour's exist, under ids derived from the hour, so that several
 //!   servers make each once.
 //!
-//! Not yet: berserk (the clock keeps both sides' time alike), Swiss
-//! events on the server, a daily Swiss, bots.
+//! Swiss events (and the daily Swiss) are run the same way: [`swiss`].
+//!
+//! Not yet: berserk (the clock keeps both sides' time alike), bots.
 
 mod played;
 pub use played::{PlayedLine, PLAYED_SHOWN};
@@ -51,6 +52,9 @@ use super::{
 use crate::domain::storage::{
     GameEnd, Store, StoreError, StoredPlayer, StoredTournament, TournamentPhase,
 };
+
+pub mod swiss;
+pub use swiss::{SwissState, TournamentPage, TournamentState};
 
 /// How often the lease holder records results and pairs.
 pub const TICK: Duration = Duration::from_secs(1);
@@ -84,7 +88,7 @@ const RETRIES: usize = 20;
 pub struct NewTournament {
     /// Its name (1 to [`NAME_MAX`] characters).
     pub name: String,
-    /// `arena` (Swiss events are for later).
+    /// `arena` or `swiss`.
     pub kind: String,
     /// Its games' clock (minutes and seconds).
     pub clock: TimeControl,
@@ -94,8 +98,10 @@ pub struct NewTournament {
     pub rated: bool,
     /// When it starts (Unix ms); `None`: now.
     pub starts_at: Option<i64>,
-    /// How long it lasts, in minutes ([`ARENA_MINUTES`]).
+    /// How long it lasts, in minutes ([`ARENA_MINUTES`]; an arena's).
     pub minutes: u32,
+    /// Its number of rounds ([`swiss::SWISS_ROUNDS`]; a Swiss event's).
+    pub rounds: Option<u32>,
 }
 
 /// An arena's state as stored: the crate's state, the players' names, and
@@ -151,6 +157,12 @@ pub struct TournamentSummary {
     pub phase: Phase,
     /// Its players (withdrawn ones too).
     pub players: usize,
+    /// A Swiss event's number of rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u32>,
+    /// A Swiss event's rounds paired so far (the current one included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
 }
 
 /// One finished game on a player's score sheet.
@@ -247,6 +259,8 @@ struct Inner {
     halted: AtomicBool,
     /// The server schedules its hourly arena.
     hourly: bool,
+    /// The server schedules its daily Swiss.
+    daily: bool,
 }
 
 fn store_error(e: StoreError) -> GameError {
@@ -283,6 +297,18 @@ fn arena_error(e: ArenaError) -> GameError {
             "you have not joined this tournament",
         )),
         e => GameError::Internal(format!("tournament: {e}")),
+    }
+}
+
+/// An arena's state, or the refusal of an arena's call (pausing) by a
+/// Swiss event.
+fn arena_of(state: &mut TournamentState) -> Result<&mut ArenaState, GameError> {
+    match state {
+        TournamentState::Arena(s) => Ok(s),
+        TournamentState::Swiss(_) => Err(GameError::Refused(Said::new(
+            "tournament_no_pause",
+            "a Swiss event has no pause: play each round, or withdraw",
+        ))),
     }
 }
 
@@ -330,12 +356,14 @@ type Change = Result<Vec<GameInfo>, GameError>;
 impl Tournaments {
     /// The tournaments over `store`; starts the pairing task (a Tokio
     /// runtime is needed). With `hourly`, the server schedules an arena
-    /// every hour ([`HOURLY`]).
+    /// every hour ([`HOURLY`]); with `daily`, a Swiss every day
+    /// ([`swiss::DAILY`]).
     pub fn new(
         store: Arc<dyn Store>,
         clock: Clock,
         ratings: super::ratings::Ratings,
         hourly: bool,
+        daily: bool,
     ) -> Tournaments {
         let t = Tournaments(Arc::new(Inner {
             store,
@@ -343,6 +371,7 @@ impl Tournaments {
             ratings,
             halted: AtomicBool::new(false),
             hourly,
+            daily,
         }));
         t.clone().spawn_ticker();
         t
@@ -383,6 +412,11 @@ impl Tournaments {
         if self.0.hourly {
             if let Err(e) = self.schedule().await {
                 tracing::debug!("tournaments: the hourly arena not scheduled: {e}");
+            }
+        }
+        if self.0.daily {
+            if let Err(e) = self.schedule_daily().await {
+                tracing::debug!("tournaments: the daily Swiss not scheduled: {e}");
             }
         }
         let running = match self
@@ -450,7 +484,7 @@ impl Tournaments {
                     ends_at,
                     finished: false,
                     created_at: now,
-                    state,
+                    state: state.into(),
                     version: 1,
                 })
                 .await;
@@ -480,21 +514,22 @@ impl Tournaments {
                 format!("a tournament's name has 1 to {NAME_MAX} characters, no control ones"),
             ));
         }
-        match new.kind.as_str() {
-            "arena" => {}
-            "swiss" => return Err(bad("kind", "Swiss events are not on the server yet")),
-            k => {
-                return Err(bad(
-                    "kind",
-                    format!("`{k}` is not a kind of tournament (arena)"),
-                ))
-            }
+        if !matches!(new.kind.as_str(), "arena" | "swiss") {
+            let k = &new.kind;
+            return Err(bad(
+                "kind",
+                format!("`{k}` is not a kind of tournament (arena, swiss)"),
+            ));
         }
         if !matches!(new.clock, TimeControl::Fischer { .. }) {
             return Err(bad(
                 "clock",
-                "an arena's pace is minutes and seconds (such as 3+2), not days",
+                "a tournament's pace is minutes and seconds (such as 3+2), not days",
             ));
+        }
+        if new.kind == "swiss" {
+            let name = name.to_string();
+            return self.create_swiss(me, new, &name).await;
         }
         let (lo, hi) = ARENA_MINUTES;
         if !(lo..=hi).contains(&new.minutes) {
@@ -536,7 +571,7 @@ impl Tournaments {
                 ends_at,
                 finished: false,
                 created_at: now,
-                state,
+                state: state.into(),
                 version: 1,
             })
             .await
@@ -588,6 +623,8 @@ impl Tournaments {
             ends_at: t.ends_at,
             phase: Self::phase(t, state, now),
             players: state.arena.players.len(),
+            rounds: None,
+            round: None,
         }
     }
 
@@ -611,7 +648,10 @@ impl Tournaments {
                 .await
                 .map_err(store_error)?
             {
-                lists[i].push(Self::summary(&t, &t.state, now));
+                lists[i].push(match &t.state {
+                    TournamentState::Arena(s) => Self::summary(&t, s, now),
+                    TournamentState::Swiss(s) => Self::swiss_summary(&t, s, now),
+                });
             }
         }
         let [upcoming, running, finished] = lists;
@@ -625,7 +665,9 @@ impl Tournaments {
     /// A tournament's page.
     pub async fn detail(&self, id: &str) -> Result<TournamentDetail, GameError> {
         let t = self.load(id).await?;
-        let s = &t.state;
+        let TournamentState::Arena(s) = &t.state else {
+            return Err(GameError::NoTournament);
+        };
         let now = self.now();
         let site = |g: ArenaGameId| s.games.get(g.0 as usize).cloned();
         let name = |p: &PlayerId| s.names.get(p.as_str()).cloned().unwrap_or_default();
@@ -711,6 +753,9 @@ impl Tournaments {
             .add_tournament_player(id.to_string(), me.id.clone())
             .await
             .map_err(store_error)?;
+        if let TournamentState::Swiss(_) = t.state {
+            return self.join_swiss(&t, me).await;
+        }
         // His rating of the arena's pace, kept from his first join.
         let rating = self.0.ratings.of(&me.id, t.clock.pace()).await?.0.rating;
         let rating = rating.round() as i32;
@@ -743,6 +788,9 @@ impl Tournaments {
     /// Account `me` leaves tournament `id` for good (keeping his place in
     /// the standings once it has begun).
     pub async fn withdraw(&self, id: &str, me: &StoredPlayer) -> Result<(), GameError> {
+        if let TournamentState::Swiss(_) = self.load(id).await?.state {
+            return self.withdraw_swiss(id, me).await;
+        }
         self.change(id, |s, now| {
             s.arena
                 .withdraw(&PlayerId::from(me.id.as_str()), now.max(0) as u64)
@@ -762,10 +810,10 @@ impl Tournaments {
     ) -> Result<(), GameError> {
         for _ in 0..RETRIES {
             let t = self.load(id).await?;
-            let mut s = t.state.clone();
+            let mut state = t.state.clone();
             let now = self.now();
-            f(&mut s, now)?;
-            if self.save(&t, &s, Vec::new(), now).await? {
+            f(arena_of(&mut state)?, now)?;
+            if self.save(&t, &state, Vec::new(), now).await? {
                 return Ok(());
             }
         }
@@ -776,11 +824,11 @@ impl Tournaments {
     async fn save(
         &self,
         t: &StoredTournament,
-        s: &ArenaState,
+        s: &TournamentState,
         games: Vec<(u32, GameInfo)>,
         now: i64,
     ) -> Result<bool, GameError> {
-        let finished = s.arena.finished(now.max(0) as u64);
+        let finished = s.finished(now);
         let mut seats = Vec::new();
         for (_, g) in &games {
             for seat in [Seat::A, Seat::B] {
@@ -825,7 +873,10 @@ impl Tournaments {
             if t.finished {
                 return Ok(());
             }
-            let mut s = t.state.clone();
+            let mut s = match &t.state {
+                TournamentState::Arena(s) => s.clone(),
+                TournamentState::Swiss(_) => return self.run_swiss(t).await,
+            };
             let now = self.now();
             let at = now.max(0) as u64;
             let running: Vec<(usize, String)> = s
@@ -884,7 +935,7 @@ impl Tournaments {
             let pairings = s.arena.pair(at);
             let mut games = Vec::new();
             for p in &pairings {
-                let info = self.game_for(&t, &s, &p.a, &p.b, now).await?;
+                let info = self.game_for(&t, &s.names, &p.a, &p.b, now).await?;
                 s.games.push(info.id.clone());
                 games.push((p.game.0, info));
             }
@@ -898,7 +949,7 @@ impl Tournaments {
                 return Ok(());
             }
             let n = games.len();
-            if self.save(&t, &s, games, now).await? {
+            if self.save(&t, &s.into(), games, now).await? {
                 if n > 0 {
                     tracing::info!("tournament {id}: {n} games paired");
                 }
@@ -914,7 +965,7 @@ impl Tournaments {
     async fn game_for(
         &self,
         t: &StoredTournament,
-        s: &ArenaState,
+        names: &BTreeMap<String, String>,
         a: &PlayerId,
         b: &PlayerId,
         now: i64,
@@ -922,7 +973,7 @@ impl Tournaments {
         let mut tokens = PerSeat::default();
         tokens.set(Seat::A, Some(new_token()));
         tokens.set(Seat::B, Some(new_token()));
-        let name = |p: &PlayerId| s.names.get(p.as_str()).cloned();
+        let name = |p: &PlayerId| names.get(p.as_str()).cloned();
         let mut ratings = [None, None];
         if t.rated {
             for (i, p) in [a, b].into_iter().enumerate() {

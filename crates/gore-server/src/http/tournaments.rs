@@ -1,5 +1,5 @@
-//! The tournaments' routes (`/api/tournaments…`): create and list arenas,
-//! a tournament's page, and joining, pausing and withdrawing for the
+//! The tournaments' routes (`/api/tournaments…`): create and list arenas
+//! and Swiss events, a tournament's page (either kind's), and joining, pausing and withdrawing for the
 //! signed-in player.
 
 use axum::extract::{Path, State};
@@ -33,7 +33,7 @@ async fn account_of(state: &AppState, headers: &HeaderMap) -> Result<StoredPlaye
     Ok(me)
 }
 
-/// Reads a new arena's fields, naming the one that is wrong.
+/// Reads a new tournament's fields, naming the one that is wrong.
 fn terms(body: crate::api::TournamentBody) -> Result<NewTournament, ApiError> {
     let bad = |field: &'static str, why: String| ApiError::from(GameError::BadField { field, why });
     let rules: Rules = match body.rules.as_deref() {
@@ -50,10 +50,11 @@ fn terms(body: crate::api::TournamentBody) -> Result<NewTournament, ApiError> {
         rated: body.rated,
         starts_at: body.starts_at,
         minutes: body.minutes,
+        rounds: body.rounds,
     })
 }
 
-/// `POST /api/tournaments`: a new arena; `201`.
+/// `POST /api/tournaments`: a new arena or Swiss event; `201`.
 pub(crate) async fn create_tournament(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -79,7 +80,7 @@ pub(crate) async fn tournament(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(state.tournaments().detail(&id).await?).into_response())
+    Ok(Json(state.tournaments().page(&id).await?).into_response())
 }
 
 /// `POST /api/tournaments/{id}/join`: the signed-in player joins (or comes
@@ -91,7 +92,7 @@ pub(crate) async fn join_tournament(
 ) -> Result<Response, ApiError> {
     let me = account_of(&state, &headers).await?;
     state.tournaments().join(&id, &me).await?;
-    Ok(Json(state.tournaments().detail(&id).await?).into_response())
+    Ok(Json(state.tournaments().page(&id).await?).into_response())
 }
 
 /// `POST /api/tournaments/{id}/pause`: the signed-in player steps out.
@@ -102,7 +103,7 @@ pub(crate) async fn pause_tournament(
 ) -> Result<Response, ApiError> {
     let me = account_of(&state, &headers).await?;
     state.tournaments().pause(&id, &me).await?;
-    Ok(Json(state.tournaments().detail(&id).await?).into_response())
+    Ok(Json(state.tournaments().page(&id).await?).into_response())
 }
 
 /// `POST /api/tournaments/{id}/withdraw`: the signed-in player leaves for
@@ -114,5 +115,5 @@ pub(crate) async fn withdraw_tournament(
 ) -> Result<Response, ApiError> {
     let me = account_of(&state, &headers).await?;
     state.tournaments().withdraw(&id, &me).await?;
-    Ok(Json(state.tournaments().detail(&id).await?).into_response())
+    Ok(Json(state.tournaments().page(&id).await?).into_response())
 }

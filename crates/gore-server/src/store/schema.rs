@@ -156,11 +156,13 @@ pub const STEPS: &[Step] = steps! {
     // Issue 29, the bots' pages: when each account's event stream was
     // last seen open (a BOT is shown online while it is recent).
     "19-bots-online" => "when an account's event stream was last open";
+    // Issue 29: kind `swiss`; no CHECK alters alike on both: tables rebuilt.
+    "20-swiss" => "tournaments: Swiss events";
     // Issue 29, results on player pages: the tournaments each account
     // joined (his rank and score are the tournament's state's). Filled
     // from the tournaments' games: a player who joined an earlier
     // tournament and played no game in it is left out.
-    "20-tournament-players" => "the tournaments each account joined";
+    "21-tournament-players" => "the tournaments each account joined";
 };
 
 /// The schema version this server writes.

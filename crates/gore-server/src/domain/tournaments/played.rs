@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{store_error, Phase, Tournaments};
+use super::{store_error, Phase, TournamentState, Tournaments};
 use crate::domain::GameError;
 
 /// The tournaments a player's page lists at most (the latest).
@@ -49,18 +49,32 @@ impl Tournaments {
         Ok(joined
             .iter()
             .filter_map(|t| {
-                let standings = t.state.arena.standings();
-                let me = standings.iter().find(|r| r.player.0 == account)?;
+                // His line, the players' count, his points, the phase.
+                let (rank, players, score, phase) = match &t.state {
+                    TournamentState::Arena(s) => {
+                        let standings = s.arena.standings();
+                        let me = standings.iter().find(|r| r.player.0 == account)?;
+                        let phase = Self::phase(t, s, now);
+                        (me.rank, standings.len(), f64::from(me.score), phase)
+                    }
+                    TournamentState::Swiss(s) => {
+                        let standings = s.swiss.standings();
+                        let me = standings.iter().find(|r| r.player.0 == account)?;
+                        let points = f64::from(me.points_x2) / 2.0;
+                        let phase = Self::swiss_summary(t, s, now).phase;
+                        (me.rank, standings.len(), points, phase)
+                    }
+                };
                 Some(PlayedLine {
                     id: t.id.clone(),
                     url: format!("/tournament/{}", t.id),
                     name: t.name.clone(),
                     kind: t.kind.clone(),
                     starts_at: t.starts_at,
-                    phase: Self::phase(t, &t.state, now),
-                    rank: me.rank,
-                    players: standings.len(),
-                    score: f64::from(me.score),
+                    phase,
+                    rank,
+                    players,
+                    score,
                 })
             })
             .collect())

@@ -1,12 +1,12 @@
 //! Tournaments: their state, their games, and the pairing lease.
 
 use super::*;
-use crate::domain::tournaments::ArenaState;
+use crate::domain::tournaments::TournamentState;
 use crate::store::rows::{damaged, parsed};
 use crate::store::{GameEnd, StoredTournament, TournamentPhase, TournamentStore};
 
 /// A tournament's state as its column keeps it.
-fn json_text(state: &ArenaState) -> String {
+fn json_text(state: &TournamentState) -> String {
     serde_json::to_string(state).unwrap_or_default()
 }
 
@@ -95,7 +95,7 @@ impl<E: Executor> TournamentStore for Db<E> {
         &self,
         id: String,
         version: i64,
-        state: ArenaState,
+        state: TournamentState,
         finished: bool,
         games: Vec<(u32, GameInfo)>,
         seats: Vec<(String, String, String)>,
