@@ -19,7 +19,8 @@ const PACES = ['3+2', '5+3', '10+5', '15+10'];
  * @typedef {{id: string, name: string, kind: string, clock: string, rules: string, rated: boolean,
  *   starts_at: number, ends_at: number, phase: string, players: number, creator: string, url: string}} Summary
  * @typedef {{rank: number, player: string, name: string, score: number, games: number, wins: number,
- *   on_fire: boolean, game: string|null, presence: string, rating: number}} Standing
+ *   on_fire: boolean, game: string|null, presence: string, rating: number,
+ *   sheet?: {berserk: boolean, berserk_point: boolean, points: number}[]}} Standing
  * @typedef {{tournament: Summary, standings: Standing[], playing: {game: string, url: string, a: [string, string], b: [string, string]}[],
  *   featured: string|null}} Detail
  * @typedef {{name: string, id?: string, account?: boolean}} Me
@@ -58,6 +59,31 @@ function flame() {
   path.setAttribute('fill', 'currentColor');
   svg.append(path);
   return svg;
+}
+
+/**
+ * Berserk's bolt, drawn as the flame is.
+ * @returns {SVGSVGElement}
+ */
+function bolt() {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 14 20');
+  svg.setAttribute('class', 'bolt');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', 'M9 0L1 11h5l-2 9 9-12H8l1-8z');
+  path.setAttribute('fill', 'currentColor');
+  svg.append(path);
+  return svg;
+}
+
+/** A standing's berserk points: a bolt and their number, or nothing. @param {Standing} l */
+function berserkPoints(l) {
+  const n = (l.sheet || []).filter((x) => x.berserk_point).length;
+  if (!n) return null;
+  return h('span', { class: 'berserk-points', title: tn('tour.berserkPoints', n) },
+    bolt(), h('span', { 'aria-hidden': 'true' }, String(n)), h('span', { class: 'sr-only' }, tn('tour.berserkPoints', n)));
 }
 
 /** Where a tournament is in time, in words. @param {Summary} s */
@@ -263,7 +289,7 @@ export function tournamentPage(main, id) {
     const rows = detail.standings.map((l) => h('tr', { class: mine(l) ? 'me' : null },
       h('td', null, String(l.rank)),
       h('td', null, h('a', { href: `/@/${encodeURIComponent(l.name)}` }, l.name), l.presence === 'withdrawn' ? h('span', { class: 'muted' }, ` (${t('tour.out')})`) : null),
-      h('td', { class: l.on_fire ? 'fire' : null }, String(l.score), l.on_fire ? h('span', { class: 'fire-mark', title: t('tour.fire') }, flame(), h('span', { class: 'sr-only' }, t('tour.fire'))) : null),
+      h('td', { class: l.on_fire ? 'fire' : null }, String(l.score), l.on_fire ? h('span', { class: 'fire-mark', title: t('tour.fire') }, flame(), h('span', { class: 'sr-only' }, t('tour.fire'))) : null, berserkPoints(l)),
       h('td', null, String(l.games)),
       h('td', null, l.game ? h('a', { href: `/g/${encodeURIComponent(l.game)}` }, t('tour.watch')) : '')));
     const table = h('table', { class: 'tour-standings', id: 'tour-standings' },

@@ -275,6 +275,17 @@ pub struct Head {
     /// people being played has had no socket open (`null`: connected).
     #[serde(default = "no_one_away")]
     pub away: PerPlayer<Option<i64>>,
+    /// The arena (tournament id) that paired the game, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arena: Option<String>,
+    /// Whether each player went berserk (an arena game: half his base
+    /// time, no increment).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub berserk: Option<PerPlayer<bool>>,
+    /// Whether each player may go berserk now (an arena game, before his
+    /// first action).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub berserkable: Option<PerPlayer<bool>>,
 }
 
 fn no_one_away() -> PerPlayer<Option<i64>> {
@@ -421,6 +432,8 @@ pub enum ClientMsg {
     Resign {},
     /// Abort the game (before each player has made an action).
     Abort {},
+    /// Go berserk (an arena game, before the caller's first action).
+    Berserk {},
     /// Take back: at once in ai and local games, a request to the
     /// opponent in friend games.
     Takeback {},
@@ -577,6 +590,10 @@ impl From<&HeadState> for Head {
             clock: h.clock.as_ref().map(ClockView::from),
             abortable: h.abortable,
             away: PerPlayer::from(h.away),
+            // Only an arena game says: other games' messages are as they were.
+            berserk: h.arena.as_ref().map(|_| PerPlayer::from(h.berserk)),
+            berserkable: h.arena.as_ref().map(|_| PerPlayer::from(h.berserkable)),
+            arena: h.arena.clone(),
         }
     }
 }
@@ -681,6 +698,8 @@ mod tests {
             takebacks: 0,
             takeback: None,
             bots: [false, false],
+            arena: None,
+            berserk: [false, false],
         };
         let mut room = Room::new(info, 2000);
         room.clock = Clock::manual(0);

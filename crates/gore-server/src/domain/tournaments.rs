@@ -27,8 +27,13 @@
 //!   next hour's exist, under ids derived from the hour, so that several
 //!   servers make each once.
 //!
-//! Not yet: berserk (the clock keeps both sides' time alike), Swiss
-//! events on the server, a daily Swiss, bots.
+//! - Berserk: a game of an arena knows its arena; its players' berserks
+//!   are stored with it (`games/berserk.rs`) and told to the arena with
+//!   its result ([`berserk`]).
+//!
+//! Not yet: Swiss events on the server, a daily Swiss, bots.
+
+mod berserk;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -159,6 +164,8 @@ pub struct SheetLine {
     pub result: PlayerResult,
     /// Counted double (he was on fire).
     pub doubled: bool,
+    /// He went berserk.
+    pub berserk: bool,
     /// The berserk point.
     pub berserk_point: bool,
     /// The points it scored.
@@ -649,6 +656,7 @@ impl Tournaments {
                         game: site(x.game).unwrap_or_default(),
                         result: x.result,
                         doubled: x.doubled,
+                        berserk: berserk::went_berserk(&s.arena, x.game, &r.player),
                         berserk_point: x.berserk_point,
                         points: x.points,
                     })
@@ -846,6 +854,7 @@ impl Tournaments {
                     e.ended_at.max(0) as u64,
                 );
                 result.outcome = outcome_of(e);
+                self.berserks(&mut result, e).await?;
                 if s.arena.record(result).is_ok() {
                     changed = true;
                 }
@@ -945,6 +954,8 @@ impl Tournaments {
             // BOTs do not join (issue 29: not unless the creator allows
             // them, which no arena does yet).
             bots: [false, false],
+            arena: Some(t.id.clone()),
+            berserk: [false, false],
         })
     }
 }
@@ -960,6 +971,7 @@ mod tests {
             forfeit,
             ended_at: 0,
             aborted_by: None,
+            berserk: [false, false],
         }
     }
 

@@ -153,6 +153,7 @@ pub const STEPS: &[Step] = steps! {
     // from the lobby's open ones: they live until answered, not while a
     // socket is open).
     "18-bots" => "bots: API tokens, BOT accounts, challenges to a player";
+    "19-berserk" => "arena games and berserk";
 };
 
 /// The schema version this server writes.

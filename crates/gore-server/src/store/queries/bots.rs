@@ -52,6 +52,11 @@ impl<E: Executor> BotStore for Db<E> {
                 c.rated,
                 c.created_at,
             ];
+
+        fn close_bot_challenge(id: String, status: String, reason: Option<String>, now: i64)
+            -> bool = exec_one
+            "UPDATE bot_challenges SET status = $2, reason = $3, updated_at = $4
+             WHERE id = $1 AND status = 'created'";
     }
 
     fn bot_challenge(&self, id: String) -> StoreFuture<Option<StoredBotChallenge>> {
@@ -59,20 +64,6 @@ impl<E: Executor> BotStore for Db<E> {
             stmt(format!("{BOT_CHALLENGE} WHERE c.id = $1"), vals![id]),
             bot_challenge_from_row,
         )
-    }
-
-    fn close_bot_challenge(
-        &self,
-        id: String,
-        status: String,
-        reason: Option<String>,
-        now: i64,
-    ) -> StoreFuture<bool> {
-        self.exec_one(stmt(
-            "UPDATE bot_challenges SET status = $2, reason = $3, updated_at = $4
-             WHERE id = $1 AND status = 'created'",
-            vals![id, status, reason, now],
-        ))
     }
 
     fn accept_bot_challenge(
