@@ -31,6 +31,9 @@ pub struct TournamentBody {
     pub starts_at: Option<i64>,
     /// How long it lasts: 10 to 180 minutes.
     pub minutes: u32,
+    /// BOT accounts may join (the default: no).
+    #[serde(default)]
+    pub bots: bool,
 }
 
 /// The answer to `POST /api/tournaments`: the new tournament's id and page.

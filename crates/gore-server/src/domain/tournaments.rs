@@ -62,8 +62,11 @@ pub const LEASE: Duration = Duration::from_secs(10);
 pub const ARENA_MINUTES: (u32, u32) = (10, 180);
 /// The longest name, in characters.
 pub const NAME_MAX: usize = 40;
-/// How far ahead an arena may be set to start (a week).
-pub const START_AHEAD_MS: i64 = 7 * 86_400_000;
+/// How far ahead an arena may be set to start (a month: 30 days).
+pub const START_AHEAD_MS: i64 = 30 * 86_400_000;
+/// How far in the past a start may be and still mean "now": a form's
+/// start has whole minutes.
+pub const START_SLACK_MS: i64 = 60_000;
 /// Tournaments of each phase a list shows at most.
 pub const LIST_LIMIT: u32 = 50;
 /// Running tournaments each tick looks after at most.
@@ -98,6 +101,8 @@ pub struct NewTournament {
     pub starts_at: Option<i64>,
     /// How long it lasts, in minutes ([`ARENA_MINUTES`]).
     pub minutes: u32,
+    /// BOT accounts may join (issue 29: never unless its creator allows).
+    pub bots: bool,
 }
 
 /// An arena's state as stored: the crate's state, the players' names, and
@@ -110,6 +115,12 @@ pub struct ArenaState {
     pub names: BTreeMap<String, String>,
     /// The site's game id of each arena game, in arena order.
     pub games: Vec<String>,
+    /// BOT accounts may join (states stored before bots could: no).
+    #[serde(default)]
+    pub bots: bool,
+    /// The BOT accounts that joined (their games are marked BOT).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub bot_players: std::collections::BTreeSet<String>,
 }
 
 /// Where a tournament stands at a given time.
@@ -153,6 +164,8 @@ pub struct TournamentSummary {
     pub phase: Phase,
     /// Its players (withdrawn ones too).
     pub players: usize,
+    /// BOT accounts may join.
+    pub bots: bool,
 }
 
 /// One finished game on a player's score sheet.
@@ -438,6 +451,8 @@ impl Tournaments {
                 arena,
                 names: BTreeMap::new(),
                 games: Vec::new(),
+                bots: false,
+                bot_players: Default::default(),
             };
             let made = self
                 .0
@@ -509,11 +524,11 @@ impl Tournaments {
         }
         let now = self.now();
         let starts_at = new.starts_at.unwrap_or(now).max(now);
-        if new.starts_at.is_some_and(|s| s < now - 60_000) {
+        if new.starts_at.is_some_and(|s| s < now - START_SLACK_MS) {
             return Err(bad("starts_at", "the start is in the past"));
         }
         if starts_at > now + START_AHEAD_MS {
-            return Err(bad("starts_at", "an arena starts within a week"));
+            return Err(bad("starts_at", "an arena starts within a month"));
         }
         let ends_at = starts_at + i64::from(new.minutes) * 60_000;
         let arena = Arena::try_new(ArenaConfig::new(starts_at as u64, ends_at as u64))
@@ -524,6 +539,8 @@ impl Tournaments {
             arena,
             names,
             games: Vec::new(),
+            bots: new.bots,
+            bot_players: Default::default(),
         };
         let id = new_id();
         self.0
@@ -592,6 +609,7 @@ impl Tournaments {
             ends_at: t.ends_at,
             phase: Self::phase(t, state, now),
             players: state.arena.players.len(),
+            bots: state.bots,
         }
     }
 
@@ -697,8 +715,13 @@ impl Tournaments {
                 "tournaments are for accounts: sign up or log in",
             )));
         }
-        crate::domain::lobby::check_not_bot(me)?;
         let t = self.load(id).await?;
+        if me.bot && !t.state.bots {
+            return Err(GameError::Forbidden(Said::new(
+                "tournament_no_bots",
+                "this tournament does not allow BOT accounts",
+            )));
+        }
         // His rating of the arena's pace, kept from his first join.
         let rating = self.0.ratings.of(&me.id, t.clock.pace()).await?.0.rating;
         let rating = rating.round() as i32;
@@ -707,6 +730,9 @@ impl Tournaments {
                 .join(PlayerId::from(me.id.as_str()), rating, now.max(0) as u64)
                 .map_err(arena_error)?;
             s.names.insert(me.id.clone(), me.name.clone());
+            if me.bot {
+                s.bot_players.insert(me.id.clone());
+            }
             Ok(Vec::new())
         })
         .await?;
@@ -951,9 +977,8 @@ impl Tournaments {
             deadline,
             takebacks: 0,
             takeback: None,
-            // BOTs do not join (issue 29: not unless the creator allows
-            // them, which no arena does yet).
-            bots: [false, false],
+            // A BOT joins only an arena that allows BOTs.
+            bots: [a, b].map(|p| s.bot_players.contains(p.as_str())),
             arena: Some(t.id.clone()),
             berserk: [false, false],
         })

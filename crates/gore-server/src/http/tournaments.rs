@@ -15,8 +15,15 @@ use crate::extract::{parse_clock, session_of, JsonBody};
 use crate::state::AppState;
 use crate::store::StoredPlayer;
 
-/// The signed-in player of the request (an account), or `unauthorized`.
+/// The signed-in player of the request (an account), or `unauthorized`;
+/// with `Authorization: Bearer`, the token's account (scope `bot:play`:
+/// a BOT joins an arena that allows BOTs as lichess's do).
 async fn account_of(state: &AppState, headers: &HeaderMap) -> Result<StoredPlayer, ApiError> {
+    if let Some(auth) = headers.get(axum::http::header::AUTHORIZATION) {
+        let caller = state.bots().authenticate(auth.to_str().ok()).await?;
+        caller.needs("bot:play")?;
+        return Ok(caller.player);
+    }
     let needs = || {
         GameError::NeedsAccount(Said::new(
             "tournament_needs_account",
@@ -50,6 +57,7 @@ fn terms(body: crate::api::TournamentBody) -> Result<NewTournament, ApiError> {
         rated: body.rated,
         starts_at: body.starts_at,
         minutes: body.minutes,
+        bots: body.bots,
     })
 }
 
