@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use gore_server::domain::clock::Clock;
 use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 /// A fixed start for the manual clock (2026-12-01, Unix ms).
 const T0: i64 = 1_796_083_200_000;
@@ -330,4 +331,113 @@ async fn berserk_halves_the_clock_and_scores_by_the_hand_worked_table() {
         "{d}"
     );
     assert_eq!(line(&d, "Cai")["on_fire"], true);
+}
+
+/// Berserk over the game socket (a person, by her browser session: every
+/// socket sees it in an update) and through the Bot API (a BOT, by its
+/// token, in an arena that allows BOTs); a second one is refused on each
+/// path, over the socket as an error to that socket only.
+#[tokio::test(flavor = "multi_thread")]
+async fn berserk_over_the_socket_and_the_bot_api() {
+    let clock = Clock::manual(T0);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir
+        .path()
+        .join("gore.sqlite3")
+        .to_str()
+        .unwrap()
+        .to_string();
+    let s = server(&clock, &db).await;
+    let ana = account(&s, "Ana").await;
+    let robo_cookie = account(&s, "Robo").await;
+    let (st, v) = post_with(
+        &s,
+        &robo_cookie,
+        "/api/account/tokens",
+        json!({"description": "engine", "scopes": ["bot:play"]}),
+    )
+    .await;
+    assert_eq!(st, 201, "{v}");
+    let robo = v["token"].as_str().unwrap().to_string();
+    let with_token = |path: String| {
+        bot()
+            .post(s.at(&path))
+            .bearer_auth(&robo)
+            .json(&json!({}))
+            .send()
+    };
+    let r = with_token("/api/bot/account/upgrade".into()).await.unwrap();
+    assert_eq!(r.status(), 200);
+    let (st, v) = post_with(
+        &s,
+        &ana,
+        "/api/tournaments",
+        json!({"name": "Bots welcome", "clock": "3+2", "minutes": 60, "bots": true}),
+    )
+    .await;
+    assert_eq!(st, 201, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let r = with_token(format!("/api/tournaments/{id}/join"))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    post_ok(&s, &ana, &format!("/api/tournaments/{id}/join")).await;
+    let d = wait_get(&s, "", &format!("/api/tournaments/{id}"), |d| {
+        line(d, "Ana")["game"].is_string()
+    })
+    .await;
+    let g = line(&d, "Ana")["game"].as_str().unwrap().to_string();
+    let me = game(&s, &ana, &g).await["you"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let them = if me == "A" { "B" } else { "A" };
+
+    // Ana's socket, by her session.
+    let mut req = format!("ws://{}/api/games/{g}/ws", s.addr)
+        .into_client_request()
+        .unwrap();
+    req.headers_mut().insert("cookie", ana.parse().unwrap());
+    let (inner, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    let mut ws = Ws { inner, view: None };
+    let first = next_state(&mut ws).await;
+    assert_eq!(first["berserk"], json!({"A": false, "B": false}), "{first}");
+
+    // The BOT through the Bot API: Ana's socket is told.
+    let r = with_token(format!("/api/bot/game/{g}/berserk"))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let seen = loop {
+        let v = next_state(&mut ws).await;
+        if v["berserk"][them] == true {
+            break v;
+        }
+    };
+    assert_eq!(seen["clock"]["left"][them], 90_000, "{seen}");
+    assert_eq!(seen["clock"]["left"][&me], 180_000, "{seen}");
+    let r = with_token(format!("/api/bot/game/{g}/berserk"))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 409);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["reason"], "berserk_already", "{v}");
+
+    // Ana over her socket.
+    send(&mut ws, json!({"type": "berserk"})).await;
+    let mine = loop {
+        let v = next_state(&mut ws).await;
+        if v["berserk"][&me] == true {
+            break v;
+        }
+    };
+    assert_eq!(mine["clock"]["left"][&me], 90_000, "{mine}");
+    assert_eq!(
+        mine["berserkable"],
+        json!({"A": false, "B": false}),
+        "{mine}"
+    );
+    send(&mut ws, json!({"type": "berserk"})).await;
+    let e = next_error(&mut ws).await;
+    assert_eq!(e["reason"], "berserk_already", "{e}");
 }
