@@ -4,7 +4,9 @@
 //! presses it and its clock shows half the base (3+2: 1:30), the mark
 //! by its name, the button gone; the desktop's page shows the same (its
 //! own clock whole, its own button still there), and so does a
-//! spectator's phone held sideways, in French. Light and dark, axe-clean.
+//! spectator's phone held sideways, in French. Ana then wins with 5
+//! actions of her own: the standings show her berserk point in both
+//! languages. Light and dark, axe-clean.
 
 #[allow(unused_imports)] // the shared helpers re-export more than this file uses
 mod browser_support;
@@ -222,5 +224,55 @@ async fn berserk(phone: &Chrome, desk: &Chrome, side: &Chrome, server: &Server) 
         "{title}"
     );
     look(&s, "berserk-sideways-fr-spectator").await?;
+
+    // Ana wins with 5 actions of her own (Bea resigns): 2 + 1 points, the
+    // berserk point shown in the standings in both languages.
+    let (mut mine, mut theirs) = (0, 0);
+    for _ in 0..100 {
+        if mine >= 5 && theirs > 0 {
+            break;
+        }
+        if try_action(&p, &game).await? {
+            mine += 1;
+        } else if try_action(&d, &game).await? {
+            theirs += 1;
+        }
+    }
+    assert_eq!(mine, 5, "Ana's actions");
+    assert!(post(&d, &format!("/api/games/{game}/resign")).await?);
+    for page in [&p, &d] {
+        visit(page, format!("{}/tournament/{id}", server.url)).await?;
+        wait_for(
+            page,
+            "[...document.querySelectorAll('#tour-standings tbody tr')].some(tr => tr.cells[1].textContent.startsWith('Ana') && tr.cells[2].textContent.trim().startsWith('3') && tr.cells[2].querySelector('.berserk-points'))",
+            "Ana's 3 points with the berserk point",
+            30,
+        )
+        .await?;
+    }
+    assert_eq!(
+        text(&p, "#tour-standings .berserk-points .sr-only").await?,
+        "1 punto de berserk"
+    );
+    assert_eq!(
+        text(&d, "#tour-standings .berserk-points .sr-only").await?,
+        "1 berserk point"
+    );
+    look(&p, "berserk-standings-phone-es").await?;
+    look(&d, "berserk-standings-desktop-en").await?;
     Ok(())
+}
+
+/// Tries `legal[0]` of game `id` as this browser's player: true if the
+/// server took it (false: not his turn).
+async fn try_action(page: &Page, id: &str) -> Res<bool> {
+    let v = js(
+        page,
+        &format!(
+            "fetch('/api/games/{id}').then(r => r.json()).then(g => g.legal.length === 0 ? false : \
+             fetch('/api/games/{id}/actions', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({{action: g.legal[0], ply: g.ply}})}}).then(r => r.ok))"
+        ),
+    )
+    .await?;
+    Ok(v == serde_json::Value::Bool(true))
 }
