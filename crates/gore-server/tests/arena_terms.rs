@@ -40,8 +40,8 @@ async fn account(s: &Server, name: &str) -> reqwest::Client {
     c
 }
 
-/// A BOT account: its `bot:play` token.
-async fn bot_account(s: &Server, name: &str) -> String {
+/// A BOT account: its browser session and its `bot:play` token.
+async fn bot_account(s: &Server, name: &str) -> (reqwest::Client, String) {
     let c = account(s, name).await;
     let (st, body) = post_json(
         &c,
@@ -54,7 +54,7 @@ async fn bot_account(s: &Server, name: &str) -> String {
     let token = body["token"].as_str().unwrap().to_string();
     let (st, body) = with_token(s, "/api/bot/account/upgrade", &token, json!({})).await;
     assert_eq!(st, 200, "{body}");
-    token
+    (c, token)
 }
 
 async fn with_token(s: &Server, path: &str, token: &str, body: Value) -> (u16, Value) {
@@ -130,7 +130,7 @@ async fn a_bot_joins_only_where_bots_are_allowed() {
     let clock = Clock::manual(T0);
     let s = server(&clock, true).await;
     let ana = account(&s, "Ana").await;
-    let robo = bot_account(&s, "Robo").await;
+    let (robo_browser, robo) = bot_account(&s, "Robo").await;
     let (st, open) = create(&ana, &s, json!({"bots": true})).await;
     assert_eq!(st, 201, "{open}");
     let (st, closed) = create(&ana, &s, json!({})).await;
@@ -167,9 +167,15 @@ async fn a_bot_joins_only_where_bots_are_allowed() {
     assert_eq!(st, 403, "{v}");
     assert_eq!(v["error"]["reason"], "tournament_no_bots", "{v}");
 
-    // Where BOTs are allowed: joined and paired with Ana, the game marked.
+    // Where BOTs are allowed: never from the BOT's browser session (a BOT
+    // acts with its token)...
     let (_, d) = get_with(&s, "", &format!("/api/tournaments/{open}")).await;
     assert_eq!(d["tournament"]["bots"], true, "{d}");
+    let path = format!("/api/tournaments/{open}/join");
+    let (st, v) = post_json(&robo_browser, &s, &path, json!({})).await;
+    assert_eq!(st, 403, "{v}");
+    assert_eq!(v["error"]["reason"], "bot_not_here", "{v}");
+    // ...but with its token: joined and paired with Ana, the game marked.
     let (st, v) = with_token(
         &s,
         &format!("/api/tournaments/{open}/join"),
