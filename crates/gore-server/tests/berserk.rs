@@ -249,7 +249,6 @@ async fn berserk_halves_the_clock_and_scores_by_the_hand_worked_table() {
     };
     let (xs, ys) = ("A", "B");
     let v = game(&s, x, &g1).await;
-    assert_eq!(v["arena"], id.as_str(), "{v}");
     assert_eq!(v["berserkable"][xs], true, "{v}");
     assert_eq!(v["berserk"][xs], false, "{v}");
     // Not a player of it (Cai, a spectator): refused.

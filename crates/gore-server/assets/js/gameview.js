@@ -438,7 +438,7 @@ export function viewTools(c) {
       box.append(h('button', { type: 'button', class: 'ghost small', id: 'takeback-btn', disabled: st.sending || st.animating, onclick: c.takeback }, t(friend ? 'takeback.ask' : 'takeback.do')));
     }
   }
-  if (s.berserkable && (me === 'A' || me === 'B') && s.berserkable[me]) {
+  if ((me === 'A' || me === 'B') && s.berserkable && s.berserkable[me]) {
     box.append(h('button', { type: 'button', class: 'small danger', id: 'berserk-btn', title: t('berserk.hint'), disabled: st.sending, onclick: c.berserk }, t('berserk.button')));
   }
   if (s.abortable && me !== 'both') {

@@ -190,10 +190,12 @@ pub fn game_state(v: &GameView) -> Value {
         "clock": h.clock.as_ref().map(|c| json!({"A": c.left.a, "B": c.left.b})),
         "status": status,
     });
-    // An arena game's berserks, as lichess's `wberserk` and `bberserk`.
-    if let Some(b) = &h.berserk {
-        out["aberserk"] = json!(b.a);
-        out["bberserk"] = json!(b.b);
+    // An arena game's berserks, as lichess's `wberserk` and `bberserk`
+    // (only when true).
+    for (k, b) in [("aberserk", h.berserk.a), ("bberserk", h.berserk.b)] {
+        if b {
+            out[k] = json!(true);
+        }
     }
     if let Some(r) = &h.result {
         out["winner"] = json!(r.winner.map(|p| p.to_string()));

@@ -275,17 +275,18 @@ pub struct Head {
     /// people being played has had no socket open (`null`: connected).
     #[serde(default = "no_one_away")]
     pub away: PerPlayer<Option<i64>>,
-    /// The arena (tournament id) that paired the game, if one did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arena: Option<String>,
     /// Whether each player went berserk (an arena game: half his base
-    /// time, no increment).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub berserk: Option<PerPlayer<bool>>,
+    /// time, no increment; never in other games).
+    #[serde(default = "no_one")]
+    pub berserk: PerPlayer<bool>,
     /// Whether each player may go berserk now (an arena game, before his
     /// first action).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub berserkable: Option<PerPlayer<bool>>,
+    #[serde(default = "no_one")]
+    pub berserkable: PerPlayer<bool>,
+}
+
+fn no_one() -> PerPlayer<bool> {
+    PerPlayer { a: false, b: false }
 }
 
 fn no_one_away() -> PerPlayer<Option<i64>> {
@@ -590,10 +591,8 @@ impl From<&HeadState> for Head {
             clock: h.clock.as_ref().map(ClockView::from),
             abortable: h.abortable,
             away: PerPlayer::from(h.away),
-            // Only an arena game says: other games' messages are as they were.
-            berserk: h.arena.as_ref().map(|_| PerPlayer::from(h.berserk)),
-            berserkable: h.arena.as_ref().map(|_| PerPlayer::from(h.berserkable)),
-            arena: h.arena.clone(),
+            berserk: PerPlayer::from(h.berserk),
+            berserkable: PerPlayer::from(h.berserkable),
         }
     }
 }
@@ -731,7 +730,8 @@ mod tests {
                 r#""result":null,"rematch":null,"thinking":false,"previews":[],"takeback":null,"#,
                 r#""clock":{{"control":"5+3","left":{{"A":300000,"B":300000}},"running":null,"#,
                 r#""deadline_in":20000,"due":"abort","now":10000}},"abortable":true,"#,
-                r#""away":{{"A":null,"B":null}}}}}}"#
+                r#""away":{{"A":null,"B":null}},"berserk":{{"A":false,"B":false}},"#,
+                r#""berserkable":{{"A":false,"B":false}}}}}}"#
             ),
             first = first,
             seats = seats
@@ -752,7 +752,8 @@ mod tests {
                 r#""ply":2,"declined":{{"A":false,"B":false}},"result":null,"rematch":null,"#,
                 r#""thinking":false,"previews":[],"takeback":null,"clock":{{"control":"5+3","#,
                 r#""left":{{"A":295000,"B":300000}},"running":"A","deadline_in":295000,"due":"flag","#,
-                r#""now":25000}},"abortable":false,"away":{{"A":null,"B":null}}}}}}"#
+                r#""now":25000}},"abortable":false,"away":{{"A":null,"B":null}},"#,
+                r#""berserk":{{"A":false,"B":false}},"berserkable":{{"A":false,"B":false}}}}}}"#
             ),
             seats = seats
         );

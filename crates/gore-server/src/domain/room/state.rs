@@ -139,8 +139,6 @@ pub struct HeadState {
     pub clock: Option<ClockState>,
     /// Either player may abort now.
     pub abortable: bool,
-    /// The arena that paired the game, if one did.
-    pub arena: Option<String>,
     /// Whether A and B went berserk.
     pub berserk: [bool; 2],
     /// Whether A and B may go berserk now.
@@ -261,7 +259,6 @@ impl Room {
                 && !self.is_over()
                 && self.info.mode == Mode::Friend
                 && !self.both_have_acted(),
-            arena: self.info.arena.clone(),
             berserk: self.info.berserk,
             berserkable: Player::ALL.map(|p| self.berserkable(p)),
         }
