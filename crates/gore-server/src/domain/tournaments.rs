@@ -29,9 +29,12 @@
 //!
 //! - Berserk: a game of an arena knows its arena; its players' berserks
 //!   are stored with it (`games/berserk.rs`) and told to the arena with
-//!   its result ([`berserk`]).
+//!   its result (`tournaments/berserk.rs`).
 //!
-//! Not yet: Swiss events on the server, a daily Swiss, bots.
+//! - BOTs join only an arena whose creator allows them
+//!   ([`NewTournament::bots`]; the hourly arena does not).
+//!
+//! Not yet: Swiss events on the server, a daily Swiss.
 
 mod berserk;
 
