@@ -131,6 +131,13 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     look(&p, "tournaments-phone-es-error").await?;
     set_value(&p, "tour-minutes", "30").await?;
     set_value(&p, "tour-clock", "5+3").await?;
+    // Now, rather than the form's default of a few minutes ahead.
+    let now = js(
+        &p,
+        "new Date(Date.now() - new Date().getTimezoneOffset() * 60000).toISOString().slice(0, 16)",
+    )
+    .await?;
+    set_value(&p, "tour-starts_at", now.as_str().unwrap_or("")).await?;
     click(&p, "#tour-create").await?;
     wait_for(
         &p,

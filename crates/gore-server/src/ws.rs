@@ -483,6 +483,9 @@ async fn handle(
         ClientMsg::Abort {} => {
             games.abort(id, token).await?;
         }
+        ClientMsg::Berserk {} => {
+            games.berserk(id, token).await?;
+        }
         ClientMsg::Takeback {} => {
             games.takeback(id, token).await?;
         }

@@ -110,6 +110,8 @@ fn game(id: &str, at: i64) -> GameInfo {
         takebacks: 0,
         takeback: None,
         bots: [false, false],
+        arena: None,
+        berserk: [false, false],
     }
 }
 

@@ -595,7 +595,7 @@ async fn bad_requests_are_refused_naming_the_field() {
         (with("minutes", json!(9)), "minutes"),
         (with("minutes", json!(181)), "minutes"),
         (with("starts_at", json!(T0 - 3_600_000)), "starts_at"),
-        (with("starts_at", json!(T0 + 8 * 86_400_000)), "starts_at"),
+        (with("starts_at", json!(T0 + 31 * 86_400_000)), "starts_at"),
     ] {
         let (st, v) = post_with(&s, &ana, "/api/tournaments", body.clone()).await;
         assert_eq!(st, 400, "{body}: {v}");
@@ -690,6 +690,8 @@ async fn the_lease_and_the_version_let_one_change_through() {
                     ),
                     names: [(tag.to_string(), tag.to_string())].into(),
                     games: Vec::new(),
+                    bots: false,
+                    bot_players: Default::default(),
                 },
             )
         };

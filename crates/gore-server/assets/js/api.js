@@ -97,6 +97,8 @@ export const claimWin = (id) => call('POST', `/api/games/${encodeURIComponent(id
 export const reportChat = (id, n) => call('POST', `/api/games/${encodeURIComponent(id)}/chat/${n}/report`, {});
 /** Aborts the game (before each player has moved): it counts for nobody. @param {string} id @returns {Promise<GameState>} */
 export const abortGame = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/abort`, {});
+/** Goes berserk in an arena game (before one's first action): half the clock, no increment. @param {string} id @returns {Promise<GameState>} */
+export const berserkGame = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/berserk`, {});
 /** Takes back one's last move (ai and local games), or asks the opponent (friend games). @param {string} id @returns {Promise<GameState>} */
 export const requestTakeback = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/takeback`, {});
 /** Grants or refuses the opponent's takeback request. @param {string} id @param {boolean} accept @returns {Promise<GameState>} */

@@ -28,6 +28,7 @@ import { formatLeft, isLow, leftNow } from './clock.js';
  *   rematch: () => void,
  *   resign: () => void,
  *   abort: () => void,
+ *   berserk: () => void,
  *   claim: () => void,
  *   clockAt: number,
  *   takeback: () => void,
@@ -134,6 +135,7 @@ export function viewPlayers(c, p, k) {
       // Always there, hidden when not to move, so that the box keeps its size.
       h('span', { class: `to-move-mark${toMove ? '' : ' off'}`, 'aria-hidden': toMove ? null : 'true' }, t('game.toMoveMark')),
       declined ? h('span', { class: 'declined-mark', title: t('game.declinedTitle') }, t('game.declinedMark')) : null,
+      s.berserk && s.berserk[pl] ? h('span', { class: 'berserk-mark', id: `berserk-${pl}`, title: t('berserk.hint') }, t('berserk.mark')) : null,
       s.clock ? h('span', { class: 'clock', id: `clock-${pl}`, role: 'timer', 'aria-live': 'off' }) : null));
   }
   viewClocks(c);
@@ -435,6 +437,9 @@ export function viewTools(c) {
       const friend = s.mode === 'friend';
       box.append(h('button', { type: 'button', class: 'ghost small', id: 'takeback-btn', disabled: st.sending || st.animating, onclick: c.takeback }, t(friend ? 'takeback.ask' : 'takeback.do')));
     }
+  }
+  if ((me === 'A' || me === 'B') && s.berserkable && s.berserkable[me]) {
+    box.append(h('button', { type: 'button', class: 'small danger', id: 'berserk-btn', title: t('berserk.hint'), disabled: st.sending, onclick: c.berserk }, t('berserk.button')));
   }
   if (s.abortable && me !== 'both') {
     box.append(h('button', { type: 'button', class: 'ghost small', id: 'abort-btn', disabled: st.sending, onclick: c.abort }, t('abort.button')));

@@ -19,9 +19,10 @@ const PACES = ['3+2', '5+3', '10+5', '15+10'];
 /**
  * @typedef {{id: string, name: string, kind: string, clock: string, rules: string, rated: boolean,
  *   starts_at: number, ends_at: number, phase: string, players: number, creator: string, url: string,
- *   rounds?: number, round?: number}} Summary
+ *   rounds?: number, round?: number, bots?: boolean}} Summary
  * @typedef {{rank: number, player: string, name: string, score: number, games: number, wins: number,
- *   on_fire: boolean, game: string|null, presence: string, rating: number}} Standing
+ *   on_fire: boolean, game: string|null, presence: string, rating: number,
+ *   sheet?: {berserk: boolean, berserk_point: boolean, points: number}[]}} Standing
  * @typedef {{tournament: Summary, standings: Standing[], playing: {game: string, url: string, a: [string, string], b: [string, string]}[],
  *   featured: string|null}} Detail
  * @typedef {{name: string, id?: string, account?: boolean}} Me
@@ -40,10 +41,19 @@ function left(at) {
   return hh ? `${hh}:${two(mm)}:${two(ss)}` : `${mm}:${two(ss)}`;
 }
 
-/** The terms in words: pace · rules · rated or casual. @param {Summary} s */
+/** The terms in words: pace · rules · rated or casual (· BOTs allowed). @param {Summary} s */
 function termsText(s) {
   const swiss = s.kind === 'swiss' ? [t('tour.swiss.kind'), tn('tour.swiss.rounds', s.rounds || 0)] : [];
-  return [...swiss, paceLabel(s.clock), rulesText(s.rules), s.rated ? t('tour.rated') : t('tour.casual')].join(' · ');
+  return [...swiss, paceLabel(s.clock), rulesText(s.rules), s.rated ? t('tour.rated') : t('tour.casual'), ...(s.bots ? [t('tour.botsAllowed')] : [])].join(' · ');
+}
+
+/** How far ahead the form's start is at first: a few minutes, for players to come. */
+const START_AHEAD_MS = 5 * 60_000;
+
+/** `at` (Unix ms) as a `datetime-local` input's value, in the viewer's time. @param {number} at */
+function localInput(at) {
+  const d = new Date(at - new Date(at).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 16);
 }
 
 /**
@@ -61,6 +71,31 @@ function flame() {
   path.setAttribute('fill', 'currentColor');
   svg.append(path);
   return svg;
+}
+
+/**
+ * Berserk's bolt, drawn as the flame is.
+ * @returns {SVGSVGElement}
+ */
+function bolt() {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 14 20');
+  svg.setAttribute('class', 'bolt');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', 'M9 0L1 11h5l-2 9 9-12H8l1-8z');
+  path.setAttribute('fill', 'currentColor');
+  svg.append(path);
+  return svg;
+}
+
+/** A standing's berserk points: a bolt and their number, or nothing. @param {Standing} l */
+function berserkPoints(l) {
+  const n = (l.sheet || []).filter((x) => x.berserk_point).length;
+  if (!n) return null;
+  return h('span', { class: 'berserk-points', title: tn('tour.berserkPoints', n) },
+    bolt(), h('span', { 'aria-hidden': 'true' }, String(n)), h('span', { class: 'sr-only' }, tn('tour.berserkPoints', n)));
 }
 
 /** Where a tournament is in time, in words. @param {Summary} s */
@@ -93,7 +128,7 @@ export function tournamentsPage(main) {
   /** @type {{field: string, text: string}|null} */
   let error = null;
   /** What the form holds between renders (a language change redraws it). */
-  const draft = { name: '', kind: 'arena', clock: '3+2', rules: 'standard', rated: false, minutes: '30', rounds: '5', delay: '5' };
+  const draft = { name: '', kind: 'arena', clock: '3+2', rules: 'standard', rated: false, minutes: '30', rounds: '5', delay: '5', start: localInput(Date.now() + START_AHEAD_MS), bots: false };
 
   function load() {
     call('GET', '/api/tournaments').then((v) => { lists = v; redrawLists(); }, () => {});
@@ -111,19 +146,24 @@ export function tournamentsPage(main) {
   async function create(e) {
     e.preventDefault();
     error = null;
+    // The field has whole minutes: a start within the minute just gone is now.
+    const at = new Date(draft.start).getTime();
+    const startsAt = Number.isNaN(at) ? 0 : at <= Date.now() && Date.now() - at < 60_000 ? Date.now() : at;
     try {
       const swiss = draft.kind === 'swiss';
       const r = await call('POST', '/api/tournaments', {
         name: draft.name.trim(), kind: draft.kind, clock: draft.clock, rules: draft.rules, rated: draft.rated,
         // A Swiss event pairs all its players at its start: they need time to join.
-        ...(swiss ? { rounds: Number(draft.rounds) || 0, starts_at: Date.now() + Number(draft.delay) * 60000 } : { minutes: Number(draft.minutes) || 0 }),
+        ...(swiss
+          ? { rounds: Number(draft.rounds) || 0, starts_at: Date.now() + Number(draft.delay) * 60000 }
+          : { minutes: Number(draft.minutes) || 0, starts_at: startsAt, bots: draft.bots }),
       });
       location.assign(r.url);
     } catch (err) {
       const e2 = /** @type {import('./api.js').ApiError} */ (err);
       // A wrong field is named at the head of the server's message.
       const field = /^(name|clock|rules|minutes|rounds|starts_at)\b/.exec(e2.message || '');
-      error = field ? { field: field[1], text: t(`tour.bad.${field[1] === 'starts_at' ? 'minutes' : field[1]}`) } : { field: '', text: errorText(e2) };
+      error = field ? { field: field[1], text: t(`tour.bad.${field[1]}`) } : { field: '', text: errorText(e2) };
       render();
       const bad = document.getElementById(`tour-${error.field || 'create'}-error`);
       if (bad) bad.focus();
@@ -156,10 +196,15 @@ export function tournamentsPage(main) {
         errorLine('rounds'),
         h('label', { for: 'tour-delay' }, t('tour.swissStartLabel')),
         h('select', { id: 'tour-delay', onchange: bind('delay') },
-          ...['2', '5', '10', '30', '60'].map((m) => h('option', { value: m, selected: m === draft.delay }, `${m} min`)))]
+          ...['2', '5', '10', '30', '60'].map((m) => h('option', { value: m, selected: m === draft.delay }, `${m} min`))),
+        errorLine('starts_at')]
       : [h('label', { for: 'tour-minutes' }, t('tour.minutes')),
         h('input', { id: 'tour-minutes', type: 'number', min: '10', max: '180', value: draft.minutes, oninput: bind('minutes'), onchange: bind('minutes'), ...described('minutes') }),
-        errorLine('minutes')];
+        errorLine('minutes'),
+        h('label', { for: 'tour-starts_at' }, t('tour.start')),
+        h('input', { id: 'tour-starts_at', type: 'datetime-local', value: draft.start, oninput: bind('start'), onchange: bind('start'), ...described('starts_at') }),
+        h('p', { class: 'hint', id: 'tour-start-hint' }, t('tour.startHint')),
+        errorLine('starts_at')];
     const rules = h('select', { id: 'tour-rules', onchange: bind('rules'), ...described('rules') },
       ...['standard', 'no-trades', 'seeds=3', 'seeds=5'].map((r) => h('option', { value: r, selected: r === draft.rules }, rulesText(r))));
     return h('form', { id: 'tour-form', class: 'tour-form', onsubmit: create, novalidate: true },
@@ -172,7 +217,8 @@ export function tournamentsPage(main) {
       ...length,
       h('label', { class: 'choice', for: 'tour-rated' },
         h('input', { id: 'tour-rated', type: 'checkbox', checked: draft.rated, onchange: bind('rated') }), h('span', null, t('tour.ratedLabel'))),
-      h('p', { class: 'hint' }, swiss ? t('tour.swissStarts') : t('tour.startsNow')),
+      ...(swiss ? [h('p', { class: 'hint' }, t('tour.swissStarts'))] : [h('label', { class: 'choice', for: 'tour-bots' },
+        h('input', { id: 'tour-bots', type: 'checkbox', checked: draft.bots, onchange: bind('bots') }), h('span', null, t('tour.allowBots')))]),
       h('button', { type: 'submit', id: 'tour-create' }, swiss ? t('tour.createSwiss') : t('tour.create')),
       errorLine('create'));
   }
@@ -230,7 +276,7 @@ export function tournamentPage(main, id) {
       (e) => { if (!detail && !swiss) { failure = errorText(e); render(); } });
   }
 
-  /** @param {'join'|'withdraw'} what */
+  /** @param {'join'|'pause'|'withdraw'} what */
   async function act(what) {
     actionError = '';
     try {
@@ -289,18 +335,22 @@ export function tournamentPage(main, id) {
     if (me && !me.account) acting.append(t('tour.visitorJoin'));
     else if (me && s.phase !== 'finished' && s.phase !== 'ending') {
       if (!myLine || myLine.presence === 'paused') acting.append(h('button', { type: 'button', id: 'tour-join', onclick: () => act('join') }, t('tour.join')));
-      else if (myLine.presence === 'joined') acting.append(h('button', { type: 'button', id: 'tour-withdraw', class: 'secondary', onclick: () => act('withdraw') }, t('tour.withdraw')));
-      else acting.append(t('tour.withdrawn'));
+      else if (myLine.presence === 'joined') {
+        acting.append(h('button', { type: 'button', id: 'tour-pause', class: 'secondary', onclick: () => act('pause') }, t('tour.pause')), ' ');
+      }
+      if (myLine && myLine.presence !== 'withdrawn') acting.append(h('button', { type: 'button', id: 'tour-withdraw', class: 'secondary', onclick: () => act('withdraw') }, t('tour.withdraw')));
+      else if (myLine) acting.append(t('tour.withdrawn'));
     }
     page.append(acting);
+    if (myLine && myLine.presence === 'paused' && s.phase !== 'finished' && s.phase !== 'ending') page.append(h('p', { class: 'muted', id: 'tour-paused' }, t('tour.pausedNote')));
     if (actionError) page.append(h('p', { class: 'bad', role: 'alert', id: 'tour-error' }, actionError));
     if (detail.featured) {
       page.append(h('p', { id: 'tour-featured' }, h('a', { href: `/g/${encodeURIComponent(detail.featured)}` }, t('tour.featured'))));
     }
     const rows = detail.standings.map((l) => h('tr', { class: mine(l) ? 'me' : null },
       h('td', null, String(l.rank)),
-      h('td', null, h('a', { href: `/@/${encodeURIComponent(l.name)}` }, l.name), l.presence === 'withdrawn' ? h('span', { class: 'muted' }, ` (${t('tour.out')})`) : null),
-      h('td', { class: l.on_fire ? 'fire' : null }, String(l.score), l.on_fire ? h('span', { class: 'fire-mark', title: t('tour.fire') }, flame(), h('span', { class: 'sr-only' }, t('tour.fire'))) : null),
+      h('td', null, h('a', { href: `/@/${encodeURIComponent(l.name)}` }, l.name), l.presence === 'withdrawn' ? h('span', { class: 'muted' }, ` (${t('tour.out')})`) : l.presence === 'paused' ? h('span', { class: 'muted paused-mark' }, ` (${t('tour.paused')})`) : null),
+      h('td', { class: l.on_fire ? 'fire' : null }, String(l.score), l.on_fire ? h('span', { class: 'fire-mark', title: t('tour.fire') }, flame(), h('span', { class: 'sr-only' }, t('tour.fire'))) : null, berserkPoints(l)),
       h('td', null, String(l.games)),
       h('td', null, l.game ? h('a', { href: `/g/${encodeURIComponent(l.game)}` }, t('tour.watch')) : '')));
     const table = h('table', { class: 'tour-standings', id: 'tour-standings' },

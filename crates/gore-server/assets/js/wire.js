@@ -131,7 +131,9 @@ export {};
  * What changes with each action: everything of a state but the game's
  * fixed facts and its log. `lobby` and `rated` are sent only when true,
  * `clock` only in timed games; `away` is how long (ms) each player of a
- * game between people has had no socket (`null`: connected).
+ * game between people has had no socket (`null`: connected). `berserk`:
+ * who went berserk, `berserkable`: who still may (an arena's game; never
+ * in other games).
  * @typedef {{
  *   status: Status,
  *   position: string,
@@ -150,6 +152,8 @@ export {};
  *   clock?: ClockView,
  *   abortable: boolean,
  *   away: PerPlayer<number|null>,
+ *   berserk: PerPlayer<boolean>,
+ *   berserkable: PerPlayer<boolean>,
  * }} Head
  */
 

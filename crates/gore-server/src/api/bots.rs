@@ -171,7 +171,8 @@ pub fn event_json(e: &BotEvent, me: &str) -> Value {
 
 /// A game stream's `gameState`: the actions so far (tokens, space
 /// separated), the position, whose turn, the clocks (ms left) and the
-/// status (`started`, or the result's reason), with the winner at the end.
+/// status (`started`, or the result's reason), with the winner at the end;
+/// in an arena game, who went berserk (`aberserk`, `bberserk`).
 pub fn game_state(v: &GameView) -> Value {
     let actions: Vec<String> = v.actions.iter().map(|e| e.action.to_string()).collect();
     let h = &v.head;
@@ -189,6 +190,13 @@ pub fn game_state(v: &GameView) -> Value {
         "clock": h.clock.as_ref().map(|c| json!({"A": c.left.a, "B": c.left.b})),
         "status": status,
     });
+    // An arena game's berserks, as lichess's `wberserk` and `bberserk`
+    // (only when true).
+    for (k, b) in [("aberserk", h.berserk.a), ("bberserk", h.berserk.b)] {
+        if b {
+            out[k] = json!(true);
+        }
+    }
     if let Some(r) = &h.result {
         out["winner"] = json!(r.winner.map(|p| p.to_string()));
         out["seeds"] = json!(r.seeds);

@@ -275,6 +275,18 @@ pub struct Head {
     /// people being played has had no socket open (`null`: connected).
     #[serde(default = "no_one_away")]
     pub away: PerPlayer<Option<i64>>,
+    /// Whether each player went berserk (an arena game: half his base
+    /// time, no increment; never in other games).
+    #[serde(default = "no_one")]
+    pub berserk: PerPlayer<bool>,
+    /// Whether each player may go berserk now (an arena game, before his
+    /// first action).
+    #[serde(default = "no_one")]
+    pub berserkable: PerPlayer<bool>,
+}
+
+fn no_one() -> PerPlayer<bool> {
+    PerPlayer { a: false, b: false }
 }
 
 fn no_one_away() -> PerPlayer<Option<i64>> {
@@ -421,6 +433,8 @@ pub enum ClientMsg {
     Resign {},
     /// Abort the game (before each player has made an action).
     Abort {},
+    /// Go berserk (an arena game, before the caller's first action).
+    Berserk {},
     /// Take back: at once in ai and local games, a request to the
     /// opponent in friend games.
     Takeback {},
@@ -577,6 +591,8 @@ impl From<&HeadState> for Head {
             clock: h.clock.as_ref().map(ClockView::from),
             abortable: h.abortable,
             away: PerPlayer::from(h.away),
+            berserk: PerPlayer::from(h.berserk),
+            berserkable: PerPlayer::from(h.berserkable),
         }
     }
 }
@@ -681,6 +697,8 @@ mod tests {
             takebacks: 0,
             takeback: None,
             bots: [false, false],
+            arena: None,
+            berserk: [false, false],
         };
         let mut room = Room::new(info, 2000);
         room.clock = Clock::manual(0);
@@ -712,7 +730,8 @@ mod tests {
                 r#""result":null,"rematch":null,"thinking":false,"previews":[],"takeback":null,"#,
                 r#""clock":{{"control":"5+3","left":{{"A":300000,"B":300000}},"running":null,"#,
                 r#""deadline_in":20000,"due":"abort","now":10000}},"abortable":true,"#,
-                r#""away":{{"A":null,"B":null}}}}}}"#
+                r#""away":{{"A":null,"B":null}},"berserk":{{"A":false,"B":false}},"#,
+                r#""berserkable":{{"A":false,"B":false}}}}}}"#
             ),
             first = first,
             seats = seats
@@ -733,7 +752,8 @@ mod tests {
                 r#""ply":2,"declined":{{"A":false,"B":false}},"result":null,"rematch":null,"#,
                 r#""thinking":false,"previews":[],"takeback":null,"clock":{{"control":"5+3","#,
                 r#""left":{{"A":295000,"B":300000}},"running":"A","deadline_in":295000,"due":"flag","#,
-                r#""now":25000}},"abortable":false,"away":{{"A":null,"B":null}}}}}}"#
+                r#""now":25000}},"abortable":false,"away":{{"A":null,"B":null}},"#,
+                r#""berserk":{{"A":false,"B":false}},"berserkable":{{"A":false,"B":false}}}}}}"#
             ),
             seats = seats
         );

@@ -36,6 +36,9 @@ pub struct TournamentBody {
     /// A Swiss event's number of rounds: 3 to 15.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<u32>,
+    /// BOT accounts may join (the default: no).
+    #[serde(default)]
+    pub bots: bool,
 }
 
 /// The answer to `POST /api/tournaments`: the new tournament's id and page.

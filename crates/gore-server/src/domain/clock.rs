@@ -171,16 +171,31 @@ pub fn clocks(
     to_act: Option<Player>,
     now: i64,
 ) -> Clocks {
+    clocks_with(tc, [false; 2], started_at, played, to_act, now)
+}
+
+/// [`clocks`] where A's and B's `berserk` players (an arena's berserk,
+/// RULES.md "Tournaments") have half the base and no increment; a
+/// correspondence clock has no berserk.
+pub fn clocks_with(
+    tc: TimeControl,
+    berserk: [bool; 2],
+    started_at: i64,
+    played: &[(Player, i64)],
+    to_act: Option<Player>,
+    now: i64,
+) -> Clocks {
     let mut acted = [false; 2];
     let mut prev = started_at;
     match tc {
         TimeControl::Fischer { base, increment } => {
             let (base, inc) = (base.as_millis() as i64, increment.as_millis() as i64);
-            let mut left = [base; 2];
+            let mut left = berserk.map(|b| if b { base / 2 } else { base });
+            let inc = berserk.map(|b| if b { 0 } else { inc });
             for &(p, at) in played {
                 if acted == [true, true] {
                     let i = p.index();
-                    left[i] = (left[i] - (at - prev)).max(0) + inc;
+                    left[i] = (left[i] - (at - prev)).max(0) + inc[i];
                 }
                 acted[p.index()] = true;
                 prev = at;
@@ -394,6 +409,24 @@ mod tests {
         assert_eq!(c.left, [two - 3_600_000, two]);
         assert_eq!(c.running, Some(A));
         assert_eq!(c.deadline, Some((7 + two, Due::Flag(A))));
+    }
+
+    /// Hand arithmetic: 1+2 with A berserk (30 s, no increment). A 0 s
+    /// and B 5 s (free). A takes 10 s (30-10 = 20), B 20 s (60-20+2 =
+    /// 42); A to act since 35 s: his flag at 35+20 = 55 s, half of B's
+    /// time and without increments.
+    #[test]
+    fn a_berserk_player_has_half_the_base_and_no_increment() {
+        let tc: TimeControl = "1+2".parse().unwrap();
+        let c = clocks_with(tc, [true, false], 0, &[], Some(A), 0);
+        assert_eq!(c.left, [30_000, MIN]);
+        let played = [(A, 0), (B, 5_000), (A, 15_000), (B, 35_000)];
+        let c = clocks_with(tc, [true, false], 0, &played, Some(A), 40_000);
+        assert_eq!(c.left, [15_000, 42_000]);
+        assert_eq!(c.deadline, Some((55_000, Due::Flag(A))));
+        // Without berserk: 60-10+2 = 52 for A, flag at 35+52 = 87 s.
+        let c = clocks(tc, 0, &played, Some(A), 40_000);
+        assert_eq!(c.deadline, Some((87_000, Due::Flag(A))));
     }
 
     #[test]

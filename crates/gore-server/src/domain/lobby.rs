@@ -1025,6 +1025,8 @@ pub(crate) fn game_between(
         takebacks: 0,
         takeback: None,
         bots,
+        arena: None,
+        berserk: [false, false],
     };
     let tokens = if creator == Player::A {
         [ta, tb]

@@ -313,6 +313,12 @@ pub struct GameInfo {
     /// marked in every view). Known when the game is made and never
     /// changed: an account with games cannot become a BOT.
     pub bots: [bool; 2],
+    /// The arena that paired this game (its tournament's id; `None` for
+    /// any other game): only then may a player berserk.
+    pub arena: Option<String>,
+    /// Whether A's and B's players went berserk (RULES.md, "Tournaments":
+    /// half the base, no increment).
+    pub berserk: [bool; 2],
 }
 
 /// The base-32 alphabet of game ids (no i, l, o, u).

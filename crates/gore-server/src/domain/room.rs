@@ -13,7 +13,7 @@ use std::time::Instant;
 use gore_core::{Action, Effect, Game, Hole, HoleSet, Player, Position, Sowing};
 use tokio::sync::broadcast;
 
-use super::clock::{clocks, Clock, Clocks, Due};
+use super::clock::{clocks_with, Clock, Clocks, Due, TimeControl};
 use super::{GameError, GameInfo, Mode, Said, Seat, Status};
 use crate::domain::storage::{StoredAction, StoredGame};
 use gore_core::Forfeit;
@@ -386,7 +386,7 @@ impl Room {
         let tc = self.info.clock?;
         let Some(started) = self.info.started_at else {
             // Waiting for the friend: the whole times, nothing running or due.
-            return Some(clocks(tc, 0, &[], None, now));
+            return Some(clocks_with(tc, self.info.berserk, 0, &[], None, now));
         };
         // Outages are cut out of the time line (RULES.md, "Clocks and
         // outages"): each action's time, and now, move back by the time
@@ -408,7 +408,7 @@ impl Room {
             .map(|(i, (e, &t))| (e.player, t - credited(i + 1)))
             .collect();
         let shift = credited(ply + 1);
-        let mut c = clocks(tc, started, &played, to_act, now - shift);
+        let mut c = clocks_with(tc, self.info.berserk, started, &played, to_act, now - shift);
         if let Some((at, _)) = c.deadline.as_mut() {
             *at += shift;
         }
@@ -484,9 +484,25 @@ impl Room {
     /// Whether each player has made an action (then the game can no
     /// longer be aborted).
     pub fn both_have_acted(&self) -> bool {
-        Player::ALL
-            .iter()
-            .all(|&p| self.log.iter().any(|e| e.player == p))
+        Player::ALL.iter().all(|&p| self.actions_by(p) > 0)
+    }
+
+    /// How many actions `p` has made (an arena's berserk point counts
+    /// them).
+    pub fn actions_by(&self, p: Player) -> u32 {
+        self.log.iter().filter(|e| e.player == p).count() as u32
+    }
+
+    /// Whether `p` may go berserk now (RULES.md, "Tournaments"): an arena
+    /// game with a Fischer clock being played, he has made no action and
+    /// has not gone berserk.
+    pub fn berserkable(&self, p: Player) -> bool {
+        self.info.arena.is_some()
+            && matches!(self.info.clock, Some(TimeControl::Fischer { .. }))
+            && self.info.status == Status::Playing
+            && !self.is_over()
+            && !self.info.berserk[p.index()]
+            && self.actions_by(p) == 0
     }
 
     /// Whether the server's AI is to act now.
@@ -878,6 +894,8 @@ mod tests {
             takebacks: 0,
             takeback: None,
             bots: [false, false],
+            arena: None,
+            berserk: [false, false],
         }
     }
 

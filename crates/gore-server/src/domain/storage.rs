@@ -208,6 +208,13 @@ pub enum GameChange {
         /// The game's deadline after it ([`GameInfo::deadline`]).
         deadline: Option<i64>,
     },
+    /// An arena player went berserk ([`GameInfo::berserk`]).
+    Berserk {
+        /// Who.
+        player: Player,
+        /// The game's deadline after it ([`GameInfo::deadline`]).
+        deadline: Option<i64>,
+    },
 }
 
 /// An AI turn due ([`ServerStore::due_ai_turns`]).
@@ -664,6 +671,8 @@ pub struct GameEnd {
     pub aborted_by: Option<String>,
     /// When it ended (Unix ms).
     pub ended_at: i64,
+    /// Whether A and B went berserk ([`GameInfo::berserk`]).
+    pub berserk: [bool; 2],
 }
 
 /// Tournaments: their state, their games, and the pairing lease.

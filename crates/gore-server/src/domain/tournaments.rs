@@ -29,8 +29,14 @@
 //!
 //! Swiss events (and the daily Swiss) are run the same way: [`swiss`].
 //!
-//! Not yet: berserk (the clock keeps both sides' time alike), bots.
+//! - Berserk: a game of an arena knows its arena; its players' berserks
+//!   are stored with it (`games/berserk.rs`) and told to the arena with
+//!   its result (`tournaments/berserk.rs`).
+//!
+//! - BOTs join only an arena whose creator allows them
+//!   ([`NewTournament::bots`]; the hourly arena does not; no Swiss event).
 
+mod berserk;
 mod played;
 pub use played::{PlayedLine, PLAYED_SHOWN};
 
@@ -64,8 +70,11 @@ pub const LEASE: Duration = Duration::from_secs(10);
 pub const ARENA_MINUTES: (u32, u32) = (10, 180);
 /// The longest name, in characters.
 pub const NAME_MAX: usize = 40;
-/// How far ahead an arena may be set to start (a week).
-pub const START_AHEAD_MS: i64 = 7 * 86_400_000;
+/// How far ahead an arena may be set to start (a month: 30 days).
+pub const START_AHEAD_MS: i64 = 30 * 86_400_000;
+/// How far in the past a start may be and still mean "now": a form's
+/// start has whole minutes.
+pub const START_SLACK_MS: i64 = 60_000;
 /// Tournaments of each phase a list shows at most.
 pub const LIST_LIMIT: u32 = 50;
 /// Running tournaments each tick looks after at most.
@@ -102,6 +111,8 @@ pub struct NewTournament {
     pub minutes: u32,
     /// Its number of rounds ([`swiss::SWISS_ROUNDS`]; a Swiss event's).
     pub rounds: Option<u32>,
+    /// BOT accounts may join (issue 29: never unless its creator allows).
+    pub bots: bool,
 }
 
 /// An arena's state as stored: the crate's state, the players' names, and
@@ -114,6 +125,12 @@ pub struct ArenaState {
     pub names: BTreeMap<String, String>,
     /// The site's game id of each arena game, in arena order.
     pub games: Vec<String>,
+    /// BOT accounts may join (states stored before bots could: no).
+    #[serde(default)]
+    pub bots: bool,
+    /// The BOT accounts that joined (their games are marked BOT).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub bot_players: std::collections::BTreeSet<String>,
 }
 
 /// Where a tournament stands at a given time.
@@ -163,6 +180,8 @@ pub struct TournamentSummary {
     /// A Swiss event's rounds paired so far (the current one included).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round: Option<u32>,
+    /// BOT accounts may join.
+    pub bots: bool,
 }
 
 /// One finished game on a player's score sheet.
@@ -174,6 +193,8 @@ pub struct SheetLine {
     pub result: PlayerResult,
     /// Counted double (he was on fire).
     pub doubled: bool,
+    /// He went berserk.
+    pub berserk: bool,
     /// The berserk point.
     pub berserk_point: bool,
     /// The points it scored.
@@ -468,6 +489,8 @@ impl Tournaments {
                 arena,
                 names: BTreeMap::new(),
                 games: Vec::new(),
+                bots: false,
+                bot_players: Default::default(),
             };
             let made = self
                 .0
@@ -540,11 +563,11 @@ impl Tournaments {
         }
         let now = self.now();
         let starts_at = new.starts_at.unwrap_or(now).max(now);
-        if new.starts_at.is_some_and(|s| s < now - 60_000) {
+        if new.starts_at.is_some_and(|s| s < now - START_SLACK_MS) {
             return Err(bad("starts_at", "the start is in the past"));
         }
         if starts_at > now + START_AHEAD_MS {
-            return Err(bad("starts_at", "an arena starts within a week"));
+            return Err(bad("starts_at", "an arena starts within a month"));
         }
         let ends_at = starts_at + i64::from(new.minutes) * 60_000;
         let arena = Arena::try_new(ArenaConfig::new(starts_at as u64, ends_at as u64))
@@ -555,6 +578,8 @@ impl Tournaments {
             arena,
             names,
             games: Vec::new(),
+            bots: new.bots,
+            bot_players: Default::default(),
         };
         let id = new_id();
         self.0
@@ -625,6 +650,7 @@ impl Tournaments {
             players: state.arena.players.len(),
             rounds: None,
             round: None,
+            bots: state.bots,
         }
     }
 
@@ -704,6 +730,7 @@ impl Tournaments {
                         game: site(x.game).unwrap_or_default(),
                         result: x.result,
                         doubled: x.doubled,
+                        berserk: berserk::went_berserk(&s.arena, x.game, &r.player),
                         berserk_point: x.berserk_point,
                         points: x.points,
                     })
@@ -744,8 +771,14 @@ impl Tournaments {
                 "tournaments are for accounts: sign up or log in",
             )));
         }
-        crate::domain::lobby::check_not_bot(me)?;
         let t = self.load(id).await?;
+        let bots_allowed = matches!(&t.state, TournamentState::Arena(s) if s.bots);
+        if me.bot && !bots_allowed {
+            return Err(GameError::Forbidden(Said::new(
+                "tournament_no_bots",
+                "this tournament does not allow BOT accounts",
+            )));
+        }
         // For his page (before the join: a join that fails leaves a row
         // his page passes over, never a join without its row).
         self.0
@@ -764,6 +797,9 @@ impl Tournaments {
                 .join(PlayerId::from(me.id.as_str()), rating, now.max(0) as u64)
                 .map_err(arena_error)?;
             s.names.insert(me.id.clone(), me.name.clone());
+            if me.bot {
+                s.bot_players.insert(me.id.clone());
+            }
             Ok(Vec::new())
         })
         .await?;
@@ -917,6 +953,7 @@ impl Tournaments {
                     e.ended_at.max(0) as u64,
                 );
                 result.outcome = outcome_of(e);
+                self.berserks(&mut result, e).await?;
                 if s.arena.record(result).is_ok() {
                     changed = true;
                 }
@@ -935,7 +972,10 @@ impl Tournaments {
             let pairings = s.arena.pair(at);
             let mut games = Vec::new();
             for p in &pairings {
-                let info = self.game_for(&t, &s.names, &p.a, &p.b, now).await?;
+                let bots = [&p.a, &p.b].map(|x| s.bot_players.contains(x.as_str()));
+                let info = self
+                    .game_for(&t, &s.names, (&p.a, &p.b), Some(bots), now)
+                    .await?;
                 s.games.push(info.id.clone());
                 games.push((p.game.0, info));
             }
@@ -961,13 +1001,14 @@ impl Tournaments {
 
     /// The game of a pairing: a lobby's kind of game between the two
     /// accounts (both seats theirs, begun now), with the tournament's
-    /// clock and rules, rated if it is.
+    /// clock and rules, rated if it is; `bots`: which seats are BOTs' (an
+    /// arena's that allows them; never a Swiss event's).
     async fn game_for(
         &self,
         t: &StoredTournament,
         names: &BTreeMap<String, String>,
-        a: &PlayerId,
-        b: &PlayerId,
+        (a, b): (&PlayerId, &PlayerId),
+        bots: Option<[bool; 2]>,
         now: i64,
     ) -> Result<GameInfo, GameError> {
         let mut tokens = PerSeat::default();
@@ -1013,9 +1054,11 @@ impl Tournaments {
             deadline,
             takebacks: 0,
             takeback: None,
-            // BOTs do not join (issue 29: not unless the creator allows
-            // them, which no arena does yet).
-            bots: [false, false],
+            // A BOT joins only an arena that allows BOTs; berserk is an
+            // arena's.
+            bots: bots.unwrap_or_default(),
+            arena: bots.map(|_| t.id.clone()),
+            berserk: [false, false],
         })
     }
 }
@@ -1031,6 +1074,7 @@ mod tests {
             forfeit,
             ended_at: 0,
             aborted_by: None,
+            berserk: [false, false],
         }
     }
 

@@ -432,8 +432,17 @@ pub(crate) async fn game_stream(
             };
             let view = GameView::from(state);
             let now = api::game_state(&view);
-            // Clocks move on their own: a new line only when the game did.
-            let key = |v: &Value| (v["ply"].clone(), v["status"].clone(), v["actions"].clone());
+            // Clocks move on their own: a new line only when the game did
+            // (an action, its end, a berserk).
+            let key = |v: &Value| {
+                let b = (v["aberserk"].clone(), v["bberserk"].clone());
+                (
+                    v["ply"].clone(),
+                    v["status"].clone(),
+                    v["actions"].clone(),
+                    b,
+                )
+            };
             if key(&now) != key(&last) {
                 if tx.send(line(&now)).await.is_err() {
                     return;
@@ -467,6 +476,18 @@ pub(crate) async fn bot_resign(
 ) -> Result<Response, ApiError> {
     let token = seat(&state, &headers, &id).await?;
     state.games().resign(&id, Some(token)).await?;
+    Ok(Json(json!({"ok": true})).into_response())
+}
+
+/// `POST /api/bot/game/{id}/berserk` (lichess's name): the bot goes
+/// berserk in its arena game, before its first action.
+pub(crate) async fn bot_berserk(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let token = seat(&state, &headers, &id).await?;
+    state.games().berserk(&id, Some(token)).await?;
     Ok(Json(json!({"ok": true})).into_response())
 }
 

@@ -250,6 +250,17 @@ pub(crate) async fn resign(
     Ok(Json(GameView::from(view)).into_response())
 }
 
+/// `POST /api/games/{id}/berserk`: the caller goes berserk (an arena game,
+/// before his first action).
+pub(crate) async fn berserk(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    SeatToken(token): SeatToken,
+) -> Result<Response, ApiError> {
+    let view = state.games().berserk(&id, token).await?;
+    Ok(Json(GameView::from(view)).into_response())
+}
+
 /// `POST /api/games/{id}/abort`: the caller aborts the game (before each
 /// player has made an action).
 pub(crate) async fn abort(

@@ -15,8 +15,16 @@ use crate::extract::{parse_clock, session_of, JsonBody};
 use crate::state::AppState;
 use crate::store::StoredPlayer;
 
-/// The signed-in player of the request (an account), or `unauthorized`.
+/// The signed-in player of the request (an account, not a BOT), or
+/// `unauthorized`; with `Authorization: Bearer`, the token's account
+/// (scope `bot:play`: a BOT joins an arena that allows BOTs as lichess's
+/// do).
 async fn account_of(state: &AppState, headers: &HeaderMap) -> Result<StoredPlayer, ApiError> {
+    if let Some(auth) = headers.get(axum::http::header::AUTHORIZATION) {
+        let caller = state.bots().authenticate(auth.to_str().ok()).await?;
+        caller.needs("bot:play")?;
+        return Ok(caller.player);
+    }
     let needs = || {
         GameError::NeedsAccount(Said::new(
             "tournament_needs_account",
@@ -30,6 +38,8 @@ async fn account_of(state: &AppState, headers: &HeaderMap) -> Result<StoredPlaye
     if !me.account {
         return Err(needs().into());
     }
+    // A BOT acts with its token, never from a browser's session.
+    crate::domain::lobby::check_not_bot(&me)?;
     Ok(me)
 }
 
@@ -51,6 +61,7 @@ fn terms(body: crate::api::TournamentBody) -> Result<NewTournament, ApiError> {
         starts_at: body.starts_at,
         minutes: body.minutes,
         rounds: body.rounds,
+        bots: body.bots,
     })
 }
 

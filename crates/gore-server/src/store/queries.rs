@@ -58,9 +58,11 @@ fn insert_game(g: &GameInfo) -> Stmt {
         "INSERT INTO games (id, mode, rules, start, level, honourable, creator, token_a,
              token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
              device_a, device_b, device_both, clock, started_at, deadline, name_a, name_b,
-             lobby, player_a, player_b, rated, rating_a, rating_b, ai_turn, bot_a, bot_b)
+             lobby, player_a, player_b, rated, rating_a, rating_b, ai_turn, bot_a, bot_b, arena,
+             berserk_a, berserk_b)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15, $16,
-             $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)",
+             $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33,
+             $34, $35)",
         vals![
             &g.id,
             g.mode.as_str(),
@@ -102,6 +104,9 @@ fn insert_game(g: &GameInfo) -> Stmt {
             .then_some(0u32),
             g.bots[0],
             g.bots[1],
+            g.arena.clone(),
+            g.berserk[0],
+            g.berserk[1],
         ],
     )
 }
@@ -468,6 +473,11 @@ impl<E: Executor> GameStore for Db<E> {
                     "UPDATE games SET clock_credits = $2, deadline = $3 WHERE id = $1",
                     vals![&id, super::credits_text(&credits), deadline],
                 )),
+                GameChange::Berserk { player, deadline } => stmts.push(stmt(
+                    "UPDATE games SET berserk_a = (berserk_a OR $2 = 'A'), deadline = $3,
+                         berserk_b = (berserk_b OR $2 = 'B'), updated_at = $4 WHERE id = $1",
+                    vals![&id, player, deadline, now],
+                )),
             }
             db.done(stmts).await?;
             db.0.announce(id, ply);
@@ -514,20 +524,13 @@ impl<E: Executor> GameStore for Db<E> {
     }
 
     fn set_device(&self, id: String, seat: Seat, code: Option<String>) -> StoreFuture<()> {
-        let column = match seat {
-            Seat::A => "device_a",
-            Seat::B => "device_b",
-            Seat::Both => "device_both",
-        };
-        self.set_game_column(id, column, code.into())
+        let column = format!("device_{}", seat.as_str().to_lowercase());
+        self.set_game_column(id, &column, code.into())
     }
 
     fn set_away(&self, id: String, seat: Player, since: Option<i64>) -> StoreFuture<()> {
-        let column = match seat {
-            Player::A => "away_a",
-            Player::B => "away_b",
-        };
-        self.set_game_column(id, column, since.into())
+        let column = format!("away_{}", seat.char().to_ascii_lowercase());
+        self.set_game_column(id, &column, since.into())
     }
 
     fn remember_seat(&self, session: String, id: String, token: String) -> StoreFuture<()> {

@@ -102,6 +102,8 @@ pub(super) fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
         takebacks: col(r, id, "takebacks")?,
         takeback: player("takeback_request")?,
         bots: [col(r, id, "bot_a")?, col(r, id, "bot_b")?],
+        arena: opt("arena")?,
+        berserk: [col(r, id, "berserk_a")?, col(r, id, "berserk_b")?],
         mode,
         rules,
         start,

@@ -163,6 +163,9 @@ pub const STEPS: &[Step] = steps! {
     // from the tournaments' games: a player who joined an earlier
     // tournament and played no game in it is left out.
     "21-tournament-players" => "the tournaments each account joined";
+    // Issue 29, berserk: which arena a game belongs to, and each side's
+    // berserk (the halved clock every server enforces).
+    "22-berserk" => "arena games and berserk";
 };
 
 /// The schema version this server writes.

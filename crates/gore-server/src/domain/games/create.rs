@@ -226,5 +226,7 @@ pub(super) fn new_info(spec: &NewGameSpec, creator: Seat, now: i64) -> GameInfo 
         takebacks: 0,
         takeback: None,
         bots: [false, false],
+        arena: None,
+        berserk: [false, false],
     }
 }

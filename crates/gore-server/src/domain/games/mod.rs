@@ -37,6 +37,7 @@ use crate::domain::GameState;
 use ai_turns::cheap_level;
 
 mod ai_turns;
+mod berserk;
 mod chat;
 mod command;
 #[cfg(test)]

@@ -139,6 +139,10 @@ pub struct HeadState {
     pub clock: Option<ClockState>,
     /// Either player may abort now.
     pub abortable: bool,
+    /// Whether A and B went berserk.
+    pub berserk: [bool; 2],
+    /// Whether A and B may go berserk now.
+    pub berserkable: [bool; 2],
     /// For how long (ms) A and B have had no socket, in a game between
     /// people being played.
     pub away: [Option<i64>; 2],
@@ -255,6 +259,8 @@ impl Room {
                 && !self.is_over()
                 && self.info.mode == Mode::Friend
                 && !self.both_have_acted(),
+            berserk: self.info.berserk,
+            berserkable: Player::ALL.map(|p| self.berserkable(p)),
         }
     }
 

@@ -415,7 +415,7 @@ impl Tournaments {
                         let first = s.games.iter().map(Vec::len).sum::<usize>() as u32;
                         let mut ids = Vec::new();
                         for (n, g) in (first..).zip(&round.games) {
-                            let info = self.game_for(&t, &s.names, &g.a, &g.b, now).await?;
+                            let info = self.game_for(&t, &s.names, (&g.a, &g.b), None, now).await?;
                             ids.push(info.id.clone());
                             games.push((n, info));
                         }
@@ -540,6 +540,7 @@ impl Tournaments {
             players: s.swiss.players.len(),
             rounds: Some(s.swiss.rounds),
             round: Some(s.swiss.played.len() as u32),
+            bots: false,
         }
     }
 

@@ -155,6 +155,7 @@ impl<E: Executor> TournamentStore for Db<E> {
                 ended_at: col(r, &info.id, "updated_at")?,
                 aborted_by: col(r, &info.id, "aborted_by")?,
                 forfeit: info.forfeit,
+                berserk: info.berserk,
                 game: info.id,
             })
         })
