@@ -3,8 +3,8 @@
 //! the shared database, and a `gore worker` claims it, computes it and
 //! stores the result, which any server then answers; on SQLite (same
 //! machine) and PostgreSQL. A worker SIGKILLed mid-review: another takes
-//! the job once the first is silent. Two workers never compute the same
-//! review.
+//! the job once the first is silent; one stopped (SIGTERM) finishes it, or
+//! gives it back. Two workers never compute the same review.
 //!
 //! Each process serves its metrics: the reviews each one computed are read
 //! there (`gore_reviews_computed_total`).
@@ -53,7 +53,15 @@ impl Proc {
 
     /// `gore worker` on `db` with one AI thread and one analysis thread.
     fn worker(db: &str) -> Proc {
-        Proc::start(&["worker", "--threads", "1"], db)
+        Proc::worker_draining(db, "10")
+    }
+
+    /// As [`Proc::worker`], stopping within `seconds` (`--drain-seconds`).
+    fn worker_draining(db: &str, seconds: &str) -> Proc {
+        Proc::start(
+            &["worker", "--threads", "1", "--drain-seconds", seconds],
+            db,
+        )
     }
 
     fn start(head: &[&str], db: &str) -> Proc {
@@ -118,6 +126,15 @@ impl Proc {
     /// The reviews this process computed.
     async fn reviews(&self) -> u64 {
         self.metric("gore_reviews_computed_total").await
+    }
+
+    /// SIGTERM, as an operator's stop; returns at once.
+    fn term(&self) {
+        let st = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(st.success());
     }
 
     /// SIGKILL: no shutdown, as a crash or an OOM kill.
@@ -313,6 +330,63 @@ async fn a_killed_workers_review_is_taken_by_another() {
     );
     assert_eq!(second.reviews().await, 1, "the second worker computed it");
     assert_eq!(server.reviews().await, 0);
+}
+
+/// Waits until `worker` computes (its analysis pool runs a job), while
+/// the request `waiting` is still unanswered.
+async fn until_computing(worker: &Proc, waiting: &tokio::task::JoinHandle<(u16, Value)>) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while worker.metric("gore_analysis_running").await == 0 {
+        assert!(
+            !waiting.is_finished(),
+            "answered before it was seen running"
+        );
+        assert!(Instant::now() < deadline, "the worker never computed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A worker stopped (SIGTERM) while it computes a review finishes it
+/// within `--drain-seconds` before it exits: the visitor is answered with
+/// no other worker there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_worker_finishes_its_review() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gore.sqlite3");
+    let db = db.to_str().unwrap();
+    let server = Proc::server(db);
+    let mut worker = Proc::worker_draining(db, "600");
+    let waiting = upload(http(), &server, long_record(100, 2));
+    until_computing(&worker, &waiting).await;
+    worker.term();
+    let (code, v) = waiting.await.unwrap();
+    assert_eq!(code, 200, "{v}");
+    let st = worker.child.wait().unwrap();
+    assert!(st.success(), "the worker exited {st}");
+}
+
+/// A worker stopped while it computes a review, with no time to finish
+/// it (`--drain-seconds 0`), gives it back as it exits: the review waits
+/// again at once (not after the worker's silence), and another worker
+/// computes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_worker_gives_its_review_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gore.sqlite3");
+    let db = db.to_str().unwrap();
+    let server = Proc::server(db);
+    let mut first = Proc::worker_draining(db, "0");
+    let c = http();
+    let waiting = upload(c.clone(), &server, long_record(100, 3));
+    until_computing(&first, &waiting).await;
+    first.term();
+    first.child.wait().unwrap();
+    let (_, status) = get(&c, &server, "/api/review/status").await;
+    assert_eq!(status["state"], "queued", "given back: {status}");
+    let second = Proc::worker(db);
+    let (code, v) = waiting.await.unwrap();
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(second.reviews().await, 1);
 }
 
 /// Two workers on one PostgreSQL database, six reviews asked at once from

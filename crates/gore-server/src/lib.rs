@@ -222,8 +222,11 @@ pub async fn run_worker(config: Config) -> anyhow::Result<()> {
     );
     shutdown_signal().await;
     tracing::info!("stopping: no new AI turns; finishing the searches under way");
-    state.reviews().stop();
-    state.games().stop_ai(config.drain).await;
+    // Both within the one bound.
+    tokio::join!(
+        state.reviews().stop(config.drain),
+        state.games().stop_ai(config.drain)
+    );
     tracing::info!("stopped");
     Ok(())
 }

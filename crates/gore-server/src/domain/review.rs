@@ -116,6 +116,8 @@ struct Inner {
     stopped: AtomicBool,
     /// Reviews this process computed and stored.
     computed: AtomicU64,
+    /// The jobs this process computes now.
+    running: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 impl Reviews {
@@ -144,6 +146,7 @@ impl Reviews {
             asked: Arc::new(tokio::sync::Notify::new()),
             stopped: AtomicBool::new(false),
             computed: AtomicU64::new(0),
+            running: std::sync::Mutex::new(std::collections::HashSet::new()),
         }))
     }
 
@@ -365,6 +368,7 @@ impl Reviews {
                 });
                 match pool.submit(work) {
                     Ok(ticket) => {
+                        self.running_jobs().insert(id.clone());
                         let reviews = self.clone();
                         tokio::spawn(async move {
                             let (status, result) = match ticket.await {
@@ -388,8 +392,13 @@ impl Reviews {
         tokio::spawn(async move { reviews.end(id, status, result).await });
     }
 
+    fn running_jobs(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.0.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Stores a job's end and wakes its waiters here.
     async fn end(&self, id: String, status: &str, result: Option<String>) {
+        self.running_jobs().remove(&id);
         let server = self.0.store.origin();
         let ended = self
             .0
@@ -411,10 +420,28 @@ impl Reviews {
         self.0.computed.load(Ordering::Relaxed)
     }
 
-    /// A worker stops: it takes up no new review (its claims are given
-    /// back with its AI claims).
-    pub fn stop(&self) {
+    /// A worker stops: it takes up no new review, lets those it computes
+    /// finish within `bound`, then gives back those still under way, so
+    /// that the others take them at once.
+    pub async fn stop(&self, bound: Duration) {
         self.0.stopped.store(true, Ordering::SeqCst);
+        let _ = tokio::time::timeout(bound, async {
+            while !self.running_jobs().is_empty() {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await;
+        let left: Vec<String> = self.running_jobs().drain().collect();
+        let server = self.0.store.origin();
+        for id in left {
+            let back = self
+                .0
+                .store
+                .end_review(id.clone(), server.clone(), "waiting".into(), None);
+            if let Err(e) = back.await {
+                tracing::warn!("review {id}: cannot give it back: {e}");
+            }
+        }
     }
 }
 

@@ -599,8 +599,8 @@ pub trait ServerStore: Send + Sync + 'static {
     /// not to act there).
     fn clear_ai_turn(&self, id: String, ply: u32) -> StoreFuture<()>;
 
-    /// Gives up every AI claim and review claim of this process (it
-    /// stops): the turns and reviews are due again at once for the others.
+    /// Gives up every AI claim of this process (it stops): the turns are
+    /// due again at once for the others.
     fn release_ai_claims(&self) -> StoreFuture<()>;
 
     /// Asks for review job `id` of `record`, counted against `client`: a

@@ -153,12 +153,8 @@ pub const STEPS: &[Step] = steps! {
     // from the lobby's open ones: they live until answered, not while a
     // socket is open).
     "18-bots" => "bots: API tokens, BOT accounts, challenges to a player";
-    // Issue 28: reviews on AI workers. Each review asked for (a finished
-    // game's, `review:GAME`, or an address's upload, `review-upload:CLIENT`): the
-    // record, the address it is counted against, its status and result
-    // (the review's wire JSON, or the error), and the claim of the
-    // process computing it (like `ai_claims`: lapsed when the holder's
-    // heartbeat is older than DEAD_AFTER).
+    // Issue 28: reviews asked for, their results, and the claim of the
+    // process computing each (like `ai_claims`), so that workers compute them.
     "19-review-jobs" => "review jobs";
 };
 

@@ -161,14 +161,10 @@ impl<E: Executor> ServerStore for Db<E> {
 
     fn release_ai_claims(&self) -> StoreFuture<()> {
         let origin = self.0.origin();
-        self.exec(vec![
-            stmt("DELETE FROM ai_claims WHERE server = $1", vals![origin]),
-            stmt(
-                "UPDATE review_jobs SET status = 'waiting', server = NULL, until_ms = NULL
-                 WHERE server = $1 AND status = 'running'",
-                vals![origin],
-            ),
-        ])
+        self.exec(stmt(
+            "DELETE FROM ai_claims WHERE server = $1",
+            vals![origin],
+        ))
     }
 
     fn request_review(
