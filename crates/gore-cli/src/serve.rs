@@ -43,7 +43,9 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 2)]
     ai_per_client: usize,
     /// Threads of the analysis pool: the analysis board's and the game
-    /// reviews' searches, apart from the games' AI.
+    /// reviews' searches, apart from the games' AI; 0: this server never
+    /// computes a review, AI workers (`gore worker`) on the same database
+    /// do.
     #[arg(long, default_value_t = 1)]
     analysis_threads: usize,
     /// Analysis searches that may wait for a thread; more are refused
@@ -197,7 +199,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
             .unwrap_or(defaults.hash_workers)
             .clamp(1, defaults.hash_workers),
         hash_queue: args.hash_queue,
-        analysis_threads: args.analysis_threads.max(1),
+        analysis_threads: args.analysis_threads,
         analysis_queue: args.analysis_queue,
         analysis_per_client: args.analysis_per_client.max(1),
         analysis_waiting_per_client: args.analysis_waiting_per_client,

@@ -1,7 +1,8 @@
 //! `gore worker`: an AI worker. It plays the AI's turns of the games on a
-//! shared database, so that the web servers (`gore serve --ai-threads 0`)
-//! never search and AI capacity grows by adding workers (docs/DEPLOY.md,
-//! "AI workers").
+//! shared database and computes the reviews asked for there, so that the
+//! web servers (`gore serve --ai-threads 0 --analysis-threads 0`) never
+//! search and AI capacity grows by adding workers (docs/DEPLOY.md, "AI
+//! workers").
 
 use anyhow::Context;
 use clap::Args;
@@ -16,6 +17,10 @@ pub struct WorkerArgs {
     /// Searches at once (default: the machine's cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Reviews computed at once (threads of the analysis pool); 0: this
+    /// worker takes no review.
+    #[arg(long, default_value_t = 1)]
+    analysis_threads: usize,
     /// What `gore serve` and `gore worker` share.
     #[command(flatten)]
     common: crate::serve::CommonArgs,
@@ -34,6 +39,7 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<()> {
         // which would leave a claimed turn waiting, kept from the others.
         ai_per_client: 2 * threads,
         ai_role: gore_server::domain::AiRole::Worker,
+        analysis_threads: args.analysis_threads,
         ..defaults
     });
     tokio::runtime::Builder::new_multi_thread()

@@ -137,7 +137,9 @@ pub struct Config {
     pub solver_db: Option<std::path::PathBuf>,
     /// Threads of the analysis pool (`--analysis-threads`): the analysis
     /// board's and the game review's searches run there, apart from the
-    /// games' AI, so that analysis never slows a game's AI.
+    /// games' AI, so that analysis never slows a game's AI. 0: the
+    /// reviews are computed by the AI workers (`gore worker`); the board
+    /// keeps one thread.
     pub analysis_threads: usize,
     /// Analysis jobs that may wait for a thread of the analysis pool.
     pub analysis_queue: usize,

@@ -195,8 +195,9 @@ async fn start_metrics(
 }
 
 /// Runs an AI worker (`gore worker`): opens the shared database and plays
-/// the AI's turns due there until SIGTERM or Ctrl-C; then takes up no new
-/// turn, lets its searches finish within `config.drain`, and gives up its
+/// the AI's turns due there, and computes the reviews asked for (with
+/// `config.analysis_threads`), until SIGTERM or Ctrl-C; then takes up no new
+/// turn or review, lets its searches finish within `config.drain`, and gives up its
 /// claims so that the other workers take its turns at once. Prints one
 /// line on stdout when it is ready (and one for the metrics, if served).
 pub async fn run_worker(config: Config) -> anyhow::Result<()> {
@@ -221,7 +222,11 @@ pub async fn run_worker(config: Config) -> anyhow::Result<()> {
     );
     shutdown_signal().await;
     tracing::info!("stopping: no new AI turns; finishing the searches under way");
-    state.games().stop_ai(config.drain).await;
+    // Both within the one bound.
+    tokio::join!(
+        state.reviews().stop(config.drain),
+        state.games().stop_ai(config.drain)
+    );
     tracing::info!("stopped");
     Ok(())
 }

@@ -137,6 +137,7 @@ struct Inner {
     ai_search: Histograms<LevelLabel>,
     analysis_waiting: Gauge,
     analysis_running: Gauge,
+    reviews: Counter,
     commit_seconds: Histogram,
     commit_failures: Counter,
     failed_closed: Gauge,
@@ -246,6 +247,12 @@ impl Metrics {
             "Analysis and review searches running",
             analysis_running.clone(),
         );
+        let reviews = Counter::default();
+        r.register(
+            "gore_reviews_computed",
+            "Game reviews this process computed (a web server's or a worker's)",
+            reviews.clone(),
+        );
         let commit_seconds = latency();
         r.register(
             "gore_db_commit_seconds",
@@ -328,6 +335,7 @@ impl Metrics {
             ai_search,
             analysis_waiting,
             analysis_running,
+            reviews,
             commit_seconds,
             commit_failures,
             failed_closed,
@@ -477,6 +485,8 @@ pub fn render(state: &AppState) -> String {
     let analysis = state.analysis_pool().stats();
     m.analysis_waiting.set(count(analysis.waiting));
     m.analysis_running.set(count(analysis.running));
+    let computed = state.reviews().computed();
+    m.reviews.inc_by(computed.saturating_sub(m.reviews.get()));
     m.failed_closed.set(i64::from(games.failure().is_some()));
     m.behind.set(i64::from(!games.caught_up()));
     let (open, limit) = crate::net::descriptors();

@@ -94,8 +94,10 @@ impl AppState {
         let (perfect, oracles, solved) = open_solver_db(config.solver_db.as_deref())?;
         // Every analysis job is cheap (no cost above u32::MAX): the pool
         // keeps no lane, its own threads are the bound.
+        // `--analysis-threads 0`: the reviews are the workers'; the
+        // board keeps one thread here.
         let analysis = crate::ai::AiPool::with_waiting(
-            config.analysis_threads,
+            config.analysis_threads.max(1),
             config.analysis_queue,
             config.analysis_per_client,
             config.analysis_waiting_per_client,
@@ -103,6 +105,14 @@ impl AppState {
         )?;
         let puzzles = load_puzzles(config.puzzles.as_deref())?;
         let players = crate::domain::Players::new(store.clone(), config.clock.clone());
+        let reviews = crate::domain::review::Reviews::new(
+            store.clone(),
+            config.clock.clone(),
+            (analysis.clone(), config.analysis_threads),
+            solved.clone(),
+            crate::api::review_text,
+            (config.analysis_per_client + config.analysis_waiting_per_client) as u32,
+        );
         let lobby_store = store.clone();
         let accounts = crate::domain::accounts::Accounts::new(
             store.clone(),
@@ -147,6 +157,12 @@ impl AppState {
         let metrics = crate::metrics::Metrics::new();
         games.observe(Arc::new(metrics.clone()));
         games.ai_pool().observe(metrics.ai_observer());
+        // A worker looks for reviews as often as for AI turns.
+        let every = match config.ai_role {
+            crate::domain::AiRole::Worker => Duration::from_millis(200),
+            _ => Duration::from_secs(2),
+        };
+        reviews.spawn_runner(games.clone(), every);
         let max_sockets = match config.max_sockets {
             0 => (crate::net::fd_capacity() / 2).max(1),
             n => n,
@@ -164,7 +180,7 @@ impl AppState {
             sockets: Mutex::new((HashMap::new(), 0)),
             analysis,
             solved,
-            reviews: crate::domain::review::Reviews::new(),
+            reviews,
             puzzles,
             metrics,
             drain: tokio::sync::watch::Sender::new(false),

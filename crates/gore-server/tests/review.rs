@@ -48,7 +48,7 @@ async fn a_finished_game_is_reviewed_and_the_review_is_cached() {
     let s = Server::start(0).await;
     let c = bot();
     let id = finished_game(&c, &s).await;
-    assert!(!s.state.reviews().cached(&id));
+    assert!(!s.state.reviews().cached(&id).await);
     let (code, v) = get_review(&c, &s, &id).await;
     assert_eq!(code, 200, "{v}");
     assert_eq!(v["rules"], "no-trades");
@@ -81,7 +81,7 @@ async fn a_finished_game_is_reviewed_and_the_review_is_cached() {
     assert_eq!(rec.comments.len(), 2);
     assert!(rec.comments[0].1.contains("?? blunder"), "{text}");
     assert!(rec.comments[0].1.contains("best b4"), "{text}");
-    assert!(s.state.reviews().cached(&id));
+    assert!(s.state.reviews().cached(&id).await);
     // The second visitor gets the same review, from the cache.
     let (code, again) = get_review(&bot(), &s, &id).await;
     assert_eq!(code, 200);
@@ -106,7 +106,7 @@ async fn an_unfinished_game_or_no_game_is_refused() {
             .contains("not finished"),
         "{v}"
     );
-    assert!(!s.state.reviews().cached(id));
+    assert!(!s.state.reviews().cached(id).await);
     let (code, v) = get_review(&c, &s, "nosuchgame").await;
     assert_eq!(
         (code, v["error"]["code"].as_str()),
@@ -208,12 +208,12 @@ async fn a_visitors_review_waits_behind_his_analysis_then_is_served() {
         review_status(&c, &s, &status).await,
         json!({"state": "queued", "place": 0})
     );
-    assert!(!s.state.reviews().cached(&id));
+    assert!(!s.state.reviews().cached(&id).await);
     release.send(()).unwrap();
     ticket.await.unwrap();
     let (code, body) = waiting.await.unwrap();
     assert_eq!(code, 200, "{body}");
-    assert!(s.state.reviews().cached(&id));
+    assert!(s.state.reviews().cached(&id).await);
 }
 
 async fn review_status(c: &reqwest::Client, s: &Server, path: &str) -> Value {

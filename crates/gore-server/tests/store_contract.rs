@@ -841,6 +841,136 @@ async fn due_ai_turns_take_each_address_in_turn() {
     }
 }
 
+/// Review jobs (issue 28): asked for once per id, capped per address,
+/// taken each address's oldest first (those claimed counted), claimed by
+/// one live process, ended only by their holder, an upload replaced by the
+/// address's next record once ended.
+#[tokio::test]
+async fn review_jobs_are_asked_claimed_and_ended_in_turn() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        let ask = |id: &str, rec: &str, client: &str, at: i64| {
+            s.request_review(id.into(), rec.into(), client.into(), 3, at)
+        };
+        for (id, at, client) in [("x1", 100, "X"), ("x2", 200, "X"), ("x3", 300, "X")] {
+            ask(id, "rec", client, at).await.unwrap();
+        }
+        // X's fourth is over its cap of 3: not written.
+        ask("x4", "rec", "X", 350).await.unwrap();
+        assert!(
+            s.review_job("x4".into(), "rec".into(), false)
+                .await
+                .unwrap()
+                .is_none(),
+            "{n}"
+        );
+        ask("y1", "rec", "Y", 400).await.unwrap();
+        // Asked again: unchanged (its time too).
+        ask("x1", "rec", "X", 500).await.unwrap();
+        let due = |now: i64| async move {
+            let v = s.due_reviews(now, 0, 10).await.unwrap();
+            v.into_iter().map(|j| j.id).collect::<Vec<_>>()
+        };
+        assert_eq!(due(0).await, ["x1", "y1", "x2", "x3"], "{n}");
+        let y1 = s
+            .review_job("y1".into(), "rec".into(), false)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (y1.same, y1.status.as_str(), y1.ahead),
+            (true, "waiting", 3),
+            "{n}"
+        );
+        // X's first two claimed by a live process: X's third after Y's first.
+        let now = gore_server::domain::now_ms();
+        let me = s.origin();
+        s.heartbeat(me.clone(), now, vec![], 0).await.unwrap();
+        let until = now + 600_000;
+        for id in ["x1", "x2"] {
+            assert!(s
+                .claim_review(id.into(), me.clone(), until, now, now - 5000)
+                .await
+                .unwrap());
+        }
+        assert_eq!(due(now).await, ["y1", "x3"], "{n}");
+        // Another process cannot take a live claim, nor end it.
+        assert!(
+            !s.claim_review("x1".into(), "other".into(), until, now, now - 5000)
+                .await
+                .unwrap(),
+            "{n}"
+        );
+        assert!(
+            !s.end_review("x1".into(), "other".into(), "done".into(), None)
+                .await
+                .unwrap(),
+            "{n}"
+        );
+        // Its holder silent (no heartbeat since `dead_before`): due again, and taken.
+        assert_eq!(due_dead(s, now).await, ["x1", "y1", "x2", "x3"], "{n}");
+        assert!(
+            s.claim_review("x1".into(), "other".into(), until, now, now + 1)
+                .await
+                .unwrap(),
+            "{n}"
+        );
+        assert!(
+            !s.end_review("x1".into(), me.clone(), "done".into(), Some("mine".into()))
+                .await
+                .unwrap(),
+            "{n}"
+        );
+        assert!(
+            s.end_review(
+                "x1".into(),
+                "other".into(),
+                "done".into(),
+                Some("{}".into())
+            )
+            .await
+            .unwrap(),
+            "{n}"
+        );
+        let x1 = s
+            .review_job("x1".into(), "rec".into(), true)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (x1.status.as_str(), x1.result.as_deref()),
+            ("done", Some("{}")),
+            "{n}"
+        );
+        // Ended with this record, asked again with another: it starts again.
+        ask("x1", "rec2", "X", 600).await.unwrap();
+        let x1 = s
+            .review_job("x1".into(), "rec2".into(), true)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (x1.same, x1.status.as_str(), x1.result),
+            (true, "waiting", None),
+            "{n}"
+        );
+        // While it waits, another record is not taken: the job says so.
+        ask("x1", "rec3", "X", 700).await.unwrap();
+        let x1 = s
+            .review_job("x1".into(), "rec3".into(), false)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(!x1.same, "{n}");
+    }
+}
+
+/// The review jobs due at `now` when every holder counts as dead.
+async fn due_dead(s: &Arc<dyn Store>, now: i64) -> Vec<String> {
+    let v = s.due_reviews(now, now + 1, 10).await.unwrap();
+    v.into_iter().map(|j| j.id).collect()
+}
+
 fn rating(pace: &str, rating: f64, games: u32) -> StoredRating {
     StoredRating {
         pace: pace.into(),

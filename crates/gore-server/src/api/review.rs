@@ -120,6 +120,12 @@ pub struct ReviewSummary {
     pub blunders: usize,
 }
 
+/// A review's wire text (a [`ReviewView`]'s JSON): what the store keeps as
+/// a review job's result, and `GET /api/games/{id}/review` answers.
+pub fn review_text(r: &crate::domain::review::Reviewed) -> String {
+    serde_json::to_string(&ReviewView::from(r)).unwrap_or_default()
+}
+
 /// The position after `action` (legal: the review played or found it).
 fn gpn_after(p: &gore_core::Position, action: Action) -> String {
     p.play(action)

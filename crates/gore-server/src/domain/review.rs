@@ -1,21 +1,29 @@
 //! Game reviews: a finished game's (by its id) or an uploaded record's,
-//! computed by [`gore_learn::review`] on the analysis pool (never the
-//! games' AI pool) at a budget the server decides, bounded per client by
-//! the pool and served in turn with the analyses, address by address
-//! ([`crate::ai::FairQueue`]: a review no longer jumps ahead of them). A game's review is kept in a bounded LRU cache, so that a
-//! second visitor gets it at once; visitors asking while it is computed
-//! wait for the same computation.
+//! computed by [`gore_learn::review`] at a budget the server decides.
+//!
+//! A review is a job in the store (`review_jobs`, docs/DEPLOY.md "AI
+//! workers"): asked for by any web server, computed by whichever process
+//! has analysis threads and claims it (a web server with
+//! `--analysis-threads`, or a `gore worker`), its result kept there, so
+//! that any server answers and a finished game's review is computed once.
+//! A claim lapses when its holder's heartbeat is older than
+//! [`super::DEAD_AFTER`], as the AI turns' do. Jobs are taken each
+//! address's oldest first, and run on the analysis pool (never the games'
+//! AI pool), shared with the analyses address by address
+//! ([`crate::ai::FairQueue`]).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use gore_core::{Record, RecordResult};
 use gore_learn::review::{annotate, review, Budget, Review};
 use gore_solver::disk::Database;
-use tokio::sync::OnceCell;
 
-use crate::ai::{AiJob, AiPool, ClientKey};
-use crate::domain::{GameError, Said};
+use crate::ai::{AiBusy, AiJob, AiPool, ClientKey};
+use crate::domain::clock::Clock;
+use crate::domain::storage::{DueReview, Store};
+use crate::domain::{GameError, Games, Said};
 
 /// The budget of the server's reviews: depth 8, at most 100 000 nodes a
 /// search (deterministic: the same game always gets the same review).
@@ -31,8 +39,13 @@ pub const MAX_ACTIONS: usize = 600;
 /// The most bytes of an uploaded record.
 pub const MAX_RECORD_BYTES: usize = 12 * 1024;
 
-/// Finished games' reviews kept in memory.
-pub const CACHE: usize = 64;
+/// How long a claim on a review lasts at most, whatever the heartbeats (a
+/// review of 600 actions at [`BUDGET`] takes well under it).
+pub const REVIEW_LEASE: Duration = Duration::from_secs(600);
+
+/// How long a request waits for its review at most before it is told
+/// `busy` (its page asks again): no process with analysis threads took it.
+pub const WAIT_AT_MOST: Duration = Duration::from_secs(300);
 
 /// A review and the record it annotates.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,15 +56,13 @@ pub struct Reviewed {
     pub review: Review,
 }
 
-type Slot = Arc<OnceCell<Arc<Reviewed>>>;
-
 /// Where a review is: what `GET /api/games/{id}/review/status` and
 /// `GET /api/review/status` tell a visitor whose review request waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReviewState {
-    /// Computed (a finished game's, in the cache).
+    /// Computed (kept in the store).
     Done,
-    /// Waiting for a thread of the analysis pool, `place` jobs before it.
+    /// Waiting for a thread, `place` jobs before it.
     Queued {
         /// Jobs that will run before it if no other comes.
         place: usize,
@@ -62,95 +73,134 @@ pub enum ReviewState {
     Absent,
 }
 
-/// The state of job `job` on `pool`.
-fn state_of(pool: &AiPool, job: &str) -> ReviewState {
-    match pool.place_of(job) {
-        None => ReviewState::Absent,
-        Some(None) => ReviewState::Running,
-        Some(Some(place)) => ReviewState::Queued { place },
-    }
+/// The job of finished game `id`'s review.
+fn game_job(id: &str) -> String {
+    format!("review:{id}")
 }
 
-/// Where `client`'s review of an uploaded record is.
-pub fn upload_state(pool: &AiPool, client: &ClientKey) -> ReviewState {
-    state_of(pool, &upload_job(client))
-}
-
-/// The pool's name of `client`'s upload review (one at a time).
+/// The job of `client`'s upload review (one at a time).
 fn upload_job(client: &ClientKey) -> String {
     format!("review-upload:{client}")
 }
 
-/// The cache of finished games' reviews, least recently used first out.
-#[derive(Default)]
-pub struct Reviews {
-    inner: Mutex<Cache>,
+/// The key of a stored client: its address again where it is one, so
+/// that its reviews and analyses share its part of the pool.
+fn client_key(stored: &str) -> ClientKey {
+    stored
+        .parse()
+        .map_or_else(|_| ClientKey::named(stored), ClientKey::ip)
 }
 
-#[derive(Default)]
-struct Cache {
-    slots: HashMap<String, (Slot, u64)>,
-    tick: u64,
+/// The reviews: asked for, waited for, and (in a process with analysis
+/// threads) computed. Cheap to clone.
+#[derive(Clone)]
+pub struct Reviews(Arc<Inner>);
+
+struct Inner {
+    store: Arc<dyn Store>,
+    clock: Clock,
+    /// The analysis pool, if this process computes reviews.
+    pool: Option<AiPool>,
+    /// The pool's threads.
+    threads: usize,
+    solved: Vec<Arc<Database>>,
+    /// The edge's encoder: a review as the wire text kept as its result.
+    encode: fn(&Reviewed) -> String,
+    /// Jobs waiting or running per address at most.
+    cap: u32,
+    /// A review ended here: its waiters look at once.
+    ended: tokio::sync::Notify,
+    /// A review was asked for here: the runner looks at once.
+    asked: Arc<tokio::sync::Notify>,
+    /// The runner takes up no new review (a worker stopping).
+    stopped: AtomicBool,
+    /// Reviews this process computed and stored.
+    computed: AtomicU64,
+    /// The jobs this process computes now.
+    running: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 impl Reviews {
-    /// An empty cache.
-    pub fn new() -> Reviews {
-        Reviews::default()
+    /// The reviews kept in `store`; with `pool` (of `threads` threads,
+    /// none: the workers compute them), this process computes them too (a runner looking every `every`, and at once when one is
+    /// asked for here), after a heartbeat of `games` (its claims are then
+    /// a live process's). `encode` is the edge's encoder of a result;
+    /// `cap` the jobs an address may have waiting or running.
+    pub fn new(
+        store: Arc<dyn Store>,
+        clock: Clock,
+        (pool, threads): (AiPool, usize),
+        solved: Vec<Arc<Database>>,
+        encode: fn(&Reviewed) -> String,
+        cap: u32,
+    ) -> Reviews {
+        Reviews(Arc::new(Inner {
+            store,
+            clock,
+            pool: (threads > 0).then_some(pool),
+            threads,
+            solved,
+            encode,
+            cap: cap.max(1),
+            ended: tokio::sync::Notify::new(),
+            asked: Arc::new(tokio::sync::Notify::new()),
+            stopped: AtomicBool::new(false),
+            computed: AtomicU64::new(0),
+            running: std::sync::Mutex::new(std::collections::HashSet::new()),
+        }))
     }
 
-    /// The slot of game `id`, made if absent (evicting the least recently
-    /// used finished review beyond [`CACHE`]).
-    fn slot(&self, id: &str) -> Slot {
-        let mut c = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        c.tick += 1;
-        let tick = c.tick;
-        if let Some((slot, used)) = c.slots.get_mut(id) {
-            *used = tick;
-            return slot.clone();
+    /// Whether finished game `id`'s review is computed (kept in the store).
+    pub async fn cached(&self, id: &str) -> bool {
+        self.state(id).await == ReviewState::Done
+    }
+
+    /// Where finished game `id`'s review is.
+    pub async fn state(&self, id: &str) -> ReviewState {
+        self.state_of(&game_job(id)).await
+    }
+
+    /// Where `client`'s review of an uploaded record is.
+    pub async fn upload_state(&self, client: &ClientKey) -> ReviewState {
+        self.state_of(&upload_job(client)).await
+    }
+
+    async fn state_of(&self, job: &str) -> ReviewState {
+        // Claimed here and waiting in this process's pool: its place there.
+        if let Some(Some(Some(place))) = self.0.pool.as_ref().map(|p| p.place_of(job)) {
+            return ReviewState::Queued { place };
         }
-        if c.slots.len() >= CACHE {
-            // Reviews under way are never evicted: their waiters hold them.
-            let oldest = c
-                .slots
-                .iter()
-                .filter(|(_, (s, _))| s.initialized() || Arc::strong_count(s) == 1)
-                .min_by_key(|(_, (_, used))| *used)
-                .map(|(k, _)| k.clone());
-            if let Some(k) = oldest {
-                c.slots.remove(&k);
+        match self
+            .0
+            .store
+            .review_job(job.into(), String::new(), false)
+            .await
+        {
+            Ok(Some(j)) => match j.status.as_str() {
+                "done" => ReviewState::Done,
+                "waiting" => ReviewState::Queued {
+                    place: j.ahead as usize,
+                },
+                "running" => ReviewState::Running,
+                _ => ReviewState::Absent,
+            },
+            Ok(None) => ReviewState::Absent,
+            Err(e) => {
+                tracing::debug!("review {job}: {e}");
+                ReviewState::Absent
             }
         }
-        let slot: Slot = Arc::new(OnceCell::new());
-        c.slots.insert(id.to_string(), (slot.clone(), tick));
-        slot
     }
 
-    /// Where game `id`'s review is.
-    pub fn state(&self, id: &str, pool: &AiPool) -> ReviewState {
-        if self.cached(id) {
-            return ReviewState::Done;
-        }
-        state_of(pool, &format!("review:{id}"))
-    }
-
-    /// Whether game `id`'s review is in the cache.
-    pub fn cached(&self, id: &str) -> bool {
-        let c = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        c.slots.get(id).is_some_and(|(s, _)| s.initialized())
-    }
-
-    /// The review of finished game `id` whose record is `text`: from the
-    /// cache, or computed on `pool` for `client`. A game not finished (or
-    /// aborted) is refused.
+    /// The review of finished game `id` whose record is `text`, as the
+    /// edge's wire text: from the store, or asked for and waited for. A
+    /// game not finished (or aborted) is refused.
     pub async fn of_game(
         &self,
         id: &str,
         text: &str,
-        pool: &AiPool,
-        solved: &[Arc<Database>],
         client: ClientKey,
-    ) -> Result<Arc<Reviewed>, GameError> {
+    ) -> Result<String, GameError> {
         let record = Record::parse(text).map_err(|e| GameError::Internal(e.to_string()))?;
         if !matches!(record.result, Some(RecordResult::Finished { .. })) {
             return Err(GameError::Refused(Said::new(
@@ -158,13 +208,246 @@ impl Reviews {
                 "the game is not finished: its review comes once it has ended",
             )));
         }
-        let slot = self.slot(id);
-        let job = format!("review:{id}");
-        let got = slot
-            .get_or_try_init(|| compute(record, pool, solved, client, job))
-            .await?;
-        Ok(got.clone())
+        self.ask(game_job(id), text.to_string(), &client).await
     }
+
+    /// The review of an uploaded record (see [`read_upload`]) for
+    /// `client`, as the edge's wire text: one at a time per address.
+    pub async fn of_upload(&self, text: &str, client: ClientKey) -> Result<String, GameError> {
+        read_upload(text)?;
+        self.ask(upload_job(&client), text.to_string(), &client)
+            .await
+    }
+
+    /// Asks for job `job` of `record` and waits for its result.
+    async fn ask(
+        &self,
+        job: String,
+        record: String,
+        client: &ClientKey,
+    ) -> Result<String, GameError> {
+        let store = &self.0.store;
+        let now = self.0.clock.now_ms();
+        store
+            .request_review(
+                job.clone(),
+                record.clone(),
+                client.to_string(),
+                self.0.cap,
+                now,
+            )
+            .await
+            .map_err(super::games::store_error)?;
+        self.0.asked.notify_one();
+        let give_up = tokio::time::Instant::now() + WAIT_AT_MOST;
+        loop {
+            // Registered before the look: an end between the two wakes it.
+            let ended = self.0.ended.notified();
+            let got = store
+                .review_job(job.clone(), record.clone(), true)
+                .await
+                .map_err(super::games::store_error)?;
+            match got {
+                None => {
+                    return Err(busy(AiBusy::Client {
+                        limit: self.0.cap as usize,
+                    }))
+                }
+                Some(j) if !j.same => return Err(busy(AiBusy::Game)),
+                Some(j) if j.status == "done" => return Ok(j.result.unwrap_or_default()),
+                Some(j) if j.status == "failed" => {
+                    return Err(GameError::Internal(format!(
+                        "review: {}",
+                        j.result.unwrap_or_default()
+                    )))
+                }
+                Some(_) => {}
+            }
+            if tokio::time::Instant::now() >= give_up {
+                return Err(GameError::Busy(
+                    "review: no analysis engine took it in time; try again".into(),
+                ));
+            }
+            // Another process's result is looked for 4 times a second.
+            let _ = tokio::time::timeout(Duration::from_millis(250), ended).await;
+        }
+    }
+
+    /// Starts this process's runner (if it has analysis threads): every
+    /// `every`, and when a review is asked for here, it takes up the
+    /// review jobs due, as many as its threads can start soon (each
+    /// thread one running and one waiting), each address's oldest first.
+    pub fn spawn_runner(&self, games: Games, every: Duration) {
+        if self.0.pool.is_none() {
+            return;
+        }
+        let weak = Arc::downgrade(&self.0);
+        let asked = self.0.asked.clone();
+        tokio::spawn(async move {
+            // Claims of a process with no heartbeat would look dead.
+            games.heartbeat().await;
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                let Some(inner) = weak.upgrade() else { return };
+                let woken = asked.notified();
+                Reviews(inner).take_up().await;
+                tokio::select! {
+                    _ = tick.tick() => {}
+                    _ = woken => {}
+                }
+            }
+        });
+    }
+
+    /// The runner's one look (see [`Reviews::spawn_runner`]).
+    async fn take_up(&self) {
+        let Some(pool) = &self.0.pool else { return };
+        if self.0.stopped.load(Ordering::SeqCst) {
+            return;
+        }
+        let stats = pool.stats();
+        let room = (2 * self.0.threads).saturating_sub(stats.running + stats.waiting);
+        if room == 0 {
+            return;
+        }
+        let dead_before = self.0.clock.now_ms() - super::DEAD_AFTER.as_millis() as i64;
+        let server = self.0.store.origin();
+        let now = self.0.clock.now_ms();
+        let due = match self
+            .0
+            .store
+            .due_reviews(now, dead_before, room as u32)
+            .await
+        {
+            Ok(due) => due,
+            Err(e) => {
+                tracing::warn!("cannot list the reviews due: {e}");
+                return;
+            }
+        };
+        for job in due {
+            match self
+                .0
+                .store
+                .claim_review(
+                    job.id.clone(),
+                    server.clone(),
+                    now + REVIEW_LEASE.as_millis() as i64,
+                    now,
+                    dead_before,
+                )
+                .await
+            {
+                Ok(true) => self.compute(pool, job),
+                Ok(false) => {}
+                Err(e) => tracing::warn!("review {}: cannot claim it: {e}", job.id),
+            }
+        }
+    }
+
+    /// Computes a claimed job on `pool` and stores its end, in a task.
+    fn compute(&self, pool: &AiPool, job: DueReview) {
+        let DueReview { id, record, client } = job;
+        let (status, result) = match Record::parse(&record) {
+            Ok(record) => {
+                let db = self
+                    .0
+                    .solved
+                    .iter()
+                    .find(|d| d.skip_origin() == record.rules.variant.skip_origin)
+                    .cloned();
+                let encode = self.0.encode;
+                let work = AiJob::new(client_key(&client), id.clone(), 0, move |stop| {
+                    let r = review(&record, BUDGET, db.as_deref(), stop)?;
+                    let done = Reviewed {
+                        record: annotate(&record, &r),
+                        review: r,
+                    };
+                    Ok::<_, gore_learn::review::ReviewError>(encode(&done))
+                });
+                match pool.submit(work) {
+                    Ok(ticket) => {
+                        self.running_jobs().insert(id.clone());
+                        let reviews = self.clone();
+                        tokio::spawn(async move {
+                            let (status, result) = match ticket.await {
+                                Ok(Ok(text)) => ("done", Some(text)),
+                                Ok(Err(e)) => ("failed", Some(e.to_string())),
+                                // The pool went (the process stops): given back.
+                                Err(_) => ("waiting", None),
+                            };
+                            reviews.end(id, status, result).await;
+                        });
+                        return;
+                    }
+                    // Its address has its share of the pool: given back,
+                    // taken up again later.
+                    Err(_) => ("waiting", None),
+                }
+            }
+            Err(e) => ("failed", Some(e.to_string())),
+        };
+        let reviews = self.clone();
+        tokio::spawn(async move { reviews.end(id, status, result).await });
+    }
+
+    fn running_jobs(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.0.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stores a job's end and wakes its waiters here.
+    async fn end(&self, id: String, status: &str, result: Option<String>) {
+        self.running_jobs().remove(&id);
+        let server = self.0.store.origin();
+        let ended = self
+            .0
+            .store
+            .end_review(id.clone(), server, status.into(), result);
+        match ended.await {
+            Ok(true) if status == "done" => {
+                self.0.computed.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(true) => {}
+            Ok(false) => tracing::warn!("review {id}: computed, but no longer this process's"),
+            Err(e) => tracing::warn!("review {id}: cannot store its end: {e}"),
+        }
+        self.0.ended.notify_waiters();
+    }
+
+    /// Reviews this process computed and stored (its metrics).
+    pub fn computed(&self) -> u64 {
+        self.0.computed.load(Ordering::Relaxed)
+    }
+
+    /// A worker stops: it takes up no new review, lets those it computes
+    /// finish within `bound`, then gives back those still under way, so
+    /// that the others take them at once.
+    pub async fn stop(&self, bound: Duration) {
+        self.0.stopped.store(true, Ordering::SeqCst);
+        let _ = tokio::time::timeout(bound, async {
+            while !self.running_jobs().is_empty() {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await;
+        let left: Vec<String> = self.running_jobs().drain().collect();
+        let server = self.0.store.origin();
+        for id in left {
+            let back = self
+                .0
+                .store
+                .end_review(id.clone(), server.clone(), "waiting".into(), None);
+            if let Err(e) = back.await {
+                tracing::warn!("review {id}: cannot give it back: {e}");
+            }
+        }
+    }
+}
+
+/// A refusal of the analysis pool for a review, as a domain error.
+fn busy(e: AiBusy) -> GameError {
+    GameError::Busy(format!("review: {}", super::analysis::busy_text(e)))
 }
 
 /// Reads an uploaded record: its size, its syntax and its replay, each
@@ -189,91 +472,4 @@ pub fn read_upload(text: &str) -> Result<Record, GameError> {
     }
     record.replay().map_err(|e| bad(e.to_string()))?;
     Ok(record)
-}
-
-/// The review of an uploaded record (see [`read_upload`]), computed on
-/// `pool` for `client` (not cached: uploads are the client's own).
-pub async fn of_upload(
-    text: &str,
-    pool: &AiPool,
-    solved: &[Arc<Database>],
-    client: ClientKey,
-) -> Result<Arc<Reviewed>, GameError> {
-    let record = read_upload(text)?;
-    let job = upload_job(&client);
-    compute(record, pool, solved, client, job).await
-}
-
-/// Runs the review on the analysis pool.
-async fn compute(
-    record: Record,
-    pool: &AiPool,
-    solved: &[Arc<Database>],
-    client: ClientKey,
-    job: String,
-) -> Result<Arc<Reviewed>, GameError> {
-    let db = solved
-        .iter()
-        .find(|d| d.skip_origin() == record.rules.variant.skip_origin)
-        .cloned();
-    let ticket = pool
-        .submit(AiJob::new(client, job, 0, move |stop| {
-            let r = review(&record, BUDGET, db.as_deref(), stop)?;
-            Ok::<_, gore_learn::review::ReviewError>(Reviewed {
-                record: annotate(&record, &r),
-                review: r,
-            })
-        }))
-        .map_err(|e| GameError::Busy(format!("review: {}", super::analysis::busy_text(e))))?;
-    let done = ticket
-        .await
-        .map_err(|e| GameError::Internal(e.to_string()))?;
-    done.map(Arc::new)
-        .map_err(|e| GameError::Internal(format!("review: {e}")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A finished review, as a cache slot holds it.
-    fn done() -> Arc<Reviewed> {
-        let record = Record::new(gore_core::Rules::STANDARD);
-        let stop = std::sync::atomic::AtomicBool::new(false);
-        let review = review(&record, BUDGET, None, &stop).unwrap();
-        Arc::new(Reviewed { record, review })
-    }
-
-    #[test]
-    fn the_cache_keeps_the_most_recently_used_reviews() {
-        let reviews = Reviews::new();
-        let r = done();
-        for i in 0..CACHE {
-            reviews.slot(&format!("g{i}")).set(r.clone()).unwrap();
-        }
-        // g0 used again: g1 is now the least recently used.
-        assert!(reviews.slot("g0").initialized());
-        reviews.slot("new").set(r.clone()).unwrap();
-        assert!(reviews.cached("g0"));
-        assert!(!reviews.cached("g1"), "the least recently used went");
-        assert!(reviews.cached("g2") && reviews.cached("new"));
-        let c = reviews.inner.lock().unwrap();
-        assert_eq!(c.slots.len(), CACHE);
-    }
-
-    #[test]
-    fn a_review_under_way_is_not_evicted() {
-        let reviews = Reviews::new();
-        // The first slot is held by its computation (not initialized).
-        let under_way = reviews.slot("busy");
-        let r = done();
-        for i in 0..CACHE {
-            reviews.slot(&format!("g{i}")).set(r.clone()).unwrap();
-        }
-        assert_eq!(Arc::strong_count(&under_way), 2, "still in the cache");
-        assert!(
-            !reviews.cached("g0"),
-            "the oldest finished one went instead"
-        );
-    }
 }

@@ -611,6 +611,87 @@ pub trait ServerStore: Send + Sync + 'static {
     /// Gives up every AI claim of this process (it stops): the turns are
     /// due again at once for the others.
     fn release_ai_claims(&self) -> StoreFuture<()>;
+
+    /// Asks for review job `id` of `record`, counted against `client`: a
+    /// new job waits; one that exists is left as it is, unless it ended
+    /// (done or failed) with another record (an address's next upload),
+    /// which starts it again with this one. Not written when `client`
+    /// already has `cap` jobs waiting or running. Ended uploads older than
+    /// an hour are forgotten.
+    fn request_review(
+        &self,
+        id: String,
+        record: String,
+        client: String,
+        cap: u32,
+        now: i64,
+    ) -> StoreFuture<()>;
+
+    /// Review job `id` as a visitor sees it, if it exists: whether its
+    /// record is `record`, its status, the jobs waiting that were asked
+    /// for before it, and its result with `result`.
+    fn review_job(
+        &self,
+        id: String,
+        record: String,
+        result: bool,
+    ) -> StoreFuture<Option<ReviewJob>>;
+
+    /// The review jobs no live claim covers at `now` (waiting; or running,
+    /// and the claim lapsed or its holder silent since before
+    /// `dead_before`), at most `limit`: each client address's oldest first,
+    /// then each one's second (one address's flood does not hold back
+    /// another's).
+    fn due_reviews(&self, now: i64, dead_before: i64, limit: u32) -> StoreFuture<Vec<DueReview>>;
+
+    /// Claims review job `id` for process `server` (this one's
+    /// [`ServerStore::origin`]) until `until`: `true` if it is to compute
+    /// it (no other process holds it whose claim is unexpired at `now` and
+    /// whose heartbeat is at or after `dead_before`, as
+    /// [`ServerStore::claim_ai_turn`]).
+    fn claim_review(
+        &self,
+        id: String,
+        server: String,
+        until: i64,
+        now: i64,
+        dead_before: i64,
+    ) -> StoreFuture<bool>;
+
+    /// Ends `server`'s claim on review job `id` with `status` (`done` or
+    /// `failed`, and the result; `waiting`: given back, to be computed
+    /// later); `false` if `server` held no claim on it.
+    fn end_review(
+        &self,
+        id: String,
+        server: String,
+        status: String,
+        result: Option<String>,
+    ) -> StoreFuture<bool>;
+}
+
+/// A review job as a visitor sees it ([`ServerStore::review_job`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewJob {
+    /// The job is of the record asked about.
+    pub same: bool,
+    /// `waiting`, `running`, `done` or `failed`.
+    pub status: String,
+    /// Jobs waiting that were asked for before it.
+    pub ahead: u32,
+    /// When asked for: the review's wire text (done) or the error (failed).
+    pub result: Option<String>,
+}
+
+/// A review job to compute ([`ServerStore::due_reviews`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DueReview {
+    /// The job (`review:GAME` or `review-upload:CLIENT`).
+    pub id: String,
+    /// The record to review.
+    pub record: String,
+    /// The client address it is counted against.
+    pub client: String,
 }
 
 /// A tournament as stored: its terms, and its whole state (kept as JSON),

@@ -94,6 +94,15 @@ fn analysis_client(addr: Option<Extension<ClientIp>>) -> crate::ai::ClientKey {
     }
 }
 
+/// A review's wire text (kept in the store) as the answer.
+fn review_answer(text: String) -> Response {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        text,
+    )
+        .into_response()
+}
+
 /// `GET /api/games/{id}/review`: the finished game's review.
 pub(crate) async fn game_review(
     State(state): State<AppState>,
@@ -103,24 +112,18 @@ pub(crate) async fn game_review(
     let text = state.games().record(&id).await?;
     let r = state
         .reviews()
-        .of_game(
-            &id,
-            &text,
-            state.analysis_pool(),
-            state.solved(),
-            analysis_client(addr),
-        )
+        .of_game(&id, &text, analysis_client(addr))
         .await?;
-    Ok(Json(crate::api::ReviewView::from(&*r)).into_response())
+    Ok(review_answer(r))
 }
 
 /// `GET /api/games/{id}/review/status`: where the game's review is (a
-/// waiting request is told its place in the analysis pool's queue).
+/// waiting request is told its place in the queue).
 pub(crate) async fn game_review_status(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Json<crate::api::ReviewStatus> {
-    Json(state.reviews().state(&id, state.analysis_pool()).into())
+    Json(state.reviews().state(&id).await.into())
 }
 
 /// `GET /api/review/status`: where the caller's review of an uploaded
@@ -130,7 +133,7 @@ pub(crate) async fn upload_review_status(
     addr: Option<Extension<ClientIp>>,
 ) -> Json<crate::api::ReviewStatus> {
     let client = analysis_client(addr);
-    Json(crate::domain::review::upload_state(state.analysis_pool(), &client).into())
+    Json(state.reviews().upload_state(&client).await.into())
 }
 
 /// `POST /api/review`: the review of an uploaded record.
@@ -140,12 +143,9 @@ pub(crate) async fn upload_review(
     body: Result<JsonBody<crate::api::ReviewUpload>, ApiError>,
 ) -> Result<Response, ApiError> {
     let JsonBody(body) = body?;
-    let r = crate::domain::review::of_upload(
-        &body.record,
-        state.analysis_pool(),
-        state.solved(),
-        analysis_client(addr),
-    )
-    .await?;
-    Ok(Json(crate::api::ReviewView::from(&*r)).into_response())
+    let r = state
+        .reviews()
+        .of_upload(&body.record, analysis_client(addr))
+        .await?;
+    Ok(review_answer(r))
 }

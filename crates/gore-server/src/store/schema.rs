@@ -166,6 +166,9 @@ pub const STEPS: &[Step] = steps! {
     // Issue 29, berserk: which arena a game belongs to, and each side's
     // berserk (the halved clock every server enforces).
     "22-berserk" => "arena games and berserk";
+    // Issue 28: reviews asked for, their results, and the claim of the
+    // process computing each (like `ai_claims`), so that workers compute them.
+    "23-review-jobs" => "review jobs";
 };
 
 /// The schema version this server writes.

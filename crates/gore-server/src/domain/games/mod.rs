@@ -188,7 +188,7 @@ struct Inner {
     chat_times: StdMutex<HashMap<(String, Player), std::collections::VecDeque<i64>>>,
 }
 
-fn store_error(e: StoreError) -> GameError {
+pub(crate) fn store_error(e: StoreError) -> GameError {
     match e {
         StoreError::Conflict => GameError::Raced,
         StoreError::Failed(_) => GameError::Unavailable,

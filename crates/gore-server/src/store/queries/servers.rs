@@ -1,8 +1,9 @@
 //! Several servers on one database: heartbeats, taking over a dead
-//! server's games, spectator counts, and the claims on AI turns.
+//! server's games, spectator counts, and the claims on AI turns and
+//! review jobs.
 
 use super::*;
-use crate::store::{DueTurn, Notice, ServerStore};
+use crate::store::{DueReview, DueTurn, Notice, ReviewJob, ServerStore};
 
 impl<E: Executor> ServerStore for Db<E> {
     fn set_watchers(
@@ -22,19 +23,6 @@ impl<E: Executor> ServerStore for Db<E> {
             ));
         }
         self.exec(stmts)
-    }
-
-    fn watchers(&self, ids: Vec<String>, since: i64) -> StoreFuture<Vec<(String, u32)>> {
-        self.go(|db| async move {
-            let s = stmt(
-                "SELECT game_id, SUM(n) AS n FROM watchers
-                 WHERE game_id = ANY($1) AND at > $2 GROUP BY game_id",
-                vals![ids, since],
-            );
-            let mut counts = db.mapped(s, |r| game_count(r, "n")).await?;
-            counts.retain(|(_, n)| *n > 0);
-            Ok(counts)
-        })
     }
 
     fn heartbeat(
@@ -108,7 +96,6 @@ impl<E: Executor> ServerStore for Db<E> {
         dead_before: i64,
     ) -> StoreFuture<bool> {
         let now = now_ms();
-        let until = now + lease.as_millis() as i64;
         // Only a turn the game is marked due at (a process whose copy of
         // the game is behind does not search a turn already played);
         // taken if free, lapsed, its holder dead (no heartbeat since
@@ -123,39 +110,43 @@ impl<E: Executor> ServerStore for Db<E> {
                          WHERE ai_claims.server = excluded.server OR ai_claims.until_ms <= $5
                              OR ai_claims.server NOT IN
                                  (SELECT id FROM servers WHERE alive_at >= $6)",
-            vals![id, ply, self.0.origin(), until, now, dead_before],
+            vals![
+                id,
+                ply,
+                self.0.origin(),
+                now + lease.as_millis() as i64,
+                now,
+                dead_before
+            ],
         ))
     }
 
-    fn due_ai_turns(&self, dead_before: i64, limit: u32) -> StoreFuture<Vec<DueTurn>> {
-        self.go(|db| async move {
-            // Each address's oldest turn first, then each one's second...,
-            // counting the turns being searched: a flood of one address's
-            // games does not hold back another's.
-            let s = stmt(
-                "SELECT game_id, ai_turn, ai_client FROM (
-                     SELECT id AS game_id, ai_turn, ai_client, updated_at,
-                         ROW_NUMBER() OVER (PARTITION BY ai_client ORDER BY updated_at) AS n
-                     FROM games WHERE ai_turn IS NOT NULL AND status = 'playing'
-                 ) due
-                 WHERE NOT EXISTS (SELECT 1 FROM ai_claims c
-                     WHERE c.game_id = due.game_id AND c.ply = due.ai_turn AND c.until_ms > $1
-                         AND c.server IN (SELECT id FROM servers WHERE alive_at >= $2))
-                 ORDER BY n, updated_at LIMIT $3",
-                vals![now_ms(), dead_before, limit],
-            );
-            db.mapped(s, |r| {
-                let (game, ply) = game_count(r, "ai_turn")?;
-                let client = col(r, &game, "ai_client")?;
-                Ok(DueTurn { game, ply, client })
-            })
-            .await
-        })
-    }
-
     one_statement! {
-        fn latest_plies(ids: Vec<String>) -> Vec<(String, u32)> = mapped(|r| game_count(r, "ply"))
+        fn watchers(ids: Vec<String>, since: i64) -> Vec<(String, u32)> =
+            mapped(|r: &Row| game_count(r, "n"))
+            "SELECT game_id, SUM(n) AS n FROM watchers WHERE game_id = ANY($1) AND at > $2
+             GROUP BY game_id HAVING SUM(n) > 0";
+
+        fn latest_plies(ids: Vec<String>) -> Vec<(String, u32)> =
+            mapped(|r: &Row| game_count(r, "ply"))
             "SELECT game_id, max(ply) AS ply FROM actions WHERE game_id = ANY($1) GROUP BY game_id";
+
+        // Each address's oldest turn first, then each one's second...,
+        // counting the turns being searched: a flood of one address's
+        // games does not hold back another's.
+        fn due_ai_turns(dead_before: i64, limit: u32) -> Vec<DueTurn> = mapped(|r: &Row| {
+                let (game, ply) = game_count(r, "ai_turn")?;
+                Ok(DueTurn { client: col(r, &game, "ai_client")?, game, ply })
+            })
+            "SELECT game_id, ai_turn, ai_client FROM (
+                 SELECT id AS game_id, ai_turn, ai_client, updated_at,
+                     ROW_NUMBER() OVER (PARTITION BY ai_client ORDER BY updated_at) AS n
+                 FROM games WHERE ai_turn IS NOT NULL AND status = 'playing'
+             ) due
+             WHERE NOT EXISTS (SELECT 1 FROM ai_claims c
+                 WHERE c.game_id = due.game_id AND c.ply = due.ai_turn AND c.until_ms > $1
+                     AND c.server IN (SELECT id FROM servers WHERE alive_at >= $2))
+             ORDER BY n, updated_at LIMIT $3" [now_ms(), dead_before, limit];
 
         fn set_ai_client(id: String, client: String) -> () = exec
             "UPDATE games SET ai_client = $2 WHERE id = $1";
@@ -174,5 +165,60 @@ impl<E: Executor> ServerStore for Db<E> {
             "DELETE FROM ai_claims WHERE server = $1",
             vals![origin],
         ))
+    }
+
+    fn request_review(
+        &self,
+        id: String,
+        rec: String,
+        client: String,
+        cap: u32,
+        now: i64,
+    ) -> StoreFuture<()> {
+        // An address's upload is replaced by its next one; ended uploads
+        // are forgotten after an hour; a game's review is kept.
+        self.exec(vec![
+            stmt("DELETE FROM review_jobs WHERE id LIKE 'review-upload:%'
+                 AND status IN ('done', 'failed') AND created_at < $1", vals![now - 3_600_000]),
+            stmt("INSERT INTO review_jobs (id, record, client, status, created_at)
+                 SELECT $1, $2, $3, 'waiting', $5 WHERE (SELECT count(*) FROM review_jobs
+                     WHERE client = $3 AND status IN ('waiting', 'running')) < $4
+             ON CONFLICT (id) DO UPDATE SET record = excluded.record, client = excluded.client,
+                 status = 'waiting', result = NULL, created_at = excluded.created_at
+             WHERE review_jobs.status IN ('done', 'failed') AND review_jobs.record <> excluded.record",
+            vals![id, rec, client, cap, now]),
+        ])
+    }
+
+    one_statement! {
+        fn review_job(id: String, record: String, result: bool) -> Option<ReviewJob> =
+            first_mapped(|r: &Row| Ok(ReviewJob { same: col(r, "?", "same")?,
+                status: col(r, "?", "status")?, ahead: col(r, "?", "ahead")?, result: col(r, "?", "result")? }))
+            "SELECT j.record = $2 AS same, j.status, CASE WHEN $3 THEN j.result END AS result,
+                 (SELECT count(*) FROM review_jobs o WHERE o.status = 'waiting'
+                     AND o.created_at < j.created_at) AS ahead
+             FROM review_jobs j WHERE j.id = $1";
+
+        // Each address's oldest first (running ones counted), as the AI turns.
+        fn due_reviews(now: i64, dead_before: i64, limit: u32) -> Vec<DueReview> =
+            mapped(|r: &Row| Ok(DueReview { id: col(r, "?", "id")?,
+                record: col(r, "?", "record")?, client: col(r, "?", "client")? }))
+            "SELECT id, record, client FROM (SELECT *,
+                 ROW_NUMBER() OVER (PARTITION BY client ORDER BY created_at) AS n
+                 FROM review_jobs WHERE status IN ('waiting', 'running')) j
+             WHERE status = 'waiting' OR until_ms <= $1
+                 OR server NOT IN (SELECT id FROM servers WHERE alive_at >= $2)
+             ORDER BY n, created_at LIMIT $3";
+
+        fn claim_review(id: String, server: String, until: i64, now: i64, dead_before: i64) -> bool =
+            exec_one
+            "UPDATE review_jobs SET status = 'running', server = $2, until_ms = $3 WHERE id = $1
+                 AND (status = 'waiting' OR (status = 'running' AND (server = $2 OR until_ms <= $4
+                     OR server NOT IN (SELECT id FROM servers WHERE alive_at >= $5))))";
+
+        fn end_review(id: String, server: String, status: String, result: Option<String>) -> bool =
+            exec_one
+            "UPDATE review_jobs SET status = $3, result = $4, server = NULL, until_ms = NULL
+             WHERE id = $1 AND server = $2 AND status = 'running'";
     }
 }
