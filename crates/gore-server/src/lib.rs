@@ -47,6 +47,7 @@ mod limit;
 mod lobby_ws;
 pub mod metrics;
 pub mod net;
+mod notices;
 pub mod oracle;
 mod puzzles_http;
 mod socket;

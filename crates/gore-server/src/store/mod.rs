@@ -18,7 +18,8 @@
 //!   [`StoreError::Damaged`], naming its row and column).
 //! - [`sqlite`] and [`postgres`]: the two executors, each with its own
 //!   durability machinery (SQLite's writer thread and group commits;
-//!   PostgreSQL's pool, commit resolution, probe and notices).
+//!   PostgreSQL's pool, commit resolution and probe; its notices to other
+//!   servers are `src/notices.rs`).
 //!
 //! Hand-made rather than sqlx: sqlx would give one SQL text for both, but
 //! it brings its own pool, migrations and driver for SQLite, and keeping
