@@ -52,6 +52,18 @@ where
     .transpose()
 }
 
+/// A record read from a row of `id`: `row!(Type, r, id; a, b: "col", c
+/// = expr)` is `Type { a: col(r, id, "a")?, b: col(r, id, "col")?, c: expr }`
+/// (most mappers are only that).
+macro_rules! row {
+    ($ty:ident, $r:expr, $id:expr;
+     $($f:ident $(: $c:literal)?),* $(; $($g:ident = $e:expr),*)?) => {
+        $ty { $($f: col($r, $id, row!(@col $f $($c)?))?,)* $($($g: $e,)*)? }
+    };
+    (@col $f:ident) => { stringify!($f) };
+    (@col $f:ident $c:literal) => { $c };
+}
+
 /// A row's first column.
 pub(super) fn first<T: FromValue>(r: &Row) -> Result<T, StoreError> {
     r.first().map_err(StoreError::Other)
@@ -150,34 +162,24 @@ pub(super) fn action_from_row(r: &Row, info: &GameInfo) -> Result<StoredAction, 
 
 pub(super) fn challenge_from_row(r: &Row) -> Result<StoredChallenge, StoreError> {
     let id: String = col(r, "?", "id")?;
-    Ok(StoredChallenge {
-        rules: parsed(r, &id, "rules")?,
-        clock: parsed_opt(r, &id, "clock")?,
-        colour: parsed_opt(r, &id, "colour")?,
-        session: col(r, &id, "session")?,
-        player: col(r, &id, "player")?,
-        name: col(r, &id, "name")?,
-        rated: col(r, &id, "rated")?,
-        quick: col(r, &id, "quick")?,
-        created_at: col(r, &id, "created_at")?,
-        game: col(r, &id, "game_id")?,
-        rating: col(r, &id, "rating")?,
-        id,
-    })
+    let (rules, clock, colour) = (
+        parsed(r, &id, "rules")?,
+        parsed_opt(r, &id, "clock")?,
+        parsed_opt(r, &id, "colour")?,
+    );
+    Ok(row!(StoredChallenge, r, &id;
+        session, player, name, rated, quick, created_at, game: "game_id", rating;
+        rules = rules, clock = clock, colour = colour, id = id))
 }
 
 /// A token row (scopes kept as one space-separated text).
 pub(super) fn token_from_row(r: &Row) -> Result<StoredToken, StoreError> {
     let id: String = col(r, "?", "id")?;
     let scopes: String = col(r, &id, "scopes")?;
-    Ok(StoredToken {
-        hash: col(r, &id, "hash")?,
-        account: col(r, &id, "account_id")?,
-        description: col(r, &id, "description")?,
-        scopes: scopes.split_whitespace().map(str::to_string).collect(),
-        created_at: col(r, &id, "created_at")?,
-        id,
-    })
+    Ok(
+        row!(StoredToken, r, &id; hash, account: "account_id", description, created_at;
+        scopes = scopes.split_whitespace().map(str::to_string).collect(), id = id),
+    )
 }
 
 /// A token row joined with its account (`username`, `bot`).
@@ -222,33 +224,17 @@ pub(super) fn bot_challenge_from_row(r: &Row) -> Result<StoredBotChallenge, Stor
 
 /// A ratings row of account `id`.
 pub(super) fn rating_from_row(r: &Row, id: &str) -> Result<StoredRating, StoreError> {
-    Ok(StoredRating {
-        pace: col(r, id, "pace")?,
-        rating: col(r, id, "rating")?,
-        deviation: col(r, id, "deviation")?,
-        volatility: col(r, id, "volatility")?,
-        games: col(r, id, "games")?,
-    })
+    Ok(row!(StoredRating, r, id; pace, rating, deviation, volatility, games))
 }
 
 /// A chat row of game `id`: its player is A or B, or the row is damaged.
 pub(super) fn chat_from_row(r: &Row, id: &str) -> Result<ChatLine, StoreError> {
-    Ok(ChatLine {
-        n: col(r, id, "n")?,
-        from: parsed(r, id, "player")?,
-        text: col(r, id, "text")?,
-        at: col(r, id, "at")?,
-    })
+    Ok(row!(ChatLine, r, id; n, text, at; from = parsed(r, id, "player")?))
 }
 
 pub(super) fn player_from_row(r: &Row) -> Result<StoredPlayer, StoreError> {
     let id: String = col(r, "?", "id")?;
-    Ok(StoredPlayer {
-        name: col(r, &id, "name")?,
-        account: col(r, &id, "account")?,
-        bot: col(r, &id, "bot")?,
-        id,
-    })
+    Ok(row!(StoredPlayer, r, &id; name, account, bot; id = id))
 }
 
 /// A games row and its result (`None` until over).
@@ -260,32 +246,16 @@ pub(super) fn info_and_result_from_row(r: &Row) -> Result<(GameInfo, Option<Stri
 
 pub(super) fn account_from_row(r: &Row) -> Result<StoredAccount, StoreError> {
     let id: String = col(r, "?", "id")?;
-    Ok(StoredAccount {
-        username: col(r, &id, "username")?,
-        password: col(r, &id, "password")?,
-        bot: col(r, &id, "bot")?,
-        id,
-    })
+    Ok(row!(StoredAccount, r, &id; username, password, bot; id = id))
 }
 
 /// A leaderboard's row: an account's id and username, and its rating.
 pub(super) fn ranked_from_row(r: &Row) -> Result<Ranked, StoreError> {
     let id: String = col(r, "?", "id")?;
-    Ok(Ranked {
-        username: col(r, &id, "username")?,
-        bot: col(r, &id, "bot")?,
-        rating: rating_from_row(r, &id)?,
-        id,
-    })
+    Ok(row!(Ranked, r, &id; username, bot; rating = rating_from_row(r, &id)?, id = id))
 }
 
 /// A rating history row of account `id`.
 pub(super) fn history_from_row(r: &Row, id: &str) -> Result<HistoryPoint, StoreError> {
-    Ok(HistoryPoint {
-        game: col(r, id, "game_id")?,
-        pace: col(r, id, "pace")?,
-        rating: col(r, id, "rating")?,
-        deviation: col(r, id, "deviation")?,
-        at: col(r, id, "at")?,
-    })
+    Ok(row!(HistoryPoint, r, id; game: "game_id", pace, rating, deviation, at))
 }
