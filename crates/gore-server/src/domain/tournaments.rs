@@ -631,13 +631,25 @@ impl Tournaments {
     }
 
     fn summary(t: &StoredTournament, state: &ArenaState, now: i64) -> TournamentSummary {
+        let phase = Self::phase(t, state, now);
+        let mut line = Self::summary_of(t, &state.names, phase, state.arena.players.len());
+        line.bots = state.bots;
+        line
+    }
+
+    /// A list's line of `t`, with what every kind has (a kind adds its own).
+    fn summary_of(
+        t: &StoredTournament,
+        names: &BTreeMap<String, String>,
+        phase: Phase,
+        players: usize,
+    ) -> TournamentSummary {
         TournamentSummary {
             id: t.id.clone(),
             url: format!("/tournament/{}", t.id),
             kind: t.kind.clone(),
             name: t.name.clone(),
-            creator: state
-                .names
+            creator: names
                 .get(&t.creator)
                 .cloned()
                 .unwrap_or_else(|| t.creator.clone()),
@@ -646,11 +658,11 @@ impl Tournaments {
             rated: t.rated,
             starts_at: t.starts_at,
             ends_at: t.ends_at,
-            phase: Self::phase(t, state, now),
-            players: state.arena.players.len(),
+            phase,
+            players,
             rounds: None,
             round: None,
-            bots: state.bots,
+            bots: false,
         }
     }
 

@@ -521,27 +521,10 @@ impl Tournaments {
         } else {
             Phase::Running
         };
-        TournamentSummary {
-            id: t.id.clone(),
-            url: format!("/tournament/{}", t.id),
-            kind: t.kind.clone(),
-            name: t.name.clone(),
-            creator: s
-                .names
-                .get(&t.creator)
-                .cloned()
-                .unwrap_or_else(|| t.creator.clone()),
-            clock: t.clock,
-            rules: t.rules,
-            rated: t.rated,
-            starts_at: t.starts_at,
-            ends_at: t.ends_at,
-            phase,
-            players: s.swiss.players.len(),
-            rounds: Some(s.swiss.rounds),
-            round: Some(s.swiss.played.len() as u32),
-            bots: false,
-        }
+        let mut line = Self::summary_of(t, &s.names, phase, s.swiss.players.len());
+        line.rounds = Some(s.swiss.rounds);
+        line.round = Some(s.swiss.played.len() as u32);
+        line
     }
 
     /// A tournament's page, of either kind.
