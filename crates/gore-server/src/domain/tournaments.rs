@@ -154,7 +154,7 @@ pub struct TournamentSummary {
     pub id: String,
     /// Its page.
     pub url: String,
-    /// `arena`.
+    /// `arena` or `swiss`.
     pub kind: String,
     /// Its name.
     pub name: String,
