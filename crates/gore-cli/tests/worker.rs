@@ -10,23 +10,12 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gore_core::Player;
 use gore_server::api::{GameView, Status};
 use serde_json::json;
 use support::*;
-
-/// A `gore serve` or `gore worker` child with its metrics address.
-struct Proc {
-    child: Child,
-    /// `http://127.0.0.1:PORT` (a server's; empty for a worker).
-    url: String,
-    /// `http://127.0.0.1:PORT/metrics`
-    metrics: String,
-}
 
 impl Proc {
     /// `gore serve --ai-threads 0` on `db`, with metrics.
@@ -48,84 +37,18 @@ impl Proc {
 
     /// `gore worker` on `db` with one thread, metrics, and `extra`.
     fn worker(db: &str, extra: &[&str]) -> Proc {
-        Proc::start(&["worker", "--threads", "1"], db, extra)
-    }
-
-    fn start(head: &[&str], db: &str, extra: &[&str]) -> Proc {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_gore"))
-            .args(head)
-            .args(["--db", db, "--metrics-addr", "127.0.0.1:0"])
-            .args(extra)
-            .env(
-                "RUST_LOG",
-                std::env::var("GORE_TEST_LOG").unwrap_or_else(|_| "warn".into()),
-            )
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start gore");
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        let url = match line.trim().strip_prefix("Goré is ready: open ") {
-            Some(u) => u.trim_end_matches('/').to_string(),
-            None => {
-                assert!(
-                    line.starts_with("Goré worker is ready: 1 AI threads"),
-                    "unexpected first line: {line:?}"
-                );
-                String::new()
-            }
-        };
-        let mut m = String::new();
-        out.read_line(&mut m).unwrap();
-        let metrics = m
-            .trim()
-            .strip_prefix("Metrics: ")
-            .unwrap_or_else(|| panic!("unexpected second line: {m:?}"))
-            .to_string();
-        Proc {
-            child,
-            url,
-            metrics,
-        }
+        let p = Proc::start(&["worker", "--threads", "1"], db, extra);
+        assert!(
+            p.ready.starts_with("Goré worker is ready: 1 AI threads"),
+            "unexpected first line: {:?}",
+            p.ready
+        );
+        p
     }
 
     /// The searches this process ran, all levels.
     async fn searches(&self) -> u64 {
         self.metric("gore_ai_search_seconds_count").await
-    }
-
-    /// The sum of the samples of `name` (over its labels).
-    async fn metric(&self, name: &str) -> u64 {
-        let text = http()
-            .get(&self.metrics)
-            .send()
-            .await
-            .expect("scrape")
-            .text()
-            .await
-            .unwrap();
-        text.lines()
-            .filter(|l| l.starts_with(name) && l[name.len()..].starts_with(['{', ' ']))
-            .map(|l| {
-                let v = l.rsplit(' ').next().unwrap();
-                v.parse::<f64>().unwrap_or_else(|_| panic!("a sample: {l}")) as u64
-            })
-            .sum()
-    }
-
-    /// SIGKILL: no shutdown, as a crash or an OOM kill.
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        self.kill();
     }
 }
 

@@ -11,8 +11,6 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -22,15 +20,6 @@ use support::*;
 /// lets A's `a2` end the game with 7 of the 9 for A (the hand arithmetic
 /// of gore-learn's tests/review.rs).
 const BLUNDER_START: &str = "1,4,0,0/1,1,1,1 AAAA/BBBB 19-20 B -";
-
-/// A `gore serve` or `gore worker` child with its metrics address.
-struct Proc {
-    child: Child,
-    /// `http://127.0.0.1:PORT` (a server's; empty for a worker).
-    url: String,
-    /// `http://127.0.0.1:PORT/metrics`
-    metrics: String,
-}
 
 impl Proc {
     /// `gore serve --ai-threads 0 --analysis-threads 0` on `db`.
@@ -48,6 +37,7 @@ impl Proc {
                 "0",
             ],
             db,
+            &[],
         )
     }
 
@@ -61,92 +51,13 @@ impl Proc {
         Proc::start(
             &["worker", "--threads", "1", "--drain-seconds", seconds],
             db,
+            &[],
         )
-    }
-
-    fn start(head: &[&str], db: &str) -> Proc {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_gore"))
-            .args(head)
-            .args(["--db", db, "--metrics-addr", "127.0.0.1:0"])
-            .env(
-                "RUST_LOG",
-                std::env::var("GORE_TEST_LOG").unwrap_or_else(|_| "warn".into()),
-            )
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start gore");
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
-        let url = match line.trim().strip_prefix("Goré is ready: open ") {
-            Some(u) => u.trim_end_matches('/').to_string(),
-            None => {
-                assert!(
-                    line.starts_with("Goré worker is ready"),
-                    "unexpected first line: {line:?}"
-                );
-                String::new()
-            }
-        };
-        let mut m = String::new();
-        out.read_line(&mut m).unwrap();
-        let metrics = m
-            .trim()
-            .strip_prefix("Metrics: ")
-            .unwrap_or_else(|| panic!("unexpected second line: {m:?}"))
-            .to_string();
-        Proc {
-            child,
-            url,
-            metrics,
-        }
-    }
-
-    /// The sum of the samples of `name` (over its labels); 0 if absent.
-    async fn metric(&self, name: &str) -> u64 {
-        let text = http()
-            .get(&self.metrics)
-            .send()
-            .await
-            .expect("scrape")
-            .text()
-            .await
-            .unwrap();
-        text.lines()
-            .filter(|l| l.starts_with(name) && l[name.len()..].starts_with(['{', ' ']))
-            .map(|l| {
-                let v = l.rsplit(' ').next().unwrap();
-                v.parse::<f64>().unwrap_or_else(|_| panic!("a sample: {l}")) as u64
-            })
-            .sum()
     }
 
     /// The reviews this process computed.
     async fn reviews(&self) -> u64 {
         self.metric("gore_reviews_computed_total").await
-    }
-
-    /// SIGTERM, as an operator's stop; returns at once.
-    fn term(&self) {
-        let st = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("kill");
-        assert!(st.success());
-    }
-
-    /// SIGKILL: no shutdown, as a crash or an OOM kill.
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        self.kill();
     }
 }
 

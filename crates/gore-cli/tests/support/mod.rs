@@ -123,6 +123,104 @@ impl Drop for Gore {
     }
 }
 
+/// A `gore serve` or `gore worker` process with its metrics address
+/// (tests/worker.rs, tests/worker_reviews.rs); SIGKILLed when dropped.
+pub struct Proc {
+    pub child: Child,
+    /// `http://127.0.0.1:PORT` (a server's; empty for a worker).
+    pub url: String,
+    /// `http://127.0.0.1:PORT/metrics`
+    pub metrics: String,
+    /// Its ready line (a worker's says its threads).
+    pub ready: String,
+}
+
+impl Proc {
+    /// Starts `gore HEAD… --db DB --metrics-addr 127.0.0.1:0 EXTRA…` and
+    /// waits for its two first lines: ready, then the metrics address.
+    pub fn start(head: &[&str], db: &str, extra: &[&str]) -> Proc {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gore"))
+            .args(head)
+            .args(["--db", db, "--metrics-addr", "127.0.0.1:0"])
+            .args(extra)
+            .env(
+                "RUST_LOG",
+                std::env::var("GORE_TEST_LOG").unwrap_or_else(|_| "warn".into()),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start gore");
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut ready = String::new();
+        out.read_line(&mut ready).unwrap();
+        let url = match ready.trim().strip_prefix("Goré is ready: open ") {
+            Some(u) => u.trim_end_matches('/').to_string(),
+            None => {
+                assert!(
+                    ready.starts_with("Goré worker is ready"),
+                    "unexpected first line: {ready:?}"
+                );
+                String::new()
+            }
+        };
+        let mut m = String::new();
+        out.read_line(&mut m).unwrap();
+        let metrics = m
+            .trim()
+            .strip_prefix("Metrics: ")
+            .unwrap_or_else(|| panic!("unexpected second line: {m:?}"))
+            .to_string();
+        Proc {
+            child,
+            url,
+            metrics,
+            ready,
+        }
+    }
+
+    /// The sum of the samples of `name` (over its labels); 0 if absent.
+    pub async fn metric(&self, name: &str) -> u64 {
+        let text = http()
+            .get(&self.metrics)
+            .send()
+            .await
+            .expect("scrape")
+            .text()
+            .await
+            .unwrap();
+        text.lines()
+            .filter(|l| l.starts_with(name) && l[name.len()..].starts_with(['{', ' ']))
+            .map(|l| {
+                let v = l.rsplit(' ').next().unwrap();
+                v.parse::<f64>().unwrap_or_else(|_| panic!("a sample: {l}")) as u64
+            })
+            .sum()
+    }
+
+    /// SIGTERM, as an operator's stop; returns at once.
+    pub fn term(&self) {
+        let st = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(st.success());
+    }
+
+    /// SIGKILL: no shutdown, as a crash or an OOM kill.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 /// An HTTP client for the tests (no cookies: each request names its seat
 /// by its bearer token).
 pub fn http() -> reqwest::Client {
