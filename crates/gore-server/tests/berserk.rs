@@ -29,25 +29,6 @@ async fn server(clock: &Clock, db: &str) -> Server {
     Server::start_with(dir, config).await
 }
 
-/// An account: its session cookie.
-async fn account(s: &Server, name: &str) -> String {
-    let v = visitor_cookie(s).await;
-    let r = bot()
-        .post(s.at("/api/account/signup"))
-        .header("cookie", &v)
-        .json(&json!({"username": name, "password": "long enough pass"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201, "{name}");
-    r.headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .unwrap()
-        .to_string()
-}
-
 fn line<'a>(d: &'a Value, name: &str) -> &'a Value {
     d["standings"]
         .as_array()

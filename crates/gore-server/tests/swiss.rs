@@ -39,33 +39,6 @@ fn db_path(dir: &tempfile::TempDir) -> String {
         .to_string()
 }
 
-/// Signs up (`path` = signup) or logs in to `name`: the session cookie.
-async fn session(s: &Server, name: &str, path: &str, status: u16) -> String {
-    let v = visitor_cookie(s).await;
-    let r = bot()
-        .post(s.at(path))
-        .header("cookie", &v)
-        .json(&json!({"username": name, "password": "long enough pass"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), status, "{name}");
-    r.headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .unwrap()
-        .to_string()
-}
-
-async fn account(s: &Server, name: &str) -> String {
-    session(s, name, "/api/account/signup", 201).await
-}
-
-async fn log_in(s: &Server, name: &str) -> String {
-    session(s, name, "/api/account/login", 200).await
-}
-
 /// A new Swiss event of `rounds` rounds (3+2, rated) starting at
 /// `starts_at`: its id.
 async fn swiss(s: &Server, cookie: &str, rounds: u32, starts_at: i64) -> String {

@@ -16,25 +16,6 @@ use serde_json::{json, Value};
 /// A fixed start for the manual clock (2026-12-01, Unix ms).
 const T0: i64 = 1_796_083_200_000;
 
-/// An account: its session cookie.
-async fn account(s: &Server, name: &str) -> String {
-    let v = visitor_cookie(s).await;
-    let r = bot()
-        .post(s.at("/api/account/signup"))
-        .header("cookie", &v)
-        .json(&json!({"username": name, "password": "long enough pass"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201, "{name}");
-    r.headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .unwrap()
-        .to_string()
-}
-
 async fn post_ok(s: &Server, cookie: &str, path: &str) -> Value {
     let (st, v) = post_with(s, cookie, path, json!({})).await;
     assert_eq!(st, 200, "{path}: {v}");

@@ -39,45 +39,6 @@ fn db_path(dir: &tempfile::TempDir) -> String {
         .to_string()
 }
 
-/// An account: its session cookie.
-async fn account(s: &Server, name: &str) -> String {
-    let v = visitor_cookie(s).await;
-    let r = bot()
-        .post(s.at("/api/account/signup"))
-        .header("cookie", &v)
-        .json(&json!({"username": name, "password": "long enough pass"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201, "{name}");
-    r.headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .unwrap()
-        .to_string()
-}
-
-/// Logs in to `name` on server `s` (another server of the database): the
-/// new session's cookie.
-async fn log_in(s: &Server, name: &str) -> String {
-    let v = visitor_cookie(s).await;
-    let r = bot()
-        .post(s.at("/api/account/login"))
-        .header("cookie", &v)
-        .json(&json!({"username": name, "password": "long enough pass"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200, "{name}");
-    r.headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .unwrap()
-        .to_string()
-}
-
 async fn arena(s: &Server, cookie: &str, starts_at: i64) -> String {
     let (st, v) = post_with(
         s,

@@ -448,6 +448,37 @@ pub async fn visitor_cookie(s: &Server) -> String {
         .to_string()
 }
 
+/// Signs up (`path` = signup) or logs in to account `name` (its password
+/// "long enough pass"), expecting `status`: the new session's cookie.
+pub async fn session(s: &Server, name: &str, path: &str, status: u16) -> String {
+    let v = visitor_cookie(s).await;
+    let r = bot()
+        .post(s.at(path))
+        .header("cookie", &v)
+        .json(&serde_json::json!({"username": name, "password": "long enough pass"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), status, "{name}");
+    r.headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .unwrap()
+        .to_string()
+}
+
+/// A new account `name`: its session cookie.
+pub async fn account(s: &Server, name: &str) -> String {
+    session(s, name, "/api/account/signup", 201).await
+}
+
+/// Logs in to `name` on `s` (perhaps another server of the database): the
+/// new session's cookie.
+pub async fn log_in(s: &Server, name: &str) -> String {
+    session(s, name, "/api/account/login", 200).await
+}
+
 /// The lobby socket of the session whose cookie is `cookie`.
 pub async fn lobby_ws(s: &Server, cookie: &str) -> Ws {
     let mut req = format!("ws://{}/api/lobby/ws", s.addr)
