@@ -4,8 +4,11 @@
 //! new `analyse` stops the running one, whose `done` comes first), each on
 //! the analysis pool under the server's caps, the pool's cap per client
 //! answered `busy`, starts counted by the address's rate limiter. An
-//! analysis waiting for a thread is told its place (`queued`). A [`Kind`]
-//! of the shared socket loop ([`crate::socket`]).
+//! analysis waiting for a thread is told its place (`queued`). A server
+//! with `--analysis-threads 0` runs none itself: each is a job for the
+//! workers ([`crate::domain::boards`]), whose findings come back already
+//! worded and are sent as they are. A [`Kind`] of the shared socket loop
+//! ([`crate::socket`]).
 
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,6 +27,7 @@ use crate::api::{
     ExactAction, ExactView,
 };
 use crate::domain::analysis::{self as domain, Caps, Running};
+use crate::domain::boards::{Remote, Words};
 use crate::error::ApiError;
 use crate::net::ClientIp;
 use crate::socket::{self, limited, socket_slot, Kind, Policy, Reply, Setup};
@@ -40,8 +44,24 @@ const PLACE_EVERY: Duration = Duration::from_secs(1);
 static SOCKETS: AtomicU64 = AtomicU64::new(0);
 
 fn text(msg: &AnalysisServerMsg) -> Message {
-    Message::Text(serde_json::to_string(msg).unwrap_or_default().into())
+    Message::Text(wording(msg).into())
 }
+
+fn wording(msg: &AnalysisServerMsg) -> String {
+    serde_json::to_string(msg).unwrap_or_default()
+}
+
+/// The messages a worker writes for a socket of another process, as this
+/// socket words them.
+pub const WORDS: Words = Words {
+    finding: |id, e| wording(&event_message(id, e)),
+    done: |id, s| wording(&done_message(id, s)),
+    failed: |e| {
+        wording(&AnalysisServerMsg::Error {
+            error: ApiError::from(e),
+        })
+    },
+};
 
 fn half_seeds(x: [u16; 2]) -> [f64; 2] {
     [x[0] as f64 / 2.0, x[1] as f64 / 2.0]
@@ -102,13 +122,38 @@ fn done_message(id: u64, s: &Summary) -> AnalysisServerMsg {
     }
 }
 
-/// The socket's analysis: running, or being stopped for the next one
-/// (its findings' channel is kept apart, to be read beside the ticket).
+/// The socket's analysis: running, or being stopped for the next one.
 struct Current {
     id: u64,
-    ticket: crate::ai::AiTicket<Summary>,
-    /// Its place in the pool's queue as last told (`None`: running).
+    work: Work,
+    /// Its place in the queue as last told (`None`: running).
     place: Option<usize>,
+}
+
+/// Where an analysis runs.
+enum Work {
+    /// On this process's analysis pool: its ticket (dropping it stops
+    /// the search) and its findings while it runs.
+    Here {
+        ticket: crate::ai::AiTicket<Summary>,
+        events: Option<tokio::sync::mpsc::UnboundedReceiver<Event>>,
+    },
+    /// A job for the workers.
+    Away(Remote),
+}
+
+impl Work {
+    /// What comes next from it.
+    async fn progress(&mut self) -> Progress {
+        match self {
+            Work::Here { ticket, events } => tokio::select! {
+                ev = async { events.as_mut().expect("guarded").recv().await },
+                    if events.is_some() => Progress::Finding(ev),
+                r = ticket => Progress::Done(r),
+            },
+            Work::Away(remote) => Progress::Lines(remote.next().await),
+        }
+    }
 }
 
 /// Serves one analysis socket until it closes.
@@ -135,7 +180,6 @@ pub async fn session(
         socket_no,
         caps,
         current: None,
-        events: None,
         next: None,
         count: 0,
         places,
@@ -166,10 +210,8 @@ struct AnalysisSocket {
     client: ClientKey,
     socket_no: u64,
     caps: Caps,
-    /// The running analysis (dropping its ticket stops it).
+    /// The running analysis (dropping it stops it).
     current: Option<Current>,
-    /// Its findings, while it runs.
-    events: Option<tokio::sync::mpsc::UnboundedReceiver<Event>>,
     /// The analysis asked for while the running one stops.
     next: Option<(AnalysisSetup, Option<u64>)>,
     /// The analyses started.
@@ -184,6 +226,8 @@ enum Progress {
     Finding(Option<Event>),
     /// The work returned.
     Done(Result<Summary, crate::ai::AiGone>),
+    /// A worker's messages (none: its analysis ended).
+    Lines(Option<Vec<String>>),
     /// Time to look at a waiting analysis's place.
     Place,
 }
@@ -204,13 +248,11 @@ impl Kind for AnalysisSocket {
     }
 
     async fn next_event(&mut self) -> Progress {
-        let (events, current, places) = (&mut self.events, &mut self.current, &mut self.places);
+        let (current, places) = (&mut self.current, &mut self.places);
         let waiting = current.as_ref().is_some_and(|c| c.place.is_some());
         tokio::select! {
-            ev = async { events.as_mut().expect("guarded").recv().await },
-                if events.is_some() => Progress::Finding(ev),
-            r = async { (&mut current.as_mut().expect("guarded").ticket).await },
-                if current.is_some() => Progress::Done(r),
+            p = async { current.as_mut().expect("guarded").work.progress().await },
+                if current.is_some() => p,
             _ = places.tick(), if waiting => Progress::Place,
             else => std::future::pending().await,
         }
@@ -219,39 +261,62 @@ impl Kind for AnalysisSocket {
     async fn on_event(&mut self, event: Progress) -> Reply {
         let mut out = Vec::new();
         match event {
-            Progress::Finding(ev) => match (ev, self.current.as_ref()) {
-                (Some(e), Some(c)) => out.push(event_message(c.id, e)),
+            Progress::Finding(ev) => match (ev, self.current.as_mut()) {
+                (Some(e), Some(c)) => out.push(text(&event_message(c.id, e))),
                 // The work ended: its ticket resolves next.
-                _ => self.events = None,
+                (None, Some(c)) => {
+                    if let Work::Here { events, .. } = &mut c.work {
+                        *events = None;
+                    }
+                }
+                (_, None) => {}
             },
             Progress::Done(r) => {
                 if let Some(c) = self.current.take() {
                     // The work has returned: every finding is in the channel.
-                    if let Some(mut rx) = self.events.take() {
+                    if let Work::Here {
+                        events: Some(mut rx),
+                        ..
+                    } = c.work
+                    {
                         while let Ok(e) = rx.try_recv() {
-                            out.push(event_message(c.id, e));
+                            out.push(text(&event_message(c.id, e)));
                         }
                     }
-                    out.push(match r {
+                    out.push(text(&match r {
                         Ok(s) => done_message(c.id, &s),
                         Err(e) => AnalysisServerMsg::Error { error: e.into() },
-                    });
+                    }));
                 }
-                self.start_next(&mut out);
+                self.start_next(&mut out).await;
+            }
+            Progress::Lines(Some(lines)) => {
+                // A worker runs it: no longer waiting.
+                if let Some(c) = self.current.as_mut() {
+                    c.place = None;
+                }
+                out.extend(lines.into_iter().map(|l| Message::Text(l.into())));
+            }
+            Progress::Lines(None) => {
+                self.current = None;
+                self.start_next(&mut out).await;
             }
             Progress::Place => {
                 if let Some(c) = self.current.as_mut() {
-                    let place = c.ticket.place();
+                    let place = match &c.work {
+                        Work::Here { ticket, .. } => ticket.place(),
+                        Work::Away(remote) => remote.place().await,
+                    };
                     if place != c.place {
                         c.place = place;
                         if let Some(place) = place {
-                            out.push(AnalysisServerMsg::Queued { id: c.id, place });
+                            out.push(text(&AnalysisServerMsg::Queued { id: c.id, place }));
                         }
                     }
                 }
             }
         }
-        Reply::send(out.iter().map(text))
+        Reply::send(out)
     }
 
     fn parse(&self, text: &str) -> Result<AnalysisClientMsg, ApiError> {
@@ -268,28 +333,19 @@ impl Kind for AnalysisSocket {
                 time_ms,
             } => {
                 self.next = Some((AnalysisSetup { rules, gpn, line }, time_ms));
-                match &self.current {
-                    // Stop it; the next starts when it is done (at once
-                    // if it was still waiting: it leaves the queue).
-                    Some(c) => {
-                        c.ticket.stop();
-                        if self.withdraw_waiting(&mut out) {
-                            self.start_next(&mut out);
-                        }
-                    }
-                    None => self.start_next(&mut out),
+                // The running one stops; the next starts when it is done
+                // (at once if it was still waiting: it leaves the queue).
+                if self.stop_current(&mut out).await {
+                    self.start_next(&mut out).await;
                 }
             }
             AnalysisClientMsg::Stop {} => {
                 self.next = None;
-                if let Some(c) = &self.current {
-                    c.ticket.stop();
-                }
-                self.withdraw_waiting(&mut out);
+                self.stop_current(&mut out).await;
             }
-            AnalysisClientMsg::Ping {} => out.push(AnalysisServerMsg::Pong),
+            AnalysisClientMsg::Ping {} => out.push(text(&AnalysisServerMsg::Pong)),
         }
-        Reply::send(out.iter().map(text))
+        Reply::send(out)
     }
 
     fn error(&self, error: ApiError) -> Message {
@@ -297,26 +353,33 @@ impl Kind for AnalysisSocket {
     }
 
     async fn closed(self) {
-        // Dropping the ticket stops a running analysis.
+        // Dropping the ticket (or the worker's job) stops a running analysis.
     }
 }
 
 impl AnalysisSocket {
-    /// A stopped analysis that still waits for a thread leaves the queue
-    /// at once (else stopping it would wait for the searches before it:
-    /// the next position's analysis too). Ends it `done`, stopped, with
-    /// nothing found; whether it did.
-    fn withdraw_waiting(&mut self, out: &mut Vec<AnalysisServerMsg>) -> bool {
+    /// Stops the running analysis, if any: whether nothing runs now. One
+    /// that still waits for a thread (or a worker) leaves the queue at
+    /// once (else stopping it would wait for the searches before it: the
+    /// next position's analysis too), ended `done`, stopped, with nothing
+    /// found; one that runs sends its `done` when it has stopped.
+    async fn stop_current(&mut self, out: &mut Vec<Message>) -> bool {
         let Some(c) = self.current.as_mut() else {
-            return false;
+            return true;
         };
-        if !c.ticket.withdraw() {
+        let withdrawn = match &mut c.work {
+            Work::Here { ticket, .. } => {
+                ticket.stop();
+                ticket.withdraw()
+            }
+            Work::Away(remote) => remote.stop().await,
+        };
+        if !withdrawn {
             return false;
         }
         let id = c.id;
         self.current = None;
-        self.events = None;
-        out.push(AnalysisServerMsg::Done {
+        out.push(text(&AnalysisServerMsg::Done {
             id,
             depth: 0,
             best: None,
@@ -324,12 +387,12 @@ impl AnalysisSocket {
             time_ms: 0,
             stopped: true,
             over: None,
-        });
+        }));
         true
     }
 
     /// Nothing runs now: starts what was asked for, if anything.
-    fn start_next(&mut self, out: &mut Vec<AnalysisServerMsg>) {
+    async fn start_next(&mut self, out: &mut Vec<Message>) {
         if self.current.is_some() {
             return;
         }
@@ -345,26 +408,30 @@ impl AnalysisSocket {
             &self.caps,
             &setup,
             time_ms,
-        ) {
-            Ok((c, started)) => {
+        )
+        .await
+        {
+            Ok((work, started)) => {
                 self.count += 1;
                 // Waiting for a thread: say where it stands.
-                let place = c.ticket.place();
+                let place = match &work {
+                    Work::Here { ticket, .. } => ticket.place(),
+                    Work::Away(remote) => remote.place().await,
+                };
                 self.current = Some(Current {
                     id: self.count,
-                    ticket: c.ticket,
+                    work,
                     place,
                 });
-                self.events = Some(c.events);
-                out.push(started);
+                out.push(text(&started));
                 if let Some(place) = place {
-                    out.push(AnalysisServerMsg::Queued {
+                    out.push(text(&AnalysisServerMsg::Queued {
                         id: self.count,
                         place,
-                    });
+                    }));
                 }
             }
-            Err(e) => out.push(AnalysisServerMsg::Error { error: e }),
+            Err(e) => out.push(text(&AnalysisServerMsg::Error { error: e })),
         }
     }
 }
@@ -385,8 +452,8 @@ fn read(t: &str) -> Result<AnalysisClientMsg, ApiError> {
 }
 
 /// Starts analysis `id`: the setup read by the rules library, the caps
-/// applied, the job on the analysis pool.
-fn begin(
+/// applied, the job on the analysis pool (or the workers').
+async fn begin(
     state: &AppState,
     client: &ClientKey,
     socket_no: u64,
@@ -394,19 +461,30 @@ fn begin(
     caps: &Caps,
     setup: &AnalysisSetup,
     time_ms: Option<u64>,
-) -> Result<(Running, AnalysisServerMsg), ApiError> {
+) -> Result<(Work, AnalysisServerMsg), ApiError> {
     let game = setup.read()?;
     let gpn = game.position().to_string();
     let limits = caps.limits(time_ms);
-    let run = domain::start(
-        state.analysis_pool(),
-        state.solved(),
-        client.clone(),
-        format!("analysis-{socket_no}-{id}"),
-        game,
-        limits,
-    )
-    .map_err(|e| ApiError::busy(domain::busy_text(e)))?;
+    let boards = state.boards();
+    let work = if boards.here() {
+        let Running { ticket, events } = domain::start(
+            state.analysis_pool(),
+            state.solved(),
+            client.clone(),
+            format!("analysis-{socket_no}-{id}"),
+            game,
+            limits,
+        )
+        .map_err(|e| ApiError::busy(domain::busy_text(e)))?;
+        Work::Here {
+            ticket,
+            events: Some(events),
+        }
+    } else {
+        let text = |t: &Option<String>| t.clone().unwrap_or_default();
+        let asked = (text(&setup.rules), text(&setup.gpn), text(&setup.line));
+        Work::Away(boards.ask(client, id, asked, &limits).await?)
+    };
     let started = AnalysisServerMsg::Started {
         id,
         gpn,
@@ -416,5 +494,5 @@ fn begin(
             depth: limits.depth.unwrap_or(0),
         },
     };
-    Ok((run, started))
+    Ok((work, started))
 }

@@ -226,6 +226,7 @@ pub async fn run_worker(config: Config) -> anyhow::Result<()> {
     // Both within the one bound.
     tokio::join!(
         state.reviews().stop(config.drain),
+        state.boards().stop(config.drain),
         state.games().stop_ai(config.drain)
     );
     tracing::info!("stopped");

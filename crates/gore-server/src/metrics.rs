@@ -138,6 +138,7 @@ struct Inner {
     analysis_waiting: Gauge,
     analysis_running: Gauge,
     reviews: Counter,
+    board_analyses: Counter,
     commit_seconds: Histogram,
     commit_failures: Counter,
     failed_closed: Gauge,
@@ -253,6 +254,12 @@ impl Metrics {
             "Game reviews this process computed (a web server's or a worker's)",
             reviews.clone(),
         );
+        let board_analyses = Counter::default();
+        r.register(
+            "gore_board_analyses_computed",
+            "Analysis board jobs this process computed to their end (a worker's)",
+            board_analyses.clone(),
+        );
         let commit_seconds = latency();
         r.register(
             "gore_db_commit_seconds",
@@ -336,6 +343,7 @@ impl Metrics {
             analysis_waiting,
             analysis_running,
             reviews,
+            board_analyses,
             commit_seconds,
             commit_failures,
             failed_closed,
@@ -487,6 +495,9 @@ pub fn render(state: &AppState) -> String {
     m.analysis_running.set(count(analysis.running));
     let computed = state.reviews().computed();
     m.reviews.inc_by(computed.saturating_sub(m.reviews.get()));
+    let boards = state.boards().computed();
+    m.board_analyses
+        .inc_by(boards.saturating_sub(m.board_analyses.get()));
     m.failed_closed.set(i64::from(games.failure().is_some()));
     m.behind.set(i64::from(!games.caught_up()));
     let (open, limit) = crate::net::descriptors();

@@ -32,6 +32,8 @@ struct Inner {
     analysis: crate::ai::AiPool,
     solved: Vec<Arc<gore_solver::disk::Database>>,
     reviews: crate::domain::review::Reviews,
+    /// The board's analyses asked of the workers, or computed for them.
+    boards: crate::domain::boards::Boards,
     puzzles: crate::domain::puzzles::PuzzleBook,
     /// The metrics (src/metrics.rs), served on `--metrics-addr`.
     metrics: crate::metrics::Metrics,
@@ -94,8 +96,8 @@ impl AppState {
         let (perfect, oracles, solved) = open_solver_db(config.solver_db.as_deref())?;
         // Every analysis job is cheap (no cost above u32::MAX): the pool
         // keeps no lane, its own threads are the bound.
-        // `--analysis-threads 0`: the reviews are the workers'; the
-        // board keeps one thread here.
+        // `--analysis-threads 0`: the reviews and the board's analyses
+        // are the workers' (the pool, of one thread, stays idle).
         let analysis = crate::ai::AiPool::with_waiting(
             config.analysis_threads.max(1),
             config.analysis_queue,
@@ -111,6 +113,14 @@ impl AppState {
             (analysis.clone(), config.analysis_threads),
             solved.clone(),
             crate::api::review_text,
+            (config.analysis_per_client + config.analysis_waiting_per_client) as u32,
+        );
+        let boards = crate::domain::boards::Boards::new(
+            store.clone(),
+            config.clock.clone(),
+            (analysis.clone(), config.analysis_threads),
+            solved.clone(),
+            crate::analysis_ws::WORDS,
             (config.analysis_per_client + config.analysis_waiting_per_client) as u32,
         );
         let lobby_store = store.clone();
@@ -163,6 +173,10 @@ impl AppState {
             _ => Duration::from_secs(2),
         };
         reviews.spawn_runner(games.clone(), every);
+        boards.spawn_runner(games.clone(), every);
+        if !boards.here() {
+            boards.spawn_reader();
+        }
         let max_sockets = match config.max_sockets {
             0 => (crate::net::fd_capacity() / 2).max(1),
             n => n,
@@ -181,6 +195,7 @@ impl AppState {
             analysis,
             solved,
             reviews,
+            boards,
             puzzles,
             metrics,
             drain: tokio::sync::watch::Sender::new(false),
@@ -192,6 +207,12 @@ impl AppState {
     /// The cache of finished games' reviews.
     pub fn reviews(&self) -> &crate::domain::review::Reviews {
         &self.0.reviews
+    }
+
+    /// The analysis board's jobs (asked of the workers, or computed here
+    /// for them).
+    pub fn boards(&self) -> &crate::domain::boards::Boards {
+        &self.0.boards
     }
 
     /// The configuration.

@@ -23,9 +23,9 @@ use gore_server::store::schema::{Dialect, STEPS};
 use gore_server::store::sql::{for_sqlite, Row, Value};
 use gore_server::store::sqlite::SqliteStore;
 use gore_server::store::{
-    credits_from_text, credits_text, At, GameChange, GameStore, RatingUpdate, SeatClaim, Store,
-    StoreError, StoredAccount, StoredAction, StoredBotChallenge, StoredChallenge, StoredPlayer,
-    StoredRating, StoredToken,
+    credits_from_text, credits_text, At, BoardJob, GameChange, GameStore, RatingUpdate, SeatClaim,
+    Store, StoreError, StoredAccount, StoredAction, StoredBotChallenge, StoredChallenge,
+    StoredPlayer, StoredRating, StoredToken,
 };
 
 /// A store under test, and a way to reach its database behind its back
@@ -962,6 +962,147 @@ async fn review_jobs_are_asked_claimed_and_ended_in_turn() {
             .unwrap()
             .unwrap();
         assert!(!x1.same, "{n}");
+    }
+}
+
+/// The analysis board's jobs (issue 28): capped per address, waiting in
+/// order, claimed by one live process, their batches numbered in order for
+/// the asking process only and taken once, a stop seen by the holder, the
+/// last batch ending the job, a lost asker's jobs forgotten.
+#[tokio::test]
+async fn board_jobs_are_asked_claimed_batched_and_stopped() {
+    for u in stores().await {
+        let (s, n) = (&u.store, u.name);
+        let job = |id: &str, origin: &str, client: &str| BoardJob {
+            id: id.into(),
+            origin: origin.into(),
+            client: client.into(),
+            label: 7,
+            rules: "standard".into(),
+            gpn: String::new(),
+            line: "a1".into(),
+            time_ms: 1500,
+            nodes: 9_000_000_000,
+        };
+        let now = gore_server::domain::now_ms();
+        let web = "web-1".to_string();
+        s.heartbeat(web.clone(), now, vec![], 0).await.unwrap();
+        // X may have 2: its third is refused; Y's is taken.
+        for (id, at, ok) in [("b1", 100, true), ("b2", 200, true), ("b3", 300, false)] {
+            let asked = s.ask_analysis(job(id, &web, "X"), 2, at).await.unwrap();
+            assert_eq!(asked, ok, "{n} {id}");
+        }
+        assert!(
+            s.ask_analysis(job("c1", &web, "Y"), 2, 150).await.unwrap(),
+            "{n}"
+        );
+        let place = |id: &str| s.analysis_waiting(id.into());
+        assert_eq!(place("b1").await.unwrap(), Some(0), "{n}");
+        assert_eq!(place("c1").await.unwrap(), Some(1), "{n}");
+        assert_eq!(place("b2").await.unwrap(), Some(2), "{n}");
+        assert_eq!(place("b3").await.unwrap(), None, "{n}");
+        // Each address's oldest first; read back whole (the u64s too).
+        let due = s.due_analyses(now, now - 5000, 10).await.unwrap();
+        let ids: Vec<&str> = due.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["b1", "c1", "b2"], "{n}");
+        assert_eq!(due[0], job("b1", &web, "X"), "{n}");
+        // A worker claims b1; another cannot while it lives.
+        let me = "worker-1".to_string();
+        s.heartbeat(me.clone(), now, vec![], 0).await.unwrap();
+        let claim = |id: &str, who: &str, dead_before: i64| {
+            s.claim_analysis(id.into(), who.into(), now + 60_000, now, dead_before)
+        };
+        assert!(claim("b1", &me, now - 5000).await.unwrap(), "{n}");
+        assert!(!claim("b1", "worker-2", now - 5000).await.unwrap(), "{n}");
+        assert_eq!(place("b1").await.unwrap(), None, "{n}");
+        assert_eq!(place("c1").await.unwrap(), Some(0), "{n}");
+        let ids = |v: Vec<BoardJob>| v.into_iter().map(|j| j.id).collect::<Vec<_>>();
+        assert_eq!(
+            ids(s.due_analyses(now, now - 5000, 10).await.unwrap()),
+            ["c1", "b2"],
+            "{n}"
+        );
+        // Batches: only the holder writes; numbered in order.
+        let batch = |who: &str, body: Option<&str>, last: bool| {
+            s.analysis_batch("b1".into(), who.into(), body.map(Into::into), last)
+        };
+        assert_eq!(
+            batch("worker-2", Some("x"), false).await.unwrap(),
+            None,
+            "{n}"
+        );
+        assert_eq!(
+            batch(&me, Some("one\ntwo"), false).await.unwrap(),
+            Some(false),
+            "{n}"
+        );
+        assert_eq!(batch(&me, None, false).await.unwrap(), Some(false), "{n}");
+        assert_eq!(
+            batch(&me, Some("three"), false).await.unwrap(),
+            Some(false),
+            "{n}"
+        );
+        assert!(
+            s.take_analysis_batches("web-2".into())
+                .await
+                .unwrap()
+                .is_empty(),
+            "{n}"
+        );
+        let mut got = s.take_analysis_batches(web.clone()).await.unwrap();
+        got.sort_by_key(|b| b.seq);
+        let seen: Vec<(i64, &str, bool)> = got
+            .iter()
+            .map(|b| (b.seq, b.body.as_str(), b.last))
+            .collect();
+        assert_eq!(seen, [(1, "one\ntwo", false), (2, "three", false)], "{n}");
+        assert!(
+            s.take_analysis_batches(web.clone())
+                .await
+                .unwrap()
+                .is_empty(),
+            "{n}"
+        );
+        // A stop: a waiting job goes at once; a running one is flagged.
+        assert!(s.stop_analysis("b2".into()).await.unwrap(), "{n}");
+        assert!(!s.stop_analysis("b1".into()).await.unwrap(), "{n}");
+        assert_eq!(batch(&me, None, false).await.unwrap(), Some(true), "{n}");
+        // Its last batch ends it: no longer due, nor the holder's.
+        assert_eq!(
+            batch(&me, Some("done"), true).await.unwrap(),
+            Some(true),
+            "{n}"
+        );
+        let last = s.take_analysis_batches(web.clone()).await.unwrap();
+        assert_eq!(last.len(), 1, "{n}");
+        assert!(last[0].last && last[0].body == "done", "{n}");
+        assert_eq!(batch(&me, Some("late"), false).await.unwrap(), None, "{n}");
+        assert_eq!(
+            ids(s.due_analyses(now, now - 5000, 10).await.unwrap()),
+            ["c1"],
+            "{n}"
+        );
+        // Claimed, then its holder silent: due again and taken; given back.
+        assert!(claim("c1", &me, now - 5000).await.unwrap(), "{n}");
+        assert!(claim("c1", "worker-2", now + 1).await.unwrap(), "{n}");
+        s.give_back_analysis("c1".into(), me.clone()).await.unwrap();
+        assert_eq!(place("c1").await.unwrap(), None, "{n}");
+        s.give_back_analysis("c1".into(), "worker-2".into())
+            .await
+            .unwrap();
+        assert_eq!(place("c1").await.unwrap(), Some(0), "{n}");
+        // The asker silent: its jobs are forgotten.
+        s.forget_lost_analyses(now - 5000).await.unwrap();
+        assert_eq!(place("c1").await.unwrap(), Some(0), "{n}");
+        s.forget_lost_analyses(now + 1).await.unwrap();
+        assert_eq!(place("c1").await.unwrap(), None, "{n}");
+        assert!(
+            s.due_analyses(now, now - 5000, 10)
+                .await
+                .unwrap()
+                .is_empty(),
+            "{n}"
+        );
     }
 }
 

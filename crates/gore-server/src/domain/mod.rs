@@ -31,6 +31,7 @@
 
 pub mod accounts;
 pub mod analysis;
+pub mod boards;
 pub mod bots;
 pub mod clock;
 mod error;

@@ -85,7 +85,7 @@ fn upload_job(client: &ClientKey) -> String {
 
 /// The key of a stored client: its address again where it is one, so
 /// that its reviews and analyses share its part of the pool.
-fn client_key(stored: &str) -> ClientKey {
+pub(super) fn client_key(stored: &str) -> ClientKey {
     stored
         .parse()
         .map_or_else(|_| ClientKey::named(stored), ClientKey::ip)

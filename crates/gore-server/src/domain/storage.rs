@@ -928,6 +928,98 @@ pub trait BotStore: Send + Sync + 'static {
     fn bot_accounts(&self, limit: u32) -> StoreFuture<Vec<(String, String, Option<i64>)>>;
 }
 
+/// An analysis of the board as a job in the store ([`BoardStore`]): what
+/// the worker that takes it needs, and whose socket reads its findings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardJob {
+    /// Unique: the asking process's origin and a number.
+    pub id: String,
+    /// The process whose socket reads its batches ([`ServerStore::origin`]).
+    pub origin: String,
+    /// The client address it is counted against.
+    pub client: String,
+    /// The analysis's number on its socket (its messages' `id`).
+    pub label: u64,
+    /// The rule set, as the socket received it.
+    pub rules: String,
+    /// The start (GPN), as received.
+    pub gpn: String,
+    /// The actions from the start, as received.
+    pub line: String,
+    /// Its time at most, in ms (the asking server's caps applied).
+    pub time_ms: u64,
+    /// Its nodes at most.
+    pub nodes: u64,
+}
+
+/// Some of an analysis's messages, in the edge's words, one a line
+/// ([`BoardStore::take_analysis_batches`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardBatch {
+    /// The job.
+    pub job: String,
+    /// Its place among the job's batches.
+    pub seq: i64,
+    /// The messages, one a line.
+    pub body: String,
+    /// The job's last batch (its `done`).
+    pub last: bool,
+}
+
+/// The analysis board's searches as jobs (issue 28): written by the web
+/// server whose socket asks, computed by a process with analysis threads
+/// (a `gore worker`), their findings sent back in batches.
+pub trait BoardStore: Send + Sync + 'static {
+    /// Writes `job`, waiting, unless its client already has `cap` jobs
+    /// waiting or running: whether it was written.
+    fn ask_analysis(&self, job: BoardJob, cap: u32, now: i64) -> StoreFuture<bool>;
+
+    /// Job `id`'s jobs waiting before it, while it waits (`None`: taken,
+    /// or gone).
+    fn analysis_waiting(&self, id: String) -> StoreFuture<Option<u32>>;
+
+    /// Stops job `id`: removed if it still waits (`true`), else its worker
+    /// is asked to stop (it sends its last batch).
+    fn stop_analysis(&self, id: String) -> StoreFuture<bool>;
+
+    /// The jobs no live claim covers at `now` (as
+    /// [`ServerStore::due_reviews`]), at most `limit`, each client's oldest
+    /// first.
+    fn due_analyses(&self, now: i64, dead_before: i64, limit: u32) -> StoreFuture<Vec<BoardJob>>;
+
+    /// Claims job `id` for process `server` until `until`, as
+    /// [`ServerStore::claim_review`].
+    fn claim_analysis(
+        &self,
+        id: String,
+        server: String,
+        until: i64,
+        now: i64,
+        dead_before: i64,
+    ) -> StoreFuture<bool>;
+
+    /// Appends `body` (if any) to `server`'s job `id`; `last` ends the
+    /// job (it is removed). Whether a stop was asked for, while `server`
+    /// holds the job (`None`: it does not, or it is gone: stop too).
+    fn analysis_batch(
+        &self,
+        id: String,
+        server: String,
+        body: Option<String>,
+        last: bool,
+    ) -> StoreFuture<Option<bool>>;
+
+    /// Gives `server`'s job `id` back (waiting), for another to compute.
+    fn give_back_analysis(&self, id: String, server: String) -> StoreFuture<()>;
+
+    /// Removes and returns the batches for process `origin`'s sockets.
+    fn take_analysis_batches(&self, origin: String) -> StoreFuture<Vec<BoardBatch>>;
+
+    /// Forgets the jobs and batches of processes silent since before
+    /// `dead_before` (nobody reads them any more).
+    fn forget_lost_analyses(&self, dead_before: i64) -> StoreFuture<()>;
+}
+
 /// What the game domain needs from a database: every concern's trait.
 /// Implemented by every type that implements them all; a test fake
 /// implements only the concern it needs (and forwards the rest).
@@ -940,6 +1032,7 @@ pub trait Store:
     + ServerStore
     + TournamentStore
     + BotStore
+    + BoardStore
 {
 }
 
@@ -952,5 +1045,6 @@ impl<T> Store for T where
         + ServerStore
         + TournamentStore
         + BotStore
+        + BoardStore
 {
 }

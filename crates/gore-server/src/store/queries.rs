@@ -883,6 +883,7 @@ impl<E: Executor> ChatStore for Db<E> {
     }
 }
 
+mod boards;
 mod bots;
 mod servers;
 mod tournaments;

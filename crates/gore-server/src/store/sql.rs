@@ -46,6 +46,7 @@ macro_rules! value_from {
 
 value_from! {
     i64 => Int via |x| x,
+    u64 => Int via |x| i64::try_from(x).unwrap_or(i64::MAX),
     u32 => Int via i64::from,
     u8 => Int via i64::from,
     f64 => Real via |x| x,
@@ -100,7 +101,7 @@ macro_rules! narrow_from_value {
     )*};
 }
 
-narrow_from_value!(u32, u8);
+narrow_from_value!(u64, u32, u8);
 
 impl FromValue for f64 {
     fn from_value(v: &Value) -> Result<f64, String> {
