@@ -29,7 +29,8 @@ Options:
                    0: a free one)
   --servers N      web servers (default 2)
   --workers N      AI workers, `gore worker` (default 1); 0: each server
-                   plays its AI games' turns itself (--ai-threads 1)
+                   plays its AI games' turns and runs its analyses itself
+                   (--ai-threads 1 --analysis-threads 1)
   --worker-threads N  search threads per worker (default 1)
   --dir DIR        where the configuration, logs and a throwaway database
                    go (kept; default: a new temporary directory, removed)
@@ -229,9 +230,9 @@ case $db in postgres://* | postgresql://*) ;; *) die "--db must be a postgres://
 [ "$port" != 0 ] || port=$(free_port)
 site="http://127.0.0.1:$port"
 
-# The servers: no AI of their own when workers play it.
-ai_threads=0
-[ "$workers" -gt 0 ] || ai_threads=1
+# The servers: no AI (nor analysis board) of their own when workers do it.
+ai_threads=0 analysis_threads=0
+[ "$workers" -gt 0 ] || { ai_threads=1; analysis_threads=1; }
 # The address line `gore serve` prints on stdout once it serves.
 printed() { grep -q "^$2" "$dir/$1.out" 2>/dev/null; }
 declare -a server_urls=() server_metrics=()
@@ -240,7 +241,8 @@ for i in $(seq 1 "$servers"); do
   # command line would be in the process list.
   GORE_DB=$db "$gore" serve --addr 127.0.0.1 --port 0 \
     --trust-proxy 127.0.0.1 --public-url "$site" \
-    --metrics-addr 127.0.0.1:0 --ai-threads "$ai_threads" --drain-seconds 5 \
+    --metrics-addr 127.0.0.1:0 --ai-threads "$ai_threads" \
+    --analysis-threads "$analysis_threads" --drain-seconds 5 \
     "${serve_args[@]}" </dev/null >"$dir/server$i.out" 2>"$dir/server$i.log" &
   pids[server$i]=$!
 done

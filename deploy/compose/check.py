@@ -138,6 +138,8 @@ def check_compose(gore):
     server = [with_defaults(a) for a in services.get("server", {}).get("command") or []]
     if "--ai-threads=0" not in server:
         fail("compose.yaml: the servers must run with --ai-threads=0 (the worker plays)")
+    if "--analysis-threads=0" not in server:
+        fail("compose.yaml: the servers must run with --analysis-threads=0 (the worker analyses)")
     nginx_ip = (
         services.get("nginx", {}).get("networks", {}).get("backend", {}).get("ipv4_address")
     )

@@ -54,7 +54,7 @@ enum Command {
     Match(matches::MatchArgs),
     /// Serve the web app and its API (docs/API.md).
     Serve(serve::ServeArgs),
-    /// Play the AI's turns of the games on a shared database (AI worker).
+    /// Play the AI's turns, reviews and board analyses of a shared database (AI worker).
     Worker(worker::WorkerArgs),
     /// Build the no-trade database layer by layer (or check it: --verify).
     Solve(solve::SolveArgs),

@@ -44,8 +44,8 @@ pub struct ServeArgs {
     ai_per_client: usize,
     /// Threads of the analysis pool: the analysis board's and the game
     /// reviews' searches, apart from the games' AI; 0: this server never
-    /// computes a review, AI workers (`gore worker`) on the same database
-    /// do.
+    /// runs a review or an analysis, AI workers (`gore worker`) on the
+    /// same database do.
     #[arg(long, default_value_t = 1)]
     analysis_threads: usize,
     /// Analysis searches that may wait for a thread; more are refused

@@ -1,5 +1,6 @@
 //! `gore worker`: an AI worker. It plays the AI's turns of the games on a
-//! shared database and computes the reviews asked for there, so that the
+//! shared database and computes the reviews and the analysis board's
+//! searches asked for there, so that the
 //! web servers (`gore serve --ai-threads 0 --analysis-threads 0`) never
 //! search and AI capacity grows by adding workers (docs/DEPLOY.md, "AI
 //! workers").
@@ -17,8 +18,8 @@ pub struct WorkerArgs {
     /// Searches at once (default: the machine's cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Reviews computed at once (threads of the analysis pool); 0: this
-    /// worker takes no review.
+    /// Reviews and analysis board searches run at once (threads of the
+    /// analysis pool); 0: this worker takes neither.
     #[arg(long, default_value_t = 1)]
     analysis_threads: usize,
     /// What `gore serve` and `gore worker` share.

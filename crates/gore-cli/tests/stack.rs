@@ -20,8 +20,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use futures::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use support::*;
+use tokio_tungstenite::tungstenite::Message;
 
 const NGINX: &str = "/usr/sbin/nginx";
 
@@ -319,12 +321,53 @@ async fn the_local_stack_plays_through_nginx_and_counts_on_every_server() {
     );
     drop(watch);
 
+    // An analysis on the board, through nginx: the worker runs it (the
+    // servers have no analysis threads), its findings reach the socket.
+    let url = format!("{}/api/analysis/ws", site.replace("http", "ws"));
+    let (mut board, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let analyse = json!({"type": "analyse", "line": "a1", "time_ms": 300});
+    board
+        .send(Message::Text(analyse.to_string().into()))
+        .await
+        .unwrap();
+    let mut kinds = Vec::new();
+    while kinds.last().map(String::as_str) != Some("done") {
+        let m = tokio::time::timeout(Duration::from_secs(120), board.next())
+            .await
+            .expect("the analysis's messages through nginx in time")
+            .expect("the analysis socket open")
+            .unwrap();
+        if let Message::Text(t) = m {
+            let v: Value = serde_json::from_str(&t).unwrap();
+            kinds.push(v["type"].as_str().unwrap_or("?").to_string());
+        }
+    }
+    assert_eq!(kinds[0], "started", "{kinds:?}");
+    assert!(kinds.iter().any(|k| k == "depth"), "{kinds:?}");
+    drop(board);
+    // The worker counts it once its last batch is written: just after
+    // the socket could read it.
+    let worker = stack.metrics.last().unwrap().1.clone();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let text = c.get(&worker).send().await.unwrap().text().await.unwrap();
+        if metric_sum(&text, "gore_board_analyses_computed_total") >= 1.0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the worker never counted the analysis"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
     // Every process's metrics (straight from each, as Prometheus scrapes
     // them): the servers together acknowledged every action and searched
     // nothing (--ai-threads 0); the worker searched the AI's answer.
     let mut acknowledged = 0.0;
     let mut server_searches = 0.0;
     let mut worker_searches = 0.0;
+    let (mut server_boards, mut worker_boards) = (0.0, 0.0);
     for (whose, url) in &stack.metrics {
         let text = c.get(url).send().await.unwrap().text().await.unwrap();
         assert!(text.ends_with("# EOF\n"), "{whose}: {text}");
@@ -334,11 +377,14 @@ async fn the_local_stack_plays_through_nginx_and_counts_on_every_server() {
             "{whose}: {text}"
         );
         let searches = metric_sum(&text, "gore_ai_search_seconds_count");
+        let boards = metric_sum(&text, "gore_board_analyses_computed_total");
         if whose.starts_with("server") {
             acknowledged += metric_sum(&text, "gore_actions_acknowledged_total");
             server_searches += searches;
+            server_boards += boards;
         } else {
             worker_searches += searches;
+            worker_boards += boards;
         }
     }
     eprintln!(
@@ -351,6 +397,11 @@ async fn the_local_stack_plays_through_nginx_and_counts_on_every_server() {
     );
     assert_eq!(server_searches, 0.0, "a server searched (--ai-threads 0)");
     assert!(worker_searches >= 1.0, "the worker counted no search");
+    assert_eq!(
+        (server_boards, worker_boards),
+        (0.0, 1.0),
+        "the board's analysis is the worker's"
+    );
 
     // The stop: SIGTERM to the script stops every process it started.
     assert_eq!(

@@ -85,10 +85,11 @@ async fn send(ws: &mut Ws, msg: Value) {
         .unwrap();
 }
 
-/// The next message, within [`WITHIN`].
-async fn recv(ws: &mut Ws) -> Value {
+/// The next message, before `deadline`.
+async fn recv_by(ws: &mut Ws, deadline: Instant) -> Value {
     loop {
-        let m = tokio::time::timeout(WITHIN, ws.next())
+        let left = deadline.saturating_duration_since(Instant::now());
+        let m = tokio::time::timeout(left, ws.next())
             .await
             .expect("a message in time")
             .expect("the socket open")
@@ -99,11 +100,19 @@ async fn recv(ws: &mut Ws) -> Value {
     }
 }
 
-/// Reads messages until one of `kind`; all of them, that one last.
+/// The next message, within [`WITHIN`].
+async fn recv(ws: &mut Ws) -> Value {
+    recv_by(ws, Instant::now() + WITHIN).await
+}
+
+/// Reads messages until one of `kind`, within [`WITHIN`] in all (an
+/// analysis that was not stopped goes on sending, for 10 minutes); all of
+/// them, that one last.
 async fn until(ws: &mut Ws, kind: &str) -> Vec<Value> {
+    let deadline = Instant::now() + WITHIN;
     let mut seen = Vec::new();
     loop {
-        let m = recv(ws).await;
+        let m = recv_by(ws, deadline).await;
         assert_ne!(m["type"], "error", "{m}");
         let done = m["type"] == kind;
         seen.push(m);

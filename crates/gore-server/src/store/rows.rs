@@ -10,8 +10,8 @@ use gore_core::{Hole, Player, Position, Rules};
 
 use super::sql::{FromValue, Row};
 use super::{
-    HistoryPoint, Ranked, StoreError, StoredAccount, StoredAction, StoredBotChallenge,
-    StoredChallenge, StoredPlayer, StoredRating, StoredToken,
+    BoardBatch, BoardJob, HistoryPoint, Ranked, StoreError, StoredAccount, StoredAction,
+    StoredBotChallenge, StoredChallenge, StoredPlayer, StoredRating, StoredToken,
 };
 use crate::domain::{ChatLine, GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
 
@@ -258,4 +258,16 @@ pub(super) fn ranked_from_row(r: &Row) -> Result<Ranked, StoreError> {
 /// A rating history row of account `id`.
 pub(super) fn history_from_row(r: &Row, id: &str) -> Result<HistoryPoint, StoreError> {
     Ok(row!(HistoryPoint, r, id; game: "game_id", pace, rating, deviation, at))
+}
+
+/// An analysis board job row.
+pub(super) fn board_job_from_row(r: &Row) -> Result<BoardJob, StoreError> {
+    let id: String = col(r, "?", "id")?;
+    Ok(row!(BoardJob, r, &id; origin, client, label, rules, gpn, line, time_ms, nodes; id = id))
+}
+
+/// A batch of an analysis board job's messages.
+pub(super) fn board_batch_from_row(r: &Row) -> Result<BoardBatch, StoreError> {
+    let job: String = col(r, "?", "job")?;
+    Ok(row!(BoardBatch, r, &job; seq, body, last; job = job))
 }

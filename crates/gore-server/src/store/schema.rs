@@ -169,10 +169,8 @@ pub const STEPS: &[Step] = steps! {
     // Issue 28: reviews asked for, their results, and the claim of the
     // process computing each (like `ai_claims`), so that workers compute them.
     "23-review-jobs" => "review jobs";
-    // Issue 28: the analysis board's searches as jobs (the setup, the
-    // limits, a stop flag and a claim like `ai_claims`), and their findings
-    // in batches for the web server whose socket asked, so that workers
-    // compute them.
+    // Issue 28: the analysis board's searches as jobs, their findings in
+    // batches for the asking server's sockets, so that workers run them.
     "24-analysis-jobs" => "analysis board jobs";
 };
 
