@@ -70,6 +70,26 @@ impl Proc {
     }
 }
 
+/// A fresh SQLite file's path, in a directory removed with the guard.
+fn sqlite(name: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join(name).to_str().unwrap().to_string();
+    (dir, db)
+}
+
+/// A server without analysis threads, a worker, and a socket whose
+/// analysis (capped at 10 minutes: only a stop ends it within the test)
+/// the worker runs: its first depth has come.
+async fn running(db: &str) -> (Proc, Proc, Ws) {
+    let server = Proc::board_server(db);
+    let worker = Proc::board_worker(db);
+    let mut ws = board(&server).await;
+    send(&mut ws, json!({"type": "analyse"})).await;
+    let seen = until(&mut ws, "depth").await;
+    assert_eq!(seen.last().unwrap()["depth"], 1);
+    (server, worker, ws)
+}
+
 type Ws =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
@@ -168,9 +188,8 @@ async fn a_worker_analyses_for_a_server_that_does_not(db: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_analyses_for_a_server_that_does_not_on_sqlite() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("boards.sqlite3");
-    a_worker_analyses_for_a_server_that_does_not(db.to_str().unwrap()).await;
+    let (_dir, db) = sqlite("boards.sqlite3");
+    a_worker_analyses_for_a_server_that_does_not(&db).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -187,14 +206,8 @@ async fn a_worker_analyses_for_a_server_that_does_not_on_postgres() {
 /// the running one the same way, its `done` first.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stop_reaches_the_workers_search() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("stop.sqlite3");
-    let db = db.to_str().unwrap();
-    let server = Proc::board_server(db);
-    let worker = Proc::board_worker(db);
-    let mut ws = board(&server).await;
-    send(&mut ws, json!({"type": "analyse"})).await;
-    until(&mut ws, "depth").await;
+    let (_dir, db) = sqlite("stop.sqlite3");
+    let (_server, worker, mut ws) = running(&db).await;
     send(&mut ws, json!({"type": "stop"})).await;
     let seen = until(&mut ws, "done").await;
     assert_eq!(seen.last().unwrap()["stopped"], true, "{seen:?}");
@@ -217,14 +230,8 @@ async fn a_stop_reaches_the_workers_search() {
 /// the job) within the test's wait, far below the 10 minutes' cap.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_socket_stops_the_workers_search() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("closed.sqlite3");
-    let db = db.to_str().unwrap();
-    let server = Proc::board_server(db);
-    let worker = Proc::board_worker(db);
-    let mut ws = board(&server).await;
-    send(&mut ws, json!({"type": "analyse"})).await;
-    until(&mut ws, "depth").await;
+    let (_dir, db) = sqlite("closed.sqlite3");
+    let (_server, worker, ws) = running(&db).await;
     drop(ws);
     worker.until_boards(1).await;
 }
@@ -233,9 +240,8 @@ async fn a_closed_socket_stops_the_workers_search() {
 /// it at once, nothing searched. A worker that comes later takes the next.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_worker_an_analysis_waits_and_a_stop_withdraws_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("waits.sqlite3");
-    let db = db.to_str().unwrap();
+    let (_dir, db) = sqlite("waits.sqlite3");
+    let db = db.as_str();
     let server = Proc::board_server(db);
     let mut ws = board(&server).await;
     send(&mut ws, json!({"type": "analyse", "time_ms": 300})).await;
@@ -261,18 +267,10 @@ async fn without_a_worker_an_analysis_waits_and_a_stop_withdraws_it() {
 /// and the socket, which saw nothing of it, gets its findings and `done`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_workers_analysis_is_taken_by_another() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("killed.sqlite3");
-    let db = db.to_str().unwrap();
-    let server = Proc::board_server(db);
-    let mut first = Proc::board_worker(db);
-    let mut ws = board(&server).await;
-    // Capped at 10 minutes: only a stop ends it within the test.
-    send(&mut ws, json!({"type": "analyse"})).await;
-    let seen = until(&mut ws, "depth").await;
-    assert_eq!(seen.last().unwrap()["depth"], 1);
+    let (_dir, db) = sqlite("killed.sqlite3");
+    let (_server, mut first, mut ws) = running(&db).await;
     first.kill();
-    let second = Proc::board_worker(db);
+    let second = Proc::board_worker(&db);
     // The second worker's search: depth 1 again (the first's findings
     // were all sent before its first depth).
     loop {

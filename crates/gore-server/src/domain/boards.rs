@@ -83,6 +83,8 @@ struct Inner {
     running: Mutex<HashSet<String>>,
     /// Jobs this process computed to their end.
     computed: AtomicU64,
+    /// The runner's looks.
+    looks: AtomicU64,
 }
 
 fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -118,6 +120,7 @@ impl Boards {
             stopped: AtomicBool::new(false),
             running: Mutex::new(HashSet::new()),
             computed: AtomicU64::new(0),
+            looks: AtomicU64::new(0),
         }))
     }
 
@@ -235,28 +238,23 @@ impl Boards {
         if self.0.pool.is_none() {
             return;
         }
-        let weak = Arc::downgrade(&self.0);
-        tokio::spawn(async move {
-            // Claims of a process with no heartbeat would look dead.
-            games.heartbeat().await;
-            let mut tick = tokio::time::interval(every);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            let mut looks = 0u64;
-            loop {
-                let Some(inner) = weak.upgrade() else { return };
-                let boards = Boards(inner);
-                // Now and then: the jobs of processes gone, nobody reads.
-                if looks.is_multiple_of(50) {
-                    let dead_before = boards.dead_before();
-                    if let Err(e) = boards.0.store.forget_lost_analyses(dead_before).await {
-                        tracing::debug!("cannot forget the lost analyses: {e}");
-                    }
+        // Nothing wakes it but its tick.
+        let never = Arc::new(tokio::sync::Notify::new());
+        super::jobs::spawn_runner(&self.0, games, every, never, |inner| async move {
+            let boards = Boards(inner);
+            // Now and then: the jobs of processes gone, which nobody reads.
+            if boards
+                .0
+                .looks
+                .fetch_add(1, Ordering::Relaxed)
+                .is_multiple_of(50)
+            {
+                let dead_before = boards.dead_before();
+                if let Err(e) = boards.0.store.forget_lost_analyses(dead_before).await {
+                    tracing::debug!("cannot forget the lost analyses: {e}");
                 }
-                looks += 1;
-                boards.take_up().await;
-                drop(boards);
-                tick.tick().await;
             }
+            boards.take_up().await
         });
     }
 
@@ -270,8 +268,7 @@ impl Boards {
         if self.0.stopped.load(Ordering::SeqCst) {
             return;
         }
-        let stats = pool.stats();
-        let room = (2 * self.0.threads).saturating_sub(stats.running + stats.waiting);
+        let room = super::jobs::room(pool, self.0.threads);
         if room == 0 {
             return;
         }
@@ -408,14 +405,7 @@ impl Boards {
     /// still running then are given back for the others.
     pub async fn stop(&self, bound: Duration) {
         self.0.stopped.store(true, Ordering::SeqCst);
-        let _ = tokio::time::timeout(bound, async {
-            while !locked(&self.0.running).is_empty() {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        })
-        .await;
-        let left: Vec<String> = locked(&self.0.running).drain().collect();
-        for id in left {
+        for id in super::jobs::drain(&self.0.running, bound).await {
             let back = self
                 .0
                 .store

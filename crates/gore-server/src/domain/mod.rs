@@ -36,6 +36,7 @@ pub mod bots;
 pub mod clock;
 mod error;
 mod games;
+mod jobs;
 pub mod lobby;
 pub mod names;
 pub mod observe;

@@ -281,22 +281,9 @@ impl Reviews {
         if self.0.pool.is_none() {
             return;
         }
-        let weak = Arc::downgrade(&self.0);
         let asked = self.0.asked.clone();
-        tokio::spawn(async move {
-            // Claims of a process with no heartbeat would look dead.
-            games.heartbeat().await;
-            let mut tick = tokio::time::interval(every);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                let Some(inner) = weak.upgrade() else { return };
-                let woken = asked.notified();
-                Reviews(inner).take_up().await;
-                tokio::select! {
-                    _ = tick.tick() => {}
-                    _ = woken => {}
-                }
-            }
+        super::jobs::spawn_runner(&self.0, games, every, asked, |inner| async move {
+            Reviews(inner).take_up().await
         });
     }
 
@@ -306,8 +293,7 @@ impl Reviews {
         if self.0.stopped.load(Ordering::SeqCst) {
             return;
         }
-        let stats = pool.stats();
-        let room = (2 * self.0.threads).saturating_sub(stats.running + stats.waiting);
+        let room = super::jobs::room(pool, self.0.threads);
         if room == 0 {
             return;
         }
@@ -425,13 +411,7 @@ impl Reviews {
     /// that the others take them at once.
     pub async fn stop(&self, bound: Duration) {
         self.0.stopped.store(true, Ordering::SeqCst);
-        let _ = tokio::time::timeout(bound, async {
-            while !self.running_jobs().is_empty() {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        })
-        .await;
-        let left: Vec<String> = self.running_jobs().drain().collect();
+        let left = super::jobs::drain(&self.0.running, bound).await;
         let server = self.0.store.origin();
         for id in left {
             let back = self
