@@ -13,8 +13,8 @@
 //! still waiting is removed at once; a running one is flagged, and its
 //! worker stops it within a batch and sends its `done`.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -24,6 +24,7 @@ use gore_solver::disk::Database;
 use tokio::sync::mpsc;
 
 use super::analysis::{self, Running, MAX_DEPTH};
+use super::jobs::Runner;
 use super::review::client_key;
 use super::storage::{BoardJob, Store};
 use super::{GameError, Games};
@@ -60,12 +61,8 @@ pub struct Words {
 pub struct Boards(Arc<Inner>);
 
 struct Inner {
-    store: Arc<dyn Store>,
-    clock: Clock,
-    /// The analysis pool, if this process computes the jobs.
-    pool: Option<AiPool>,
-    threads: usize,
-    solved: Vec<Arc<Database>>,
+    /// The store, and the jobs this process runs.
+    jobs: Runner,
     words: Words,
     /// Jobs waiting or running per address at most.
     cap: u32,
@@ -77,12 +74,6 @@ struct Inner {
     readers: Mutex<HashMap<String, mpsc::UnboundedSender<Vec<String>>>>,
     /// A job is followed: the reader looks.
     followed: Arc<tokio::sync::Notify>,
-    /// The runner takes up no new job (a worker stopping).
-    stopped: AtomicBool,
-    /// The jobs this process computes now.
-    running: Mutex<HashSet<String>>,
-    /// Jobs this process computed to their end.
-    computed: AtomicU64,
     /// The runner's looks.
     looks: AtomicU64,
 }
@@ -106,20 +97,13 @@ impl Boards {
     ) -> Boards {
         let origin = store.origin();
         Boards(Arc::new(Inner {
-            store,
-            clock,
-            pool: (threads > 0).then_some(pool),
-            threads,
-            solved,
+            jobs: Runner::new(store, clock, (pool, threads), solved),
             words,
             cap: cap.max(1),
             origin,
             asked: AtomicU64::new(0),
             readers: Mutex::new(HashMap::new()),
             followed: Arc::new(tokio::sync::Notify::new()),
-            stopped: AtomicBool::new(false),
-            running: Mutex::new(HashSet::new()),
-            computed: AtomicU64::new(0),
             looks: AtomicU64::new(0),
         }))
     }
@@ -127,7 +111,7 @@ impl Boards {
     /// Whether this process's own board analyses run here (it has
     /// analysis threads) rather than on the workers.
     pub fn here(&self) -> bool {
-        self.0.pool.is_some()
+        self.0.jobs.pool.is_some()
     }
 
     /// Asks the workers for analysis `label` of `client`'s socket: the
@@ -162,8 +146,8 @@ impl Boards {
             time_ms: limits.time.map_or(0, |t| t.as_millis() as u64),
             nodes: limits.nodes.unwrap_or(0),
         };
-        let now = self.0.clock.now_ms();
-        let asked = self.0.store.ask_analysis(job, self.0.cap, now).await;
+        let now = self.0.jobs.clock.now_ms();
+        let asked = self.0.jobs.store.ask_analysis(job, self.0.cap, now).await;
         match asked.map_err(super::games::store_error)? {
             true => {
                 self.0.followed.notify_one();
@@ -207,6 +191,7 @@ impl Boards {
     async fn read(&self) {
         let batches = match self
             .0
+            .jobs
             .store
             .take_analysis_batches(self.0.origin.clone())
             .await
@@ -235,7 +220,7 @@ impl Boards {
     /// `every` it takes up the jobs due, as many as its threads can start
     /// soon, each address's oldest first.
     pub fn spawn_runner(&self, games: Games, every: Duration) {
-        if self.0.pool.is_none() {
+        if self.0.jobs.pool.is_none() {
             return;
         }
         // Nothing wakes it but its tick.
@@ -249,8 +234,8 @@ impl Boards {
                 .fetch_add(1, Ordering::Relaxed)
                 .is_multiple_of(50)
             {
-                let dead_before = boards.dead_before();
-                if let Err(e) = boards.0.store.forget_lost_analyses(dead_before).await {
+                let dead_before = boards.0.jobs.dead_before();
+                if let Err(e) = boards.0.jobs.store.forget_lost_analyses(dead_before).await {
                     tracing::debug!("cannot forget the lost analyses: {e}");
                 }
             }
@@ -258,22 +243,13 @@ impl Boards {
         });
     }
 
-    fn dead_before(&self) -> i64 {
-        self.0.clock.now_ms() - super::DEAD_AFTER.as_millis() as i64
-    }
-
     /// The runner's one look (see [`Boards::spawn_runner`]).
     async fn take_up(&self) {
-        let Some(pool) = &self.0.pool else { return };
-        if self.0.stopped.load(Ordering::SeqCst) {
+        let Some((pool, room)) = self.0.jobs.room() else {
             return;
-        }
-        let room = super::jobs::room(pool, self.0.threads);
-        if room == 0 {
-            return;
-        }
-        let (now, dead_before) = (self.0.clock.now_ms(), self.dead_before());
-        let store = &self.0.store;
+        };
+        let (now, dead_before) = (self.0.jobs.clock.now_ms(), self.0.jobs.dead_before());
+        let store = &self.0.jobs.store;
         let due = match store.due_analyses(now, dead_before, room as u32).await {
             Ok(due) => due,
             Err(e) => {
@@ -298,7 +274,7 @@ impl Boards {
 
     /// Starts a claimed job on `pool`, its batches written by a task.
     async fn compute(&self, pool: &AiPool, job: BoardJob) {
-        let store = &self.0.store;
+        let store = &self.0.jobs.store;
         let server = self.0.origin.clone();
         let game = match analysis::setup(&job.rules, &job.gpn, &job.line) {
             Ok(g) => g,
@@ -317,9 +293,16 @@ impl Boards {
             min_depth: Some(0),
         };
         let client = client_key(&job.client);
-        match analysis::start(pool, &self.0.solved, client, job.id.clone(), game, limits) {
+        match analysis::start(
+            pool,
+            &self.0.jobs.solved,
+            client,
+            job.id.clone(),
+            game,
+            limits,
+        ) {
             Ok(run) => {
-                locked(&self.0.running).insert(job.id.clone());
+                self.0.jobs.running().insert(job.id.clone());
                 tokio::spawn(self.clone().follow(job, run));
             }
             // Its address has its share of the pool: given back, taken up
@@ -340,7 +323,7 @@ impl Boards {
             mut ticket,
             mut events,
         } = run;
-        let (store, words) = (&self.0.store, self.0.words);
+        let (store, words) = (&self.0.jobs.store, self.0.words);
         let server = self.0.origin.clone();
         let mut tick = tokio::time::interval(BATCH_EVERY);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -379,7 +362,7 @@ impl Boards {
                     .await
                 {
                     Ok(Some(_)) => {
-                        self.0.computed.fetch_add(1, Ordering::Relaxed);
+                        self.0.jobs.computed.fetch_add(1, Ordering::Relaxed);
                     }
                     Ok(None) => {}
                     Err(e) => tracing::warn!("analysis {}: cannot end it: {e}", job.id),
@@ -392,22 +375,22 @@ impl Boards {
                 }
             }
         }
-        locked(&self.0.running).remove(&job.id);
+        self.0.jobs.running().remove(&job.id);
     }
 
     /// Analyses this process computed to their end (its metrics).
     pub fn computed(&self) -> u64 {
-        self.0.computed.load(Ordering::Relaxed)
+        self.0.jobs.computed()
     }
 
     /// A worker stops: it takes up no new job and lets those it runs end
     /// within `bound` (an analysis is short: `--analysis-time-ms`); those
     /// still running then are given back for the others.
     pub async fn stop(&self, bound: Duration) {
-        self.0.stopped.store(true, Ordering::SeqCst);
-        for id in super::jobs::drain(&self.0.running, bound).await {
+        for id in self.0.jobs.drain(bound).await {
             let back = self
                 .0
+                .jobs
                 .store
                 .give_back_analysis(id.clone(), self.0.origin.clone());
             if let Err(e) = back.await {
@@ -437,14 +420,27 @@ impl Remote {
 
     /// Jobs waiting before it, while it waits for a worker.
     pub async fn place(&self) -> Option<usize> {
-        let place = self.boards.0.store.analysis_waiting(self.id.clone()).await;
+        let place = self
+            .boards
+            .0
+            .jobs
+            .store
+            .analysis_waiting(self.id.clone())
+            .await;
         place.ok().flatten().map(|n| n as usize)
     }
 
     /// Stops it: `true` if it still waited and is withdrawn (nothing more
     /// comes); else its worker stops it and its `done` comes.
     pub async fn stop(&mut self) -> bool {
-        match self.boards.0.store.stop_analysis(self.id.clone()).await {
+        match self
+            .boards
+            .0
+            .jobs
+            .store
+            .stop_analysis(self.id.clone())
+            .await
+        {
             Ok(true) => {
                 self.ended = true;
                 locked(&self.boards.0.readers).remove(&self.id);
@@ -466,7 +462,7 @@ impl Drop for Remote {
             return;
         }
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            let (store, id) = (self.boards.0.store.clone(), self.id.clone());
+            let (store, id) = (self.boards.0.jobs.store.clone(), self.id.clone());
             rt.spawn(async move {
                 if let Err(e) = store.stop_analysis(id.clone()).await {
                     tracing::debug!("analysis {id}: cannot stop it: {e}");

@@ -12,7 +12,7 @@
 //! AI pool), shared with the analyses address by address
 //! ([`crate::ai::FairQueue`]).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,6 +20,7 @@ use gore_core::{Record, RecordResult};
 use gore_learn::review::{annotate, review, Budget, Review};
 use gore_solver::disk::Database;
 
+use super::jobs::Runner;
 use crate::ai::{AiBusy, AiJob, AiPool, ClientKey};
 use crate::domain::clock::Clock;
 use crate::domain::storage::{DueReview, Store};
@@ -97,13 +98,8 @@ pub(super) fn client_key(stored: &str) -> ClientKey {
 pub struct Reviews(Arc<Inner>);
 
 struct Inner {
-    store: Arc<dyn Store>,
-    clock: Clock,
-    /// The analysis pool, if this process computes reviews.
-    pool: Option<AiPool>,
-    /// The pool's threads.
-    threads: usize,
-    solved: Vec<Arc<Database>>,
+    /// The store, and the reviews this process computes.
+    jobs: Runner,
     /// The edge's encoder: a review as the wire text kept as its result.
     encode: fn(&Reviewed) -> String,
     /// Jobs waiting or running per address at most.
@@ -112,12 +108,6 @@ struct Inner {
     ended: tokio::sync::Notify,
     /// A review was asked for here: the runner looks at once.
     asked: Arc<tokio::sync::Notify>,
-    /// The runner takes up no new review (a worker stopping).
-    stopped: AtomicBool,
-    /// Reviews this process computed and stored.
-    computed: AtomicU64,
-    /// The jobs this process computes now.
-    running: std::sync::Mutex<std::collections::HashSet<String>>,
 }
 
 impl Reviews {
@@ -135,18 +125,11 @@ impl Reviews {
         cap: u32,
     ) -> Reviews {
         Reviews(Arc::new(Inner {
-            store,
-            clock,
-            pool: (threads > 0).then_some(pool),
-            threads,
-            solved,
+            jobs: Runner::new(store, clock, (pool, threads), solved),
             encode,
             cap: cap.max(1),
             ended: tokio::sync::Notify::new(),
             asked: Arc::new(tokio::sync::Notify::new()),
-            stopped: AtomicBool::new(false),
-            computed: AtomicU64::new(0),
-            running: std::sync::Mutex::new(std::collections::HashSet::new()),
         }))
     }
 
@@ -167,11 +150,12 @@ impl Reviews {
 
     async fn state_of(&self, job: &str) -> ReviewState {
         // Claimed here and waiting in this process's pool: its place there.
-        if let Some(Some(Some(place))) = self.0.pool.as_ref().map(|p| p.place_of(job)) {
+        if let Some(Some(Some(place))) = self.0.jobs.pool.as_ref().map(|p| p.place_of(job)) {
             return ReviewState::Queued { place };
         }
         match self
             .0
+            .jobs
             .store
             .review_job(job.into(), String::new(), false)
             .await
@@ -226,8 +210,8 @@ impl Reviews {
         record: String,
         client: &ClientKey,
     ) -> Result<String, GameError> {
-        let store = &self.0.store;
-        let now = self.0.clock.now_ms();
+        let store = &self.0.jobs.store;
+        let now = self.0.jobs.clock.now_ms();
         store
             .request_review(
                 job.clone(),
@@ -278,7 +262,7 @@ impl Reviews {
     /// review jobs due, as many as its threads can start soon (each
     /// thread one running and one waiting), each address's oldest first.
     pub fn spawn_runner(&self, games: Games, every: Duration) {
-        if self.0.pool.is_none() {
+        if self.0.jobs.pool.is_none() {
             return;
         }
         let asked = self.0.asked.clone();
@@ -289,19 +273,15 @@ impl Reviews {
 
     /// The runner's one look (see [`Reviews::spawn_runner`]).
     async fn take_up(&self) {
-        let Some(pool) = &self.0.pool else { return };
-        if self.0.stopped.load(Ordering::SeqCst) {
+        let Some((pool, room)) = self.0.jobs.room() else {
             return;
-        }
-        let room = super::jobs::room(pool, self.0.threads);
-        if room == 0 {
-            return;
-        }
-        let dead_before = self.0.clock.now_ms() - super::DEAD_AFTER.as_millis() as i64;
-        let server = self.0.store.origin();
-        let now = self.0.clock.now_ms();
+        };
+        let dead_before = self.0.jobs.dead_before();
+        let server = self.0.jobs.store.origin();
+        let now = self.0.jobs.clock.now_ms();
         let due = match self
             .0
+            .jobs
             .store
             .due_reviews(now, dead_before, room as u32)
             .await
@@ -315,6 +295,7 @@ impl Reviews {
         for job in due {
             match self
                 .0
+                .jobs
                 .store
                 .claim_review(
                     job.id.clone(),
@@ -339,6 +320,7 @@ impl Reviews {
             Ok(record) => {
                 let db = self
                     .0
+                    .jobs
                     .solved
                     .iter()
                     .find(|d| d.skip_origin() == record.rules.variant.skip_origin)
@@ -354,7 +336,7 @@ impl Reviews {
                 });
                 match pool.submit(work) {
                     Ok(ticket) => {
-                        self.running_jobs().insert(id.clone());
+                        self.0.jobs.running().insert(id.clone());
                         let reviews = self.clone();
                         tokio::spawn(async move {
                             let (status, result) = match ticket.await {
@@ -378,21 +360,18 @@ impl Reviews {
         tokio::spawn(async move { reviews.end(id, status, result).await });
     }
 
-    fn running_jobs(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
-        self.0.running.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// Stores a job's end and wakes its waiters here.
     async fn end(&self, id: String, status: &str, result: Option<String>) {
-        self.running_jobs().remove(&id);
-        let server = self.0.store.origin();
+        self.0.jobs.running().remove(&id);
+        let server = self.0.jobs.store.origin();
         let ended = self
             .0
+            .jobs
             .store
             .end_review(id.clone(), server, status.into(), result);
         match ended.await {
             Ok(true) if status == "done" => {
-                self.0.computed.fetch_add(1, Ordering::Relaxed);
+                self.0.jobs.computed.fetch_add(1, Ordering::Relaxed);
             }
             Ok(true) => {}
             Ok(false) => tracing::warn!("review {id}: computed, but no longer this process's"),
@@ -403,21 +382,21 @@ impl Reviews {
 
     /// Reviews this process computed and stored (its metrics).
     pub fn computed(&self) -> u64 {
-        self.0.computed.load(Ordering::Relaxed)
+        self.0.jobs.computed()
     }
 
     /// A worker stops: it takes up no new review, lets those it computes
     /// finish within `bound`, then gives back those still under way, so
     /// that the others take them at once.
     pub async fn stop(&self, bound: Duration) {
-        self.0.stopped.store(true, Ordering::SeqCst);
-        let left = super::jobs::drain(&self.0.running, bound).await;
-        let server = self.0.store.origin();
+        let left = self.0.jobs.drain(bound).await;
+        let server = self.0.jobs.store.origin();
         for id in left {
-            let back = self
-                .0
-                .store
-                .end_review(id.clone(), server.clone(), "waiting".into(), None);
+            let back =
+                self.0
+                    .jobs
+                    .store
+                    .end_review(id.clone(), server.clone(), "waiting".into(), None);
             if let Err(e) = back.await {
                 tracing::warn!("review {id}: cannot give it back: {e}");
             }
