@@ -29,25 +29,13 @@ impl Proc {
     /// far above [`WITHIN`] (10 minutes, 10^12 nodes): an analysis ends
     /// within the test only by its own `time_ms` or a stop.
     fn board_server(db: &str) -> Proc {
-        Proc::start(
-            &[
-                "serve",
-                "--port",
-                "0",
-                "--rate-limit",
-                "0",
-                "--ai-threads",
-                "0",
-                "--analysis-threads",
-                "0",
-                "--analysis-time-ms",
-                "600000",
-                "--analysis-nodes",
-                "1000000000000",
-            ],
-            db,
-            &[],
-        )
+        let caps = [
+            "--analysis-time-ms",
+            "600000",
+            "--analysis-nodes",
+            "1000000000000",
+        ];
+        Proc::searching_nothing(db, &caps)
     }
 
     /// `gore worker` on `db`: one AI thread, one analysis thread.

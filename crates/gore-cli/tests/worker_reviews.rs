@@ -24,21 +24,7 @@ const BLUNDER_START: &str = "1,4,0,0/1,1,1,1 AAAA/BBBB 19-20 B -";
 impl Proc {
     /// `gore serve --ai-threads 0 --analysis-threads 0` on `db`.
     fn server(db: &str) -> Proc {
-        Proc::start(
-            &[
-                "serve",
-                "--port",
-                "0",
-                "--rate-limit",
-                "0",
-                "--ai-threads",
-                "0",
-                "--analysis-threads",
-                "0",
-            ],
-            db,
-            &[],
-        )
+        Proc::searching_nothing(db, &[])
     }
 
     /// `gore worker` on `db` with one AI thread and one analysis thread.
@@ -193,8 +179,12 @@ fn upload(
 ) -> tokio::task::JoinHandle<(u16, Value)> {
     let url = format!("{}/api/review", server.url);
     tokio::spawn(async move {
+        // A review of 100 actions on a loaded machine, in a debug build,
+        // may take longer than the client's 30 s: the server's own bound
+        // (5 minutes, then `busy`) is the one waited for.
         let r = c
             .post(url)
+            .timeout(Duration::from_secs(320))
             .json(&json!({ "record": record }))
             .send()
             .await

@@ -20,7 +20,8 @@
 //!
 //! With `--lobby N`, N players pair by quick pairing at once instead
 //! (`lobby.rs`); with `--arena N`, N accounts play one arena and the
-//! pairing latency is reported (`arena.rs`).
+//! pairing latency is reported (`arena.rs`); with `--analyses N`, N
+//! visitors use the analysis board at once (`analyses.rs`).
 //!
 //! ```sh
 //! gore serve --port 8080 --rate-limit 100000 --db /tmp/load.sqlite3 &
@@ -30,6 +31,7 @@
 //!     --socket-elsewhere --games 1000
 //! ```
 
+mod analyses;
 mod arena;
 mod line;
 mod lobby;
@@ -118,6 +120,18 @@ struct Args {
     /// The pace of `--lobby`.
     #[arg(long, default_value = "5+3")]
     lobby_clock: String,
+    /// Instead of the games: this many visitors of the analysis board
+    /// analyse at once on the first `--url`, each from an address of its
+    /// own (`analyses.rs`); reports how soon each analysis shows its first
+    /// depth and ends.
+    #[arg(long)]
+    analyses: Option<usize>,
+    /// Analyses each visitor asks for, one after another.
+    #[arg(long, default_value_t = 20)]
+    analysis_rounds: usize,
+    /// Each analysis's time, in ms.
+    #[arg(long, default_value_t = 300)]
+    analysis_ms: u64,
     /// Instead of the games: this many accounts play one arena on the
     /// first `--url` (`arena.rs`); reports the pairing latency.
     #[arg(long)]
@@ -164,6 +178,16 @@ async fn main() -> Result<()> {
     };
     if let Some(plies) = args.long_game {
         return long_game(&http, &args, plies).await;
+    }
+    if let Some(visitors) = args.analyses {
+        return analyses::run(analyses::AnalysesArgs {
+            url: servers[0].clone(),
+            visitors,
+            rounds: args.analysis_rounds,
+            ms: args.analysis_ms,
+            seed: args.seed,
+        })
+        .await;
     }
     if let Some(players) = args.arena {
         return arena::run(arena::ArenaArgs {

@@ -180,6 +180,14 @@ impl Proc {
         }
     }
 
+    /// `gore serve` on `db` that searches nothing itself (`--ai-threads 0
+    /// --analysis-threads 0`: the workers do), no rate limit, and `extra`.
+    pub fn searching_nothing(db: &str, extra: &[&str]) -> Proc {
+        let head = ["serve", "--port", "0", "--rate-limit", "0"];
+        let none = ["--ai-threads", "0", "--analysis-threads", "0"];
+        Proc::start(&head, db, &[&none[..], extra].concat())
+    }
+
     /// The sum of the samples of `name` (over its labels); 0 if absent.
     pub async fn metric(&self, name: &str) -> u64 {
         let text = http()
