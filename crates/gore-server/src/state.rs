@@ -173,7 +173,9 @@ impl AppState {
             _ => Duration::from_secs(2),
         };
         reviews.spawn_runner(games.clone(), every);
-        boards.spawn_runner(games.clone(), every);
+        // A visitor waits at the board: its jobs are looked for 4 times
+        // as often.
+        boards.spawn_runner(games.clone(), every / 4);
         if !boards.here() {
             boards.spawn_reader();
         }

@@ -37,7 +37,7 @@ pub const BATCH_EVERY: Duration = Duration::from_millis(100);
 
 /// A web server reads its sockets' batches this often (one statement for
 /// all of them, while any is followed).
-pub const READ_EVERY: Duration = Duration::from_millis(100);
+pub const READ_EVERY: Duration = Duration::from_millis(50);
 
 /// A claim lasts the analysis's time and this much more, whatever the
 /// heartbeats.
@@ -315,9 +315,10 @@ impl Boards {
         }
     }
 
-    /// Writes a running job's findings every [`BATCH_EVERY`], stops it
-    /// when asked to (or when it is no longer this process's), and writes
-    /// its `done` as its last batch.
+    /// Writes a running job's findings every [`BATCH_EVERY`] (the first
+    /// at once: the board shows something soon), stops it when asked to
+    /// (or when it is no longer this process's), and writes its `done` as
+    /// its last batch.
     async fn follow(self, job: BoardJob, run: Running) {
         let Running {
             mut ticket,
@@ -328,24 +329,31 @@ impl Boards {
         let mut tick = tokio::time::interval(BATCH_EVERY);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut lines: Vec<String> = Vec::new();
-        let mut open = true;
+        let (mut open, mut first) = (true, true);
         let ended = loop {
-            tokio::select! {
+            let write = tokio::select! {
                 e = events.recv(), if open => match e {
-                    Some(e) => lines.push((words.finding)(job.label, e)),
-                    None => open = false,
+                    Some(e) => {
+                        lines.push((words.finding)(job.label, e));
+                        std::mem::take(&mut first)
+                    }
+                    None => {
+                        open = false;
+                        false
+                    }
                 },
                 r = &mut ticket => break r,
-                _ = tick.tick() => {
-                    let body = (!lines.is_empty()).then(|| lines.join("\n"));
-                    lines.clear();
-                    let written = store.analysis_batch(job.id.clone(), server.clone(), body, false);
-                    match written.await {
-                        Ok(Some(false)) => {}
-                        // Stopped by its socket, or no longer this process's.
-                        Ok(Some(true) | None) => ticket.stop(),
-                        Err(e) => tracing::warn!("analysis {}: cannot write: {e}", job.id),
-                    }
+                _ = tick.tick() => true,
+            };
+            if write {
+                let body = (!lines.is_empty()).then(|| lines.join("\n"));
+                lines.clear();
+                let written = store.analysis_batch(job.id.clone(), server.clone(), body, false);
+                match written.await {
+                    Ok(Some(false)) => {}
+                    // Stopped by its socket, or no longer this process's.
+                    Ok(Some(true) | None) => ticket.stop(),
+                    Err(e) => tracing::warn!("analysis {}: cannot write: {e}", job.id),
                 }
             }
         };

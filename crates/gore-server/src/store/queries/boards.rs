@@ -39,21 +39,30 @@ impl<E: Executor> BoardStore for Db<E> {
         fn give_back_analysis(id: String, server: String) -> () = exec
             "UPDATE analysis_jobs SET status = 'waiting', server = NULL, until_ms = NULL
              WHERE id = $1 AND server = $2";
+    }
 
-        fn take_analysis_batches(origin: String) -> Vec<BoardBatch> = mapped(board_batch_from_row)
-            "DELETE FROM analysis_batches WHERE origin = $1 RETURNING job, seq, body, last";
+    fn take_analysis_batches(&self, origin: String) -> StoreFuture<Vec<BoardBatch>> {
+        // Looked for first: most looks find none, and a read takes no lock.
+        let any = "SELECT 1 FROM analysis_batches WHERE origin = $1 LIMIT 1";
+        let take = "DELETE FROM analysis_batches WHERE origin = $1 RETURNING job, seq, body, last";
+        self.go(|db| async move {
+            if db.rows(stmt(any, vals![&origin])).await?.is_empty() {
+                return Ok(Vec::new());
+            }
+            let taken = db.0.write(vec![stmt(take, vals![origin])]).await?;
+            let rows = taken.into_iter().flat_map(|a| a.rows);
+            rows.map(|r| board_batch_from_row(&r)).collect()
+        })
     }
 
     fn stop_analysis(&self, id: String) -> StoreFuture<bool> {
-        let withdraw = "DELETE FROM analysis_jobs WHERE id = $1 AND status = 'waiting'";
+        // Withdrawn if it waits, else flagged for its worker.
+        let gone = "DELETE FROM analysis_jobs WHERE id = $1 AND status = 'waiting'";
         let flag = "UPDATE analysis_jobs SET stop = TRUE WHERE id = $1";
-        self.go(|db| async move {
-            let gone = db.count(stmt(withdraw, vals![&id])).await? == 1;
-            if !gone {
-                db.done(vec![stmt(flag, vals![id])]).await?;
-            }
-            Ok(gone)
-        })
+        let done = self
+            .0
+            .write(vec![stmt(gone, vals![&id]), stmt(flag, vals![id])]);
+        Box::pin(async move { Ok(done.await?.first().is_some_and(|a| a.count == 1)) })
     }
 
     fn analysis_batch(
@@ -66,22 +75,19 @@ impl<E: Executor> BoardStore for Db<E> {
         let mine = "FROM analysis_jobs WHERE id = $1 AND server = $2";
         let stop = stmt(format!("SELECT stop {mine}"), vals![&id, &server]);
         self.go(|db| async move {
-            // Nothing to write: only a look at the stop flag.
             if body.is_none() && !last {
                 return db.rows(stop).await?.first().map(first).transpose();
             }
             let mut stmts = vec![stop];
             if let Some(body) = body {
-                let seq = "SELECT COALESCE(MAX(seq), 0) + 1 FROM analysis_batches WHERE job = $1";
                 let add = format!(
-                    "INSERT INTO analysis_batches (job, seq, origin, body, last)
-                     SELECT id, ({seq}), origin, $3, $4 {mine}"
+                    "INSERT INTO analysis_batches (job, seq, origin, body, last) SELECT id,
+                     (SELECT COALESCE(MAX(seq), 0) + 1 FROM analysis_batches WHERE job = $1),
+                     origin, $3, $4 {mine}"
                 );
                 stmts.insert(0, stmt(add, vals![&id, &server, body, last]));
             }
-            if last {
-                stmts.push(stmt(format!("DELETE {mine}"), vals![&id, &server]));
-            }
+            stmts.extend(last.then(|| stmt(format!("DELETE {mine}"), vals![&id, &server])));
             let answers = db.0.write(stmts).await?;
             let looked = answers.get(answers.len() - 1 - usize::from(last));
             looked.and_then(|a| a.rows.first()).map(first).transpose()
@@ -92,9 +98,10 @@ impl<E: Executor> BoardStore for Db<E> {
         let lost = "origin NOT IN (SELECT id FROM servers WHERE alive_at >= $1)";
         let jobs = format!("DELETE FROM analysis_jobs WHERE {lost} AND created_at < $1");
         let batches = format!("DELETE FROM analysis_batches WHERE {lost}");
-        self.exec(vec![
-            stmt(jobs, vals![dead_before]),
-            stmt(batches, vals![dead_before]),
-        ])
+        self.exec(
+            [jobs, batches]
+                .map(|q| stmt(q, vals![dead_before]))
+                .to_vec(),
+        )
     }
 }
