@@ -454,6 +454,25 @@ async fn challenge(phone: &Chrome, desk: &Chrome, server: &Server, token: &str) 
     )
     .await?;
     assert!(you == "A" || you == "B", "her seat: {you}");
+    // The game is named for what it is, and Robo's seat carries the BOT
+    // mark (hers does not).
+    assert_eq!(text(&p, "#game-title").await?, "Partida contra un BOT");
+    let robo = if you == "A" { "B" } else { "A" };
+    wait_for(
+        &p,
+        &format!("!!document.getElementById('bot-{robo}')"),
+        "Robo's BOT mark",
+        30,
+    )
+    .await?;
+    assert_eq!(text(&p, &format!("#bot-{robo}")).await?, "BOT");
+    assert!(text(&p, &format!("#player-{robo} .player-name"))
+        .await?
+        .contains("Robo"));
+    assert_eq!(
+        js(&p, &format!("!!document.getElementById('bot-{you}')")).await?,
+        false
+    );
     look(&p, "bot-phone-es-game").await?;
 
     // One action each, then Robo resigns: a rated game over.

@@ -97,3 +97,8 @@ export function copyButton(idName, url, input) {
 export function linkField(idName, url, labelledBy) {
   return /** @type {HTMLInputElement} */ (h('input', { id: idName, type: 'text', readonly: true, value: url, 'aria-labelledby': labelledBy, onfocus: (/** @type {Event} */ e) => /** @type {HTMLInputElement} */ (e.target).select() }));
 }
+
+/** The BOT mark beside a BOT account's name (its player page, the BOTs' list, its seat in a game). @param {string} [id] */
+export function botMark(id) {
+  return h('abbr', { class: 'bot-mark', id: id || null, title: t('bots.markLabel') }, t('bots.mark'));
+}

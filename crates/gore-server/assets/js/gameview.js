@@ -4,7 +4,7 @@
 // the interface state only through the callbacks in the context.
 
 import { myGames, recordUrl } from './api.js';
-import { copyButton, h, linkField } from './dom.js';
+import { botMark, copyButton, h, linkField } from './dom.js';
 import { HOLES, capturedHoles, offerToken, other, parseAction, ruleOptions } from './gpn.js';
 import { gameKind, rulesText, t, tlist, tn } from './i18n.js';
 import { formatLeft, isLow, leftNow } from './clock.js';
@@ -130,6 +130,7 @@ export function viewPlayers(c, p, k) {
     box.append(h('div', { class: `player player-${pl}${toMove ? ' to-move' : ''}`, id: `player-${pl}` },
       h('span', { class: `swatch swatch-${pl}`, 'aria-hidden': 'true' }, pl),
       h('span', { class: 'player-name', title: playerName(st, pl) }, playerName(st, pl)),
+      seat && seat.kind === 'human' && seat.bot ? botMark(`bot-${pl}`) : null,
       seat && seat.kind === 'human' && seat.rating ? ratingView(seat, pl) : null,
       h('span', { class: 'player-score' }, t('game.captured', { n: p.captured[pl] })),
       // Always there, hidden when not to move, so that the box keeps its size.

@@ -157,11 +157,17 @@ export function rulesText(rules) {
 }
 
 /**
- * A game's kind in words: a lobby game is "against another player"
- * wherever it is named (its page, one's games).
- * @param {{mode?: string, lobby?: unknown}} g
+ * A game's kind in words: a game with a BOT is "against a BOT", a lobby
+ * game "against another player", wherever it is named (its page, one's
+ * games).
+ * @param {{mode?: string, lobby?: unknown, seats?: {A?: {kind: string, bot?: boolean}, B?: {kind: string, bot?: boolean}}}} g
  */
 export function gameKind(g) {
+  const bot = (/** @type {'A' | 'B'} */ p) => {
+    const seat = g.seats && g.seats[p];
+    return !!seat && seat.kind === 'human' && !!seat.bot;
+  };
+  if (bot('A') || bot('B')) return t('mode.bot');
   return g.lobby ? t('mode.lobby') : t(`mode.${g.mode || 'ai'}`);
 }
 

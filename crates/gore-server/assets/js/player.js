@@ -8,7 +8,7 @@
 // draws them, names as text.
 
 import { getMe } from './api.js';
-import { h } from './dom.js';
+import { botMark, h } from './dom.js';
 import { errorText } from './errors.js';
 import { paceLabel } from './clock.js';
 import { lang, t, tn } from './i18n.js';
@@ -93,11 +93,6 @@ function against(g) {
     ? h('a', { class: 'opponent', href: `/@/${encodeURIComponent(g.opponent_account)}` }, g.opponent)
     : g.opponent;
   return h('span', { class: 'who' }, before, who, after);
-}
-
-/** The BOT mark beside a name. */
-function botMark() {
-  return h('abbr', { class: 'bot-mark', title: t('bots.markLabel') }, t('bots.mark'));
 }
 
 /** The paces a challenge may have: the server's (the page's defaults), else a few. */
