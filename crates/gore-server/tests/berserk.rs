@@ -147,9 +147,10 @@ async fn win_with(s: &Server, g: &str, winner: &str, loser: &str, n: u32) {
     assert_eq!(v["result"]["reason"], "resign", "{v}");
 }
 
-/// The sheet of `name` as (berserk, berserk point, points) per game.
-fn sheet(d: &Value, name: &str) -> Vec<(bool, bool, u64)> {
-    line(d, name)["sheet"]
+/// The sheet of `name` in arena `id` as (berserk, berserk point, points)
+/// per game.
+async fn sheet(s: &Server, id: &str, d: &Value, name: &str) -> Vec<(bool, bool, u64)> {
+    sheet_of(s, id, d, name).await["sheet"]
         .as_array()
         .unwrap()
         .iter()
@@ -297,12 +298,18 @@ async fn berserk_halves_the_clock_and_scores_by_the_hand_worked_table() {
         d["playing"].as_array().unwrap().is_empty() && line(d, "Cai")["games"] == 3
     })
     .await;
-    assert_eq!(sheet(&d, xn)[0], (true, false, 0), "{d}");
+    assert_eq!(sheet(&s, &id, &d, xn).await[0], (true, false, 0), "{d}");
     assert_eq!(
-        sheet(&d, "Cai"),
+        sheet(&s, &id, &d, "Cai").await,
         [(true, true, 3), (true, true, 3), (true, true, 5)]
     );
-    assert_eq!(sheet(&d, "Dan")[1], (true, false, 2), "{d}");
+    assert_eq!(sheet(&s, &id, &d, "Dan").await[1], (true, false, 2), "{d}");
+    // The page counts the berserk points its lines no longer list.
+    assert_eq!(line(&d, "Cai")["berserk_points"], 3, "{d}");
+    assert_eq!(line(&d, xn)["berserk_points"], 0, "{d}");
+    let (st, v) = get_with(&s, "", &format!("/api/tournaments/{id}/players/nobody")).await;
+    assert_eq!(st, 404, "{v}");
+    assert_eq!(v["error"]["reason"], "tournament_no_player", "{v}");
     // Game 1's winner is Bea when Ana was A (the table), else Ana.
     let score = |n: &str| line(&d, n)["score"].as_u64().unwrap();
     assert_eq!(

@@ -373,7 +373,7 @@ async fn an_arena_played_through_the_api_matches_the_hand_worked_standings() {
     let r3_ties: &[&[&str]] = &[&["Cai", "Fay"], &["Bea", "Dan"]];
     check_table(&d, &r3, r3_ties);
     // Ana's sheet: her third win counted double.
-    let sheet: Vec<(u64, bool)> = line(&d, "Ana")["sheet"]
+    let sheet: Vec<(u64, bool)> = sheet_of(&s1, &id, &d, "Ana").await["sheet"]
         .as_array()
         .unwrap()
         .iter()
@@ -430,7 +430,8 @@ async fn an_arena_played_through_the_api_matches_the_hand_worked_standings() {
         &[&["Bea", "Fay"]],
     );
     // Eli's games: three, none after his withdrawal.
-    assert_eq!(line(&d, "Eli")["sheet"].as_array().unwrap().len(), 3);
+    let eli = sheet_of(&s2, &id, &d, "Eli").await;
+    assert_eq!(eli["sheet"].as_array().unwrap().len(), 3, "{eli}");
 
     // The end: after 30 minutes nothing is paired and nobody joins; with
     // no game running the arena is finished.

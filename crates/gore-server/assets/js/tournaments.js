@@ -22,7 +22,7 @@ const PACES = ['3+2', '5+3', '10+5', '15+10'];
  *   rounds?: number, round?: number, bots?: boolean}} Summary
  * @typedef {{rank: number, player: string, name: string, score: number, games: number, wins: number,
  *   on_fire: boolean, game: string|null, presence: string, rating: number,
- *   sheet?: {berserk: boolean, berserk_point: boolean, points: number}[]}} Standing
+ *   berserk_points: number}} Standing
  * @typedef {{tournament: Summary, standings: Standing[], playing: {game: string, url: string, a: [string, string], b: [string, string]}[],
  *   featured: string|null}} Detail
  * @typedef {{name: string, id?: string, account?: boolean}} Me
@@ -92,7 +92,7 @@ function bolt() {
 
 /** A standing's berserk points: a bolt and their number, or nothing. @param {Standing} l */
 function berserkPoints(l) {
-  const n = (l.sheet || []).filter((x) => x.berserk_point).length;
+  const n = l.berserk_points || 0;
   if (!n) return null;
   return h('span', { class: 'berserk-points', title: tn('tour.berserkPoints', n) },
     bolt(), h('span', { 'aria-hidden': 'true' }, String(n)), h('span', { class: 'sr-only' }, tn('tour.berserkPoints', n)));

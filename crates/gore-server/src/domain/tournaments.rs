@@ -226,6 +226,17 @@ pub struct StandingLine {
     pub presence: Presence,
     /// The game he is playing now, if any.
     pub game: Option<String>,
+    /// The berserk points he earned (his sheet is
+    /// [`Tournaments::player_sheet`]'s: the page stays small).
+    pub berserk_points: u32,
+}
+
+/// A player's line of an arena's standings, with his score sheet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerSheet {
+    /// His line.
+    #[serde(flatten)]
+    pub line: StandingLine,
     /// His finished games, in the order they ended.
     pub sheet: Vec<SheetLine>,
 }
@@ -700,56 +711,16 @@ impl Tournaments {
         })
     }
 
-    /// A tournament's page.
+    /// A tournament's page: every player's line without his sheet (at 500
+    /// players the sheets made the page 2.4 MB, asked again every 2 s).
     pub async fn detail(&self, id: &str) -> Result<TournamentDetail, GameError> {
         let t = self.load(id).await?;
         let TournamentState::Arena(s) = &t.state else {
             return Err(GameError::NoTournament);
         };
-        let now = self.now();
+        let (standings, _) = Self::lines(s, None);
         let site = |g: ArenaGameId| s.games.get(g.0 as usize).cloned();
         let name = |p: &PlayerId| s.names.get(p.as_str()).cloned().unwrap_or_default();
-        // Every sheet and game in one pass each (per player, a long arena's
-        // page would take players × games).
-        let mut sheets = s.arena.sheets();
-        let mut current = BTreeMap::new();
-        for (i, g) in s.arena.games.iter().enumerate() {
-            if g.running() {
-                current.insert(&g.a, i as u32);
-                current.insert(&g.b, i as u32);
-            }
-        }
-        let standings = s
-            .arena
-            .standings()
-            .into_iter()
-            .map(|r| StandingLine {
-                rank: r.rank,
-                name: name(&r.player),
-                rating: r.rating,
-                score: r.score,
-                games: r.games,
-                wins: r.wins,
-                on_fire: r.on_fire,
-                performance: r.performance,
-                presence: r.presence,
-                game: current.get(&r.player).and_then(|&g| site(ArenaGameId(g))),
-                sheet: sheets
-                    .remove(&r.player)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|x| SheetLine {
-                        game: site(x.game).unwrap_or_default(),
-                        result: x.result,
-                        doubled: x.doubled,
-                        berserk: berserk::went_berserk(&s.arena, x.game, &r.player),
-                        berserk_point: x.berserk_point,
-                        points: x.points,
-                    })
-                    .collect(),
-                player: r.player.0,
-            })
-            .collect();
         let playing = s
             .arena
             .games
@@ -767,11 +738,77 @@ impl Tournaments {
             })
             .collect();
         Ok(TournamentDetail {
-            tournament: Self::summary(&t, s, now),
+            tournament: Self::summary(&t, s, self.now()),
             standings,
             playing,
             featured: s.arena.leader_game().and_then(site),
         })
+    }
+
+    /// Player `player`'s line of arena `id`, with his score sheet.
+    pub async fn player_sheet(&self, id: &str, player: &str) -> Result<PlayerSheet, GameError> {
+        let t = self.load(id).await?;
+        let TournamentState::Arena(s) = &t.state else {
+            return Err(GameError::NoTournament);
+        };
+        let (lines, sheet) = Self::lines(s, Some(player));
+        let line = lines.into_iter().find(|l| l.player == player);
+        let line = line.ok_or_else(|| {
+            GameError::NotFound(Said::new(
+                "tournament_no_player",
+                "no such player in this tournament",
+            ))
+        })?;
+        Ok(PlayerSheet { line, sheet })
+    }
+
+    /// The standings' lines, and the sheet of `of` if asked for (every
+    /// sheet and game in one pass each: per player, a long arena would
+    /// take players × games).
+    fn lines(s: &ArenaState, of: Option<&str>) -> (Vec<StandingLine>, Vec<SheetLine>) {
+        let site = |g: ArenaGameId| s.games.get(g.0 as usize).cloned();
+        let name = |p: &PlayerId| s.names.get(p.as_str()).cloned().unwrap_or_default();
+        let mut sheets = s.arena.sheets();
+        let mut current = BTreeMap::new();
+        for (i, g) in s.arena.games.iter().enumerate() {
+            if g.running() {
+                current.insert(&g.a, i as u32);
+                current.insert(&g.b, i as u32);
+            }
+        }
+        let who = PlayerId(of.unwrap_or_default().to_string());
+        let sheet = (of.and_then(|_| sheets.get(&who)).into_iter().flatten())
+            .map(|x| SheetLine {
+                game: site(x.game).unwrap_or_default(),
+                result: x.result,
+                doubled: x.doubled,
+                berserk: berserk::went_berserk(&s.arena, x.game, &who),
+                berserk_point: x.berserk_point,
+                points: x.points,
+            })
+            .collect();
+        let lines = s
+            .arena
+            .standings()
+            .into_iter()
+            .map(|r| StandingLine {
+                rank: r.rank,
+                name: name(&r.player),
+                rating: r.rating,
+                score: r.score,
+                games: r.games,
+                wins: r.wins,
+                on_fire: r.on_fire,
+                performance: r.performance,
+                presence: r.presence,
+                game: current.get(&r.player).and_then(|&g| site(ArenaGameId(g))),
+                berserk_points: sheets
+                    .remove(&r.player)
+                    .map_or(0, |v| v.iter().filter(|x| x.berserk_point).count() as u32),
+                player: r.player.0,
+            })
+            .collect();
+        (lines, sheet)
     }
 
     /// Account `me` joins tournament `id` (or comes back from a pause);

@@ -135,6 +135,10 @@ pub fn app(state: AppState) -> Router {
             get(list_tournaments).post(create_tournament),
         )
         .route("/api/tournaments/{id}", get(tournament))
+        .route(
+            "/api/tournaments/{id}/players/{player}",
+            get(tournament_player),
+        )
         .route("/api/tournaments/{id}/join", post(join_tournament))
         .route("/api/tournaments/{id}/pause", post(pause_tournament))
         .route("/api/tournaments/{id}/withdraw", post(withdraw_tournament))

@@ -94,6 +94,16 @@ pub(crate) async fn tournament(
     Ok(Json(state.tournaments().page(&id).await?).into_response())
 }
 
+/// `GET /api/tournaments/{id}/players/{player}`: an arena player's line
+/// with his score sheet.
+pub(crate) async fn tournament_player(
+    State(state): State<AppState>,
+    Path((id, player)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let line = state.tournaments().player_sheet(&id, &player).await?;
+    Ok(Json(line).into_response())
+}
+
 /// `POST /api/tournaments/{id}/join`: the signed-in player joins (or comes
 /// back); the page after it.
 pub(crate) async fn join_tournament(

@@ -523,3 +523,21 @@ pub async fn post_with(s: &Server, cookie: &str, path: &str, body: Value) -> (u1
     let st = r.status().as_u16();
     (st, r.json().await.unwrap_or(Value::Null))
 }
+
+/// The line of the player called `name` in arena `id`, with his score
+/// sheet (`GET /api/tournaments/{id}/players/{player}`), as page `d`
+/// names him; his page line has no sheet (the page stays small).
+pub async fn sheet_of(s: &Server, id: &str, d: &Value, name: &str) -> Value {
+    let line = d["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not in the standings: {d}"));
+    assert!(line.get("sheet").is_none(), "a sheet on the page: {line}");
+    let player = line["player"].as_str().unwrap();
+    let (st, v) = get_with(s, "", &format!("/api/tournaments/{id}/players/{player}")).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["name"], name, "{v}");
+    v
+}
