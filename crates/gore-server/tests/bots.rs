@@ -454,7 +454,7 @@ async fn a_bot_plays_a_person_through_the_api() {
     // The site's own view marks the BOT.
     let (_, view) = get(&carmen, s2, &game).await;
     assert_eq!(view["seats"]["B"]["bot"], true, "{view}");
-    assert!(view["seats"]["A"].get("bot").is_none(), "{view}");
+    assert_eq!(view["seats"]["A"]["bot"], false, "{view}");
 
     let rules = "standard";
     let mut position = full["state"]["position"].as_str().unwrap().to_string();

@@ -81,7 +81,10 @@ async fn creates_each_kind_of_game() {
     assert_ne!(invite.rsplit('/').next().unwrap(), g["token"]);
     let (_, v) = get(&c3, &s, id).await;
     assert_eq!(v["status"], "waiting");
-    assert_eq!(v["seats"]["A"], json!({"kind": "human", "joined": false}));
+    assert_eq!(
+        v["seats"]["A"],
+        json!({"kind": "human", "joined": false, "bot": false})
+    );
     assert_eq!(v["seats"]["B"]["joined"], true);
     assert!(
         v["seats"]["B"]["name"].is_string(),

@@ -68,9 +68,9 @@ export {};
  * A person in a seat. `joined` is false only for the friend's seat of a
  * waiting game; `name` is absent for a bot without a session and on one
  * device; `rating` (`1500?`, when the game began) and `rating_change`
- * (`null` until the game is over and rated) only in rated games; `bot`
- * only when true (a BOT account, playing through the Bot API).
- * @typedef {{kind: 'human', joined: boolean, name?: string, rating?: string, rating_change?: RatingChange|null, bot?: boolean}} HumanSeat
+ * (`null` until the game is over and rated) only in rated games; `bot`:
+ * a BOT account, playing through the Bot API.
+ * @typedef {{kind: 'human', joined: boolean, name?: string, rating?: string, rating_change?: RatingChange|null, bot: boolean}} HumanSeat
  */
 
 /**

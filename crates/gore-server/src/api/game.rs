@@ -117,9 +117,9 @@ pub enum SeatView {
         /// rating is done.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rating_change: Option<Option<crate::domain::ratings::RatingChange>>,
-        /// A BOT account (an engine playing through the Bot API); absent
-        /// for people.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        /// A BOT account (an engine playing through the Bot API); `false`
+        /// for people (always sent: the game page marks a BOT's seat).
+        #[serde(default)]
         bot: bool,
     },
     /// The server's AI.
