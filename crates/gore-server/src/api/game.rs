@@ -719,7 +719,7 @@ mod tests {
         room.play("a3".parse().unwrap(), 0).unwrap();
         room.changed(0);
         room.clock.advance(std::time::Duration::from_millis(10_000));
-        let seats = r#""seats":{"A":{"kind":"human","joined":true,"name":"Ann"},"B":{"kind":"human","joined":true,"name":"Bob"}}"#;
+        let seats = r#""seats":{"A":{"kind":"human","joined":true,"name":"Ann","bot":false},"B":{"kind":"human","joined":true,"name":"Bob","bot":false}}"#;
         let first = r#"{"ply":1,"player":"A","action":"a3","captured":[],"position":"7,6,0,7/7,7,7,7 AAAA/BBBB 0-0 B -","path":["a4","b1","b2","b3","b4","a1"]}"#;
         let state = format!(
             concat!(
