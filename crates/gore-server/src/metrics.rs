@@ -149,6 +149,8 @@ struct Inner {
     fds_limit: Gauge,
     hashes: Gauge,
     seeks: Gauge,
+    paired: Family<KindLabel, Counter>,
+    pairing_seconds: Histogram,
     draining: Gauge,
 }
 
@@ -326,6 +328,18 @@ impl Metrics {
             "1 while the server drains before it stops, else 0",
             draining.clone(),
         );
+        let paired = Family::<KindLabel, Counter>::default();
+        r.register(
+            "gore_tournament_games_paired",
+            "Tournament games paired by this server, by kind (arena, swiss)",
+            paired.clone(),
+        );
+        let pairing_seconds = latency();
+        r.register(
+            "gore_tournament_pairing_seconds",
+            "A tournament's pass that paired games, from its start to the commit of the games",
+            pairing_seconds.clone(),
+        );
         Metrics(Arc::new(Inner {
             registry: r,
             actions,
@@ -354,6 +368,8 @@ impl Metrics {
             fds_limit,
             hashes,
             seeks,
+            paired,
+            pairing_seconds,
             draining,
         }))
     }
@@ -456,6 +472,14 @@ impl crate::domain::observe::Observer for Metrics {
 
     fn caught_up(&self, took: Duration) {
         self.0.catch_up_seconds.observe(took.as_secs_f64());
+    }
+
+    fn paired(&self, kind: &'static str, games: usize, took: Duration) {
+        self.0
+            .paired
+            .get_or_create(&KindLabel { kind })
+            .inc_by(games as u64);
+        self.0.pairing_seconds.observe(took.as_secs_f64());
     }
 }
 

@@ -166,6 +166,7 @@ impl AppState {
         // (and the other half's refusals) always find one.
         let metrics = crate::metrics::Metrics::new();
         games.observe(Arc::new(metrics.clone()));
+        tournaments.observe(Arc::new(metrics.clone()));
         games.ai_pool().observe(metrics.ai_observer());
         // A worker looks for reviews as often as for AI turns.
         let every = match config.ai_role {

@@ -1,7 +1,7 @@
 //! The metrics (issue 28, part 1): `GET /metrics` on a listener of its
 //! own, in Prometheus's text format, moved by exactly what was done: an
 //! action over HTTP and over a socket, refusals with their codes, a
-//! socket open; and never served on the public port.
+//! socket open, tournament pairings; and never served on the public port.
 //!
 //! On PostgreSQL too when `GORE_TEST_POSTGRES` is set.
 
@@ -237,4 +237,89 @@ async fn notices_from_another_server_are_counted() {
     );
     let r = bot().get(s2.at("/readyz")).send().await.unwrap();
     assert_eq!(r.status(), 200);
+}
+
+/// Waits until `series` reads `want` in a scrape of `at` (60 s at most: a
+/// deadline for a failing test; the pairing may be the ticker's).
+async fn scrape_until(at: &str, series: &str, want: f64) -> HashMap<String, f64> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let now = scrape(at).await;
+        if value(&now, series) >= want {
+            return now;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{series} never reached {want}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// Tournament pairings are counted by kind, each pass that paired timed:
+/// an arena of three pairs one game (the third player waits), a Swiss
+/// event of five pairs its first round's two games (the fifth has the
+/// bye); nothing before the start, and nothing more when nobody is free.
+#[tokio::test(flavor = "multi_thread")]
+async fn tournament_pairings_are_counted_by_kind() {
+    use gore_server::domain::clock::Clock;
+    // 2026-12-01, Unix ms: the manual clock's start.
+    const T0: i64 = 1_796_083_200_000;
+    let clock = Clock::manual(T0);
+    let dir = tempfile::tempdir().unwrap();
+    let config = gore_server::Config {
+        clock: clock.clone(),
+        ..config_in(&dir)
+    };
+    let s = Server::start_with(dir, config).await;
+    let at = metrics_of(&s).await;
+    let start = T0 + 60_000;
+    let mut cookies = Vec::new();
+    for name in ["Ana", "Bea", "Cai", "Dan", "Eli", "Fay", "Gil", "Hal"] {
+        cookies.push(account(&s, name).await);
+    }
+    let mut ids = Vec::new();
+    for body in [
+        json!({"name": "Arena", "kind": "arena", "clock": "3+2", "starts_at": start, "minutes": 30}),
+        json!({"name": "Swiss", "kind": "swiss", "clock": "3+2", "starts_at": start, "rounds": 3}),
+    ] {
+        let (st, v) = post_with(&s, &cookies[0], "/api/tournaments", body).await;
+        assert_eq!(st, 201, "{v}");
+        ids.push(v["id"].as_str().unwrap().to_string());
+    }
+    let join = |id: &str, cookie: &str| {
+        let (id, cookie) = (id.to_string(), cookie.to_string());
+        let s = &s;
+        async move {
+            let path = format!("/api/tournaments/{id}/join");
+            let (st, v) = post_with(s, &cookie, &path, json!({})).await;
+            assert_eq!(st, 200, "{v}");
+        }
+    };
+    for cookie in &cookies[..3] {
+        join(&ids[0], cookie).await;
+    }
+    for cookie in &cookies[3..] {
+        join(&ids[1], cookie).await;
+    }
+    s.state.tournaments().tick().await;
+    let before = scrape(&at).await;
+    let arena = r#"gore_tournament_games_paired_total{kind="arena"}"#;
+    let swiss = r#"gore_tournament_games_paired_total{kind="swiss"}"#;
+    assert_eq!(value(&before, arena), 0.0);
+    assert_eq!(value(&before, swiss), 0.0);
+    assert_eq!(value(&before, "gore_tournament_pairing_seconds_count"), 0.0);
+
+    clock.advance(std::time::Duration::from_millis(60_000));
+    s.state.tournaments().tick().await;
+    scrape_until(&at, arena, 1.0).await;
+    scrape_until(&at, swiss, 2.0).await;
+    // Nobody is free now: more passes pair nothing.
+    s.state.tournaments().tick().await;
+    s.state.tournaments().tick().await;
+    let after = scrape(&at).await;
+    assert_eq!(value(&after, arena), 1.0);
+    assert_eq!(value(&after, swiss), 2.0);
+    assert_eq!(value(&after, "gore_tournament_pairing_seconds_count"), 2.0);
+    assert!(value(&after, "gore_tournament_pairing_seconds_sum") > 0.0);
 }

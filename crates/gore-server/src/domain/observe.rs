@@ -21,6 +21,13 @@ pub trait Observer: Send + Sync + 'static {
     fn caught_up(&self, took: Duration) {
         let _ = took;
     }
+
+    /// A tournament of `kind` (`"arena"` or `"swiss"`) paired `games`
+    /// games (at least one) in a pass of its holder that took `took`,
+    /// from its start to the commit of the games.
+    fn paired(&self, kind: &'static str, games: usize, took: Duration) {
+        let _ = (kind, games, took);
+    }
 }
 
 /// The observer that is told nothing: the default.

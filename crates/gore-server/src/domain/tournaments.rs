@@ -43,7 +43,7 @@ pub use played::{PlayedLine, PLAYED_SHOWN};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gore_ai::Level;
 use gore_core::{Forfeit, Player, Position, Rules};
@@ -293,6 +293,8 @@ struct Inner {
     hourly: bool,
     /// The server schedules its daily Swiss.
     daily: bool,
+    /// Told of each pass that paired games (the server's metrics).
+    observer: std::sync::OnceLock<Arc<dyn super::observe::Observer>>,
 }
 
 fn store_error(e: StoreError) -> GameError {
@@ -404,6 +406,7 @@ impl Tournaments {
             halted: AtomicBool::new(false),
             hourly,
             daily,
+            observer: std::sync::OnceLock::new(),
         }));
         t.clone().spawn_ticker();
         t
@@ -411,6 +414,24 @@ impl Tournaments {
 
     fn now(&self) -> i64 {
         self.0.clock.now_ms()
+    }
+
+    /// Tells `observer` of the pairings from now on (once: a second
+    /// observer is ignored).
+    pub fn observe(&self, observer: Arc<dyn super::observe::Observer>) {
+        let _ = self.0.observer.set(observer);
+    }
+
+    /// A pass begun at `began` committed `games` new games of a
+    /// tournament of `kind`: logged and observed.
+    fn paired(&self, id: &str, kind: &'static str, games: usize, began: Instant) {
+        if games == 0 {
+            return;
+        }
+        tracing::info!("tournament {id}: {games} games paired");
+        if let Some(o) = self.0.observer.get() {
+            o.paired(kind, games, began.elapsed());
+        }
     }
 
     /// This server stops pairing for good (its lease lapses and another
@@ -938,6 +959,7 @@ impl Tournaments {
         if self.0.halted.load(Ordering::SeqCst) {
             return Ok(());
         }
+        let began = Instant::now();
         let now = self.now();
         let held = self
             .0
@@ -960,7 +982,7 @@ impl Tournaments {
             }
             let mut s = match &t.state {
                 TournamentState::Arena(s) => s.clone(),
-                TournamentState::Swiss(_) => return self.run_swiss(t).await,
+                TournamentState::Swiss(_) => return self.run_swiss(t, began).await,
             };
             let now = self.now();
             let at = now.max(0) as u64;
@@ -1039,9 +1061,7 @@ impl Tournaments {
             }
             let n = games.len();
             if self.save(&t, &s.into(), games, now).await? {
-                if n > 0 {
-                    tracing::info!("tournament {id}: {n} games paired");
-                }
+                self.paired(id, "arena", n, began);
                 return Ok(());
             }
         }

@@ -392,7 +392,11 @@ impl Tournaments {
     /// of the current round's games that ended and, once the round is
     /// complete, pairs the next (at the start, the first) and creates its
     /// games, all saved at once. `t` is the state just read.
-    pub(super) async fn run_swiss(&self, mut t: StoredTournament) -> Result<(), GameError> {
+    pub(super) async fn run_swiss(
+        &self,
+        mut t: StoredTournament,
+        began: std::time::Instant,
+    ) -> Result<(), GameError> {
         for attempt in 0..RETRIES {
             if attempt > 0 {
                 t = self.load(&t.id).await?;
@@ -443,8 +447,9 @@ impl Tournaments {
                 .await?
             {
                 if n > 0 {
-                    tracing::info!("tournament {}: round {round} paired ({n} games)", t.id);
+                    tracing::info!("tournament {}: round {round} paired", t.id);
                 }
+                self.paired(&t.id, "swiss", n, began);
                 return Ok(());
             }
         }
