@@ -724,22 +724,43 @@ async fn a_token_revoked_mid_game_ends_the_bots_access() {
     events.ended().await;
 }
 
-/// A flood of challenges is refused: 20 open from one account at most;
-/// one cancelled makes room.
+/// `GET path` with the browser `c`'s cookies: the status and JSON.
+async fn get_as_browser(c: &reqwest::Client, s: &Server, path: &str) -> (u16, Value) {
+    let r = c.get(s.at(path)).send().await.unwrap();
+    let st = r.status().as_u16();
+    (st, r.json().await.unwrap_or(Value::Null))
+}
+
+/// A flood of challenges is refused: one open at a time to one player,
+/// 20 open from one account at most; one cancelled makes room.
 #[tokio::test(flavor = "multi_thread")]
 async fn open_challenges_are_limited() {
     let s = Server::start(0).await;
-    let _robo = account(&s, "Robo").await;
     let eve = account(&s, "Eve").await;
+    // 21 players to challenge: Desta … Destu.
+    let names: Vec<String> = (b'a'..=b'u')
+        .map(|c| format!("Dest{}", c as char))
+        .collect();
+    for name in &names {
+        account(&s, name).await;
+    }
     let mut first = String::new();
-    for i in 0..20 {
-        let (st, c) = post_json(&eve, &s, "/api/challenge/Robo", json!({})).await;
+    for (i, name) in names[..20].iter().enumerate() {
+        let (st, c) = post_json(&eve, &s, &format!("/api/challenge/{name}"), json!({})).await;
         assert_eq!(st, 201, "{i}: {c}");
         if i == 0 {
             first = c["challenge"]["id"].as_str().unwrap().to_string();
         }
     }
-    let (st, b) = post_json(&eve, &s, "/api/challenge/Robo", json!({})).await;
+    // A second open challenge to one player, however many are open.
+    let (st, b) = post_json(&eve, &s, "/api/challenge/Destb", json!({})).await;
+    assert_eq!(
+        (st, refusal(&b).1),
+        (409, "challenge_pending".into()),
+        "{b}"
+    );
+    assert_eq!(b["error"]["params"]["name"], "Destb", "{b}");
+    let (st, b) = post_json(&eve, &s, "/api/challenge/Destu", json!({})).await;
     assert_eq!(
         (st, refusal(&b).1),
         (409, "too_many_challenges".into()),
@@ -753,8 +774,73 @@ async fn open_challenges_are_limited() {
     )
     .await;
     assert_eq!(st, 200);
-    let (st, _) = post_json(&eve, &s, "/api/challenge/Robo", json!({})).await;
+    let (st, _) = post_json(&eve, &s, "/api/challenge/Destu", json!({})).await;
     assert_eq!(st, 201);
+    // The cancelled one was to Desta: she may be challenged again.
+    let (st, b) = post_json(&eve, &s, "/api/challenge/Desta", json!({})).await;
+    assert_eq!(
+        (st, refusal(&b).1),
+        (409, "too_many_challenges".into()),
+        "20 open again: {b}"
+    );
+}
+
+/// A challenge nobody answers lapses 20 minutes after it was made (by
+/// the server's clock): until then it is open and a second one to the
+/// same BOT is refused; then it reads `canceled`, the BOT's stream says
+/// so, it can no longer be accepted, and the challenger may challenge
+/// again.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unanswered_challenge_lapses() {
+    use gore_server::domain::clock::Clock;
+    let clock = Clock::manual(1_796_083_200_000);
+    let dir = tempfile::tempdir().unwrap();
+    let config = gore_server::Config {
+        clock: clock.clone(),
+        ..config_in(&dir)
+    };
+    let s = Server::start_with(dir, config).await;
+    let robo = account(&s, "Robo").await;
+    let bt = token(&robo, &s, &["bot:play"]).await;
+    call(&s, "POST", "/api/bot/account/upgrade", &bt, None).await;
+    let eve = account(&s, "Eve").await;
+    let mut events = Lines::open(&s, "/api/stream/event", &bt).await;
+    let (st, c) = post_json(&eve, &s, "/api/challenge/Robo", json!({})).await;
+    assert_eq!(st, 201, "{c}");
+    let id = c["challenge"]["id"].as_str().unwrap().to_string();
+    let e = events.next_of("challenge").await;
+    assert_eq!(e["challenge"]["id"], id.as_str());
+    let status = |v: &Value| v["challenge"]["status"].as_str().unwrap_or("").to_string();
+
+    // 20 minutes less a millisecond: still open.
+    clock.advance(Duration::from_millis(20 * 60_000 - 1));
+    let (st, v) = get_as_browser(&eve, &s, &format!("/api/challenge/{id}")).await;
+    assert_eq!((st, status(&v)), (200, "created".into()), "{v}");
+    let (st, b) = post_json(&eve, &s, "/api/challenge/Robo", json!({})).await;
+    assert_eq!(
+        (st, refusal(&b).1),
+        (409, "challenge_pending".into()),
+        "{b}"
+    );
+
+    // 20 minutes: lapsed.
+    clock.advance(Duration::from_millis(1));
+    let (st, v) = get_as_browser(&eve, &s, &format!("/api/challenge/{id}")).await;
+    assert_eq!((st, status(&v)), (200, "canceled".into()), "{v}");
+    let e = events.next_of("challengeCanceled").await;
+    assert_eq!(e["challenge"]["id"], id.as_str());
+    let (st, b) = call(
+        &s,
+        "POST",
+        &format!("/api/challenge/{id}/accept"),
+        &bt,
+        None,
+    )
+    .await;
+    assert_eq!((st, refusal(&b).1), (410, "challenge_gone".into()), "{b}");
+    let (st, c) = post_json(&eve, &s, "/api/challenge/Robo", json!({})).await;
+    assert_eq!(st, 201, "{c}");
+    assert_eq!(status(&c), "created");
 }
 
 /// A BOT challenges a person, who answers from the site with her session

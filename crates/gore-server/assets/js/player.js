@@ -116,9 +116,9 @@ function paces() {
 /**
  * The form that challenges the BOT `bot` (a logged-in person's), and what
  * became of the challenge: pending (it can be withdrawn), declined with
- * the BOT's reason, or accepted (the page goes to the game). The answer is
- * waited for with `GET /api/challenge/{id}?wait=25`, asked again until it
- * comes.
+ * the BOT's reason, lapsed unanswered, or accepted (the page goes to the
+ * game). The answer is waited for with `GET /api/challenge/{id}?wait=25`,
+ * asked again until it comes.
  * @param {{name: string}} bot
  * @param {() => void} redrawPage
  */
@@ -170,9 +170,11 @@ function challengeCard(bot, redrawPage) {
         return;
       }
       const reason = c.declineReason || 'generic';
+      // Canceled while this page still followed it: not by this page, so it lapsed
+      // unanswered (or another tab withdrew it).
       said = c.status === 'declined'
         ? t('bots.declined', { name: bot.name, reason: t(`bots.decline.${reason}`) })
-        : t('bots.canceled');
+        : t('bots.lapsed');
       redraw();
     }
   }

@@ -39,6 +39,10 @@ pub const TOKEN_PREFIX: &str = "gore_";
 /// Open challenges from one account at most (a flood of them would fill
 /// a BOT's stream and the store).
 pub const OPEN_CHALLENGES: usize = 20;
+/// A challenge nobody answered lapses after this long: it is canceled, as
+/// if withdrawn, so that none stays open for good in a BOT's stream or
+/// against its challenger's [`OPEN_CHALLENGES`].
+pub const CHALLENGE_LAPSES: Duration = Duration::from_secs(20 * 60);
 /// Tokens per account at most.
 pub const TOKENS_PER_ACCOUNT: usize = 20;
 /// The longest description of a token, in characters.
@@ -405,7 +409,9 @@ impl Bots {
     }
 
     /// Challenges the account named `dest` (a look-alike finds it) from
-    /// the account `me`: open until accepted, declined or withdrawn.
+    /// the account `me`: open until accepted, declined or withdrawn, or
+    /// until it lapses ([`CHALLENGE_LAPSES`]). One open challenge to one
+    /// player at a time, [`OPEN_CHALLENGES`] in all.
     pub async fn challenge(
         &self,
         me: &StoredPlayer,
@@ -444,13 +450,27 @@ impl Bots {
             )));
         }
         let now = self.now();
-        let open = store
+        let mut mine = store
             .bot_challenges_of(me.id.clone(), now)
             .await
-            .map_err(store_error)?
-            .iter()
-            .filter(|c| c.status == "created" && c.challenger.0 == me.id)
-            .count();
+            .map_err(store_error)?;
+        self.lapse(&mut mine).await?;
+        mine.retain(|c| c.status == "created" && c.challenger.0 == me.id);
+        // One at a time to one player: a flood of accounts each with its
+        // OPEN_CHALLENGES would otherwise fill one BOT's stream.
+        if mine.iter().any(|c| c.dest.0 == them.id) {
+            return Err(GameError::Refused(
+                Said::new(
+                    "challenge_pending",
+                    format!(
+                        "you have challenged {} already: wait for the answer, or cancel it",
+                        them.username
+                    ),
+                )
+                .with("name", them.username.clone()),
+            ));
+        }
+        let open = mine.len();
         if open >= OPEN_CHALLENGES {
             return Err(GameError::Refused(
                 Said::new(
@@ -503,13 +523,48 @@ impl Bots {
         if !super::valid_id(id) {
             return Err(no_challenge());
         }
-        self.0
+        let c = self
+            .0
             .store
             .bot_challenge(id.to_string())
             .await
             .map_err(store_error)?
             .filter(|c| c.challenger.0 == me.id || c.dest.0 == me.id)
-            .ok_or_else(no_challenge)
+            .ok_or_else(no_challenge)?;
+        let mut one = [c];
+        self.lapse(&mut one).await?;
+        let [c] = one;
+        Ok(c)
+    }
+
+    /// Cancels each of `challenges` open for [`CHALLENGE_LAPSES`] or more
+    /// and shows it so (an answer that came first is read again instead).
+    async fn lapse(&self, challenges: &mut [StoredBotChallenge]) -> Result<(), GameError> {
+        let now = self.now();
+        let lapses = CHALLENGE_LAPSES.as_millis() as i64;
+        let store = &self.0.store;
+        let mut rang = false;
+        for c in challenges.iter_mut() {
+            if c.status != "created" || now - c.created_at < lapses {
+                continue;
+            }
+            let id = c.id.clone();
+            let closed = store
+                .close_bot_challenge(id.clone(), "canceled".into(), None, now)
+                .await
+                .map_err(store_error)?;
+            if closed {
+                tracing::info!("challenge {id}: lapsed");
+                (c.status, c.updated_at) = ("canceled".into(), now);
+                rang = true;
+            } else if let Some(again) = store.bot_challenge(id).await.map_err(store_error)? {
+                *c = again;
+            }
+        }
+        if rang {
+            self.ring();
+        }
+        Ok(())
     }
 
     /// The challenged player accepts: the game, made as every challenge's
@@ -647,11 +702,12 @@ impl Bots {
         let mut out = Vec::new();
         // A second's margin: a change stored with a clock a little behind.
         let since = cursor.since - 1_000;
-        for c in store
+        let mut challenges = store
             .bot_challenges_of(me.id.clone(), since)
             .await
-            .map_err(store_error)?
-        {
+            .map_err(store_error)?;
+        self.lapse(&mut challenges).await?;
+        for c in challenges {
             match c.status.as_str() {
                 "created" if cursor.challenges.insert(c.id.clone()) => {
                     out.push(BotEvent::Challenge(c));

@@ -912,7 +912,8 @@ pub trait BotStore: Send + Sync + 'static {
     ) -> StoreFuture<bool>;
 
     /// The challenges from or to `account` that are open or changed at
-    /// `since` or later, the oldest first (100 at most).
+    /// `since` or later (100 at most): his own first (so that his open
+    /// ones are all there to count), each kind the oldest first.
     fn bot_challenges_of(
         &self,
         account: String,

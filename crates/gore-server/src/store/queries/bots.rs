@@ -93,7 +93,7 @@ impl<E: Executor> BotStore for Db<E> {
                 format!(
                     "{BOT_CHALLENGE} WHERE (c.challenger = $1 OR c.dest = $1)
                          AND (c.status = 'created' OR c.updated_at >= $2)
-                     ORDER BY c.created_at, c.id LIMIT 100"
+                     ORDER BY (c.challenger = $1) DESC, c.created_at, c.id LIMIT 100"
                 ),
                 vals![account, since],
             ),
