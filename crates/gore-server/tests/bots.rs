@@ -39,6 +39,15 @@ async fn token(c: &reqwest::Client, s: &Server, scopes: &[&str]) -> String {
     body["token"].as_str().unwrap().to_string()
 }
 
+/// A new account `name` made a BOT: its browser and a `bot:play` token.
+async fn bot_account(s: &Server, name: &str) -> (reqwest::Client, String) {
+    let c = account(s, name).await;
+    let bt = token(&c, s, &["bot:play"]).await;
+    let (st, v) = call(s, "POST", "/api/bot/account/upgrade", &bt, None).await;
+    assert_eq!(st, 200, "{v}");
+    (c, bt)
+}
+
 /// `method path` with a bearer token and an optional JSON body.
 async fn call(
     s: &Server,
@@ -800,9 +809,7 @@ async fn an_unanswered_challenge_lapses() {
         ..config_in(&dir)
     };
     let s = Server::start_with(dir, config).await;
-    let robo = account(&s, "Robo").await;
-    let bt = token(&robo, &s, &["bot:play"]).await;
-    call(&s, "POST", "/api/bot/account/upgrade", &bt, None).await;
+    let (_, bt) = bot_account(&s, "Robo").await;
     let eve = account(&s, "Eve").await;
     let mut events = Lines::open(&s, "/api/stream/event", &bt).await;
     let (st, c) = post_json(&eve, &s, "/api/challenge/Robo", json!({})).await;
@@ -849,9 +856,7 @@ async fn an_unanswered_challenge_lapses() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_person_answers_a_bots_challenge_with_her_session() {
     let s = Server::start(0).await;
-    let robo = account(&s, "Robo").await;
-    let bt = token(&robo, &s, &["bot:play"]).await;
-    call(&s, "POST", "/api/bot/account/upgrade", &bt, None).await;
+    let (robo, bt) = bot_account(&s, "Robo").await;
     let ana = account(&s, "Ana").await;
     let mut events = Lines::open(&s, "/api/stream/event", &bt).await;
     let (st, c) = call(
@@ -917,9 +922,7 @@ async fn a_person_answers_a_bots_challenge_with_her_session() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_draining_server_ends_the_streams_and_takes_no_challenge() {
     let s = Server::start(0).await;
-    let robo = account(&s, "Robo").await;
-    let bt = token(&robo, &s, &["bot:play"]).await;
-    call(&s, "POST", "/api/bot/account/upgrade", &bt, None).await;
+    let (_, bt) = bot_account(&s, "Robo").await;
     let ana = account(&s, "Ana").await;
     let (_, c) = post_json(&ana, &s, "/api/challenge/Robo", json!({})).await;
     let id = c["challenge"]["id"].as_str().unwrap().to_string();
@@ -984,9 +987,7 @@ async fn a_bot_does_not_join_an_arena() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_person_challenges_a_bot_and_the_bots_are_listed_apart() {
     let s = Server::start(0).await;
-    let robo = account(&s, "Robo").await;
-    let bt = token(&robo, &s, &["bot:play"]).await;
-    call(&s, "POST", "/api/bot/account/upgrade", &bt, None).await;
+    let (robo, bt) = bot_account(&s, "Robo").await;
     let irati = account(&s, "Irati").await;
     let bots = || async {
         let r = bot().get(s.at("/api/bots")).send().await.unwrap();

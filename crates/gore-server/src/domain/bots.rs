@@ -523,7 +523,7 @@ impl Bots {
         if !super::valid_id(id) {
             return Err(no_challenge());
         }
-        let c = self
+        let mut c = self
             .0
             .store
             .bot_challenge(id.to_string())
@@ -531,9 +531,7 @@ impl Bots {
             .map_err(store_error)?
             .filter(|c| c.challenger.0 == me.id || c.dest.0 == me.id)
             .ok_or_else(no_challenge)?;
-        let mut one = [c];
-        self.lapse(&mut one).await?;
-        let [c] = one;
+        self.lapse(std::slice::from_mut(&mut c)).await?;
         Ok(c)
     }
 
