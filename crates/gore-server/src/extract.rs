@@ -34,6 +34,20 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let RawBody(bytes) = RawBody::from_request(req, state).await?;
+        parse_json(&bytes).map(JsonBody)
+    }
+}
+
+/// A body as its bytes (a command's, read by its name: see
+/// `crate::api::command_of`), refused with `too_large` over
+/// [`BODY_LIMIT`].
+pub struct RawBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
         let bytes = Bytes::from_request(req, state).await.map_err(|e| {
             if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::too_large("the request body", BODY_LIMIT)
@@ -41,7 +55,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
                 ApiError::bad_request(format!("body: {}", e.body_text()))
             }
         })?;
-        parse_json(&bytes).map(JsonBody)
+        Ok(RawBody(bytes))
     }
 }
 

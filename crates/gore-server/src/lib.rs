@@ -39,6 +39,7 @@ mod analysis_ws;
 pub mod api;
 mod assets;
 mod config;
+mod doors;
 pub mod domain;
 mod error;
 mod extract;

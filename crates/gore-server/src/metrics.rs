@@ -20,29 +20,12 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
+use crate::domain::Door;
 use crate::error::ErrorCode;
 use crate::state::AppState;
 
 /// The media type of [`render`]'s text.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
-
-/// How an action came.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Via {
-    /// `POST /api/games/{id}/actions`.
-    Http,
-    /// A game socket's `action` message.
-    Socket,
-}
-
-impl Via {
-    fn as_str(self) -> &'static str {
-        match self {
-            Via::Http => "http",
-            Via::Socket => "socket",
-        }
-    }
-}
 
 /// A socket's kind, as the metrics name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +69,13 @@ struct RefusedLabel {
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CommandLabel {
+    door: &'static str,
+    command: &'static str,
+    outcome: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct CodeLabel {
     code: &'static str,
 }
@@ -126,6 +116,7 @@ struct Inner {
     actions: Family<ViaLabel, Counter>,
     refused: Family<RefusedLabel, Counter>,
     action_seconds: Histogram,
+    commands: Family<CommandLabel, Counter>,
     http_refusals: Family<CodeLabel, Counter>,
     sockets: Family<KindLabel, Gauge>,
     connections: Gauge,
@@ -167,7 +158,7 @@ impl Metrics {
         let actions = Family::<ViaLabel, Counter>::default();
         r.register(
             "gore_actions_acknowledged",
-            "Actions committed and acknowledged, by how they came (http, socket)",
+            "Actions committed and acknowledged, by how they came (http, socket, bot)",
             actions.clone(),
         );
         let refused = Family::<RefusedLabel, Counter>::default();
@@ -181,6 +172,13 @@ impl Metrics {
             "gore_action_seconds",
             "Time to answer an action, its commit included (acknowledged or refused)",
             action_seconds.clone(),
+        );
+        let commands = Family::<CommandLabel, Counter>::default();
+        r.register(
+            "gore_game_commands",
+            "Players' commands on games (actions included), by door (http, socket, bot), \
+             command and outcome (ok, or the error code)",
+            commands.clone(),
         );
         let http_refusals = Family::<CodeLabel, Counter>::default();
         r.register(
@@ -345,6 +343,7 @@ impl Metrics {
             actions,
             refused,
             action_seconds,
+            commands,
             http_refusals,
             sockets,
             connections,
@@ -374,10 +373,31 @@ impl Metrics {
         }))
     }
 
-    /// An action answered after `took`: acknowledged, or refused with
-    /// this code.
-    pub fn action(&self, via: Via, took: Duration, outcome: Result<(), ErrorCode>) {
-        let via = via.as_str();
+    /// A player's command `command` (a [`GameCommand::NAMES`]) through
+    /// `door`, answered after `took`: done, or refused with this code.
+    /// Actions are counted in their own families too.
+    ///
+    /// [`GameCommand::NAMES`]: crate::domain::GameCommand::NAMES
+    pub fn command(
+        &self,
+        door: Door,
+        command: &'static str,
+        took: Duration,
+        outcome: Result<(), ErrorCode>,
+    ) {
+        let door = door.as_str();
+        self.0
+            .commands
+            .get_or_create(&CommandLabel {
+                door,
+                command,
+                outcome: outcome.map_or_else(ErrorCode::as_str, |()| "ok"),
+            })
+            .inc();
+        if command != "action" {
+            return;
+        }
+        let via = door;
         match outcome {
             Ok(()) => {
                 self.0.actions.get_or_create(&ViaLabel { via }).inc();

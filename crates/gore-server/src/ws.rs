@@ -19,7 +19,8 @@ use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::api::{parse_json, ClientMsg, ServerMsg};
 use crate::domain::ChatLine;
-use crate::domain::{Change, RoomRef, Seat, SpectatorSlot};
+use crate::doors;
+use crate::domain::{Change, Door, RoomRef, Seat, SpectatorSlot};
 use crate::error::ApiError;
 use crate::net::ClientIp;
 use crate::socket::{self, limited, socket_slot, Kind, Policy, Reply, Setup};
@@ -453,7 +454,9 @@ enum Answer {
     Resync(Option<u64>),
 }
 
-/// One message read: what to answer, or the domain's refusal.
+/// One message read: what to answer, or the domain's refusal. A game's
+/// command goes through the one door of every command ([`doors::act`]);
+/// `resync` and `ping` are the socket's own.
 async fn handle(
     state: &AppState,
     id: &str,
@@ -461,42 +464,15 @@ async fn handle(
     ip: Option<IpAddr>,
     msg: ClientMsg,
 ) -> Result<Answer, ApiError> {
-    let games = state.games();
-    match msg {
-        ClientMsg::Action { action, ply } => {
-            let began = std::time::Instant::now();
-            let played = games
-                .play_quietly(id, token, action, ply, ip)
-                .await
-                .map_err(ApiError::from);
-            state.metrics().action(
-                crate::metrics::Via::Socket,
-                began.elapsed(),
-                played.as_ref().map(|_| ()).map_err(|e| e.code),
-            );
-            played?;
+    match msg.into_command() {
+        Ok(command) => {
+            let name = command.name();
+            // Their result reaches every socket (a takeback as a whole
+            // state, a chat line to both players).
+            doors::act(state, Door::Socket, id, token, ip, name, Ok(command)).await?;
+            Ok(Answer::None)
         }
-        // Their result reaches every socket (a takeback as a whole state).
-        ClientMsg::Resign {} => {
-            games.resign(id, token).await?;
-        }
-        ClientMsg::Abort {} => {
-            games.abort(id, token).await?;
-        }
-        ClientMsg::Berserk {} => {
-            games.berserk(id, token).await?;
-        }
-        ClientMsg::Takeback {} => {
-            games.takeback(id, token).await?;
-        }
-        ClientMsg::TakebackAnswer { accept } => {
-            games.answer_takeback(id, token, accept).await?;
-        }
-        ClientMsg::Chat { text } => {
-            games.chat(id, token, &text).await?;
-        }
-        ClientMsg::Resync { ply } => return Ok(Answer::Resync(ply)),
-        ClientMsg::Ping {} => return Ok(Answer::Pong),
+        Err(ClientMsg::Resync { ply }) => Ok(Answer::Resync(ply)),
+        Err(_) => Ok(Answer::Pong),
     }
-    Ok(Answer::None)
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ApiError, Mode, Seat, Status};
 use crate::domain::clock::Due;
-use crate::domain::{ClockState, GameState, GameUpdate, HeadState, Played, SeatState};
+use crate::domain::{ClockState, GameCommand, GameState, GameUpdate, HeadState, Played, SeatState};
 
 /// The body of `POST /api/games`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -448,8 +448,67 @@ pub enum ClientMsg {
         /// One line of text, 1 to 200 characters.
         text: String,
     },
+    /// Claim the win: the opponent left (the holder of a seat).
+    Claim {},
+    /// Report the opponent's chat message `n`.
+    ReportChat {
+        /// The message's number.
+        n: u32,
+    },
     /// Answered by a `pong`.
     Ping {},
+}
+
+impl ClientMsg {
+    /// The game command this message is (every message but the socket's
+    /// own `resync` and `ping`): the wire's side of the one command table
+    /// ([`GameCommand`]).
+    pub fn into_command(self) -> Result<GameCommand, ClientMsg> {
+        Ok(match self {
+            ClientMsg::Action { action, ply } => GameCommand::Play { action, ply },
+            ClientMsg::Resign {} => GameCommand::Resign,
+            ClientMsg::Abort {} => GameCommand::Abort,
+            ClientMsg::Claim {} => GameCommand::Claim,
+            ClientMsg::Berserk {} => GameCommand::Berserk,
+            ClientMsg::Takeback {} => GameCommand::Takeback,
+            ClientMsg::TakebackAnswer { accept } => GameCommand::TakebackAnswer { accept },
+            ClientMsg::Chat { text } => GameCommand::Chat { text },
+            ClientMsg::ReportChat { n } => GameCommand::ReportChat { n },
+            other @ (ClientMsg::Resync { .. } | ClientMsg::Ping {}) => return Err(other),
+        })
+    }
+}
+
+/// The command named `name` (a [`GameCommand::NAMES`]) with the fields of
+/// `body`, a JSON object (an empty body has none): how the HTTP routes and
+/// the Bot API read a command, the same message the socket reads with the
+/// name as its `type`. A name that is no command is `None`.
+pub fn command_of(name: &str, body: &[u8]) -> Option<Result<GameCommand, ApiError>> {
+    if !GameCommand::NAMES.contains(&name) {
+        return None;
+    }
+    let read = || {
+        let mut fields = if body.iter().all(u8::is_ascii_whitespace) {
+            serde_json::Map::new()
+        } else {
+            super::parse_json::<serde_json::Map<String, serde_json::Value>>(body)?
+        };
+        if fields.contains_key("type") {
+            return Err(ApiError::bad_request("type: unknown field"));
+        }
+        fields.insert("type".into(), name.into());
+        let msg: ClientMsg =
+            serde_path_to_error::deserialize(serde_json::Value::Object(fields)).map_err(|e| {
+                let path = e.path().to_string();
+                match path.as_str() {
+                    "" | "." | "?" => ApiError::bad_request(format!("body: {}", e.into_inner())),
+                    _ => ApiError::bad_request(format!("{path}: {}", e.into_inner())),
+                }
+            })?;
+        msg.into_command()
+            .map_err(|_| ApiError::bad_request(format!("{name}: not a command")))
+    };
+    Some(read())
 }
 
 /// The body of `POST /api/games/{id}/chat`.

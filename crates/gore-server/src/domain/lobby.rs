@@ -20,14 +20,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex as StdMutex, OnceLock};
 use std::time::Duration;
 
-use gore_ai::Level;
-use gore_core::{Player, Position, Rules};
+use gore_core::{Player, Rules};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, Notify};
 
-use super::clock::{clocks, Clock, TimeControl};
-use super::{new_id, new_token, GameError, GameInfo, Mode, PerSeat, Said, Seat, Status};
+use super::clock::{Clock, TimeControl};
+use super::{new_id, GameError, GameInfo, Mode, Said, Seat};
 use crate::domain::storage::{Notice, Store, StoreError, StoredChallenge, StoredPlayer};
 
 /// Open challenges the lobby lists, newest first.
@@ -970,64 +969,23 @@ pub(crate) fn game_between(
             Player::B
         }
     });
-    let (ta, tb) = (new_token(), new_token());
-    let mut tokens = PerSeat::default();
-    tokens.set(Seat::A, Some(ta.clone()));
-    tokens.set(Seat::B, Some(tb.clone()));
+    let mut info = GameInfo::new(Mode::Friend, terms.rules, now);
+    let [ta, tb] = info.seat_both();
     let (c, o) = (creator.index(), creator.opponent().index());
-    let mut names = [None, None];
-    names[c] = Some(creator_party.name);
-    names[o] = Some(other.name);
-    let mut players = [None, None];
-    players[c] = Some(creator_party.player);
-    players[o] = Some(other.player);
-    let mut ratings = [None, None];
+    info.creator = Seat::of(creator);
+    info.names[c] = Some(creator_party.name);
+    info.names[o] = Some(other.name);
+    info.players[c] = Some(creator_party.player);
+    info.players[o] = Some(other.player);
     if terms.rated {
-        ratings[c] = creator_party.rating;
-        ratings[o] = other.rating;
+        info.ratings[c] = creator_party.rating;
+        info.ratings[o] = other.rating;
     }
-    let mut bots = [false, false];
-    bots[c] = creator_party.bot;
-    bots[o] = other.bot;
-    let start = Position::new(terms.rules.variant);
-    let deadline = terms.clock.and_then(|tc| {
-        clocks(tc, now, &[], Some(start.to_move()), now)
-            .deadline
-            .map(|(at, _)| at)
-    });
-    let info = GameInfo {
-        id: new_id(),
-        mode: Mode::Friend,
-        rules: terms.rules,
-        start,
-        level: Level::STANDARD,
-        perfect: false,
-        honourable: false,
-        creator: Seat::of(creator),
-        ai_seat: None,
-        status: Status::Playing,
-        created_at: now,
-        rematch: None,
-        tokens,
-        invite: None,
-        devices: PerSeat::default(),
-        forfeit: None,
-        clock: terms.clock,
-        names,
-        away: [None, None],
-        credits: Vec::new(),
-        players,
-        rated: terms.rated,
-        ratings,
-        lobby: false,
-        started_at: Some(now),
-        deadline,
-        takebacks: 0,
-        takeback: None,
-        bots,
-        arena: None,
-        berserk: [false, false],
-    };
+    info.bots[c] = creator_party.bot;
+    info.bots[o] = other.bot;
+    info.clock = terms.clock;
+    info.rated = terms.rated;
+    info.begin(now);
     let tokens = if creator == Player::A {
         [ta, tb]
     } else {

@@ -57,7 +57,7 @@ use serde::{Deserialize, Serialize};
 
 pub use error::{GameError, Param, Said};
 pub use games::{
-    AiRole, ChatLine, GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS,
+    Acted, Door, GameCommand, AiRole, ChatLine, GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS,
     CHAT_PER_10S, DEAD_AFTER, HEARTBEAT_EVERY, SPECTATORS_EVERY, SPECTATORS_FRESH,
 };
 pub use players::Players;
@@ -321,6 +321,72 @@ pub struct GameInfo {
     /// Whether A's and B's players went berserk (RULES.md, "Tournaments":
     /// half the base, no increment).
     pub berserk: [bool; 2],
+}
+
+impl GameInfo {
+    /// A new game's facts, the one constructor of every new game
+    /// (invitations, AI games, the lobby, challenges, tournaments,
+    /// rematches): a fresh id, `mode` and `rules` from their start
+    /// position, made `now`, and every other fact empty (no seat taken,
+    /// untimed, casual, waiting). Whoever makes the game sets its seats
+    /// and terms, then [`GameInfo::begin`] starts it.
+    pub fn new(mode: Mode, rules: Rules, now: i64) -> GameInfo {
+        GameInfo {
+            id: new_id(),
+            mode,
+            rules,
+            start: Position::new(rules.variant),
+            level: Level::STANDARD,
+            perfect: false,
+            honourable: false,
+            creator: Seat::A,
+            ai_seat: None,
+            status: Status::Waiting,
+            created_at: now,
+            rematch: None,
+            tokens: PerSeat::default(),
+            invite: None,
+            devices: PerSeat::default(),
+            forfeit: None,
+            clock: None,
+            started_at: None,
+            names: [None, None],
+            players: [None, None],
+            rated: false,
+            ratings: [None, None],
+            away: [None, None],
+            credits: Vec::new(),
+            lobby: false,
+            deadline: None,
+            takebacks: 0,
+            takeback: None,
+            bots: [false, false],
+            arena: None,
+            berserk: [false, false],
+        }
+    }
+
+    /// Both seats taken: the game begins at `now`, and its first deadline
+    /// (the first action's, a timed game's) is computed here, once for
+    /// every kind of game.
+    pub fn begin(&mut self, now: i64) {
+        self.status = Status::Playing;
+        self.started_at = Some(now);
+        self.deadline = self.clock.and_then(|tc| {
+            clock::clocks(tc, now, &[], Some(self.start.to_move()), now)
+                .deadline
+                .map(|(at, _)| at)
+        });
+    }
+
+    /// Fresh secrets for both seats, returned as A's and B's (a game
+    /// between two players known when it is made).
+    pub fn seat_both(&mut self) -> [String; 2] {
+        let (a, b) = (new_token(), new_token());
+        self.tokens.set(Seat::A, Some(a.clone()));
+        self.tokens.set(Seat::B, Some(b.clone()));
+        [a, b]
+    }
 }
 
 /// The base-32 alphabet of game ids (no i, l, o, u).

@@ -45,15 +45,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use gore_ai::Level;
-use gore_core::{Forfeit, Player, Position, Rules};
+use gore_core::{Forfeit, Player, Rules};
 use gore_tournament::arena::{Arena, ArenaConfig, ArenaError, ArenaGameId, GameResult, Presence};
 use gore_tournament::{Outcome, PlayerId, PlayerResult};
 use serde::{Deserialize, Serialize};
 
-use super::clock::{clocks, Clock, TimeControl};
+use super::clock::{Clock, TimeControl};
 use super::{
-    new_id, new_token, GameError, GameInfo, Mode, PerSeat, Said, Seat, Status, DEAD_AFTER,
+    new_id, GameError, GameInfo, Mode, Said, Seat, DEAD_AFTER,
 };
 use crate::domain::storage::{
     GameEnd, Store, StoreError, StoredPlayer, StoredTournament, TournamentPhase,
@@ -1080,55 +1079,25 @@ impl Tournaments {
         bots: Option<[bool; 2]>,
         now: i64,
     ) -> Result<GameInfo, GameError> {
-        let mut tokens = PerSeat::default();
-        tokens.set(Seat::A, Some(new_token()));
-        tokens.set(Seat::B, Some(new_token()));
+        let mut info = GameInfo::new(Mode::Friend, t.rules, now);
+        info.seat_both();
         let name = |p: &PlayerId| names.get(p.as_str()).cloned();
-        let mut ratings = [None, None];
         if t.rated {
             for (i, p) in [a, b].into_iter().enumerate() {
-                ratings[i] = Some(self.0.ratings.shown(p.as_str(), t.clock).await?);
+                info.ratings[i] = Some(self.0.ratings.shown(p.as_str(), t.clock).await?);
             }
         }
-        let start = Position::new(t.rules.variant);
-        let deadline = clocks(t.clock, now, &[], Some(start.to_move()), now)
-            .deadline
-            .map(|(at, _)| at);
-        Ok(GameInfo {
-            id: new_id(),
-            mode: Mode::Friend,
-            rules: t.rules,
-            start,
-            level: Level::STANDARD,
-            perfect: false,
-            honourable: false,
-            creator: Seat::A,
-            ai_seat: None,
-            status: Status::Playing,
-            created_at: now,
-            rematch: None,
-            tokens,
-            invite: None,
-            devices: PerSeat::default(),
-            forfeit: None,
-            clock: Some(t.clock),
-            names: [name(a), name(b)],
-            away: [None, None],
-            credits: Vec::new(),
-            players: [Some(a.0.clone()), Some(b.0.clone())],
-            rated: t.rated,
-            ratings,
-            lobby: true,
-            started_at: Some(now),
-            deadline,
-            takebacks: 0,
-            takeback: None,
-            // A BOT joins only an arena that allows BOTs; berserk is an
-            // arena's.
-            bots: bots.unwrap_or_default(),
-            arena: bots.map(|_| t.id.clone()),
-            berserk: [false, false],
-        })
+        info.clock = Some(t.clock);
+        info.names = [name(a), name(b)];
+        info.players = [Some(a.0.clone()), Some(b.0.clone())];
+        info.rated = t.rated;
+        info.lobby = true;
+        // A BOT joins only an arena that allows BOTs; berserk is an
+        // arena's.
+        info.bots = bots.unwrap_or_default();
+        info.arena = bots.map(|_| t.id.clone());
+        info.begin(now);
+        Ok(info)
     }
 }
 

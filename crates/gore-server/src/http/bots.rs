@@ -379,7 +379,7 @@ pub(crate) async fn event_stream(
 }
 
 /// The caller's seat in game `id` (token with `bot:play`).
-async fn seat(state: &AppState, headers: &HeaderMap, id: &str) -> Result<String, ApiError> {
+pub(crate) async fn seat(state: &AppState, headers: &HeaderMap, id: &str) -> Result<String, ApiError> {
     let c = caller(state, headers).await?;
     c.needs("bot:play")?;
     Ok(state.bots().seat(&c.player, id).await?)
@@ -452,64 +452,4 @@ pub(crate) async fn game_stream(
             over = view.head.result.is_some();
         }
     }))
-}
-
-/// `POST /api/bot/game/{id}/move/{action}`: plays a Goré action token.
-pub(crate) async fn bot_move(
-    State(state): State<AppState>,
-    Path((id, action)): Path<(String, String)>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let token = seat(&state, &headers, &id).await?;
-    state
-        .games()
-        .play_quietly(&id, Some(token), action, None, None)
-        .await?;
-    Ok(Json(json!({"ok": true})).into_response())
-}
-
-/// `POST /api/bot/game/{id}/resign`.
-pub(crate) async fn bot_resign(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let token = seat(&state, &headers, &id).await?;
-    state.games().resign(&id, Some(token)).await?;
-    Ok(Json(json!({"ok": true})).into_response())
-}
-
-/// `POST /api/bot/game/{id}/berserk` (lichess's name): the bot goes
-/// berserk in its arena game, before its first action.
-pub(crate) async fn bot_berserk(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let token = seat(&state, &headers, &id).await?;
-    state.games().berserk(&id, Some(token)).await?;
-    Ok(Json(json!({"ok": true})).into_response())
-}
-
-/// `POST /api/bot/game/{id}/abort`.
-pub(crate) async fn bot_abort(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let token = seat(&state, &headers, &id).await?;
-    state.games().abort(&id, Some(token)).await?;
-    Ok(Json(json!({"ok": true})).into_response())
-}
-
-/// `POST /api/bot/game/{id}/chat` with `{"text": …}`.
-pub(crate) async fn bot_chat(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    JsonBody(body): JsonBody<api::ChatBody>,
-) -> Result<Response, ApiError> {
-    let token = seat(&state, &headers, &id).await?;
-    let line = state.games().chat(&id, Some(token), &body.text).await?;
-    Ok((StatusCode::CREATED, Json(line)).into_response())
 }

@@ -9,7 +9,7 @@ use axum::Json;
 use gore_ai::{Level, MAX_LEVEL};
 use gore_core::{Player, Position, Rules};
 
-use crate::api::{AnswerBody, ClaimBody, Created, DeviceLink, GameView, NewGame, PlayBody};
+use crate::api::{ClaimBody, Created, DeviceLink, GameView, NewGame};
 use crate::domain::{GameError, NewGameSpec, SeatGrant};
 use crate::error::ApiError;
 use crate::extract::{client_ip, parse_clock, session_or_new, with_session, JsonBody, SeatToken};
@@ -136,34 +136,6 @@ pub(crate) async fn game(
     Ok(Json(GameView::from(view)).into_response())
 }
 
-/// `POST /api/games/{id}/actions`: the caller's action.
-pub(crate) async fn play(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    addr: Option<Extension<ClientIp>>,
-    SeatToken(token): SeatToken,
-    body: Result<JsonBody<PlayBody>, ApiError>,
-) -> Result<Response, ApiError> {
-    let began = std::time::Instant::now();
-    let answer = async {
-        // An unknown game is 404 whatever the body.
-        state.games().room(&id).await?;
-        let JsonBody(body) = body?;
-        let view = state
-            .games()
-            .play(&id, token, body.action, body.ply, client_ip(addr))
-            .await?;
-        Ok(Json(GameView::from(view)).into_response())
-    }
-    .await;
-    state.metrics().action(
-        crate::metrics::Via::Http,
-        began.elapsed(),
-        answer.as_ref().map(|_| ()).map_err(|e: &ApiError| e.code),
-    );
-    answer
-}
-
 /// `POST /api/games/{id}/join`: the friend claims the invitation.
 pub(crate) async fn join(
     State(state): State<AppState>,
@@ -238,97 +210,6 @@ pub(crate) async fn rematch(
 ) -> Result<Response, ApiError> {
     let grant = state.games().rematch(&id, token, client_ip(addr)).await?;
     grant_response(&state, &headers, StatusCode::CREATED, grant).await
-}
-
-/// `POST /api/games/{id}/resign`: the caller's player resigns.
-pub(crate) async fn resign(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    SeatToken(token): SeatToken,
-) -> Result<Response, ApiError> {
-    let view = state.games().resign(&id, token).await?;
-    Ok(Json(GameView::from(view)).into_response())
-}
-
-/// `POST /api/games/{id}/berserk`: the caller goes berserk (an arena game,
-/// before his first action).
-pub(crate) async fn berserk(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    SeatToken(token): SeatToken,
-) -> Result<Response, ApiError> {
-    let view = state.games().berserk(&id, token).await?;
-    Ok(Json(GameView::from(view)).into_response())
-}
-
-/// `POST /api/games/{id}/abort`: the caller aborts the game (before each
-/// player has made an action).
-pub(crate) async fn abort(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    SeatToken(token): SeatToken,
-) -> Result<Response, ApiError> {
-    let view = state.games().abort(&id, token).await?;
-    Ok(Json(GameView::from(view)).into_response())
-}
-
-/// `POST /api/games/{id}/claim`: the caller claims the win (his opponent
-/// left).
-pub(crate) async fn claim_win(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    SeatToken(token): SeatToken,
-) -> Result<Response, ApiError> {
-    Ok(Json(GameView::from(state.games().claim_win(&id, token).await?)).into_response())
-}
-
-/// `POST /api/games/{id}/chat`: a seated player's message.
-pub(crate) async fn chat(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    SeatToken(token): SeatToken,
-    JsonBody(body): JsonBody<crate::api::ChatBody>,
-) -> Result<Response, ApiError> {
-    let line = state.games().chat(&id, token, &body.text).await?;
-    Ok((StatusCode::CREATED, Json(line)).into_response())
-}
-
-/// `POST /api/games/{id}/chat/{n}/report`: reports a message.
-pub(crate) async fn report_chat(
-    State(state): State<AppState>,
-    Path((id, n)): Path<(String, u32)>,
-    SeatToken(token): SeatToken,
-) -> Result<Response, ApiError> {
-    state.games().report_chat(&id, token, n).await?;
-    Ok(StatusCode::NO_CONTENT.into_response())
-}
-
-/// `POST /api/games/{id}/takeback`: at once (ai, local) or a request
-/// (friend).
-pub(crate) async fn takeback(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    SeatToken(token): SeatToken,
-) -> Result<Response, ApiError> {
-    let view = state.games().takeback(&id, token).await?;
-    Ok(Json(GameView::from(view)).into_response())
-}
-
-/// `POST /api/games/{id}/takeback/answer`: the opponent grants or
-/// declines a takeback request.
-pub(crate) async fn answer_takeback(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    SeatToken(token): SeatToken,
-    body: Result<JsonBody<AnswerBody>, ApiError>,
-) -> Result<Response, ApiError> {
-    state.games().room(&id).await?;
-    let JsonBody(body) = body?;
-    let view = state
-        .games()
-        .answer_takeback(&id, token, body.accept)
-        .await?;
-    Ok(Json(GameView::from(view)).into_response())
 }
 
 /// `GET /api/games/{id}/record`: the game's record, as a file.

@@ -8,6 +8,7 @@
 
 mod accounts;
 mod bots;
+pub(crate) use bots::seat as bot_seat;
 mod games;
 mod learn;
 mod lobby;
@@ -24,6 +25,7 @@ use axum::routing::{get, post};
 use axum::Router;
 
 use crate::assets;
+use crate::doors;
 use crate::domain::GameError;
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::SeatToken;
@@ -102,13 +104,15 @@ pub fn app(state: AppState) -> Router {
         .route("/api/challenge/{id}/decline", post(bots::decline))
         .route("/api/challenge/{id}/cancel", post(bots::cancel))
         .route("/api/bot/game/stream/{id}", get(bots::game_stream))
-        .route("/api/bot/game/{id}/move/{action}", post(bots::bot_move))
-        .route("/api/bot/game/{id}/resign", post(bots::bot_resign))
-        .route("/api/bot/game/{id}/abort", post(bots::bot_abort))
-        .route("/api/bot/game/{id}/berserk", post(bots::bot_berserk))
-        .route("/api/bot/game/{id}/chat", post(bots::bot_chat))
+        .route("/api/bot/game/{id}/move/{action}", post(doors::bot_move))
+        .route(
+            "/api/bot/game/{id}/takeback/{accept}",
+            post(doors::bot_takeback_answer),
+        )
+        // Every other command, by its name (src/doors.rs).
+        .route("/api/bot/game/{id}/{command}", post(doors::bot_command))
         .route("/api/games/{id}", get(game))
-        .route("/api/games/{id}/actions", post(play))
+        .route("/api/games/{id}/actions", post(doors::http_action))
         .route("/api/games/{id}/join", post(join))
         .route("/api/games/{id}/continue", post(continue_here))
         .route(
@@ -116,14 +120,16 @@ pub fn app(state: AppState) -> Router {
             post(device_link).delete(revoke_device),
         )
         .route("/api/games/{id}/rematch", post(rematch))
-        .route("/api/games/{id}/resign", post(resign))
-        .route("/api/games/{id}/abort", post(abort))
-        .route("/api/games/{id}/berserk", post(berserk))
-        .route("/api/games/{id}/claim", post(claim_win))
-        .route("/api/games/{id}/chat", post(chat))
-        .route("/api/games/{id}/chat/{n}/report", post(report_chat))
-        .route("/api/games/{id}/takeback", post(takeback))
-        .route("/api/games/{id}/takeback/answer", post(answer_takeback))
+        // Every other command, by its name (src/doors.rs).
+        .route("/api/games/{id}/{command}", post(doors::http_command))
+        .route(
+            "/api/games/{id}/chat/{n}/report",
+            post(doors::http_report_chat),
+        )
+        .route(
+            "/api/games/{id}/takeback/answer",
+            post(doors::http_takeback_answer),
+        )
         .route("/api/games/{id}/record", get(record))
         .route("/api/games/{id}/review", get(game_review))
         .route("/api/games/{id}/review/status", get(game_review_status))

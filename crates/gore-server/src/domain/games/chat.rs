@@ -58,7 +58,7 @@ impl Games {
     /// text, 1 to [`CHAT_MAX_CHARS`] characters, at most
     /// [`CHAT_PER_10S`] messages per seat in 10 seconds. Stored, then sent
     /// to both players' sockets on every server (spectators get none).
-    pub async fn chat(
+    pub(super) async fn chat(
         &self,
         id: &str,
         token: Option<String>,
@@ -131,7 +131,7 @@ impl Games {
 
     /// Reports message `n` for the seated player: recorded (the page
     /// hides that player's messages for the reporter).
-    pub async fn report_chat(
+    pub(super) async fn report_chat(
         &self,
         id: &str,
         token: Option<String>,

@@ -9,11 +9,10 @@ use rand::Rng;
 use tokio::sync::{Mutex, OnceCell};
 
 use super::ai_turns::ai_refused;
-use super::{store_error, Games, NewGameSpec, SeatGrant};
+use super::{player_of, store_error, Games, NewGameSpec, SeatGrant};
 use crate::ai::ClientKey;
-use crate::domain::clock;
 use crate::domain::storage::StoreError;
-use crate::domain::{new_id, new_token, GameError, GameInfo, Mode, PerSeat, Room, Seat, Status};
+use crate::domain::{new_id, new_token, GameError, GameInfo, Mode, Room, Seat};
 
 impl Games {
     /// Creates a game for the client at `client` (if known); returns the
@@ -154,79 +153,35 @@ impl Games {
 /// its secret; a friend game's other seat gets an invitation code instead,
 /// which mints that seat's secret when it is claimed.
 pub(super) fn new_info(spec: &NewGameSpec, creator: Seat, now: i64) -> GameInfo {
-    let mut tokens = PerSeat::default();
-    let (ai_seat, invite) = match (spec.mode, creator) {
-        (Mode::Local, _) | (_, Seat::Both) => {
-            tokens.set(Seat::Both, Some(new_token()));
-            (None, None)
-        }
+    let mut info = GameInfo::new(spec.mode, spec.rules, now);
+    info.start = spec.start;
+    info.level = spec.level;
+    info.perfect = spec.perfect;
+    info.honourable = spec.honourable;
+    info.creator = creator;
+    info.clock = spec.clock;
+    match (spec.mode, creator) {
+        (Mode::Local, _) | (_, Seat::Both) => info.tokens.set(Seat::Both, Some(new_token())),
         (Mode::Ai, seat) => {
-            tokens.set(seat, Some(new_token()));
-            (
-                Some(if seat == Seat::A {
-                    Player::B
-                } else {
-                    Player::A
-                }),
-                None,
-            )
+            info.tokens.set(seat, Some(new_token()));
+            info.ai_seat = Some(if seat == Seat::A {
+                Player::B
+            } else {
+                Player::A
+            });
         }
         (Mode::Friend, seat) => {
-            tokens.set(seat, Some(new_token()));
-            (None, Some(new_token()))
+            info.tokens.set(seat, Some(new_token()));
+            info.invite = Some(new_token());
         }
-    };
-    let status = if spec.mode == Mode::Friend {
-        Status::Waiting
-    } else {
-        Status::Playing
-    };
-    let started_at = (status == Status::Playing).then_some(now);
-    let deadline = match (spec.clock, started_at) {
-        (Some(tc), Some(t)) => clock::clocks(tc, t, &[], Some(spec.start.to_move()), now)
-            .deadline
-            .map(|(at, _)| at),
-        _ => None,
-    };
-    GameInfo {
-        id: new_id(),
-        mode: spec.mode,
-        rules: spec.rules,
-        start: spec.start,
-        level: spec.level,
-        perfect: spec.perfect,
-        honourable: spec.honourable,
-        creator,
-        ai_seat,
-        status,
-        created_at: now,
-        rematch: None,
-        tokens,
-        invite,
-        devices: PerSeat::default(),
-        forfeit: None,
-        clock: spec.clock,
-        lobby: false,
-        names: match creator {
-            Seat::A => [spec.name.clone(), None],
-            Seat::B => [None, spec.name.clone()],
-            Seat::Both => [None, None],
-        },
-        players: match creator {
-            Seat::A => [spec.player.clone(), None],
-            Seat::B => [None, spec.player.clone()],
-            Seat::Both => [None, None],
-        },
-        rated: false,
-        ratings: [None, None],
-        away: [None, None],
-        credits: Vec::new(),
-        started_at,
-        deadline,
-        takebacks: 0,
-        takeback: None,
-        bots: [false, false],
-        arena: None,
-        berserk: [false, false],
     }
+    if let Some(i) = player_of(creator).map(Player::index) {
+        info.names[i] = spec.name.clone();
+        info.players[i] = spec.player.clone();
+    }
+    // A friend game waits for the friend; the others begin now.
+    if spec.mode != Mode::Friend {
+        info.begin(now);
+    }
+    info
 }

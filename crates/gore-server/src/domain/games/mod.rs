@@ -36,6 +36,7 @@ use crate::domain::storage::{Store, StoreError};
 use crate::domain::GameState;
 use ai_turns::cheap_level;
 
+mod act;
 mod ai_turns;
 mod berserk;
 mod chat;
@@ -52,6 +53,7 @@ mod seats;
 mod sync;
 mod takeback;
 
+pub use act::{Acted, Door, GameCommand};
 pub use chat::{ChatLine, CHAT_MAX_CHARS, CHAT_PER_10S};
 pub use sync::{DEAD_AFTER, HEARTBEAT_EVERY};
 

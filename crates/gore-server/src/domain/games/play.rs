@@ -54,7 +54,7 @@ impl Games {
     /// Plays an action for the holder of `token` (from address `client`,
     /// if known: the AI's answer counts against it); returns the new state
     /// as that player sees it. Runs to its end even if the client goes away.
-    pub async fn play(
+    pub(super) async fn play(
         &self,
         id: &str,
         token: Option<String>,
@@ -76,7 +76,7 @@ impl Games {
     /// Plays an action for the holder of `token`, who hears of it through
     /// the update every socket receives: no whole state is built (its cost
     /// grows with the game).
-    pub async fn play_quietly(
+    pub(super) async fn play_quietly(
         &self,
         id: &str,
         token: Option<String>,

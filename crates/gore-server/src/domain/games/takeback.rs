@@ -112,14 +112,14 @@ impl Games {
     /// undone, its search if thinking discarded; local: the last action);
     /// in friend games a request the opponent answers. Returns the state
     /// as the caller sees it.
-    pub async fn takeback(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
+    pub(super) async fn takeback(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
         self.command(id, Who::Seat(token), Takeback).await
     }
 
     /// The answer of the holder of `token` to the opponent's takeback
     /// request (friend games): granted, the asker's last action (and the
     /// reply since, if any) is undone; declined, the request is dropped.
-    pub async fn answer_takeback(
+    pub(super) async fn answer_takeback(
         &self,
         id: &str,
         token: Option<String>,
