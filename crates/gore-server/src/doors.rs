@@ -177,7 +177,7 @@ async fn bot(
     name: &'static str,
     command: Result<GameCommand, ApiError>,
 ) -> Result<Response, ApiError> {
-    let token = crate::http::bot_seat(state, headers, id).await?;
+    let token = crate::extract::bot_seat(state, headers, id).await?;
     act(state, Door::Bot, id, Some(token), None, name, command)
         .await
         .map(bot_answer)
@@ -199,7 +199,7 @@ pub(crate) async fn bot_command(
         segment
     };
     let Some(name) = name_of(&segment) else {
-        crate::http::bot_seat(&state, &headers, &id).await?;
+        crate::extract::bot_seat(&state, &headers, &id).await?;
         return Err(no_command(&segment));
     };
     let body = body.map(|RawBody(b)| b).unwrap_or_default();

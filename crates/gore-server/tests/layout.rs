@@ -7,8 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The edge modules, each with its files (a folder: every file in it).
-const EDGES: [&str; 7] = [
+const EDGES: [&str; 8] = [
     "http",
+    "doors",
     "ws",
     "lobby_ws",
     "analysis_ws",

@@ -20,7 +20,7 @@ use crate::domain::bots::Caller;
 use crate::domain::storage::StoredPlayer;
 use crate::domain::{GameError, Said};
 use crate::error::ApiError;
-use crate::extract::{parse_clock, session_of, JsonBody};
+use crate::extract::{bot_caller as caller, bot_seat as seat, parse_clock, session_of, JsonBody};
 use crate::state::AppState;
 
 /// A stream sends an empty line this often when it has nothing to say,
@@ -45,14 +45,6 @@ async fn stream_stands(state: &AppState, auth: &str) -> bool {
             state.bots().authenticate(Some(auth)).await,
             Err(GameError::BadToken(_))
         )
-}
-
-/// The caller by his token (`Authorization: Bearer`).
-async fn caller(state: &AppState, headers: &HeaderMap) -> Result<Caller, ApiError> {
-    let auth = headers
-        .get(header::AUTHORIZATION)
-        .map(|v| v.to_str().unwrap_or(""));
-    Ok(state.bots().authenticate(auth).await?)
 }
 
 /// The caller by his token with the scope `bot:play`, else (no
@@ -376,13 +368,6 @@ pub(crate) async fn event_stream(
             }
         }
     }))
-}
-
-/// The caller's seat in game `id` (token with `bot:play`).
-pub(crate) async fn seat(state: &AppState, headers: &HeaderMap, id: &str) -> Result<String, ApiError> {
-    let c = caller(state, headers).await?;
-    c.needs("bot:play")?;
-    Ok(state.bots().seat(&c.player, id).await?)
 }
 
 /// `GET /api/bot/game/stream/{id}`: `gameFull`, then a `gameState` at

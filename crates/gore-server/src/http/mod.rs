@@ -8,7 +8,6 @@
 
 mod accounts;
 mod bots;
-pub(crate) use bots::seat as bot_seat;
 mod games;
 mod learn;
 mod lobby;
