@@ -77,7 +77,14 @@ export const postAction = (id, action, ply) => call('POST', `/api/games/${encode
 /** @param {string} id @returns {Promise<Created>} */
 export const rematch = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/rematch`, {});
 /** Resigns the caller's seat (the opponent wins). @param {string} id @returns {Promise<GameState>} */
-export const resignGame = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/resign`, {});
+/**
+ * A command of the game by its name (`resign`, `abort`, `berserk`, `claim`,
+ * `takeback`, `give-time`…: the server's one table of commands), with its
+ * fields. @param {string} id @param {string} name @param {Record<string, unknown>} [fields]
+ * @returns {Promise<GameState>}
+ */
+export const gameCommand = (id, name, fields = {}) => call('POST', `/api/games/${encodeURIComponent(id)}/${name}`, fields);
+export const resignGame = (id) => gameCommand(id, 'resign');
 /** @type {Promise<{name: string, id?: string, account?: boolean}>|null} */
 let me = null;
 /**
@@ -92,15 +99,15 @@ export const getMe = () => {
 /** Chooses a display name (the server checks it). @param {string} name @returns {Promise<{name: string}>} */
 export const setName = (name) => call('POST', '/api/me/name', { name }).then((r) => { me = Promise.resolve(r); return r; });
 /** Claims the win: the opponent left. @param {string} id @returns {Promise<GameState>} */
-export const claimWin = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/claim`, {});
+export const claimWin = (id) => gameCommand(id, 'claim');
 /** Reports a chat message. @param {string} id @param {number} n @returns {Promise<null>} */
 export const reportChat = (id, n) => call('POST', `/api/games/${encodeURIComponent(id)}/chat/${n}/report`, {});
 /** Aborts the game (before each player has moved): it counts for nobody. @param {string} id @returns {Promise<GameState>} */
-export const abortGame = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/abort`, {});
+export const abortGame = (id) => gameCommand(id, 'abort');
 /** Goes berserk in an arena game (before one's first action): half the clock, no increment. @param {string} id @returns {Promise<GameState>} */
-export const berserkGame = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/berserk`, {});
+export const berserkGame = (id) => gameCommand(id, 'berserk');
 /** Takes back one's last move (ai and local games), or asks the opponent (friend games). @param {string} id @returns {Promise<GameState>} */
-export const requestTakeback = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/takeback`, {});
+export const requestTakeback = (id) => gameCommand(id, 'takeback');
 /** Grants or refuses the opponent's takeback request. @param {string} id @param {boolean} accept @returns {Promise<GameState>} */
 export const answerTakeback = (id, accept) => call('POST', `/api/games/${encodeURIComponent(id)}/takeback/answer`, { accept });
 /** @param {string} id */

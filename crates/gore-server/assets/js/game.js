@@ -6,7 +6,7 @@
 // store.js holds the state, gameview.js draws it; this file wires the
 // socket, the actions and the animation.
 
-import { ApiError, LiveGame, abortGame, berserkGame, claimWin, answerTakeback, getGame, newDeviceLink, postAction, rematch, rememberGame, requestTakeback, resignGame, revokeDeviceLinks } from './api.js';
+import { ApiError, LiveGame, abortGame, berserkGame, claimWin, answerTakeback, gameCommand, getGame, newDeviceLink, postAction, rematch, rememberGame, requestTakeback, resignGame, revokeDeviceLinks } from './api.js';
 import { Animator, animateAction, savedSpeed, saveSpeed } from './anim.js';
 import { Board } from './board.js';
 import { announce, h, toast } from './dom.js';
@@ -58,6 +58,7 @@ export function gamePage(main, id) {
     abort: () => request(() => abortGame(id)),
     berserk: () => request(() => berserkGame(id)),
     claim: () => request(() => claimWin(id)),
+    command: (name) => request(() => gameCommand(id, name)),
     clockAt: performance.now(),
     takeback: doTakeback,
     answerTakeback: doAnswerTakeback,

@@ -30,6 +30,7 @@ import { formatLeft, isLow, leftNow } from './clock.js';
  *   abort: () => void,
  *   berserk: () => void,
  *   claim: () => void,
+ *   command: (name: string) => void,
  *   clockAt: number,
  *   takeback: () => void,
  *   answerTakeback: (accept: boolean) => void,
