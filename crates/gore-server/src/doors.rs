@@ -61,7 +61,7 @@ fn name_of(segment: &str) -> Option<&'static str> {
 /// chat line stored (201), or nothing (204).
 fn http_answer(acted: Acted) -> Response {
     match acted {
-        Acted::State(Some(view)) => Json(GameView::from(view)).into_response(),
+        Acted::State(Some(view)) => Json(GameView::from(*view)).into_response(),
         Acted::Chat(line) => (StatusCode::CREATED, Json(line)).into_response(),
         Acted::State(None) | Acted::Done => StatusCode::NO_CONTENT.into_response(),
     }

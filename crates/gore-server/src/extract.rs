@@ -244,6 +244,24 @@ pub(crate) fn challenge_terms(
     })
 }
 
+/// The Bot API's caller by his token (`Authorization: Bearer`).
+pub async fn bot_caller(
+    state: &AppState,
+    headers: &HeaderMap,
+) -> Result<crate::domain::bots::Caller, ApiError> {
+    let auth = headers
+        .get(header::AUTHORIZATION)
+        .map(|v| v.to_str().unwrap_or(""));
+    Ok(state.bots().authenticate(auth).await?)
+}
+
+/// The Bot API caller's seat in game `id` (a token with `bot:play`).
+pub async fn bot_seat(state: &AppState, headers: &HeaderMap, id: &str) -> Result<String, ApiError> {
+    let c = bot_caller(state, headers).await?;
+    c.needs("bot:play")?;
+    Ok(state.bots().seat(&c.player, id).await?)
+}
+
 #[cfg(test)]
 mod tests {
     use axum::body::Body;
@@ -342,22 +360,4 @@ mod tests {
         // A route that names no game: none.
         assert_eq!(get_text(&app, "/nothing", &[auth("Bearer xyz")]).await, "-");
     }
-}
-
-/// The Bot API's caller by his token (`Authorization: Bearer`).
-pub async fn bot_caller(
-    state: &AppState,
-    headers: &HeaderMap,
-) -> Result<crate::domain::bots::Caller, ApiError> {
-    let auth = headers
-        .get(header::AUTHORIZATION)
-        .map(|v| v.to_str().unwrap_or(""));
-    Ok(state.bots().authenticate(auth).await?)
-}
-
-/// The Bot API caller's seat in game `id` (a token with `bot:play`).
-pub async fn bot_seat(state: &AppState, headers: &HeaderMap, id: &str) -> Result<String, ApiError> {
-    let c = bot_caller(state, headers).await?;
-    c.needs("bot:play")?;
-    Ok(state.bots().seat(&c.player, id).await?)
 }

@@ -16,7 +16,6 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use crate::api::{self, GameView};
-use crate::domain::bots::Caller;
 use crate::domain::storage::StoredPlayer;
 use crate::domain::{GameError, Said};
 use crate::error::ApiError;
