@@ -455,6 +455,8 @@ pub enum ClientMsg {
         /// The message's number.
         n: u32,
     },
+    /// Give the opponent 15 seconds (a game between people with a clock).
+    GiveTime {},
     /// Answered by a `pong`.
     Ping {},
 }
@@ -474,6 +476,7 @@ impl ClientMsg {
             ClientMsg::TakebackAnswer { accept } => GameCommand::TakebackAnswer { accept },
             ClientMsg::Chat { text } => GameCommand::Chat { text },
             ClientMsg::ReportChat { n } => GameCommand::ReportChat { n },
+            ClientMsg::GiveTime {} => GameCommand::GiveTime,
             other @ (ClientMsg::Resync { .. } | ClientMsg::Ping {}) => return Err(other),
         })
     }

@@ -85,6 +85,8 @@ pub enum GameCommand {
         /// The message's number.
         n: u32,
     },
+    /// Give the opponent 15 seconds (lichess's "moretime").
+    GiveTime,
 }
 
 impl GameCommand {
@@ -100,6 +102,7 @@ impl GameCommand {
         "takeback_answer",
         "chat",
         "report_chat",
+        "give_time",
     ];
 
     /// The command's name (one of [`GameCommand::NAMES`]).
@@ -114,6 +117,7 @@ impl GameCommand {
             GameCommand::TakebackAnswer { .. } => "takeback_answer",
             GameCommand::Chat { .. } => "chat",
             GameCommand::ReportChat { .. } => "report_chat",
+            GameCommand::GiveTime => "give_time",
         }
     }
 
@@ -130,7 +134,7 @@ impl GameCommand {
 pub enum Acted {
     /// The game as the caller sees it (HTTP), or nothing (the caller hears
     /// of it with every listener).
-    State(Option<GameState>),
+    State(Option<Box<GameState>>),
     /// The chat line stored.
     Chat(ChatLine),
     /// Done, with nothing to say (a report).
@@ -158,10 +162,12 @@ impl Games {
                 .with("command", command.name()),
             ));
         }
-        let state = |s: GameState| Acted::State(door.answers_state().then_some(s));
+        let state = |s: GameState| Acted::State(door.answers_state().then(|| Box::new(s)));
         Ok(match command {
             GameCommand::Play { action, ply } if door.answers_state() => {
-                Acted::State(Some(self.play(id, token, action, ply, client).await?))
+                Acted::State(Some(Box::new(
+                    self.play(id, token, action, ply, client).await?,
+                )))
             }
             GameCommand::Play { action, ply } => {
                 self.play_quietly(id, token, action, ply, client).await?;
@@ -180,6 +186,7 @@ impl Games {
                 self.report_chat(id, token, n).await?;
                 Acted::Done
             }
+            GameCommand::GiveTime => state(self.give_time(id, token).await?),
         })
     }
 }
@@ -206,6 +213,7 @@ mod tests {
             GameCommand::TakebackAnswer { accept: true },
             GameCommand::Chat { text: "hi".into() },
             GameCommand::ReportChat { n: 1 },
+            GameCommand::GiveTime,
         ];
         let names: Vec<&str> = all.iter().map(GameCommand::name).collect();
         assert_eq!(names, GameCommand::NAMES);

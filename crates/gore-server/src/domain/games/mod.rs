@@ -44,6 +44,7 @@ mod command;
 #[cfg(test)]
 mod command_tests;
 mod create;
+mod give_time;
 mod play;
 mod presence;
 mod referee;
