@@ -19,8 +19,8 @@ use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::api::{parse_json, ClientMsg, ServerMsg};
 use crate::domain::ChatLine;
-use crate::doors;
 use crate::domain::{Change, Door, RoomRef, Seat, SpectatorSlot};
+use crate::doors;
 use crate::error::ApiError;
 use crate::net::ClientIp;
 use crate::socket::{self, limited, socket_slot, Kind, Policy, Reply, Setup};

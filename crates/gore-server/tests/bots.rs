@@ -1155,3 +1155,103 @@ async fn a_person_challenges_a_bot_and_the_bots_are_listed_apart() {
     // page's figure, not waited for here.
     drop(events);
 }
+
+/// Issue 36: a BOT reaches every command of the table through its door,
+/// by lichess's URLs or by the command's name, and each is counted by
+/// door. Irati (A, casual 5+3) asks a takeback; the BOT answers it with
+/// lichess's `takeback/no`; the BOT gives her time by `give-time`; a
+/// report of the chat is a person's (`409 command_not_here`); a name that
+/// is no command `404`; its move is counted with `via="bot"`, which no
+/// door counted before.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bot_reaches_every_command_through_its_door() {
+    let s = Server::start(0).await;
+    let (_robo, bt) = bot_account(&s, "Robo").await;
+    let irati = account(&s, "Irati").await;
+    let (st, c) = post_json(
+        &irati,
+        &s,
+        "/api/challenge/Robo",
+        json!({"clock": "5+3", "colour": "A"}),
+    )
+    .await;
+    assert_eq!(st, 201, "{c}");
+    let id = c["challenge"]["id"].as_str().unwrap().to_string();
+    let (st, a) = call(
+        &s,
+        "POST",
+        &format!("/api/challenge/{id}/accept"),
+        &bt,
+        None,
+    )
+    .await;
+    assert_eq!(st, 200, "{a}");
+    let game = a["game"].as_str().unwrap().to_string();
+    let metric = |series: &str| {
+        let text = gore_server::metrics::render(&s.state);
+        text.lines()
+            .find_map(|l| l.strip_prefix(series)?.trim().parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    let moves = r#"gore_actions_acknowledged_total{via="bot"}"#;
+    assert_eq!(metric(moves), 0.0);
+
+    // Both first actions: hers from the site, the BOT's by its door.
+    let (_, v) = get(&irati, &s, &game).await;
+    let (st, b) = act(
+        &irati,
+        &s,
+        &game,
+        None,
+        json!({"action": legal(&v)[0], "ply": 0}),
+    )
+    .await;
+    assert_eq!(st, 200, "{b}");
+    let (_, v) = get(&irati, &s, &game).await;
+    let bots_move = legal_in("standard", v["position"].as_str().unwrap())[0].clone();
+    let path = |what: &str| format!("/api/bot/game/{game}/{what}");
+    let (st, b) = call(&s, "POST", &path(&format!("move/{bots_move}")), &bt, None).await;
+    assert_eq!((st, &b), (200, &json!({"ok": true})));
+    assert_eq!(metric(moves), 1.0, "the BOT's move counted by its door");
+
+    // Her takeback request, declined by lichess's URL.
+    let (st, v) = post_json(
+        &irati,
+        &s,
+        &format!("/api/games/{game}/takeback"),
+        json!({}),
+    )
+    .await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["takeback"], "A", "{v}");
+    let (st, b) = call(&s, "POST", &path("takeback/no"), &bt, None).await;
+    assert_eq!(st, 200, "{b}");
+    let (_, v) = get(&irati, &s, &game).await;
+    assert_eq!(v["takeback"], Value::Null, "declined: {v}");
+    assert_eq!(v["ply"], 2, "nothing taken back: {v}");
+
+    // Her clock runs (she is to act, both have acted): the BOT gives her
+    // 15 s. Her flag falls at the state's `now` plus her time left: 15 s
+    // later than before, whatever time passed between the two reads.
+    let flag =
+        |v: &Value| v["clock"]["now"].as_i64().unwrap() + v["clock"]["left"]["A"].as_i64().unwrap();
+    assert_eq!(v["clock"]["running"], "A", "{v}");
+    let before = flag(&v);
+    let (st, b) = call(&s, "POST", &path("give-time"), &bt, None).await;
+    assert_eq!((st, &b), (200, &json!({"ok": true})));
+    let (_, v) = get(&irati, &s, &game).await;
+    assert_eq!(flag(&v) - before, 15_000, "{v}");
+
+    let (st, b) = call(&s, "POST", &path("report-chat"), &bt, Some(json!({"n": 1}))).await;
+    assert_eq!((st, refusal(&b).1), (409, "command_not_here".into()), "{b}");
+    let (st, b) = call(&s, "POST", &path("dance"), &bt, None).await;
+    assert_eq!(st, 404, "{b}");
+    let ok = |door: &str, command: &str| {
+        metric(&format!(
+            r#"gore_game_commands_total{{door="{door}",command="{command}",outcome="ok"}}"#
+        ))
+    };
+    assert_eq!(ok("bot", "takeback_answer"), 1.0);
+    assert_eq!(ok("bot", "give_time"), 1.0);
+    assert_eq!(ok("http", "takeback"), 1.0);
+}

@@ -76,7 +76,6 @@ export const getGame = (id) => call('GET', `/api/games/${encodeURIComponent(id)}
 export const postAction = (id, action, ply) => call('POST', `/api/games/${encodeURIComponent(id)}/actions`, ply === undefined ? { action } : { action, ply });
 /** @param {string} id @returns {Promise<Created>} */
 export const rematch = (id) => call('POST', `/api/games/${encodeURIComponent(id)}/rematch`, {});
-/** Resigns the caller's seat (the opponent wins). @param {string} id @returns {Promise<GameState>} */
 /**
  * A command of the game by its name (`resign`, `abort`, `berserk`, `claim`,
  * `takeback`, `give-time`…: the server's one table of commands), with its
@@ -84,6 +83,7 @@ export const rematch = (id) => call('POST', `/api/games/${encodeURIComponent(id)
  * @returns {Promise<GameState>}
  */
 export const gameCommand = (id, name, fields = {}) => call('POST', `/api/games/${encodeURIComponent(id)}/${name}`, fields);
+/** Resigns the caller's seat (the opponent wins). @param {string} id @returns {Promise<GameState>} */
 export const resignGame = (id) => gameCommand(id, 'resign');
 /** @type {Promise<{name: string, id?: string, account?: boolean}>|null} */
 let me = null;

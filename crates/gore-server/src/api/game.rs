@@ -484,34 +484,62 @@ impl ClientMsg {
 
 /// The command named `name` (a [`GameCommand::NAMES`]) with the fields of
 /// `body`, a JSON object (an empty body has none): how the HTTP routes and
-/// the Bot API read a command, the same message the socket reads with the
-/// name as its `type`. A name that is no command is `None`.
+/// the Bot API read a command, the same fields the socket reads with the
+/// name as its `type`. A command with fields reads its body's own struct,
+/// so that an error names the field; one without refuses any field. A
+/// name that is no command is `None`.
 pub fn command_of(name: &str, body: &[u8]) -> Option<Result<GameCommand, ApiError>> {
     if !GameCommand::NAMES.contains(&name) {
         return None;
     }
-    let read = || {
-        let mut fields = if body.iter().all(u8::is_ascii_whitespace) {
-            serde_json::Map::new()
+    fn fields<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+        if body.iter().all(u8::is_ascii_whitespace) {
+            super::parse_json(b"{}")
         } else {
-            super::parse_json::<serde_json::Map<String, serde_json::Value>>(body)?
-        };
-        if fields.contains_key("type") {
-            return Err(ApiError::bad_request("type: unknown field"));
+            super::parse_json(body)
         }
-        fields.insert("type".into(), name.into());
-        let msg: ClientMsg =
-            serde_path_to_error::deserialize(serde_json::Value::Object(fields)).map_err(|e| {
-                let path = e.path().to_string();
-                match path.as_str() {
-                    "" | "." | "?" => ApiError::bad_request(format!("body: {}", e.into_inner())),
-                    _ => ApiError::bad_request(format!("{path}: {}", e.into_inner())),
-                }
-            })?;
+    }
+    let read = || {
+        let msg = match name {
+            "action" => {
+                let PlayBody { action, ply } = fields(body)?;
+                ClientMsg::Action { action, ply }
+            }
+            "takeback_answer" => {
+                let AnswerBody { accept } = fields(body)?;
+                ClientMsg::TakebackAnswer { accept }
+            }
+            "chat" => {
+                let ChatBody { text } = fields(body)?;
+                ClientMsg::Chat { text }
+            }
+            "report_chat" => {
+                let ReportBody { n } = fields(body)?;
+                ClientMsg::ReportChat { n }
+            }
+            _ => {
+                let NoFields {} = fields(body)?;
+                serde_json::from_value(serde_json::json!({ "type": name }))
+                    .map_err(|e| ApiError::bad_request(format!("{name}: {e}")))?
+            }
+        };
         msg.into_command()
             .map_err(|_| ApiError::bad_request(format!("{name}: not a command")))
     };
     Some(read())
+}
+
+/// The body of a command without fields: `{}` (or none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoFields {}
+
+/// The body of the `report_chat` command over the Bot API or socket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportBody {
+    /// The message's number.
+    pub n: u32,
 }
 
 /// The body of `POST /api/games/{id}/chat`.

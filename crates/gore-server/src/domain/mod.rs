@@ -57,8 +57,9 @@ use serde::{Deserialize, Serialize};
 
 pub use error::{GameError, Param, Said};
 pub use games::{
-    Acted, Door, GameCommand, AiRole, ChatLine, GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, CHAT_MAX_CHARS,
-    CHAT_PER_10S, DEAD_AFTER, HEARTBEAT_EVERY, SPECTATORS_EVERY, SPECTATORS_FRESH,
+    Acted, AiRole, ChatLine, Door, GameCommand, GameSettings, Games, NewGameSpec, RoomRef,
+    SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S, DEAD_AFTER, HEARTBEAT_EVERY, SPECTATORS_EVERY,
+    SPECTATORS_FRESH,
 };
 pub use players::Players;
 pub use room::{

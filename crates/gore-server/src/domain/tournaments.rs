@@ -51,9 +51,7 @@ use gore_tournament::{Outcome, PlayerId, PlayerResult};
 use serde::{Deserialize, Serialize};
 
 use super::clock::{Clock, TimeControl};
-use super::{
-    new_id, GameError, GameInfo, Mode, Said, Seat, DEAD_AFTER,
-};
+use super::{new_id, GameError, GameInfo, Mode, Said, Seat, DEAD_AFTER};
 use crate::domain::storage::{
     GameEnd, Store, StoreError, StoredPlayer, StoredTournament, TournamentPhase,
 };

@@ -24,8 +24,8 @@ use axum::routing::{get, post};
 use axum::Router;
 
 use crate::assets;
-use crate::doors;
 use crate::domain::GameError;
+use crate::doors;
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::SeatToken;
 pub use crate::extract::BODY_LIMIT;

@@ -164,11 +164,9 @@ impl Games {
         }
         let state = |s: GameState| Acted::State(door.answers_state().then(|| Box::new(s)));
         Ok(match command {
-            GameCommand::Play { action, ply } if door.answers_state() => {
-                Acted::State(Some(Box::new(
-                    self.play(id, token, action, ply, client).await?,
-                )))
-            }
+            GameCommand::Play { action, ply } if door.answers_state() => Acted::State(Some(
+                Box::new(self.play(id, token, action, ply, client).await?),
+            )),
             GameCommand::Play { action, ply } => {
                 self.play_quietly(id, token, action, ply, client).await?;
                 Acted::State(None)

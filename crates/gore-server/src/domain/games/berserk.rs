@@ -68,7 +68,11 @@ impl Games {
     /// halved and loses its increment (RULES.md, "Tournaments"). Refused
     /// outside an arena, after his first action, or a second time.
     /// Returns the state as the caller sees it.
-    pub(super) async fn berserk(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
+    pub(super) async fn berserk(
+        &self,
+        id: &str,
+        token: Option<String>,
+    ) -> Result<GameState, GameError> {
         self.command(id, Who::Seat(token), Berserk).await
     }
 }

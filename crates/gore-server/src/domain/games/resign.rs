@@ -135,7 +135,11 @@ impl Games {
     /// Resigns the game for the holder of `token` (in a local game, for
     /// the player to move): the opponent wins, the seeds are not swept.
     /// Returns the state as the caller sees it.
-    pub(super) async fn resign(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
+    pub(super) async fn resign(
+        &self,
+        id: &str,
+        token: Option<String>,
+    ) -> Result<GameState, GameError> {
         self.command(id, Who::Seat(token), Resign).await
     }
 
@@ -143,14 +147,22 @@ impl Games {
     /// (or against the AI) before each player has made an action; it then
     /// has no result and counts for nobody. Returns the state as the
     /// caller sees it.
-    pub(super) async fn abort(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
+    pub(super) async fn abort(
+        &self,
+        id: &str,
+        token: Option<String>,
+    ) -> Result<GameState, GameError> {
         self.command(id, Who::Seat(token), Abort).await
     }
 
     /// The holder of `token` claims the win: his opponent left (RULES.md,
     /// "Leaving": in a timed game, disconnected for 60 s; untimed, 3 days
     /// without his action; correspondence, the clock decides).
-    pub(super) async fn claim_win(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
+    pub(super) async fn claim_win(
+        &self,
+        id: &str,
+        token: Option<String>,
+    ) -> Result<GameState, GameError> {
         self.command(id, Who::Seat(token), ClaimWin).await
     }
 }

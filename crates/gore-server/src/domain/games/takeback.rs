@@ -112,7 +112,11 @@ impl Games {
     /// undone, its search if thinking discarded; local: the last action);
     /// in friend games a request the opponent answers. Returns the state
     /// as the caller sees it.
-    pub(super) async fn takeback(&self, id: &str, token: Option<String>) -> Result<GameState, GameError> {
+    pub(super) async fn takeback(
+        &self,
+        id: &str,
+        token: Option<String>,
+    ) -> Result<GameState, GameError> {
         self.command(id, Who::Seat(token), Takeback).await
     }
 
