@@ -443,6 +443,10 @@ export function viewTools(c) {
   if ((me === 'A' || me === 'B') && s.berserkable && s.berserkable[me]) {
     box.append(h('button', { type: 'button', class: 'small danger', id: 'berserk-btn', title: t('berserk.hint'), disabled: st.sending, onclick: c.berserk }, t('berserk.button')));
   }
+  // Give time (lichess's +15 s): a game between people whose clock of minutes runs.
+  if ((me === 'A' || me === 'B') && s.mode === 'friend' && s.clock && s.clock.running && !s.clock.control.endsWith('d')) {
+    box.append(h('button', { type: 'button', class: 'ghost small', id: 'give-time-btn', title: t('giveTime.hint'), 'aria-label': t('giveTime.hint'), disabled: st.sending, onclick: () => c.command('give-time') }, t('giveTime.button')));
+  }
   if (s.abortable && me !== 'both') {
     box.append(h('button', { type: 'button', class: 'ghost small', id: 'abort-btn', disabled: st.sending, onclick: c.abort }, t('abort.button')));
   }

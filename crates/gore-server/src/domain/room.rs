@@ -412,6 +412,14 @@ impl Room {
         if let Some((at, _)) = c.deadline.as_mut() {
             *at += shift;
         }
+        // The running clock shows at most what its player had when his
+        // period began: time credited to this very period (a gift of his
+        // opponent's, RULES.md "Giving time") may raise that bound.
+        if let (Some(q), Some((at, _))) = (c.running, c.deadline) {
+            let now_credited = credited(ply + 1) - credited(ply);
+            let i = q.index();
+            c.left[i] = (at - now).clamp(0, c.left[i] + now_credited);
+        }
         Some(c)
     }
 
