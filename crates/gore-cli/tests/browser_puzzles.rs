@@ -12,7 +12,7 @@ use browser_support::*;
 
 use gore_core::Action;
 
-const SHIPPED: &str = include_str!("../../gore-server/puzzles/puzzles.txt");
+const SHIPPED: &str = include_str!("../../gore-domain/puzzles/puzzles.txt");
 
 #[test]
 fn solve_a_puzzle_in_two_languages() {

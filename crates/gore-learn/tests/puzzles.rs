@@ -13,7 +13,7 @@ use gore_learn::puzzles::{
     DEFAULT_DEEP,
 };
 
-const SHIPPED: &str = include_str!("../../gore-server/puzzles/puzzles.txt");
+const SHIPPED: &str = include_str!("../../gore-domain/puzzles/puzzles.txt");
 
 /// Every shipped puzzle at its proof depth (the answers best by the
 /// margin there: cheap), and every 25th at every depth to its deepest:

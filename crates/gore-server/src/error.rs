@@ -226,6 +226,18 @@ impl IntoResponse for ApiError {
     }
 }
 
+impl From<crate::ai::AiBusy> for ApiError {
+    fn from(e: crate::ai::AiBusy) -> ApiError {
+        ApiError::busy(e.to_string())
+    }
+}
+
+impl From<crate::ai::AiGone> for ApiError {
+    fn from(e: crate::ai::AiGone) -> ApiError {
+        ApiError::internal(e.to_string())
+    }
+}
+
 impl From<GameError> for ApiError {
     fn from(e: GameError) -> ApiError {
         let code = match &e {
@@ -399,5 +411,25 @@ mod tests {
         assert_eq!(e.code, ErrorCode::BadRequest);
         assert!(e.message.contains("gpn"), "{}", e.message);
         assert!(crate::domain::analysis::setup("", "", "a1 b1").is_ok());
+    }
+
+    /// The AI pool's refusal answers `busy` with its own sentence.
+    #[test]
+    fn a_refusal_is_a_busy_error_with_a_sentence() {
+        for busy in [
+            crate::ai::AiBusy::Game,
+            crate::ai::AiBusy::Client { limit: 2 },
+            crate::ai::AiBusy::Queue { limit: 64 },
+        ] {
+            let e = ApiError::from(busy);
+            assert_eq!(e.code, ErrorCode::Busy);
+            assert_eq!(e.message, busy.to_string());
+        }
+        assert!(crate::ai::AiBusy::Client { limit: 2 }
+            .to_string()
+            .contains("2 games"));
+        assert!(crate::ai::AiBusy::Queue { limit: 64 }
+            .to_string()
+            .contains("64"));
     }
 }

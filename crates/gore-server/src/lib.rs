@@ -34,12 +34,10 @@
 //! # }
 //! ```
 
-pub mod ai;
 mod analysis_ws;
 pub mod api;
 mod assets;
 mod config;
-pub mod domain;
 mod doors;
 mod error;
 mod extract;
@@ -48,13 +46,19 @@ mod limit;
 mod lobby_ws;
 pub mod metrics;
 pub mod net;
-mod notices;
-pub mod oracle;
 mod puzzles_http;
 mod socket;
 mod state;
-pub mod store;
 mod ws;
+
+/// The game domain (crates/gore-domain): the edges reach it here.
+pub use gore_domain as domain;
+/// The AI's pool of search threads, the domain's.
+pub use gore_domain::ai;
+/// The solver's database as the AI's leaf evaluation, the domain's.
+pub use gore_domain::oracle;
+/// Where games are kept (crates/gore-store).
+pub use gore_store as store;
 
 use std::io::Write;
 
@@ -172,7 +176,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     }
     tracing::info!(
         "listening on {addr}, database {}",
-        config::redact(&config.db)
+        store::redact(&config.db)
     );
     serve(listener, state, shutdown_signal()).await?;
     tracing::info!("stopped");
@@ -211,7 +215,7 @@ pub async fn run_worker(config: Config) -> anyhow::Result<()> {
         writeln!(
             out,
             "Goré worker is ready: {threads} AI threads on {}",
-            config::redact(&config.db)
+            store::redact(&config.db)
         )?;
         if let Some(at) = metrics_addr {
             writeln!(out, "Metrics: http://{at}/metrics")?;
@@ -220,7 +224,7 @@ pub async fn run_worker(config: Config) -> anyhow::Result<()> {
     }
     tracing::info!(
         "AI worker: {threads} threads, database {}",
-        config::redact(&config.db)
+        store::redact(&config.db)
     );
     shutdown_signal().await;
     tracing::info!("stopping: no new AI turns; finishing the searches under way");

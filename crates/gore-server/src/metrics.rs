@@ -3,7 +3,7 @@
 //!
 //! This module owns the registry (one per server state: no global, so
 //! that servers in one test process count apart). The edges call its
-//! small typed functions ([`Metrics::action`], [`Metrics::refused`],
+//! small typed functions ([`Metrics::command`], [`Metrics::refused`],
 //! [`Metrics::socket_opened`]…); the domain reports through its own port
 //! ([`crate::domain::observe::Observer`], implemented here) and the AI
 //! pools through their observer: neither knows of Prometheus. What is a
