@@ -23,6 +23,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::broadcast;
 
 use super::clock::{Clock, TimeControl};
+use super::events::{PlayerEvent, Source};
 use super::lobby::{game_between, Party, Terms};
 use super::{new_id, GameError, GameInfo, Said, Status};
 use crate::storage::{Notice, Store, StoreError, StoredBotChallenge, StoredPlayer, StoredToken};
@@ -102,21 +103,6 @@ pub struct NewToken {
     pub token: String,
     /// As stored (its hash, never shown).
     pub stored: StoredToken,
-}
-
-/// What an event stream says, in order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum BotEvent {
-    /// A challenge from or to the account is open.
-    Challenge(StoredBotChallenge),
-    /// A challenge the stream announced was withdrawn by its challenger.
-    ChallengeCanceled(StoredBotChallenge),
-    /// A challenge the stream announced was declined.
-    ChallengeDeclined(StoredBotChallenge),
-    /// A game of the account is being played.
-    GameStart(GameInfo),
-    /// A game of the account ended, and its result (`None` aborted).
-    GameFinish(GameInfo, Option<String>),
 }
 
 /// What one event stream has said so far.
@@ -693,7 +679,7 @@ impl Bots {
         &self,
         me: &StoredPlayer,
         cursor: &mut Cursor,
-    ) -> Result<Vec<BotEvent>, GameError> {
+    ) -> Result<Vec<PlayerEvent>, GameError> {
         let store = &self.0.store;
         let mut out = Vec::new();
         // A second's margin: a change stored with a clock a little behind.
@@ -706,15 +692,15 @@ impl Bots {
         for c in challenges {
             match c.status.as_str() {
                 "created" if cursor.challenges.insert(c.id.clone()) => {
-                    out.push(BotEvent::Challenge(c));
+                    out.push(PlayerEvent::Challenge(c));
                 }
                 "canceled" | "declined"
                     if cursor.challenges.contains(&c.id) && cursor.closed.insert(c.id.clone()) =>
                 {
                     out.push(if c.status == "canceled" {
-                        BotEvent::ChallengeCanceled(c)
+                        PlayerEvent::ChallengeCanceled(c)
                     } else {
-                        BotEvent::ChallengeDeclined(c)
+                        PlayerEvent::ChallengeDeclined(c)
                     });
                 }
                 _ => {}
@@ -724,25 +710,31 @@ impl Bots {
             .player_games(me.id.clone(), GAMES_LOOKED_AT)
             .await
             .map_err(store_error)?;
-        // Oldest first: events in the order the games began.
+        // Oldest first: events in the order the games began. The games
+        // that ended are told before those that began: a player whose
+        // next game (an arena's pairing) came in the same read hears of
+        // the end first, whatever the order of their times.
         games.reverse();
+        let mut begun = Vec::new();
         for (g, result) in games {
             let new = g.created_at >= since;
             match g.status {
                 Status::Playing if cursor.started.insert(g.id.clone()) => {
-                    out.push(BotEvent::GameStart(g));
+                    let source = Source::of(&g);
+                    begun.push(PlayerEvent::GameStart(g, source));
                 }
                 Status::Over if cursor.started.contains(&g.id) || new => {
                     if cursor.started.insert(g.id.clone()) {
-                        out.push(BotEvent::GameStart(g.clone()));
+                        out.push(PlayerEvent::GameStart(g.clone(), Source::of(&g)));
                     }
                     if cursor.finished.insert(g.id.clone()) {
-                        out.push(BotEvent::GameFinish(g, result));
+                        out.push(PlayerEvent::GameFinish(g, result));
                     }
                 }
                 _ => {}
             }
         }
+        out.extend(begun);
         Ok(out)
     }
 }

@@ -41,6 +41,7 @@ pub mod boards;
 pub mod bots;
 pub mod clock;
 mod error;
+pub mod events;
 mod games;
 mod jobs;
 pub mod lobby;

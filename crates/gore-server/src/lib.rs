@@ -49,6 +49,7 @@ pub mod net;
 mod puzzles_http;
 mod socket;
 mod state;
+mod user_ws;
 mod ws;
 
 /// The game domain (crates/gore-domain): the edges reach it here.

@@ -36,6 +36,8 @@ pub enum SocketKind {
     Lobby,
     /// The analysis board's.
     Analysis,
+    /// A player's own (his event stream).
+    User,
 }
 
 impl SocketKind {
@@ -44,6 +46,7 @@ impl SocketKind {
             SocketKind::Game => "game",
             SocketKind::Lobby => "lobby",
             SocketKind::Analysis => "analysis",
+            SocketKind::User => "user",
         }
     }
 }
@@ -193,7 +196,12 @@ impl Metrics {
             sockets.clone(),
         );
         // Every kind at zero from the start, so that a query sees it.
-        for kind in [SocketKind::Game, SocketKind::Lobby, SocketKind::Analysis] {
+        for kind in [
+            SocketKind::Game,
+            SocketKind::Lobby,
+            SocketKind::Analysis,
+            SocketKind::User,
+        ] {
             let _ = sockets.get_or_create(&KindLabel {
                 kind: kind.as_str(),
             });

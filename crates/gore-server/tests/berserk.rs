@@ -104,28 +104,6 @@ async fn refused(s: &Server, cookie: &str, g: &str) -> String {
     v["error"]["reason"].as_str().unwrap_or("").to_string()
 }
 
-/// One legal action of game `g` by whichever of `p` and `q` (cookies) is
-/// to act: which of them acted.
-async fn act_once(s: &Server, g: &str, p: &str, q: &str) -> usize {
-    for (i, c) in [p, q].into_iter().enumerate() {
-        let v = game(s, c, g).await;
-        let legal = legal(&v);
-        if legal.is_empty() {
-            continue;
-        }
-        let (st, after) = post_with(
-            s,
-            c,
-            &format!("/api/games/{g}/actions"),
-            json!({"action": legal[0], "ply": ply(&v)}),
-        )
-        .await;
-        assert_eq!(st, 200, "{after}");
-        return i;
-    }
-    panic!("nobody to act in {g}");
-}
-
 /// `winner` wins game `g` with exactly `n` actions of his own (n ≥ 1;
 /// the loser acts in between), then `loser` resigns.
 async fn win_with(s: &Server, g: &str, winner: &str, loser: &str, n: u32) {

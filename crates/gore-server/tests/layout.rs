@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The edge modules, each with its files (a folder: every file in it).
-const EDGES: [&str; 8] = [
+const EDGES: [&str; 9] = [
     "http",
     "doors",
+    "user_ws",
     "ws",
     "lobby_ws",
     "analysis_ws",
@@ -161,7 +162,8 @@ fn dependencies(dir: &Path) -> BTreeSet<String> {
         }
         if inside && !line.starts_with('#') {
             if let Some((name, _)) = line.split_once('=') {
-                deps.insert(name.trim().to_string());
+                let name = name.trim();
+                deps.insert(name.split('.').next().unwrap_or(name).to_string());
             }
         }
     }

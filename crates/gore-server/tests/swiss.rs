@@ -91,40 +91,6 @@ async fn post_ok(s: &Server, cookie: &str, id: &str, what: &str) -> Value {
     v
 }
 
-/// The first legal action of game `id` by whichever of `a` and `b` is to
-/// act (session cookies): which of them acted.
-async fn act_once(s: &Server, id: &str, a: &str, b: &str) -> usize {
-    for (i, c) in [a, b].into_iter().enumerate() {
-        let (st, v) = get_with(s, c, &format!("/api/games/{id}")).await;
-        assert_eq!(st, 200, "{v}");
-        let legal = legal(&v);
-        if legal.is_empty() {
-            continue;
-        }
-        let (st, after) = post_with(
-            s,
-            c,
-            &format!("/api/games/{id}/actions"),
-            json!({"action": legal[0], "ply": ply(&v)}),
-        )
-        .await;
-        assert_eq!(st, 200, "{after}");
-        return i;
-    }
-    panic!("nobody to act in {id}");
-}
-
-/// Game `id` won by `winner`: each makes an action (a resignation before
-/// would be an abort), then `loser` resigns.
-async fn win(s: &Server, id: &str, winner: &str, loser: &str) {
-    let mut acted = [false, false];
-    while acted != [true, true] {
-        acted[act_once(s, id, winner, loser).await] = true;
-    }
-    let (st, v) = post_with(s, loser, &format!("/api/games/{id}/resign"), json!({})).await;
-    assert_eq!(st, 200, "{v}");
-}
-
 /// The players by pairing number (P1 first): all are rated 1500 when they
 /// join, so the pairing numbers are the order of their public ids
 /// (RULES.md: rating, then name, that is the account's id).

@@ -97,42 +97,6 @@ fn game_of(d: &Value, name: &str) -> Option<String> {
     line(d, name)["game"].as_str().map(str::to_string)
 }
 
-/// The first legal action of game `id` by whichever of `a` and `b` is to
-/// act (each a session cookie); which of them acted.
-async fn act_once(s: &Server, id: &str, a: &str, b: &str) -> usize {
-    for (i, c) in [a, b].into_iter().enumerate() {
-        let (st, v) = get_with(s, c, &format!("/api/games/{id}")).await;
-        assert_eq!(st, 200, "{v}");
-        let legal = legal(&v);
-        if legal.is_empty() {
-            continue;
-        }
-        let (st, after) = post_with(
-            s,
-            c,
-            &format!("/api/games/{id}/actions"),
-            json!({"action": legal[0], "ply": ply(&v)}),
-        )
-        .await;
-        assert_eq!(st, 200, "{after}");
-        return i;
-    }
-    panic!("nobody to act in {id}");
-}
-
-/// Game `id` between `winner` and `loser` played to the end: each makes
-/// an action (a resignation before that would be an abort, RULES.md
-/// "Aborting"), then `loser` resigns.
-async fn win(s: &Server, id: &str, winner: &str, loser: &str) {
-    let mut acted = [false, false];
-    while acted != [true, true] {
-        acted[act_once(s, id, winner, loser).await] = true;
-    }
-    let (st, v) = post_with(s, loser, &format!("/api/games/{id}/resign"), json!({})).await;
-    assert_eq!(st, 200, "{v}");
-    assert_eq!(v["result"]["reason"], "resign", "{v}");
-}
-
 /// The players of the test, by name: their session cookies.
 struct Players(BTreeMap<&'static str, String>);
 

@@ -11,6 +11,7 @@
 
 import { initialLang, lang, onLangChange, setLang, t } from './i18n.js';
 import { initMenu } from './menu.js';
+import { startUserSocket } from './user.js';
 
 /** @type {{render: () => void, destroy?: () => void} | null} */
 let page = null;
@@ -101,6 +102,7 @@ async function start() {
   await setLang(early || initialLang(), !!early);
   select.value = lang();
   await route();
+  startUserSocket();
   cacheForNextVisit();
 }
 

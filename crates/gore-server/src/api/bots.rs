@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::game::{GameView, SeatView};
-use crate::domain::bots::BotEvent;
+use crate::domain::events::PlayerEvent;
 use crate::domain::storage::{StoredBotChallenge, StoredToken};
 use crate::domain::{GameInfo, Status};
 
@@ -153,17 +153,24 @@ fn game_json(g: &GameInfo, me: &str, result: Option<&str>) -> Value {
 }
 
 /// One line of the event stream of the player `me` (public id).
-pub fn event_json(e: &BotEvent, me: &str) -> Value {
+pub fn event_json(e: &PlayerEvent, me: &str) -> Value {
     match e {
-        BotEvent::Challenge(c) => json!({"type": "challenge", "challenge": challenge_json(c)}),
-        BotEvent::ChallengeCanceled(c) => {
+        PlayerEvent::Challenge(c) => json!({"type": "challenge", "challenge": challenge_json(c)}),
+        PlayerEvent::ChallengeCanceled(c) => {
             json!({"type": "challengeCanceled", "challenge": challenge_json(c)})
         }
-        BotEvent::ChallengeDeclined(c) => {
+        PlayerEvent::ChallengeDeclined(c) => {
             json!({"type": "challengeDeclined", "challenge": challenge_json(c)})
         }
-        BotEvent::GameStart(g) => json!({"type": "gameStart", "game": game_json(g, me, None)}),
-        BotEvent::GameFinish(g, r) => {
+        PlayerEvent::GameStart(g, source) => {
+            let mut game = game_json(g, me, None);
+            game["source"] = json!(source.as_str());
+            if let Some(t) = source.tournament() {
+                game["tournamentId"] = json!(t);
+            }
+            json!({"type": "gameStart", "game": game})
+        }
+        PlayerEvent::GameFinish(g, r) => {
             json!({"type": "gameFinish", "game": game_json(g, me, r.as_deref())})
         }
     }

@@ -10,6 +10,7 @@
 //! - [`accounts`]: the browser's name and accounts;
 //! - [`review`]: game reviews;
 //! - [`learn`]: lessons and puzzles;
+//! - [`user`]: the user socket (a player's own event stream);
 //! - here: the defaults of a new game, the error body, [`parse_json`].
 
 use serde::de::DeserializeOwned;
@@ -23,6 +24,7 @@ pub mod learn;
 pub mod lobby;
 pub mod review;
 pub mod tournaments;
+pub mod user;
 
 pub use accounts::*;
 pub use analysis::*;
@@ -32,6 +34,7 @@ pub use learn::*;
 pub use lobby::*;
 pub use review::*;
 pub use tournaments::*;
+pub use user::*;
 
 pub use crate::domain::{Mode, Seat, Status};
 pub use crate::error::{ApiError, ErrorCode};

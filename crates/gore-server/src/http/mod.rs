@@ -77,6 +77,7 @@ pub fn app(state: AppState) -> Router {
         )
         .route("/api/lobby/challenges/{id}/accept", post(lobby_accept))
         .route("/api/lobby/ws", get(crate::lobby_ws::upgrade))
+        .route("/api/user/ws", get(crate::user_ws::upgrade))
         .route("/api/analysis/position", post(analysis_position))
         .route("/api/analysis/ws", get(crate::analysis_ws::upgrade))
         .route("/api/me/name", post(rename))

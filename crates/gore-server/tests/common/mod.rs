@@ -479,14 +479,61 @@ pub async fn log_in(s: &Server, name: &str) -> String {
     session(s, name, "/api/account/login", 200).await
 }
 
-/// The lobby socket of the session whose cookie is `cookie`.
-pub async fn lobby_ws(s: &Server, cookie: &str) -> Ws {
-    let mut req = format!("ws://{}/api/lobby/ws", s.addr)
+/// The socket at `path` of the session whose cookie is `cookie`.
+pub async fn session_ws(s: &Server, path: &str, cookie: &str) -> Ws {
+    let mut req = format!("ws://{}{path}", s.addr)
         .into_client_request()
         .unwrap();
     req.headers_mut().insert("cookie", cookie.parse().unwrap());
     let (inner, _) = tokio_tungstenite::connect_async(req).await.unwrap();
     Ws { inner, view: None }
+}
+
+/// The lobby socket of the session whose cookie is `cookie`.
+pub async fn lobby_ws(s: &Server, cookie: &str) -> Ws {
+    session_ws(s, "/api/lobby/ws", cookie).await
+}
+
+/// The user socket (a player's own events) of the session whose cookie
+/// is `cookie`.
+pub async fn user_ws(s: &Server, cookie: &str) -> Ws {
+    session_ws(s, "/api/user/ws", cookie).await
+}
+
+/// One legal action of game `id` by whichever of the sessions `a` and `b`
+/// (cookies) is to act: which of them acted.
+pub async fn act_once(s: &Server, id: &str, a: &str, b: &str) -> usize {
+    for (i, c) in [a, b].into_iter().enumerate() {
+        let (st, v) = get_with(s, c, &format!("/api/games/{id}")).await;
+        assert_eq!(st, 200, "{v}");
+        let legal = legal(&v);
+        if legal.is_empty() {
+            continue;
+        }
+        let (st, after) = post_with(
+            s,
+            c,
+            &format!("/api/games/{id}/actions"),
+            json!({"action": legal[0], "ply": ply(&v)}),
+        )
+        .await;
+        assert_eq!(st, 200, "{after}");
+        return i;
+    }
+    panic!("nobody to act in {id}");
+}
+
+/// Game `id` between the sessions `winner` and `loser` played to the end:
+/// each makes an action (a resignation before that would be an abort,
+/// RULES.md "Aborting"), then `loser` resigns.
+pub async fn win(s: &Server, id: &str, winner: &str, loser: &str) {
+    let mut acted = [false, false];
+    while acted != [true, true] {
+        acted[act_once(s, id, winner, loser).await] = true;
+    }
+    let (st, v) = post_with(s, loser, &format!("/api/games/{id}/resign"), json!({})).await;
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["result"]["reason"], "resign", "{v}");
 }
 
 /// The next message of type `kind` (others skipped).
