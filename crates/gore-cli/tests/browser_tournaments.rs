@@ -3,8 +3,9 @@
 //! creates an arena starting now from `/tournaments`, the second finds it
 //! in the list and joins; both are told they are paired and reach their
 //! game from the tournament page; after each has made one action the
-//! creator resigns, and the standings show the winner's 2 points in both
-//! languages. Light and dark, axe-clean.
+//! creator resigns; both, on their finished game's page, are called to
+//! their next game (the user socket) and one follows the call; the
+//! standings show the winner's 2 points in both languages. Light and dark, axe-clean.
 
 #[allow(unused_imports)] // the shared helpers re-export more than this file uses
 mod browser_support;
@@ -225,6 +226,52 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     }
 
     play_one_each_then_resign(&p, &d, &game).await?;
+
+    // Both read their result on the finished game's page: the next
+    // pairing reaches them there (the user socket, issue 36), in their
+    // language, with a link to the new game; Bea follows it.
+    for (page, said) in [
+        (
+            &p,
+            "Tu siguiente partida del arena, contra Bea, ha empezado.",
+        ),
+        (&d, "Your next arena game, against Ana, has started."),
+    ] {
+        wait_for(
+            page,
+            "document.getElementById('game-call') && !document.getElementById('game-call').hidden",
+            "the next game's call on the finished game's page",
+            30,
+        )
+        .await?;
+        assert_eq!(text(page, "#game-call span").await?, said);
+        let href = js(
+            page,
+            "document.getElementById('game-call-go').getAttribute('href')",
+        )
+        .await?;
+        assert_ne!(
+            href.as_str(),
+            Some(format!("/g/{game}").as_str()),
+            "a new game"
+        );
+    }
+    look(&p, "game-phone-es-next-game-call").await?;
+    look(&d, "game-desktop-en-next-game-call").await?;
+    let next = js(
+        &d,
+        "document.getElementById('game-call-go').getAttribute('href')",
+    )
+    .await?;
+    let next = next.as_str().ok_or("no link")?.to_string();
+    click(&d, "#game-call-go").await?;
+    wait_for(
+        &d,
+        &format!("location.pathname === '{next}' && document.getElementById('game-page')"),
+        "the next game, by the call's link",
+        30,
+    )
+    .await?;
 
     // The standings give Bea her 2 points, in both languages.
     for page in [&d, &p] {

@@ -25,7 +25,7 @@ use tokio::sync::broadcast;
 use super::clock::{Clock, TimeControl};
 use super::events::{PlayerEvent, Source};
 use super::lobby::{game_between, Party, Terms};
-use super::{new_id, GameError, GameInfo, Said, Status};
+use super::{new_id, GameError, Said, Status};
 use crate::storage::{Notice, Store, StoreError, StoredBotChallenge, StoredPlayer, StoredToken};
 
 /// The scopes a token may have: playing as a bot (the game and event

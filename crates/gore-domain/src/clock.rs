@@ -15,7 +15,7 @@
 //! ```
 //! use std::time::Duration;
 //! use gore_core::Player;
-//! use gore_server::domain::clock::{clocks, Due, TimeControl};
+//! use gore_domain::clock::{clocks, Due, TimeControl};
 //!
 //! let tc: TimeControl = "3+2".parse().unwrap();
 //! // A at 0 s and B at 1 s (their first actions, free), then A at 11 s.

@@ -14,7 +14,7 @@
 //! report can (issue 13, chat).
 //!
 //! ```
-//! use gore_server::domain::names::{Name, NameError};
+//! use gore_domain::names::{Name, NameError};
 //! assert_eq!(Name::parse(" Ayla-4821 ").unwrap().as_str(), "Ayla-4821");
 //! assert_eq!(Name::parse("Kóffi").unwrap().as_str(), "Kóffi");
 //! assert!(matches!(Name::parse("ab"), Err(NameError::Length { .. })));

@@ -11,7 +11,7 @@
 //! moves as soon as a game ends.
 //!
 //! ```
-//! use gore_server::domain::rating::{Rating, Score};
+//! use gore_domain::rating::{Rating, Score};
 //!
 //! let (a, b) = (Rating::START, Rating::START);
 //! let (a2, b2) = (a.after_game(&b, Score::Win), b.after_game(&a, Score::Loss));

@@ -927,11 +927,12 @@ fn every_reason_the_server_gives_is_translated() {
             }
         }
     }
+    // The web edge's and the domain's (crates/gore-domain) sources.
     let mut texts = Vec::new();
-    sources(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-        &mut texts,
-    );
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for dir in [here.join("src"), here.join("../gore-domain/src")] {
+        sources(&dir, &mut texts);
+    }
     let mut reasons = BTreeSet::new();
     for t in &texts {
         quoted_after(t, "Said::new(", &mut reasons);

@@ -60,7 +60,7 @@
 //! ```
 //! # async fn f() -> std::io::Result<()> {
 //! use std::net::IpAddr;
-//! use gore_server::ai::{AiJob, AiPool, ClientKey};
+//! use gore_domain::ai::{AiJob, AiPool, ClientKey};
 //!
 //! let pool = AiPool::new(2, 64, 2, 4)?;
 //! let client = ClientKey::ip("2001:db8::1".parse::<IpAddr>().unwrap());

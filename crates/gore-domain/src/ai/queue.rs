@@ -26,7 +26,7 @@ use super::ClientKey;
 /// least is forgotten first).
 ///
 /// ```
-/// use gore_server::ai::{ClientKey, FairQueue};
+/// use gore_domain::ai::{ClientKey, FairQueue};
 ///
 /// let (a, b) = (ClientKey::named("A"), ClientKey::named("B"));
 /// let mut q = FairQueue::new();
