@@ -6,7 +6,7 @@
 // accepted, a lobby pairing) is announced in a bar that stays until he
 // goes or dismisses it: any page can take him to his new game.
 
-import { getMe, keepAlive } from './api.js';
+import { keepAlive } from './api.js';
 import { h } from './dom.js';
 import { t } from './i18n.js';
 
@@ -64,6 +64,7 @@ export function startUserSocket() {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
     const ws = new WebSocket(`${proto}//${location.host}/api/user/ws`);
     keepAlive(ws);
+    // Open, the socket had a session: from now on it reconnects quickly.
     ws.onopen = () => { retry = 500; };
     ws.onmessage = (e) => {
       /** @type {{type: string, game?: StartedGame}} */
@@ -80,6 +81,8 @@ export function startUserSocket() {
       retry = Math.min(retry * 2, 30_000);
     };
   };
-  // The socket needs the browser's session, which the first GET gives.
-  getMe().then(connect, () => window.setTimeout(startUserSocket, 5_000));
+  // The socket needs the browser's session. It never makes one itself (a
+  // page's own first request does): until one exists, its upgrade is
+  // refused and it tries again, ever more slowly.
+  connect();
 }
