@@ -152,7 +152,7 @@ const fn offer_index() -> [u8; 256] {
 }
 
 /// The number of an action.
-fn action_number(a: Action) -> usize {
+pub(crate) fn action_number(a: Action) -> usize {
     match a {
         Action::Sow(h) => h.index(),
         Action::Offer(set) => OFFER_BASE + OFFER_INDEX[set.0 as usize] as usize,
@@ -681,7 +681,7 @@ impl PyOutcome {
 /// raises and changes nothing.
 #[pyclass(module = "gore", name = "Game")]
 #[derive(Clone)]
-struct PyGame(Game);
+pub(crate) struct PyGame(pub(crate) Game);
 
 #[pymethods]
 impl PyGame {

@@ -1,11 +1,15 @@
 """Batches of games for training: :class:`GoreBatch` and the board's symmetry.
 
 ``GoreBatch(n, rules="standard", seed=0, auto_reset=True, reward="score",
-max_steps=None)`` holds ``n`` games stepped together in Rust. Its arrays
+max_steps=None, threads=1)`` holds ``n`` games stepped together in Rust
+(without the GIL, in up to ``threads`` threads). Its arrays
 (``observation``, ``legal_action_mask``, ``current_player``, ``rewards``,
-``terminated``, ``truncated``, ``ply``) are numpy arrays that the batch owns
-and overwrites in place at each ``step``/``reset``: reading them costs no
-copy (copy one to keep it). See docs/PYTHON.md, "GoreBatch".
+``terminated``, ``truncated``, ``ply``) are new read-only numpy arrays
+after each change: one kept from a step is never overwritten. ``step``
+returns the step's info: ``final_obs``, ``_final_obs`` and ``end_reason``
+(an index into :data:`END_REASONS`). ``game(i)``, ``set_game(i, game)``
+and ``copy_games(src, dst)`` read, write and copy single games; the batch
+pickles and copies. See docs/PYTHON.md, "GoreBatch".
 
 The symmetry: nothing in the rules names a row or a hole, only who
 controls it, so turning the loop of eight holes by ``k`` holes (a hole's
@@ -23,11 +27,12 @@ from typing import Any
 import numpy as np
 
 from . import _gore
-from ._gore import CANONICAL_SIZE, GoreBatch
+from ._gore import CANONICAL_SIZE, END_REASONS, GoreBatch
 
 __all__ = [
     "GoreBatch",
     "CANONICAL_SIZE",
+    "END_REASONS",
     "HOLES",
     "action_rotations",
     "rotate_observation",
