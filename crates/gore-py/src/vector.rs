@@ -1235,6 +1235,7 @@ impl PyBatch {
     #[pyo3(signature = (n, rules = None, seed = 0, auto_reset = true, reward = "score", max_steps = None, threads = 1))]
     #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         n: i64,
         rules: Option<&Bound<'_, PyAny>>,
         seed: u64,
@@ -1243,6 +1244,9 @@ impl PyBatch {
         max_steps: Option<i64>,
         threads: i64,
     ) -> PyResult<Self> {
+        // Its arrays are numpy's: without numpy, an ImportError (numpy's
+        // C-API would panic).
+        crate::numpy_module(py, "GoreBatch")?;
         let rules = match rules {
             Some(r) => rules_arg(r)?,
             None => Rules::STANDARD,

@@ -38,6 +38,7 @@ __all__ = [
     "rotate_observation",
     "rotate_policy",
     "rotate_position",
+    "score_policy",
 ]
 
 #: The holes in board order (the loop a1 → … → b4 → a1).
@@ -134,3 +135,49 @@ def rotate_policy(policy: np.ndarray, k: int) -> np.ndarray:
     out = np.empty_like(policy)
     out[..., _ROTATIONS[k]] = policy
     return out
+
+
+def score_policy(
+    db: _gore.SolvedDb,
+    observations: Any,
+    players: Any,
+    actions: Any,
+    rules: Any = "no-trades",
+) -> dict[str, Any]:
+    """Scores a policy's chosen ``actions`` (n action numbers) in the
+    positions given by their canonical ``observations`` (n × 28) and
+    ``players`` to move (n: 0 for A, 1 for B), as GoreBatch gives them,
+    against the solved database ``db`` (``SolvedDb.probe_many``).
+
+    Returns ``"positions"`` (how many were within the database's layers
+    and not over: the others are not scored), ``"optimal"`` (the share of
+    those where the chosen action is worth as much as the best one),
+    ``"mean_loss"`` (the mean of ``"loss"`` over them) and ``"loss"`` (n
+    float32: the best action's value minus the chosen one's, in the
+    mover's final seeds; NaN where not scored). A chosen action not legal
+    in a scored position raises gore.IllegalAction."""
+    probed = db.probe_many(observations, players, rules)
+    acts = np.asarray(actions)
+    n = len(probed["found"])
+    if acts.shape != (n,) or not np.issubdtype(acts.dtype, np.integer):
+        raise _gore.ActionError(f"actions: expected {n} action numbers, not an array of shape {acts.shape}")
+    if ((acts < 0) | (acts >= _gore.NUM_ACTIONS)).any():
+        raise _gore.ActionError(f"actions: expected numbers 0 to {_gore.NUM_ACTIONS - 1}")
+    found = probed["found"]
+    values = probed["action_values"]
+    chosen = values[np.arange(n), acts]
+    illegal = found & np.isnan(chosen)
+    if illegal.any():
+        i = int(np.flatnonzero(illegal)[0])
+        raise _gore.IllegalAction(f"position {i}: action {int(acts[i])} is not legal")
+    loss = np.full(n, np.nan, dtype=np.float32)
+    if found.any():
+        best = np.nanmax(values[found], axis=1)
+        loss[found] = best - chosen[found]
+    k = int(found.sum())
+    return {
+        "positions": k,
+        "optimal": float((loss[found] == 0).mean()) if k else float("nan"),
+        "mean_loss": float(loss[found].mean()) if k else float("nan"),
+        "loss": loss,
+    }
