@@ -27,6 +27,7 @@ use pyo3::types::{PyBytes, PyTuple};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod tool;
 mod vector;
 
 create_exception!(
@@ -1273,6 +1274,7 @@ impl PySolvedDb {
 #[pymodule]
 fn _gore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    m.add_function(wrap_pyfunction!(tool::_tool, m)?)?;
     m.add_class::<PyRules>()?;
     m.add_class::<PyAction>()?;
     m.add_class::<PyPosition>()?;

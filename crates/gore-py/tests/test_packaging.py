@@ -95,3 +95,19 @@ def test_the_module_is_stripped():
     # ... but no full symbol table and no debug information.
     assert ".symtab" not in sections, sorted(sections)
     assert not any(s.startswith(".debug") for s in sections), sorted(sections)
+
+
+def test_the_tool_prints_what_the_cli_prints():
+    """`python -m gore._tool` (what the tests use without a `gore` binary):
+    the start's four sowings (RULES.md), a3 worked by hand (its 6 seeds
+    go to a4, b1, b2, b3, b4 and a1), perft 1 and 2 (4 sowings, then 4
+    replies each), and an error as an exit status."""
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "gore._tool", *args], capture_output=True, text=True)
+
+    assert run("legal").stdout.split() == ["a1", "a2", "a3", "a4"]
+    assert run("apply", "a3").stdout.splitlines() == ["7,6,0,7/7,7,7,7 AAAA/BBBB 0-0 B -"]
+    assert run("perft", "2").stdout.splitlines() == ["1 4", "2 16"]
+    bad = run("apply", "b1")
+    assert bad.returncode == 1 and "action 1 `b1`" in bad.stderr

@@ -38,6 +38,7 @@ __all__ = [
     "SolvedDbError",
     "SolvedValue",
     "__version__",
+    "_tool",
     "random_playouts",
     "search",
     "solve",
@@ -219,6 +220,7 @@ def search(
     seed: int = 0,
     hash_mb: int = 16,
 ) -> Optional[SearchResult]: ...
+def _tool(args: list[str]) -> list[str]: ...
 def random_playouts(games: int, seed: int = 0, rules: Optional[_RulesLike] = None) -> int: ...
 def solve(
     db_dir: Union[str, PathLike[str]],
