@@ -1590,8 +1590,8 @@ impl PyBatch {
         let cut: Vec<bool> = b
             .lanes
             .iter()
-            .enumerate()
-            .map(|(i, l)| l.over && !b.lanes[i].game(b.rules.ply_cap).is_over())
+            .zip(&games)
+            .map(|(l, g)| l.over && !g.0.is_over())
             .collect();
         let state = (
             PyBytes::new(py, &b.rng.get_seed()),
