@@ -1140,6 +1140,16 @@ where
     })
 }
 
+/// A game of a batch set aside by `copy_games`: its lane, its repetition
+/// region, its last rewards, flags and final observation.
+struct Copied {
+    lane: Lane,
+    slots: Vec<Slot>,
+    rewards: [f32; 2],
+    flags: (bool, bool, u8),
+    final_obs: Vec<f32>,
+}
+
 /// Returns the cached view `$field`, made by `$make` if there is none.
 macro_rules! view {
     ($self:ident, $py:ident, $field:ident, $make:expr) => {{
@@ -1215,6 +1225,29 @@ impl PyBatch {
             buf: self.buf.clone(),
             views: Views::default(),
         }
+    }
+
+    /// Game `i` as `copy_games` copies it.
+    fn copied(&mut self, i: usize) -> Copied {
+        let b = &self.buf;
+        Copied {
+            lane: self.lanes[i].clone(),
+            slots: self.regions.get(i).to_vec(),
+            rewards: [b.rewards[2 * i], b.rewards[2 * i + 1]],
+            flags: (b.term[i], b.trunc[i], b.end[i]),
+            final_obs: b.final_obs[i * CANON_SIZE..(i + 1) * CANON_SIZE].to_vec(),
+        }
+    }
+
+    /// Makes game `d` what `c` copied.
+    fn paste(&mut self, d: usize, c: &Copied) {
+        self.regions.get(d).copy_from_slice(&c.slots);
+        self.lanes[d].clone_from(&c.lane);
+        let b = &mut self.buf;
+        b.rewards[2 * d..2 * d + 2].copy_from_slice(&c.rewards);
+        (b.term[d], b.trunc[d], b.end[d]) = c.flags;
+        b.final_obs[d * CANON_SIZE..(d + 1) * CANON_SIZE].copy_from_slice(&c.final_obs);
+        Outs::of(b).write(d, &self.lanes[d]);
     }
 
     /// Game `i`'s lane as a gore.Game.
@@ -1441,23 +1474,36 @@ impl PyBatch {
             .iter()
             .map(|&i| self.index(i, "dst"))
             .collect::<PyResult<Vec<_>>>()?;
-        // Each source as it was (a game can be both copied and copied to).
-        let copies: Vec<(Lane, Vec<Slot>)> = src
-            .iter()
-            .map(|&i| (self.lanes[i].clone(), self.regions.get(i).to_vec()))
-            .collect();
-        for ((lane, slots), (&s, &d)) in copies.into_iter().zip(src.iter().zip(&dst)) {
-            self.regions.get(d).copy_from_slice(&slots);
-            self.lanes[d] = lane;
-            let b = &mut self.buf;
-            b.rewards[2 * d] = b.rewards[2 * s];
-            b.rewards[2 * d + 1] = b.rewards[2 * s + 1];
-            b.term[d] = b.term[s];
-            b.trunc[d] = b.trunc[s];
-            b.end[d] = b.end[s];
-            let (a, f) = (s * CANON_SIZE, d * CANON_SIZE);
-            b.final_obs.copy_within(a..a + CANON_SIZE, f);
-            Outs::of(b).write(d, &self.lanes[d]);
+        // Each source as it was before the call: copied aside first if a
+        // game is both copied and copied to, else read in place.
+        let aside = src.iter().any(|i| dst.contains(i));
+        let copies: Vec<Copied> = if aside {
+            src.iter().map(|&i| self.copied(i)).collect()
+        } else {
+            Vec::new()
+        };
+        for (k, (&s, &d)) in src.iter().zip(&dst).enumerate() {
+            if s == d {
+                continue;
+            }
+            if aside {
+                self.paste(d, &copies[k]);
+            } else {
+                if !self.regions.0.is_empty() {
+                    let from = s * REGION_SLOTS..(s + 1) * REGION_SLOTS;
+                    self.regions.0.copy_within(from, d * REGION_SLOTS);
+                }
+                let lane = self.lanes[s].clone();
+                self.lanes[d] = lane;
+                let b = &mut self.buf;
+                b.rewards.copy_within(2 * s..2 * s + 2, 2 * d);
+                b.term[d] = b.term[s];
+                b.trunc[d] = b.trunc[s];
+                b.end[d] = b.end[s];
+                let a = s * CANON_SIZE;
+                b.final_obs.copy_within(a..a + CANON_SIZE, d * CANON_SIZE);
+                Outs::of(b).write(d, &self.lanes[d]);
+            }
         }
         self.views = Views::default();
         Ok(())

@@ -173,10 +173,24 @@ def test_copy_games_branches_a_game():
             check_row(b, i, games[i])
     # The games went apart (5 random playouts of 60 actions).
     assert len({tuple(x.index for x in g.actions) for g in games}) > 1
-    # A swap: the sources are read before any is written.
+    # A swap: the sources are read before any is written, their end
+    # flags and rewards with them (game 0 over, game 1 going on).
     g0, g1 = b.game(0), b.game(1)
     b.copy_games([0, 1], [1, 0])
     assert same_game(b.game(0), g1) and same_game(b.game(1), g0)
+    over = GoreBatch(2, rules="seeds=3", seed=1, auto_reset=False, reward="win")
+    while not over.terminated[0]:
+        over.step(over.random_actions())
+        if over.terminated[1]:
+            over.reset([False, True])
+    r0, t, m1 = over.rewards[0].copy(), over.terminated.copy(), over.legal_action_mask[1].copy()
+    # Seeded: game 0 ended with a winner (a draw would reward 0).
+    assert t[0] and not t[1] and r0.any()
+    over.copy_games([0, 1], [1, 0])
+    assert list(over.terminated) == [False, True]
+    assert np.array_equal(over.rewards[1], r0) and not over.rewards[0].any()
+    assert np.array_equal(over.legal_action_mask[0], m1) and not over.legal_action_mask[1].any()
+    assert over.game(1).is_over and not over.game(0).is_over
     with pytest.raises(gore.GoreError, match="one length"):
         b.copy_games([0, 1], [2])
     with pytest.raises(gore.GoreError, match="dst: "):
