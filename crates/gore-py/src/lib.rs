@@ -1248,8 +1248,8 @@ impl PySolvedDb {
     /// mover's final seeds (repetition as an even split): `"value"` (n
     /// float32), `"action_values"` (n × 103 float32, NaN for the actions
     /// not legal), `"exact"` (n bool: the history does not matter) and
-    /// `"found"` (n bool: the position is within the database's layers;
-    /// the values of the others are NaN).
+    /// `"found"` (n bool: the position is within the database's layers
+    /// and not over; the values of the others are NaN).
     #[pyo3(signature = (observations, players, rules = None))]
     fn probe_many<'py>(
         &self,
