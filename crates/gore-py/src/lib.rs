@@ -27,6 +27,7 @@ use pyo3::types::{PyBytes, PyTuple};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod tool;
 mod vector;
 
 create_exception!(
@@ -151,8 +152,18 @@ const fn offer_index() -> [u8; 256] {
     out
 }
 
+/// numpy, imported for `what`: an ImportError saying so if it is
+/// missing (numpy's C-API would panic without it).
+pub(crate) fn numpy_module<'py>(py: Python<'py>, what: &str) -> PyResult<Bound<'py, PyModule>> {
+    py.import("numpy").map_err(|e| {
+        pyo3::exceptions::PyImportError::new_err(format!(
+            "{what} needs numpy (pip install \"gore-mancala[vector]\"): {e}"
+        ))
+    })
+}
+
 /// The number of an action.
-fn action_number(a: Action) -> usize {
+pub(crate) fn action_number(a: Action) -> usize {
     match a {
         Action::Sow(h) => h.index(),
         Action::Offer(set) => OFFER_BASE + OFFER_INDEX[set.0 as usize] as usize,
@@ -301,7 +312,7 @@ fn player_str(p: Player) -> &'static str {
 }
 
 /// Reads a rule set given as [`PyRules`] or as its text.
-fn rules_arg(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
+pub(crate) fn rules_arg(obj: &Bound<'_, PyAny>) -> PyResult<Rules> {
     if let Ok(r) = obj.downcast::<PyRules>() {
         return Ok(r.get().0);
     }
@@ -624,8 +635,8 @@ fn indices(actions: &[Action]) -> Vec<u16> {
 
 /// How a game ended: the reason, the seeds of A and B, the winner and
 /// whether the victory is "without glory" (the winner declined an offer).
-#[pyclass(module = "gore", name = "Outcome", frozen)]
-#[derive(Clone, Copy)]
+#[pyclass(module = "gore", name = "Outcome", frozen, eq, hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct PyOutcome(Outcome);
 
 #[pymethods]
@@ -681,7 +692,7 @@ impl PyOutcome {
 /// raises and changes nothing.
 #[pyclass(module = "gore", name = "Game")]
 #[derive(Clone)]
-struct PyGame(Game);
+pub(crate) struct PyGame(pub(crate) Game);
 
 #[pymethods]
 impl PyGame {
@@ -1230,6 +1241,25 @@ impl PySolvedDb {
             lines: pr.lines(),
         })
     }
+    /// Probes a batch of positions given as canonical observations (n ×
+    /// 28, GoreBatch's) and their players to move (n, 0 for A, 1 for B),
+    /// under `rules` (a no-trades rule set, for its seeds per hole), the
+    /// GIL released. Returns a dict of numpy arrays, each value the
+    /// mover's final seeds (repetition as an even split): `"value"` (n
+    /// float32), `"action_values"` (n × 103 float32, NaN for the actions
+    /// not legal), `"exact"` (n bool: the history does not matter) and
+    /// `"found"` (n bool: the position is within the database's layers
+    /// and not over; the values of the others are NaN).
+    #[pyo3(signature = (observations, players, rules = None))]
+    fn probe_many<'py>(
+        &self,
+        py: Python<'py>,
+        observations: &Bound<'py, PyAny>,
+        players: &Bound<'py, PyAny>,
+        rules: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        solve::probe_many(py, &self.dbs, observations, players, rules)
+    }
     fn __repr__(&self) -> String {
         format!(
             "SolvedDb('{}', layers={}/{})",
@@ -1244,6 +1274,7 @@ impl PySolvedDb {
 #[pymodule]
 fn _gore(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    m.add_function(wrap_pyfunction!(tool::_tool, m)?)?;
     m.add_class::<PyRules>()?;
     m.add_class::<PyAction>()?;
     m.add_class::<PyPosition>()?;

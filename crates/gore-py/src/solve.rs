@@ -240,3 +240,127 @@ pub(crate) fn solve<'py>(
         })
         .collect()
 }
+
+/// `SolvedDb.probe_many` (its docs): the positions rebuilt from their
+/// canonical observations ([`crate::vector::canonical`] undone) and probed
+/// in one pass without the GIL.
+pub(crate) fn probe_many<'py>(
+    py: Python<'py>,
+    dbs: &[gore_solver::disk::Database; 2],
+    observations: &Bound<'py, PyAny>,
+    players: &Bound<'py, PyAny>,
+    rules: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use gore_core::{HoleSet, Player, Position, Rules, Setup};
+    use gore_solver::probe::ProbeError;
+    use numpy::{
+        PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
+    };
+
+    let np = crate::numpy_module(py, "SolvedDb.probe_many")?;
+    let rules = match rules {
+        Some(r) => crate::rules_arg(r)?,
+        None => "no-trades"
+            .parse::<Rules>()
+            .map_err(|e| SolvedDbError::new_err(format!("rules: {e}")))?,
+    };
+    let variant = rules.variant;
+    if !variant.no_trades {
+        return Err(SolvedDbError::new_err(format!(
+            "rules: the database solves no-trades rule sets, not {rules}"
+        )));
+    }
+    let obs = np.call_method1("ascontiguousarray", (observations, "float32"))?;
+    let obs: PyReadonlyArray2<'py, f32> = obs.extract().map_err(|_| {
+        SolvedDbError::new_err("observations: expected an n × 28 array of canonical observations")
+    })?;
+    let n = obs.shape()[0];
+    if obs.shape()[1] != crate::vector::CANON_SIZE {
+        return Err(SolvedDbError::new_err(format!(
+            "observations: expected n × 28, not {:?}",
+            obs.shape()
+        )));
+    }
+    let who = np.call_method1("ascontiguousarray", (players, "int64"))?;
+    let who: PyReadonlyArray1<'py, i64> = who
+        .extract()
+        .map_err(|_| SolvedDbError::new_err("players: expected n players to move (0 or 1)"))?;
+    if who.len() != n {
+        return Err(SolvedDbError::new_err(format!(
+            "players: expected {n} players, got {}",
+            who.len()
+        )));
+    }
+    let (obs, who) = (obs.as_slice()?, who.as_slice()?);
+    // The positions, checked with the GIL (an error names its row).
+    let mut positions = Vec::with_capacity(n);
+    for i in 0..n {
+        let row = &obs[i * 28..(i + 1) * 28];
+        let bad = |why: &str| SolvedDbError::new_err(format!("observations[{i}]: {why}"));
+        let me = match who[i] {
+            0 => Player::A,
+            1 => Player::B,
+            p => return Err(bad(&format!("player {p}: expected 0 (A) or 1 (B)"))),
+        };
+        let count = |x: f32| -> PyResult<u8> {
+            if (0.0..=255.0).contains(&x) && x.fract() == 0.0 {
+                Ok(x as u8)
+            } else {
+                Err(bad(&format!("{x} is not a number of seeds")))
+            }
+        };
+        let turn = if me == Player::A { 0 } else { 4 };
+        let mut setup = Setup::INITIAL;
+        for j in 0..8 {
+            let h = (j + turn) & 7;
+            setup.seeds[h] = count(row[j])?;
+            setup.controllers[h] = if row[8 + j] == 1.0 { me } else { me.opponent() };
+            if row[16 + j] != 0.0 {
+                return Err(bad("a pending offer: no offers in a no-trades game"));
+            }
+        }
+        setup.captured[me.index()] = count(row[24])?;
+        setup.captured[me.opponent().index()] = count(row[25])?;
+        setup.to_move = me;
+        setup.offer = HoleSet::EMPTY;
+        let p = Position::from_setup(&setup, variant).map_err(|e| bad(&e.to_string()))?;
+        positions.push(p);
+    }
+    let db = &dbs[variant.skip_origin as usize];
+    let probed = py.allow_threads(|| {
+        positions
+            .iter()
+            .map(|p| match db.probe(p) {
+                Ok(pr) => Ok(Some(pr)),
+                Err(ProbeError::TooManySeeds { .. } | ProbeError::GameOver) => Ok(None),
+                Err(e) => Err(e.to_string()),
+            })
+            .collect::<Result<Vec<_>, String>>()
+    });
+    let probed = probed.map_err(|e| SolvedDbError::new_err(format!("probe_many: {e}")))?;
+    let mut value = vec![f32::NAN; n];
+    let mut actions = vec![f32::NAN; n * crate::NUM_ACTIONS];
+    let mut exact = vec![false; n];
+    let mut found = vec![false; n];
+    for (i, pr) in probed.iter().enumerate() {
+        let Some(pr) = pr else { continue };
+        let me = pr.mover.index();
+        let t = pr.totals(pr.values);
+        value[i] = t.v[me] as f32 / 2.0;
+        exact[i] = t.exact;
+        found[i] = true;
+        for &(a, v) in &pr.actions {
+            actions[i * crate::NUM_ACTIONS + crate::action_number(a)] =
+                pr.totals(v).v[me] as f32 / 2.0;
+        }
+    }
+    let d = PyDict::new(py);
+    d.set_item("value", PyArray1::from_vec(py, value))?;
+    d.set_item(
+        "action_values",
+        PyArray1::from_vec(py, actions).reshape([n, crate::NUM_ACTIONS])?,
+    )?;
+    d.set_item("exact", PyArray1::from_vec(py, exact))?;
+    d.set_item("found", PyArray1::from_vec(py, found))?;
+    Ok(d)
+}

@@ -16,6 +16,7 @@ use gore_core::{Action, Game, Player, Position, Rules};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -411,11 +412,17 @@ static ACTIONS: [Action; NUM_ACTIONS] = {
 /// One game of a batch (or of a rollout): its position and bookkeeping.
 #[derive(Clone)]
 struct Lane {
+    /// Where the game started.
+    start: Position,
+    /// The action numbers played since `start` (kept by the batch, for
+    /// `GoreBatch.game`; a rollout's playouts do not add to them).
+    moves: Vec<u8>,
     /// The position (swept once the game is over).
     pos: Position,
     /// Actions played since the start.
     ply: u32,
-    /// Occurrences of `pos` so far (1 or 2 while the game goes on).
+    /// Occurrences of `pos` so far (1 or 2 while the game goes on; 1 once
+    /// it is over, as [`game_canonical`] counts).
     reps: u8,
     /// The legal action numbers as bits; 0 once over.
     legal: u128,
@@ -424,11 +431,35 @@ struct Lane {
     history: History,
 }
 
+/// How a game of a batch ended in a step (`GoreBatch.step`'s
+/// `end_reason`, docs/PYTHON.md): 0 it did not.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub(crate) enum End {
+    /// After a sowing, every hole held at most 2 seeds.
+    Board = 1,
+    /// After an accepted offer, the offerer controlled no hole.
+    NoHole = 2,
+    /// The position occurred for the third time.
+    Repetition = 3,
+    /// The rules' ply cap was reached.
+    PlyCap = 4,
+    /// The batch's `max_steps` was reached: a truncation, not an end by
+    /// the rules.
+    MaxSteps = 5,
+}
+
+/// The names of [`End`]'s codes, from 0 (`END_REASONS` in Python).
+pub(crate) const END_NAMES: [&str; 6] =
+    ["", "board", "no-hole", "repetition", "ply-cap", "max-steps"];
+
 impl Lane {
     /// A game from `start` (repetition counted from there, in `region`
     /// if not empty).
     fn new(start: Position, region: &mut [Slot]) -> Lane {
         let mut lane = Lane {
+            start,
+            moves: Vec::new(),
             pos: start,
             ply: 0,
             reps: 1,
@@ -443,6 +474,8 @@ impl Lane {
     /// Starts the game again from `start` (its table in `region` if not
     /// empty).
     fn reset(&mut self, start: Position, region: &mut [Slot]) {
+        self.start = start;
+        self.moves.clear();
         self.pos = start;
         self.ply = 0;
         self.reps = 1;
@@ -457,16 +490,41 @@ impl Lane {
     /// The game `g` as a lane: its history counts for repetition, its
     /// actions for the ply cap.
     fn of_game(g: &Game) -> Lane {
-        let hist = g.history();
-        let mut lane = Lane::new(hist[0], &mut []);
-        for &p in &hist[1..] {
-            lane.reps = lane.history.push(p, &mut []) as u8;
-        }
-        lane.pos = *g.position();
-        lane.ply = g.actions().len() as u32;
-        lane.over = g.is_over();
-        lane.legal = if lane.over { 0 } else { legal_bits(&lane.pos) };
+        let mut lane = Lane::new(*g.start(), &mut []);
+        lane.load(g, &mut []);
         lane
+    }
+
+    /// Makes this lane the game `g` (its table in `region` if not empty):
+    /// the table's numbering goes on from the lane's, so that no slot of
+    /// an earlier game counts.
+    fn load(&mut self, g: &Game, region: &mut [Slot]) {
+        let hist = g.history();
+        self.reset(hist[0], region);
+        for &p in &hist[1..] {
+            self.reps = self.history.push(p, region).min(255) as u8;
+        }
+        self.moves
+            .extend(g.actions().iter().map(|&a| crate::action_number(a) as u8));
+        self.pos = *g.position();
+        self.ply = g.actions().len() as u32;
+        self.over = g.is_over();
+        self.legal = if self.over { 0 } else { legal_bits(&self.pos) };
+        if self.over {
+            self.reps = 1;
+        }
+    }
+
+    /// The lane as a gore-core game (its actions replayed from its start).
+    fn game(&self, ply_cap: Option<u32>) -> Game {
+        let mut g = Game::from_position(self.start, ply_cap);
+        for &m in &self.moves {
+            // The lane played these actions as legal ones, and a game of
+            // the same start and ply cap ends where the lane ended.
+            let played = g.play(ACTIONS[m as usize]);
+            debug_assert!(played.is_ok());
+        }
+        g
     }
 
     /// Plays the legal action number `a`; returns the final seeds (A, B)
@@ -476,7 +534,7 @@ impl Lane {
     #[inline]
     fn play(&mut self, a: usize, ply_cap: Option<u32>) -> Option<[u8; 2]> {
         let h = self.advance(a, &mut []);
-        self.settle(h, ply_cap, &mut [])
+        self.settle(h, ply_cap, &mut []).map(|(s, _)| s)
     }
 
     /// The first half of [`Lane::play`]: plays the action; returns the
@@ -489,27 +547,39 @@ impl Lane {
         (!self.pos.is_ended()).then(|| self.history.prepare(&self.pos, region))
     }
 
-    /// The second half of [`Lane::play`], with what `advance` returned.
+    /// The second half of [`Lane::play`], with what `advance` returned:
+    /// the final seeds and why the game ended, if it did.
     #[inline]
     fn settle(
         &mut self,
         key: Option<(u64, u32, u64)>,
         ply_cap: Option<u32>,
         region: &mut [Slot],
-    ) -> Option<[u8; 2]> {
-        let ended = match key {
-            None => true,
+    ) -> Option<([u8; 2], End)> {
+        let end = match key {
+            None if self.pos.player_without_hole().is_some() => Some(End::NoHole),
+            None => Some(End::Board),
             Some(k) => {
                 let n = self.history.push_prepared(k, region);
                 self.reps = n.min(255) as u8;
-                n >= 3 || ply_cap.is_some_and(|c| self.ply >= c)
+                if n >= 3 {
+                    Some(End::Repetition)
+                } else if ply_cap.is_some_and(|c| self.ply >= c) {
+                    Some(End::PlyCap)
+                } else {
+                    None
+                }
             }
         };
-        if ended {
+        if let Some(end) = end {
             self.over = true;
             self.legal = 0;
+            self.reps = 1;
             self.pos = self.pos.swept();
-            Some([self.pos.captured(Player::A), self.pos.captured(Player::B)])
+            Some((
+                [self.pos.captured(Player::A), self.pos.captured(Player::B)],
+                end,
+            ))
         } else {
             self.legal = legal_bits(&self.pos);
             None
@@ -667,50 +737,169 @@ enum Reward {
     Win,
 }
 
-/// n games of one rule set stepped together (docs/PYTHON.md, "GoreBatch").
-///
-/// The arrays (`observation`, `legal_action_mask`, `current_player`,
-/// `rewards`, `terminated`, `truncated`, `ply`) belong to the batch and are
-/// overwritten in place by `step` and `reset`: reading them costs no
-/// copy; copy them to keep them.
-#[pyclass(module = "gore.vector", name = "GoreBatch")]
-pub(crate) struct PyBatch {
-    rules: Rules,
+impl Reward {
+    /// The name `GoreBatch(reward=…)` takes.
+    fn name(self) -> &'static str {
+        match self {
+            Reward::Score => "score",
+            Reward::Win => "win",
+        }
+    }
+}
+
+/// What stepping a game needs to know of its batch.
+#[derive(Clone, Copy)]
+struct Params {
+    /// Where a game starts again.
     start: Position,
-    auto_reset: bool,
+    /// The rules' ply cap.
+    cap: Option<u32>,
+    /// Seeds in the game (the "score" reward's denominator).
+    total: f32,
     reward: Reward,
+    auto_reset: bool,
     max_steps: Option<u32>,
-    lanes: Vec<Lane>,
-    /// The games' repetition tables ([`Regions`]).
-    regions: Regions,
-    rng: ChaCha8Rng,
-    observation: Py<PyArray2<f32>>,
-    mask: Py<PyArray2<bool>>,
-    player: Py<PyArray1<i8>>,
-    rewards: Py<PyArray2<f32>>,
-    terminated: Py<PyArray1<bool>>,
-    truncated: Py<PyArray1<bool>>,
-    ply: Py<PyArray1<u32>>,
-    actions: Py<PyArray1<i64>>,
+}
+
+/// The fewest games a thread of `GoreBatch(threads=…)` steps: starting a
+/// thread costs some 20 µs, the step of 256 random games about as much.
+const MIN_PART: usize = 256;
+
+/// The most threads `GoreBatch(threads=…)` takes.
+const MAX_THREADS: usize = 256;
+
+/// The batch's state, kept on the Rust side: `step` and `reset` write it
+/// (without the GIL), and each array property copies its part into a new
+/// read-only numpy array, once per step (docs/PYTHON.md, "GoreBatch").
+#[derive(Clone)]
+struct Buffers {
+    obs: Vec<f32>,
+    mask: Vec<bool>,
+    player: Vec<i8>,
+    rewards: Vec<f32>,
+    term: Vec<bool>,
+    trunc: Vec<bool>,
+    ply: Vec<u32>,
     /// Each game's legal action bits, a copy of its lane's kept side by
     /// side: `random_actions` reads 16 bytes a game, not the game's
     /// lane (at n = 4096 the lanes do not stay in cache).
     legal: Vec<u128>,
+    /// How each game ended in the last step ([`End`]; 0: it did not).
+    end: Vec<u8>,
+    /// The observation each game ended on in the last step (rows of
+    /// games that did not end are stale).
+    final_obs: Vec<f32>,
     /// Scratch of `step`: each game's repetition key between its two
     /// halves ([`Lane::advance`], [`Lane::settle`]).
     hashes: Vec<Option<(u64, u32, u64)>>,
 }
 
-/// Mutable views of a batch's arrays, for one step.
-struct Out<'a> {
+impl Buffers {
+    fn new(n: usize) -> Buffers {
+        Buffers {
+            obs: vec![0.0; n * CANON_SIZE],
+            mask: vec![false; n * NUM_ACTIONS],
+            player: vec![0; n],
+            rewards: vec![0.0; 2 * n],
+            term: vec![false; n],
+            trunc: vec![false; n],
+            ply: vec![0; n],
+            legal: vec![0; n],
+            end: vec![0; n],
+            final_obs: vec![0.0; n * CANON_SIZE],
+            hashes: vec![None; n],
+        }
+    }
+}
+
+/// Game `j`'s region among `regions` (empty without regions).
+#[inline]
+fn region(regions: &mut [Slot], j: usize) -> &mut [Slot] {
+    regions
+        .get_mut(j * REGION_SLOTS..(j + 1) * REGION_SLOTS)
+        .unwrap_or_default()
+}
+
+/// Mutable views of the buffers of a range of games.
+struct Outs<'a> {
     obs: &'a mut [f32],
     mask: &'a mut [bool],
     player: &'a mut [i8],
+    rewards: &'a mut [f32],
+    term: &'a mut [bool],
+    trunc: &'a mut [bool],
     ply: &'a mut [u32],
     legal: &'a mut [u128],
+    end: &'a mut [u8],
+    final_obs: &'a mut [f32],
+    hashes: &'a mut [Option<(u64, u32, u64)>],
 }
 
-impl Out<'_> {
+/// Splits a slice of `width` values a game after `k` games.
+fn cut<T>(s: &mut [T], k: usize, width: usize) -> (&mut [T], &mut [T]) {
+    s.split_at_mut(k * width)
+}
+
+impl<'a> Outs<'a> {
+    fn of(b: &'a mut Buffers) -> Outs<'a> {
+        Outs {
+            obs: &mut b.obs,
+            mask: &mut b.mask,
+            player: &mut b.player,
+            rewards: &mut b.rewards,
+            term: &mut b.term,
+            trunc: &mut b.trunc,
+            ply: &mut b.ply,
+            legal: &mut b.legal,
+            end: &mut b.end,
+            final_obs: &mut b.final_obs,
+            hashes: &mut b.hashes,
+        }
+    }
+
+    /// The first `k` games' views and the rest's.
+    fn split_at(self, k: usize) -> (Outs<'a>, Outs<'a>) {
+        let (obs, obs2) = cut(self.obs, k, CANON_SIZE);
+        let (mask, mask2) = cut(self.mask, k, NUM_ACTIONS);
+        let (player, player2) = cut(self.player, k, 1);
+        let (rewards, rewards2) = cut(self.rewards, k, 2);
+        let (term, term2) = cut(self.term, k, 1);
+        let (trunc, trunc2) = cut(self.trunc, k, 1);
+        let (ply, ply2) = cut(self.ply, k, 1);
+        let (legal, legal2) = cut(self.legal, k, 1);
+        let (end, end2) = cut(self.end, k, 1);
+        let (final_obs, final_obs2) = cut(self.final_obs, k, CANON_SIZE);
+        let (hashes, hashes2) = cut(self.hashes, k, 1);
+        (
+            Outs {
+                obs,
+                mask,
+                player,
+                rewards,
+                term,
+                trunc,
+                ply,
+                legal,
+                end,
+                final_obs,
+                hashes,
+            },
+            Outs {
+                obs: obs2,
+                mask: mask2,
+                player: player2,
+                rewards: rewards2,
+                term: term2,
+                trunc: trunc2,
+                ply: ply2,
+                legal: legal2,
+                end: end2,
+                final_obs: final_obs2,
+                hashes: hashes2,
+            },
+        )
+    }
+
     /// Writes game `i`'s observation, mask, player, ply and legal bits.
     #[inline]
     fn write(&mut self, i: usize, lane: &Lane) {
@@ -731,89 +920,203 @@ impl Out<'_> {
         self.ply[i] = lane.ply;
         self.legal[i] = lane.legal;
     }
-}
 
-/// `BOOLS[b]`: the eight bits of `b` as booleans, lowest first.
-static BOOLS: [[bool; 8]; 256] = {
-    let mut out = [[false; 8]; 256];
-    let mut b = 0;
-    while b < 256 {
-        let mut j = 0;
-        while j < 8 {
-            out[b][j] = b >> j & 1 != 0;
-            j += 1;
-        }
-        b += 1;
+    /// Clears game `i`'s rewards, end flags and reason.
+    fn clear(&mut self, i: usize) {
+        self.rewards[2 * i] = 0.0;
+        self.rewards[2 * i + 1] = 0.0;
+        self.term[i] = false;
+        self.trunc[i] = false;
+        self.end[i] = 0;
     }
-    out
-};
-
-/// An error of the batch's own arrays (only if Python code made one
-/// read-only or borrowed it from Rust elsewhere).
-fn array_error(name: &str, e: impl std::fmt::Display) -> PyErr {
-    GoreError::new_err(format!("GoreBatch.{name}: cannot write the array: {e}"))
 }
 
-/// Runs `f` on writable slices of the batch's arrays.
-macro_rules! with_arrays {
-    ($self:ident, $py:ident, |$out:ident, $rew:ident, $term:ident, $trunc:ident| $body:block) => {{
-        let mut obs = $self
-            .observation
-            .bind($py)
-            .try_readwrite()
-            .map_err(|e| array_error("observation", e))?;
-        let mut mask = $self
-            .mask
-            .bind($py)
-            .try_readwrite()
-            .map_err(|e| array_error("legal_action_mask", e))?;
-        let mut player = $self
-            .player
-            .bind($py)
-            .try_readwrite()
-            .map_err(|e| array_error("current_player", e))?;
-        let mut ply = $self
-            .ply
-            .bind($py)
-            .try_readwrite()
-            .map_err(|e| array_error("ply", e))?;
-        let mut rew = $self
-            .rewards
-            .bind($py)
-            .try_readwrite()
-            .map_err(|e| array_error("rewards", e))?;
-        let mut term = $self
-            .terminated
-            .bind($py)
-            .try_readwrite()
-            .map_err(|e| array_error("terminated", e))?;
-        let mut trunc = $self
-            .truncated
-            .bind($py)
-            .try_readwrite()
-            .map_err(|e| array_error("truncated", e))?;
-        let mut $out = Out {
-            obs: obs
-                .as_slice_mut()
-                .map_err(|e| array_error("observation", e))?,
-            mask: mask
-                .as_slice_mut()
-                .map_err(|e| array_error("legal_action_mask", e))?,
-            player: player
-                .as_slice_mut()
-                .map_err(|e| array_error("current_player", e))?,
-            ply: ply.as_slice_mut().map_err(|e| array_error("ply", e))?,
-            legal: &mut $self.legal,
+/// A range of a batch's games: their lanes, repetition regions (empty
+/// without regions) and buffers.
+struct Part<'a> {
+    /// The number of the first game.
+    base: usize,
+    lanes: &'a mut [Lane],
+    regions: &'a mut [Slot],
+    out: Outs<'a>,
+}
+
+impl<'a> Part<'a> {
+    /// The first `k` games and the rest.
+    fn split_at(self, k: usize) -> (Part<'a>, Part<'a>) {
+        let (lanes, lanes2) = self.lanes.split_at_mut(k);
+        let (regions, regions2) = if self.regions.is_empty() {
+            (&mut [][..], &mut [][..])
+        } else {
+            self.regions.split_at_mut(k * REGION_SLOTS)
         };
-        let $rew = rew.as_slice_mut().map_err(|e| array_error("rewards", e))?;
-        let $term = term
-            .as_slice_mut()
-            .map_err(|e| array_error("terminated", e))?;
-        let $trunc = trunc
-            .as_slice_mut()
-            .map_err(|e| array_error("truncated", e))?;
-        $body
-    }};
+        let (out, out2) = self.out.split_at(k);
+        (
+            Part {
+                base: self.base,
+                lanes,
+                regions,
+                out,
+            },
+            Part {
+                base: self.base + k,
+                lanes: lanes2,
+                regions: regions2,
+                out: out2,
+            },
+        )
+    }
+
+    /// Runs `f` on the part, or on up to `threads` slices of it in as many
+    /// threads (each of at least [`MIN_PART`] games), this one included.
+    fn run(self, threads: usize, f: impl Fn(Part<'_>) + Sync) {
+        let n = self.lanes.len();
+        let k = threads.min(n / MIN_PART).max(1);
+        if k == 1 {
+            return f(self);
+        }
+        let size = n.div_ceil(k);
+        let f = &f;
+        std::thread::scope(|s| {
+            let mut rest = self;
+            while rest.lanes.len() > size {
+                let (head, tail) = rest.split_at(size);
+                s.spawn(move || f(head));
+                rest = tail;
+            }
+            f(rest);
+        });
+    }
+
+    /// Plays `acts` (legal numbers; ignored for games over), one a game
+    /// of the batch.
+    fn step(self, acts: &[i64], p: Params) {
+        // By chunks, pipelined: play the next chunk's actions (each
+        // asking for the repetition table slot it will probe) before
+        // finishing this one, so that cache misses overlap.
+        const CHUNK: usize = 16;
+        let Part {
+            base,
+            lanes,
+            regions,
+            mut out,
+        } = self;
+        let n = lanes.len();
+        let acts = &acts[base..base + n];
+        let advance = |lanes: &mut [Lane],
+                       regions: &mut [Slot],
+                       hashes: &mut [Option<(u64, u32, u64)>],
+                       from: usize| {
+            for i in from..(from + CHUNK).min(lanes.len()) {
+                let lane = &mut lanes[i];
+                if !lane.over {
+                    let a = acts[i] as usize;
+                    lane.moves.push(a as u8);
+                    hashes[i] = lane.advance(a, region(regions, i));
+                }
+            }
+        };
+        advance(lanes, regions, out.hashes, 0);
+        for base in (0..n).step_by(CHUNK) {
+            advance(lanes, regions, out.hashes, base + CHUNK);
+            let end = (base + CHUNK).min(n);
+            for (i, lane) in lanes.iter_mut().enumerate().take(end).skip(base) {
+                if lane.over {
+                    // Only without auto_reset: the game stays over (its
+                    // terminated and truncated stay as they were).
+                    out.rewards[2 * i] = 0.0;
+                    out.rewards[2 * i + 1] = 0.0;
+                    out.end[i] = 0;
+                    continue;
+                }
+                let (r, end) = match lane.settle(out.hashes[i], p.cap, region(regions, i)) {
+                    Some((s, end)) => {
+                        let r = match p.reward {
+                            Reward::Score => (s[0] as f32 - s[1] as f32) / p.total,
+                            // Not `signum`: it gives 1 for a draw's +0.0.
+                            Reward::Win => (s[0] > s[1]) as i8 as f32 - (s[0] < s[1]) as i8 as f32,
+                        };
+                        (r, Some(end))
+                    }
+                    None if p.max_steps.is_some_and(|m| lane.ply >= m) => {
+                        lane.over = true;
+                        lane.legal = 0;
+                        (0.0, Some(End::MaxSteps))
+                    }
+                    None => (0.0, None),
+                };
+                out.rewards[2 * i] = r;
+                out.rewards[2 * i + 1] = -r;
+                out.term[i] = end.is_some_and(|e| e != End::MaxSteps);
+                out.trunc[i] = end == Some(End::MaxSteps);
+                out.end[i] = end.map_or(0, |e| e as u8);
+                if end.is_some() {
+                    // The observation the game ended on, before a reset.
+                    canonical(
+                        &lane.pos,
+                        lane.ply,
+                        lane.reps,
+                        &mut out.final_obs[i * CANON_SIZE..(i + 1) * CANON_SIZE],
+                    );
+                    if p.auto_reset {
+                        lane.reset(p.start, region(regions, i));
+                    }
+                }
+                out.write(i, lane);
+            }
+        }
+    }
+}
+
+/// An n-game buffer as a new read-only numpy array of `width` columns
+/// (one dimension if `width` is 0).
+fn frozen<'py, T: numpy::Element + Copy>(
+    py: Python<'py>,
+    data: &[T],
+    width: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let a = PyArray1::from_slice(py, data).into_any();
+    let a = match data.len().checked_div(width) {
+        None => a,
+        Some(rows) => a.call_method1("reshape", (rows, width))?,
+    };
+    a.call_method1("setflags", (false,))?;
+    Ok(a)
+}
+
+/// The batch's arrays as last given out: made on the first read after a
+/// change, then the same object until the next change.
+#[derive(Default)]
+struct Views {
+    obs: Option<Py<PyAny>>,
+    mask: Option<Py<PyAny>>,
+    player: Option<Py<PyAny>>,
+    rewards: Option<Py<PyAny>>,
+    term: Option<Py<PyAny>>,
+    trunc: Option<Py<PyAny>>,
+    ply: Option<Py<PyAny>>,
+}
+
+/// n games of one rule set stepped together (docs/PYTHON.md, "GoreBatch").
+///
+/// The arrays (`observation`, `legal_action_mask`, `current_player`,
+/// `rewards`, `terminated`, `truncated`, `ply`) are new read-only numpy
+/// arrays after each `step` or change: an array kept from one step is
+/// never overwritten by the next.
+#[pyclass(module = "gore.vector", name = "GoreBatch")]
+pub(crate) struct PyBatch {
+    rules: Rules,
+    start: Position,
+    auto_reset: bool,
+    reward: Reward,
+    max_steps: Option<u32>,
+    threads: usize,
+    lanes: Vec<Lane>,
+    /// The games' repetition tables ([`Regions`]).
+    regions: Regions,
+    rng: ChaCha8Rng,
+    buf: Buffers,
+    views: Views,
 }
 
 /// Reads a one-dimensional numpy array or sequence of `T` (`noun`
@@ -837,15 +1140,133 @@ where
     })
 }
 
+/// A game of a batch set aside by `copy_games`: its lane, its repetition
+/// region, its last rewards, flags and final observation.
+struct Copied {
+    lane: Lane,
+    slots: Vec<Slot>,
+    rewards: [f32; 2],
+    flags: (bool, bool, u8),
+    final_obs: Vec<f32>,
+}
+
+/// Returns the cached view `$field`, made by `$make` if there is none.
+macro_rules! view {
+    ($self:ident, $py:ident, $field:ident, $make:expr) => {{
+        if let Some(a) = &$self.views.$field {
+            return Ok(a.clone_ref($py));
+        }
+        let a: Py<PyAny> = $make?.unbind();
+        $self.views.$field = Some(a.clone_ref($py));
+        Ok(a)
+    }};
+}
+
+impl PyBatch {
+    /// The parameters of a step.
+    fn params(&self) -> Params {
+        Params {
+            start: self.start,
+            cap: self.rules.ply_cap,
+            total: self.rules.variant.total_seeds() as f32,
+            reward: self.reward,
+            auto_reset: self.auto_reset,
+            max_steps: self.max_steps,
+        }
+    }
+
+    /// All the games as one part.
+    fn part(&mut self) -> Part<'_> {
+        Part {
+            base: 0,
+            lanes: &mut self.lanes,
+            regions: &mut self.regions.0,
+            out: Outs::of(&mut self.buf),
+        }
+    }
+
+    /// The game number `i` checked against the batch (`what` names it).
+    fn index(&self, i: i64, what: &str) -> PyResult<usize> {
+        usize::try_from(i)
+            .ok()
+            .filter(|&i| i < self.lanes.len())
+            .ok_or_else(|| {
+                GoreError::new_err(format!(
+                    "{what}: expected a game 0 to {}, not {i}",
+                    self.lanes.len() - 1
+                ))
+            })
+    }
+
+    /// Makes game `i` the game `g` (rules checked by the caller).
+    fn load(&mut self, i: usize, g: &Game) {
+        self.lanes[i].load(g, self.regions.get(i));
+        let mut out = Outs::of(&mut self.buf);
+        out.clear(i);
+        out.term[i] = g.is_over();
+        out.write(i, &self.lanes[i]);
+        self.views = Views::default();
+    }
+
+    /// A copy of the batch (its arrays made again on first read).
+    fn duplicate(&self) -> PyBatch {
+        let mut regions = Regions::new(self.lanes.len());
+        regions.0.copy_from_slice(&self.regions.0);
+        PyBatch {
+            rules: self.rules,
+            start: self.start,
+            auto_reset: self.auto_reset,
+            reward: self.reward,
+            max_steps: self.max_steps,
+            threads: self.threads,
+            lanes: self.lanes.clone(),
+            regions,
+            rng: self.rng.clone(),
+            buf: self.buf.clone(),
+            views: Views::default(),
+        }
+    }
+
+    /// Game `i` as `copy_games` copies it.
+    fn copied(&mut self, i: usize) -> Copied {
+        let b = &self.buf;
+        Copied {
+            lane: self.lanes[i].clone(),
+            slots: self.regions.get(i).to_vec(),
+            rewards: [b.rewards[2 * i], b.rewards[2 * i + 1]],
+            flags: (b.term[i], b.trunc[i], b.end[i]),
+            final_obs: b.final_obs[i * CANON_SIZE..(i + 1) * CANON_SIZE].to_vec(),
+        }
+    }
+
+    /// Makes game `d` what `c` copied.
+    fn paste(&mut self, d: usize, c: &Copied) {
+        self.regions.get(d).copy_from_slice(&c.slots);
+        self.lanes[d].clone_from(&c.lane);
+        let b = &mut self.buf;
+        b.rewards[2 * d..2 * d + 2].copy_from_slice(&c.rewards);
+        (b.term[d], b.trunc[d], b.end[d]) = c.flags;
+        b.final_obs[d * CANON_SIZE..(d + 1) * CANON_SIZE].copy_from_slice(&c.final_obs);
+        Outs::of(b).write(d, &self.lanes[d]);
+    }
+
+    /// Game `i`'s lane as a gore.Game.
+    fn game_of(&self, i: usize) -> crate::PyGame {
+        crate::PyGame(self.lanes[i].game(self.rules.ply_cap))
+    }
+}
+
 #[pymethods]
 impl PyBatch {
     /// `n` games of `rules` (a gore.Rules or its text) at their start.
     /// `seed` seeds `random_actions`; `auto_reset` starts a game again in
     /// the step that ends it; `reward` is `"score"` (final seed difference
     /// over the seeds in the game) or `"win"` (1, 0, -1); `max_steps`
-    /// truncates a game after that many actions.
+    /// truncates a game after that many actions; `threads` steps the games
+    /// in up to that many threads (slices of at least 256 games).
     #[new]
-    #[pyo3(signature = (n, rules = None, seed = 0, auto_reset = true, reward = "score", max_steps = None))]
+    #[pyo3(signature = (n, rules = None, seed = 0, auto_reset = true, reward = "score", max_steps = None, threads = 1))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         n: i64,
@@ -854,7 +1275,11 @@ impl PyBatch {
         auto_reset: bool,
         reward: &str,
         max_steps: Option<i64>,
+        threads: i64,
     ) -> PyResult<Self> {
+        // Its arrays are numpy's: without numpy, an ImportError (numpy's
+        // C-API would panic).
+        crate::numpy_module(py, "GoreBatch")?;
         let rules = match rules {
             Some(r) => rules_arg(r)?,
             None => Rules::STANDARD,
@@ -885,6 +1310,11 @@ impl PyBatch {
                 )))
             }
         };
+        if !(1..=MAX_THREADS as i64).contains(&threads) {
+            return Err(GoreError::new_err(format!(
+                "threads: expected 1 to {MAX_THREADS}, not {threads}"
+            )));
+        }
         let n = n as usize;
         let start = Position::new(rules.variant);
         let mut regions = Regions::new(n);
@@ -895,21 +1325,14 @@ impl PyBatch {
             auto_reset,
             reward,
             max_steps,
+            threads: threads as usize,
             lanes,
             regions,
             rng: ChaCha8Rng::seed_from_u64(seed),
-            observation: PyArray2::zeros(py, [n, CANON_SIZE], false).unbind(),
-            mask: PyArray2::zeros(py, [n, NUM_ACTIONS], false).unbind(),
-            player: PyArray1::zeros(py, n, false).unbind(),
-            rewards: PyArray2::zeros(py, [n, 2], false).unbind(),
-            terminated: PyArray1::zeros(py, n, false).unbind(),
-            truncated: PyArray1::zeros(py, n, false).unbind(),
-            ply: PyArray1::zeros(py, n, false).unbind(),
-            actions: PyArray1::zeros(py, n, false).unbind(),
-            legal: vec![0; n],
-            hashes: Vec::new(),
+            buf: Buffers::new(n),
+            views: Views::default(),
         };
-        batch.reset(py, None)?;
+        batch.reset_games(None);
         Ok(batch)
     }
 
@@ -931,88 +1354,196 @@ impl PyBatch {
     fn auto_reset(&self) -> bool {
         self.auto_reset
     }
+    /// `"score"` or `"win"`.
+    #[getter]
+    fn reward(&self) -> &'static str {
+        self.reward.name()
+    }
+    /// The actions after which a game is truncated, if any.
+    #[getter]
+    fn max_steps(&self) -> Option<u32> {
+        self.max_steps
+    }
+    /// The most threads a step uses.
+    #[getter]
+    fn threads(&self) -> usize {
+        self.threads
+    }
     /// n × 28 float32: each game's canonical observation, from its player
     /// to move (docs/PYTHON.md).
     #[getter]
-    fn observation(&self, py: Python<'_>) -> Py<PyArray2<f32>> {
-        self.observation.clone_ref(py)
+    fn observation(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        view!(self, py, obs, frozen(py, &self.buf.obs, CANON_SIZE))
     }
     /// n × 103 bool: the legal action numbers (all False once over).
     #[getter]
-    fn legal_action_mask(&self, py: Python<'_>) -> Py<PyArray2<bool>> {
-        self.mask.clone_ref(py)
+    fn legal_action_mask(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        view!(self, py, mask, frozen(py, &self.buf.mask, NUM_ACTIONS))
     }
     /// n int8: the player to move, 0 for A, 1 for B.
     #[getter]
-    fn current_player(&self, py: Python<'_>) -> Py<PyArray1<i8>> {
-        self.player.clone_ref(py)
+    fn current_player(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        view!(self, py, player, frozen(py, &self.buf.player, 0))
     }
     /// n × 2 float32: the rewards of A and B in the last step (0 unless the
     /// game ended in it).
     #[getter]
-    fn rewards(&self, py: Python<'_>) -> Py<PyArray2<f32>> {
-        self.rewards.clone_ref(py)
+    fn rewards(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        view!(self, py, rewards, frozen(py, &self.buf.rewards, 2))
     }
     /// n bool: the game ended by the rules (in the last step, with
     /// auto_reset).
     #[getter]
-    fn terminated(&self, py: Python<'_>) -> Py<PyArray1<bool>> {
-        self.terminated.clone_ref(py)
+    fn terminated(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        view!(self, py, term, frozen(py, &self.buf.term, 0))
     }
     /// n bool: the game reached `max_steps` (in the last step, with
     /// auto_reset).
     #[getter]
-    fn truncated(&self, py: Python<'_>) -> Py<PyArray1<bool>> {
-        self.truncated.clone_ref(py)
+    fn truncated(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        view!(self, py, trunc, frozen(py, &self.buf.trunc, 0))
     }
     /// n uint32: actions played in each game since its start.
     #[getter]
-    fn ply(&self, py: Python<'_>) -> Py<PyArray1<u32>> {
-        self.ply.clone_ref(py)
+    fn ply(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        view!(self, py, ply, frozen(py, &self.buf.ply, 0))
     }
 
     /// Game `i`'s current position (swept once over).
     fn position(&self, i: i64) -> PyResult<PyPosition> {
-        let lane = usize::try_from(i)
-            .ok()
-            .and_then(|i| self.lanes.get(i))
-            .ok_or_else(|| {
-                GoreError::new_err(format!(
-                    "i: expected a game 0 to {}, not {i}",
-                    self.lanes.len() - 1
-                ))
-            })?;
-        Ok(PyPosition(lane.pos))
+        let i = self.index(i, "i")?;
+        Ok(PyPosition(self.lanes[i].pos))
+    }
+
+    /// Game `i` as a gore.Game: its start and every action since, so
+    /// its history, repetitions and outcome are the game's own (a game
+    /// truncated by `max_steps` is not over for gore.Game).
+    fn game(&self, i: i64) -> PyResult<crate::PyGame> {
+        let i = self.index(i, "i")?;
+        Ok(self.game_of(i))
+    }
+
+    /// Makes game `i` a copy of `game` (a gore.Game of the batch's rules,
+    /// from any start, its history counted for repetition). Its rewards
+    /// become 0, truncated False, terminated whether it is over; a game
+    /// over is refused with auto_reset. When it ends, an auto-reset
+    /// starts it again from the rules' start.
+    fn set_game(&mut self, i: i64, game: PyRef<'_, crate::PyGame>) -> PyResult<()> {
+        let i = self.index(i, "i")?;
+        let g = &game.0;
+        if g.rules() != self.rules {
+            return Err(GoreError::new_err(format!(
+                "game: its rules are {}, the batch's {}",
+                g.rules(),
+                self.rules
+            )));
+        }
+        if g.is_over() && self.auto_reset {
+            return Err(GoreError::new_err(
+                "game: over, and the batch starts games again (auto_reset): set a game that goes on",
+            ));
+        }
+        self.load(i, g);
+        Ok(())
+    }
+
+    /// Copies games: game `dst[k]` becomes a copy of game `src[k]` as it
+    /// was before the call (its position, history and counts; its rewards
+    /// and end flags). `src` and `dst`: integers, or sequences or arrays
+    /// of integers of one length.
+    fn copy_games(&mut self, src: &Bound<'_, PyAny>, dst: &Bound<'_, PyAny>) -> PyResult<()> {
+        let list = |o: &Bound<'_, PyAny>, what: &str| -> PyResult<Vec<i64>> {
+            match o.extract::<i64>() {
+                Ok(x) => Ok(vec![x]),
+                Err(_) => read_vec::<i64>(o, what, "integers"),
+            }
+        };
+        let (src, dst) = (list(src, "src")?, list(dst, "dst")?);
+        if src.len() != dst.len() {
+            return Err(GoreError::new_err(format!(
+                "src and dst: expected one length, not {} and {}",
+                src.len(),
+                dst.len()
+            )));
+        }
+        let src = src
+            .iter()
+            .map(|&i| self.index(i, "src"))
+            .collect::<PyResult<Vec<_>>>()?;
+        let dst = dst
+            .iter()
+            .map(|&i| self.index(i, "dst"))
+            .collect::<PyResult<Vec<_>>>()?;
+        // Each source as it was before the call: copied aside first if a
+        // game is both copied and copied to, else read in place.
+        let aside = src.iter().any(|i| dst.contains(i));
+        let copies: Vec<Copied> = if aside {
+            src.iter().map(|&i| self.copied(i)).collect()
+        } else {
+            Vec::new()
+        };
+        for (k, (&s, &d)) in src.iter().zip(&dst).enumerate() {
+            if s == d {
+                continue;
+            }
+            if aside {
+                self.paste(d, &copies[k]);
+            } else {
+                if !self.regions.0.is_empty() {
+                    let from = s * REGION_SLOTS..(s + 1) * REGION_SLOTS;
+                    self.regions.0.copy_within(from, d * REGION_SLOTS);
+                }
+                let lane = self.lanes[s].clone();
+                self.lanes[d] = lane;
+                let b = &mut self.buf;
+                b.rewards.copy_within(2 * s..2 * s + 2, 2 * d);
+                b.term[d] = b.term[s];
+                b.trunc[d] = b.trunc[s];
+                b.end[d] = b.end[s];
+                let a = s * CANON_SIZE;
+                b.final_obs.copy_within(a..a + CANON_SIZE, d * CANON_SIZE);
+                Outs::of(b).write(d, &self.lanes[d]);
+            }
+        }
+        self.views = Views::default();
+        Ok(())
     }
 
     /// A uniformly random legal action number for every game (0 for a game
-    /// over), from the batch's seeded generator: an int64 array that the
-    /// next call overwrites.
-    fn random_actions(&mut self, py: Python<'_>) -> PyResult<Py<PyArray1<i64>>> {
-        {
-            let arr = self.actions.bind(py);
-            let mut w = arr
-                .try_readwrite()
-                .map_err(|e| array_error("random_actions", e))?;
-            let out = w
-                .as_slice_mut()
-                .map_err(|e| array_error("random_actions", e))?;
-            for (x, &legal) in out.iter_mut().zip(&self.legal) {
-                *x = if legal == 0 {
+    /// over), from the batch's seeded generator: a new int64 array.
+    fn random_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        let rng = &mut self.rng;
+        let acts: Vec<i64> = self
+            .buf
+            .legal
+            .iter()
+            .map(|&legal| {
+                if legal == 0 {
                     0
                 } else {
-                    pick(legal, &mut self.rng) as i64
-                };
-            }
-        }
-        Ok(self.actions.clone_ref(py))
+                    pick(legal, rng) as i64
+                }
+            })
+            .collect();
+        PyArray1::from_vec(py, acts)
     }
 
-    /// Plays one action number per game (`actions`: n integers). An
-    /// illegal action raises IllegalAction naming the game and the action,
-    /// and changes no game. A game over (without auto_reset) ignores its
-    /// action.
-    fn step(&mut self, py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// Plays one action number per game (`actions`: n integers), without
+    /// the GIL. An illegal action raises IllegalAction naming the game
+    /// and the action, and changes no game. A game over (without
+    /// auto_reset) ignores its action.
+    ///
+    /// Returns the step's info (Gymnasium's `final_obs` convention):
+    /// `"final_obs"`, n × 28 float32, the observation each game ended on
+    /// in this step (zeros for the others); `"_final_obs"`, n bool,
+    /// whether it ended (terminated or truncated) in this step;
+    /// `"end_reason"`, n int8, how (an index into `END_REASONS`, 0 for
+    /// none).
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let acts: Vec<i64> = match actions.extract::<PyReadonlyArray1<'_, i64>>() {
             Ok(a) => a.as_array().iter().copied().collect(),
             Err(_) => read_vec::<i64>(actions, "actions", "integers")?,
@@ -1027,7 +1558,7 @@ impl PyBatch {
         // Check every action before playing any: an error changes nothing.
         // The dense legal bits, not the lanes (0 exactly when a game is
         // over): one pass less over the games' state.
-        for (i, (&a, &legal)) in acts.iter().zip(&self.legal).enumerate() {
+        for (i, (&a, &legal)) in acts.iter().zip(&self.buf.legal).enumerate() {
             if legal == 0 {
                 continue;
             }
@@ -1047,78 +1578,17 @@ impl PyBatch {
                 )));
             }
         }
-        let cap = self.rules.ply_cap;
-        let total = self.rules.variant.total_seeds() as f32;
-        let (reward, auto_reset, max_steps, start) =
-            (self.reward, self.auto_reset, self.max_steps, self.start);
-        with_arrays!(self, py, |out, rew, term, trunc| {
-            // By chunks, pipelined: play the next chunk's actions (each
-            // asking for the repetition table slot it will probe) before
-            // finishing this one, so that cache misses overlap.
-            const CHUNK: usize = 16;
-            let n = self.lanes.len();
-            let hashes = &mut self.hashes;
-            hashes.resize(n, None);
-            let lanes = &mut self.lanes;
-            let regions = &mut self.regions;
-            let advance = |lanes: &mut [Lane],
-                           regions: &mut Regions,
-                           hashes: &mut [Option<(u64, u32, u64)>],
-                           from: usize| {
-                for i in from..(from + CHUNK).min(lanes.len()) {
-                    if !lanes[i].over {
-                        hashes[i] = lanes[i].advance(acts[i] as usize, regions.get(i));
-                    }
-                }
-            };
-            advance(lanes, regions, hashes, 0);
-            for base in (0..n).step_by(CHUNK) {
-                advance(lanes, regions, hashes, base + CHUNK);
-                for i in base..(base + CHUNK).min(n) {
-                    let lane = &mut lanes[i];
-                    if lane.over {
-                        // Only without auto_reset: the game stays over.
-                        rew[2 * i] = 0.0;
-                        rew[2 * i + 1] = 0.0;
-                        continue;
-                    }
-                    let (r, ended, cut) = match lane.settle(hashes[i], cap, regions.get(i)) {
-                        Some(s) => {
-                            let d = s[0] as f32 - s[1] as f32;
-                            let r = match reward {
-                                Reward::Score => d / total,
-                                // Not `signum`: it gives 1 for a draw's +0.0.
-                                Reward::Win => {
-                                    (s[0] > s[1]) as i8 as f32 - (s[0] < s[1]) as i8 as f32
-                                }
-                            };
-                            (r, true, false)
-                        }
-                        None if max_steps.is_some_and(|m| lane.ply >= m) => {
-                            lane.over = true;
-                            lane.legal = 0;
-                            (0.0, false, true)
-                        }
-                        None => (0.0, false, false),
-                    };
-                    rew[2 * i] = r;
-                    rew[2 * i + 1] = -r;
-                    term[i] = ended;
-                    trunc[i] = cut;
-                    if (ended || cut) && auto_reset {
-                        lane.reset(start, regions.get(i));
-                    }
-                    out.write(i, lane);
-                }
-            }
-        });
-        Ok(())
+        let (params, threads) = (self.params(), self.threads);
+        self.views = Views::default();
+        let part = self.part();
+        py.allow_threads(|| part.run(threads, |p| p.step(&acts, params)));
+        self.info(py)
     }
 
     /// Starts games again: those where `mask` (n booleans) is true, or all.
     /// Their rewards, terminated and truncated become 0 and False.
     #[pyo3(signature = (mask = None))]
-    fn reset(&mut self, py: Python<'_>, mask: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    fn reset(&mut self, mask: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let n = self.lanes.len();
         let which: Option<Vec<bool>> = match mask {
             None => None,
@@ -1133,20 +1603,102 @@ impl PyBatch {
                 Some(v)
             }
         };
-        let start = self.start;
-        with_arrays!(self, py, |out, rew, term, trunc| {
-            for (i, lane) in self.lanes.iter_mut().enumerate() {
-                if which.as_ref().is_some_and(|w| !w[i]) {
-                    continue;
-                }
-                lane.reset(start, self.regions.get(i));
-                rew[2 * i] = 0.0;
-                rew[2 * i + 1] = 0.0;
-                term[i] = false;
-                trunc[i] = false;
-                out.write(i, lane);
+        self.reset_games(which.as_deref());
+        Ok(())
+    }
+
+    fn __copy__(&self) -> PyBatch {
+        self.duplicate()
+    }
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyBatch {
+        self.duplicate()
+    }
+    /// Pickles as the constructor's arguments and a state: the generator's
+    /// position, every game (gore.Game, pickled as its record), the games
+    /// truncated and kept over, and the last step's rewards and flags.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>, Bound<'py, PyTuple>)> {
+        let py = slf.py();
+        let b = slf.borrow();
+        let args = (
+            b.lanes.len(),
+            b.rules.to_string(),
+            0u64,
+            b.auto_reset,
+            b.reward.name(),
+            b.max_steps,
+            b.threads,
+        )
+            .into_pyobject(py)?;
+        let games = (0..b.lanes.len()).map(|i| b.game_of(i)).collect::<Vec<_>>();
+        // Over in the batch but not for gore.Game: truncated by max_steps.
+        let cut: Vec<bool> = b
+            .lanes
+            .iter()
+            .zip(&games)
+            .map(|(l, g)| l.over && !g.0.is_over())
+            .collect();
+        let state = (
+            PyBytes::new(py, &b.rng.get_seed()),
+            b.rng.get_stream(),
+            b.rng.get_word_pos(),
+            games,
+            cut,
+            b.buf.rewards.clone(),
+            b.buf.term.clone(),
+            b.buf.trunc.clone(),
+        )
+            .into_pyobject(py)?;
+        Ok((py.get_type::<PyBatch>().into_any(), args, state))
+    }
+    /// Restores what `__reduce__` saved.
+    #[allow(clippy::type_complexity)]
+    fn __setstate__(
+        &mut self,
+        state: (
+            Vec<u8>,
+            u64,
+            u128,
+            Vec<PyRef<'_, crate::PyGame>>,
+            Vec<bool>,
+            Vec<f32>,
+            Vec<bool>,
+            Vec<bool>,
+        ),
+    ) -> PyResult<()> {
+        let (seed, stream, word, games, cut, rewards, term, trunc) = state;
+        let n = self.lanes.len();
+        let bad = |what: &str| GoreError::new_err(format!("GoreBatch state: bad {what}"));
+        let seed: [u8; 32] = seed.try_into().map_err(|_| bad("seed"))?;
+        if games.len() != n || cut.len() != n || rewards.len() != 2 * n {
+            return Err(bad("length"));
+        }
+        if term.len() != n || trunc.len() != n {
+            return Err(bad("length"));
+        }
+        for g in &games {
+            if g.0.rules() != self.rules {
+                return Err(bad("game"));
             }
-        });
+        }
+        let mut rng = ChaCha8Rng::from_seed(seed);
+        rng.set_stream(stream);
+        rng.set_word_pos(word);
+        self.rng = rng;
+        for (i, g) in games.iter().enumerate() {
+            self.load(i, &g.0);
+            if cut[i] {
+                let lane = &mut self.lanes[i];
+                lane.over = true;
+                lane.legal = 0;
+                Outs::of(&mut self.buf).write(i, &self.lanes[i]);
+            }
+        }
+        self.buf.rewards = rewards;
+        self.buf.term = term;
+        self.buf.trunc = trunc;
+        self.views = Views::default();
         Ok(())
     }
 
@@ -1160,10 +1712,69 @@ impl PyBatch {
     }
 }
 
+impl PyBatch {
+    /// Starts the games where `which` is true again (all without it).
+    fn reset_games(&mut self, which: Option<&[bool]>) {
+        let start = self.start;
+        let mut out = Outs::of(&mut self.buf);
+        for (i, lane) in self.lanes.iter_mut().enumerate() {
+            if which.is_some_and(|w| !w[i]) {
+                continue;
+            }
+            lane.reset(start, self.regions.get(i));
+            out.clear(i);
+            out.write(i, lane);
+        }
+        self.views = Views::default();
+    }
+
+    /// The last step's info (`step`'s docs).
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let n = self.lanes.len();
+        let final_obs = PyArray2::<f32>::zeros(py, [n, CANON_SIZE], false);
+        {
+            let mut w = final_obs.try_readwrite().map_err(|e| {
+                GoreError::new_err(format!("GoreBatch: cannot write final_obs: {e}"))
+            })?;
+            let rows = w.as_slice_mut().map_err(|e| {
+                GoreError::new_err(format!("GoreBatch: cannot write final_obs: {e}"))
+            })?;
+            for (i, &e) in self.buf.end.iter().enumerate() {
+                if e != 0 {
+                    let r = i * CANON_SIZE..(i + 1) * CANON_SIZE;
+                    rows[r.clone()].copy_from_slice(&self.buf.final_obs[r]);
+                }
+            }
+        }
+        let ended = PyArray1::from_iter(py, self.buf.end.iter().map(|&e| e != 0));
+        let reason = PyArray1::from_iter(py, self.buf.end.iter().map(|&e| e as i8));
+        let d = PyDict::new(py);
+        d.set_item("final_obs", final_obs)?;
+        d.set_item("_final_obs", ended)?;
+        d.set_item("end_reason", reason)?;
+        Ok(d)
+    }
+}
+
 /// Adds the batch environment to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBatch>()?;
     m.add_class::<PyRollouts>()?;
     m.add("CANONICAL_SIZE", CANON_SIZE)?;
+    m.add("END_REASONS", PyTuple::new(m.py(), END_NAMES)?)?;
     Ok(())
 }
+/// `BOOLS[b]`: the eight bits of `b` as booleans, lowest first.
+static BOOLS: [[bool; 8]; 256] = {
+    let mut out = [[false; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut j = 0;
+        while j < 8 {
+            out[b][j] = b >> j & 1 != 0;
+            j += 1;
+        }
+        b += 1;
+    }
+    out
+};

@@ -189,7 +189,10 @@ def test_bad_arguments():
         b.position(2)
 
 
-def test_arrays_are_views_updated_in_place():
+def test_arrays_are_new_and_read_only():
+    """Issue 40: an array kept from one step is never overwritten by the
+    next, and none can be written by the caller (it is the batch's
+    state)."""
     b = GoreBatch(5, seed=2)
     obs, mask = b.observation, b.legal_action_mask
     assert obs.shape == (5, CANONICAL_SIZE) and obs.dtype == np.float32
@@ -197,12 +200,47 @@ def test_arrays_are_views_updated_in_place():
     assert b.current_player.dtype == np.int8
     assert b.rewards.shape == (5, 2) and b.rewards.dtype == np.float32
     assert b.terminated.dtype == np.bool_ and b.truncated.dtype == np.bool_
-    first = obs.copy()
+    assert b.ply.dtype == np.uint32
+    kept = {name: getattr(b, name) for name in ARRAYS}
+    copies = {name: a.copy() for name, a in kept.items()}
+    for name, a in kept.items():
+        assert not a.flags.writeable, name
+        with pytest.raises(ValueError):
+            a[0] = 1
     b.step(b.random_actions())
-    # The same memory, now holding the next observation: no copy is made.
-    assert b.observation is not None and np.shares_memory(b.observation, obs)
-    assert not np.array_equal(obs, first)
-    assert np.array_equal(obs, b.observation)
+    for name, a in kept.items():
+        assert np.array_equal(a, copies[name]), name
+        assert not np.shares_memory(a, getattr(b, name)), name
+    # At the start every game's ply is 0; one step later, 1.
+    assert not kept["ply"].any() and (b.ply == 1).all()
+    # torch.from_numpy-style zero-copy readers see a buffer no step reuses.
+    first = b.observation
+    b.step(b.random_actions())
+    assert not np.shares_memory(first, b.observation)
+
+
+ARRAYS = (
+    "observation",
+    "legal_action_mask",
+    "current_player",
+    "rewards",
+    "terminated",
+    "truncated",
+    "ply",
+)
+
+
+def test_random_actions_returns_a_new_array_each_call():
+    b = GoreBatch(64, seed=9)
+    first = b.random_actions()
+    kept = first.copy()
+    second = b.random_actions()
+    assert not np.shares_memory(first, second)
+    assert np.array_equal(first, kept)
+    assert first.dtype == np.int64 and first.flags.writeable
+    # 64 games with 8 sowings each to choose from: two draws that agree
+    # everywhere would be a generator that does not move (8**-64).
+    assert not np.array_equal(first, second)
 
 
 def test_random_actions_are_seeded():

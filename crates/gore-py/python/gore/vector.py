@@ -1,11 +1,15 @@
 """Batches of games for training: :class:`GoreBatch` and the board's symmetry.
 
 ``GoreBatch(n, rules="standard", seed=0, auto_reset=True, reward="score",
-max_steps=None)`` holds ``n`` games stepped together in Rust. Its arrays
+max_steps=None, threads=1)`` holds ``n`` games stepped together in Rust
+(without the GIL, in up to ``threads`` threads). Its arrays
 (``observation``, ``legal_action_mask``, ``current_player``, ``rewards``,
-``terminated``, ``truncated``, ``ply``) are numpy arrays that the batch owns
-and overwrites in place at each ``step``/``reset``: reading them costs no
-copy (copy one to keep it). See docs/PYTHON.md, "GoreBatch".
+``terminated``, ``truncated``, ``ply``) are new read-only numpy arrays
+after each change: one kept from a step is never overwritten. ``step``
+returns the step's info: ``final_obs``, ``_final_obs`` and ``end_reason``
+(an index into :data:`END_REASONS`). ``game(i)``, ``set_game(i, game)``
+and ``copy_games(src, dst)`` read, write and copy single games; the batch
+pickles and copies. See docs/PYTHON.md, "GoreBatch".
 
 The symmetry: nothing in the rules names a row or a hole, only who
 controls it, so turning the loop of eight holes by ``k`` holes (a hole's
@@ -23,16 +27,18 @@ from typing import Any
 import numpy as np
 
 from . import _gore
-from ._gore import CANONICAL_SIZE, GoreBatch
+from ._gore import CANONICAL_SIZE, END_REASONS, GoreBatch
 
 __all__ = [
     "GoreBatch",
     "CANONICAL_SIZE",
+    "END_REASONS",
     "HOLES",
     "action_rotations",
     "rotate_observation",
     "rotate_policy",
     "rotate_position",
+    "score_policy",
 ]
 
 #: The holes in board order (the loop a1 → … → b4 → a1).
@@ -129,3 +135,49 @@ def rotate_policy(policy: np.ndarray, k: int) -> np.ndarray:
     out = np.empty_like(policy)
     out[..., _ROTATIONS[k]] = policy
     return out
+
+
+def score_policy(
+    db: _gore.SolvedDb,
+    observations: Any,
+    players: Any,
+    actions: Any,
+    rules: Any = "no-trades",
+) -> dict[str, Any]:
+    """Scores a policy's chosen ``actions`` (n action numbers) in the
+    positions given by their canonical ``observations`` (n × 28) and
+    ``players`` to move (n: 0 for A, 1 for B), as GoreBatch gives them,
+    against the solved database ``db`` (``SolvedDb.probe_many``).
+
+    Returns ``"positions"`` (how many were within the database's layers
+    and not over: the others are not scored), ``"optimal"`` (the share of
+    those where the chosen action is worth as much as the best one),
+    ``"mean_loss"`` (the mean of ``"loss"`` over them) and ``"loss"`` (n
+    float32: the best action's value minus the chosen one's, in the
+    mover's final seeds; NaN where not scored). A chosen action not legal
+    in a scored position raises gore.IllegalAction."""
+    probed = db.probe_many(observations, players, rules)
+    acts = np.asarray(actions)
+    n = len(probed["found"])
+    if acts.shape != (n,) or not np.issubdtype(acts.dtype, np.integer):
+        raise _gore.ActionError(f"actions: expected {n} action numbers, not an array of shape {acts.shape}")
+    if ((acts < 0) | (acts >= _gore.NUM_ACTIONS)).any():
+        raise _gore.ActionError(f"actions: expected numbers 0 to {_gore.NUM_ACTIONS - 1}")
+    found = probed["found"]
+    values = probed["action_values"]
+    chosen = values[np.arange(n), acts]
+    illegal = found & np.isnan(chosen)
+    if illegal.any():
+        i = int(np.flatnonzero(illegal)[0])
+        raise _gore.IllegalAction(f"position {i}: action {int(acts[i])} is not legal")
+    loss = np.full(n, np.nan, dtype=np.float32)
+    if found.any():
+        best = np.nanmax(values[found], axis=1)
+        loss[found] = best - chosen[found]
+    k = int(found.sum())
+    return {
+        "positions": k,
+        "optimal": float((loss[found] == 0).mean()) if k else float("nan"),
+        "mean_loss": float(loss[found].mean()) if k else float("nan"),
+        "loss": loss,
+    }
