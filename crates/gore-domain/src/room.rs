@@ -449,6 +449,23 @@ impl Room {
         credits
     }
 
+    /// Writes a change of the game's facts into the room: the one place
+    /// where each simple change (a takeback's request, the clocks'
+    /// credits, a berserk) is applied, by the commit path
+    /// ([`crate::Games`]'s `commit_change`) and nowhere else. Whether it
+    /// moves the deadline, the path works out from the room it leaves.
+    /// A forfeit and a takeback have their own paths (the end of a game,
+    /// the log cut): nothing here.
+    pub fn apply(&mut self, change: &crate::storage::GameChange) {
+        use crate::storage::GameChange;
+        match change {
+            GameChange::Request(p) => self.info.takeback = *p,
+            GameChange::Credit { credits, .. } => self.info.credits.clone_from(credits),
+            GameChange::Berserk { player, .. } => self.info.berserk[player.index()] = true,
+            GameChange::Forfeit { .. } | GameChange::TakeBack { .. } => {}
+        }
+    }
+
     /// The deadline to store once the actions after `ply` are taken back.
     pub fn deadline_at(&self, ply: usize) -> Option<i64> {
         let to_act = self.game.history().get(ply).map(|p| p.to_move());

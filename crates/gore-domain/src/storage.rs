@@ -200,15 +200,17 @@ pub enum GameChange {
     },
     /// A friend game's takeback request: who asks, or `None` (declined).
     Request(Option<Player>),
-    /// Time given back to the clocks for outages ([`GameInfo::credits`],
-    /// the whole list), and the deadline after it.
+    /// Time credited to the clocks, for outages or given by a player
+    /// ([`GameInfo::credits`], the whole list), and the deadline after it
+    /// (a rule leaves it `None`: the one commit path computes it).
     Credit {
         /// Every credit of the game, (ply, ms).
         credits: Vec<(u32, i64)>,
         /// The game's deadline after it ([`GameInfo::deadline`]).
         deadline: Option<i64>,
     },
-    /// An arena player went berserk ([`GameInfo::berserk`]).
+    /// An arena player went berserk ([`GameInfo::berserk`]); the deadline
+    /// after it (a rule leaves it `None`: the one commit path computes it).
     Berserk {
         /// Who.
         player: Player,

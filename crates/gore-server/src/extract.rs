@@ -244,6 +244,23 @@ pub(crate) fn challenge_terms(
     })
 }
 
+/// The browser session a socket's upgrade presents, and its player: a
+/// socket of the session's (`what`, named in the refusal) is refused
+/// `forbidden` without one.
+pub async fn session_player(
+    state: &AppState,
+    headers: &HeaderMap,
+    what: &str,
+) -> Result<(String, crate::store::StoredPlayer), ApiError> {
+    let Some(session) = session_of(state, headers).await? else {
+        return Err(ApiError::forbidden(format!(
+            "{what} needs a browser session: open a page first (GET /api/me gives one)"
+        )));
+    };
+    let me = state.players().player_of(&session).await?;
+    Ok((session, me))
+}
+
 /// The Bot API's caller by his token (`Authorization: Bearer`).
 pub async fn bot_caller(
     state: &AppState,

@@ -65,12 +65,7 @@ pub async fn upgrade(
         Ok(u) => u,
         Err(e) => return Ok(e.into_response()),
     };
-    let Some(session) = crate::extract::session_of(&state, &headers).await? else {
-        return Err(ApiError::forbidden(
-            "the lobby needs a browser session: open the home page first (GET /api/me gives one)",
-        ));
-    };
-    let me = state.players().player_of(&session).await?;
+    let (session, me) = crate::extract::session_player(&state, &headers, "the lobby").await?;
     let ip = addr.map(|Extension(ClientIp(a))| a);
     let slot = socket_slot(&state, ip)?;
     Ok(limited(upgrade)

@@ -42,12 +42,7 @@ pub async fn upgrade(
         Ok(u) => u,
         Err(e) => return Ok(e.into_response()),
     };
-    let Some(session) = crate::extract::session_of(&state, &headers).await? else {
-        return Err(ApiError::forbidden(
-            "the user socket needs a browser session: open a page first (GET /api/me gives one)",
-        ));
-    };
-    let me = state.players().player_of(&session).await?;
+    let (_, me) = crate::extract::session_player(&state, &headers, "the user socket").await?;
     let ip = addr.map(|Extension(ClientIp(a))| a);
     let bots = state.bots().clone();
     // The stream starts where the socket does: a store that fails is an

@@ -17,14 +17,6 @@ use serde_json::{json, Value};
 /// A fixed start for the manual clock (2026-12-01, Unix ms).
 const T0: i64 = 1_796_083_200_000;
 
-/// A server whose time moves only when the test says.
-async fn server_with_clock(clock: &Clock) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    config.clock = clock.clone();
-    Server::start_with(dir, config).await
-}
-
 /// A friend game with `clock` (A the creator), claimed by B: id and both
 /// tokens.
 async fn timed_friend(s: &Server, clock: &str) -> (String, String, String) {
@@ -41,19 +33,6 @@ async fn timed_friend(s: &Server, clock: &str) -> (String, String, String) {
         .unwrap()
         .to_string();
     (id, ta, tb)
-}
-
-async fn play(s: &Server, id: &str, token: &str, action: &str, ply: usize) -> Value {
-    let (st, v) = act(
-        &bot(),
-        s,
-        id,
-        Some(token),
-        json!({"action": action, "ply": ply}),
-    )
-    .await;
-    assert_eq!(st, 200, "{action} at {ply}: {v}");
-    v
 }
 
 async fn record(s: &Server, id: &str) -> String {

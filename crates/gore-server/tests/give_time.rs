@@ -16,13 +16,6 @@ use serde_json::{json, Value};
 /// A fixed start for the manual clock (2026-12-01, Unix ms).
 const T0: i64 = 1_796_083_200_000;
 
-async fn server_with_clock(clock: &Clock) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    config.clock = clock.clone();
-    Server::start_with(dir, config).await
-}
-
 /// A game of `body` (A the creator) claimed by B when it is a friend
 /// game: id and both tokens (B's `None` otherwise).
 async fn game_of(s: &Server, body: Value) -> (String, String, Option<String>) {
@@ -39,19 +32,6 @@ async fn game_of(s: &Server, body: Value) -> (String, String, Option<String>) {
         None => None,
     };
     (id, ta, tb)
-}
-
-async fn play(s: &Server, id: &str, token: &str, action: &str, ply: usize) -> Value {
-    let (st, v) = act(
-        &bot(),
-        s,
-        id,
-        Some(token),
-        json!({"action": action, "ply": ply}),
-    )
-    .await;
-    assert_eq!(st, 200, "{action} at {ply}: {v}");
-    v
 }
 
 /// `POST /api/games/{id}/give-time` as the holder of `token`.

@@ -48,18 +48,6 @@ async fn claim_win(s: &Server, id: &str, token: &str) -> (u16, Value) {
     (st, r.json().await.unwrap_or(Value::Null))
 }
 
-async fn play(s: &Server, id: &str, token: &str, action: &str, ply: usize) {
-    let (st, v) = act(
-        &bot(),
-        s,
-        id,
-        Some(token),
-        json!({"action": action, "ply": ply}),
-    )
-    .await;
-    assert_eq!(st, 200, "{v}");
-}
-
 /// B's socket, once the server has counted it (the chat history comes
 /// after his first state, just before he is marked present): closed
 /// sooner, the server may never have seen him there.

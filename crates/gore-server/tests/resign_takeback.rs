@@ -164,19 +164,6 @@ async fn friend(s: &Server, start: Option<&str>) -> (String, String, String) {
     (id, ta, tb)
 }
 
-async fn play(s: &Server, id: &str, token: &str, action: &str, ply: usize) -> Value {
-    let (st, v) = act(
-        &bot(),
-        s,
-        id,
-        Some(token),
-        json!({"action": action, "ply": ply}),
-    )
-    .await;
-    assert_eq!(st, 200, "{action} at {ply}: {v}");
-    v
-}
-
 // ---- paths and previews ----
 
 /// From the start, each of A's four sowings of 6 seeds runs to the sixth

@@ -48,15 +48,12 @@ impl Command for Berserk {
                 "berserk is only before your first action",
             )));
         }
-        // The deadline with the halved clock (the first actions are
-        // free, so it moves only if the game's clock ever changes that).
-        cx.room.info.berserk[i] = true;
-        let deadline = cx.room.deadline();
-        cx.room.info.berserk[i] = false;
-        cx.commit_change(GameChange::Berserk { player, deadline })
-            .await?;
-        cx.room.info.berserk[i] = true;
-        cx.room.info.deadline = deadline;
+        // The halved clock's deadline is the commit path's to work out.
+        cx.commit_change(GameChange::Berserk {
+            player,
+            deadline: None,
+        })
+        .await?;
         cx.changed();
         tracing::info!("game {}: {player} went berserk", cx.room.id());
         Ok(cx.view())

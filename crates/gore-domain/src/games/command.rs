@@ -148,8 +148,9 @@ impl Cx<'_> {
         self.games.commit(self.room_ref, self.room, action).await
     }
 
-    /// Commits a change other than an action ([`Games::commit_change`]);
-    /// the rule applies it once committed.
+    /// Commits a change other than an action ([`Games::commit_change`]):
+    /// applied to the room, its deadline worked out, committed; the room
+    /// as it was if the store refuses.
     pub async fn commit_change(&mut self, change: GameChange) -> Result<(), GameError> {
         self.games
             .commit_change(self.room_ref, self.room, change)
@@ -331,10 +332,20 @@ impl Games {
         &self,
         room_ref: &RoomRef,
         room: &mut Room,
-        change: GameChange,
+        mut change: GameChange,
     ) -> Result<(), GameError> {
         self.writable(room)?;
         let at = room.at();
+        // Applied first, so that the deadline after it is the room's own
+        // (the one computation of it); taken back if the store refuses.
+        let before = room.info.clone();
+        room.apply(&change);
+        if let GameChange::Credit { deadline, .. } | GameChange::Berserk { deadline, .. } =
+            &mut change
+        {
+            *deadline = room.deadline();
+            room.info.deadline = *deadline;
+        }
         let began = Instant::now();
         let result = self
             .0
@@ -348,8 +359,9 @@ impl Games {
             );
         }
         if let Err(e) = result {
-            // The room was not changed. Refused because another server
+            // The room is as it was. Refused because another server
             // changed the game first: take that in.
+            room.info = before;
             if matches!(e, StoreError::Conflict) {
                 self.catch_up_locked(room_ref, room).await;
             }

@@ -103,16 +103,11 @@ impl Command for GiveTime {
             None => credits.push((at as u32, GIVE_TIME_MS)),
         }
         credits.sort_unstable();
-        let kept = std::mem::replace(&mut room.info.credits, credits.clone());
-        let deadline = room.deadline();
-        room.info.credits = kept;
         cx.commit_change(GameChange::Credit {
-            credits: credits.clone(),
-            deadline,
+            credits,
+            deadline: None,
         })
         .await?;
-        cx.room.info.credits = credits;
-        cx.room.info.deadline = deadline;
         cx.changed();
         tracing::info!("game {}: {giver} gave {to} time", cx.room.id());
         Ok(cx.view())

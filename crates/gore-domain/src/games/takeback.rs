@@ -56,7 +56,6 @@ impl Command for Takeback {
                     None => {
                         cx.room.before_last_of(asker).ok_or(nothing)?;
                         cx.commit_change(GameChange::Request(Some(asker))).await?;
-                        cx.room.info.takeback = Some(asker);
                         cx.changed();
                     }
                 }
@@ -99,7 +98,6 @@ impl Command for Answer {
             cx.games.take_back(cx.room_ref, cx.room, to).await?;
         } else {
             cx.commit_change(GameChange::Request(None)).await?;
-            cx.room.info.takeback = None;
             cx.changed();
         }
         Ok(cx.view())
@@ -167,18 +165,14 @@ impl Games {
                 .copied()
                 .filter(|&(p, _)| p as usize <= to)
                 .collect();
+            // Through the one commit path: the store's failure checked,
+            // the commit counted, a conflict caught up with.
             let change = GameChange::Credit {
-                credits: credits.clone(),
-                deadline,
+                credits,
+                deadline: None,
             };
-            match self
-                .0
-                .store
-                .change_game(room.id().to_string(), room.at(), change, self.now())
-                .await
-            {
-                Ok(()) => room.info.credits = credits,
-                Err(e) => tracing::warn!("game {}: stale clock credits kept: {e}", room.id()),
+            if let Err(e) = self.commit_change(room_ref, room, change).await {
+                tracing::warn!("game {}: stale clock credits kept: {e}", room.id());
             }
         }
         room.send_whole();

@@ -588,3 +588,27 @@ pub async fn sheet_of(s: &Server, id: &str, d: &Value, name: &str) -> Value {
     assert_eq!(v["name"], name, "{v}");
     v
 }
+
+/// A server whose time is `clock` (a manual one moves only when the test
+/// says: no sleeps).
+pub async fn server_with_clock(clock: &gore_server::domain::clock::Clock) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_in(&dir);
+    config.clock = clock.clone();
+    Server::start_with(dir, config).await
+}
+
+/// The holder of `token` plays `action` at `ply` over HTTP, and it is
+/// acknowledged: the state he is answered.
+pub async fn play(s: &Server, id: &str, token: &str, action: &str, ply: usize) -> Value {
+    let (st, v) = act(
+        &bot(),
+        s,
+        id,
+        Some(token),
+        json!({"action": action, "ply": ply}),
+    )
+    .await;
+    assert_eq!(st, 200, "{action} at {ply}: {v}");
+    v
+}
