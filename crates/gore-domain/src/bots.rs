@@ -63,11 +63,7 @@ pub const DECLINE_REASONS: &[&str] = &[
 /// An event stream reads the store at least this often (other servers'
 /// changes it was not woken for: a lost notice, a game's end).
 pub const POLL_EVERY: Duration = Duration::from_secs(1);
-/// A BOT whose event stream was seen open this recently is online (its
-/// stream marks itself every [`MARK_EVERY`]: three marks missed, gone).
-pub const ONLINE_WITHIN: Duration = Duration::from_secs(15);
-/// An open event stream says so this often.
-pub const MARK_EVERY: Duration = Duration::from_secs(5);
+pub use crate::events::{MARK_EVERY, ONLINE_WITHIN};
 /// The lobby notice with which a server wakes the others' event streams.
 const NOTICE: &str = "bots";
 

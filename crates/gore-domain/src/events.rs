@@ -6,8 +6,18 @@
 //! player hears on any server of a game made on another; the Bot API's
 //! `/api/stream/event` and the browser's user socket both read them.
 
+use std::time::Duration;
+
 use crate::storage::StoredBotChallenge;
 use crate::{GameInfo, Mode};
+
+/// A BOT whose event stream was seen open this recently is online (its
+/// stream marks itself every [`MARK_EVERY`]: three marks missed, gone).
+/// Here, not in `bots`, so that the ratings' list of BOTs reads it without
+/// importing the module that imports the ratings.
+pub const ONLINE_WITHIN: Duration = Duration::from_secs(15);
+/// An open event stream says so this often.
+pub const MARK_EVERY: Duration = Duration::from_secs(5);
 
 /// What a player's event stream says.
 #[derive(Debug, Clone, PartialEq)]

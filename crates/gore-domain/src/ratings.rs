@@ -383,7 +383,7 @@ impl Ratings {
 
     /// The BOT accounts (200 at most), by name, each with its ratings and
     /// whether its event stream is open now (seen within
-    /// [`super::bots::ONLINE_WITHIN`]).
+    /// [`crate::events::ONLINE_WITHIN`]).
     pub async fn bots(&self) -> Result<Vec<BotLine>, GameError> {
         let store = &self.0.store;
         let accounts = store.bot_accounts(200).await.map_err(store_error)?;
