@@ -173,6 +173,10 @@ async fn a_killed_workers_turn_is_taken_by_another() {
 /// Two workers on one PostgreSQL database, six AI games at once: every
 /// AI action was searched once, by one worker (a turn both searched would
 /// count twice: the store keeps one action per ply), and both worked.
+/// Each worker has one thread and each search its 300 ms at the top level,
+/// so that six turns due at once are more than one worker can hold: the
+/// other must take some (with level 1's instant searches, one worker
+/// could take every turn on a loaded machine, and once did in CI).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_workers_never_search_the_same_turn() {
     let Some(base) = postgres_or_skip("the two workers test") else {
@@ -180,11 +184,11 @@ async fn two_workers_never_search_the_same_turn() {
     };
     let db = fresh_database(&base, "workers").await;
     let server = Proc::server(&db);
-    let one = Proc::worker(&db, &[]);
-    let two = Proc::worker(&db, &[]);
+    let one = Proc::worker(&db, &["--ai-time-ms", "300"]);
+    let two = Proc::worker(&db, &["--ai-time-ms", "300"]);
     let mut games = Vec::new();
     for _ in 0..6 {
-        games.push(ai_game(&server, 1).await);
+        games.push(ai_game(&server, gore_ai::MAX_LEVEL).await);
     }
     let plays = games
         .iter()
