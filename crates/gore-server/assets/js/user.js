@@ -16,23 +16,8 @@ import { t } from './i18n.js';
  *   opponent: {id: string|null, name: string|null, bot: boolean}|null}} StartedGame
  */
 
-/** The games announced (each once), and the ones dismissed. */
+/** The games announced (each once). */
 const told = new Set();
-/** @type {((game: StartedGame) => void)[]} */
-const listeners = [];
-
-/**
- * Calls `f` with each game started for the player (a page that takes him
- * there itself says so by listening). @param {(game: StartedGame) => void} f
- * @returns {() => void} stops listening
- */
-export function onGameStart(f) {
-  listeners.push(f);
-  return () => {
-    const i = listeners.indexOf(f);
-    if (i >= 0) listeners.splice(i, 1);
-  };
-}
 
 /** The game this page shows, if any. */
 function shownGame() {
@@ -71,9 +56,7 @@ export function startUserSocket() {
       let m;
       try { m = JSON.parse(e.data); } catch (_) { return; }
       if (m.type === 'gameStart' && m.game) {
-        const game = m.game;
-        listeners.forEach((f) => f(game));
-        announce(game);
+        announce(m.game);
       }
     };
     ws.onclose = () => {
