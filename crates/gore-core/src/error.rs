@@ -2,31 +2,10 @@
 
 use core::fmt;
 
+// The parse errors of the types live beside them (types.rs), so that the
+// types need nothing from here; they are named here too.
 use crate::types::{Hole, Player};
-
-/// A hole name that is not one of `a1`…`a4`, `b1`…`b4`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ParseHoleError;
-
-impl fmt::Display for ParseHoleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a hole is named a1..a4 or b1..b4")
-    }
-}
-
-impl core::error::Error for ParseHoleError {}
-
-/// A player letter that is not `A` or `B`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ParsePlayerError;
-
-impl fmt::Display for ParsePlayerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a player is A or B")
-    }
-}
-
-impl core::error::Error for ParsePlayerError {}
+pub use crate::types::{ParseHoleError, ParsePlayerError};
 
 /// An end reason that is not one of the words records use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,8 +4,6 @@ use core::fmt;
 use core::ops::Not;
 use core::str::FromStr;
 
-use crate::error::{ParseHoleError, ParsePlayerError};
-
 /// One of the two players. `A` sits South and moves first; `B` sits North.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(u8)]
@@ -276,3 +274,27 @@ impl FromIterator<Hole> for HoleSet {
         iter.into_iter().fold(HoleSet::EMPTY, HoleSet::with)
     }
 }
+
+/// A hole name that is not one of `a1`…`a4`, `b1`…`b4`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseHoleError;
+
+impl fmt::Display for ParseHoleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a hole is named a1..a4 or b1..b4")
+    }
+}
+
+impl core::error::Error for ParseHoleError {}
+
+/// A player letter that is not `A` or `B`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParsePlayerError;
+
+impl fmt::Display for ParsePlayerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a player is A or B")
+    }
+}
+
+impl core::error::Error for ParsePlayerError {}

@@ -67,15 +67,27 @@ pub use error::{GameError, Param, Said};
 #[cfg(feature = "test-support")]
 pub use games::testing;
 pub use games::{
-    Acted, AiRole, ChatLine, Door, GameCommand, GameSettings, Games, NewGameSpec, RoomRef,
-    SeatGrant, CHAT_MAX_CHARS, CHAT_PER_10S, DEAD_AFTER, HEARTBEAT_EVERY, SPECTATORS_EVERY,
-    SPECTATORS_FRESH,
+    Acted, AiRole, Door, GameCommand, GameSettings, Games, NewGameSpec, RoomRef, SeatGrant,
+    CHAT_MAX_CHARS, CHAT_PER_10S, DEAD_AFTER, HEARTBEAT_EVERY, SPECTATORS_EVERY, SPECTATORS_FRESH,
 };
 pub use players::Players;
 pub use room::{
     Change, ClockState, GameResult, GameState, GameUpdate, HeadState, Played, Preview, Room,
     SeatState, SpectatorSlot,
 };
+
+/// One chat message of a game.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ChatLine {
+    /// From 1, in order.
+    pub n: u32,
+    /// Who wrote it.
+    pub from: Player,
+    /// The text (plain text, never markup).
+    pub text: String,
+    /// Unix ms.
+    pub at: i64,
+}
 
 /// How a game is played.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

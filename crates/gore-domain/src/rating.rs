@@ -190,6 +190,17 @@ impl Default for Rating {
     }
 }
 
+/// How one game moved a player's rating: shown on the game's page once
+/// the game is rated.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RatingChange {
+    /// His rating after the game, as shown (`1662?`).
+    pub after: String,
+    /// The rounded rating after minus the rounded rating before (`162`,
+    /// `-162`), so that the figures shown add up.
+    pub change: i64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

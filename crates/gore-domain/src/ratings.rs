@@ -64,16 +64,7 @@ pub fn rating_of(r: &StoredRating) -> Rating {
     }
 }
 
-/// How one game moved a player's rating: shown on the game's page once
-/// the game is rated.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct RatingChange {
-    /// His rating after the game, as shown (`1662?`).
-    pub after: String,
-    /// The rounded rating after minus the rounded rating before (`162`,
-    /// `-162`), so that the figures shown add up.
-    pub change: i64,
-}
+pub use crate::rating::RatingChange;
 
 /// One pace's rating on a player's page or a leaderboard.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -166,10 +157,6 @@ pub struct PlayerPage {
     pub games: Vec<GameLine>,
     /// His results against the AI levels (of those games), by level.
     pub ai: Vec<AiRecord>,
-    /// The tournaments he played, the latest first (filled by the edge
-    /// from the tournaments').
-    #[serde(default)]
-    pub tournaments: Vec<super::tournaments::PlayedLine>,
 }
 
 /// A leaderboard's row.
@@ -333,7 +320,6 @@ impl Ratings {
                 .collect(),
             games: lines,
             ai: ai.into_values().collect(),
-            tournaments: Vec::new(),
         })
     }
 
@@ -398,7 +384,7 @@ impl Ratings {
                 ratings.entry(r.id).or_default().push(view_of(&r.rating));
             }
         }
-        let online_since = self.0.clock.now_ms() - super::bots::ONLINE_WITHIN.as_millis() as i64;
+        let online_since = self.0.clock.now_ms() - crate::events::ONLINE_WITHIN.as_millis() as i64;
         Ok(accounts
             .into_iter()
             .map(|(id, name, seen)| BotLine {

@@ -118,7 +118,7 @@ pub struct Room {
     spectator_slots: Arc<()>,
     /// A rated game's rating changes once it is rated (A's, B's): read
     /// from the store when the room is loaded, set when the game is rated.
-    pub rating_changes: [Option<super::ratings::RatingChange>; 2],
+    pub rating_changes: [Option<crate::rating::RatingChange>; 2],
 }
 
 /// A spectator's place on a game, held by his socket until it closes.

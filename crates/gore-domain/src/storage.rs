@@ -702,7 +702,7 @@ pub struct DueReview {
 pub struct StoredTournament {
     /// 10 base-32 characters.
     pub id: String,
-    /// `arena` or `swiss` (which [`TournamentState`][super::tournaments::TournamentState] it holds).
+    /// `arena` or `swiss` (which [`TournamentState`][crate::tournaments::state::TournamentState] it holds).
     pub kind: String,
     /// Its name.
     pub name: String,
@@ -723,7 +723,7 @@ pub struct StoredTournament {
     /// Unix ms.
     pub created_at: i64,
     /// The state.
-    pub state: super::tournaments::TournamentState,
+    pub state: crate::tournaments::state::TournamentState,
     /// Its version: 1 when created, one more at each change.
     pub version: i64,
 }
@@ -784,7 +784,7 @@ pub trait TournamentStore: Send + Sync + 'static {
         &self,
         id: String,
         version: i64,
-        state: super::tournaments::TournamentState,
+        state: crate::tournaments::state::TournamentState,
         finished: bool,
         games: Vec<(u32, GameInfo)>,
         seats: Vec<(String, String, String)>,

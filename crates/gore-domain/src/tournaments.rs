@@ -38,7 +38,9 @@
 
 mod berserk;
 mod played;
+pub mod state;
 pub use played::{PlayedLine, PLAYED_SHOWN};
+pub use state::{ArenaState, SwissState, TournamentState};
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,7 +57,7 @@ use super::{new_id, GameError, GameInfo, Mode, Said, Seat, DEAD_AFTER};
 use crate::storage::{GameEnd, Store, StoreError, StoredPlayer, StoredTournament, TournamentPhase};
 
 pub mod swiss;
-pub use swiss::{SwissState, TournamentPage, TournamentState};
+pub use swiss::TournamentPage;
 
 /// How often the lease holder records results and pairs.
 pub const TICK: Duration = Duration::from_secs(1);
@@ -108,24 +110,6 @@ pub struct NewTournament {
     pub rounds: Option<u32>,
     /// BOT accounts may join (issue 29: never unless its creator allows).
     pub bots: bool,
-}
-
-/// An arena's state as stored: the crate's state, the players' names, and
-/// the site's game of each arena game (by [`ArenaGameId`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ArenaState {
-    /// The rules' state.
-    pub arena: Arena,
-    /// Each player's display name (account id → username when he joined).
-    pub names: BTreeMap<String, String>,
-    /// The site's game id of each arena game, in arena order.
-    pub games: Vec<String>,
-    /// BOT accounts may join (states stored before bots could: no).
-    #[serde(default)]
-    pub bots: bool,
-    /// The BOT accounts that joined (their games are marked BOT).
-    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
-    pub bot_players: std::collections::BTreeSet<String>,
 }
 
 /// Where a tournament stands at a given time.

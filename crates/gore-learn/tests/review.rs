@@ -9,7 +9,7 @@ use gore_core::{Action, Hole, Player, Record, Rules};
 use gore_learn::review::{annotate, review, Budget, Class, Source};
 use gore_solver::disk::{write_layer, Database};
 use gore_solver::par::Sequential;
-use gore_solver::retro;
+use gore_solver::solve;
 
 /// A record of `rules` from `start` with `actions`.
 fn record(rules: &str, start: &str, actions: &[&str]) -> Record {
@@ -205,7 +205,7 @@ fn a_record_that_does_not_replay_is_refused_with_its_ply() {
 fn with_a_solved_database_the_values_are_exact() {
     // Layers 0..=9 of no-trades: the positions above hold 5 to 7 seeds.
     let dir = tempfile::tempdir().unwrap();
-    let mem = retro::solve_up_to(9, false, &Sequential);
+    let mem = solve::solve_up_to(9, false, &Sequential);
     for layer in &mem.layers {
         write_layer(dir.path(), layer, false).unwrap();
     }

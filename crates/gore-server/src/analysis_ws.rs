@@ -22,12 +22,9 @@ use futures_util::StreamExt;
 use gore_learn::analysis::{Event, Summary};
 
 use crate::ai::ClientKey;
-use crate::api::{
-    parse_json, AnalysisClientMsg, AnalysisLimits, AnalysisOver, AnalysisServerMsg, AnalysisSetup,
-    ExactAction, ExactView,
-};
+use crate::api::{parse_json, AnalysisClientMsg, AnalysisLimits, AnalysisServerMsg, AnalysisSetup};
 use crate::domain::analysis::{self as domain, Caps, Running};
-use crate::domain::boards::{Remote, Words};
+use crate::domain::boards::Remote;
 use crate::error::ApiError;
 use crate::net::ClientIp;
 use crate::socket::{self, limited, socket_slot, Kind, Policy, Reply, Setup};
@@ -44,82 +41,7 @@ const PLACE_EVERY: Duration = Duration::from_secs(1);
 static SOCKETS: AtomicU64 = AtomicU64::new(0);
 
 fn text(msg: &AnalysisServerMsg) -> Message {
-    Message::Text(wording(msg).into())
-}
-
-fn wording(msg: &AnalysisServerMsg) -> String {
-    serde_json::to_string(msg).unwrap_or_default()
-}
-
-/// The messages a worker writes for a socket of another process, as this
-/// socket words them.
-pub const WORDS: Words = Words {
-    finding: |id, e| wording(&event_message(id, e)),
-    done: |id, s| wording(&done_message(id, s)),
-    failed: |e| {
-        wording(&AnalysisServerMsg::Error {
-            error: ApiError::from(e),
-        })
-    },
-};
-
-fn half_seeds(x: [u16; 2]) -> [f64; 2] {
-    [x[0] as f64 / 2.0, x[1] as f64 / 2.0]
-}
-
-fn exact_view(e: &gore_learn::analysis::Exact) -> ExactView {
-    ExactView {
-        v: half_seeds(e.v),
-        lo: half_seeds(e.lo),
-        hi: half_seeds(e.hi),
-        exact: e.exact,
-    }
-}
-
-/// A finding as its message.
-fn event_message(id: u64, e: Event) -> AnalysisServerMsg {
-    match e {
-        Event::Solved(s) => AnalysisServerMsg::Exact {
-            id,
-            position: exact_view(&s.position),
-            actions: s
-                .actions
-                .iter()
-                .map(|(a, v)| ExactAction {
-                    action: *a,
-                    values: exact_view(v),
-                })
-                .collect(),
-        },
-        Event::Depth(d) => AnalysisServerMsg::Depth {
-            id,
-            depth: d.depth,
-            expected: d.expected,
-            line: d.line,
-            nodes: d.nodes,
-            time_ms: d.elapsed.as_millis() as u64,
-        },
-        Event::Action(a) => AnalysisServerMsg::Action {
-            id,
-            action: a.action,
-            expected: a.expected,
-            depth: a.depth,
-            line: a.line,
-            ends: a.ends,
-        },
-    }
-}
-
-fn done_message(id: u64, s: &Summary) -> AnalysisServerMsg {
-    AnalysisServerMsg::Done {
-        id,
-        depth: s.depth,
-        best: s.best,
-        nodes: s.nodes,
-        time_ms: s.elapsed.as_millis() as u64,
-        stopped: s.stopped,
-        over: s.over.as_ref().map(AnalysisOver::from),
-    }
+    Message::Text(msg.wording().into())
 }
 
 /// The socket's analysis: running, or being stopped for the next one.
@@ -262,7 +184,7 @@ impl Kind for AnalysisSocket {
         let mut out = Vec::new();
         match event {
             Progress::Finding(ev) => match (ev, self.current.as_mut()) {
-                (Some(e), Some(c)) => out.push(text(&event_message(c.id, e))),
+                (Some(e), Some(c)) => out.push(text(&AnalysisServerMsg::finding(c.id, e))),
                 // The work ended: its ticket resolves next.
                 (None, Some(c)) => {
                     if let Work::Here { events, .. } = &mut c.work {
@@ -280,11 +202,11 @@ impl Kind for AnalysisSocket {
                     } = c.work
                     {
                         while let Ok(e) = rx.try_recv() {
-                            out.push(text(&event_message(c.id, e)));
+                            out.push(text(&AnalysisServerMsg::finding(c.id, e)));
                         }
                     }
                     out.push(text(&match r {
-                        Ok(s) => done_message(c.id, &s),
+                        Ok(s) => AnalysisServerMsg::done(c.id, &s),
                         Err(e) => AnalysisServerMsg::Error { error: e.into() },
                     }));
                 }

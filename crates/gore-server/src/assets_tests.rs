@@ -230,7 +230,7 @@ fn the_inline_pages_policy_allows_its_own_inline_code_only() {
         assert_eq!(
             csp.replace(script_src, " script-src 'self'")
                 .replace(style_src, " style-src 'self'"),
-            crate::http::CONTENT_SECURITY_POLICY,
+            crate::assets::CONTENT_SECURITY_POLICY,
         );
         // The known digest of a known text.
         assert_eq!(

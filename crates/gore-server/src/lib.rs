@@ -135,7 +135,7 @@ pub async fn serve_metrics(
     ) -> axum::response::Response {
         (
             [(axum::http::header::CONTENT_TYPE, metrics::CONTENT_TYPE)],
-            metrics::render(&state),
+            state.metrics_text(),
         )
             .into_response()
     }

@@ -22,7 +22,6 @@ use prometheus_client::registry::Registry;
 
 use crate::domain::Door;
 use crate::error::ErrorCode;
-use crate::state::AppState;
 
 /// The media type of [`render`]'s text.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -533,38 +532,54 @@ fn count(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// The metrics of `state` as Prometheus reads them (OpenMetrics text),
-/// the levels read now.
-pub fn render(state: &AppState) -> String {
-    let m = &state.metrics().0;
-    let games = state.games();
-    m.games.set(count(games.in_memory()));
-    let ai = games.ai_pool().stats();
-    m.ai_waiting.set(count(ai.waiting));
-    m.ai_running.set(count(ai.running));
-    let analysis = state.analysis_pool().stats();
-    m.analysis_waiting.set(count(analysis.waiting));
-    m.analysis_running.set(count(analysis.running));
-    let computed = state.reviews().computed();
-    m.reviews.inc_by(computed.saturating_sub(m.reviews.get()));
-    let boards = state.boards().computed();
-    m.board_analyses
-        .inc_by(boards.saturating_sub(m.board_analyses.get()));
-    m.failed_closed.set(i64::from(games.failure().is_some()));
-    m.behind.set(i64::from(!games.caught_up()));
-    let (open, limit) = crate::net::descriptors();
-    m.fds_open.set(count(open));
-    m.fds_limit.set(count(limit));
-    m.hashes
-        .set(count(state.accounts().passwords().in_flight()));
-    m.seeks.set(count(
-        state
-            .lobby()
-            .snapshot()
-            .map_or(0, |s| s.view.challenges.len()),
-    ));
-    let mut out = String::new();
-    // Writing to a String cannot fail.
-    let _ = prometheus_client::encoding::text::encode(&mut out, &m.registry);
-    out
+/// The levels the metrics read at each scrape, gathered by the caller
+/// (the metrics know nothing of the state they come from).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Levels {
+    /// Games in memory.
+    pub games: usize,
+    /// AI turns waiting and running.
+    pub ai: (usize, usize),
+    /// Analyses waiting and running.
+    pub analysis: (usize, usize),
+    /// Reviews computed since the start (a counter).
+    pub reviews: u64,
+    /// Board analyses computed since the start (a counter).
+    pub boards: u64,
+    /// The store has failed and the server refuses changes.
+    pub failed_closed: bool,
+    /// The server has not caught up with the store.
+    pub behind: bool,
+    /// File descriptors open, and their limit.
+    pub fds: (usize, usize),
+    /// Password hashes in flight.
+    pub hashes: usize,
+    /// Open seeks in the lobby.
+    pub seeks: usize,
+}
+
+impl Metrics {
+    /// The metrics as Prometheus reads them (OpenMetrics text), with the
+    /// levels read now.
+    pub fn render(&self, l: &Levels) -> String {
+        let m = &self.0;
+        m.games.set(count(l.games));
+        m.ai_waiting.set(count(l.ai.0));
+        m.ai_running.set(count(l.ai.1));
+        m.analysis_waiting.set(count(l.analysis.0));
+        m.analysis_running.set(count(l.analysis.1));
+        m.reviews.inc_by(l.reviews.saturating_sub(m.reviews.get()));
+        m.board_analyses
+            .inc_by(l.boards.saturating_sub(m.board_analyses.get()));
+        m.failed_closed.set(i64::from(l.failed_closed));
+        m.behind.set(i64::from(l.behind));
+        m.fds_open.set(count(l.fds.0));
+        m.fds_limit.set(count(l.fds.1));
+        m.hashes.set(count(l.hashes));
+        m.seeks.set(count(l.seeks));
+        let mut out = String::new();
+        // Writing to a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &m.registry);
+        out
+    }
 }

@@ -120,7 +120,7 @@ impl AppState {
             config.clock.clone(),
             (analysis.clone(), config.analysis_threads),
             solved.clone(),
-            crate::analysis_ws::WORDS,
+            crate::api::ANALYSIS_WORDS,
             (config.analysis_per_client + config.analysis_waiting_per_client) as u32,
         );
         let lobby_store = store.clone();
@@ -205,6 +205,28 @@ impl AppState {
         }));
         state.clone().spawn_janitor();
         Ok(state)
+    }
+
+    /// The metrics as Prometheus reads them, with the levels read now.
+    pub fn metrics_text(&self) -> String {
+        let games = self.games();
+        let ai = games.ai_pool().stats();
+        let analysis = self.analysis_pool().stats();
+        self.metrics().render(&crate::metrics::Levels {
+            games: games.in_memory(),
+            ai: (ai.waiting, ai.running),
+            analysis: (analysis.waiting, analysis.running),
+            reviews: self.reviews().computed(),
+            boards: self.boards().computed(),
+            failed_closed: games.failure().is_some(),
+            behind: !games.caught_up(),
+            fds: crate::net::descriptors(),
+            hashes: self.accounts().passwords().in_flight(),
+            seeks: self
+                .lobby()
+                .snapshot()
+                .map_or(0, |s| s.view.challenges.len()),
+        })
     }
 
     /// The cache of finished games' reviews.

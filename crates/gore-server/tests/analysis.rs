@@ -16,7 +16,7 @@ use gore_core::{Position, Variant};
 use gore_server::Config;
 use gore_solver::disk::write_layer;
 use gore_solver::par::Sequential;
-use gore_solver::retro;
+use gore_solver::solve;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -325,7 +325,7 @@ fn seeds(x: [u16; 2]) -> Value {
 #[tokio::test]
 async fn exact_values_come_from_the_solved_database() {
     let db = tempfile::tempdir().unwrap();
-    for layer in &retro::solve_up_to(8, false, &Sequential).layers {
+    for layer in &solve::solve_up_to(8, false, &Sequential).layers {
         write_layer(db.path(), layer, false).unwrap();
     }
     let s = server(|c| {

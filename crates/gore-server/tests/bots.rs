@@ -1188,7 +1188,7 @@ async fn a_bot_reaches_every_command_through_its_door() {
     assert_eq!(st, 200, "{a}");
     let game = a["game"].as_str().unwrap().to_string();
     let metric = |series: &str| {
-        let text = gore_server::metrics::render(&s.state);
+        let text = s.state.metrics_text();
         text.lines()
             .find_map(|l| l.strip_prefix(series)?.trim().parse::<f64>().ok())
             .unwrap_or(0.0)

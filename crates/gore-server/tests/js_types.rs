@@ -677,9 +677,9 @@ async fn analysis_ws(srv: &Server) -> Ws {
 /// (`queued`) while another runs, then finds the database's values; a
 /// finished game's analysis; a refusal; the positions the rules judge.
 async fn perfect_game(s: &mut Samples) {
-    use gore_solver::{disk::write_layer, par::Sequential, retro};
+    use gore_solver::{disk::write_layer, par::Sequential, solve};
     let db = tempfile::tempdir().unwrap();
-    for layer in &retro::solve_up_to(12, false, &Sequential).layers {
+    for layer in &solve::solve_up_to(12, false, &Sequential).layers {
         write_layer(db.path(), layer, false).unwrap();
     }
     let dir = tempfile::tempdir().unwrap();

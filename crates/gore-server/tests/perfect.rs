@@ -13,13 +13,13 @@ use gore_core::{Action, Game, Position, Rules};
 use gore_solver::disk::{write_layer, Database};
 use gore_solver::par::Sequential;
 use gore_solver::perfect::Perfect;
-use gore_solver::retro;
+use gore_solver::solve;
 use serde_json::{json, Value};
 
 /// Layers 0-12 of `no-trades` written under a new directory.
 fn small_db() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let mem = retro::solve_up_to(12, false, &Sequential);
+    let mem = solve::solve_up_to(12, false, &Sequential);
     for layer in &mem.layers {
         write_layer(dir.path(), layer, false).unwrap();
     }

@@ -453,19 +453,3 @@ struct Cell {
     count: u8,
     exit_o: u8,
 }
-
-/// Solves the layers `0..=max_n` in memory (the two parities side by
-/// side, as [`crate::solve::solve_all`] does).
-pub fn solve_up_to(max_n: usize, skip_origin: bool, workers: &dyn Workers) -> crate::Memory {
-    let store = crate::solve::MemoryStore::default();
-    crate::solve::solve_all(
-        max_n,
-        skip_origin,
-        &store,
-        workers,
-        &crate::solve::Quiet,
-        u64::MAX,
-    )
-    .expect("a store in memory keeps every layer");
-    store.into_memory()
-}

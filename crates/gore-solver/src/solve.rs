@@ -198,3 +198,12 @@ impl Store for MemoryStore {
             .map_err(|_| format!("layer {n} is solved twice"))
     }
 }
+
+/// Solves the layers `0..=max_n` in memory (the two parities side by
+/// side, as [`solve_all`] does).
+pub fn solve_up_to(max_n: usize, skip_origin: bool, workers: &dyn Workers) -> crate::Memory {
+    let store = MemoryStore::default();
+    solve_all(max_n, skip_origin, &store, workers, &Quiet, u64::MAX)
+        .expect("a store in memory keeps every layer");
+    store.into_memory()
+}

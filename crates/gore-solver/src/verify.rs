@@ -307,7 +307,7 @@ mod tests {
     #[test]
     fn bounds_apart_are_checked() {
         let n = 13;
-        let mut db = crate::retro::solve_up_to(n, false, &crate::par::Sequential);
+        let mut db = crate::solve::solve_up_to(n, false, &crate::par::Sequential);
         let ranks: Vec<u64> = (0..layer_size(n)).collect();
         assert_eq!(check_layer(&db, n, false, &ranks, None), Ok(layer_size(n)));
         let r = (0..layer_size(n))

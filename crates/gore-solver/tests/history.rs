@@ -110,7 +110,7 @@ fn bounds_hold(up_to: usize) {
 #[test]
 fn where_the_bounds_part() {
     let n = 13;
-    let db = gore_solver::retro::solve_up_to(n, false, &gore_solver::par::Sequential);
+    let db = gore_solver::solve::solve_up_to(n, false, &gore_solver::par::Sequential);
     let mut exact = Exact::ordered_by(false, &db);
     let (mut parted, mut proved, mut beyond) = (0, 0, 0);
     for r in 0..layer_size(n) {

@@ -12,7 +12,7 @@ use gore_solver::index::{layer_size, unrank};
 use gore_solver::moves::is_ended;
 use gore_solver::par::Sequential;
 use gore_solver::perfect::{choose, DEFAULT_BUDGET};
-use gore_solver::{retro, Lookup, Memory};
+use gore_solver::{solve, Lookup, Memory};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -61,7 +61,7 @@ fn share_of_a(g: &Game, n: usize) -> u8 {
 #[test]
 fn never_below_the_value_against_the_max_level() {
     for skip in [false, true] {
-        let db = retro::solve_up_to(TOP, skip, &Sequential);
+        let db = solve::solve_up_to(TOP, skip, &Sequential);
         let mut engine = Engine::new(Options::default());
         let stop = AtomicBool::new(false);
         for (n, b, value) in exact_boards(&db, 8, 40, 11 + skip as u64) {
@@ -93,7 +93,7 @@ fn never_below_the_value_against_the_max_level() {
 #[test]
 fn against_itself_won_lines_end_without_repetition() {
     for skip in [false, true] {
-        let db = retro::solve_up_to(TOP, skip, &Sequential);
+        let db = solve::solve_up_to(TOP, skip, &Sequential);
         let mut won = 0;
         for (n, b, value) in exact_boards(&db, 8, 150, 5 + skip as u64) {
             let mut g = game_on(&b, n, skip);
@@ -151,7 +151,7 @@ fn cycler(db: &Memory, g: &Game) -> gore_core::Action {
 #[test]
 fn where_keeping_v_cycles_the_perfect_player_progresses() {
     for skip in [false, true] {
-        let db = retro::solve_up_to(TOP, skip, &Sequential);
+        let db = solve::solve_up_to(TOP, skip, &Sequential);
         let mut rng = ChaCha8Rng::seed_from_u64(99);
         let mut found = 0;
         let mut tried = 0;

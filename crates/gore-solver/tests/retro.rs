@@ -6,7 +6,7 @@ use gore_solver::index::{layer_size, next_board, rank, unrank};
 use gore_solver::moves::{is_ended, moves, unmoves, Outcome};
 use gore_solver::naive;
 use gore_solver::par::Sequential;
-use gore_solver::retro::solve_up_to;
+use gore_solver::solve::solve_up_to;
 use std::collections::HashMap;
 
 /// Every in-layer predecessor the moves give, as a multiset per board,

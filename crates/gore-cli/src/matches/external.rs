@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use gore_ai::Limits;
 use gore_core::{Action, Game, Position, Rules};
 
-use super::players::{EngineSpec, Fault};
+use super::spec::{EngineSpec, Fault};
 use crate::protocol::{Command, EngineOption, Go, GoClock, Reply, Start};
 
 /// How often a wait checks the match's stop flag.

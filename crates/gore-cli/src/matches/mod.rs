@@ -16,6 +16,7 @@
 
 mod external;
 mod players;
+mod spec;
 mod stats;
 
 use std::collections::HashSet;

@@ -235,3 +235,19 @@ impl fmt::Display for AiStats {
         )
     }
 }
+
+/// The deepest search that still counts as short: the levels that search
+/// no deeper keep a thread of their own, which the deeper ones (and the
+/// top level, bounded by time only) may not take (the pool's policy).
+pub const CHEAP_DEPTH: u32 = 9;
+
+/// The highest cheap level: the AI job's cost is its level, so the pool's
+/// `cheap_max` is the last level of the ladder's prefix whose depth caps
+/// are at most [`CHEAP_DEPTH`]. Read from the profiles, so that it follows
+/// the ladder when levels are added or re-spaced.
+pub fn cheap_level() -> u32 {
+    gore_ai::Level::all()
+        .take_while(|l| l.profile().depth.is_some_and(|d| d <= CHEAP_DEPTH))
+        .last()
+        .map_or(0, |l| u32::from(l.get()))
+}

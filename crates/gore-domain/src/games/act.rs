@@ -13,7 +13,8 @@
 
 use std::net::IpAddr;
 
-use super::{ChatLine, Games};
+use super::Games;
+use crate::ChatLine;
 use crate::{GameError, GameState, Said};
 
 /// How a command came to the server: the game socket, the site's HTTP

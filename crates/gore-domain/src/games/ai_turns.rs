@@ -15,11 +15,6 @@ use super::{store_error, Games, RoomRef};
 use crate::ai::{AiBusy, AiJob, AiTicket, ClientKey};
 use crate::{GameError, Mode, Room};
 
-/// The deepest search that still counts as short: the levels that search
-/// no deeper keep a thread of their own, which the deeper ones (and the
-/// top level, bounded by time only) may not take (crate::ai's policy).
-const CHEAP_DEPTH: u32 = 9;
-
 impl Games {
     /// How long a server's claim on an AI turn lasts: longer than any
     /// search (the top level's time, five times over at most).
@@ -328,17 +323,6 @@ pub(super) fn oracle_for(
         .map(|o| Arc::clone(o) as Arc<dyn gore_ai::Oracle>)
 }
 
-/// The highest cheap level: the AI job's cost is its level, so the pool's
-/// `cheap_max` is the last level of the ladder's prefix whose depth caps
-/// are at most [`CHEAP_DEPTH`]. Read from the profiles, so that it follows
-/// the ladder when levels are added or re-spaced.
-pub(super) fn cheap_level() -> u32 {
-    Level::all()
-        .take_while(|l| l.profile().depth.is_some_and(|d| d <= CHEAP_DEPTH))
-        .last()
-        .map_or(0, |l| u32::from(l.get()))
-}
-
 /// A refusal of the AI pool, as a domain error.
 pub(super) fn ai_refused(e: AiBusy) -> GameError {
     GameError::Busy(e.to_string())
@@ -405,6 +389,7 @@ mod oracle_tests {
 #[cfg(test)]
 mod pool_split_tests {
     use super::*;
+    use crate::ai::{cheap_level, CHEAP_DEPTH};
 
     /// The pool's cheap lane is exactly the levels whose own depth cap is
     /// short: every level up to `cheap_level()` searches at most

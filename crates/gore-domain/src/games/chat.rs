@@ -6,25 +6,12 @@ use gore_core::Player;
 
 use super::command::{Command, Cx, Steps, Who};
 use super::{store_error, Games};
-use crate::{GameError, Mode, Said, Seat};
+use crate::{ChatLine, GameError, Mode, Said, Seat};
 
 /// The longest chat message, in characters.
 pub const CHAT_MAX_CHARS: usize = 200;
 /// Chat messages per seat in 10 seconds, at most.
 pub const CHAT_PER_10S: usize = 5;
-
-/// One chat message of a game.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ChatLine {
-    /// From 1, in order.
-    pub n: u32,
-    /// Who wrote it.
-    pub from: Player,
-    /// The text (plain text, never markup).
-    pub text: String,
-    /// Unix ms.
-    pub at: i64,
-}
 
 /// The chatting player of the caller's seat. The message itself is
 /// checked and stored after the room's lock is let go (the delivery

@@ -31,10 +31,9 @@ use tokio::sync::{Mutex, OnceCell};
 
 use super::clock::{Clock, TimeControl};
 use super::{valid_id, GameError, Mode, Room, Seat};
-use crate::ai::AiPool;
+use crate::ai::{cheap_level, AiPool};
 use crate::storage::{Store, StoreError};
 use crate::GameState;
-use ai_turns::cheap_level;
 
 mod act;
 mod ai_turns;
@@ -80,7 +79,7 @@ pub mod testing {
         Games::idle(store, settings, false)
     }
 }
-pub use chat::{ChatLine, CHAT_MAX_CHARS, CHAT_PER_10S};
+pub use chat::{CHAT_MAX_CHARS, CHAT_PER_10S};
 pub use sync::{DEAD_AFTER, HEARTBEAT_EVERY};
 
 /// A room, shared.

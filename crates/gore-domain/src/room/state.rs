@@ -43,7 +43,7 @@ pub enum SeatState {
         rating: Option<String>,
         /// Once a rated game is over and rated: his rating after it and
         /// the change.
-        rating_change: Option<super::super::ratings::RatingChange>,
+        rating_change: Option<crate::rating::RatingChange>,
         /// A BOT account: it plays through the Bot API.
         bot: bool,
     },

@@ -25,8 +25,8 @@ use gore_tournament::{Outcome, PlayerId};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    bad, hourly_id, outcome_of, store_error, ArenaState, NewTournament, Phase, TournamentDetail,
-    TournamentSummary, Tournaments, ABORT_GRACE_MS, RETRIES,
+    bad, hourly_id, outcome_of, store_error, NewTournament, Phase, SwissState, TournamentDetail,
+    TournamentState, TournamentSummary, Tournaments, ABORT_GRACE_MS, RETRIES,
 };
 use crate::clock::TimeControl;
 use crate::storage::{StoreError, StoredPlayer, StoredTournament};
@@ -39,49 +39,6 @@ pub const SWISS_ROUNDS: (u32, u32) = (3, 15);
 pub const DAILY: (&str, u32, i64) = ("5+3", 7, 18);
 /// A day, in ms.
 const DAY_MS: i64 = 86_400_000;
-
-/// A Swiss event's state as stored: the crate's state, the players'
-/// names, and the site's game of each board of each round.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SwissState {
-    /// The rules' state.
-    pub swiss: Swiss,
-    /// Each player's display name (account id → username when he joined).
-    pub names: BTreeMap<String, String>,
-    /// The site's game of each board, round 1 first, board 1 first.
-    pub games: Vec<Vec<String>>,
-    /// Ended before its last round (too few players, or no pairing).
-    #[serde(default)]
-    pub ended: bool,
-}
-
-/// A tournament's state, of either kind. Stored as the kind's own JSON
-/// (untagged: an arena's row reads as it was written before Swiss events
-/// came; a Swiss state has `swiss` where an arena's has `arena`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum TournamentState {
-    /// An arena's.
-    Arena(ArenaState),
-    /// A Swiss event's.
-    Swiss(SwissState),
-}
-
-impl TournamentState {
-    /// Whether it is over for good at `now` (Unix ms).
-    pub fn finished(&self, now: i64) -> bool {
-        match self {
-            TournamentState::Arena(s) => s.arena.finished(now.max(0) as u64),
-            TournamentState::Swiss(s) => s.ended || s.swiss.finished(),
-        }
-    }
-}
-
-impl From<ArenaState> for TournamentState {
-    fn from(s: ArenaState) -> Self {
-        TournamentState::Arena(s)
-    }
-}
 
 /// One board of a round.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

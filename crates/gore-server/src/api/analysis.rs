@@ -4,7 +4,10 @@
 use gore_core::{Action, Game, Player};
 use serde::{Deserialize, Serialize};
 
+use gore_learn::analysis::{Event, Exact, Summary};
+
 use super::ApiError;
+use crate::domain::boards::Words;
 use crate::domain::GameError;
 
 /// A position to set up: the body of `POST /api/analysis/position`, and
@@ -267,6 +270,88 @@ impl From<&Game> for AnalysisPosition {
             over: game.outcome().map(AnalysisOver::from),
             repetitions: game.repetitions(),
             on_board: pos.seeds_on_board(),
+        }
+    }
+}
+
+impl AnalysisServerMsg {
+    /// The message as it goes on the wire.
+    pub fn wording(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// A finding of analysis `id` as its message.
+    pub fn finding(id: u64, e: Event) -> Self {
+        match e {
+            Event::Solved(s) => AnalysisServerMsg::Exact {
+                id,
+                position: ExactView::from(&s.position),
+                actions: s
+                    .actions
+                    .iter()
+                    .map(|(a, v)| ExactAction {
+                        action: *a,
+                        values: ExactView::from(v),
+                    })
+                    .collect(),
+            },
+            Event::Depth(d) => AnalysisServerMsg::Depth {
+                id,
+                depth: d.depth,
+                expected: d.expected,
+                line: d.line,
+                nodes: d.nodes,
+                time_ms: d.elapsed.as_millis() as u64,
+            },
+            Event::Action(a) => AnalysisServerMsg::Action {
+                id,
+                action: a.action,
+                expected: a.expected,
+                depth: a.depth,
+                line: a.line,
+                ends: a.ends,
+            },
+        }
+    }
+
+    /// The end of analysis `id` as its message.
+    pub fn done(id: u64, s: &Summary) -> Self {
+        AnalysisServerMsg::Done {
+            id,
+            depth: s.depth,
+            best: s.best,
+            nodes: s.nodes,
+            time_ms: s.elapsed.as_millis() as u64,
+            stopped: s.stopped,
+            over: s.over.as_ref().map(AnalysisOver::from),
+        }
+    }
+}
+
+/// The messages a worker writes for an analysis socket of another process,
+/// as that socket words them.
+pub const ANALYSIS_WORDS: Words = Words {
+    finding: |id, e| AnalysisServerMsg::finding(id, e).wording(),
+    done: |id, s| AnalysisServerMsg::done(id, s).wording(),
+    failed: |e| {
+        AnalysisServerMsg::Error {
+            error: ApiError::from(e),
+        }
+        .wording()
+    },
+};
+
+fn half_seeds(x: [u16; 2]) -> [f64; 2] {
+    [x[0] as f64 / 2.0, x[1] as f64 / 2.0]
+}
+
+impl From<&Exact> for ExactView {
+    fn from(e: &Exact) -> Self {
+        ExactView {
+            v: half_seeds(e.v),
+            lo: half_seeds(e.lo),
+            hi: half_seeds(e.hi),
+            exact: e.exact,
         }
     }
 }

@@ -186,3 +186,17 @@ mod tests {
         );
     }
 }
+
+/// A player's page, `GET /api/players/{name}`: his ratings, games and
+/// results (the ratings') and the tournaments he played (the
+/// tournaments'), put together here so that neither domain module needs
+/// the other.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlayerPageView {
+    /// Ratings, history, games and results against the AI.
+    #[serde(flatten)]
+    pub page: crate::domain::ratings::PlayerPage,
+    /// The tournaments he played, the latest first.
+    #[serde(default)]
+    pub tournaments: Vec<crate::domain::tournaments::PlayedLine>,
+}

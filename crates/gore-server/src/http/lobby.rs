@@ -38,9 +38,9 @@ pub(crate) async fn player_page(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    let mut page = state.games().ratings().page(&name).await?;
-    page.tournaments = state.tournaments().played_by(&page.id).await?;
-    Ok(Json(page).into_response())
+    let page = state.games().ratings().page(&name).await?;
+    let tournaments = state.tournaments().played_by(&page.id).await?;
+    Ok(Json(crate::api::PlayerPageView { page, tournaments }).into_response())
 }
 
 /// `GET /api/leaderboard/{pace}`: the best ratings of a pace; with

@@ -225,14 +225,6 @@ fn client_ip_of(req: &Request) -> Option<IpAddr> {
         })
 }
 
-/// The policy of every answer: the app's own scripts, styles and
-/// connections only (it has no inline script or style), never framed.
-/// A first visit's page, which carries its code inline, adds the hashes of
-/// its inline elements and `'strict-dynamic'` (src/assets.rs).
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
-     style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; \
-     base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
-
 /// Refuses another `Host` than `--public-url`'s (`421 wrong_host`, against
 /// DNS rebinding) and cross-site writes and sockets; gives a 405 its JSON
 /// body; marks cookies `Secure` over HTTPS; adds the security headers.
@@ -279,7 +271,9 @@ async fn guard(State(state): State<AppState>, req: Request, next: Next) -> Respo
     }
     // A page carrying its code inline has its own policy (src/assets.rs).
     h.entry(header::CONTENT_SECURITY_POLICY)
-        .or_insert(HeaderValue::from_static(CONTENT_SECURITY_POLICY));
+        .or_insert(HeaderValue::from_static(
+            crate::assets::CONTENT_SECURITY_POLICY,
+        ));
     h.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
