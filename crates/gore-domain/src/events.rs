@@ -39,9 +39,10 @@ pub enum PlayerEvent {
 pub enum Source {
     /// An arena paired him: the tournament's id.
     Arena(String),
+    /// A round of a Swiss event began with this game: the event's id.
+    Swiss(String),
     /// A pairing between strangers: the lobby's quick pairing or open
-    /// challenges, or a Swiss event's round (a Swiss game does not keep
-    /// its event's id).
+    /// challenges.
     Lobby,
     /// Someone asked for this game: an invitation link claimed, or a
     /// challenge by name accepted (lichess says `friend` of both).
@@ -53,6 +54,9 @@ pub enum Source {
 impl Source {
     /// Why `game` began, from its facts.
     pub fn of(game: &GameInfo) -> Source {
+        if let Some(id) = &game.swiss {
+            return Source::Swiss(id.clone());
+        }
         match (&game.arena, game.mode, game.lobby) {
             (Some(id), _, _) => Source::Arena(id.clone()),
             (None, Mode::Friend, true) => Source::Lobby,
@@ -65,6 +69,7 @@ impl Source {
     pub fn as_str(&self) -> &'static str {
         match self {
             Source::Arena(_) => "arena",
+            Source::Swiss(_) => "swiss",
             Source::Lobby => "lobby",
             Source::Friend => "friend",
             Source::Solo => "solo",
@@ -74,7 +79,7 @@ impl Source {
     /// The tournament that paired the game, if known.
     pub fn tournament(&self) -> Option<&str> {
         match self {
-            Source::Arena(id) => Some(id),
+            Source::Arena(id) | Source::Swiss(id) => Some(id),
             _ => None,
         }
     }
@@ -95,6 +100,14 @@ mod tests {
         arena.arena = Some("t1".into());
         assert_eq!(Source::of(&arena), Source::Arena("t1".into()));
         assert_eq!(Source::of(&arena).tournament(), Some("t1"));
+
+        let mut swiss = GameInfo::new(Mode::Friend, Rules::STANDARD, 0);
+        swiss.seat_both();
+        swiss.lobby = true;
+        swiss.swiss = Some("s1".into());
+        assert_eq!(Source::of(&swiss), Source::Swiss("s1".into()));
+        assert_eq!(Source::of(&swiss).as_str(), "swiss");
+        assert_eq!(Source::of(&swiss).tournament(), Some("s1"));
 
         let mut lobby = GameInfo::new(Mode::Friend, Rules::STANDARD, 0);
         lobby.seat_both();

@@ -341,6 +341,9 @@ pub struct GameInfo {
     /// The arena that paired this game (its tournament's id; `None` for
     /// any other game): only then may a player berserk.
     pub arena: Option<String>,
+    /// The Swiss event that paired this game (its tournament's id; `None`
+    /// for any other game).
+    pub swiss: Option<String>,
     /// Whether A's and B's players went berserk (RULES.md, "Tournaments":
     /// half the base, no increment).
     pub berserk: [bool; 2],
@@ -385,6 +388,7 @@ impl GameInfo {
             takeback: None,
             bots: [false, false],
             arena: None,
+            swiss: None,
             berserk: [false, false],
         }
     }

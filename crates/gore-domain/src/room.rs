@@ -920,6 +920,7 @@ mod tests {
             takeback: None,
             bots: [false, false],
             arena: None,
+            swiss: None,
             berserk: [false, false],
         }
     }

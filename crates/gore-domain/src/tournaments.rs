@@ -1076,6 +1076,7 @@ impl Tournaments {
         // arena's.
         info.bots = bots.unwrap_or_default();
         info.arena = bots.map(|_| t.id.clone());
+        info.swiss = bots.is_none().then(|| t.id.clone());
         info.begin(now);
         Ok(info)
     }

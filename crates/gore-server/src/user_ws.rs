@@ -16,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use tokio::sync::broadcast;
 
-use crate::api::{event_json, parse_json, UserClientMsg, UserServerMsg};
+use crate::api::{parse_json, BotEvent, UserClientMsg, UserServerMsg};
 use crate::domain::bots::{Bots, Cursor, POLL_EVERY};
 use crate::domain::events::PlayerEvent;
 use crate::error::ApiError;
@@ -99,7 +99,7 @@ impl Kind for UserSocket {
         });
         let first = std::mem::take(&mut self.first);
         std::iter::once(hello)
-            .chain(first.iter().map(|e| text(&event_json(e, &self.me.id))))
+            .chain(first.iter().map(|e| text(&BotEvent::of(e, &self.me.id))))
             .collect()
     }
 
@@ -117,7 +117,7 @@ impl Kind for UserSocket {
             Ok(events) => Reply::send(
                 events
                     .iter()
-                    .map(|e| text(&event_json(e, &self.me.id)))
+                    .map(|e| text(&BotEvent::of(e, &self.me.id)))
                     .collect::<Vec<_>>(),
             ),
             Err(e) => {

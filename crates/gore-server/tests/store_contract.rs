@@ -111,6 +111,7 @@ fn game(id: &str, at: i64) -> GameInfo {
         takeback: None,
         bots: [false, false],
         arena: None,
+        swiss: None,
         berserk: [false, false],
     }
 }

@@ -96,6 +96,54 @@ async fn arena_pairings_reach_both_players_on_their_user_sockets() {
     }
 }
 
+/// A Swiss round's pairing reaches its players as its round's game, named
+/// by its source and its event (lichess's `swissId`), not as a lobby
+/// pairing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_swiss_round_reaches_its_players_on_their_user_sockets() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Clock::manual(T0);
+    let config = gore_server::Config {
+        clock: clock.clone(),
+        ..config_in(&dir)
+    };
+    let s = Server::start_with(dir, config).await;
+    let (ane, iker) = (account(&s, "Ane").await, account(&s, "Iker").await);
+    let mut wa = user_ws(&s, &ane).await;
+    let mut wi = user_ws(&s, &iker).await;
+    next_of(&mut wa, "hello").await;
+    next_of(&mut wi, "hello").await;
+    let (st, t) = post_with(
+        &s,
+        &ane,
+        "/api/tournaments",
+        json!({"name": "Sunday", "kind": "swiss", "clock": "3+2", "starts_at": T0 + 60_000,
+               "rounds": 3}),
+    )
+    .await;
+    assert_eq!(st, 201, "{t}");
+    let tid = t["id"].as_str().unwrap();
+    for c in [&ane, &iker] {
+        let (st, v) = post_with(&s, c, &format!("/api/tournaments/{tid}/join"), json!({})).await;
+        assert_eq!(st, 200, "{v}");
+    }
+    // Round 1 is paired at the start.
+    clock.advance(std::time::Duration::from_millis(60_000));
+    s.state.tournaments().tick().await;
+    let (ea, ei) = (
+        next_game_event(&mut wa).await,
+        next_game_event(&mut wi).await,
+    );
+    for (e, them) in [(&ea, "Iker"), (&ei, "Ane")] {
+        assert_eq!(e["type"], "gameStart", "{e}");
+        assert_eq!(e["game"]["source"], "swiss", "{e}");
+        assert_eq!(e["game"]["swissId"], tid, "{e}");
+        assert_eq!(e["game"].get("tournamentId"), None, "an arena's name: {e}");
+        assert_eq!(e["game"]["opponent"]["name"], them, "{e}");
+    }
+    assert_eq!(ea["game"]["id"], ei["game"]["id"]);
+}
+
 /// A page with a session and nothing going on: the hello, then silence
 /// but for pongs; without a session, refused before the upgrade.
 #[tokio::test(flavor = "multi_thread")]

@@ -59,10 +59,10 @@ fn insert_game(g: &GameInfo) -> Stmt {
              token_b, token_both, ai_seat, status, created_at, updated_at, rematch, invite,
              device_a, device_b, device_both, clock, started_at, deadline, name_a, name_b,
              lobby, player_a, player_b, rated, rating_a, rating_b, ai_turn, bot_a, bot_b, arena,
-             berserk_a, berserk_b)
+             berserk_a, berserk_b, swiss)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15, $16,
              $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33,
-             $34, $35)",
+             $34, $35, $36)",
         vals![
             &g.id,
             g.mode.as_str(),
@@ -107,6 +107,7 @@ fn insert_game(g: &GameInfo) -> Stmt {
             g.arena.clone(),
             g.berserk[0],
             g.berserk[1],
+            g.swiss.clone(),
         ],
     )
 }

@@ -115,6 +115,7 @@ pub(super) fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
         takeback: player("takeback_request")?,
         bots: [col(r, id, "bot_a")?, col(r, id, "bot_b")?],
         arena: opt("arena")?,
+        swiss: opt("swiss")?,
         berserk: [col(r, id, "berserk_a")?, col(r, id, "berserk_b")?],
         mode,
         rules,

@@ -172,6 +172,9 @@ pub const STEPS: &[Step] = steps! {
     // Issue 28: the analysis board's searches as jobs, their findings in
     // batches for the asking server's sockets, so that workers run them.
     "24-analysis-jobs" => "analysis board jobs";
+    // Issue 36: which Swiss event paired a game, so that a player's event
+    // stream says a round of it began (as `arena` says for an arena's).
+    "25-swiss-games" => "Swiss games";
 };
 
 /// The schema version this server writes.

@@ -12,7 +12,7 @@ import { t } from './i18n.js';
 
 /**
  * A `gameStart` event's game, as the stream writes it.
- * @typedef {{id: string, url: string, colour: string|null, source?: string, tournamentId?: string,
+ * @typedef {{id: string, url: string, colour: string|null, source?: string, tournamentId?: string, swissId?: string,
  *   opponent: {id: string|null, name: string|null, bot: boolean}|null}} StartedGame
  */
 
@@ -32,7 +32,9 @@ function announce(g) {
   const bar = document.getElementById('game-call');
   if (!bar) return;
   const name = (g.opponent && g.opponent.name) || t('user.someone');
-  const key = g.source === 'arena' ? 'user.arenaGameStarted' : 'user.gameStarted';
+  /** @type {Record<string, string>} */
+  const keys = { arena: 'user.arenaGameStarted', swiss: 'user.swissGameStarted' };
+  const key = keys[g.source || ''] || 'user.gameStarted';
   bar.textContent = '';
   bar.append(
     h('span', null, t(key, { name })),

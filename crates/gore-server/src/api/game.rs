@@ -788,6 +788,7 @@ mod tests {
             takeback: None,
             bots: [false, false],
             arena: None,
+            swiss: None,
             berserk: [false, false],
         };
         let mut room = Room::new(info, 2000);

@@ -1,6 +1,6 @@
 //! The user socket's messages (`GET /api/user/ws`, docs/API.md, "The user
 //! socket"): the events of the player's own stream, as the Bot API's
-//! `/api/stream/event` writes them ([`super::event_json`]), and the
+//! `/api/stream/event` writes them ([`super::BotEvent`]), and the
 //! socket's own few.
 
 use serde::{Deserialize, Serialize};

@@ -12,7 +12,6 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use gore_core::{Player, Rules};
-use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use crate::api::{self, GameView};
@@ -148,7 +147,7 @@ pub(crate) async fn upgrade(
 ) -> Result<Response, ApiError> {
     let c = caller(&state, &headers).await?;
     state.bots().upgrade(&c).await?;
-    Ok(Json(json!({"ok": true})).into_response())
+    Ok(Json(api::Done::OK).into_response())
 }
 
 /// A body that may be absent (empty: every field's default), else one
@@ -190,7 +189,9 @@ pub(crate) async fn challenge(
         .await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"challenge": api::challenge_json(&c)})),
+        Json(api::ChallengeAnswer {
+            challenge: (&c).into(),
+        }),
     )
         .into_response())
 }
@@ -229,7 +230,10 @@ pub(crate) async fn challenge_state(
     loop {
         let c = bots.challenge_of(&me, &id).await?;
         if c.status != "created" || tokio::time::Instant::now() >= until || state.is_draining() {
-            return Ok(Json(json!({"challenge": api::challenge_json(&c)})).into_response());
+            return Ok(Json(api::ChallengeAnswer {
+                challenge: (&c).into(),
+            })
+            .into_response());
         }
         tokio::select! {
             _ = bell.recv() => {}
@@ -248,7 +252,12 @@ pub(crate) async fn accept(
 ) -> Result<Response, ApiError> {
     let me = player(&state, &headers).await?;
     let game = state.bots().accept(&me, &id).await?;
-    Ok(Json(json!({"ok": true, "game": game, "url": format!("/g/{game}")})).into_response())
+    Ok(Json(api::Accepted {
+        ok: true,
+        url: format!("/g/{game}"),
+        game,
+    })
+    .into_response())
 }
 
 /// `POST /api/challenge/{id}/decline`, with an optional reason.
@@ -264,7 +273,7 @@ pub(crate) async fn decline(
         .bots()
         .decline(&me, &id, body.reason.as_deref())
         .await?;
-    Ok(Json(json!({"ok": true})).into_response())
+    Ok(Json(api::Done::OK).into_response())
 }
 
 /// `POST /api/challenge/{id}/cancel`.
@@ -275,7 +284,7 @@ pub(crate) async fn cancel(
 ) -> Result<Response, ApiError> {
     let me = player(&state, &headers).await?;
     state.bots().cancel(&me, &id).await?;
-    Ok(Json(json!({"ok": true})).into_response())
+    Ok(Json(api::Done::OK).into_response())
 }
 
 /// An NDJSON answer whose lines `fill` sends (it stops when the client
@@ -298,8 +307,8 @@ where
     res
 }
 
-fn line(v: &Value) -> Bytes {
-    let mut s = v.to_string();
+fn line<T: serde::Serialize>(v: &T) -> Bytes {
+    let mut s = serde_json::to_string(v).unwrap_or_default();
     s.push('\n');
     Bytes::from(s)
 }
@@ -328,7 +337,7 @@ pub(crate) async fn event_stream(
         let mut bell = bots.bell();
         let mut marked = tokio::time::Instant::now();
         for e in &first {
-            if tx.send(line(&api::event_json(e, &me.id))).await.is_err() {
+            if tx.send(line(&api::BotEvent::of(e, &me.id))).await.is_err() {
                 return;
             }
         }
@@ -342,7 +351,7 @@ pub(crate) async fn event_stream(
             match bots.events(&me, &mut cursor).await {
                 Ok(events) => {
                     for e in &events {
-                        if tx.send(line(&api::event_json(e, &me.id))).await.is_err() {
+                        if tx.send(line(&api::BotEvent::of(e, &me.id))).await.is_err() {
                             return;
                         }
                         quiet = tokio::time::Instant::now();
@@ -385,8 +394,8 @@ pub(crate) async fn game_stream(
     let mut changes = room.lock().await.subscribe();
     let view = GameView::from(games.view(&id, Some(&token)).await?);
     Ok(ndjson(move |tx| async move {
-        let mut last = api::game_state(&view);
-        if tx.send(line(&api::game_full(&view))).await.is_err() {
+        let mut last = api::BotGameState::of(&view);
+        if tx.send(line(&api::GameFull::of(&view))).await.is_err() {
             return;
         }
         let mut over = view.head.result.is_some();
@@ -415,19 +424,9 @@ pub(crate) async fn game_stream(
                 continue;
             };
             let view = GameView::from(state);
-            let now = api::game_state(&view);
-            // Clocks move on their own: a new line only when the game did
-            // (an action, its end, a berserk).
-            let key = |v: &Value| {
-                let b = (v["aberserk"].clone(), v["bberserk"].clone());
-                (
-                    v["ply"].clone(),
-                    v["status"].clone(),
-                    v["actions"].clone(),
-                    b,
-                )
-            };
-            if key(&now) != key(&last) {
+            let now = api::BotGameState::of(&view);
+            // Clocks move on their own: a new line only when the game did.
+            if !now.same_moment(&last) {
                 if tx.send(line(&now)).await.is_err() {
                     return;
                 }
