@@ -13,19 +13,11 @@ use std::time::Duration;
 use common::*;
 use futures_util::SinkExt;
 use gore_core::{Position, Variant};
-use gore_server::Config;
 use gore_solver::disk::write_layer;
 use gore_solver::par::Sequential;
 use gore_solver::retro;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
-
-async fn server(f: impl FnOnce(&mut Config)) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    f(&mut config);
-    Server::start_with(dir, config).await
-}
 
 async fn analysis_ws(s: &Server) -> Ws {
     let url = format!("ws://{}/api/analysis/ws", s.addr);

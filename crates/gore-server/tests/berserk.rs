@@ -10,7 +10,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::*;
 use gore_server::domain::clock::Clock;
@@ -19,44 +19,6 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 /// A fixed start for the manual clock (2026-12-01, Unix ms).
 const T0: i64 = 1_796_083_200_000;
-
-async fn server(clock: &Clock, db: &str) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    config.db = db.to_string();
-    config.clock = clock.clone();
-    config.rate_limit = 0;
-    Server::start_with(dir, config).await
-}
-
-fn line<'a>(d: &'a Value, name: &str) -> &'a Value {
-    d["standings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["name"] == name)
-        .unwrap_or_else(|| panic!("{name} not in the standings: {d}"))
-}
-
-/// Polls `what` (a GET of `path` as `cookie`) until `pred` holds (60 s at
-/// most: a deadline for a failing test, generous for a loaded machine).
-async fn wait_get(s: &Server, cookie: &str, path: &str, pred: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let (_, v) = get_with(s, cookie, path).await;
-        if pred(&v) {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "{path}: never came: {v}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-async fn post_ok(s: &Server, cookie: &str, path: &str) -> Value {
-    let (st, v) = post_with(s, cookie, path, json!({})).await;
-    assert_eq!(st, 200, "{path}: {v}");
-    v
-}
 
 /// `x` and `y` (names, with their cookies) join the arena alone (the
 /// others paused) and are paired; both pause again. Their game's id.
@@ -164,7 +126,7 @@ async fn berserk_halves_the_clock_and_scores_by_the_hand_worked_table() {
         .to_str()
         .unwrap()
         .to_string();
-    let s = server(&clock, &db).await;
+    let s = server_on_db(&clock, &db).await;
     let ana = account(&s, "Ana").await;
     let bea = account(&s, "Bea").await;
     let cai = account(&s, "Cai").await;
@@ -225,7 +187,7 @@ async fn berserk_halves_the_clock_and_scores_by_the_hand_worked_table() {
     // berserk is stored with the game: a restart keeps it).
     let seen = game(&s, "", &g1).await;
     assert_eq!(seen["berserk"][xs], true, "{seen}");
-    let s2 = server(&clock, &db).await;
+    let s2 = server_on_db(&clock, &db).await;
     let seen = game(&s2, "", &g1).await;
     assert_eq!(seen["berserk"][xs], true, "{seen}");
     assert_eq!(seen["clock"]["left"][xs], 90_000, "{seen}");
@@ -312,7 +274,7 @@ async fn berserk_over_the_socket_and_the_bot_api() {
         .to_str()
         .unwrap()
         .to_string();
-    let s = server(&clock, &db).await;
+    let s = server_on_db(&clock, &db).await;
     let ana = account(&s, "Ana").await;
     let robo_cookie = account(&s, "Robo").await;
     let (st, v) = post_with(

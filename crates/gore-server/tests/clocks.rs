@@ -20,18 +20,15 @@ const T0: i64 = 1_796_083_200_000;
 /// A friend game with `clock` (A the creator), claimed by B: id and both
 /// tokens.
 async fn timed_friend(s: &Server, clock: &str) -> (String, String, String) {
-    let g = create(
+    let g = create_game(
         &browser(),
         s,
         json!({"mode": "friend", "colour": "A", "clock": clock}),
     )
     .await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let ta = g["token"].as_str().unwrap().to_string();
-    let tb = claim(&browser(), s, g["invite"].as_str().unwrap()).await["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = g.id.clone();
+    let ta = g.token.clone();
+    let tb = claim_seat(&browser(), s, g.invite.as_deref().unwrap()).await.token;
     (id, ta, tb)
 }
 
@@ -241,10 +238,10 @@ async fn abort_before_each_player_has_acted() {
         "{e}"
     );
     assert_eq!(get(&bot(), &s, &id).await.1["status"], "playing");
-    let local = create(&bot(), &s, json!({"mode": "local"})).await;
+    let local = create_game(&bot(), &s, json!({"mode": "local"})).await;
     let (lid, lt) = (
-        local["id"].as_str().unwrap().to_string(),
-        local["token"].as_str().unwrap().to_string(),
+        local.id.clone(),
+        local.token.clone(),
     );
     assert_eq!(abort(Some(lt), lid).await.0, 409);
 }

@@ -22,10 +22,10 @@ async fn step(s: &Server, id: &str, token: &str) -> (u16, Value) {
 }
 
 async fn new_local(s: &Server) -> (String, String) {
-    let g = create(&bot(), s, json!({"mode": "local", "rules": "no-trades"})).await;
+    let g = create_game(&bot(), s, json!({"mode": "local", "rules": "no-trades"})).await;
     (
-        g["id"].as_str().unwrap().into(),
-        g["token"].as_str().unwrap().into(),
+        g.id.as_str().into(),
+        g.token.as_str().into(),
     )
 }
 

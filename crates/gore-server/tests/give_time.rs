@@ -19,19 +19,12 @@ const T0: i64 = 1_796_083_200_000;
 /// A game of `body` (A the creator) claimed by B when it is a friend
 /// game: id and both tokens (B's `None` otherwise).
 async fn game_of(s: &Server, body: Value) -> (String, String, Option<String>) {
-    let g = create(&browser(), s, body).await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let ta = g["token"].as_str().unwrap().to_string();
-    let tb = match g["invite"].as_str() {
-        Some(invite) => Some(
-            claim(&browser(), s, invite).await["token"]
-                .as_str()
-                .unwrap()
-                .to_string(),
-        ),
+    let g = create_game(&browser(), s, body).await;
+    let tb = match &g.invite {
+        Some(invite) => Some(claim_seat(&browser(), s, invite).await.token),
         None => None,
     };
-    (id, ta, tb)
+    (g.id, g.token, tb)
 }
 
 /// `POST /api/games/{id}/give-time` as the holder of `token`.

@@ -292,24 +292,6 @@ async fn game_ws(srv: &Server, id: &str, cookie: &str) -> Ws {
     Ws { inner, view: None }
 }
 
-/// An account's session cookie.
-async fn account(srv: &Server, name: &str) -> String {
-    let visitor = visitor_cookie(srv).await;
-    let r = bot()
-        .post(srv.at("/api/account/signup"))
-        .header("cookie", &visitor)
-        .json(&json!({"username": name, "password": "long enough pass"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201);
-    r.headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .map_or(visitor, str::to_string)
-}
-
 /// A sowing of `state` that captures (by its preview), else its first
 /// legal action.
 fn capturing(state: &Value) -> String {
@@ -758,14 +740,14 @@ async fn perfect_game(s: &mut Samples) {
 
 /// A local game to its end by the board: the result and its sweep.
 async fn local_game(srv: &Server, s: &mut Samples) {
-    let created = create(
+    let created = create_game(
         &bot(),
         srv,
         json!({"mode": "local", "start": "3,0,0,0/1,0,0,0 AAAA/BBBB 20-24 A -"}),
     )
     .await;
-    let id = created["id"].as_str().unwrap().to_string();
-    let t = created["token"].as_str().unwrap().to_string();
+    let id = created.id.clone();
+    let t = created.token.clone();
     let (code, over) = act(&bot(), srv, &id, Some(&t), json!({"action": "a1"})).await;
     assert_eq!(code, 200, "{over}");
     assert_eq!(over["result"]["reason"], "board");

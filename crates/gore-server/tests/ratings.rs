@@ -35,20 +35,6 @@ async fn post(s: &Server, cookie: &str, path: &str, body: Value) -> (u16, Value,
     (st, r.json().await.unwrap_or(Value::Null), c)
 }
 
-/// An account: its session cookie.
-async fn account(s: &Server, name: &str) -> String {
-    let v = visitor_cookie(s).await;
-    let (st, body, c) = post(
-        s,
-        &v,
-        "/api/account/signup",
-        json!({"username": name, "password": "long enough pass"}),
-    )
-    .await;
-    assert_eq!(st, 201, "{body}");
-    c.unwrap()
-}
-
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 0.6
 }
@@ -214,21 +200,6 @@ async fn the_page_counts_results_against_the_ai() {
     );
 }
 
-/// A second session of the account `name` (a log-in from another
-/// browser): its cookie.
-async fn log_in_again(s: &Server, name: &str) -> String {
-    let v = visitor_cookie(s).await;
-    let (st, body, c) = post(
-        s,
-        &v,
-        "/api/account/login",
-        json!({"username": name, "password": "long enough pass"}),
-    )
-    .await;
-    assert_eq!(st, 200, "{body}");
-    c.unwrap_or(v)
-}
-
 /// `first` seeks `clock` on his lobby socket, then `second` on his: the
 /// game they are paired in (rated if `rated`), and their sockets (kept
 /// open: a socket closing withdraws its session's seeks, the next one's
@@ -348,7 +319,7 @@ async fn a_resignation_before_both_have_acted_is_an_unrated_abort() {
 async fn one_account_never_pairs_with_itself() {
     let s = Server::start(0).await;
     let one = account(&s, "Solo").await;
-    let two = log_in_again(&s, "Solo").await;
+    let two = log_in(&s, "Solo").await;
     let mut w1 = lobby_ws(&s, &one).await;
     let mut w2 = lobby_ws(&s, &two).await;
     let me = next_of(&mut w1, "hello").await["you"].clone();

@@ -157,10 +157,7 @@ async fn friend(s: &Server, start: Option<&str>) -> (String, String, String) {
     }
     let g = create(&browser(), s, body).await;
     let (id, ta) = ids(&g);
-    let tb = claim(&browser(), s, g["invite"].as_str().unwrap()).await["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let tb = claim_seat(&browser(), s, g["invite"].as_str().unwrap()).await.token;
     (id, ta, tb)
 }
 
@@ -874,15 +871,8 @@ async fn takebacks_on_two_servers_on_postgres() {
         return;
     };
     let url = fresh_pg_database(&base).await;
-    let server = |url: String| async move {
-        let dir = tempfile::tempdir().unwrap();
-        let config = gore_server::Config {
-            db: url,
-            ..config_in(&dir)
-        };
-        Server::start_with(dir, config).await
-    };
-    let (s1, s2) = (server(url.clone()).await, server(url).await);
+    let on_url = |c: &mut gore_server::Config| c.db = url.clone();
+    let (s1, s2) = (server(on_url).await, server(on_url).await);
     takeback_across(&s1, &s2).await;
     same_ply_after_a_takeback(&s1, &s2).await;
 }

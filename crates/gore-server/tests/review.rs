@@ -18,13 +18,13 @@ const BLUNDER_START: &str = "1,4,0,0/1,1,1,1 AAAA/BBBB 19-20 B -";
 
 /// A finished local game: B blunders with b3, A ends it with a2.
 async fn finished_game(c: &reqwest::Client, s: &Server) -> String {
-    let g = create(
+    let g = create_game(
         c,
         s,
         json!({"mode": "local", "rules": "no-trades", "start": BLUNDER_START}),
     )
     .await;
-    let (id, t) = (g["id"].as_str().unwrap(), g["token"].as_str().unwrap());
+    let (id, t) = (g.id.as_str(), g.token.as_str());
     let (code, v) = act(c, s, id, Some(t), json!({"action": "b3"})).await;
     assert_eq!(code, 200, "{v}");
     let (code, v) = act(c, s, id, Some(t), json!({"action": "a2"})).await;
@@ -94,8 +94,8 @@ async fn a_finished_game_is_reviewed_and_the_review_is_cached() {
 async fn an_unfinished_game_or_no_game_is_refused() {
     let s = Server::start(0).await;
     let c = bot();
-    let g = create(&c, &s, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap();
+    let g = create_game(&c, &s, json!({"mode": "local"})).await;
+    let id = g.id.as_str();
     let (code, v) = get_review(&c, &s, id).await;
     assert_eq!(code, 409, "{v}");
     assert_eq!(v["error"]["code"], "refused");

@@ -12,18 +12,9 @@ use std::time::Duration;
 
 use common::*;
 use futures_util::{SinkExt, StreamExt};
-use gore_server::Config;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
-
-/// A server on a fresh database, its configuration changed by `f`.
-async fn server(f: impl FnOnce(&mut Config)) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    f(&mut config);
-    Server::start_with(dir, config).await
-}
 
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -81,8 +72,8 @@ async fn a_socket_that_only_answers_pings_is_closed() {
         c.ws_silence_timeout = Duration::from_secs(2);
     })
     .await;
-    let g = create(&bot(), &s, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap();
+    let g = create_game(&bot(), &s, json!({"mode": "local"})).await;
+    let id = g.id.as_str();
     let cookie = visitor_cookie(&s).await;
     let game = open(&s, &format!("/api/games/{id}/ws"), &[]).await.unwrap();
     let lobby = open(&s, "/api/lobby/ws", &[("cookie", &cookie)])
@@ -145,8 +136,8 @@ async fn sockets_are_counted_per_address_of_every_kind_and_per_64() {
         c.trust_proxy = vec!["127.0.0.1".parse().unwrap()];
     })
     .await;
-    let g = create(&bot(), &s, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap();
+    let g = create_game(&bot(), &s, json!({"mode": "local"})).await;
+    let id = g.id.as_str();
     let cookie = visitor_cookie(&s).await;
     let game_path = format!("/api/games/{id}/ws");
     let xff = |a: &'static str| ("x-forwarded-for", a);
@@ -206,9 +197,9 @@ async fn sockets_in_all_are_capped() {
 /// each time): its id and token.
 async fn local_game_with(s: &Server, n: usize) -> (String, String) {
     let c = bot();
-    let g = create(&c, s, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let token = g["token"].as_str().unwrap().to_string();
+    let g = create_game(&c, s, json!({"mode": "local"})).await;
+    let id = g.id.clone();
+    let token = g.token.clone();
     for ply in 0..n {
         let v = get_as(&c, s, &id, &token).await;
         let first = legal(&v)[0].clone();
