@@ -52,8 +52,8 @@ async fn the_start_is_from_now_to_a_month_ahead() {
     ] {
         let (st, v) = create(&ana, &s, json!({"starts_at": at})).await;
         assert_eq!(st, 400, "{at}: {v}");
-        assert_eq!(v["error"]["code"], "bad_request", "{v}");
-        let msg = v["error"]["message"].as_str().unwrap();
+        assert_eq!(error_of(&v).code, "bad_request", "{v}");
+        let msg = error_of(&v).message;
         assert!(msg.starts_with("starts_at"), "{msg}");
         assert!(msg.contains(why), "{msg}");
     }
@@ -111,7 +111,11 @@ async fn a_bot_joins_only_where_bots_are_allowed() {
     )
     .await;
     assert_eq!(st, 403, "{v}");
-    assert_eq!(v["error"]["reason"], "tournament_no_bots", "{v}");
+    assert_eq!(
+        error_of(&v).reason.as_deref(),
+        Some("tournament_no_bots"),
+        "{v}"
+    );
     let (_, d) = get_with(&s, "", &format!("/api/tournaments/{closed}")).await;
     assert_eq!(d["standings"], json!([]), "{d}");
 
@@ -129,7 +133,11 @@ async fn a_bot_joins_only_where_bots_are_allowed() {
     let path = format!("/api/tournaments/{}/join", hourly["id"].as_str().unwrap());
     let (st, v) = with_token(&s, &path, &robo, json!({})).await;
     assert_eq!(st, 403, "{v}");
-    assert_eq!(v["error"]["reason"], "tournament_no_bots", "{v}");
+    assert_eq!(
+        error_of(&v).reason.as_deref(),
+        Some("tournament_no_bots"),
+        "{v}"
+    );
 
     // Where BOTs are allowed: never from the BOT's browser session (a BOT
     // acts with its token)...
@@ -138,7 +146,7 @@ async fn a_bot_joins_only_where_bots_are_allowed() {
     let path = format!("/api/tournaments/{open}/join");
     let (st, v) = post_json(&robo_browser, &s, &path, json!({})).await;
     assert_eq!(st, 403, "{v}");
-    assert_eq!(v["error"]["reason"], "bot_not_here", "{v}");
+    assert_eq!(error_of(&v).reason.as_deref(), Some("bot_not_here"), "{v}");
     // ...but with its token: joined and paired with Ana, the game marked.
     let (st, v) = with_token(
         &s,

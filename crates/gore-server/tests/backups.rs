@@ -29,10 +29,7 @@ async fn games(c: &reqwest::Client, s: &Server) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for _ in 0..GAMES {
         let g = create_game(c, s, json!({"mode": "local"})).await;
-        out.push((
-            g.id.clone(),
-            g.token.clone(),
-        ));
+        out.push((g.id.clone(), g.token.clone()));
     }
     out
 }

@@ -84,7 +84,7 @@ async fn win_with(s: &Server, g: &str, winner: &str, loser: &str, n: u32) {
     }
     let (st, v) = post_with(s, loser, &format!("/api/games/{g}/resign"), json!({})).await;
     assert_eq!(st, 200, "{v}");
-    assert_eq!(v["result"]["reason"], "resign", "{v}");
+    assert_eq!(result_of(&v).reason, "resign", "{v}");
 }
 
 /// The sheet of `name` in arena `id` as (berserk, berserk point, points)
@@ -156,7 +156,11 @@ async fn berserk_halves_the_clock_and_scores_by_the_hand_worked_table() {
         .unwrap();
     assert!(r.status().is_client_error(), "an ai game");
     let v: Value = r.json().await.unwrap();
-    assert_eq!(v["error"]["reason"], "berserk_not_arena", "{v}");
+    assert_eq!(
+        error_of(&v).reason.as_deref(),
+        Some("berserk_not_arena"),
+        "{v}"
+    );
 
     // Game 1: Ana and Bea; whoever is A (to act first) goes berserk.
     let g1 = pair(&s, &id, ("Ana", &ana), ("Bea", &bea)).await;
@@ -212,7 +216,7 @@ async fn berserk_halves_the_clock_and_scores_by_the_hand_worked_table() {
         v["status"] == "over"
     })
     .await;
-    assert_eq!(v["result"]["reason"], "time", "{v}");
+    assert_eq!(result_of(&v).reason, "time", "{v}");
     assert_eq!(v["result"]["winner"], ys, "{v}");
     assert_eq!(v["clock"]["left"][ys], 180_000, "{v}");
 
@@ -249,7 +253,11 @@ async fn berserk_halves_the_clock_and_scores_by_the_hand_worked_table() {
     assert_eq!(line(&d, xn)["berserk_points"], 0, "{d}");
     let (st, v) = get_with(&s, "", &format!("/api/tournaments/{id}/players/nobody")).await;
     assert_eq!(st, 404, "{v}");
-    assert_eq!(v["error"]["reason"], "tournament_no_player", "{v}");
+    assert_eq!(
+        error_of(&v).reason.as_deref(),
+        Some("tournament_no_player"),
+        "{v}"
+    );
     // Game 1's winner is Bea when Ana was A (the table), else Ana.
     let score = |n: &str| line(&d, n)["score"].as_u64().unwrap();
     assert_eq!(
@@ -348,7 +356,11 @@ async fn berserk_over_the_socket_and_the_bot_api() {
         .unwrap();
     assert_eq!(r.status(), 409);
     let v: Value = r.json().await.unwrap();
-    assert_eq!(v["error"]["reason"], "berserk_already", "{v}");
+    assert_eq!(
+        error_of(&v).reason.as_deref(),
+        Some("berserk_already"),
+        "{v}"
+    );
 
     // Ana over her socket.
     send(&mut ws, json!({"type": "berserk"})).await;

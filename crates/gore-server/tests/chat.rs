@@ -100,7 +100,7 @@ async fn messages_are_checked_and_limited() {
     ] {
         let (st, e) = say(&s, &id, Some(&ta), text).await;
         assert_eq!(st, 400, "{text:?}");
-        let m = e["error"]["message"].as_str().unwrap();
+        let m = error_of(&e).message;
         assert!(m.starts_with("text:") && m.contains(why), "{text:?}: {m}");
     }
     assert_eq!(

@@ -173,14 +173,8 @@ async fn a_slow_body_is_cut_after_the_read_timeout() {
     let r = raw.response().await.expect("an answer");
     assert_eq!(r.status, 400, "{r:?}");
     let e = r.json();
-    assert_eq!(e["error"]["code"], "bad_request");
-    assert!(
-        e["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("not sent within"),
-        "{e}"
-    );
+    assert_eq!(error_of(&e).code, "bad_request");
+    assert!(error_of(&e).message.contains("not sent within"), "{e}");
     raw.closed().await;
 }
 
@@ -409,7 +403,7 @@ async fn json_with_trailing_data_or_an_array_is_refused() {
             .unwrap();
         assert_eq!(r.status(), 400, "{body}");
         let e: Value = r.json().await.unwrap();
-        assert_eq!(e["error"]["code"], "bad_request", "{body}");
+        assert_eq!(error_of(&e).code, "bad_request", "{body}");
     }
     assert_eq!(get(&bot(), &s, id).await.1["ply"], 0, "nothing was played");
     let (status, v) = act(
@@ -449,8 +443,8 @@ async fn a_wrong_method_is_405_with_the_json_body_and_allow() {
         let allow = r.headers()["allow"].to_str().unwrap().to_string();
         assert!(allow.contains(allowed), "{method} {path}: Allow {allow}");
         let e: Value = r.json().await.unwrap();
-        assert_eq!(e["error"]["code"], "method_not_allowed", "{method} {path}");
-        assert!(e["error"]["message"].as_str().unwrap().contains(method));
+        assert_eq!(error_of(&e).code, "method_not_allowed", "{method} {path}");
+        assert!(error_of(&e).message.contains(method));
     }
 }
 

@@ -157,8 +157,8 @@ async fn creates_each_kind_of_game() {
             .unwrap();
         assert_eq!(r.status(), 400, "{body}");
         let e: serde_json::Value = r.json().await.unwrap();
-        assert_eq!(e["error"]["code"], "bad_request");
-        let m = e["error"]["message"].as_str().unwrap();
+        assert_eq!(error_of(&e).code, "bad_request");
+        let m = error_of(&e).message;
         assert!(m.contains(field), "{body}: {m}");
     }
 }
@@ -197,7 +197,9 @@ async fn http_and_ws_actions_reach_both_players_and_a_spectator() {
         .to_str()
         .unwrap()
         .starts_with("text/html"));
-    let tb = claim_seat(&bob, &s, g.invite.as_deref().unwrap()).await.token;
+    let tb = claim_seat(&bob, &s, g.invite.as_deref().unwrap())
+        .await
+        .token;
     let (_, v) = get(&bob, &s, &id).await;
     assert_eq!(v["you"], "B");
     assert_eq!(v["status"], "playing");
@@ -649,7 +651,7 @@ async fn pages_and_assets() {
     let r = c.get(s.at("/api/nothing")).send().await.unwrap();
     assert_eq!(r.status(), 404);
     let e: serde_json::Value = r.json().await.unwrap();
-    assert_eq!(e["error"]["code"], "not_found");
+    assert_eq!(error_of(&e).code, "not_found");
     // Every embedded script and stylesheet comes with its type.
     let index = c.get(s.at("/")).send().await.unwrap().text().await.unwrap();
     for (ext, want) in [(".js", "text/javascript"), (".css", "text/css")] {

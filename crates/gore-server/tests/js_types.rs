@@ -418,7 +418,7 @@ async fn lobby_game(srv: &Server, s: &mut Samples) {
     let (code, aborted) = post_with(srv, &awa, &format!("/api/games/{id}/abort"), json!({})).await;
     assert_eq!(code, 200, "{aborted}");
     s.typed("GameState", &aborted);
-    assert_eq!(aborted["result"]["reason"], "abort");
+    assert_eq!(result_of(&aborted).reason, "abort");
     until_ply(&mut wa, s, 1).await;
 }
 
@@ -563,7 +563,7 @@ async fn friend_game(srv: &Server, s: &mut Samples) {
     let b1 = legal(&get_as(&bot(), srv, &id, &tb).await)[0].clone();
     let (code, v) = act(&bot(), srv, &id, Some(&tb), json!({"action": b1, "ply": 1})).await;
     assert_eq!(code, 200, "{v}");
-    assert_eq!(v["clock"]["running"], "A", "{v}");
+    assert_eq!(clock_of(&v).running.as_deref(), Some("A"), "{v}");
     s.typed("GameState", &v);
 
     // The device link; an unknown game's error answer.
@@ -588,7 +588,7 @@ async fn friend_game(srv: &Server, s: &mut Samples) {
         .unwrap();
     assert_eq!(resigned.status(), 200);
     let resigned: Value = resigned.json().await.unwrap();
-    assert_eq!(resigned["result"]["reason"], "resign");
+    assert_eq!(result_of(&resigned).reason, "resign");
     s.typed("GameState", &resigned);
     let again = bot()
         .post(srv.at(&format!("/api/games/{id}/rematch")))
@@ -750,7 +750,7 @@ async fn local_game(srv: &Server, s: &mut Samples) {
     let t = created.token.clone();
     let (code, over) = act(&bot(), srv, &id, Some(&t), json!({"action": "a1"})).await;
     assert_eq!(code, 200, "{over}");
-    assert_eq!(over["result"]["reason"], "board");
+    assert_eq!(result_of(&over).reason, "board");
     s.typed("GameState", &over);
 }
 

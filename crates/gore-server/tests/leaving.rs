@@ -48,7 +48,8 @@ async fn away_b(ws: &mut Ws, want_away: bool) -> Value {
 async fn a_player_who_leaves_a_timed_game_can_be_claimed_after_60_s() {
     let clock = Clock::manual(T0);
     let s = server_with_clock(&clock).await;
-    let (id, ta, tb) = friend_game(&s, json!({"mode": "friend", "colour": "A", "clock": "5+3"})).await;
+    let (id, ta, tb) =
+        friend_game(&s, json!({"mode": "friend", "colour": "A", "clock": "5+3"})).await;
     let mut wa = s.ws(&id, Some(&ta)).await;
     let wb = b_socket(&s, &id, &tb).await;
     next_state(&mut wa).await;
@@ -57,13 +58,7 @@ async fn a_player_who_leaves_a_timed_game_can_be_claimed_after_60_s() {
     // Nobody is away: nothing to claim.
     let (st, e) = claim_win(&s, &id, &ta).await;
     assert_eq!(st, 409, "{e}");
-    assert!(
-        e["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("connected"),
-        "{e}"
-    );
+    assert!(error_of(&e).message.contains("connected"), "{e}");
     drop(wb);
     let st = away_b(&mut wa, true).await;
     assert_eq!(st["away"]["B"], 0, "away since now");
@@ -77,8 +72,8 @@ async fn a_player_who_leaves_a_timed_game_can_be_claimed_after_60_s() {
     assert_eq!(claim_win(&s, &id, &tb).await.0, 409);
     let (st, v) = claim_win(&s, &id, &ta).await;
     assert_eq!(st, 200, "{v}");
-    assert_eq!(v["result"]["reason"], "left");
-    assert_eq!(v["result"]["winner"], "A");
+    assert_eq!(result_of(&v).reason, "left");
+    assert_eq!(result_of(&v).winner.as_deref(), Some("A"));
     let rec = bot()
         .get(s.at(&format!("/api/games/{id}/record")))
         .send()
@@ -97,7 +92,8 @@ async fn a_player_who_leaves_a_timed_game_can_be_claimed_after_60_s() {
 async fn coming_back_in_time_keeps_the_game() {
     let clock = Clock::manual(T0);
     let s = server_with_clock(&clock).await;
-    let (id, ta, tb) = friend_game(&s, json!({"mode": "friend", "colour": "A", "clock": "5+3"})).await;
+    let (id, ta, tb) =
+        friend_game(&s, json!({"mode": "friend", "colour": "A", "clock": "5+3"})).await;
     play(&s, &id, &ta, "a3", 0).await;
     play(&s, &id, &tb, "b3", 1).await;
     let mut wa = s.ws(&id, Some(&ta)).await;
@@ -127,7 +123,11 @@ async fn untimed_after_three_days_correspondence_never() {
     const DAY: u64 = 86_400_000;
     let clock = Clock::manual(T0);
     let s = server_with_clock(&clock).await;
-    let (id, ta, tb) = friend_game(&s, json!({"mode": "friend", "colour": "A", "clock": "none"})).await;
+    let (id, ta, tb) = friend_game(
+        &s,
+        json!({"mode": "friend", "colour": "A", "clock": "none"}),
+    )
+    .await;
     play(&s, &id, &ta, "a3", 0).await;
     // B to move: A may claim after 3 days without B's action.
     clock.advance(Duration::from_millis(3 * DAY - 1));
@@ -140,18 +140,13 @@ async fn untimed_after_three_days_correspondence_never() {
         (200, Some("left")),
         "{v}"
     );
-    let (id, ta, tb) = friend_game(&s, json!({"mode": "friend", "colour": "A", "clock": "1d"})).await;
+    let (id, ta, tb) =
+        friend_game(&s, json!({"mode": "friend", "colour": "A", "clock": "1d"})).await;
     play(&s, &id, &ta, "a3", 0).await;
     play(&s, &id, &tb, "b3", 1).await;
     let (st, e) = claim_win(&s, &id, &tb).await;
     assert_eq!(st, 409);
-    assert!(
-        e["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("clock decides"),
-        "{e}"
-    );
+    assert!(error_of(&e).message.contains("clock decides"), "{e}");
 }
 
 /// A sowing the holder of `token` may play now (never an offer: the turns
@@ -176,7 +171,8 @@ async fn a_sowing(s: &Server, id: &str, token: &str) -> (String, usize) {
 async fn a_player_who_plays_over_http_without_a_socket_is_not_away() {
     let clock = Clock::manual(T0);
     let s = server_with_clock(&clock).await;
-    let (id, ta, tb) = friend_game(&s, json!({"mode": "friend", "colour": "A", "clock": "3+2"})).await;
+    let (id, ta, tb) =
+        friend_game(&s, json!({"mode": "friend", "colour": "A", "clock": "3+2"})).await;
     let mut wa = s.ws(&id, Some(&ta)).await;
     next_state(&mut wa).await;
     let wb = b_socket(&s, &id, &tb).await;
@@ -211,6 +207,6 @@ async fn a_player_who_plays_over_http_without_a_socket_is_not_away() {
     clock.advance(Duration::from_millis(1));
     let (st, v) = claim_win(&s, &id, &ta).await;
     assert_eq!(st, 200, "60 s after B's last sign of life: {v}");
-    assert_eq!(v["result"]["reason"], "left");
-    assert_eq!(v["result"]["winner"], "A");
+    assert_eq!(result_of(&v).reason, "left");
+    assert_eq!(result_of(&v).winner.as_deref(), Some("A"));
 }

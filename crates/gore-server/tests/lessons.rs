@@ -89,30 +89,60 @@ async fn bad_input_names_the_field_or_the_rule_and_changes_nothing() {
     let (st, v) = check(&s, "nope", json!(["a1"])).await;
     assert_eq!((st, error_of(&v).code.as_str()), (404, "not_found"), "{v}");
     let (st, v) = check(&s, "sow", json!(["x9"])).await;
-    assert_eq!((st, error_of(&v).code.as_str()), (400, "bad_request"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (400, "bad_request"),
+        "{v}"
+    );
     assert!(error_of(&v).message.starts_with("actions[0]"), "{v}");
     let (st, v) = check(&s, "sow", json!([1])).await;
-    assert_eq!((st, error_of(&v).code.as_str()), (400, "bad_request"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (400, "bad_request"),
+        "{v}"
+    );
     assert!(error_of(&v).message.contains("actions[0]"), "{v}");
     let (st, v) = post_json(&bot(), &s, "/api/lessons/sow/check", json!({})).await;
-    assert_eq!((st, error_of(&v).code.as_str()), (400, "bad_request"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (400, "bad_request"),
+        "{v}"
+    );
     assert!(error_of(&v).message.contains("actions"), "{v}");
     // a4 is empty: the rule, with the action's index.
     let (st, v) = check(&s, "sow", json!(["a4"])).await;
-    assert_eq!((st, error_of(&v).code.as_str()), (422, "illegal_action"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (422, "illegal_action"),
+        "{v}"
+    );
     assert!(
-        error_of(&v).message.starts_with("actions[0]: `a4`: illegal: hole a4 is empty"),
+        error_of(&v)
+            .message
+            .starts_with("actions[0]: `a4`: illegal: hole a4 is empty"),
         "{v}"
     );
     let (st, v) = check(&s, "decline", json!(["decline", "a1"])).await;
-    assert_eq!((st, error_of(&v).code.as_str()), (422, "illegal_action"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (422, "illegal_action"),
+        "{v}"
+    );
     assert!(error_of(&v).message.starts_with("actions[1]"), "{v}");
     // Too many actions.
     let (st, v) = check(&s, "sow", json!(["a3", "b1"])).await;
-    assert_eq!((st, error_of(&v).code.as_str()), (400, "bad_request"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (400, "bad_request"),
+        "{v}"
+    );
     assert!(error_of(&v).message.starts_with("actions:"), "{v}");
     let (st, v) = check(&s, "sow", json!(vec!["a1"; 500])).await;
-    assert_eq!((st, error_of(&v).code.as_str()), (400, "bad_request"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (400, "bad_request"),
+        "{v}"
+    );
     // Still serving, and the lesson is as it was (lessons keep no state).
     let (st, v) = check(&s, "sow", json!(["a3"])).await;
     assert_eq!((st, v["status"].as_str()), (200, Some("met")));

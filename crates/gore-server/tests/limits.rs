@@ -58,7 +58,7 @@ async fn the_operator_ply_limit_ends_a_game_as_a_ply_cap_does() {
     assert_eq!((ply(&v), v["status"].as_str()), (4, Some("playing")));
     let v = play_first_legal(&s, id, t, 1).await;
     assert_eq!(v["status"], "over", "{v}");
-    assert_eq!(v["result"]["reason"], "ply-cap");
+    assert_eq!(result_of(&v).reason, "ply-cap");
     // Five sowings from the start capture nothing yet: the sweep gives each
     // side the seeds on its own row, 48 in all.
     let seeds = &v["result"]["seeds"];
@@ -283,7 +283,9 @@ async fn spectators_filling_the_cap_never_lock_a_player_out() {
     .await;
     let id = g.id.clone();
     let ta = g.token.clone();
-    let tb = claim_seat(&browser(), &s, g.invite.as_deref().unwrap()).await.token;
+    let tb = claim_seat(&browser(), &s, g.invite.as_deref().unwrap())
+        .await
+        .token;
     let url = format!("ws://{}/api/games/{id}/ws", s.addr);
     let status = |r: Result<_, tokio_tungstenite::tungstenite::Error>| match r {
         Err(tokio_tungstenite::tungstenite::Error::Http(res)) => res.status().as_u16(),

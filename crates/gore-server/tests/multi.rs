@@ -36,7 +36,9 @@ async fn players_and_a_spectator_on_three_servers() {
     // Bob claims the invitation on server 2: Alice's socket on server 1
     // hears of it.
     let bob = browser();
-    let tb = claim_seat(&bob, &s2, g.invite.as_deref().unwrap()).await.token;
+    let tb = claim_seat(&bob, &s2, g.invite.as_deref().unwrap())
+        .await
+        .token;
     assert_eq!(next_state(&mut wa).await["status"], "playing");
     let mut wb = s2.ws(&id, Some(&tb)).await;
     let mut spectator = s3.ws(&id, None).await;
@@ -76,10 +78,7 @@ async fn two_servers_racing_on_one_ply_commit_once() {
     let (s1, s2) = (server_on(&shared, 1).await, server_on(&shared, 2).await);
     for round in 0..10 {
         let g = create_game(&bot(), &s1, json!({"mode": "local"})).await;
-        let (id, t) = (
-            g.id.clone(),
-            g.token.clone(),
-        );
+        let (id, t) = (g.id.clone(), g.token.clone());
         // Both servers have the game in memory.
         get(&bot(), &s2, &id).await;
         let (c1, c2) = (bot(), bot());
@@ -91,7 +90,7 @@ async fn two_servers_racing_on_one_ply_commit_once() {
         codes.sort_unstable();
         assert_eq!(codes, [200, 409], "round {round}: {a:?} {b:?}");
         let loser = if a.0 == 409 { &a.1 } else { &b.1 };
-        assert_eq!(loser["error"]["code"], "stale", "{loser}");
+        assert_eq!(error_of(&loser).code, "stale", "{loser}");
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let (v1, v2) = (get(&bot(), &s1, &id).await.1, get(&bot(), &s2, &id).await.1);
@@ -117,10 +116,7 @@ async fn a_dead_servers_ai_turn_is_taken_over() {
         json!({"mode": "ai", "colour": "A", "level": 1}),
     )
     .await;
-    let (id, t) = (
-        g.id.clone(),
-        g.token.clone(),
-    );
+    let (id, t) = (g.id.clone(), g.token.clone());
     // Server 9, alive now, claims the AI's first turn for ten minutes
     // (as if it had stored the person's action), and dies: it never beats
     // again.
@@ -176,7 +172,9 @@ async fn a_game_taken_over_after_its_servers_died_gets_the_outage_back() {
     .await;
     let id = g.id.clone();
     let ta = g.token.clone();
-    let tb = claim_seat(&browser(), &s1, g.invite.as_deref().unwrap()).await.token;
+    let tb = claim_seat(&browser(), &s1, g.invite.as_deref().unwrap())
+        .await
+        .token;
     let play = |s: &Server, t: &str, a: &str, n: usize| {
         let (s, t, a) = (s.at(""), t.to_string(), a.to_string());
         let id = id.clone();
@@ -199,7 +197,7 @@ async fn a_game_taken_over_after_its_servers_died_gets_the_outage_back() {
     assert_eq!(get(&bot(), &s2, &id).await.1["status"], "playing");
     both(Duration::from_secs(10));
     let v = play(&s2, &ta, "a1", 2).await;
-    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 180_000}));
+    assert_eq!(clock_of(&v).left.pair(), (172_000, 180_000));
     both(Duration::from_secs(10));
     s1.state.games().heartbeat().await;
     // Server 1 dies at 20 s; 30 s later server 2 beats (and takes the
@@ -209,18 +207,18 @@ async fn a_game_taken_over_after_its_servers_died_gets_the_outage_back() {
     let c3 = Clock::manual(T0 + 50_000);
     let s3 = server_on_with(&shared, 3, |c| c.clock = c3.clone()).await;
     let (_, v) = get(&bot(), &s3, &id).await;
-    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 140_000}));
+    assert_eq!(clock_of(&v).left.pair(), (172_000, 140_000));
     s3.state.games().heartbeat().await;
     // Servers 2 and 3 die at 50 s; server 4 starts 65 s later.
     let c4 = Clock::manual(T0 + 115_000);
     let s4 = server_on_with(&shared, 4, |c| c.clock = c4.clone()).await;
     let (_, v) = get(&bot(), &s4, &id).await;
     assert_eq!(v["status"], "playing", "{v}");
-    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 140_000}));
+    assert_eq!(clock_of(&v).left.pair(), (172_000, 140_000));
     // B plays 5 s later: 140 - 5 + 2 = 137 s.
     c4.advance(Duration::from_secs(5));
     let v = play(&s4, &tb, "b1", 3).await;
-    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 137_000}));
+    assert_eq!(clock_of(&v).left.pair(), (172_000, 137_000));
 }
 
 /// Issue 25, item 2, with several servers: B has a socket on server 1 and
@@ -244,7 +242,9 @@ async fn a_players_socket_messages_on_another_server_are_signs_of_life() {
     .await;
     let id = g.id.clone();
     let ta = g.token.clone();
-    let tb = claim_seat(&browser(), &s1, g.invite.as_deref().unwrap()).await.token;
+    let tb = claim_seat(&browser(), &s1, g.invite.as_deref().unwrap())
+        .await
+        .token;
     // The first actions (the game would be aborted 30 s without them).
     for (t, a, n) in [(&ta, "a3", 0), (&tb, "b3", 1)] {
         let (st, v) = act(&bot(), &s1, &id, Some(t), json!({"action": a, "ply": n})).await;

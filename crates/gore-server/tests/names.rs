@@ -58,7 +58,7 @@ async fn a_chosen_name_is_checked_and_kept() {
     ] {
         let (st, v) = rename(&c, &s, bad).await;
         assert_eq!(st, 400, "{bad:?}: {v}");
-        let m = v["error"]["message"].as_str().unwrap();
+        let m = error_of(&v).message;
         assert!(m.starts_with("name: ") && m.contains(why), "{bad:?}: {m}");
     }
     // Nothing refused changed the name.

@@ -105,8 +105,8 @@ async fn a_no_trade_game_at_level_perfect_is_played_by_the_perfect_player() {
 async fn refused(s: &Server, body: Value, why: &str) {
     let (status, v) = post_json(&bot(), s, "/api/games", body).await;
     assert_eq!(status, 400, "{v}");
-    assert_eq!(v["error"]["code"], "bad_request", "{v}");
-    let m = v["error"]["message"].as_str().unwrap();
+    assert_eq!(error_of(&v).code, "bad_request", "{v}");
+    let m = error_of(&v).message;
     assert!(m.contains(why), "{m}");
 }
 

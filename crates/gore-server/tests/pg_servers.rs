@@ -33,7 +33,11 @@ async fn database() -> Option<String> {
 async fn players_and_a_spectator_on_three_servers() {
     let Some(url) = database().await else { return };
     let on_url = |c: &mut gore_server::Config| c.db = url.clone();
-    let (s1, s2, s3) = (server(on_url).await, server(on_url).await, server(on_url).await);
+    let (s1, s2, s3) = (
+        server(on_url).await,
+        server(on_url).await,
+        server(on_url).await,
+    );
     let alice = browser();
     let g = create_game(&alice, &s1, json!({"mode": "friend", "colour": "A"})).await;
     let id = g.id.clone();
@@ -43,7 +47,9 @@ async fn players_and_a_spectator_on_three_servers() {
     // Bob claims the invitation on server 2: Alice's socket on server 1
     // hears of it through the database.
     let bob = browser();
-    let tb = claim_seat(&bob, &s2, g.invite.as_deref().unwrap()).await.token;
+    let tb = claim_seat(&bob, &s2, g.invite.as_deref().unwrap())
+        .await
+        .token;
     assert_eq!(next_state(&mut wa).await["status"], "playing");
     let mut wb = s2.ws(&id, Some(&tb)).await;
     let mut spectator = s3.ws(&id, None).await;
@@ -79,10 +85,7 @@ async fn two_servers_racing_on_one_ply_commit_once() {
     let (s1, s2) = (server(on_url).await, server(on_url).await);
     for round in 0..5 {
         let g = create_game(&bot(), &s1, json!({"mode": "local"})).await;
-        let (id, t) = (
-            g.id.clone(),
-            g.token.clone(),
-        );
+        let (id, t) = (g.id.clone(), g.token.clone());
         get(&bot(), &s2, &id).await;
         let (c1, c2) = (bot(), bot());
         let (a, b) = tokio::join!(

@@ -131,7 +131,11 @@ async fn bad_input_names_the_field() {
         ("colour=red", "colour"),
     ] {
         let (st, v) = get_json(&c, &s, &format!("/api/puzzles/next?{q}")).await;
-        assert_eq!((st, error_of(&v).code.as_str()), (400, "bad_request"), "{q}: {v}");
+        assert_eq!(
+            (st, error_of(&v).code.as_str()),
+            (400, "bad_request"),
+            "{q}: {v}"
+        );
         assert!(error_of(&v).message.starts_with(field), "{q}: {v}");
     }
     let (_, p) = get_json(&c, &s, "/api/puzzles/next").await;
@@ -140,7 +144,11 @@ async fn bad_input_names_the_field() {
     let (st, v) = post_json(&c, &s, "/api/puzzles/nope/solve", json!({"action": "a1"})).await;
     assert_eq!((st, error_of(&v).code.as_str()), (404, "not_found"), "{v}");
     let (st, v) = post_json(&c, &s, &path, json!({"action": "zz"})).await;
-    assert_eq!((st, error_of(&v).code.as_str()), (400, "bad_request"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (400, "bad_request"),
+        "{v}"
+    );
     assert!(error_of(&v).message.starts_with("action"), "{v}");
     let (st, v) = post_json(&c, &s, &path, json!({"move": "a1"})).await;
     assert_eq!(st, 400, "{v}");
@@ -157,7 +165,11 @@ async fn bad_input_names_the_field() {
     .find(|a| !pz.position.is_legal(a.parse().unwrap()))
     .unwrap();
     let (st, v) = post_json(&c, &s, &path, json!({"action": illegal})).await;
-    assert_eq!((st, error_of(&v).code.as_str()), (422, "illegal_action"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (422, "illegal_action"),
+        "{v}"
+    );
     // The server still serves.
     let (st, _) = get_json(&c, &s, "/api/puzzles/next").await;
     assert_eq!(st, 200);

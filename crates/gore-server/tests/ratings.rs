@@ -62,13 +62,7 @@ async fn a_rated_game_moves_both_ratings_once() {
     )
     .await;
     assert_eq!(st, 400, "{e}");
-    assert!(
-        e["error"]["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("clock:"),
-        "{e}"
-    );
+    assert!(error_of(&e).message.starts_with("clock:"), "{e}");
     // A challenge waits while its creator is in the lobby (issue 25).
     let mut in_lobby = lobby_ws(&s, &awa).await;
     next_of(&mut in_lobby, "hello").await;
@@ -284,8 +278,8 @@ async fn a_resignation_before_both_have_acted_is_an_unrated_abort() {
     let (game, _w) = paired(&s, &booster, &feeder, "5+3", true).await;
     let (st, v, _) = post(&s, &feeder, &format!("/api/games/{game}/resign"), json!({})).await;
     assert_eq!(st, 200, "{v}");
-    assert_eq!(v["result"]["reason"], "abort", "{v}");
-    assert_eq!(v["result"]["winner"], Value::Null, "{v}");
+    assert_eq!(result_of(&v).reason, "abort", "{v}");
+    assert_eq!(result_of(&v).winner, None, "{v}");
     assert!(!s.state.games().ratings().settle(&game).await.unwrap());
     for name in ["Booster", "Feeder"] {
         let (_, p) = get_with(&s, &booster, &format!("/api/players/{name}")).await;

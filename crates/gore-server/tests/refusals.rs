@@ -121,7 +121,11 @@ async fn wrong_actions_are_refused_and_change_nothing() {
     ];
     for (token, body, status, want, words) in cases {
         let (st, e) = act(&c, &s, &id, token, body.clone()).await;
-        assert_eq!((st, error_of(&e).code.as_str()), (status, want), "{body}: {e}");
+        assert_eq!(
+            (st, error_of(&e).code.as_str()),
+            (status, want),
+            "{body}: {e}"
+        );
         assert!(error_of(&e).message.contains(words), "{body}: {e}");
     }
     // Malformed JSON, a body that is not an object.

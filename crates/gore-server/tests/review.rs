@@ -98,14 +98,8 @@ async fn an_unfinished_game_or_no_game_is_refused() {
     let id = g.id.as_str();
     let (code, v) = get_review(&c, &s, id).await;
     assert_eq!(code, 409, "{v}");
-    assert_eq!(v["error"]["code"], "refused");
-    assert!(
-        v["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("not finished"),
-        "{v}"
-    );
+    assert_eq!(error_of(&v).code, "refused");
+    assert!(error_of(&v).message.contains("not finished"), "{v}");
     assert!(!s.state.reviews().cached(id).await);
     let (code, v) = get_review(&c, &s, "nosuchgame").await;
     assert_eq!(
@@ -128,8 +122,8 @@ async fn an_uploaded_record_is_reviewed_and_a_bad_one_named() {
     let bad = "[Rules \"standard\"]\n\n1. a1 b1\n2. zz\n";
     let (code, v) = post_json(&c, &s, "/api/review", json!({"record": bad})).await;
     assert_eq!(code, 400, "{v}");
-    assert_eq!(v["error"]["code"], "bad_request");
-    let msg = v["error"]["message"].as_str().unwrap();
+    assert_eq!(error_of(&v).code, "bad_request");
+    let msg = error_of(&v).message;
     assert!(msg.starts_with("record: record line 4"), "{msg}");
     assert!(msg.contains("`zz`"), "{msg}");
 
@@ -137,24 +131,24 @@ async fn an_uploaded_record_is_reviewed_and_a_bad_one_named() {
     let bad = "[Rules \"standard\"]\n\n1. a1 a2\n";
     let (code, v) = post_json(&c, &s, "/api/review", json!({"record": bad})).await;
     assert_eq!(code, 400, "{v}");
-    let msg = v["error"]["message"].as_str().unwrap();
+    let msg = error_of(&v).message;
     assert!(msg.contains("action 2 (a2)"), "{msg}");
 
     // No Rules tag.
     let (code, v) = post_json(&c, &s, "/api/review", json!({"record": "1. a1\n"})).await;
     assert_eq!(code, 400, "{v}");
-    assert!(v["error"]["message"].as_str().unwrap().contains("Rules"));
+    assert!(error_of(&v).message.contains("Rules"));
 
     // Not a record field at all.
     let (code, v) = post_json(&c, &s, "/api/review", json!({"text": "x"})).await;
     assert_eq!(code, 400, "{v}");
-    assert!(v["error"]["message"].as_str().unwrap().contains("record"));
+    assert!(error_of(&v).message.contains("record"));
 
     // Too long a record (over 12 KiB, under the body limit).
     let long = format!("[Rules \"standard\"]\n\n#{}\n", "x".repeat(13 * 1024));
     let (code, v) = post_json(&c, &s, "/api/review", json!({"record": long})).await;
     assert_eq!(code, 400, "{v}");
-    assert!(v["error"]["message"].as_str().unwrap().contains("bytes"));
+    assert!(error_of(&v).message.contains("bytes"));
     // The server still serves.
     let (code, _) = post_json(&c, &s, "/api/review", json!({"record": text})).await;
     assert_eq!(code, 200);

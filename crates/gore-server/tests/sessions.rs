@@ -281,7 +281,7 @@ async fn an_open_socket_loses_the_seat_when_its_session_ends() {
             break m;
         }
     };
-    assert_eq!(m["error"]["code"], "forbidden", "{m}");
+    assert_eq!(error_of(&m).code, "forbidden", "{m}");
     let (st, v) = get_with(&s, &now, &format!("/api/games/{game}")).await;
     assert_eq!((st, v["you"].as_str(), ply(&v)), (200, Some("both"), 0));
     let r = bot()

@@ -265,8 +265,8 @@ async fn resyncs_are_limited_per_socket() {
     send(&mut ws, json!({"type": "resync"})).await;
     let m = next_msg(&mut ws).await;
     assert_eq!(m["type"], "error", "{m}");
-    assert_eq!(m["error"]["code"], "rate_limited", "{m}");
-    let message = m["error"]["message"].as_str().unwrap();
+    assert_eq!(error_of(&m).code, "rate_limited", "{m}");
+    let message = error_of(&m).message;
     assert!(message.starts_with("resync:"), "{message}");
     // The socket still works, and another socket has its own budget.
     send(&mut ws, json!({"type": "ping"})).await;
@@ -288,13 +288,7 @@ async fn unknown_fields_are_refused_and_named() {
     let c = bot();
     let (st, body) = post_json(&c, &s, "/api/games", json!({"mode": "local", "sneaky": 1})).await;
     assert_eq!(st, 400, "{body}");
-    assert!(
-        body["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("sneaky"),
-        "{body}"
-    );
+    assert!(error_of(&body).message.contains("sneaky"), "{body}");
 
     let (id, token) = local_game_with(&s, 0).await;
     let first = legal(&get_as(&c, &s, &id, &token).await)[0].clone();
@@ -307,11 +301,8 @@ async fn unknown_fields_are_refused_and_named() {
     )
     .await;
     assert_eq!(st, 400, "{body}");
-    assert_eq!(body["error"]["code"], "bad_request");
-    assert!(
-        body["error"]["message"].as_str().unwrap().contains("evil"),
-        "{body}"
-    );
+    assert_eq!(error_of(&body).code, "bad_request");
+    assert!(error_of(&body).message.contains("evil"), "{body}");
 
     let mut ws = s.ws(&id, Some(&token)).await;
     next_state(&mut ws).await;
@@ -334,10 +325,7 @@ async fn unknown_fields_are_refused_and_named() {
     let mut lobby = lobby_ws(&s, &cookie).await;
     send(&mut lobby, json!({"type": "ping", "evil": 1})).await;
     let e = next_of(&mut lobby, "error").await;
-    assert!(
-        e["error"]["message"].as_str().unwrap().contains("evil"),
-        "{e}"
-    );
+    assert!(error_of(&e).message.contains("evil"), "{e}");
 
     let mut analysis = ws_of_path(&s, "/api/analysis/ws").await;
     for m in [
@@ -346,10 +334,7 @@ async fn unknown_fields_are_refused_and_named() {
     ] {
         send(&mut analysis, m.clone()).await;
         let e = next_of(&mut analysis, "error").await;
-        assert!(
-            e["error"]["message"].as_str().unwrap().contains("evil"),
-            "{m}: {e}"
-        );
+        assert!(error_of(&e).message.contains("evil"), "{m}: {e}");
     }
 }
 
@@ -370,7 +355,7 @@ async fn look_alikes_of_reserved_names_are_refused() {
     for name in ["Adm1n", "admín", "G0re-A1", "root", "r00t", "ÁDMIN"] {
         let (st, body) = post_with(&s, &cookie, "/api/me/name", json!({ "name": name })).await;
         assert_eq!(st, 400, "{name}: {body}");
-        let m = body["error"]["message"].as_str().unwrap();
+        let m = error_of(&body).message;
         assert!(m.starts_with("name"), "{name}: {m}");
         assert!(m.contains("looks like it"), "{name}: {m}");
     }

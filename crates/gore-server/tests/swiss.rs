@@ -355,7 +355,10 @@ async fn two_servers_pair_each_round_once() {
     let clock = Clock::manual(T0);
     let dir = tempfile::tempdir().unwrap();
     let db = db_path(&dir);
-    let servers = [server_on_db(&clock, &db).await, server_on_db(&clock, &db).await];
+    let servers = [
+        server_on_db(&clock, &db).await,
+        server_on_db(&clock, &db).await,
+    ];
     let names = [
         "Amaia", "Benat", "Carmen", "Danel", "Edurne", "Fermin", "Garazi", "Haritz", "Itziar",
     ];
@@ -689,7 +692,7 @@ async fn an_absent_player_loses_his_swiss_game_and_is_withdrawn() {
     s.state.games().settle_clocks().await;
     let game = board["game"].as_str().unwrap();
     let (_, g) = get_with(&s, "", &format!("/api/games/{game}")).await;
-    assert_eq!(g["result"]["reason"], "abort", "{g}");
+    assert_eq!(result_of(&g).reason, "abort", "{g}");
     s.state.tournaments().tick().await;
     let d = wait_for(&s, &id, "the abort recorded", |d| {
         d["tournament"]["phase"] == "finished"

@@ -330,7 +330,11 @@ async fn an_arena_played_through_the_api_matches_the_hand_worked_standings() {
     )
     .await;
     assert_eq!(st, 409, "{v}");
-    assert_eq!(v["error"]["reason"], "tournament_withdrawn", "{v}");
+    assert_eq!(
+        error_of(&v).reason.as_deref(),
+        Some("tournament_withdrawn"),
+        "{v}"
+    );
     round(&s2, &id, &q, &[("Cai", "Ana"), ("Bea", "Fay")], 11).await;
     // Dan alone joins: nobody to meet (Eli withdrawn, the others paused).
     tournament_ok(&s2, q.c("Dan"), &id, "join").await;
@@ -482,7 +486,7 @@ async fn bad_requests_are_refused_naming_the_field() {
     ] {
         let (st, v) = post_with(&s, &ana, "/api/tournaments", body.clone()).await;
         assert_eq!(st, 400, "{body}: {v}");
-        let msg = v["error"]["message"].as_str().unwrap();
+        let msg = error_of(&v).message;
         assert!(msg.starts_with(&format!("{field}:")), "{body}: {v}");
     }
     let (st, v) = post_with(&s, &ana, "/api/tournaments", with("minutes", json!(-1))).await;
@@ -557,12 +561,7 @@ async fn the_lease_and_the_version_let_one_change_through() {
         // lease this test hands around by hand.
         s.state.tournaments().halt();
         let g = create_game(&browser(), &s, json!({"mode": "local"})).await;
-        let mut info = h1
-            .load_game(g.id.clone())
-            .await
-            .unwrap()
-            .unwrap()
-            .info;
+        let mut info = h1.load_game(g.id.clone()).await.unwrap().unwrap().info;
         let now = T0;
         // States told apart by a name in them.
         let state = |tag: &str| {
@@ -775,7 +774,7 @@ async fn an_absent_player_is_paused_after_his_abort() {
     clock.advance(Duration::from_secs(30));
     s.state.games().settle_clocks().await;
     let (_, g) = get_with(&s, "", &format!("/api/games/{game}")).await;
-    assert_eq!(g["result"]["reason"], "abort", "{g}");
+    assert_eq!(result_of(&g).reason, "abort", "{g}");
     s.state.tournaments().tick().await;
     let d = wait_for(&s, &id, "the abort recorded", |d| {
         d["playing"].as_array().unwrap().is_empty()

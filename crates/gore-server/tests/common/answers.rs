@@ -61,6 +61,13 @@ pub struct PerPlayer<T> {
     pub b: T,
 }
 
+impl<T: Copy> PerPlayer<T> {
+    /// A's and B's.
+    pub fn pair(&self) -> (T, T) {
+        (self.a, self.b)
+    }
+}
+
 /// `GET /api/games/{id}`, and the state a game's commands answer with.
 #[derive(Debug, Clone, Deserialize)]
 pub struct GameState {
@@ -135,7 +142,7 @@ pub struct Rematch {
 pub struct Clock {
     pub control: String,
     /// Milliseconds.
-    pub left: PerPlayer<u64>,
+    pub left: PerPlayer<i64>,
     pub running: Option<String>,
     pub deadline_in: Option<u64>,
     /// `flag` or `abort`.
@@ -146,4 +153,16 @@ pub struct Clock {
 /// A game's state `v`, typed.
 pub fn state_of(v: &Value) -> GameState {
     typed(v)
+}
+
+/// The result of the finished game whose state is `v`.
+pub fn result_of(v: &Value) -> GameResult {
+    state_of(v)
+        .result
+        .unwrap_or_else(|| panic!("no result: {v}"))
+}
+
+/// The clocks of the timed game whose state is `v`.
+pub fn clock_of(v: &Value) -> Clock {
+    state_of(v).clock.unwrap_or_else(|| panic!("no clock: {v}"))
 }
