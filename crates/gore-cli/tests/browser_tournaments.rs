@@ -225,7 +225,7 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     click(&d, "#game-call-go").await?;
     wait_at(
         &d,
-        &format!("{next}"),
+        &next,
         "game-page",
         "the next game, by the call's link",
         30,

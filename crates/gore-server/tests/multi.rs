@@ -90,7 +90,7 @@ async fn two_servers_racing_on_one_ply_commit_once() {
         codes.sort_unstable();
         assert_eq!(codes, [200, 409], "round {round}: {a:?} {b:?}");
         let loser = if a.0 == 409 { &a.1 } else { &b.1 };
-        assert_eq!(error_of(&loser).code, "stale", "{loser}");
+        assert_eq!(error_of(loser).code, "stale", "{loser}");
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let (v1, v2) = (get(&bot(), &s1, &id).await.1, get(&bot(), &s2, &id).await.1);

@@ -411,7 +411,7 @@ async fn a_resignation_after_a_decline_is_without_glory() {
     let (st, v) = post(&s, &id, "resign", Some(&ta), json!({})).await;
     assert_eq!(st, 200, "{v}");
     assert_eq!(result_of(&v).winner.as_deref(), Some("B"));
-    assert_eq!(result_of(&v).without_glory, true);
+    assert!(result_of(&v).without_glory);
     assert_eq!(result_of(&v).seeds, [9, 12]);
 }
 
