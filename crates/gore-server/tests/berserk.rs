@@ -68,6 +68,8 @@ async fn refused(s: &Server, cookie: &str, g: &str) -> String {
 
 /// `winner` wins game `g` with exactly `n` actions of his own (n ≥ 1;
 /// the loser acts in between), then `loser` resigns.
+/// (Local, unlike common's `win`: the winner's own action count decides
+/// the berserk point.)
 async fn win_with(s: &Server, g: &str, winner: &str, loser: &str, n: u32) {
     let mut mine = 0;
     let mut theirs = 0;

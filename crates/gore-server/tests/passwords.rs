@@ -59,6 +59,8 @@ fn creds(u: &str, p: &str) -> Value {
 }
 
 /// `POST /api/account/signup` from `from` with session `cookie`.
+/// (Local, unlike common's `sign_up`: the raw answer from an address is
+/// what these throttles are tested by.)
 async fn sign_up(s: &Server, from: &str, cookie: &str, user: &str, pass: &str) -> Answer {
     call(
         s,
