@@ -35,7 +35,7 @@ fn ai_game_played_to_the_end() {
 async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
     let started = Instant::now();
     let page = chrome.page(&format!("{}/", server.url)).await?;
-    wait_for(&page, "document.getElementById('play-ai')", "home page", 20).await?;
+    wait_id(&page, "play-ai", "home page", 20).await?;
     shot(&page, "01-home").await?;
     set_speed(&page, "normal").await?;
     new_game(&page, "ai", "A", 1).await?;
@@ -126,9 +126,11 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
     .await?;
     shot(&page, "03-sowing-animation").await?;
     click(&page, "#skip-btn").await?;
-    wait_for(
+    wait_data(
         &page,
-        "document.getElementById('game-page').dataset.busy === '0'",
+        "game-page",
+        "busy",
+        "0",
         "the animation to stop after skipping",
         5,
     )
@@ -174,21 +176,9 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
         if clicks == 6 {
             set_speed(&page, "off").await?;
         }
-        wait_for(
-            &page,
-            &format!("(g => g.dataset.status === 'over' || Number(g.dataset.ply) > {before})(document.getElementById('game-page'))"),
-            "the action to be shown",
-            30,
-        )
-        .await?;
+        wait_ply_above_or_over(&page, before, "the action to be shown", 30).await?;
     }
-    wait_for(
-        &page,
-        "!document.getElementById('result').hidden",
-        "the result",
-        10,
-    )
-    .await?;
+    wait_shown(&page, "result", "the result", 10).await?;
     no_raw_keys(&page).await?;
     shot(&page, "05-ai-game-over").await?;
     let score = text(&page, "#final-score").await?;
@@ -231,9 +221,10 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
     )
     .await?;
     page.find_element("body").await?.press_key("Home").await?;
-    wait_for(
+    wait_text(
         &page,
-        "document.getElementById('review-label').textContent === 'Start position'",
+        "review-label",
+        "Start position",
         "the start position",
         5,
     )
@@ -248,13 +239,7 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
         .await?
         .press_key("ArrowRight")
         .await?;
-    wait_for(
-        &page,
-        "document.getElementById('review-label').textContent.startsWith('Move 1 of')",
-        "move 1",
-        5,
-    )
-    .await?;
+    wait_text_starts(&page, "review-label", "Move 1 of", "move 1", 5).await?;
     assert_eq!(text(&page, ".hole[data-hole=a3] .count").await?, "0");
     assert!(
         js(
@@ -265,13 +250,7 @@ async fn ai_game(chrome: &Chrome, server: &Server) -> Res<()> {
             == Value::Bool(true)
     );
     click(&page, "#review-next").await?;
-    wait_for(
-        &page,
-        "document.getElementById('review-label').textContent.startsWith('Move 2 of')",
-        "move 2",
-        5,
-    )
-    .await?;
+    wait_text_starts(&page, "review-label", "Move 2 of", "move 2", 5).await?;
     shot(&page, "06-review").await?;
     click(&page, "#review-last").await?;
     wait_for(
@@ -370,13 +349,7 @@ async fn friend_game(host: &Chrome, guest: &Chrome, exe: &Path, server: &Server)
             visit(&p1, format!("{}/", server.url)).await?;
         }
         new_game(&p1, "friend", "A", 1).await?;
-        wait_for(
-            &p1,
-            "document.getElementById('invite-link')",
-            "the invitation",
-            10,
-        )
-        .await?;
+        wait_id(&p1, "invite-link", "the invitation", 10).await?;
         assert_eq!(
             js(&p1, "document.getElementById('game-page').dataset.status").await?,
             Value::String("waiting".into())
@@ -404,9 +377,9 @@ async fn friend_game(host: &Chrome, guest: &Chrome, exe: &Path, server: &Server)
             // The host opening his own invitation is told to send it, and
             // does not take the friend's seat.
             let own = host.page(&link).await?;
-            wait_for(
+            wait_el(
                 &own,
-                "document.querySelector('#claim-page[data-view=own]')",
+                "#claim-page[data-view=own]",
                 "the own-invitation page",
                 20,
             )
@@ -424,13 +397,7 @@ async fn friend_game(host: &Chrome, guest: &Chrome, exe: &Path, server: &Server)
         }
         let p2 = guest.page(&link).await?;
         set_speed(&p2, "off").await?;
-        wait_for(
-            &p2,
-            "document.getElementById('join-btn')",
-            "the join page",
-            20,
-        )
-        .await?;
+        wait_id(&p2, "join-btn", "the join page", 20).await?;
         let t = text(&p2, "#claim-page").await?;
         assert!(t.contains("you will play Player B"), "{t}");
         if attempt == 0 {
@@ -444,14 +411,24 @@ async fn friend_game(host: &Chrome, guest: &Chrome, exe: &Path, server: &Server)
             Value::String("waiting".into())
         );
         click(&p2, "#join-btn").await?;
-        wait_for(&p2, "document.getElementById('game-page') && document.getElementById('game-page').dataset.status === 'playing'", "the guest's game", 20).await?;
+        wait_data(
+            &p2,
+            "game-page",
+            "status",
+            "playing",
+            "the guest's game",
+            20,
+        )
+        .await?;
         assert_eq!(
             js(&p2, "document.getElementById('game-page').dataset.you").await?,
             Value::String("B".into())
         );
-        wait_for(
+        wait_data(
             &p1,
-            "document.getElementById('game-page').dataset.status === 'playing'",
+            "game-page",
+            "status",
+            "playing",
             "the host sees the friend arrive",
             20,
         )
@@ -479,9 +456,9 @@ async fn friend_game(host: &Chrome, guest: &Chrome, exe: &Path, server: &Server)
 /// A browser without a seat opens an invitation another browser claimed.
 async fn claimed_link(chrome: &Chrome, link: &str) -> Res<()> {
     let page = chrome.page(link).await?;
-    wait_for(
+    wait_el(
         &page,
-        "document.querySelector('#claim-page[data-view=claimed]')",
+        "#claim-page[data-view=claimed]",
         "the already-used page",
         20,
     )
@@ -534,26 +511,18 @@ async fn play_until_offers(p1: &Page, p2: &Page, attempt: u64) -> Res<bool> {
             let other = pages[1 - i];
             let before = v.ply;
             if v.accept {
-                wait_for(page, "document.getElementById('incoming-offer') && !document.getElementById('incoming-offer').hidden", "the offer box", 5).await?;
+                wait_shown(page, "incoming-offer", "the offer box", 5).await?;
                 let title = text(page, "#incoming-title").await?;
                 assert!(title.contains("offers you"), "{title}");
                 if !accepted {
                     shot(page, "12-offer-received").await?;
                     click(page, "#accept-btn").await?;
                     accepted = true;
-                    wait_for(
-                        page,
-                        &format!(
-                            "Number(document.getElementById('game-page').dataset.ply) > {before}"
-                        ),
-                        "the acceptance",
-                        10,
-                    )
-                    .await?;
+                    wait_ply_above(page, before, "the acceptance", 10).await?;
                     // The traded holes are marked on both boards.
-                    wait_for(
+                    wait_el(
                         other,
-                        "document.querySelector('.hole.traded')",
+                        ".hole.traded",
                         "a traded hole on the offerer's board",
                         10,
                     )
@@ -575,26 +544,12 @@ async fn play_until_offers(p1: &Page, p2: &Page, attempt: u64) -> Res<bool> {
                     shot(other, "13-offer-accepted").await?;
                 } else {
                     click(page, "#decline-btn").await?;
-                    wait_for(
-                        page,
-                        "document.getElementById('glory-warning')",
-                        "the without-glory warning",
-                        5,
-                    )
-                    .await?;
+                    wait_id(page, "glory-warning", "the without-glory warning", 5).await?;
                     let warning = text(page, "#glory-warning").await?;
                     assert!(warning.contains("victory without glory"), "{warning}");
                     shot(page, "14-decline-warning").await?;
                     click(page, "#confirm-decline-btn").await?;
-                    wait_for(
-                        page,
-                        &format!(
-                            "Number(document.getElementById('game-page').dataset.ply) > {before}"
-                        ),
-                        "the refusal",
-                        10,
-                    )
-                    .await?;
+                    wait_ply_above(page, before, "the refusal", 10).await?;
                     wait_for(other, "document.getElementById('notice') && !document.getElementById('notice').hidden && document.getElementById('notice').textContent.includes('declined')", "the offerer told of the refusal", 10).await?;
                     let notice = text(other, "#notice").await?;
                     assert!(notice.contains("without glory"), "{notice}");
@@ -610,7 +565,7 @@ async fn play_until_offers(p1: &Page, p2: &Page, attempt: u64) -> Res<bool> {
                 acted = true;
             } else if v.offer && offers < 2 && (offers == 0 || accepted) {
                 click(page, "#offer-btn").await?;
-                wait_for(page, "document.getElementById('offer-panel') && !document.getElementById('offer-panel').hidden", "the offer panel", 5).await?;
+                wait_shown(page, "offer-panel", "the offer panel", 5).await?;
                 // Nothing chosen: the offer cannot be sent.
                 assert_eq!(
                     js(page, "document.getElementById('send-offer-btn').disabled").await?,
@@ -634,20 +589,8 @@ async fn play_until_offers(p1: &Page, p2: &Page, attempt: u64) -> Res<bool> {
                 }
                 click(page, "#send-offer-btn").await?;
                 offers += 1;
-                wait_for(
-                    page,
-                    &format!("Number(document.getElementById('game-page').dataset.ply) > {before}"),
-                    "the offer",
-                    10,
-                )
-                .await?;
-                wait_for(
-                    other,
-                    "document.getElementById('accept-btn')",
-                    "the offer on the other screen",
-                    10,
-                )
-                .await?;
+                wait_ply_above(page, before, "the offer", 10).await?;
+                wait_id(other, "accept-btn", "the offer on the other screen", 10).await?;
                 acted = true;
             } else if v.pass {
                 click(page, "#pass-btn").await?;
@@ -658,9 +601,9 @@ async fn play_until_offers(p1: &Page, p2: &Page, attempt: u64) -> Res<bool> {
                 acted = true;
             }
             if acted {
-                wait_for(page, &format!("(g => g.dataset.status === 'over' || Number(g.dataset.ply) > {before})(document.getElementById('game-page'))"), "the action", 10).await?;
+                wait_ply_above_or_over(page, before, "the action", 10).await?;
                 // The other browser hears of it over the socket.
-                wait_for(other, &format!("(g => g.dataset.status === 'over' || Number(g.dataset.ply) > {before})(document.getElementById('game-page'))"), "the action on the other screen", 10).await?;
+                wait_ply_above_or_over(other, before, "the action on the other screen", 10).await?;
                 break;
             }
         }
@@ -735,7 +678,7 @@ async fn fits(page: &Page, what: &str) -> Res<()> {
 
 async fn languages(chrome: &Chrome, server: &Server) -> Res<()> {
     let page = chrome.page(&format!("{}/", server.url)).await?;
-    wait_for(&page, "document.getElementById('play-ai')", "home page", 20).await?;
+    wait_id(&page, "play-ai", "home page", 20).await?;
     assert_eq!(
         js(&page, "document.documentElement.lang").await?,
         Value::String("en".into())
@@ -795,13 +738,7 @@ async fn languages(chrome: &Chrome, server: &Server) -> Res<()> {
 
     // The rules in Basque, with the three worked examples drawn.
     nav_to(&page, "/rules").await?;
-    wait_for(
-        &page,
-        "document.querySelectorAll('.example svg.board').length === 6",
-        "the example boards",
-        10,
-    )
-    .await?;
+    wait_count(&page, ".example svg.board", 6, "the example boards", 10).await?;
     assert_eq!(text(&page, ".rules-page h1").await?, "Goré jokoaren arauak");
     let rules = js(&page, "document.querySelector('.rules-page').innerText").await?;
     assert!(rules
@@ -899,7 +836,7 @@ fn without_glory_keyboard_and_reconnection() {
 
 async fn without_glory(chrome: &Chrome, server: &mut Server) -> Res<()> {
     let page = chrome.page(&format!("{}/", server.url)).await?;
-    wait_for(&page, "document.getElementById('play-ai')", "home page", 20).await?;
+    wait_id(&page, "play-ai", "home page", 20).await?;
     set_speed(&page, "normal").await?;
     // A pending offer of a1 from A; B holds 31 captured seeds; b4 has 3.
     let url = js(
@@ -911,13 +848,7 @@ async fn without_glory(chrome: &Chrome, server: &mut Server) -> Res<()> {
     .await?;
     let url = url.as_str().ok_or("no game url")?.to_string();
     visit(&page, format!("{}{url}", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('accept-btn')",
-        "the pending offer",
-        20,
-    )
-    .await?;
+    wait_id(&page, "accept-btn", "the pending offer", 20).await?;
     assert_eq!(text(&page, "#incoming-title").await?, "A offers B a1");
     assert!(
         js(
@@ -936,45 +867,21 @@ async fn without_glory(chrome: &Chrome, server: &mut Server) -> Res<()> {
         label,
         Value::String("a1: 1 seed, controlled by A, offered".into())
     );
-    wait_for(
-        &page,
-        "document.querySelector('#conn.conn-open')",
-        "the live connection",
-        10,
-    )
-    .await?;
+    wait_el(&page, "#conn.conn-open", "the live connection", 10).await?;
     assert_eq!(text(&page, "#conn .conn-text").await?, "Live");
 
     // The server goes away: the page says so and keeps trying.
     server.stop();
-    wait_for(
-        &page,
-        "document.querySelector('#conn.conn-closed')",
-        "the lost connection",
-        20,
-    )
-    .await?;
+    wait_el(&page, "#conn.conn-closed", "the lost connection", 20).await?;
     let conn = text(&page, "#conn .conn-text").await?;
     assert!(conn.starts_with("Connection lost; retrying in"), "{conn}");
     shot(&page, "30-connection-lost").await?;
     server.restart();
-    wait_for(
-        &page,
-        "document.querySelector('#conn.conn-open')",
-        "the connection back",
-        30,
-    )
-    .await?;
+    wait_el(&page, "#conn.conn-open", "the connection back", 30).await?;
 
     // Decline: first the warning, and Back; then decline for good.
     click(&page, "#decline-btn").await?;
-    wait_for(
-        &page,
-        "document.getElementById('glory-warning')",
-        "the warning",
-        5,
-    )
-    .await?;
+    wait_id(&page, "glory-warning", "the warning", 5).await?;
     click(&page, "#cancel-decline-btn").await?;
     wait_for(
         &page,
@@ -984,21 +891,16 @@ async fn without_glory(chrome: &Chrome, server: &mut Server) -> Res<()> {
     )
     .await?;
     click(&page, "#decline-btn").await?;
-    wait_for(
-        &page,
-        "document.getElementById('confirm-decline-btn')",
-        "the confirmation",
-        5,
-    )
-    .await?;
+    wait_id(&page, "confirm-decline-btn", "the confirmation", 5).await?;
     click(&page, "#confirm-decline-btn").await?;
     wait_for(&page, "(g => g.dataset.ply === '1' && g.dataset.busy === '0')(document.getElementById('game-page'))", "the refusal", 10).await?;
     assert!(text(&page, "#player-B .declined-mark")
         .await?
         .contains("declined"));
-    wait_for(
+    wait_text_starts(
         &page,
-        "document.getElementById('live').textContent.startsWith('B declined the offer.')",
+        "live",
+        "B declined the offer.",
         "the announcement",
         5,
     )
@@ -1015,28 +917,10 @@ async fn without_glory(chrome: &Chrome, server: &mut Server) -> Res<()> {
     );
     b4.press_key("Enter").await?;
     // The sowing and then the sweep, seed by seed.
-    wait_for(
-        &page,
-        "document.getElementById('skip-btn')",
-        "the animation",
-        5,
-    )
-    .await?;
-    wait_for(
-        &page,
-        "document.querySelector('.hole.flash-sweep')",
-        "the sweep",
-        10,
-    )
-    .await?;
+    wait_id(&page, "skip-btn", "the animation", 5).await?;
+    wait_el(&page, ".hole.flash-sweep", "the sweep", 10).await?;
     shot(&page, "31-sweep").await?;
-    wait_for(
-        &page,
-        "!document.getElementById('result').hidden",
-        "the result",
-        15,
-    )
-    .await?;
+    wait_shown(&page, "result", "the result", 15).await?;
     assert_eq!(text(&page, "#final-score").await?, "A 17 – 31 B");
     assert_eq!(text(&page, "#result-headline").await?, "B wins.");
     let glory = text(&page, "#without-glory").await?;
@@ -1044,9 +928,10 @@ async fn without_glory(chrome: &Chrome, server: &mut Server) -> Res<()> {
         glory.contains("Victory without glory: B declined an offer."),
         "{glory}"
     );
-    wait_for(
+    wait_text_starts(
         &page,
-        "document.getElementById('live').textContent.startsWith('Game over: A 17, B 31. B wins.')",
+        "live",
+        "Game over: A 17, B 31. B wins.",
         "the result announced",
         5,
     )
@@ -1058,9 +943,10 @@ async fn without_glory(chrome: &Chrome, server: &mut Server) -> Res<()> {
         .await?
         .press_key("ArrowLeft")
         .await?;
-    wait_for(
+    wait_text_starts(
         &page,
-        "document.getElementById('review-label').textContent.startsWith('Move 2 of 2')",
+        "review-label",
+        "Move 2 of 2",
         "the board before the sweep",
         5,
     )
@@ -1129,13 +1015,7 @@ fn seeds_per_hole_starts_a_smaller_game() {
 
 async fn seeds_game(chrome: &Chrome, server: &Server) -> Res<()> {
     let page = chrome.page(&server.url).await?;
-    wait_for(
-        &page,
-        "document.getElementById('seeds')",
-        "the seeds-per-hole choice",
-        20,
-    )
-    .await?;
+    wait_id(&page, "seeds", "the seeds-per-hole choice", 20).await?;
     // Six choices, 3 to 8, the standard 6 chosen.
     let choices = js(
         &page,
@@ -1145,13 +1025,7 @@ async fn seeds_game(chrome: &Chrome, server: &Server) -> Res<()> {
     assert_eq!(choices, serde_json::json!(["3", "4", "5", "6*", "7", "8"]));
     set_value(&page, "seeds", "3").await?;
     new_game(&page, "local", "A", 1).await?;
-    wait_for(
-        &page,
-        "document.querySelectorAll('.hole .count').length === 8",
-        "the board",
-        20,
-    )
-    .await?;
+    wait_count(&page, ".hole .count", 8, "the board", 20).await?;
     let counts = js(
         &page,
         "return [...document.querySelectorAll('.hole .count')].map(c => c.textContent)",
@@ -1205,13 +1079,7 @@ async fn another_device(first: &Chrome, exe: &Path, server: &Server) -> Res<()> 
     .await?;
     click(&page, "#devices summary").await?;
     click(&page, "#device-btn").await?;
-    wait_for(
-        &page,
-        "document.getElementById('device-link')",
-        "the device link",
-        10,
-    )
-    .await?;
+    wait_id(&page, "device-link", "the device link", 10).await?;
     let link = js(&page, "document.getElementById('device-link').value").await?;
     let link = link.as_str().ok_or("no device link")?.to_string();
     assert!(link.contains("/continue/"), "{link}");
@@ -1222,7 +1090,7 @@ async fn another_device(first: &Chrome, exe: &Path, server: &Server) -> Res<()> 
     let r = async {
         let p2 = second.page(&link).await?;
         set_speed(&p2, "off").await?;
-        wait_for(&p2, "document.getElementById('continue-btn')", "the continue page", 20).await?;
+        wait_id(&p2, "continue-btn", "the continue page", 20).await?;
         let t = text(&p2, "#claim-page h1").await?;
         assert_eq!(t, "Continue this game on this device");
         // Opening it gave no seat yet: the page's own state is a spectator's.
@@ -1234,12 +1102,7 @@ async fn another_device(first: &Chrome, exe: &Path, server: &Server) -> Res<()> 
         assert_eq!(you, Value::Null, "a seat before the button");
         shot(&p2, "41-continue-page").await?;
         click(&p2, "#continue-btn").await?;
-        wait_for(
-            &p2,
-            "document.getElementById('game-page') && document.getElementById('game-page').dataset.you === 'A'",
-            "the seat on the second device",
-            20,
-        )
+        wait_data(&p2, "game-page", "you", "A", "the seat on the second device", 20)
         .await?;
         live(&p2).await?;
         wait_for(
@@ -1280,17 +1143,11 @@ async fn another_device(first: &Chrome, exe: &Path, server: &Server) -> Res<()> 
     let third = Chrome::launch(exe, 900, 800).await?;
     let r = async {
         let p3 = third.page(&link).await?;
-        wait_for(
-            &p3,
-            "document.getElementById('continue-btn')",
-            "the continue page",
-            20,
-        )
-        .await?;
+        wait_id(&p3, "continue-btn", "the continue page", 20).await?;
         click(&p3, "#continue-btn").await?;
-        wait_for(
+        wait_el(
             &p3,
-            "document.querySelector('#claim-page[data-view=claimed]')",
+            "#claim-page[data-view=claimed]",
             "the revoked-link page",
             10,
         )

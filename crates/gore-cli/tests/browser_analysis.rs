@@ -52,13 +52,7 @@ fn a_position_set_up_in_the_editor_is_evaluated_and_shared() {
 
 async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
     let page = chrome.page(&format!("{}/analysis", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('an-hole-a1')",
-        "the editor",
-        20,
-    )
-    .await?;
+    wait_id(&page, "an-hole-a1", "the editor", 20).await?;
     wait_for(&page, SETTLED, "the page's requests", 20).await?;
     for (lang, title, depth_word) in [
         ("en", "Analysis board", "Depth"),
@@ -129,13 +123,7 @@ async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
 
         // Moves: a1 (main line), back (←), a2 (a side line).
         press(&page, "button[data-action='a1']").await?;
-        wait_for(
-            &page,
-            "document.querySelectorAll('.an-move').length === 1",
-            "a1 played",
-            20,
-        )
-        .await?;
+        wait_count(&page, ".an-move", 1, "a1 played", 20).await?;
         js(
             &page,
             "document.activeElement && document.activeElement.blur()",
@@ -145,13 +133,7 @@ async fn flow(chrome: &Chrome, server: &Server) -> Res<()> {
             .await?
             .press_key("ArrowLeft")
             .await?;
-        wait_for(
-            &page,
-            "!document.querySelector('.an-move.current')",
-            "back at the start",
-            20,
-        )
-        .await?;
+        wait_gone(&page, ".an-move.current", "back at the start", 20).await?;
         press(&page, "button[data-action='a2']").await?;
         wait_for(
             &page,
@@ -266,13 +248,7 @@ fn a_finished_game_opens_in_the_analysis_board() {
 
 async fn finished(chrome: &Chrome, server: &Server) -> Res<()> {
     let page = chrome.page(&format!("{}/", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('lang-select')",
-        "the home page",
-        20,
-    )
-    .await?;
+    wait_id(&page, "lang-select", "the home page", 20).await?;
     // A local game one action from its end: a4 sows b1 b2 b3 and every
     // hole then holds at most 2 (A sweeps a3: 23-25).
     let start = "0,0,1,3/1,0,0,0 AAAA/BBBB 22-21 A -";
@@ -293,13 +269,7 @@ async fn finished(chrome: &Chrome, server: &Server) -> Res<()> {
     let url = url.as_str().unwrap_or_default().to_string();
     assert!(url.starts_with("/g/"), "{url}");
     visit(&page, format!("{}{url}", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('analyse-link')",
-        "the Analyse link",
-        20,
-    )
-    .await?;
+    wait_id(&page, "analyse-link", "the Analyse link", 20).await?;
     let href = js(
         &page,
         "document.getElementById('analyse-link').getAttribute('href')",

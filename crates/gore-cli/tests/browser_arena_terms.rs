@@ -116,7 +116,7 @@ async fn terms(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     let p = account(phone, server, "es", "Ana").await?;
     let d = account(desk, server, "en", "Bea").await?;
     visit(&p, format!("{}/tournaments", server.url)).await?;
-    wait_for(&p, "document.getElementById('tour-form')", "the form", 20).await?;
+    wait_id(&p, "tour-form", "the form", 20).await?;
     // The start offered: a few minutes ahead (4 to 6 from now).
     let ahead = js(
         &p,
@@ -159,13 +159,7 @@ async fn terms(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     // Ana joins, then pauses: Join is offered again, she is told she is
     // paused, and the standings mark her.
     click(&p, "#tour-join").await?;
-    wait_for(
-        &p,
-        "document.getElementById('tour-pause')",
-        "the Pause button",
-        20,
-    )
-    .await?;
+    wait_id(&p, "tour-pause", "the Pause button", 20).await?;
     assert_eq!(text(&p, "#tour-pause").await?, "Pausa");
     look(&p, "arena-joined-phone-es").await?;
     click(&p, "#tour-pause").await?;
@@ -188,9 +182,9 @@ async fn terms(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
 
     // The desktop, in English, joins and sees Ana paused, itself not.
     visit(&d, &here).await?;
-    wait_for(&d, "document.getElementById('tour-join')", "the arena", 30).await?;
+    wait_id(&d, "tour-join", "the arena", 30).await?;
     click(&d, "#tour-join").await?;
-    wait_for(&d, "document.getElementById('tour-pause')", "joined", 20).await?;
+    wait_id(&d, "tour-pause", "joined", 20).await?;
     let rows = js(
         &d,
         "[...document.querySelectorAll('#tour-standings tbody tr')].map(tr => tr.cells[1].textContent).join('|')",

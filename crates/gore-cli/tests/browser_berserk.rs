@@ -118,21 +118,9 @@ async fn berserk(phone: &Chrome, desk: &Chrome, side: &Chrome, server: &Server) 
     }
     for page in [&p, &d] {
         visit(page, format!("{}/tournament/{id}", server.url)).await?;
-        wait_for(
-            page,
-            "document.getElementById('tour-my-game')",
-            "paired",
-            30,
-        )
-        .await?;
+        wait_id(page, "tour-my-game", "paired", 30).await?;
         click(page, "#tour-my-game").await?;
-        wait_for(
-            page,
-            "location.pathname.startsWith('/g/') && document.getElementById('berserk-btn')",
-            "the game's Berserk button",
-            30,
-        )
-        .await?;
+        wait_page(page, "/g/", "berserk-btn", "the game's Berserk button", 30).await?;
     }
     let game = js(&p, "location.pathname.slice(3)").await?;
     let game = game.as_str().ok_or("no game")?.to_string();

@@ -148,9 +148,9 @@ async fn tournaments(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> 
     }
     assert!(scored, "Bea's 2 points never came");
     visit(&d, format!("{}/@/Bea", server.url)).await?;
-    wait_for(
+    wait_el(
         &d,
-        "document.querySelector('#player-tournaments li[data-id]')",
+        "#player-tournaments li[data-id]",
         "Bea's tournament",
         60,
     )
@@ -168,9 +168,9 @@ async fn tournaments(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> 
     assert_eq!(href, Value::String(format!("/tournament/{id}")));
     look(&d, "player-desktop-en-tournaments").await?;
     visit(&p, format!("{}/@/Ana", server.url)).await?;
-    wait_for(
+    wait_el(
         &p,
-        "document.querySelector('#player-tournaments li[data-id]')",
+        "#player-tournaments li[data-id]",
         "Ana's tournament",
         60,
     )
@@ -324,13 +324,7 @@ async fn challenge(phone: &Chrome, desk: &Chrome, server: &Server, token: &str) 
     visit(&p, format!("{}/", server.url)).await?;
     wait_for(&p, "document.documentElement.lang === 'es'", "Spanish", 20).await?;
     nav_to(&p, "/bots").await?;
-    wait_for(
-        &p,
-        "document.querySelector('#bot-list li[data-id]')",
-        "the bots' list",
-        30,
-    )
-    .await?;
+    wait_el(&p, "#bot-list li[data-id]", "the bots' list", 30).await?;
     assert_eq!(text(&p, "#bots-page h1").await?, "Bots");
     let line = text(&p, "#bot-list li").await?;
     assert!(
@@ -342,9 +336,10 @@ async fn challenge(phone: &Chrome, desk: &Chrome, server: &Server, token: &str) 
     );
     look(&p, "bots-phone-es").await?;
     click(&p, "#bot-list li a.who").await?;
-    wait_for(
+    wait_at(
         &p,
-        "location.pathname === '/@/Robo' && document.getElementById('bot-challenge-send')",
+        "/@/Robo",
+        "bot-challenge-send",
         "the bot's page with its form",
         30,
     )
@@ -352,13 +347,7 @@ async fn challenge(phone: &Chrome, desk: &Chrome, server: &Server, token: &str) 
     assert_eq!(text(&p, "#bot-challenge-title").await?, "Desafiar a Robo");
     let about = text(&p, "#bot-line").await?;
     assert!(about.starts_with("BOT"), "{about}");
-    wait_for(
-        &p,
-        "document.getElementById('bot-presence') && document.getElementById('bot-presence').textContent === 'conectado'",
-        "the bot online",
-        30,
-    )
-    .await?;
+    wait_text(&p, "bot-presence", "conectado", "the bot online", 30).await?;
     look(&p, "bot-phone-es-form").await?;
 
     // A rated challenge at 10+5, which Robo declines: too fast for it.
@@ -369,13 +358,7 @@ async fn challenge(phone: &Chrome, desk: &Chrome, server: &Server, token: &str) 
     .await?;
     click(&p, "#bot-rated").await?;
     click(&p, "#bot-challenge-send").await?;
-    wait_for(
-        &p,
-        "document.getElementById('bot-challenge-cancel')",
-        "the challenge pending",
-        30,
-    )
-    .await?;
+    wait_id(&p, "bot-challenge-cancel", "the challenge pending", 30).await?;
     assert_eq!(
         text(&p, "#bot-challenge-status").await?,
         "Desafío enviado: esperando la respuesta de Robo…"
@@ -395,9 +378,10 @@ async fn challenge(phone: &Chrome, desk: &Chrome, server: &Server, token: &str) 
     )
     .await?;
     assert_eq!(st, 200);
-    wait_for(
+    wait_text_starts(
         &p,
-        "document.getElementById('bot-challenge-status').textContent.startsWith('Robo lo ha rechazado')",
+        "bot-challenge-status",
+        "Robo lo ha rechazado",
         "the decline",
         30,
     )
@@ -420,9 +404,10 @@ async fn challenge(phone: &Chrome, desk: &Chrome, server: &Server, token: &str) 
         .send()
         .await?;
     assert_eq!(r.status(), 200);
-    wait_for(
+    wait_text(
         &p,
-        "document.getElementById('bot-challenge-status').textContent === 'Robo lo ha rechazado: este reloj es demasiado rápido para él.'",
+        "bot-challenge-status",
+        "Robo lo ha rechazado: este reloj es demasiado rápido para él.",
         "the decline, too fast",
         30,
     )
@@ -441,13 +426,7 @@ async fn challenge(phone: &Chrome, desk: &Chrome, server: &Server, token: &str) 
     .await?;
     assert_eq!(st, 200, "{a}");
     let game = a["game"].as_str().ok_or("no game")?.to_string();
-    wait_for(
-        &p,
-        &format!("location.pathname === '/g/{game}' && document.getElementById('game-page')"),
-        "the game",
-        30,
-    )
-    .await?;
+    wait_at(&p, &format!("/g/{game}"), "game-page", "the game", 30).await?;
     let you = js(
         &p,
         &format!("fetch('/api/games/{game}').then(r => r.json()).then(g => g.you)"),
@@ -551,13 +530,7 @@ async fn challenge(phone: &Chrome, desk: &Chrome, server: &Server, token: &str) 
     // The bots' page, in English, with Robo's rating; she withdraws a
     // challenge, and the BOT hears it.
     nav_to(&d, "/bots").await?;
-    wait_for(
-        &d,
-        "document.querySelector('#bot-list li[data-id]')",
-        "the bots' list",
-        30,
-    )
-    .await?;
+    wait_el(&d, "#bot-list li[data-id]", "the bots' list", 30).await?;
     let line = text(&d, "#bot-list li").await?;
     assert!(
         line.contains("online") && line.contains(&capital(&pace)),
@@ -565,22 +538,10 @@ async fn challenge(phone: &Chrome, desk: &Chrome, server: &Server, token: &str) 
     );
     look(&d, "bots-desktop-en").await?;
     click(&d, "#bot-list li a.button").await?;
-    wait_for(
-        &d,
-        "document.getElementById('bot-challenge-send')",
-        "the bot's form",
-        30,
-    )
-    .await?;
+    wait_id(&d, "bot-challenge-send", "the bot's form", 30).await?;
     look(&d, "bot-desktop-en-form").await?;
     click(&d, "#bot-challenge-send").await?;
-    wait_for(
-        &d,
-        "document.getElementById('bot-challenge-cancel')",
-        "pending",
-        30,
-    )
-    .await?;
+    wait_id(&d, "bot-challenge-cancel", "pending", 30).await?;
     assert_eq!(
         text(&d, "#bot-challenge-status").await?,
         "Challenge sent: waiting for Robo to answer…"
@@ -605,13 +566,7 @@ async fn challenge(phone: &Chrome, desk: &Chrome, server: &Server, token: &str) 
     )
     .await?;
     visit(&d, format!("{}/@/Robo", server.url)).await?;
-    wait_for(
-        &d,
-        "document.getElementById('bot-login')",
-        "asked to log in",
-        30,
-    )
-    .await?;
+    wait_id(&d, "bot-login", "asked to log in", 30).await?;
     assert!(js(&d, "!document.getElementById('bot-challenge-send')").await? == Value::Bool(true));
     Ok(())
 }
@@ -629,23 +584,11 @@ fn capital(pace: &str) -> String {
 async fn sideways(chrome: &Chrome, server: &Server) -> Res<()> {
     let page = account(chrome, server, "fr", "Chloe").await?;
     visit(&page, format!("{}/bots", server.url)).await?;
-    wait_for(
-        &page,
-        "document.querySelector('#bot-list li[data-id]')",
-        "the list",
-        30,
-    )
-    .await?;
+    wait_el(&page, "#bot-list li[data-id]", "the list", 30).await?;
     assert_eq!(text(&page, "#bots-page h1").await?, "Bots");
     look(&page, "bots-sideways-fr").await?;
     click(&page, "#bot-list li a.who").await?;
-    wait_for(
-        &page,
-        "document.getElementById('bot-challenge-send')",
-        "the form",
-        30,
-    )
-    .await?;
+    wait_id(&page, "bot-challenge-send", "the form", 30).await?;
     assert_eq!(text(&page, "#bot-challenge-title").await?, "Défier Robo");
     look(&page, "bot-sideways-fr-form").await
 }

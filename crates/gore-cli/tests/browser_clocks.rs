@@ -28,21 +28,9 @@ fn clocks_tick_and_the_flag_falls() {
 /// Opens the invitation at `invite` on `page` and joins.
 async fn join(page: &Page, server: &Server, invite: &str) -> Res<()> {
     visit(page, format!("{}{invite}", server.url)).await?;
-    wait_for(
-        page,
-        "document.getElementById('join-btn')",
-        "the invitation",
-        20,
-    )
-    .await?;
+    wait_id(page, "join-btn", "the invitation", 20).await?;
     click(page, "#join-btn").await?;
-    wait_for(
-        page,
-        "document.getElementById('game-page')",
-        "the guest's game",
-        20,
-    )
-    .await?;
+    wait_id(page, "game-page", "the guest's game", 20).await?;
     live(page).await
 }
 
@@ -55,13 +43,7 @@ async fn clocks(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
     )
     .await?;
     visit(&page, format!("{}/", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('clock')",
-        "the clock choice",
-        20,
-    )
-    .await?;
+    wait_id(&page, "clock", "the clock choice", 20).await?;
     js(&page, "document.getElementById('game-options').open = true").await?;
     let paces = js(
         &page,
@@ -72,13 +54,7 @@ async fn clocks(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
     set_value(&page, "clock", "3+2").await?;
     click(&page, "#colour-A").await?;
     click(&page, "#play-friend").await?;
-    wait_for(
-        &page,
-        "location.pathname.startsWith('/g/') && document.getElementById('clock-A')",
-        "the game page with clocks",
-        20,
-    )
-    .await?;
+    wait_page(&page, "/g/", "clock-A", "the game page with clocks", 20).await?;
     live(&page).await?;
     assert_eq!(text(&page, "#clock-A").await?, "3:00");
     assert_eq!(text(&page, "#clock-B").await?, "3:00");
@@ -101,43 +77,19 @@ async fn clocks(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
     .await?;
     join(&other, server, &invite).await?;
     visit(&page, format!("{}{url}", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('clock-A')",
-        "the clocks",
-        20,
-    )
-    .await?;
+    wait_id(&page, "clock-A", "the clocks", 20).await?;
     live(&page).await?;
     // Before each has moved: A's first move counted down, abort offered.
-    wait_for(
-        &page,
-        "!document.getElementById('clock-note').hidden",
-        "the first move's countdown",
-        10,
-    )
-    .await?;
+    wait_shown(&page, "clock-note", "the first move's countdown", 10).await?;
     let note = text(&page, "#clock-note").await?;
     assert!(note.contains("s to make a first move"), "{note}");
-    wait_for(
-        &other,
-        "document.getElementById('abort-btn')",
-        "abort, in B's page",
-        10,
-    )
-    .await?;
+    wait_id(&other, "abort-btn", "abort, in B's page", 10).await?;
     click(&page, ".hole[data-hole=a3]").await?;
     ply_is(&other, 1, "a3 seen by B").await?;
     click(&other, ".hole[data-hole=b3]").await?;
     ply_is(&page, 2, "b3 seen by A").await?;
     // Both have moved: no abort, A's clock runs and ticks down.
-    wait_for(
-        &page,
-        "!document.getElementById('abort-btn')",
-        "no abort once both moved",
-        10,
-    )
-    .await?;
+    wait_gone(&page, "#abort-btn", "no abort once both moved", 10).await?;
     wait_for(
         &page,
         "document.getElementById('clock-A').classList.contains('running')",
@@ -145,13 +97,7 @@ async fn clocks(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
         10,
     )
     .await?;
-    wait_for(
-        &page,
-        "document.getElementById('clock-A').textContent === '0:58'",
-        "A's clock ticking",
-        10,
-    )
-    .await?;
+    wait_text(&page, "clock-A", "0:58", "A's clock ticking", 10).await?;
     assert_eq!(
         text(&page, "#clock-B").await?,
         "1:00",
@@ -182,20 +128,8 @@ async fn clocks(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
     );
     shot(&page, "c03-low-time").await?;
     // A does nothing: the server's flag reaches both pages.
-    wait_for(
-        &page,
-        "!document.getElementById('result').hidden",
-        "the flag, A's page",
-        40,
-    )
-    .await?;
-    wait_for(
-        &other,
-        "!document.getElementById('result').hidden",
-        "the flag, B's page",
-        10,
-    )
-    .await?;
+    wait_shown(&page, "result", "the flag, A's page", 40).await?;
+    wait_shown(&other, "result", "the flag, B's page", 10).await?;
     assert_eq!(
         text(&page, "#result-headline").await?,
         "You lose. (B wins.)"

@@ -80,20 +80,14 @@ fn a_rated_games_end_shows_each_rating_change() {
 async fn home(chrome: &Chrome, server: &Server, lang: &str) -> Res<Page> {
     let page = blank(chrome, server, lang, "off").await?;
     visit(&page, format!("{}/", server.url)).await?;
-    wait_for(&page, "document.getElementById('lobby-status') && document.getElementById('lobby-status').dataset.live === '1'", "the lobby live", 20).await?;
+    wait_data(&page, "lobby-status", "live", "1", "the lobby live", 20).await?;
     Ok(page)
 }
 
 /// Signs up on the home page as `name`; back on the home page, logged in.
 async fn sign_up(page: &Page, name: &str) -> Res<()> {
     click(page, "#signup-open").await?;
-    wait_for(
-        page,
-        "document.getElementById('signup-form')",
-        "the sign-up form",
-        10,
-    )
-    .await?;
+    wait_id(page, "signup-form", "the sign-up form", 10).await?;
     js(
         page,
         &format!("document.getElementById('signup-form-username').value = {name:?}; document.getElementById('signup-form-password').value = 'a long passphrase'"),
@@ -101,13 +95,7 @@ async fn sign_up(page: &Page, name: &str) -> Res<()> {
     .await?;
     click(page, "#signup-form-submit").await?;
     wait_for(page, &format!("document.getElementById('my-page') && document.getElementById('my-name').textContent === {name:?}"), "logged in", 20).await?;
-    wait_for(
-        page,
-        "document.getElementById('lobby-status').dataset.live === '1'",
-        "the lobby again",
-        20,
-    )
-    .await
+    wait_data(page, "lobby-status", "live", "1", "the lobby again", 20).await
 }
 
 async fn rated_end(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
@@ -126,22 +114,10 @@ async fn rated_end(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
         click(p, "#rated").await?;
     }
     click(&h, "#seek-0").await?;
-    wait_for(
-        &h,
-        "!document.getElementById('seek-line').hidden",
-        "seeking",
-        10,
-    )
-    .await?;
+    wait_shown(&h, "seek-line", "seeking", 10).await?;
     click(&g, "#seek-0").await?;
     for (p, who) in [(&h, "the host"), (&g, "the guest")] {
-        wait_for(
-            p,
-            "location.pathname.startsWith('/g/') && document.getElementById('rating-A')",
-            &format!("{who}'s rated game"),
-            20,
-        )
-        .await?;
+        wait_page(p, "/g/", "rating-A", &format!("{who}'s rated game"), 20).await?;
         live(p).await?;
     }
     // Each makes an action (before that a resignation aborts): A sows a3,
@@ -276,13 +252,7 @@ async fn invitation(host: &Chrome, phone: &Chrome, desk: &Chrome, server: &Serve
         ),
     ] {
         visit(page, format!("{}{url}", server.url)).await?;
-        wait_for(
-            page,
-            "document.getElementById('join-btn')",
-            "the invitation",
-            20,
-        )
-        .await?;
+        wait_id(page, "join-btn", "the invitation", 20).await?;
         assert_eq!(text(page, "#join-host").await?, host_line, "{name}");
         assert_eq!(text(page, "#join-clock").await?, clock_line, "{name}");
         for sel in ["#join-host", "#join-clock", "#join-btn"] {
@@ -467,9 +437,9 @@ fn the_to_move_badge_never_covers_a_name() {
 /// Asserts that on `page` the "to move" badge and the name of the player
 /// to move do not overlap.
 async fn badge_clear(page: &Page, what: &str) -> Res<()> {
-    wait_for(
+    wait_el(
         page,
-        "document.querySelector('.player.to-move .to-move-mark')",
+        ".player.to-move .to-move-mark",
         "a player to move",
         20,
     )

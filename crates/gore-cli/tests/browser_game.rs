@@ -94,9 +94,9 @@ async fn own_invitation(chrome: &Chrome, server: &Server) -> Res<()> {
 
     // Opened as the page shows it: the creator is told it is his own link.
     visit(&page, format!("{}{invite}", server.url)).await?;
-    wait_for(
+    wait_el(
         &page,
-        "document.querySelector('#claim-page[data-view=own]')",
+        "#claim-page[data-view=own]",
         "the own-invitation page",
         20,
     )
@@ -125,17 +125,11 @@ async fn own_invitation(chrome: &Chrome, server: &Server) -> Res<()> {
     )
     .await?;
     visit(&p2, format!("{}{invite}", server.url)).await?;
-    wait_for(
-        &p2,
-        "document.getElementById('join-btn')",
-        "the join button (the summary failed)",
-        20,
-    )
-    .await?;
+    wait_id(&p2, "join-btn", "the join button (the summary failed)", 20).await?;
     click(&p2, "#join-btn").await?;
-    wait_for(
+    wait_el(
         &p2,
-        "document.querySelector('#claim-page[data-view=own]')",
+        "#claim-page[data-view=own]",
         "the refusal shown as your own invitation",
         10,
     )
@@ -203,24 +197,12 @@ async fn turned(player: &Chrome, watcher: &Chrome, server: &Server) -> Res<()> {
 
     // A spectator sees A's row at the bottom and may turn the board.
     let w = watcher.page(&format!("{}{url}", server.url)).await?;
-    wait_for(
-        &w,
-        "document.getElementById('game-page')",
-        "the spectator's page",
-        20,
-    )
-    .await?;
+    wait_id(&w, "game-page", "the spectator's page", 20).await?;
     assert_bottom(&hole_places(&w).await?, 'A', "the spectator");
     let status = text(&w, "#turn").await?;
     assert!(status.starts_with("You are watching this game"), "{status}");
     click(&w, "#flip-btn").await?;
-    wait_for(
-        &w,
-        "document.getElementById('game-page').dataset.bottom === 'B'",
-        "the board turned",
-        5,
-    )
-    .await?;
+    wait_data(&w, "game-page", "bottom", "B", "the board turned", 5).await?;
     assert_bottom(&hole_places(&w).await?, 'B', "the spectator, turned");
     assert_eq!(
         js(
@@ -236,23 +218,11 @@ async fn turned(player: &Chrome, watcher: &Chrome, server: &Server) -> Res<()> {
     open(&page, server, local["url"].as_str().unwrap()).await?;
     assert_bottom(&hole_places(&page).await?, 'A', "one device");
     click(&page, "#flip-btn").await?;
-    wait_for(
-        &page,
-        "document.getElementById('game-page').dataset.bottom === 'B'",
-        "the board turned",
-        5,
-    )
-    .await?;
+    wait_data(&page, "game-page", "bottom", "B", "the board turned", 5).await?;
     assert_bottom(&hole_places(&page).await?, 'B', "one device, turned");
     // Clicking still plays the hole clicked: a1 is A's, bottom-right... it is now on top.
     click(&page, ".hole[data-hole=a2]").await?;
-    wait_for(
-        &page,
-        "document.getElementById('game-page').dataset.ply === '1'",
-        "a2 played",
-        10,
-    )
-    .await?;
+    wait_data(&page, "game-page", "ply", "1", "a2 played", 10).await?;
     assert_eq!(text(&page, "#moves li[data-ply='1'] .tok").await?, "a2");
     Ok(())
 }
@@ -313,13 +283,7 @@ async fn phone(chrome: &Chrome, server: &Server, w: u32, h: u32, lang: &str) -> 
     )
     .await?;
     open(&page, server, g["url"].as_str().unwrap()).await?;
-    wait_for(
-        &page,
-        "document.getElementById('accept-btn')",
-        "the offer",
-        10,
-    )
-    .await?;
+    wait_id(&page, "accept-btn", "the offer", 10).await?;
     assert_eq!(js(&page, "window.innerWidth").await?, Value::from(w));
     let sw = js(&page, "document.documentElement.scrollWidth").await?;
     assert!(
@@ -334,13 +298,7 @@ async fn phone(chrome: &Chrome, server: &Server, w: u32, h: u32, lang: &str) -> 
     let turn_h = rect(&page, "#turn").await?;
     // Declined (with its warning), and B sows b2: the board never moved.
     click(&page, "#decline-btn").await?;
-    wait_for(
-        &page,
-        "document.getElementById('confirm-decline-btn')",
-        "the warning",
-        5,
-    )
-    .await?;
+    wait_id(&page, "confirm-decline-btn", "the warning", 5).await?;
     assert_eq!(
         rect(&page, "svg.board").await?.1,
         board_top,
@@ -389,26 +347,14 @@ async fn phone(chrome: &Chrome, server: &Server, w: u32, h: u32, lang: &str) -> 
     // b2's 2 seeds went to b3 and b4 (B's own: no capture). A may offer
     // a1 to B, who has 26 captured seeds to pay with.
     click(&page, "#offer-btn").await?;
-    wait_for(
-        &page,
-        "document.getElementById('offer-panel') && !document.getElementById('offer-panel').hidden",
-        "the offer panel",
-        5,
-    )
-    .await?;
+    wait_shown(&page, "offer-panel", "the offer panel", 5).await?;
     assert_eq!(
         rect(&page, "svg.board").await?.1,
         board_top,
         "{tag}: the offer panel moved the board"
     );
     click(&page, ".hole[data-hole=a1]").await?;
-    wait_for(
-        &page,
-        "!document.getElementById('send-offer-btn').disabled",
-        "an offer that may be sent",
-        5,
-    )
-    .await?;
+    wait_enabled(&page, "send-offer-btn", "an offer that may be sent", 5).await?;
     in_view(&page, "#send-offer-btn", &format!("{tag}: Send")).await?;
     shot(&page, &format!("g11-offer-panel-{tag}")).await?;
 
@@ -420,13 +366,7 @@ async fn phone(chrome: &Chrome, server: &Server, w: u32, h: u32, lang: &str) -> 
     .await?;
     open(&page, server, g["url"].as_str().unwrap()).await?;
     click(&page, ".hole[data-hole=b4]").await?;
-    wait_for(
-        &page,
-        "!document.getElementById('result').hidden",
-        "the result",
-        15,
-    )
-    .await?;
+    wait_shown(&page, "result", "the result", 15).await?;
     in_view(&page, "svg.board", &format!("{tag}: the board at the end")).await?;
     in_view(
         &page,
@@ -565,13 +505,7 @@ async fn contrast_keyboard(chrome: &Chrome, server: &Server) -> Res<()> {
 
     // Escape leaves offer mode, the focus back on "Offer holes…".
     click(&page, "#offer-btn").await?;
-    wait_for(
-        &page,
-        "document.getElementById('game-page').dataset.mode === 'offer'",
-        "offer mode",
-        5,
-    )
-    .await?;
+    wait_data(&page, "game-page", "mode", "offer", "offer mode", 5).await?;
     key(&page, "Escape").await?;
     wait_for(
         &page,
@@ -583,44 +517,20 @@ async fn contrast_keyboard(chrome: &Chrome, server: &Server) -> Res<()> {
 
     // "Offer holes…": the focus goes to the first hole that may be offered.
     click(&page, "#offer-btn").await?;
-    wait_for(
-        &page,
-        "document.getElementById('game-page').dataset.mode === 'offer'",
-        "offer mode",
-        5,
-    )
-    .await?;
+    wait_data(&page, "game-page", "mode", "offer", "offer mode", 5).await?;
     assert_eq!(focused(&page).await?, "hole:a1", "focus after Offer holes…");
     assert_eq!(
         text(&page, "#turn").await?,
         "A: Choose 1 to 3 of your holes to offer, then send the offer."
     );
     key(&page, "Enter").await?;
-    wait_for(
-        &page,
-        "!document.getElementById('send-offer-btn').disabled",
-        "a1 chosen",
-        5,
-    )
-    .await?;
+    wait_enabled(&page, "send-offer-btn", "a1 chosen", 5).await?;
     // Still on the board, so the next hole is one arrow away.
     assert_eq!(focused(&page).await?, "hole:a1");
     click(&page, "#send-offer-btn").await?;
-    wait_for(
-        &page,
-        "document.getElementById('decline-btn')",
-        "the offer to answer",
-        10,
-    )
-    .await?;
+    wait_id(&page, "decline-btn", "the offer to answer", 10).await?;
     click(&page, "#decline-btn").await?;
-    wait_for(
-        &page,
-        "document.getElementById('confirm-decline-btn')",
-        "the warning",
-        5,
-    )
-    .await?;
+    wait_id(&page, "confirm-decline-btn", "the warning", 5).await?;
     page.find_element("#confirm-decline-btn")
         .await?
         .hover()
@@ -681,24 +591,12 @@ async fn words(chrome: &Chrome, server: &mut Server) -> Res<()> {
     for round in 0..2 {
         click(&page, "#offer-btn").await?;
         click(&page, ".hole[data-hole=a2]").await?;
-        wait_for(
-            &page,
-            "!document.getElementById('send-offer-btn').disabled",
-            "a2 chosen",
-            5,
-        )
-        .await?;
+        wait_enabled(&page, "send-offer-btn", "a2 chosen", 5).await?;
         click(&page, "#send-offer-btn").await?;
-        wait_for(
-            &page,
-            "document.getElementById('decline-btn')",
-            "the offer",
-            10,
-        )
-        .await?;
+        wait_id(&page, "decline-btn", "the offer", 10).await?;
         click(&page, "#decline-btn").await?;
         click(&page, "#confirm-decline-btn").await?;
-        wait_for(&page, "document.getElementById('pass-btn')", "B's pass", 10).await?;
+        wait_id(&page, "pass-btn", "B's pass", 10).await?;
         if round == 0 {
             // A has 20 captured: B may pass or offer, and is told both.
             assert_eq!(
@@ -751,26 +649,14 @@ async fn words(chrome: &Chrome, server: &mut Server) -> Res<()> {
     );
     // The review: B's decline shows only from its move on.
     js(&page, "document.getElementById('review-first').click()").await?;
-    wait_for(
-        &page,
-        "document.getElementById('review-label').textContent === 'Start position'",
-        "the start",
-        5,
-    )
-    .await?;
+    wait_text(&page, "review-label", "Start position", "the start", 5).await?;
     assert!(
         text(&page, "#player-B").await?.find("declined").is_none(),
         "no decline at the start"
     );
     js(&page, "document.getElementById('review-next').click()").await?;
     js(&page, "document.getElementById('review-next').click()").await?;
-    wait_for(
-        &page,
-        "document.getElementById('review-label').textContent.startsWith('Move 2 of 6')",
-        "move 2",
-        5,
-    )
-    .await?;
+    wait_text_starts(&page, "review-label", "Move 2 of 6", "move 2", 5).await?;
     assert_eq!(
         text(&page, "#review-label").await?,
         "Move 2 of 6: B declines"
@@ -812,25 +698,13 @@ async fn words(chrome: &Chrome, server: &mut Server) -> Res<()> {
     .await?;
     open(&page, server, g["url"].as_str().unwrap()).await?;
     click(&page, ".hole[data-hole=b4]").await?;
-    wait_for(
-        &page,
-        "document.querySelector('.hole.flash-sweep')",
-        "the sweep",
-        15,
-    )
-    .await?;
+    wait_el(&page, ".hole.flash-sweep", "the sweep", 15).await?;
     // b4's 3 seeds: a1 a2 a3 → 2,2,1,0: A controls them all, 5 seeds.
     assert_eq!(
         text(&page, "#turn").await?,
         "The end: the seeds left go to whoever controls their hole (A gets 5, B gets 0)."
     );
-    wait_for(
-        &page,
-        "!document.getElementById('result').hidden",
-        "the result",
-        15,
-    )
-    .await?;
+    wait_shown(&page, "result", "the result", 15).await?;
 
     // The AI declines an offer: the page says so, after its next sowing
     // too. Honourable off, level 1; B (the AI) has 30 captured, so A may
@@ -844,13 +718,7 @@ async fn words(chrome: &Chrome, server: &mut Server) -> Res<()> {
     open(&page, server, g["url"].as_str().unwrap()).await?;
     click(&page, "#offer-btn").await?;
     click(&page, ".hole[data-hole=a1]").await?;
-    wait_for(
-        &page,
-        "!document.getElementById('send-offer-btn').disabled",
-        "a1 chosen",
-        5,
-    )
-    .await?;
+    wait_enabled(&page, "send-offer-btn", "a1 chosen", 5).await?;
     click(&page, "#send-offer-btn").await?;
     wait_for(
         &page,
@@ -943,13 +811,7 @@ async fn sound_dark(chrome: &Chrome, server: &Server) -> Res<()> {
     .await?;
     click(&page, "#sound-on").await?;
     page.reload().await?;
-    wait_for(
-        &page,
-        "document.getElementById('sound-on')",
-        "the page again",
-        20,
-    )
-    .await?;
+    wait_id(&page, "sound-on", "the page again", 20).await?;
     live(&page).await?;
     assert!(js(&page, "document.getElementById('sound-on').checked").await? == Value::Bool(true));
     click(&page, ".hole[data-hole=b1]").await?;
@@ -1086,13 +948,7 @@ async fn preview(chrome: &Chrome, server: &Server) -> Res<()> {
         .await?
         .hover()
         .await?;
-    wait_for(
-        &page,
-        "document.querySelector('.hole.pv-drop')",
-        "the preview",
-        5,
-    )
-    .await?;
+    wait_el(&page, ".hole.pv-drop", "the preview", 5).await?;
     let (drops, caps) = marked(&page).await?;
     assert_eq!(drops, ["a1+1", "a2+1", "b3+1", "b4+1"]);
     assert_eq!(caps, ["a1", "a2"]);
@@ -1103,13 +959,7 @@ async fn preview(chrome: &Chrome, server: &Server) -> Res<()> {
         .focus()
         .await?;
     page.find_element("#game-title").await?.hover().await?;
-    wait_for(
-        &page,
-        "document.querySelectorAll('.hole.pv-drop').length === 3",
-        "b1's preview",
-        5,
-    )
-    .await?;
+    wait_count(&page, ".hole.pv-drop", 3, "b1's preview", 5).await?;
     assert_eq!(
         marked(&page).await?,
         (vec!["b2+1".into(), "b3+1".into(), "b4+1".into()], vec![])
@@ -1118,13 +968,7 @@ async fn preview(chrome: &Chrome, server: &Server) -> Res<()> {
         .await?
         .focus()
         .await?;
-    wait_for(
-        &page,
-        "document.querySelectorAll('.hole.pv-drop').length === 8",
-        "b4's preview",
-        5,
-    )
-    .await?;
+    wait_count(&page, ".hole.pv-drop", 8, "b4's preview", 5).await?;
     let (drops, caps) = marked(&page).await?;
     assert_eq!(
         drops,
@@ -1182,13 +1026,7 @@ async fn accessible(chrome: &Chrome, server: &Server) -> Res<()> {
         assert_accessible(&page, &format!("game-offer-{lang}")).await?;
         // The offer panel of one's own offer, and the warning of a decline.
         click(&page, "#decline-btn").await?;
-        wait_for(
-            &page,
-            "document.getElementById('glory-warning')",
-            "the warning",
-            5,
-        )
-        .await?;
+        wait_id(&page, "glory-warning", "the warning", 5).await?;
         assert_accessible(&page, &format!("game-warning-{lang}")).await?;
         // The review of a finished game.
         let g = create(
@@ -1198,13 +1036,7 @@ async fn accessible(chrome: &Chrome, server: &Server) -> Res<()> {
         .await?;
         open(&page, server, g["url"].as_str().unwrap()).await?;
         click(&page, ".hole[data-hole=b4]").await?;
-        wait_for(
-            &page,
-            "!document.getElementById('result').hidden",
-            "the result",
-            15,
-        )
-        .await?;
+        wait_shown(&page, "result", "the result", 15).await?;
         js(&page, "document.getElementById('review-prev').click()").await?;
         assert_accessible(&page, &format!("review-{lang}")).await?;
         let _ = page.close().await;
@@ -1259,28 +1091,16 @@ async fn resign_takeback(host: &Chrome, guest: &Chrome, server: &Server) -> Res<
 
     // Resign, with a confirmation: "Keep playing" changes nothing.
     click(&page, "#resign-btn").await?;
-    wait_for(
-        &page,
-        "document.getElementById('resign-yes')",
-        "the confirmation",
-        5,
-    )
-    .await?;
+    wait_id(&page, "resign-yes", "the confirmation", 5).await?;
     click(&page, "#resign-no").await?;
-    wait_for(&page, "document.getElementById('resign-btn')", "back", 5).await?;
+    wait_id(&page, "resign-btn", "back", 5).await?;
     assert_eq!(
         js(&page, "document.getElementById('game-page').dataset.status").await?,
         Value::String("playing".into())
     );
     click(&page, "#resign-btn").await?;
     click(&page, "#resign-yes").await?;
-    wait_for(
-        &page,
-        "!document.getElementById('result').hidden",
-        "the result",
-        10,
-    )
-    .await?;
+    wait_shown(&page, "result", "the result", 10).await?;
     // A (to move) resigned: B wins, the seeds not swept.
     assert_eq!(text(&page, "#final-score").await?, "A 0 – 0 B");
     assert_eq!(text(&page, "#result-headline").await?, "B wins.");
@@ -1304,41 +1124,17 @@ async fn resign_takeback(host: &Chrome, guest: &Chrome, server: &Server) -> Res<
     let invite = g["invite"].as_str().unwrap().to_string();
     let url = g["url"].as_str().unwrap().to_string();
     let other = guest.page(&format!("{}{invite}", server.url)).await?;
-    wait_for(
-        &other,
-        "document.getElementById('join-btn')",
-        "the invitation",
-        20,
-    )
-    .await?;
+    wait_id(&other, "join-btn", "the invitation", 20).await?;
     click(&other, "#join-btn").await?;
-    wait_for(
-        &other,
-        "document.getElementById('game-page')",
-        "the guest's game",
-        20,
-    )
-    .await?;
+    wait_id(&other, "game-page", "the guest's game", 20).await?;
     live(&other).await?;
     open(&page, server, &url).await?;
     click(&page, ".hole[data-hole=a3]").await?;
     ply_is(&page, 1, "a3").await?;
     ply_is(&other, 1, "a3 seen by B").await?;
     click(&page, "#takeback-btn").await?;
-    wait_for(
-        &page,
-        "document.getElementById('takeback-waiting')",
-        "the request sent",
-        10,
-    )
-    .await?;
-    wait_for(
-        &other,
-        "document.getElementById('takeback-yes')",
-        "the request received",
-        10,
-    )
-    .await?;
+    wait_id(&page, "takeback-waiting", "the request sent", 10).await?;
+    wait_id(&other, "takeback-yes", "the request received", 10).await?;
     assert_eq!(
         text(&other, "#takeback-asked")
             .await?
@@ -1357,13 +1153,7 @@ async fn resign_takeback(host: &Chrome, guest: &Chrome, server: &Server) -> Res<
     ply_is(&page, 1, "a3 again").await?;
     ply_is(&other, 1, "a3 again, B's page").await?;
     click(&page, "#takeback-btn").await?;
-    wait_for(
-        &other,
-        "document.getElementById('takeback-no')",
-        "the second request",
-        10,
-    )
-    .await?;
+    wait_id(&other, "takeback-no", "the second request", 10).await?;
     click(&other, "#takeback-no").await?;
     wait_for(
         &page,

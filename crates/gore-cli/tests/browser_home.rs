@@ -39,22 +39,10 @@ async fn accessible(chrome: &Chrome, server: &Server) -> Res<()> {
         js(&page, "document.getElementById('game-options').open = true").await?;
         assert_accessible(&page, &format!("home-details-{lang}")).await?;
         visit(&page, format!("{}/rules", server.url)).await?;
-        wait_for(
-            &page,
-            "document.querySelectorAll('.example svg.board').length === 6",
-            "rules page",
-            20,
-        )
-        .await?;
+        wait_count(&page, ".example svg.board", 6, "rules page", 20).await?;
         assert_accessible(&page, &format!("rules-{lang}")).await?;
         visit(&page, format!("{}/nowhere", server.url)).await?;
-        wait_for(
-            &page,
-            "document.getElementById('not-found')",
-            "not-found page",
-            20,
-        )
-        .await?;
+        wait_id(&page, "not-found", "not-found page", 20).await?;
         assert_accessible(&page, &format!("not-found-{lang}")).await?;
         visit(&page, format!("{}/", server.url)).await?;
         wait_for(&page, HOME, "home page", 20).await?;
@@ -72,13 +60,7 @@ async fn accessible(chrome: &Chrome, server: &Server) -> Res<()> {
     js(&page, "document.getElementById('game-options').open = true").await?;
     assert_accessible(&page, "home-details-dark").await?;
     visit(&page, format!("{}/rules", server.url)).await?;
-    wait_for(
-        &page,
-        "document.querySelectorAll('.example svg.board').length === 6",
-        "rules page",
-        20,
-    )
-    .await?;
+    wait_count(&page, ".example svg.board", 6, "rules page", 20).await?;
     assert_accessible(&page, "rules-dark").await?;
     Ok(())
 }
@@ -169,24 +151,12 @@ async fn home_for_playing(chrome: &Chrome, server: &Server, w: u32, hgt: u32) ->
 
     // One click: a game against the computer at the default level.
     click(&page, "#play-ai").await?;
-    wait_for(
-        &page,
-        "location.pathname.startsWith('/g/') && document.getElementById('game-page')",
-        "the game page",
-        20,
-    )
-    .await?;
+    wait_page(&page, "/g/", "game-page", "the game page", 20).await?;
     let loaded = scripts(&page).await?;
     assert!(!loaded.iter().any(|s| s == "home.js"), "{loaded:?}");
     // The game's state came in the page (its answer to /g/{id} carries
     // what `GET /api/games/{id}` would): the page did not ask for it.
-    wait_for(
-        &page,
-        "document.querySelectorAll('.hole .count').length === 8",
-        "the board",
-        20,
-    )
-    .await?;
+    wait_count(&page, ".hole .count", 8, "the board", 20).await?;
     let state_requests = js(
         &page,
         "performance.getEntriesByType('resource').filter(e => /\\/api\\/games\\/[0-9a-z]+$/.test(e.name)).map(e => e.initiatorType)",

@@ -34,13 +34,7 @@ fn a_first_time_visitor_completes_the_first_lesson_by_keyboard() {
 async fn first_lesson(chrome: &Chrome, server: &Server) -> Res<()> {
     // A fresh profile: a first-time visitor. The offer is on the home page.
     let page = chrome.page(&format!("{}/", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('learn-welcome-start')",
-        "the offer of the lessons",
-        20,
-    )
-    .await?;
+    wait_id(&page, "learn-welcome-start", "the offer of the lessons", 20).await?;
     assert_eq!(text(&page, "#learn-welcome-title").await?, "New to Goré?");
     shot(&page, "learn-home-offer").await?;
     assert_accessible(&page, "home-with-lessons-offer").await?;
@@ -61,13 +55,7 @@ async fn first_lesson(chrome: &Chrome, server: &Server) -> Res<()> {
     key(&page, "Home").await?;
     assert_eq!(focused(&page).await?, "hole:a1");
     key(&page, "Enter").await?;
-    wait_for(
-        &page,
-        "document.querySelector('[data-status=missed]')",
-        "the miss",
-        20,
-    )
-    .await?;
+    wait_el(&page, "[data-status=missed]", "the miss", 20).await?;
     let fb = text(&page, "#lesson-feedback").await?;
     assert!(
         fb.contains("Not yet.") && fb.contains("fell into b1; the goal is b2"),
@@ -76,26 +64,14 @@ async fn first_lesson(chrome: &Chrome, server: &Server) -> Res<()> {
     assert_eq!(focused(&page).await?, "#lesson-retry");
     shot(&page, "learn-missed-en").await?;
     key(&page, "Enter").await?;
-    wait_for(
-        &page,
-        "document.querySelector('[data-status=open]')",
-        "the retry",
-        20,
-    )
-    .await?;
+    wait_el(&page, "[data-status=open]", "the retry", 20).await?;
     assert_eq!(focused(&page).await?, "hole:a1");
     // The right sowing: a3 (3 seeds: a4, b1, b2).
     key(&page, "ArrowRight").await?;
     key(&page, "ArrowRight").await?;
     assert_eq!(focused(&page).await?, "hole:a3");
     key(&page, "Enter").await?;
-    wait_for(
-        &page,
-        "document.querySelector('[data-status=met]')",
-        "the goal met",
-        20,
-    )
-    .await?;
+    wait_el(&page, "[data-status=met]", "the goal met", 20).await?;
     let fb = text(&page, "#lesson-feedback").await?;
     assert!(fb.starts_with("Well done!"), "{fb}");
     // The board shows the position after a3 (b2: 4 + 1).
@@ -111,18 +87,12 @@ async fn first_lesson(chrome: &Chrome, server: &Server) -> Res<()> {
     assert_accessible(&page, "lesson-met-en").await?;
     // Next lesson, by keyboard: the heading takes the focus.
     key(&page, "Enter").await?;
-    wait_for(
-        &page,
-        "document.querySelector('[data-lesson=capture]')",
-        "the second lesson",
-        20,
-    )
-    .await?;
+    wait_el(&page, "[data-lesson=capture]", "the second lesson", 20).await?;
     assert_eq!(focused(&page).await?, "#lesson-title");
 
     // The home page no longer offers the lessons once one was opened.
     visit(&page, format!("{}/", server.url)).await?;
-    wait_for(&page, "document.getElementById('play-ai')", "home page", 20).await?;
+    wait_id(&page, "play-ai", "home page", 20).await?;
     // (and nothing stands in its place: no stray text in the page).
     let stray = js(
         &page,
@@ -138,13 +108,7 @@ async fn first_lesson(chrome: &Chrome, server: &Server) -> Res<()> {
     // Spanish: the list shows the progress; the first lesson again, by keyboard.
     choose_lang(&page, "es").await?;
     visit(&page, format!("{}/learn", server.url)).await?;
-    wait_for(
-        &page,
-        "document.querySelector('.lesson-list')",
-        "the list",
-        20,
-    )
-    .await?;
+    wait_el(&page, ".lesson-list", "the list", 20).await?;
     assert_eq!(text(&page, "#learn-title").await?, "Aprender Goré");
     assert_eq!(
         text(&page, "#learn-progress").await?,
@@ -161,36 +125,18 @@ async fn first_lesson(chrome: &Chrome, server: &Server) -> Res<()> {
     key(&page, "ArrowRight").await?;
     key(&page, "Enter").await?;
     // a2 (1 seed) ends in a3.
-    wait_for(
-        &page,
-        "document.querySelector('[data-status=missed]')",
-        "the miss",
-        20,
-    )
-    .await?;
+    wait_el(&page, "[data-status=missed]", "the miss", 20).await?;
     let fb = text(&page, "#lesson-feedback").await?;
     assert!(
         fb.contains("Todavía no.") && fb.contains("cayó en a3"),
         "{fb}"
     );
     key(&page, "Enter").await?;
-    wait_for(
-        &page,
-        "document.querySelector('[data-status=open]')",
-        "the retry",
-        20,
-    )
-    .await?;
+    wait_el(&page, "[data-status=open]", "the retry", 20).await?;
     key(&page, "End").await?;
     assert_eq!(focused(&page).await?, "hole:a3");
     key(&page, "Enter").await?;
-    wait_for(
-        &page,
-        "document.querySelector('[data-status=met]')",
-        "the goal met",
-        20,
-    )
-    .await?;
+    wait_el(&page, "[data-status=met]", "the goal met", 20).await?;
     let fb = text(&page, "#lesson-feedback").await?;
     assert!(fb.starts_with("¡Muy bien!"), "{fb}");
     shot(&page, "learn-met-es").await?;
@@ -219,13 +165,7 @@ fn lessons_on_a_phone_in_basque_and_dark() {
 
 async fn phone(chrome: &Chrome, server: &Server) -> Res<()> {
     let page = chrome.page(&format!("{}/", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('learn-welcome')",
-        "the offer",
-        20,
-    )
-    .await?;
+    wait_id(&page, "learn-welcome", "the offer", 20).await?;
     choose_lang(&page, "eu").await?;
     page.emulate_media_features(vec![
         chromiumoxide::cdp::browser_protocol::emulation::MediaFeature::new(
@@ -237,13 +177,7 @@ async fn phone(chrome: &Chrome, server: &Server) -> Res<()> {
     shot(&page, "learn-home-offer-phone-eu-dark").await?;
     // "No, thanks": the offer goes and stays gone.
     click(&page, "#learn-welcome-dismiss").await?;
-    wait_for(
-        &page,
-        "!document.getElementById('learn-welcome')",
-        "the offer dismissed",
-        10,
-    )
-    .await?;
+    wait_gone(&page, "#learn-welcome", "the offer dismissed", 10).await?;
     visit(&page, format!("{}/learn?lesson=offer", server.url)).await?;
     wait_for(
         &page,
@@ -263,33 +197,15 @@ async fn phone(chrome: &Chrome, server: &Server) -> Res<()> {
     // Offer a4 by keyboard: the button, the hole, the send button.
     page.find_element("#lesson-offer").await?.focus().await?;
     key(&page, "Enter").await?;
-    wait_for(
-        &page,
-        "document.getElementById('lesson-send-offer')",
-        "choosing holes",
-        10,
-    )
-    .await?;
+    wait_id(&page, "lesson-send-offer", "choosing holes", 10).await?;
     assert_eq!(focused(&page).await?, "hole:a1");
     key(&page, "End").await?;
     assert_eq!(focused(&page).await?, "hole:a4");
     key(&page, "Enter").await?;
-    wait_for(
-        &page,
-        "!document.getElementById('lesson-send-offer').disabled",
-        "a4 chosen",
-        10,
-    )
-    .await?;
+    wait_enabled(&page, "lesson-send-offer", "a4 chosen", 10).await?;
     tab_to(&page, "#lesson-send-offer").await?;
     key(&page, "Enter").await?;
-    wait_for(
-        &page,
-        "document.querySelector('[data-status=met]')",
-        "the offer made",
-        20,
-    )
-    .await?;
+    wait_el(&page, "[data-status=met]", "the offer made", 20).await?;
     let fb = text(&page, "#lesson-feedback").await?;
     // B accepted and sowed b2 (the scripted replies); a4 is his, with 6.
     assert!(
@@ -313,22 +229,10 @@ async fn lesson_action(page: &Page, action: &str) -> Res<()> {
         a if a.starts_with("offer:") => {
             click(page, "#lesson-offer").await?;
             for hole in a[6..].split(',') {
-                wait_for(
-                    page,
-                    "document.querySelector('#board .hole.legal')",
-                    "the holes to offer",
-                    10,
-                )
-                .await?;
+                wait_el(page, "#board .hole.legal", "the holes to offer", 10).await?;
                 click(page, &format!("#board .hole[data-hole={hole}]")).await?;
             }
-            wait_for(
-                page,
-                "!document.getElementById('lesson-send-offer').disabled",
-                "the offer ready",
-                10,
-            )
-            .await?;
+            wait_enabled(page, "lesson-send-offer", "the offer ready", 10).await?;
             click(page, "#lesson-send-offer").await?;
         }
         hole => {

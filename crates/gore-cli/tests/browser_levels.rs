@@ -230,7 +230,7 @@ async fn levels(chrome: &Chrome, server: &Server, w: u32, hgt: u32) -> Res<()> {
 
     // A long name in Basque, at the top level: the page names it too.
     visit(&page, format!("{}/", server.url)).await?;
-    wait_for(&page, "document.getElementById('level')", "home again", 20).await?;
+    wait_id(&page, "level", "home again", 20).await?;
     choose_lang_and_levels(&page, "eu", "1.").await?;
     new_game(&page, "ai", "A", MAX_LEVEL).await?;
     let eu = strings_of("eu");

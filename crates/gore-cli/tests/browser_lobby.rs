@@ -37,7 +37,7 @@ async fn home(chrome: &Chrome, server: &Server, lang: &str) -> Res<Page> {
     )
     .await?;
     visit(&page, format!("{}/", server.url)).await?;
-    wait_for(&page, "document.getElementById('lobby-status') && document.getElementById('lobby-status').dataset.live === '1'", "the lobby live", 20).await?;
+    wait_data(&page, "lobby-status", "live", "1", "the lobby live", 20).await?;
     Ok(page)
 }
 
@@ -64,13 +64,7 @@ async fn lobby(host: &Chrome, guest: &Chrome, watcher: &Chrome, server: &Server)
     .await?;
     assert_eq!(paces, "1+0 5+3");
     click(&h, "#seek-0").await?;
-    wait_for(
-        &h,
-        "!document.getElementById('seek-line').hidden",
-        "seeking",
-        10,
-    )
-    .await?;
+    wait_shown(&h, "seek-line", "seeking", 10).await?;
     // The watcher sees the seek arrive, with the host's name.
     wait_for(
         &w,
@@ -142,20 +136,8 @@ async fn lobby(host: &Chrome, guest: &Chrome, watcher: &Chrome, server: &Server)
     )
     .await?;
     shot(&g, "l04-guest-playing-es").await?;
-    wait_for(
-        a,
-        "!document.getElementById('result').hidden",
-        "the flag, A's page",
-        90,
-    )
-    .await?;
-    wait_for(
-        b,
-        "!document.getElementById('result').hidden",
-        "the flag, B's page",
-        10,
-    )
-    .await?;
+    wait_shown(a, "result", "the flag, A's page", 90).await?;
+    wait_shown(b, "result", "the flag, B's page", 10).await?;
     let reason_h = text(&h, "#result-reason").await?;
     let reason_g = text(&g, "#result-reason").await?;
     assert!(reason_h.contains("ran out of time"), "{reason_h}");
@@ -165,9 +147,9 @@ async fn lobby(host: &Chrome, guest: &Chrome, watcher: &Chrome, server: &Server)
     );
     shot(&h, "l05-flag").await?;
     // The finished game leaves the watcher's list.
-    wait_for(
+    wait_gone(
         &w,
-        "!document.querySelector('#playing-now .playing')",
+        "#playing-now .playing",
         "the finished game gone from the lobby",
         20,
     )
@@ -195,13 +177,7 @@ fn accounts_play_a_rated_game_and_see_their_ratings_move() {
 /// Signs up on the home page as `name`; back on the home page, logged in.
 async fn sign_up(page: &Page, name: &str) -> Res<()> {
     click(page, "#signup-open").await?;
-    wait_for(
-        page,
-        "document.getElementById('signup-form')",
-        "the sign-up form",
-        10,
-    )
-    .await?;
+    wait_id(page, "signup-form", "the sign-up form", 10).await?;
     js(
         page,
         &format!("document.getElementById('signup-form-username').value = {name:?}; document.getElementById('signup-form-password').value = 'a long passphrase'"),
@@ -209,13 +185,7 @@ async fn sign_up(page: &Page, name: &str) -> Res<()> {
     .await?;
     click(page, "#signup-form-submit").await?;
     wait_for(page, &format!("document.getElementById('my-page') && document.getElementById('my-name').textContent === {name:?}"), "logged in", 20).await?;
-    wait_for(
-        page,
-        "document.getElementById('lobby-status').dataset.live === '1'",
-        "the lobby again",
-        20,
-    )
-    .await
+    wait_data(page, "lobby-status", "live", "1", "the lobby again", 20).await
 }
 
 async fn rated(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
@@ -236,22 +206,10 @@ async fn rated(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
         click(p, "#rated").await?;
     }
     click(&h, "#seek-0").await?;
-    wait_for(
-        &h,
-        "!document.getElementById('seek-line').hidden",
-        "seeking",
-        10,
-    )
-    .await?;
+    wait_shown(&h, "seek-line", "seeking", 10).await?;
     click(&g, "#seek-0").await?;
     for (p, who) in [(&h, "the host"), (&g, "the guest")] {
-        wait_for(
-            p,
-            "location.pathname.startsWith('/g/') && document.getElementById('rating-A')",
-            &format!("{who}'s rated game"),
-            20,
-        )
-        .await?;
+        wait_page(p, "/g/", "rating-A", &format!("{who}'s rated game"), 20).await?;
         live(p).await?;
     }
     assert_eq!(text(&h, "#rating-A").await?, "1500?");
@@ -271,31 +229,13 @@ async fn rated(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     };
     click(a, ".hole[data-hole=a3]").await?;
-    wait_for(
-        b,
-        "document.getElementById('game-page').dataset.ply === '1'",
-        "a3 seen by B",
-        20,
-    )
-    .await?;
+    wait_data(b, "game-page", "ply", "1", "a3 seen by B", 20).await?;
     click(b, ".hole[data-hole=b3]").await?;
-    wait_for(
-        a,
-        "document.getElementById('game-page').dataset.ply === '2'",
-        "b3 seen by A",
-        20,
-    )
-    .await?;
+    wait_data(a, "game-page", "ply", "2", "b3 seen by A", 20).await?;
     // The host resigns: the guest wins.
     click(&h, "#resign-btn").await?;
     click(&h, "#resign-yes").await?;
-    wait_for(
-        &g,
-        "!document.getElementById('result').hidden",
-        "the result, B's page",
-        20,
-    )
-    .await?;
+    wait_shown(&g, "result", "the result, B's page", 20).await?;
     // Each one's page: the rating moved (hand-derived: 1500 ± 350 beating
     // 1500 ± 350 gives 1662 and 1338), with its chart and the game.
     for (p, name, shown, result) in [
@@ -304,26 +244,14 @@ async fn rated(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
     ] {
         visit(p, format!("{}/@/{name}", server.url)).await?;
         wait_for(p, &format!("document.getElementById('rating-fast') && document.getElementById('rating-fast').textContent.includes({shown:?})"), &format!("{name}'s new rating"), 20).await?;
-        wait_for(
-            p,
-            "document.querySelector('#history-fast svg polyline')",
-            "the chart",
-            10,
-        )
-        .await?;
+        wait_el(p, "#history-fast svg polyline", "the chart", 10).await?;
         let games = text(p, "#player-games").await?;
         assert!(games.contains(result), "{name}: {games}");
     }
     shot(&h, "l07-player-page").await?;
     shot(&g, "l08-player-page-es").await?;
     visit(&h, format!("{}/leaderboard", server.url)).await?;
-    wait_for(
-        &h,
-        "document.querySelectorAll('#board-fast li a').length === 2",
-        "the leaderboard",
-        20,
-    )
-    .await?;
+    wait_count(&h, "#board-fast li a", 2, "the leaderboard", 20).await?;
     let first = js(&h, "document.querySelector('#board-fast li a').textContent").await?;
     assert_eq!(first, "Irati_Z");
     shot(&h, "l09-leaderboard").await?;

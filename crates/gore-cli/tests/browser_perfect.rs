@@ -52,13 +52,7 @@ fn the_perfect_level_is_offered_for_no_trade_games() {
 
 async fn perfect_level(chrome: &Chrome, server: &Server) -> Res<()> {
     let page = chrome.page(&server.url).await?;
-    wait_for(
-        &page,
-        "document.getElementById('level')",
-        "the level list",
-        20,
-    )
-    .await?;
+    wait_id(&page, "level", "the level list", 20).await?;
     js(&page, "document.getElementById('game-options').open = true").await?;
     // Standard rules: trades allowed, no perfect level (the server has
     // answered /api/solver by the time the list has its levels and the
@@ -68,9 +62,10 @@ async fn perfect_level(chrome: &Chrome, server: &Server) -> Res<()> {
     click(&page, "#rule-no-trades").await?;
     wait_for(&page, OFFERED, "the perfect level with no-trades", 10).await?;
     set_value(&page, "level", "perfect").await?;
-    wait_for(
+    wait_text_starts(
         &page,
-        "document.getElementById('game-summary').textContent.startsWith('Computer: perfect play')",
+        "game-summary",
+        "Computer: perfect play",
         "the summary",
         10,
     )
@@ -102,13 +97,7 @@ async fn perfect_level(chrome: &Chrome, server: &Server) -> Res<()> {
     set_value(&page, "level", "perfect").await?;
     click(&page, "#colour-A").await?;
     click(&page, "#play-ai").await?;
-    wait_for(
-        &page,
-        "location.pathname.startsWith('/g/') && document.getElementById('game-page')",
-        "the game page",
-        20,
-    )
-    .await?;
+    wait_page(&page, "/g/", "game-page", "the game page", 20).await?;
     wait_for(
         &page,
         "document.body.textContent.includes('Computer (perfect)')",

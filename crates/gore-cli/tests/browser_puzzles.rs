@@ -83,13 +83,7 @@ async fn solve(chrome: &Chrome, server: &Server) -> Res<()> {
             }
             a => click(&page, &format!("button[data-action=\"{a}\"]")).await?,
         }
-        wait_for(
-            &page,
-            "document.querySelector('#puzzle-result.right')",
-            "the verdict",
-            20,
-        )
-        .await?;
+        wait_el(&page, "#puzzle-result.right", "the verdict", 20).await?;
         assert_eq!(text(&page, ".puzzle-verdict").await?, correct);
         assert_eq!(text(&page, "#puzzle-streak").await?, streak);
         let link = js(
@@ -179,13 +173,7 @@ async fn answer_wrong(page: &chromiumoxide::Page, p: &gore_learn::puzzles::Puzzl
         }
         a => click(page, &format!("button[data-action=\"{a}\"]")).await?,
     }
-    wait_for(
-        page,
-        "document.querySelector('#puzzle-result.wrong')",
-        "the verdict",
-        30,
-    )
-    .await
+    wait_el(page, "#puzzle-result.wrong", "the verdict", 30).await
 }
 
 async fn retry_and_step(
@@ -277,13 +265,7 @@ async fn retry_and_step(
     // The solution, step by step: after the answer first, the sown hole
     // marked.
     click(&page, "#puzzle-reveal").await?;
-    wait_for(
-        &page,
-        "document.querySelector('#puzzle-step')",
-        "the solution",
-        30,
-    )
-    .await?;
+    wait_el(&page, "#puzzle-step", "the solution", 30).await?;
     let total = 1 + p.line.len();
     let after = p.position.play(p.answer).map_err(|e| e.to_string())?;
     let step = text(&page, "#puzzle-step").await?;

@@ -47,17 +47,11 @@ async fn review_in(chrome: &Chrome, server: &Server, lang: &str, tag: &str) -> R
     .await?;
     let id = finished_game(&page).await?;
     visit(&page, format!("{}/g/{id}", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('review-btn')",
-        "the Review button",
-        20,
-    )
-    .await?;
+    wait_id(&page, "review-btn", "the Review button", 20).await?;
     click(&page, "#review-btn").await?;
-    wait_for(
+    wait_el(
         &page,
-        "document.querySelector('#review-chart .review-mark.review-blunder')",
+        "#review-chart .review-mark.review-blunder",
         "the chart with the blunder marked",
         60,
     )
@@ -89,17 +83,17 @@ async fn review_in(chrome: &Chrome, server: &Server, lang: &str, tag: &str) -> R
 
     // Select the other action, then click the blunder's mark.
     click(&page, "#review-ply-2").await?;
-    wait_for(
+    wait_el(
         &page,
-        "document.querySelector('#review-ply-2[aria-current=true]')",
+        "#review-ply-2[aria-current=true]",
         "action 2 selected",
         10,
     )
     .await?;
     click(&page, ".review-mark.review-blunder").await?;
-    wait_for(
+    wait_el(
         &page,
-        "document.querySelector('#review-ply-1[aria-current=true]')",
+        "#review-ply-1[aria-current=true]",
         "the blunder selected",
         10,
     )
@@ -159,13 +153,7 @@ async fn review_in(chrome: &Chrome, server: &Server, lang: &str, tag: &str) -> R
 
     // The same game from its record, uploaded on /review.
     visit(&page, format!("{}/review", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('review-upload')",
-        "the upload form",
-        20,
-    )
-    .await?;
+    wait_id(&page, "review-upload", "the upload form", 20).await?;
     assert_accessible(&page, &format!("review-{tag}-upload")).await?;
     js(
         &page,
@@ -178,9 +166,9 @@ async fn review_in(chrome: &Chrome, server: &Server, lang: &str, tag: &str) -> R
     )
     .await?;
     click(&page, "#review-submit").await?;
-    wait_for(
+    wait_el(
         &page,
-        "document.querySelector('#review-chart .review-mark.review-blunder')",
+        "#review-chart .review-mark.review-blunder",
         "the uploaded record's review",
         60,
     )
@@ -189,26 +177,14 @@ async fn review_in(chrome: &Chrome, server: &Server, lang: &str, tag: &str) -> R
     assert!(best.contains("b4"), "{tag}: {best}");
     // A record that does not read: the server's message, naming the line.
     visit(&page, format!("{}/review", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('review-upload')",
-        "the upload form",
-        20,
-    )
-    .await?;
+    wait_id(&page, "review-upload", "the upload form", 20).await?;
     js(
         &page,
         "document.getElementById('review-text').value = '[Rules \"standard\"]\\n\\n1. a1 zz\\n'",
     )
     .await?;
     click(&page, "#review-submit").await?;
-    wait_for(
-        &page,
-        "document.getElementById('review-error')",
-        "the error",
-        20,
-    )
-    .await?;
+    wait_id(&page, "review-error", "the error", 20).await?;
     let err = text(&page, "#review-error").await?;
     assert!(err.contains("line 3") && err.contains("zz"), "{tag}: {err}");
     Ok(())
@@ -316,9 +292,9 @@ async fn review_beside_analysis(
     assert_accessible(&review, &format!("review-{tag}-queued")).await?;
     // The first tab stops: the review runs and completes.
     js(&first, "document.getElementById('an-stop').click()").await?;
-    wait_for(
+    wait_el(
         &review,
-        "document.querySelector('#review-chart .review-mark.review-blunder')",
+        "#review-chart .review-mark.review-blunder",
         "the review, once the analysis tab stopped",
         60,
     )
@@ -403,13 +379,7 @@ async fn replay_controls(chrome: &Chrome, server: &Server, lang: &str, tag: &str
     .await?;
     // One step back: the step's words are a move, the longest they get.
     js(&page, "document.getElementById('review-prev').click()").await?;
-    wait_for(
-        &page,
-        "!document.getElementById('review-next').disabled",
-        "a step back",
-        10,
-    )
-    .await?;
+    wait_enabled(&page, "review-next", "a step back", 10).await?;
     let boxes = js(
         &page,
         "['review-first', 'review-prev', 'review-label', 'review-next', 'review-last'].map(id => { \
@@ -515,13 +485,7 @@ fn the_review_charts_labels_never_overlap_and_its_marks_read_light_and_dark() {
 
 async fn chart_labels(chrome: &Chrome, server: &Server, tag: &str) -> Res<()> {
     let page = chrome.page(&format!("{}/review", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('review-text')",
-        "the upload form",
-        20,
-    )
-    .await?;
+    wait_id(&page, "review-text", "the upload form", 20).await?;
     // One record for both sizes: 44 positions asked for twice in a row
     // would spend the address's rate limit (the phone's run was refused
     // once the first visits' pages were quicker).
@@ -544,13 +508,7 @@ async fn chart_labels(chrome: &Chrome, server: &Server, tag: &str) -> Res<()> {
     )
     .await?;
     click(&page, "#review-submit").await?;
-    wait_for(
-        &page,
-        "document.getElementById('review-chart')",
-        "the review",
-        120,
-    )
-    .await?;
+    wait_id(&page, "review-chart", "the review", 120).await?;
     let marks = js(
         &page,
         "[...document.querySelectorAll('#review-chart .review-mark circle')].map(c => { const r = c.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })",
@@ -609,9 +567,9 @@ async fn chart_labels(chrome: &Chrome, server: &Server, tag: &str) -> Res<()> {
                     "document.querySelector('.review-item.review-inaccuracy').click()",
                 )
                 .await?;
-                wait_for(
+                wait_el(
                     &page,
-                    "document.querySelector('.review-item.review-inaccuracy[aria-current=true]')",
+                    ".review-item.review-inaccuracy[aria-current=true]",
                     "an inaccuracy selected",
                     10,
                 )

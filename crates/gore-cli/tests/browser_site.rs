@@ -108,13 +108,7 @@ fn the_menu_reaches_every_page_on_a_phone() {
 
 async fn menu(chrome: &Chrome, server: &Server, w: u32, hgt: u32) -> Res<()> {
     let page = chrome.page(&format!("{}/rules", server.url)).await?;
-    wait_for(
-        &page,
-        "document.querySelector('.example svg.board')",
-        "the rules page",
-        20,
-    )
-    .await?;
+    wait_el(&page, ".example svg.board", "the rules page", 20).await?;
     let desktop = w > 1000;
     for lang in ["en", "es", "fr", "eu"] {
         choose_lang(&page, lang).await?;
@@ -221,13 +215,7 @@ async fn menu(chrome: &Chrome, server: &Server, w: u32, hgt: u32) -> Res<()> {
         )
         .await?;
         visit(&page, format!("{}/rules", server.url)).await?;
-        wait_for(
-            &page,
-            "document.querySelector('.example svg.board')",
-            "the rules page",
-            20,
-        )
-        .await?;
+        wait_el(&page, ".example svg.board", "the rules page", 20).await?;
     }
     Ok(())
 }
@@ -431,13 +419,7 @@ async fn player_page(
     let mut days = Vec::new();
     for lang in ["en", "es", "eu"] {
         choose_lang(&page, lang).await?;
-        wait_for(
-            &page,
-            "document.querySelectorAll('#player-games li[data-id]').length === 2",
-            "Awa's two games",
-            20,
-        )
-        .await?;
+        wait_count(&page, "#player-games li[data-id]", 2, "Awa's two games", 20).await?;
         let v = js(
             &page,
             &format!(
@@ -539,72 +521,37 @@ async fn log_out(
     hgt: u32,
 ) -> Res<()> {
     let page = chrome.page(&format!("{}/", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('play-local')",
-        "the home page",
-        20,
-    )
-    .await?;
+    wait_id(&page, "play-local", "the home page", 20).await?;
     choose_lang(&page, lang).await?;
     // A game on this device, then an account (the game becomes its).
     click(&page, "#play-local").await?;
-    wait_for(
-        &page,
-        "location.pathname.startsWith('/g/') && document.getElementById('game-page')",
-        "the game page",
-        20,
-    )
-    .await?;
+    wait_page(&page, "/g/", "game-page", "the game page", 20).await?;
     visit(&page, format!("{}/", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('signup-open')",
-        "the account's buttons",
-        20,
-    )
-    .await?;
+    wait_id(&page, "signup-open", "the account's buttons", 20).await?;
     click(&page, "#signup-open").await?;
-    wait_for(
-        &page,
-        "document.getElementById('signup-form')",
-        "the sign-up form",
-        10,
-    )
-    .await?;
+    wait_id(&page, "signup-form", "the sign-up form", 10).await?;
     js(
         &page,
         &format!("document.getElementById('signup-form-username').value = {name:?}; document.getElementById('signup-form-password').value = 'a long passphrase'"),
     )
     .await?;
     click(&page, "#signup-form-submit").await?;
-    wait_for(&page, "document.getElementById('logout')", "logged in", 20).await?;
+    wait_id(&page, "logout", "logged in", 20).await?;
     // Another game, as the account.
     click(&page, "#play-local").await?;
-    wait_for(
-        &page,
-        "location.pathname.startsWith('/g/') && document.getElementById('game-page')",
-        "the game page",
-        20,
-    )
-    .await?;
+    wait_page(&page, "/g/", "game-page", "the game page", 20).await?;
     visit(&page, format!("{}/", server.url)).await?;
-    wait_for(
+    wait_count(
         &page,
-        "document.querySelectorAll('#my-games .game-item').length === 2",
+        "#my-games .game-item",
+        2,
         "the account's two games listed",
         20,
     )
     .await?;
     // (Clicked by the page's own event: the account's line may be drawn
     // again meanwhile, which a node found beforehand would miss.)
-    wait_for(
-        &page,
-        "document.getElementById('logout')",
-        "the log-out button",
-        20,
-    )
-    .await?;
+    wait_id(&page, "logout", "the log-out button", 20).await?;
     js(&page, "document.getElementById('logout').click()").await?;
     wait_for(
         &page,
@@ -631,13 +578,7 @@ async fn log_out(
     );
     // And after a reload.
     page.reload().await?;
-    wait_for(
-        &page,
-        "document.getElementById('my-games')",
-        "the home page",
-        20,
-    )
-    .await?;
+    wait_id(&page, "my-games", "the home page", 20).await?;
     let n = js(
         &page,
         "document.querySelectorAll('#my-games .game-item').length",
@@ -1033,13 +974,7 @@ async fn chosen_early(chrome: &Chrome, server: &Server) -> Res<()> {
         )
         .await?;
         set_value(&page, "lang-select", lang).await?;
-        wait_for(
-            &page,
-            "document.querySelector('main h1')",
-            &format!("{path} drawn"),
-            60,
-        )
-        .await?;
+        wait_el(&page, "main h1", &format!("{path} drawn"), 60).await?;
         // Everything has arrived (the page draws its words once they
         // have): the choice stands, remembered.
         wait_for(

@@ -187,15 +187,9 @@ async fn swiss(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<String> {
 
     // The form, in Spanish: a Swiss event has rounds and a start.
     visit(&p, format!("{}/tournaments", server.url)).await?;
-    wait_for(&p, "document.getElementById('tour-form')", "the form", 20).await?;
+    wait_id(&p, "tour-form", "the form", 20).await?;
     set_value(&p, "tour-kind", "swiss").await?;
-    wait_for(
-        &p,
-        "document.getElementById('tour-rounds')",
-        "the rounds",
-        20,
-    )
-    .await?;
+    wait_id(&p, "tour-rounds", "the rounds", 20).await?;
     assert_eq!(
         text(&p, "label[for='tour-rounds']").await?,
         "Rondas (de 3 a 15)"
@@ -203,13 +197,7 @@ async fn swiss(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<String> {
     set_value(&p, "tour-name", "Suizo del viernes").await?;
     set_value(&p, "tour-rounds", "20").await?;
     click(&p, "#tour-create").await?;
-    wait_for(
-        &p,
-        "!document.getElementById('tour-rounds-error').hidden",
-        "the rounds' error",
-        20,
-    )
-    .await?;
+    wait_shown(&p, "tour-rounds-error", "the rounds' error", 20).await?;
     assert_eq!(
         text(&p, "#tour-rounds-error").await?,
         "Un torneo suizo tiene de 3 a 15 rondas."
@@ -217,13 +205,7 @@ async fn swiss(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<String> {
     look(&p, "swiss-form-phone-es-error").await?;
     set_value(&p, "tour-rounds", "3").await?;
     click(&p, "#tour-create").await?;
-    wait_for(
-        &p,
-        "location.pathname.startsWith('/tournament/') && document.getElementById('tour-join')",
-        "the new event's page",
-        30,
-    )
-    .await?;
+    wait_page(&p, "/tournament/", "tour-join", "the new event's page", 30).await?;
     let terms = text(&p, "#tour-terms").await?;
     assert!(terms.starts_with("Suizo · 3 rondas"), "{terms}");
     wait_for(&p, "/^Empieza dentro de (5:00|4:\\d\\d)$/.test(document.getElementById('tour-phase').textContent)", "upcoming", 30).await?;
@@ -248,32 +230,14 @@ async fn swiss(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<String> {
     assert_eq!(st, 200, "{v}");
     for page in [&p, &d] {
         visit(page, format!("{}/tournament/{id}", server.url)).await?;
-        wait_for(
-            page,
-            "document.getElementById('tour-join')",
-            "the join button",
-            30,
-        )
-        .await?;
+        wait_id(page, "tour-join", "the join button", 30).await?;
         click(page, "#tour-join").await?;
-        wait_for(
-            page,
-            "document.getElementById('tour-withdraw')",
-            "joined",
-            30,
-        )
-        .await?;
+        wait_id(page, "tour-withdraw", "joined", 30).await?;
     }
 
     // At the start: round 1, one board and a bye.
     for page in [&p, &d] {
-        wait_for(
-            page,
-            "document.querySelector('#swiss-round-1 tbody tr')",
-            "round 1",
-            60,
-        )
-        .await?;
+        wait_el(page, "#swiss-round-1 tbody tr", "round 1", 60).await?;
     }
     let round = cai.get(&format!("/api/tournaments/{id}")).await?;
     let board = &round["rounds"][0]["boards"][0];
@@ -311,13 +275,7 @@ async fn swiss(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<String> {
     // The two paired are sent to their game.
     for (page, name) in [(&p, "Ana"), (&d, "Bea")] {
         if name != bye {
-            wait_for(
-                page,
-                "document.getElementById('tour-my-game')",
-                "told to play",
-                30,
-            )
-            .await?;
+            wait_id(page, "tour-my-game", "told to play", 30).await?;
         }
     }
     look(&p, "swiss-round1-phone-es").await?;
@@ -394,13 +352,7 @@ async fn sideways(chrome: &Chrome, server: &Server, id: &str) -> Res<()> {
     let page = chrome.page(&format!("{}/rules", server.url)).await?;
     js(&page, "localStorage.setItem('gore.lang', 'fr')").await?;
     visit(&page, format!("{}/tournament/{id}", server.url)).await?;
-    wait_for(
-        &page,
-        "document.querySelector('#tour-standings tbody tr')",
-        "the standings",
-        30,
-    )
-    .await?;
+    wait_el(&page, "#tour-standings tbody tr", "the standings", 30).await?;
     assert_eq!(
         text(&page, "#tour-standings caption").await?,
         "Classement après la ronde 1"

@@ -112,19 +112,13 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     visit(&p, format!("{}/", server.url)).await?;
     wait_for(&p, "document.documentElement.lang === 'es'", "Spanish", 20).await?;
     nav_to(&p, "/tournaments").await?;
-    wait_for(&p, "document.getElementById('tour-form')", "the form", 20).await?;
+    wait_id(&p, "tour-form", "the form", 20).await?;
     assert_eq!(text(&p, "#tournaments h1").await?, "Torneos");
     // A wrong length is said next to its field, in Spanish.
     set_value(&p, "tour-name", "Viernes").await?;
     set_value(&p, "tour-minutes", "5").await?;
     click(&p, "#tour-create").await?;
-    wait_for(
-        &p,
-        "!document.getElementById('tour-minutes-error').hidden",
-        "the minutes' error",
-        20,
-    )
-    .await?;
+    wait_shown(&p, "tour-minutes-error", "the minutes' error", 20).await?;
     assert_eq!(
         text(&p, "#tour-minutes-error").await?,
         "Una arena dura de 10 a 180 minutos."
@@ -140,17 +134,11 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     .await?;
     set_value(&p, "tour-starts_at", now.as_str().unwrap_or("")).await?;
     click(&p, "#tour-create").await?;
-    wait_for(
-        &p,
-        "location.pathname.startsWith('/tournament/') && document.getElementById('tour-join')",
-        "the new arena's page",
-        30,
-    )
-    .await?;
+    wait_page(&p, "/tournament/", "tour-join", "the new arena's page", 30).await?;
     let terms = text(&p, "#tour-terms").await?;
     assert!(terms.contains("amistoso"), "{terms}");
     click(&p, "#tour-join").await?;
-    wait_for(&p, "document.getElementById('tour-withdraw')", "joined", 20).await?;
+    wait_id(&p, "tour-withdraw", "joined", 20).await?;
     look(&p, "tournament-phone-es-joined").await?;
 
     // The desktop finds it running in the list, in English, and joins.
@@ -169,43 +157,19 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     );
     look(&d, "tournaments-desktop-en").await?;
     click(&d, "#tour-running a").await?;
-    wait_for(
-        &d,
-        "document.getElementById('tour-join')",
-        "the arena's page",
-        30,
-    )
-    .await?;
+    wait_id(&d, "tour-join", "the arena's page", 30).await?;
     click(&d, "#tour-join").await?;
 
     // Both are told they are paired, and reach the game from there.
-    wait_for(
-        &d,
-        "document.getElementById('tour-my-game')",
-        "paired (desktop)",
-        30,
-    )
-    .await?;
+    wait_id(&d, "tour-my-game", "paired (desktop)", 30).await?;
     assert_eq!(text(&d, "#tour-my-game").await?, "Paired: go to your game");
-    wait_for(
-        &p,
-        "document.getElementById('tour-my-game')",
-        "paired (phone, by polling)",
-        30,
-    )
-    .await?;
+    wait_id(&p, "tour-my-game", "paired (phone, by polling)", 30).await?;
     assert_eq!(
         text(&p, "#tour-my-game").await?,
         "Emparejado: ve a tu partida"
     );
     // The leader's game is linked too (the one being played).
-    wait_for(
-        &d,
-        "document.querySelector('#tour-featured a')",
-        "the leader's game",
-        30,
-    )
-    .await?;
+    wait_el(&d, "#tour-featured a", "the leader's game", 30).await?;
     look(&d, "tournament-desktop-en-paired").await?;
     look(&p, "tournament-phone-es-paired").await?;
     let game = js(
@@ -216,13 +180,7 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     let game = game.as_str().ok_or("no game link")?.to_string();
     for page in [&p, &d] {
         click(page, "#tour-my-game").await?;
-        wait_for(
-            page,
-            &format!("location.pathname === '/g/{game}' && document.getElementById('game-page')"),
-            "the game",
-            30,
-        )
-        .await?;
+        wait_at(page, &format!("/g/{game}"), "game-page", "the game", 30).await?;
     }
 
     play_one_each_then_resign(&p, &d, &game).await?;
@@ -237,9 +195,9 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
         ),
         (&d, "Your next arena game, against Ana, has started."),
     ] {
-        wait_for(
+        wait_shown(
             page,
-            "document.getElementById('game-call') && !document.getElementById('game-call').hidden",
+            "game-call",
             "the next game's call on the finished game's page",
             30,
         )
@@ -265,9 +223,10 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     .await?;
     let next = next.as_str().ok_or("no link")?.to_string();
     click(&d, "#game-call-go").await?;
-    wait_for(
+    wait_at(
         &d,
-        &format!("location.pathname === '{next}' && document.getElementById('game-page')"),
+        &next,
+        "game-page",
         "the next game, by the call's link",
         30,
     )
@@ -335,7 +294,14 @@ async fn arena(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<()> {
     assert_eq!(out, serde_json::Value::Bool(true));
     let here = js(&d, "location.href").await?;
     visit(&d, here.as_str().ok_or("no address")?).await?;
-    wait_for(&d, "document.getElementById('tour-actions') && document.getElementById('tour-actions').textContent === 'Sign up or log in to join.'", "told to sign up", 30).await?;
+    wait_text(
+        &d,
+        "tour-actions",
+        "Sign up or log in to join.",
+        "told to sign up",
+        30,
+    )
+    .await?;
     assert!(
         js(&d, "!document.getElementById('tour-join')").await? == serde_json::Value::Bool(true)
     );
@@ -358,13 +324,7 @@ async fn sideways(chrome: &Chrome, server: &Server) -> Res<()> {
     assert_eq!(text(&page, "#tournaments h1").await?, "Tournois");
     look(&page, "tournaments-sideways-fr").await?;
     click(&page, "#tour-running a").await?;
-    wait_for(
-        &page,
-        "document.querySelector('#tour-standings tbody tr')",
-        "the standings",
-        30,
-    )
-    .await?;
+    wait_el(&page, "#tour-standings tbody tr", "the standings", 30).await?;
     assert_eq!(text(&page, "#tour-standings caption").await?, "Classement");
     look(&page, "tournament-sideways-fr").await
 }

@@ -36,7 +36,7 @@ async fn open_in(chrome: &Chrome, server: &Server, path: &str, lang: &str) -> Re
 /// The home page in `lang`, its lobby live.
 async fn home(chrome: &Chrome, server: &Server, lang: &str) -> Res<Page> {
     let page = open_in(chrome, server, "/", lang).await?;
-    wait_for(&page, "document.getElementById('lobby-status') && document.getElementById('lobby-status').dataset.live === '1'", "the lobby live", 20).await?;
+    wait_data(&page, "lobby-status", "live", "1", "the lobby live", 20).await?;
     Ok(page)
 }
 
@@ -122,13 +122,7 @@ async fn lobby_game(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
         (&g, "« Nouvelle partie » ci-dessus"),
     ] {
         // Anonymous: no rated switch, and the text above it says casual.
-        wait_for(
-            p,
-            "document.querySelector('label[for=rated]')",
-            "the lobby",
-            10,
-        )
-        .await?;
+        wait_el(p, "label[for=rated]", "the lobby", 10).await?;
         assert!(
             !shown(p, "label[for=rated]").await?,
             "the rated switch is shown to an anonymous player"
@@ -244,13 +238,7 @@ async fn lobby_game(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
     // He closes the game's tab: the host is told his opponent left,
     // without a gender.
     g.clone().close().await?;
-    wait_for(
-        &h,
-        "document.querySelector('#away-note .away-text')",
-        "the away note",
-        20,
-    )
-    .await?;
+    wait_el(&h, "#away-note .away-text", "the away note", 20).await?;
     let away = text(&h, "#away-note .away-text").await?;
     assert!(
         away.starts_with("Your opponent left: you may claim the win if they are not back within"),
@@ -270,7 +258,7 @@ async fn lobby_game(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
     // Back in the game; the host resigns: one label per button in French.
     let g = g2;
     visit(&g, game_url).await?;
-    wait_for(&g, "document.getElementById('game-page') && document.getElementById('game-page').dataset.ply === '2'", "the guest's game again", 20).await?;
+    wait_data(&g, "game-page", "ply", "2", "the guest's game again", 20).await?;
     live(&g).await?;
     // The host's page hears that the guest is back (the away note goes,
     // the buttons move up) before it is clicked: a click aimed at a
@@ -334,13 +322,7 @@ async fn lobby_game(host: &Chrome, guest: &Chrome, server: &Server) -> Res<()> {
         format!("{}{invite}", server.url)
     };
     visit(&g, invite).await?;
-    wait_for(
-        &g,
-        "document.getElementById('join-btn')",
-        "the invitation",
-        20,
-    )
-    .await?;
+    wait_id(&g, "join-btn", "the invitation", 20).await?;
     let facts = text(&g, ".claim-facts").await?;
     assert!(
         facts.contains("Règles : 4 graines par case · Sans négociation"),
@@ -421,35 +403,17 @@ async fn sweep(chrome: &Chrome, server: &Server, lang: &str, list: &str, swept: 
     .await?;
     let url = url.as_str().ok_or("no game url")?.to_string();
     visit(&page, format!("{}{url}", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('accept-btn')",
-        "the pending offer",
-        20,
-    )
-    .await?;
+    wait_id(&page, "accept-btn", "the pending offer", 20).await?;
     let title = text(&page, "#incoming-title").await?;
     assert!(title.contains(list), "{lang}: {title}");
     assert!(lang == "en" || !title.contains(" and "), "{lang}: {title}");
     shot(&page, &format!("w10-offer-{lang}")).await?;
     click(&page, "#decline-btn").await?;
-    wait_for(
-        &page,
-        "document.getElementById('confirm-decline-btn')",
-        "the confirmation",
-        5,
-    )
-    .await?;
+    wait_id(&page, "confirm-decline-btn", "the confirmation", 5).await?;
     click(&page, "#confirm-decline-btn").await?;
     ply_is(&page, 1, "the refusal").await?;
     click(&page, ".hole[data-hole=b4]").await?;
-    wait_for(
-        &page,
-        "!document.getElementById('result').hidden",
-        "the result",
-        15,
-    )
-    .await?;
+    wait_shown(&page, "result", "the result", 15).await?;
     let reason = text(&page, "#result-reason").await?;
     assert!(reason.ends_with(swept), "{lang}: {reason}");
     shot(&page, &format!("w11-sweep-{lang}")).await?;
@@ -465,9 +429,10 @@ async fn sweep(chrome: &Chrome, server: &Server, lang: &str, list: &str, swept: 
     };
     let id = url.rsplit('/').next().unwrap_or_default().to_string();
     click(&page, "#analyse-link").await?;
-    wait_for(
+    wait_count(
         &page,
-        "document.querySelectorAll('.an-move').length === 2",
+        ".an-move",
+        2,
         "the game's line on the analysis board",
         30,
     )
@@ -483,13 +448,7 @@ async fn sweep(chrome: &Chrome, server: &Server, lang: &str, list: &str, swept: 
         "{lang}"
     );
     visit(&page, format!("{}/review/{id}", server.url)).await?;
-    wait_for(
-        &page,
-        "document.querySelectorAll('#review-list li').length === 2",
-        "the review's list",
-        60,
-    )
-    .await?;
+    wait_count(&page, "#review-list li", 2, "the review's list", 60).await?;
     let list = text(&page, "#review-list").await?;
     assert!(
         list.contains(&format!("1. B {declined}")) && !list.contains("decline"),
@@ -587,13 +546,7 @@ async fn errors(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
     };
     // Sign-up: a short password, the computer's name, a taken name.
     click(&page, "#signup-open").await?;
-    wait_for(
-        &page,
-        "document.getElementById('signup-form')",
-        "the sign-up form",
-        10,
-    )
-    .await?;
+    wait_id(&page, "signup-form", "the sign-up form", 10).await?;
     let e = refused(
         &page,
         "signup-form",
@@ -631,35 +584,17 @@ async fn errors(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
         // The first one takes the name; the others find it taken.
         let page2 = home(chrome, server, lang).await?;
         click(&page2, "#signup-open").await?;
-        wait_for(
-            &page2,
-            "document.getElementById('signup-form')",
-            "the form",
-            10,
-        )
-        .await?;
+        wait_id(&page2, "signup-form", "the form", 10).await?;
         js(
             &page2,
             "document.getElementById('signup-form-username').value = 'Awa_K'; document.getElementById('signup-form-password').value = 'a long passphrase'",
         )
         .await?;
         click(&page2, "#signup-form-submit").await?;
-        wait_for(
-            &page2,
-            "document.getElementById('my-page')",
-            "logged in",
-            20,
-        )
-        .await?;
+        wait_id(&page2, "my-page", "logged in", 20).await?;
         // Logged in: the rated switch shows, and the text above it no
         // longer says every quick game is casual.
-        wait_for(
-            &page2,
-            "document.getElementById('lobby-status').dataset.live === '1'",
-            "the lobby again",
-            20,
-        )
-        .await?;
+        wait_data(&page2, "lobby-status", "live", "1", "the lobby again", 20).await?;
         wait_for(
             &page2,
             "document.querySelector('label[for=rated]').getClientRects().length > 0",
@@ -691,13 +626,7 @@ async fn errors(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
     }
     // Log-in: a wrong password.
     click(&page, "#login-open").await?;
-    wait_for(
-        &page,
-        "document.getElementById('login-form')",
-        "the log-in form",
-        10,
-    )
-    .await?;
+    wait_id(&page, "login-form", "the log-in form", 10).await?;
     let e = refused(
         &page,
         "login-form",
@@ -714,13 +643,7 @@ async fn errors(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
     );
     // A display name too short.
     click(&page, "#name-edit").await?;
-    wait_for(
-        &page,
-        "document.getElementById('name-form')",
-        "the name form",
-        10,
-    )
-    .await?;
+    wait_id(&page, "name-form", "the name form", 10).await?;
     let e = refused(&page, "name-form", &[("name", "ab")]).await?;
     assert_eq!(
         e,
@@ -736,13 +659,7 @@ async fn errors(chrome: &Chrome, server: &Server, lang: &str) -> Res<()> {
     // The analysis board: a position that is not one, then one whose
     // seeds do not add up.
     visit(&page, format!("{}/analysis", server.url)).await?;
-    wait_for(
-        &page,
-        "document.getElementById('an-gpn')",
-        "the analysis page",
-        20,
-    )
-    .await?;
+    wait_id(&page, "an-gpn", "the analysis page", 20).await?;
     for (gpn, words) in [
         (
             "6,6,6",

@@ -74,9 +74,9 @@ async fn an_ai_flood_does_not_starve_an_innocent_game() {
     assert_eq!(refused.len(), FLOOD - 2);
     for (status, retry_after, body) in &refused {
         assert_eq!(*status, 503, "{body}");
-        assert_eq!(body["error"]["code"], "busy", "{body}");
+        assert_eq!(error_of(body).code, "busy", "{body}");
         assert!(retry_after.is_some(), "busy says when to retry");
-        let message = body["error"]["message"].as_str().unwrap();
+        let message = error_of(body).message;
         assert!(message.contains("2 games"), "{message}");
     }
 

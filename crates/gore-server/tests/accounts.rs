@@ -175,10 +175,7 @@ async fn usernames_and_passwords_are_checked() {
     // An anonymous player cannot take an account's name, nor one like it.
     let (st, e) = post_json(&bot(), &s, "/api/me/name", json!({"name": "AWA_7"})).await;
     assert_eq!(st, 400, "{e}");
-    assert!(
-        e["error"]["message"].as_str().unwrap().contains("account"),
-        "{e}"
-    );
+    assert!(error_of(&e).message.contains("account"), "{e}");
 }
 
 /// Logging in and out: a wrong password and an unknown username get the

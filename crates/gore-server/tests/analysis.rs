@@ -13,19 +13,11 @@ use std::time::Duration;
 use common::*;
 use futures_util::SinkExt;
 use gore_core::{Position, Variant};
-use gore_server::Config;
 use gore_solver::disk::write_layer;
 use gore_solver::par::Sequential;
 use gore_solver::solve;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
-
-async fn server(f: impl FnOnce(&mut Config)) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    f(&mut config);
-    Server::start_with(dir, config).await
-}
 
 async fn analysis_ws(s: &Server) -> Ws {
     let url = format!("ws://{}/api/analysis/ws", s.addr);
@@ -256,8 +248,8 @@ async fn bad_input_names_the_field_or_the_rule_and_the_socket_keeps_serving() {
         say(&mut ws, msg.clone()).await;
         let e = next_msg(&mut ws).await;
         assert_eq!(e["type"], "error", "{msg} → {e}");
-        assert_eq!(e["error"]["code"], code, "{msg} → {e}");
-        let text = e["error"]["message"].as_str().unwrap();
+        assert_eq!(error_of(&e).code, code, "{msg} → {e}");
+        let text = error_of(&e).message;
         assert!(text.starts_with(start), "{msg} → {text}");
     }
     // Still serving: a good request is analysed.
@@ -289,18 +281,12 @@ async fn bad_input_names_the_field_or_the_rule_and_the_socket_keeps_serving() {
     assert!(!legal.iter().any(|a| a.starts_with('a')), "{legal:?}");
     let (st, v) = post_json(&c, &s, "/api/analysis/position", json!({"gpn": "x"})).await;
     assert_eq!(st, 400, "{v}");
-    assert!(
-        v["error"]["message"].as_str().unwrap().starts_with("gpn: "),
-        "{v}"
-    );
+    assert!(error_of(&v).message.starts_with("gpn: "), "{v}");
     let (st, v) = post_json(&c, &s, "/api/analysis/position", json!({"line": "a1 a2"})).await;
     assert_eq!(st, 422, "{v}");
-    assert_eq!(v["error"]["code"], "illegal_action");
+    assert_eq!(error_of(&v).code, "illegal_action");
     assert!(
-        v["error"]["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("line: action 2 `a2`"),
+        error_of(&v).message.starts_with("line: action 2 `a2`"),
         "{v}"
     );
     // A finished game: its result, no legal action.

@@ -17,46 +17,6 @@ const T0: i64 = 1_796_085_000_000;
 const MIN: i64 = 60_000;
 const DAY: i64 = 86_400_000;
 
-async fn server(clock: &Clock, hourly: bool) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    config.clock = clock.clone();
-    config.tournaments_hourly_arena = hourly;
-    Server::start_with(dir, config).await
-}
-
-/// A browser with an account's session.
-async fn account(s: &Server, name: &str) -> reqwest::Client {
-    let c = browser();
-    c.get(s.at("/api/me")).send().await.unwrap();
-    let (st, body) = post_json(
-        &c,
-        s,
-        "/api/account/signup",
-        json!({"username": name, "password": "a long passphrase"}),
-    )
-    .await;
-    assert_eq!(st, 201, "{body}");
-    c
-}
-
-/// A BOT account: its browser session and its `bot:play` token.
-async fn bot_account(s: &Server, name: &str) -> (reqwest::Client, String) {
-    let c = account(s, name).await;
-    let (st, body) = post_json(
-        &c,
-        s,
-        "/api/account/tokens",
-        json!({"description": "engine", "scopes": ["bot:play"]}),
-    )
-    .await;
-    assert_eq!(st, 201, "{body}");
-    let token = body["token"].as_str().unwrap().to_string();
-    let (st, body) = with_token(s, "/api/bot/account/upgrade", &token, json!({})).await;
-    assert_eq!(st, 200, "{body}");
-    (c, token)
-}
-
 async fn with_token(s: &Server, path: &str, token: &str, body: Value) -> (u16, Value) {
     let r = bot()
         .post(s.at(path))
@@ -82,8 +42,8 @@ async fn create(c: &reqwest::Client, s: &Server, extra: Value) -> (u16, Value) {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_start_is_from_now_to_a_month_ahead() {
     let clock = Clock::manual(T0);
-    let s = server(&clock, false).await;
-    let ana = account(&s, "Ana").await;
+    let s = server_with_clock(&clock).await;
+    let ana = account_browser(&s, "Ana").await;
     for (at, why) in [
         (T0 - 2 * MIN, "in the past"),
         (T0 - 61_000, "in the past"),
@@ -92,8 +52,8 @@ async fn the_start_is_from_now_to_a_month_ahead() {
     ] {
         let (st, v) = create(&ana, &s, json!({"starts_at": at})).await;
         assert_eq!(st, 400, "{at}: {v}");
-        assert_eq!(v["error"]["code"], "bad_request", "{v}");
-        let msg = v["error"]["message"].as_str().unwrap();
+        assert_eq!(error_of(&v).code, "bad_request", "{v}");
+        let msg = error_of(&v).message;
         assert!(msg.starts_with("starts_at"), "{msg}");
         assert!(msg.contains(why), "{msg}");
     }
@@ -128,8 +88,12 @@ async fn the_start_is_from_now_to_a_month_ahead() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_bot_joins_only_where_bots_are_allowed() {
     let clock = Clock::manual(T0);
-    let s = server(&clock, true).await;
-    let ana = account(&s, "Ana").await;
+    let s = server(|c| {
+        c.clock = clock.clone();
+        c.tournaments_hourly_arena = true;
+    })
+    .await;
+    let ana = account_browser(&s, "Ana").await;
     let (robo_browser, robo) = bot_account(&s, "Robo").await;
     let (st, open) = create(&ana, &s, json!({"bots": true})).await;
     assert_eq!(st, 201, "{open}");
@@ -147,7 +111,11 @@ async fn a_bot_joins_only_where_bots_are_allowed() {
     )
     .await;
     assert_eq!(st, 403, "{v}");
-    assert_eq!(v["error"]["reason"], "tournament_no_bots", "{v}");
+    assert_eq!(
+        error_of(&v).reason.as_deref(),
+        Some("tournament_no_bots"),
+        "{v}"
+    );
     let (_, d) = get_with(&s, "", &format!("/api/tournaments/{closed}")).await;
     assert_eq!(d["standings"], json!([]), "{d}");
 
@@ -165,7 +133,11 @@ async fn a_bot_joins_only_where_bots_are_allowed() {
     let path = format!("/api/tournaments/{}/join", hourly["id"].as_str().unwrap());
     let (st, v) = with_token(&s, &path, &robo, json!({})).await;
     assert_eq!(st, 403, "{v}");
-    assert_eq!(v["error"]["reason"], "tournament_no_bots", "{v}");
+    assert_eq!(
+        error_of(&v).reason.as_deref(),
+        Some("tournament_no_bots"),
+        "{v}"
+    );
 
     // Where BOTs are allowed: never from the BOT's browser session (a BOT
     // acts with its token)...
@@ -174,7 +146,7 @@ async fn a_bot_joins_only_where_bots_are_allowed() {
     let path = format!("/api/tournaments/{open}/join");
     let (st, v) = post_json(&robo_browser, &s, &path, json!({})).await;
     assert_eq!(st, 403, "{v}");
-    assert_eq!(v["error"]["reason"], "bot_not_here", "{v}");
+    assert_eq!(error_of(&v).reason.as_deref(), Some("bot_not_here"), "{v}");
     // ...but with its token: joined and paired with Ana, the game marked.
     let (st, v) = with_token(
         &s,

@@ -28,11 +28,8 @@ type Acked = Arc<Mutex<Vec<Vec<String>>>>;
 async fn games(c: &reqwest::Client, s: &Server) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for _ in 0..GAMES {
-        let g = create(c, s, json!({"mode": "local"})).await;
-        out.push((
-            g["id"].as_str().unwrap().to_string(),
-            g["token"].as_str().unwrap().to_string(),
-        ));
+        let g = create_game(c, s, json!({"mode": "local"})).await;
+        out.push((g.id.clone(), g.token.clone()));
     }
     out
 }

@@ -10,7 +10,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::*;
 use gore_server::domain::clock::Clock;
@@ -19,44 +19,6 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 /// A fixed start for the manual clock (2026-12-01, Unix ms).
 const T0: i64 = 1_796_083_200_000;
-
-async fn server(clock: &Clock, db: &str) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    config.db = db.to_string();
-    config.clock = clock.clone();
-    config.rate_limit = 0;
-    Server::start_with(dir, config).await
-}
-
-fn line<'a>(d: &'a Value, name: &str) -> &'a Value {
-    d["standings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["name"] == name)
-        .unwrap_or_else(|| panic!("{name} not in the standings: {d}"))
-}
-
-/// Polls `what` (a GET of `path` as `cookie`) until `pred` holds (60 s at
-/// most: a deadline for a failing test, generous for a loaded machine).
-async fn wait_get(s: &Server, cookie: &str, path: &str, pred: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let (_, v) = get_with(s, cookie, path).await;
-        if pred(&v) {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "{path}: never came: {v}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-async fn post_ok(s: &Server, cookie: &str, path: &str) -> Value {
-    let (st, v) = post_with(s, cookie, path, json!({})).await;
-    assert_eq!(st, 200, "{path}: {v}");
-    v
-}
 
 /// `x` and `y` (names, with their cookies) join the arena alone (the
 /// others paused) and are paired; both pause again. Their game's id.
@@ -106,6 +68,8 @@ async fn refused(s: &Server, cookie: &str, g: &str) -> String {
 
 /// `winner` wins game `g` with exactly `n` actions of his own (n ≥ 1;
 /// the loser acts in between), then `loser` resigns.
+/// (Local, unlike common's `win`: the winner's own action count decides
+/// the berserk point.)
 async fn win_with(s: &Server, g: &str, winner: &str, loser: &str, n: u32) {
     let mut mine = 0;
     let mut theirs = 0;
@@ -122,7 +86,7 @@ async fn win_with(s: &Server, g: &str, winner: &str, loser: &str, n: u32) {
     }
     let (st, v) = post_with(s, loser, &format!("/api/games/{g}/resign"), json!({})).await;
     assert_eq!(st, 200, "{v}");
-    assert_eq!(v["result"]["reason"], "resign", "{v}");
+    assert_eq!(result_of(&v).reason, "resign", "{v}");
 }
 
 /// The sheet of `name` in arena `id` as (berserk, berserk point, points)
@@ -164,7 +128,7 @@ async fn berserk_halves_the_clock_and_scores_by_the_hand_worked_table() {
         .to_str()
         .unwrap()
         .to_string();
-    let s = server(&clock, &db).await;
+    let s = server_on_db(&clock, &db).await;
     let ana = account(&s, "Ana").await;
     let bea = account(&s, "Bea").await;
     let cai = account(&s, "Cai").await;
@@ -194,7 +158,11 @@ async fn berserk_halves_the_clock_and_scores_by_the_hand_worked_table() {
         .unwrap();
     assert!(r.status().is_client_error(), "an ai game");
     let v: Value = r.json().await.unwrap();
-    assert_eq!(v["error"]["reason"], "berserk_not_arena", "{v}");
+    assert_eq!(
+        error_of(&v).reason.as_deref(),
+        Some("berserk_not_arena"),
+        "{v}"
+    );
 
     // Game 1: Ana and Bea; whoever is A (to act first) goes berserk.
     let g1 = pair(&s, &id, ("Ana", &ana), ("Bea", &bea)).await;
@@ -225,7 +193,7 @@ async fn berserk_halves_the_clock_and_scores_by_the_hand_worked_table() {
     // berserk is stored with the game: a restart keeps it).
     let seen = game(&s, "", &g1).await;
     assert_eq!(seen["berserk"][xs], true, "{seen}");
-    let s2 = server(&clock, &db).await;
+    let s2 = server_on_db(&clock, &db).await;
     let seen = game(&s2, "", &g1).await;
     assert_eq!(seen["berserk"][xs], true, "{seen}");
     assert_eq!(seen["clock"]["left"][xs], 90_000, "{seen}");
@@ -250,7 +218,7 @@ async fn berserk_halves_the_clock_and_scores_by_the_hand_worked_table() {
         v["status"] == "over"
     })
     .await;
-    assert_eq!(v["result"]["reason"], "time", "{v}");
+    assert_eq!(result_of(&v).reason, "time", "{v}");
     assert_eq!(v["result"]["winner"], ys, "{v}");
     assert_eq!(v["clock"]["left"][ys], 180_000, "{v}");
 
@@ -287,7 +255,11 @@ async fn berserk_halves_the_clock_and_scores_by_the_hand_worked_table() {
     assert_eq!(line(&d, xn)["berserk_points"], 0, "{d}");
     let (st, v) = get_with(&s, "", &format!("/api/tournaments/{id}/players/nobody")).await;
     assert_eq!(st, 404, "{v}");
-    assert_eq!(v["error"]["reason"], "tournament_no_player", "{v}");
+    assert_eq!(
+        error_of(&v).reason.as_deref(),
+        Some("tournament_no_player"),
+        "{v}"
+    );
     // Game 1's winner is Bea when Ana was A (the table), else Ana.
     let score = |n: &str| line(&d, n)["score"].as_u64().unwrap();
     assert_eq!(
@@ -312,7 +284,7 @@ async fn berserk_over_the_socket_and_the_bot_api() {
         .to_str()
         .unwrap()
         .to_string();
-    let s = server(&clock, &db).await;
+    let s = server_on_db(&clock, &db).await;
     let ana = account(&s, "Ana").await;
     let robo_cookie = account(&s, "Robo").await;
     let (st, v) = post_with(
@@ -386,7 +358,11 @@ async fn berserk_over_the_socket_and_the_bot_api() {
         .unwrap();
     assert_eq!(r.status(), 409);
     let v: Value = r.json().await.unwrap();
-    assert_eq!(v["error"]["reason"], "berserk_already", "{v}");
+    assert_eq!(
+        error_of(&v).reason.as_deref(),
+        Some("berserk_already"),
+        "{v}"
+    );
 
     // Ana over her socket.
     send(&mut ws, json!({"type": "berserk"})).await;

@@ -11,43 +11,6 @@ use common::*;
 use gore_core::{Position, Rules};
 use serde_json::{json, Value};
 
-/// A browser (cookies kept) logged in to a new account `name`.
-async fn account(s: &Server, name: &str) -> reqwest::Client {
-    let c = browser();
-    c.get(s.at("/api/me")).send().await.unwrap();
-    let (st, body) = post_json(
-        &c,
-        s,
-        "/api/account/signup",
-        json!({"username": name, "password": "a long passphrase"}),
-    )
-    .await;
-    assert_eq!(st, 201, "{body}");
-    c
-}
-
-/// A new token of the browser's account with `scopes`.
-async fn token(c: &reqwest::Client, s: &Server, scopes: &[&str]) -> String {
-    let (st, body) = post_json(
-        c,
-        s,
-        "/api/account/tokens",
-        json!({"description": "my engine", "scopes": scopes}),
-    )
-    .await;
-    assert_eq!(st, 201, "{body}");
-    body["token"].as_str().unwrap().to_string()
-}
-
-/// A new account `name` made a BOT: its browser and a `bot:play` token.
-async fn bot_account(s: &Server, name: &str) -> (reqwest::Client, String) {
-    let c = account(s, name).await;
-    let bt = token(&c, s, &["bot:play"]).await;
-    let (st, v) = call(s, "POST", "/api/bot/account/upgrade", &bt, None).await;
-    assert_eq!(st, 200, "{v}");
-    (c, bt)
-}
-
 /// `method path` with a bearer token and an optional JSON body.
 async fn call(
     s: &Server,
@@ -150,8 +113,8 @@ impl Lines {
 #[tokio::test(flavor = "multi_thread")]
 async fn tokens_and_bot_accounts() {
     let s = Server::start(0).await;
-    let ada = account(&s, "Ada").await;
-    let t = token(&ada, &s, &["bot:play", "read"]).await;
+    let ada = account_browser(&s, "Ada").await;
+    let t = api_token(&ada, &s, &["bot:play", "read"]).await;
     assert!(t.starts_with("gore_") && t.len() == 69, "{t}");
 
     // Listed without the token.
@@ -210,14 +173,11 @@ async fn tokens_and_bot_accounts() {
     ] {
         let (st, b) = post_json(&ada, &s, "/api/account/tokens", body).await;
         assert_eq!(st, 400, "{b}");
-        assert!(
-            b["error"]["message"].as_str().unwrap().starts_with(field),
-            "{b}"
-        );
+        assert!(error_of(&b).message.starts_with(field), "{b}");
     }
 
     // A read-only token may not upgrade.
-    let read = token(&ada, &s, &["read"]).await;
+    let read = api_token(&ada, &s, &["read"]).await;
     let (st, body) = call(&s, "POST", "/api/bot/account/upgrade", &read, None).await;
     assert_eq!(st, 403, "{body}");
     assert_eq!(refusal(&body), ("forbidden".into(), "token_scope".into()));
@@ -244,9 +204,9 @@ async fn tokens_and_bot_accounts() {
     assert_eq!(refusal(&body).1, "bot_not_here");
 
     // An account that has played cannot become a BOT.
-    let bea = account(&s, "Bea").await;
+    let bea = account_browser(&s, "Bea").await;
     create(&bea, &s, json!({"mode": "ai", "level": 1})).await;
-    let tb = token(&bea, &s, &["bot:play"]).await;
+    let tb = api_token(&bea, &s, &["bot:play"]).await;
     let (st, body) = call(&s, "POST", "/api/bot/account/upgrade", &tb, None).await;
     assert_eq!(st, 409, "{body}");
     assert_eq!(refusal(&body), ("refused".into(), "bot_has_games".into()));
@@ -306,14 +266,14 @@ async fn a_bot_plays_a_person_through_the_api() {
     };
     let s2 = second.as_ref().unwrap_or(&s1);
 
-    let robo = account(&s1, "Robo").await;
-    let bt = token(&robo, &s1, &["bot:play"]).await;
+    let robo = account_browser(&s1, "Robo").await;
+    let bt = api_token(&robo, &s1, &["bot:play"]).await;
     let (st, _) = call(&s1, "POST", "/api/bot/account/upgrade", &bt, None).await;
     assert_eq!(st, 200);
-    let carmen = account(s2, "Carmen").await;
-    let ct = token(&carmen, s2, &["read"]).await;
-    let eve = account(s2, "Eve").await;
-    let et = token(&eve, s2, &["bot:play"]).await;
+    let carmen = account_browser(s2, "Carmen").await;
+    let ct = api_token(&carmen, s2, &["read"]).await;
+    let eve = account_browser(s2, "Eve").await;
+    let et = api_token(&eve, s2, &["bot:play"]).await;
 
     // The BOT's stream on server 1, the person's on server 2.
     let mut bot_events = Lines::open(&s1, "/api/stream/event", &bt).await;
@@ -660,7 +620,7 @@ impl Lines {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_token_revoked_mid_game_ends_the_bots_access() {
     let s = Server::start(0).await;
-    let robo = account(&s, "Robo").await;
+    let robo = account_browser(&s, "Robo").await;
     let (st, made) = post_json(
         &robo,
         &s,
@@ -672,7 +632,7 @@ async fn a_token_revoked_mid_game_ends_the_bots_access() {
     let bt = made["token"].as_str().unwrap().to_string();
     let token_id = made["id"].as_str().unwrap().to_string();
     call(&s, "POST", "/api/bot/account/upgrade", &bt, None).await;
-    let ana = account(&s, "Ana").await;
+    let ana = account_browser(&s, "Ana").await;
     let (_, c) = post_json(&ana, &s, "/api/challenge/Robo", json!({"colour": "A"})).await;
     let id = c["challenge"]["id"].as_str().unwrap();
     let (st, a) = call(
@@ -745,13 +705,13 @@ async fn get_as_browser(c: &reqwest::Client, s: &Server, path: &str) -> (u16, Va
 #[tokio::test(flavor = "multi_thread")]
 async fn open_challenges_are_limited() {
     let s = Server::start(0).await;
-    let eve = account(&s, "Eve").await;
+    let eve = account_browser(&s, "Eve").await;
     // 21 players to challenge: Desta … Destu.
     let names: Vec<String> = (b'a'..=b'u')
         .map(|c| format!("Dest{}", c as char))
         .collect();
     for name in &names {
-        account(&s, name).await;
+        account_browser(&s, name).await;
     }
     let mut first = String::new();
     for (i, name) in names[..20].iter().enumerate() {
@@ -810,7 +770,7 @@ async fn an_unanswered_challenge_lapses() {
     };
     let s = Server::start_with(dir, config).await;
     let (_, bt) = bot_account(&s, "Robo").await;
-    let eve = account(&s, "Eve").await;
+    let eve = account_browser(&s, "Eve").await;
     let mut events = Lines::open(&s, "/api/stream/event", &bt).await;
     let (st, c) = post_json(&eve, &s, "/api/challenge/Robo", json!({})).await;
     assert_eq!(st, 201, "{c}");
@@ -857,7 +817,7 @@ async fn an_unanswered_challenge_lapses() {
 async fn a_person_answers_a_bots_challenge_with_her_session() {
     let s = Server::start(0).await;
     let (robo, bt) = bot_account(&s, "Robo").await;
-    let ana = account(&s, "Ana").await;
+    let ana = account_browser(&s, "Ana").await;
     let mut events = Lines::open(&s, "/api/stream/event", &bt).await;
     let (st, c) = call(
         &s,
@@ -923,7 +883,7 @@ async fn a_person_answers_a_bots_challenge_with_her_session() {
 async fn a_draining_server_ends_the_streams_and_takes_no_challenge() {
     let s = Server::start(0).await;
     let (_, bt) = bot_account(&s, "Robo").await;
-    let ana = account(&s, "Ana").await;
+    let ana = account_browser(&s, "Ana").await;
     let (_, c) = post_json(&ana, &s, "/api/challenge/Robo", json!({})).await;
     let id = c["challenge"]["id"].as_str().unwrap().to_string();
     let mut events = Lines::open(&s, "/api/stream/event", &bt).await;
@@ -949,9 +909,9 @@ async fn a_draining_server_ends_the_streams_and_takes_no_challenge() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_bot_does_not_join_an_arena() {
     let s = Server::start(0).await;
-    let ada = account(&s, "Ada").await;
-    let robo = account(&s, "Robo").await;
-    let t = token(&robo, &s, &["bot:play"]).await;
+    let ada = account_browser(&s, "Ada").await;
+    let robo = account_browser(&s, "Robo").await;
+    let t = api_token(&robo, &s, &["bot:play"]).await;
     let (st, body) = call(&s, "POST", "/api/bot/account/upgrade", &t, None).await;
     assert_eq!(st, 200, "{body}");
     let (st, arena) = post_json(
@@ -988,7 +948,7 @@ async fn a_bot_does_not_join_an_arena() {
 async fn a_person_challenges_a_bot_and_the_bots_are_listed_apart() {
     let s = Server::start(0).await;
     let (robo, bt) = bot_account(&s, "Robo").await;
-    let irati = account(&s, "Irati").await;
+    let irati = account_browser(&s, "Irati").await;
     let bots = || async {
         let r = bot().get(s.at("/api/bots")).send().await.unwrap();
         assert_eq!(r.status(), 200);
@@ -1023,7 +983,7 @@ async fn a_person_challenges_a_bot_and_the_bots_are_listed_apart() {
     let v: Value = r.json().await.unwrap();
     assert_eq!(v["challenge"]["status"], "created", "{v}");
     // Someone else's: not found; a stranger's browser: no account.
-    let carmen = account(&s, "Carmen").await;
+    let carmen = account_browser(&s, "Carmen").await;
     for (c, code) in [(&carmen, 404), (&browser(), 401)] {
         let r = c
             .get(s.at(&format!("/api/challenge/{id}")))
@@ -1167,7 +1127,7 @@ async fn a_person_challenges_a_bot_and_the_bots_are_listed_apart() {
 async fn a_bot_reaches_every_command_through_its_door() {
     let s = Server::start(0).await;
     let (_robo, bt) = bot_account(&s, "Robo").await;
-    let irati = account(&s, "Irati").await;
+    let irati = account_browser(&s, "Irati").await;
     let (st, c) = post_json(
         &irati,
         &s,
@@ -1235,7 +1195,7 @@ async fn a_bot_reaches_every_command_through_its_door() {
     // later than before, whatever time passed between the two reads.
     let flag =
         |v: &Value| v["clock"]["now"].as_i64().unwrap() + v["clock"]["left"]["A"].as_i64().unwrap();
-    assert_eq!(v["clock"]["running"], "A", "{v}");
+    assert_eq!(clock_of(&v).running.as_deref(), Some("A"), "{v}");
     let before = flag(&v);
     let (st, b) = call(&s, "POST", &path("give-time"), &bt, None).await;
     assert_eq!((st, &b), (200, &json!({"ok": true})));

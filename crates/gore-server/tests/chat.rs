@@ -9,17 +9,6 @@ use common::shared::*;
 use common::*;
 use serde_json::{json, Value};
 
-async fn friend_game(s: &Server) -> (String, String, String) {
-    let g = create(&browser(), s, json!({"mode": "friend", "colour": "A"})).await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let ta = g["token"].as_str().unwrap().to_string();
-    let tb = claim(&browser(), s, g["invite"].as_str().unwrap()).await["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    (id, ta, tb)
-}
-
 async fn say(s: &Server, id: &str, token: Option<&str>, text: &str) -> (u16, Value) {
     let mut req = bot()
         .post(s.at(&format!("/api/games/{id}/chat")))
@@ -37,7 +26,7 @@ async fn say(s: &Server, id: &str, token: Option<&str>, text: &str) -> (u16, Val
 #[tokio::test(flavor = "multi_thread")]
 async fn players_chat_and_spectators_do_not_hear() {
     let s = Server::start(0).await;
-    let (id, ta, tb) = friend_game(&s).await;
+    let (id, ta, tb) = friend_game(&s, json!({"mode": "friend", "colour": "A"})).await;
     let mut wa = s.ws(&id, Some(&ta)).await;
     let mut wb = s.ws(&id, Some(&tb)).await;
     let mut spec = s.ws(&id, None).await;
@@ -101,7 +90,7 @@ async fn players_chat_and_spectators_do_not_hear() {
 #[tokio::test(flavor = "multi_thread")]
 async fn messages_are_checked_and_limited() {
     let s = Server::start(0).await;
-    let (id, ta, tb) = friend_game(&s).await;
+    let (id, ta, tb) = friend_game(&s, json!({"mode": "friend", "colour": "A"})).await;
     for (text, why) in [
         ("", "1 to 200"),
         ("   ", "1 to 200"),
@@ -111,7 +100,7 @@ async fn messages_are_checked_and_limited() {
     ] {
         let (st, e) = say(&s, &id, Some(&ta), text).await;
         assert_eq!(st, 400, "{text:?}");
-        let m = e["error"]["message"].as_str().unwrap();
+        let m = error_of(&e).message;
         assert!(m.starts_with("text:") && m.contains(why), "{text:?}: {m}");
     }
     assert_eq!(
@@ -136,7 +125,7 @@ async fn messages_are_checked_and_limited() {
 async fn chat_crosses_servers() {
     let shared = Shared::new();
     let (s1, s2) = (server_on(&shared, 1).await, server_on(&shared, 2).await);
-    let (id, ta, tb) = friend_game(&s1).await;
+    let (id, ta, tb) = friend_game(&s1, json!({"mode": "friend", "colour": "A"})).await;
     let mut wb = s2.ws(&id, Some(&tb)).await;
     next_of(&mut wb, "chat_history").await;
     assert_eq!(say(&s1, &id, Some(&ta), "across").await.0, 201);

@@ -20,18 +20,17 @@ const T0: i64 = 1_796_083_200_000;
 /// A friend game with `clock` (A the creator), claimed by B: id and both
 /// tokens.
 async fn timed_friend(s: &Server, clock: &str) -> (String, String, String) {
-    let g = create(
+    let g = create_game(
         &browser(),
         s,
         json!({"mode": "friend", "colour": "A", "clock": clock}),
     )
     .await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let ta = g["token"].as_str().unwrap().to_string();
-    let tb = claim(&browser(), s, g["invite"].as_str().unwrap()).await["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = g.id.clone();
+    let ta = g.token.clone();
+    let tb = claim_seat(&browser(), s, g.invite.as_deref().unwrap())
+        .await
+        .token;
     (id, ta, tb)
 }
 
@@ -57,15 +56,11 @@ async fn a_flag_on_time_is_decided_with_nobody_connected() {
     let s = server_with_clock(&clock).await;
     let (id, ta, tb) = timed_friend(&s, "1+2").await;
     let (_, v) = get(&bot(), &s, &id).await;
-    assert_eq!(v["clock"]["control"], "1+2");
-    assert_eq!(v["clock"]["left"], json!({"A": 60_000, "B": 60_000}));
-    assert_eq!(
-        v["clock"]["running"],
-        Value::Null,
-        "the first actions are free"
-    );
-    assert_eq!(v["clock"]["due"], "abort");
-    assert_eq!(v["clock"]["deadline_in"], 30_000);
+    assert_eq!(clock_of(&v).control, "1+2");
+    assert_eq!(clock_of(&v).left.pair(), (60_000, 60_000));
+    assert_eq!(clock_of(&v).running, None, "the first actions are free");
+    assert_eq!(clock_of(&v).due.as_deref(), Some("abort"));
+    assert_eq!(clock_of(&v).deadline_in, Some(30_000));
     clock.advance(Duration::from_secs(20));
     play(&s, &id, &ta, "a3", 0).await;
     clock.advance(Duration::from_secs(25));
@@ -74,24 +69,24 @@ async fn a_flag_on_time_is_decided_with_nobody_connected() {
     clock.advance(Duration::from_secs(10));
     let v = play(&s, &id, &ta, "a1", 2).await;
     // A: 60 - 10 + 2 = 52 s; B, to act, 60 s and running.
-    assert_eq!(v["clock"]["left"], json!({"A": 52_000, "B": 60_000}));
-    assert_eq!(v["clock"]["running"], "B");
-    assert_eq!(v["clock"]["due"], "flag");
+    assert_eq!(clock_of(&v).left.pair(), (52_000, 60_000));
+    assert_eq!(clock_of(&v).running.as_deref(), Some("B"));
+    assert_eq!(clock_of(&v).due.as_deref(), Some("flag"));
     assert_eq!(v["abortable"], false, "both have acted");
     clock.advance(Duration::from_millis(59_999));
     s.state.games().settle_clocks().await;
     let (_, v) = get(&bot(), &s, &id).await;
     assert_eq!(v["status"], "playing", "a millisecond left");
-    assert_eq!(v["clock"]["left"]["B"], 1);
+    assert_eq!(clock_of(&v).left.b, 1);
     clock.advance(Duration::from_millis(1));
     s.state.games().settle_clocks().await;
     let (_, v) = get(&bot(), &s, &id).await;
     assert_eq!(v["status"], "over", "{v}");
-    assert_eq!(v["result"]["reason"], "time");
-    assert_eq!(v["result"]["winner"], "A");
-    assert_eq!(v["result"]["swept"], json!([0, 0]));
-    assert_eq!(v["clock"]["running"], Value::Null);
-    assert_eq!(v["clock"]["left"]["B"], 0);
+    assert_eq!(result_of(&v).reason, "time");
+    assert_eq!(result_of(&v).winner.as_deref(), Some("A"));
+    assert_eq!(result_of(&v).swept, [0, 0]);
+    assert_eq!(clock_of(&v).running, None);
+    assert_eq!(clock_of(&v).left.b, 0);
     // Too late: B's action is refused, the game stays as it ended.
     let (st, e) = act(
         &bot(),
@@ -133,16 +128,10 @@ async fn an_action_after_the_deadline_is_refused_and_the_flag_falls() {
     )
     .await;
     assert_eq!(st, 409, "{e}");
-    assert!(
-        e["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("time is up"),
-        "{e}"
-    );
+    assert!(error_of(&e).message.contains("time is up"), "{e}");
     let (_, v) = get(&bot(), &s, &id).await;
-    assert_eq!(v["result"]["reason"], "time");
-    assert_eq!(v["result"]["winner"], "B");
+    assert_eq!(result_of(&v).reason, "time");
+    assert_eq!(result_of(&v).winner.as_deref(), Some("B"));
 }
 
 /// A player who never makes his first action: after 30 s the game is
@@ -161,8 +150,8 @@ async fn a_first_action_never_made_aborts_the_game() {
     s.state.games().settle_clocks().await;
     let (_, v) = get(&bot(), &s, &id).await;
     assert_eq!(v["status"], "over");
-    assert_eq!(v["result"]["reason"], "abort");
-    assert_eq!(v["result"]["winner"], Value::Null);
+    assert_eq!(result_of(&v).reason, "abort");
+    assert_eq!(result_of(&v).winner, None);
     let rec = record(&s, &id).await;
     assert!(rec.contains("[Result \"*\"]"), "{rec}");
     assert!(rec.contains("[Termination \"abort\"]"), "{rec}");
@@ -180,13 +169,13 @@ async fn correspondence_days_per_action() {
     play(&s, &id, &ta, "a3", 0).await;
     clock.advance(Duration::from_secs(7200));
     let v = play(&s, &id, &tb, "b3", 1).await;
-    assert_eq!(v["clock"]["running"], "A");
-    assert_eq!(v["clock"]["left"], json!({"A": DAY, "B": DAY}));
+    assert_eq!(clock_of(&v).running.as_deref(), Some("A"));
+    assert_eq!(clock_of(&v).left.pair(), (DAY, DAY));
     clock.advance(Duration::from_millis(DAY as u64 - 1));
     s.state.games().settle_clocks().await;
     let (_, v) = get(&bot(), &s, &id).await;
     assert_eq!(v["status"], "playing");
-    assert_eq!(v["clock"]["left"]["A"], 1);
+    assert_eq!(clock_of(&v).left.a, 1);
     clock.advance(Duration::from_millis(1));
     s.state.games().settle_clocks().await;
     let (_, v) = get(&bot(), &s, &id).await;
@@ -225,8 +214,8 @@ async fn abort_before_each_player_has_acted() {
     // B has not acted: A may still abort (so may B).
     let (st, v) = abort(Some(ta.clone()), id.clone()).await;
     assert_eq!(st, 200, "{v}");
-    assert_eq!(v["result"]["reason"], "abort");
-    assert_eq!(v["result"]["winner"], Value::Null);
+    assert_eq!(result_of(&v).reason, "abort");
+    assert_eq!(result_of(&v).winner, None);
     assert_eq!(v["abortable"], false);
     let (st, _) = abort(Some(tb.clone()), id.clone()).await;
     assert_eq!(st, 409, "already over");
@@ -236,16 +225,10 @@ async fn abort_before_each_player_has_acted() {
     play(&s, &id, &tb, "b3", 1).await;
     let (st, e) = abort(Some(tb), id.clone()).await;
     assert_eq!(st, 409);
-    assert!(
-        e["error"]["message"].as_str().unwrap().contains("resign"),
-        "{e}"
-    );
+    assert!(error_of(&e).message.contains("resign"), "{e}");
     assert_eq!(get(&bot(), &s, &id).await.1["status"], "playing");
-    let local = create(&bot(), &s, json!({"mode": "local"})).await;
-    let (lid, lt) = (
-        local["id"].as_str().unwrap().to_string(),
-        local["token"].as_str().unwrap().to_string(),
-    );
+    let local = create_game(&bot(), &s, json!({"mode": "local"})).await;
+    let (lid, lt) = (local.id.clone(), local.token.clone());
     assert_eq!(abort(Some(lt), lid).await.0, 409);
 }
 
@@ -267,7 +250,7 @@ async fn bad_clocks_are_refused_by_name() {
     ] {
         let (st, e) = post_json(&bot(), &s, "/api/games", body.clone()).await;
         assert_eq!(st, 400, "{body}");
-        let m = e["error"]["message"].as_str().unwrap();
+        let m = error_of(&e).message;
         assert!(m.starts_with("clock"), "{body}: {m}");
         assert!(m.contains(part), "{body}: {m}");
     }
@@ -285,14 +268,14 @@ async fn updates_carry_the_clocks() {
     play(&s, &id, &tb, "b3", 1).await;
     next_state(&mut ws).await;
     let st = next_state(&mut ws).await;
-    assert_eq!(st["clock"]["running"], "A");
-    assert_eq!(st["clock"]["deadline_in"], 180_000);
+    assert_eq!(clock_of(&st).running.as_deref(), Some("A"));
+    assert_eq!(clock_of(&st).deadline_in, Some(180_000));
     clock.advance(Duration::from_secs(7));
     play(&s, &id, &ta, "a1", 2).await;
     let st = next_state(&mut ws).await;
     // 180 - 7 + 2 = 175 s.
-    assert_eq!(st["clock"]["left"]["A"], 175_000);
-    assert_eq!(st["clock"]["running"], "B");
+    assert_eq!(clock_of(&st).left.a, 175_000);
+    assert_eq!(clock_of(&st).running.as_deref(), Some("B"));
     // Resigning stops the clocks.
     let r = bot()
         .post(s.at(&format!("/api/games/{id}/resign")))
@@ -302,8 +285,8 @@ async fn updates_carry_the_clocks() {
         .unwrap();
     assert_eq!(r.status(), 200);
     let st = next_state(&mut ws).await;
-    assert_eq!(st["result"]["reason"], "resign");
-    assert_eq!(st["clock"]["running"], Value::Null);
+    assert_eq!(result_of(&st).reason, "resign");
+    assert_eq!(clock_of(&st).running, None);
     assert_eq!(st["clock"].get("deadline_in"), None);
 }
 
@@ -335,8 +318,8 @@ async fn another_server_ends_a_game_on_time() {
     s2.state.games().settle_clocks().await;
     // Server 1 hears of it (its own clock says A still has time).
     let v = poll_until(&bot(), &s1, &id, |v| v["status"] == "over").await;
-    assert_eq!(v["result"]["reason"], "time");
-    assert_eq!(v["result"]["winner"], "B");
+    assert_eq!(result_of(&v).reason, "time");
+    assert_eq!(result_of(&v).winner.as_deref(), Some("B"));
 }
 
 /// Issue 25, item 4: a server outage is not charged to the clocks. Two
@@ -378,7 +361,7 @@ async fn a_server_outage_is_given_back_to_the_player_to_act() {
     c1.advance(Duration::from_secs(20));
     s1.state.games().heartbeat().await;
     let (_, v) = get(&bot(), &s1, &g3).await;
-    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 160_000}));
+    assert_eq!(clock_of(&v).left.pair(), (172_000, 160_000));
 
     // The outage: 65 s with no server.
     let c2 = Clock::manual(T0 + 30_000 + 65_000);
@@ -391,25 +374,25 @@ async fn a_server_outage_is_given_back_to_the_player_to_act() {
     let s2 = start(&c2).await;
     let (_, v) = get(&bot(), &s2, &g3).await;
     assert_eq!(v["status"], "playing", "{v}");
-    assert_eq!(v["clock"]["running"], "B");
-    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 160_000}));
-    assert_eq!(v["clock"]["deadline_in"], 160_000);
+    assert_eq!(clock_of(&v).running.as_deref(), Some("B"));
+    assert_eq!(clock_of(&v).left.pair(), (172_000, 160_000));
+    assert_eq!(clock_of(&v).deadline_in, Some(160_000));
     s2.state.games().settle_clocks().await;
     let (_, v) = get(&bot(), &s2, &g1).await;
     assert_eq!(
         v["status"], "playing",
         "not lost on time at the restart: {v}"
     );
-    assert_eq!(v["clock"]["left"], json!({"A": 50_000, "B": 40_000}));
+    assert_eq!(clock_of(&v).left.pair(), (50_000, 40_000));
     // A third server, server 2 alive: nothing more is given.
     let s3 = start(&c2).await;
     let (_, v) = get(&bot(), &s3, &g3).await;
-    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 160_000}));
+    assert_eq!(clock_of(&v).left.pair(), (172_000, 160_000));
     // The clocks run on from there: B plays the 3+2 after 10 s (160 - 10
     // + 2 = 152); the 1+0 falls 40 s after the restart, not before.
     c2.advance(Duration::from_secs(10));
     let v = play(&s2, &g3, &b3, "b1", 3).await;
-    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 152_000}));
+    assert_eq!(clock_of(&v).left.pair(), (172_000, 152_000));
     c2.advance(Duration::from_millis(29_999));
     assert_eq!(s2.state.games().settle_clocks().await, 0);
     assert_eq!(get(&bot(), &s2, &g1).await.1["clock"]["left"]["B"], 1);

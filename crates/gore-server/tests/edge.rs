@@ -20,21 +20,16 @@ use tokio_tungstenite::tungstenite::Message;
 /// A deadline for what should happen, generous for a loaded machine.
 const WITHIN: Duration = Duration::from_secs(30);
 
-/// A server with the test defaults changed by `f`.
-async fn server(f: impl FnOnce(&mut Config)) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = Config {
-        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-        db: dir.path().join("gore.sqlite3").to_str().unwrap().into(),
-        rate_limit: 0,
-        ai_time: Duration::from_millis(300),
-        // The rate limit's buckets refill by this clock: a test's requests
-        // are as close together as it says, however slow the machine.
-        clock: gore_server::domain::clock::Clock::manual(1_000_000),
-        ..Config::default()
-    };
-    f(&mut config);
-    Server::start_with(dir, config).await
+/// A server with the test defaults changed by `f`, kept local because
+/// every edge test runs on a manual clock: the rate limit's buckets refill
+/// by it, so a test's requests are as close together as it says, however
+/// slow the machine.
+async fn manual_server(f: impl FnOnce(&mut Config)) -> Server {
+    server(|c| {
+        c.clock = gore_server::domain::clock::Clock::manual(1_000_000);
+        f(c);
+    })
+    .await
 }
 
 /// One HTTP answer, read off a raw connection.
@@ -145,7 +140,7 @@ fn host(s: &Server) -> String {
 
 #[tokio::test]
 async fn a_half_sent_head_is_closed_after_the_read_timeout() {
-    let s = server(|c| {
+    let s = manual_server(|c| {
         c.read_timeout = Duration::from_secs(1);
         c.idle_timeout = Duration::from_secs(600);
     })
@@ -163,7 +158,7 @@ async fn a_half_sent_head_is_closed_after_the_read_timeout() {
 
 #[tokio::test]
 async fn a_slow_body_is_cut_after_the_read_timeout() {
-    let s = server(|c| {
+    let s = manual_server(|c| {
         c.read_timeout = Duration::from_secs(1);
         c.idle_timeout = Duration::from_secs(600);
     })
@@ -178,20 +173,14 @@ async fn a_slow_body_is_cut_after_the_read_timeout() {
     let r = raw.response().await.expect("an answer");
     assert_eq!(r.status, 400, "{r:?}");
     let e = r.json();
-    assert_eq!(e["error"]["code"], "bad_request");
-    assert!(
-        e["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("not sent within"),
-        "{e}"
-    );
+    assert_eq!(error_of(&e).code, "bad_request");
+    assert!(error_of(&e).message.contains("not sent within"), "{e}");
     raw.closed().await;
 }
 
 #[tokio::test]
 async fn an_idle_keep_alive_connection_is_closed() {
-    let s = server(|c| {
+    let s = manual_server(|c| {
         c.read_timeout = Duration::from_secs(600);
         c.idle_timeout = Duration::from_secs(1);
     })
@@ -205,7 +194,7 @@ async fn an_idle_keep_alive_connection_is_closed() {
 
 #[tokio::test]
 async fn connections_per_address_are_capped() {
-    let s = server(|c| {
+    let s = manual_server(|c| {
         c.max_conns_per_ip = 3;
         c.read_timeout = Duration::from_secs(600);
         c.idle_timeout = Duration::from_secs(600);
@@ -270,9 +259,9 @@ async fn shutdown_closes_idle_connections_and_returns() {
 
 #[tokio::test]
 async fn a_silent_socket_is_closed() {
-    let s = server(|c| c.ws_idle_timeout = Duration::from_secs(1)).await;
-    let g = create(&bot(), &s, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap();
+    let s = manual_server(|c| c.ws_idle_timeout = Duration::from_secs(1)).await;
+    let g = create_game(&bot(), &s, json!({"mode": "local"})).await;
+    let id = g.id.as_str();
     // A hand-made handshake: a client library would answer the pings.
     let mut raw = Raw::connect(s.addr).await;
     raw.send(&format!(
@@ -304,7 +293,7 @@ async fn probe(s: &Server, xff: &str) -> u16 {
 
 #[tokio::test]
 async fn a_trusted_proxy_names_the_client_and_ipv6_counts_per_64() {
-    let s = server(|c| {
+    let s = manual_server(|c| {
         c.rate_limit = 1; // bursts of 2
         c.trust_proxy = vec!["127.0.0.1".parse().unwrap()];
     })
@@ -325,7 +314,7 @@ async fn a_trusted_proxy_names_the_client_and_ipv6_counts_per_64() {
 
 #[tokio::test]
 async fn forwarded_for_from_anyone_else_is_ignored() {
-    let s = server(|c| c.rate_limit = 1).await;
+    let s = manual_server(|c| c.rate_limit = 1).await;
     assert_eq!(probe(&s, "203.0.113.1").await, 404);
     assert_eq!(probe(&s, "203.0.113.2").await, 404);
     assert_eq!(
@@ -337,7 +326,7 @@ async fn forwarded_for_from_anyone_else_is_ignored() {
 
 #[tokio::test]
 async fn far_over_the_limit_the_connection_is_closed() {
-    let s = server(|c| c.rate_limit = 1).await; // bursts of 2; closes after 4 refusals
+    let s = manual_server(|c| c.rate_limit = 1).await; // bursts of 2; closes after 4 refusals
     let mut raw = Raw::connect(s.addr).await;
     let mut statuses = Vec::new();
     let last = loop {
@@ -371,9 +360,9 @@ async fn close_code(ws: &mut Ws) -> u16 {
 
 #[tokio::test]
 async fn rate_limited_socket_messages_count_as_abuse() {
-    let s = server(|c| c.rate_limit = 1).await;
-    let g = create(&bot(), &s, json!({"mode": "local"})).await;
-    let mut ws = s.ws(g["id"].as_str().unwrap(), None).await;
+    let s = manual_server(|c| c.rate_limit = 1).await;
+    let g = create_game(&bot(), &s, json!({"mode": "local"})).await;
+    let mut ws = s.ws(g.id.as_str(), None).await;
     for _ in 0..10 {
         send(&mut ws, json!({"type": "ping"})).await;
     }
@@ -382,9 +371,9 @@ async fn rate_limited_socket_messages_count_as_abuse() {
 
 #[tokio::test]
 async fn a_ping_flood_closes_the_socket() {
-    let s = server(|c| c.rate_limit = 1).await;
-    let g = create(&bot(), &s, json!({"mode": "local"})).await;
-    let mut ws = s.ws(g["id"].as_str().unwrap(), None).await;
+    let s = manual_server(|c| c.rate_limit = 1).await;
+    let g = create_game(&bot(), &s, json!({"mode": "local"})).await;
+    let mut ws = s.ws(g.id.as_str(), None).await;
     for _ in 0..20 {
         ws.send(Message::Ping(vec![1, 2, 3].into())).await.unwrap();
     }
@@ -396,9 +385,9 @@ async fn a_ping_flood_closes_the_socket() {
 
 #[tokio::test]
 async fn json_with_trailing_data_or_an_array_is_refused() {
-    let s = server(|_| {}).await;
-    let g = create(&bot(), &s, json!({"mode": "local"})).await;
-    let (id, token) = (g["id"].as_str().unwrap(), g["token"].as_str().unwrap());
+    let s = manual_server(|_| {}).await;
+    let g = create_game(&bot(), &s, json!({"mode": "local"})).await;
+    let (id, token) = (g.id.as_str(), g.token.as_str());
     for body in [
         r#"{"action":"a1","ply":0} trailing {{{"#,
         r#"{"action":"a1","ply":0}{"action":"a2"}"#,
@@ -414,7 +403,7 @@ async fn json_with_trailing_data_or_an_array_is_refused() {
             .unwrap();
         assert_eq!(r.status(), 400, "{body}");
         let e: Value = r.json().await.unwrap();
-        assert_eq!(e["error"]["code"], "bad_request", "{body}");
+        assert_eq!(error_of(&e).code, "bad_request", "{body}");
     }
     assert_eq!(get(&bot(), &s, id).await.1["ply"], 0, "nothing was played");
     let (status, v) = act(
@@ -439,7 +428,7 @@ async fn json_with_trailing_data_or_an_array_is_refused() {
 
 #[tokio::test]
 async fn a_wrong_method_is_405_with_the_json_body_and_allow() {
-    let s = server(|_| {}).await;
+    let s = manual_server(|_| {}).await;
     for (method, path, allowed) in [
         ("DELETE", "/api/games", "POST"),
         ("PUT", "/api/games/abc/actions", "POST"),
@@ -454,8 +443,8 @@ async fn a_wrong_method_is_405_with_the_json_body_and_allow() {
         let allow = r.headers()["allow"].to_str().unwrap().to_string();
         assert!(allow.contains(allowed), "{method} {path}: Allow {allow}");
         let e: Value = r.json().await.unwrap();
-        assert_eq!(e["error"]["code"], "method_not_allowed", "{method} {path}");
-        assert!(e["error"]["message"].as_str().unwrap().contains(method));
+        assert_eq!(error_of(&e).code, "method_not_allowed", "{method} {path}");
+        assert!(error_of(&e).message.contains(method));
     }
 }
 
@@ -469,7 +458,7 @@ const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
 
 #[tokio::test]
 async fn every_answer_has_the_security_headers() {
-    let s = server(|c| c.rate_limit = 1).await;
+    let s = manual_server(|c| c.rate_limit = 1).await;
     let c = bot();
     let mut statuses = Vec::new();
     for (method, path) in [
@@ -508,7 +497,7 @@ async fn every_answer_has_the_security_headers() {
 
 #[tokio::test]
 async fn with_a_public_url_other_hosts_are_refused() {
-    let s = server(|c| c.public_url = Some("http://gore.test".into())).await;
+    let s = manual_server(|c| c.public_url = Some("http://gore.test".into())).await;
     let mut raw = Raw::connect(s.addr).await;
     let r = raw.get("/", &host(&s)).await;
     assert_eq!(r.status, 421, "{r:?}");
@@ -547,7 +536,7 @@ async fn with_a_public_url_other_hosts_are_refused() {
 
 #[tokio::test]
 async fn without_a_public_url_any_host_is_served() {
-    let s = server(|_| {}).await;
+    let s = manual_server(|_| {}).await;
     let mut raw = Raw::connect(s.addr).await;
     assert_eq!(raw.get("/", "whatever.example").await.status, 200);
 }
@@ -577,12 +566,12 @@ fn is_secure(cookie: &str) -> bool {
 
 #[tokio::test]
 async fn cookies_are_secure_over_https() {
-    let https = server(|c| c.public_url = Some("https://gore.test".into())).await;
+    let https = manual_server(|c| c.public_url = Some("https://gore.test".into())).await;
     let c = created_cookie(&https, "gore.test", "").await;
     assert!(is_secure(&c), "{c}");
     assert!(c.contains("HttpOnly") && c.contains("SameSite=Lax"), "{c}");
 
-    let plain = server(|_| {}).await;
+    let plain = manual_server(|_| {}).await;
     let h = host(&plain);
     let c = created_cookie(&plain, &h, "").await;
     assert!(!is_secure(&c), "plain http: {c}");
@@ -592,7 +581,7 @@ async fn cookies_are_secure_over_https() {
         "a proxy header from anyone is not believed: {c}"
     );
 
-    let proxied = server(|c| c.trust_proxy = vec!["127.0.0.0/8".parse().unwrap()]).await;
+    let proxied = manual_server(|c| c.trust_proxy = vec!["127.0.0.0/8".parse().unwrap()]).await;
     let h = host(&proxied);
     let c = created_cookie(&proxied, &h, "X-Forwarded-Proto: https\r\n").await;
     assert!(is_secure(&c), "from a trusted proxy: {c}");

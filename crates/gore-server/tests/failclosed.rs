@@ -22,11 +22,8 @@ async fn step(s: &Server, id: &str, token: &str) -> (u16, Value) {
 }
 
 async fn new_local(s: &Server) -> (String, String) {
-    let g = create(&bot(), s, json!({"mode": "local", "rules": "no-trades"})).await;
-    (
-        g["id"].as_str().unwrap().into(),
-        g["token"].as_str().unwrap().into(),
-    )
+    let g = create_game(&bot(), s, json!({"mode": "local", "rules": "no-trades"})).await;
+    (g.id.as_str().into(), g.token.as_str().into())
 }
 
 /// The database file deleted under the server: the next action is refused
@@ -121,14 +118,8 @@ async fn after_a_failed_write_nothing_more_is_acknowledged_and_nothing_acknowled
         }
     }
     let e = failure.expect("the file never filled");
-    assert_eq!(e["error"]["code"], "unavailable", "{e}");
-    assert!(
-        !e["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("nothing was changed"),
-        "{e}"
-    );
+    assert_eq!(error_of(&e).code, "unavailable", "{e}");
+    assert!(!error_of(&e).message.contains("nothing was changed"), "{e}");
     assert!(acknowledged.len() > 3, "the cap left room for some actions");
     // Nothing more is acknowledged, even what would fit.
     let (id, _) = acknowledged.last().unwrap().clone();

@@ -253,9 +253,9 @@ async fn a_connection_flood_from_one_address_leaves_another_playing() {
     let refused_before = seen.refused.load(Ordering::Relaxed);
     let c = bot();
     let t = Instant::now();
-    let g = create(&c, &s, json!({"mode": "local"})).await;
+    let g = create_game(&c, &s, json!({"mode": "local"})).await;
     let created = t.elapsed();
-    let (id, token) = (g["id"].as_str().unwrap(), g["token"].as_str().unwrap());
+    let (id, token) = (g.id.as_str(), g.token.as_str());
     let times = play_line(&c, &s, id, token, 0, &long_line(20, 1)).await;
     // The flood still runs: another refusal comes (the innocent game may
     // be quicker than a flooder's pause, so wait for it, not a count).

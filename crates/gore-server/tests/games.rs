@@ -108,17 +108,17 @@ async fn creates_each_kind_of_game() {
 
     // seeds=N: N seeds in each hole at the start (the home page's "seeds
     // per hole"); a4 (4) reaches b1..b4, and b4 = 5 is not taken.
-    let g = create(
+    let g = create_game(
         &c4,
         &s,
         json!({"mode": "local", "rules": "seeds=4,cede-all"}),
     )
     .await;
-    let id = g["id"].as_str().unwrap();
+    let id = g.id.as_str();
     let (_, v) = get(&c4, &s, id).await;
     assert_eq!(v["rules"], "seeds=4,cede-all");
     assert_eq!(v["position"], "4,4,4,4/4,4,4,4 AAAA/BBBB 0-0 A -");
-    let token = g["token"].as_str().unwrap();
+    let token = g.token.as_str();
     let (status, v) = act(&c4, &s, id, Some(token), json!({"action": "a4", "ply": 0})).await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["position"], "4,4,4,0/5,5,5,5 AAAA/BBBB 0-0 B -");
@@ -157,8 +157,8 @@ async fn creates_each_kind_of_game() {
             .unwrap();
         assert_eq!(r.status(), 400, "{body}");
         let e: serde_json::Value = r.json().await.unwrap();
-        assert_eq!(e["error"]["code"], "bad_request");
-        let m = e["error"]["message"].as_str().unwrap();
+        assert_eq!(error_of(&e).code, "bad_request");
+        let m = error_of(&e).message;
         assert!(m.contains(field), "{body}: {m}");
     }
 }
@@ -167,9 +167,9 @@ async fn creates_each_kind_of_game() {
 async fn http_and_ws_actions_reach_both_players_and_a_spectator() {
     let s = Server::start(0).await;
     let alice = browser();
-    let g = create(&alice, &s, json!({"mode": "friend", "colour": "A"})).await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let ta = g["token"].as_str().unwrap().to_string();
+    let g = create_game(&alice, &s, json!({"mode": "friend", "colour": "A"})).await;
+    let id = g.id.clone();
+    let ta = g.token.clone();
     let mut wa = s.ws(&id, Some(&ta)).await;
     let mut spectator = s.ws(&id, None).await;
     let st = next_state(&mut wa).await;
@@ -188,7 +188,7 @@ async fn http_and_ws_actions_reach_both_players_and_a_spectator() {
     // he presses "join".
     let bob = browser();
     let r = bob
-        .get(s.at(g["invite"].as_str().unwrap()))
+        .get(s.at(g.invite.as_deref().unwrap()))
         .send()
         .await
         .unwrap();
@@ -197,10 +197,9 @@ async fn http_and_ws_actions_reach_both_players_and_a_spectator() {
         .to_str()
         .unwrap()
         .starts_with("text/html"));
-    let tb = claim(&bob, &s, g["invite"].as_str().unwrap()).await["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let tb = claim_seat(&bob, &s, g.invite.as_deref().unwrap())
+        .await
+        .token;
     let (_, v) = get(&bob, &s, &id).await;
     assert_eq!(v["you"], "B");
     assert_eq!(v["status"], "playing");
@@ -260,9 +259,9 @@ async fn http_and_ws_actions_reach_both_players_and_a_spectator() {
 async fn in_an_ai_game_the_ai_answers_the_human() {
     let s = Server::start(0).await;
     let c = bot();
-    let g = create(&c, &s, json!({"mode": "ai", "level": 1, "colour": "A"})).await;
-    let id = g["id"].as_str().unwrap();
-    let t = g["token"].as_str().unwrap();
+    let g = create_game(&c, &s, json!({"mode": "ai", "level": 1, "colour": "A"})).await;
+    let id = g.id.as_str();
+    let t = g.token.as_str();
     let mut ws = s.ws(id, Some(t)).await;
     let mut spectator = s.ws(id, None).await;
     next_state(&mut ws).await;
@@ -305,13 +304,13 @@ async fn the_ai_answers_offers() {
     let c = bot();
     let start = "3,3,3,3/3,3,3,3 AAAA/BBBB 12-12 A -";
     // An honourable AI accepts, then takes its own turn.
-    let g = create(
+    let g = create_game(
         &c,
         &s,
         json!({"mode": "ai", "level": 1, "colour": "A", "honourable": true, "start": start}),
     )
     .await;
-    let (id, t) = (g["id"].as_str().unwrap(), g["token"].as_str().unwrap());
+    let (id, t) = (g.id.as_str(), g.token.as_str());
     let v = get_as(&c, &s, id, t).await;
     assert_eq!(v["start"], start);
     assert!(legal(&v).contains(&"offer:a1".to_string()), "{v}");
@@ -328,13 +327,13 @@ async fn the_ai_answers_offers() {
         .starts_with("9,3,3,3/3,3,3,3 BAAA/BBBB 12-6"));
 
     // Any AI answers an offer one way or the other, then plays on.
-    let g = create(
+    let g = create_game(
         &c,
         &s,
         json!({"mode": "ai", "level": 2, "colour": "A", "start": start}),
     )
     .await;
-    let (id, t) = (g["id"].as_str().unwrap(), g["token"].as_str().unwrap());
+    let (id, t) = (g.id.as_str(), g.token.as_str());
     let (code, _) = act(
         &c,
         &s,
@@ -355,14 +354,14 @@ async fn a_friend_game_with_offers_declined_and_accepted() {
     let s = Server::start(0).await;
     let alice = browser();
     let start = "3,3,3,3/3,3,3,3 AAAA/BBBB 12-12 A -";
-    let g = create(
+    let g = create_game(
         &alice,
         &s,
         json!({"mode": "friend", "colour": "A", "start": start}),
     )
     .await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let invite = g["invite"].as_str().unwrap().to_string();
+    let id = g.id.clone();
+    let invite = g.invite.clone().unwrap();
 
     // A wrong code or an unknown game: 404, and nobody joins.
     let stranger = browser();
@@ -430,7 +429,7 @@ async fn a_friend_game_with_offers_declined_and_accepted() {
         serde_json::Value::Null
     );
     assert_eq!(get(&bob, &s, &id).await.1["you"], "B");
-    let mut wa = s.ws_bearer(&id, g["token"].as_str().unwrap()).await;
+    let mut wa = s.ws_bearer(&id, g.token.as_str()).await;
     assert_eq!(next_state(&mut wa).await["status"], "playing");
 
     // A offers a1; B declines, then sows.
@@ -652,7 +651,7 @@ async fn pages_and_assets() {
     let r = c.get(s.at("/api/nothing")).send().await.unwrap();
     assert_eq!(r.status(), 404);
     let e: serde_json::Value = r.json().await.unwrap();
-    assert_eq!(e["error"]["code"], "not_found");
+    assert_eq!(error_of(&e).code, "not_found");
     // Every embedded script and stylesheet comes with its type.
     let index = c.get(s.at("/")).send().await.unwrap().text().await.unwrap();
     for (ext, want) in [(".js", "text/javascript"), (".css", "text/css")] {
@@ -677,8 +676,8 @@ async fn pages_and_assets() {
 async fn games_are_kept_in_the_database() {
     let s = Server::start(0).await;
     let c = bot();
-    let g = create(&c, &s, json!({"mode": "local"})).await;
-    let (id, t) = (g["id"].as_str().unwrap(), g["token"].as_str().unwrap());
+    let g = create_game(&c, &s, json!({"mode": "local"})).await;
+    let (id, t) = (g.id.as_str(), g.token.as_str());
     for (i, a) in ["a1", "b1", "a2", "b2"].iter().enumerate() {
         let (code, v) = act(&c, &s, id, Some(t), json!({"action": a, "ply": i})).await;
         assert_eq!(code, 200, "{v}");

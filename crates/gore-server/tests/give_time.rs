@@ -19,19 +19,12 @@ const T0: i64 = 1_796_083_200_000;
 /// A game of `body` (A the creator) claimed by B when it is a friend
 /// game: id and both tokens (B's `None` otherwise).
 async fn game_of(s: &Server, body: Value) -> (String, String, Option<String>) {
-    let g = create(&browser(), s, body).await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let ta = g["token"].as_str().unwrap().to_string();
-    let tb = match g["invite"].as_str() {
-        Some(invite) => Some(
-            claim(&browser(), s, invite).await["token"]
-                .as_str()
-                .unwrap()
-                .to_string(),
-        ),
+    let g = create_game(&browser(), s, body).await;
+    let tb = match &g.invite {
+        Some(invite) => Some(claim_seat(&browser(), s, invite).await.token),
         None => None,
     };
-    (id, ta, tb)
+    (g.id, g.token, tb)
 }
 
 /// `POST /api/games/{id}/give-time` as the holder of `token`.
@@ -69,21 +62,21 @@ async fn time_given_moves_the_opponents_clock_by_hand_arithmetic() {
     play(&s, &id, &tb, "b3", 1).await;
     clock.advance(Duration::from_secs(10));
     let v = play(&s, &id, &ta, "a1", 2).await;
-    assert_eq!(v["clock"]["left"], json!({"A": 52_000, "B": 60_000}));
+    assert_eq!(clock_of(&v).left.pair(), (52_000, 60_000));
 
     let (st, v) = give(&s, &id, &ta).await;
     assert_eq!(st, 200, "{v}");
-    assert_eq!(v["clock"]["left"], json!({"A": 52_000, "B": 75_000}));
-    assert_eq!(v["clock"]["running"], "B");
-    assert_eq!(v["clock"]["deadline_in"], 75_000);
+    assert_eq!(clock_of(&v).left.pair(), (52_000, 75_000));
+    assert_eq!(clock_of(&v).running.as_deref(), Some("B"));
+    assert_eq!(clock_of(&v).deadline_in, Some(75_000));
 
     let (st, v) = give(&s, &id, &tb).await;
     assert_eq!(st, 200, "{v}");
-    assert_eq!(v["clock"]["left"], json!({"A": 67_000, "B": 75_000}));
+    assert_eq!(clock_of(&v).left.pair(), (67_000, 75_000));
 
     clock.advance(Duration::from_secs(5));
     let (_, v) = get(&bot(), &s, &id).await;
-    assert_eq!(v["clock"]["left"], json!({"A": 67_000, "B": 70_000}));
+    assert_eq!(clock_of(&v).left.pair(), (67_000, 70_000));
     // The gifts hold at B's flag: 70 s on, not before.
     clock.advance(Duration::from_millis(69_999));
     s.state.games().settle_clocks().await;
@@ -93,7 +86,7 @@ async fn time_given_moves_the_opponents_clock_by_hand_arithmetic() {
     s.state.games().settle_clocks().await;
     let (_, v) = get(&bot(), &s, &id).await;
     assert_eq!(v["status"], "over", "{v}");
-    assert_eq!(v["result"]["winner"], "A", "{v}");
+    assert_eq!(result_of(&v).winner.as_deref(), Some("A"), "{v}");
 }
 
 /// Through the game's socket: `{"type": "give_time"}` from A reaches both

@@ -42,8 +42,8 @@ async fn a_working_server_is_ready_whoever_asks_and_however_often() {
 async fn a_failed_closed_database_is_not_ready() {
     let s = Server::start_sqlite(0).await;
     let c = bot();
-    let g = create(&c, &s, json!({"mode": "local"})).await;
-    let (id, token) = (g["id"].as_str().unwrap(), g["token"].as_str().unwrap());
+    let g = create_game(&c, &s, json!({"mode": "local"})).await;
+    let (id, token) = (g.id.as_str(), g.token.as_str());
     assert_eq!(health(&s, "/readyz").await.0, 200);
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(s.dir.path().join(format!("gore.sqlite3{suffix}")));
@@ -69,8 +69,8 @@ async fn a_failed_closed_database_is_not_ready() {
 async fn a_draining_server_sends_its_sockets_away_and_takes_nothing_new() {
     let s = Server::start(0).await;
     let c = bot();
-    let g = create(&c, &s, json!({"mode": "local"})).await;
-    let (id, token) = (g["id"].as_str().unwrap(), g["token"].as_str().unwrap());
+    let g = create_game(&c, &s, json!({"mode": "local"})).await;
+    let (id, token) = (g.id.as_str(), g.token.as_str());
     let mut ws = s.ws(id, Some(token)).await;
     let first = next_state(&mut ws).await;
 

@@ -292,24 +292,6 @@ async fn game_ws(srv: &Server, id: &str, cookie: &str) -> Ws {
     Ws { inner, view: None }
 }
 
-/// An account's session cookie.
-async fn account(srv: &Server, name: &str) -> String {
-    let visitor = visitor_cookie(srv).await;
-    let r = bot()
-        .post(srv.at("/api/account/signup"))
-        .header("cookie", &visitor)
-        .json(&json!({"username": name, "password": "long enough pass"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201);
-    r.headers()
-        .get("set-cookie")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .map_or(visitor, str::to_string)
-}
-
 /// A sowing of `state` that captures (by its preview), else its first
 /// legal action.
 fn capturing(state: &Value) -> String {
@@ -436,7 +418,7 @@ async fn lobby_game(srv: &Server, s: &mut Samples) {
     let (code, aborted) = post_with(srv, &awa, &format!("/api/games/{id}/abort"), json!({})).await;
     assert_eq!(code, 200, "{aborted}");
     s.typed("GameState", &aborted);
-    assert_eq!(aborted["result"]["reason"], "abort");
+    assert_eq!(result_of(&aborted).reason, "abort");
     until_ply(&mut wa, s, 1).await;
 }
 
@@ -581,7 +563,7 @@ async fn friend_game(srv: &Server, s: &mut Samples) {
     let b1 = legal(&get_as(&bot(), srv, &id, &tb).await)[0].clone();
     let (code, v) = act(&bot(), srv, &id, Some(&tb), json!({"action": b1, "ply": 1})).await;
     assert_eq!(code, 200, "{v}");
-    assert_eq!(v["clock"]["running"], "A", "{v}");
+    assert_eq!(clock_of(&v).running.as_deref(), Some("A"), "{v}");
     s.typed("GameState", &v);
 
     // The device link; an unknown game's error answer.
@@ -606,7 +588,7 @@ async fn friend_game(srv: &Server, s: &mut Samples) {
         .unwrap();
     assert_eq!(resigned.status(), 200);
     let resigned: Value = resigned.json().await.unwrap();
-    assert_eq!(resigned["result"]["reason"], "resign");
+    assert_eq!(result_of(&resigned).reason, "resign");
     s.typed("GameState", &resigned);
     let again = bot()
         .post(srv.at(&format!("/api/games/{id}/rematch")))
@@ -758,17 +740,17 @@ async fn perfect_game(s: &mut Samples) {
 
 /// A local game to its end by the board: the result and its sweep.
 async fn local_game(srv: &Server, s: &mut Samples) {
-    let created = create(
+    let created = create_game(
         &bot(),
         srv,
         json!({"mode": "local", "start": "3,0,0,0/1,0,0,0 AAAA/BBBB 20-24 A -"}),
     )
     .await;
-    let id = created["id"].as_str().unwrap().to_string();
-    let t = created["token"].as_str().unwrap().to_string();
+    let id = created.id.clone();
+    let t = created.token.clone();
     let (code, over) = act(&bot(), srv, &id, Some(&t), json!({"action": "a1"})).await;
     assert_eq!(code, 200, "{over}");
-    assert_eq!(over["result"]["reason"], "board");
+    assert_eq!(result_of(&over).reason, "board");
     s.typed("GameState", &over);
 }
 

@@ -14,29 +14,6 @@ use serde_json::{json, Value};
 
 const T0: i64 = 1_796_083_200_000;
 
-async fn server(clock: &Clock) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    config.clock = clock.clone();
-    Server::start_with(dir, config).await
-}
-
-async fn game(s: &Server, clock: &str) -> (String, String, String) {
-    let g = create(
-        &browser(),
-        s,
-        json!({"mode": "friend", "colour": "A", "clock": clock}),
-    )
-    .await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let ta = g["token"].as_str().unwrap().to_string();
-    let tb = claim(&browser(), s, g["invite"].as_str().unwrap()).await["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    (id, ta, tb)
-}
-
 async fn claim_win(s: &Server, id: &str, token: &str) -> (u16, Value) {
     let r = bot()
         .post(s.at(&format!("/api/games/{id}/claim")))
@@ -70,8 +47,9 @@ async fn away_b(ws: &mut Ws, want_away: bool) -> Value {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_player_who_leaves_a_timed_game_can_be_claimed_after_60_s() {
     let clock = Clock::manual(T0);
-    let s = server(&clock).await;
-    let (id, ta, tb) = game(&s, "5+3").await;
+    let s = server_with_clock(&clock).await;
+    let (id, ta, tb) =
+        friend_game(&s, json!({"mode": "friend", "colour": "A", "clock": "5+3"})).await;
     let mut wa = s.ws(&id, Some(&ta)).await;
     let wb = b_socket(&s, &id, &tb).await;
     next_state(&mut wa).await;
@@ -80,13 +58,7 @@ async fn a_player_who_leaves_a_timed_game_can_be_claimed_after_60_s() {
     // Nobody is away: nothing to claim.
     let (st, e) = claim_win(&s, &id, &ta).await;
     assert_eq!(st, 409, "{e}");
-    assert!(
-        e["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("connected"),
-        "{e}"
-    );
+    assert!(error_of(&e).message.contains("connected"), "{e}");
     drop(wb);
     let st = away_b(&mut wa, true).await;
     assert_eq!(st["away"]["B"], 0, "away since now");
@@ -100,8 +72,8 @@ async fn a_player_who_leaves_a_timed_game_can_be_claimed_after_60_s() {
     assert_eq!(claim_win(&s, &id, &tb).await.0, 409);
     let (st, v) = claim_win(&s, &id, &ta).await;
     assert_eq!(st, 200, "{v}");
-    assert_eq!(v["result"]["reason"], "left");
-    assert_eq!(v["result"]["winner"], "A");
+    assert_eq!(result_of(&v).reason, "left");
+    assert_eq!(result_of(&v).winner.as_deref(), Some("A"));
     let rec = bot()
         .get(s.at(&format!("/api/games/{id}/record")))
         .send()
@@ -119,8 +91,9 @@ async fn a_player_who_leaves_a_timed_game_can_be_claimed_after_60_s() {
 #[tokio::test(flavor = "multi_thread")]
 async fn coming_back_in_time_keeps_the_game() {
     let clock = Clock::manual(T0);
-    let s = server(&clock).await;
-    let (id, ta, tb) = game(&s, "5+3").await;
+    let s = server_with_clock(&clock).await;
+    let (id, ta, tb) =
+        friend_game(&s, json!({"mode": "friend", "colour": "A", "clock": "5+3"})).await;
     play(&s, &id, &ta, "a3", 0).await;
     play(&s, &id, &tb, "b3", 1).await;
     let mut wa = s.ws(&id, Some(&ta)).await;
@@ -149,8 +122,12 @@ async fn coming_back_in_time_keeps_the_game() {
 async fn untimed_after_three_days_correspondence_never() {
     const DAY: u64 = 86_400_000;
     let clock = Clock::manual(T0);
-    let s = server(&clock).await;
-    let (id, ta, tb) = game(&s, "none").await;
+    let s = server_with_clock(&clock).await;
+    let (id, ta, tb) = friend_game(
+        &s,
+        json!({"mode": "friend", "colour": "A", "clock": "none"}),
+    )
+    .await;
     play(&s, &id, &ta, "a3", 0).await;
     // B to move: A may claim after 3 days without B's action.
     clock.advance(Duration::from_millis(3 * DAY - 1));
@@ -163,18 +140,13 @@ async fn untimed_after_three_days_correspondence_never() {
         (200, Some("left")),
         "{v}"
     );
-    let (id, ta, tb) = game(&s, "1d").await;
+    let (id, ta, tb) =
+        friend_game(&s, json!({"mode": "friend", "colour": "A", "clock": "1d"})).await;
     play(&s, &id, &ta, "a3", 0).await;
     play(&s, &id, &tb, "b3", 1).await;
     let (st, e) = claim_win(&s, &id, &tb).await;
     assert_eq!(st, 409);
-    assert!(
-        e["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("clock decides"),
-        "{e}"
-    );
+    assert!(error_of(&e).message.contains("clock decides"), "{e}");
 }
 
 /// A sowing the holder of `token` may play now (never an offer: the turns
@@ -198,8 +170,9 @@ async fn a_sowing(s: &Server, id: &str, token: &str) -> (String, usize) {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_player_who_plays_over_http_without_a_socket_is_not_away() {
     let clock = Clock::manual(T0);
-    let s = server(&clock).await;
-    let (id, ta, tb) = game(&s, "3+2").await;
+    let s = server_with_clock(&clock).await;
+    let (id, ta, tb) =
+        friend_game(&s, json!({"mode": "friend", "colour": "A", "clock": "3+2"})).await;
     let mut wa = s.ws(&id, Some(&ta)).await;
     next_state(&mut wa).await;
     let wb = b_socket(&s, &id, &tb).await;
@@ -234,6 +207,6 @@ async fn a_player_who_plays_over_http_without_a_socket_is_not_away() {
     clock.advance(Duration::from_millis(1));
     let (st, v) = claim_win(&s, &id, &ta).await;
     assert_eq!(st, 200, "60 s after B's last sign of life: {v}");
-    assert_eq!(v["result"]["reason"], "left");
-    assert_eq!(v["result"]["winner"], "A");
+    assert_eq!(result_of(&v).reason, "left");
+    assert_eq!(result_of(&v).winner.as_deref(), Some("A"));
 }

@@ -8,14 +8,6 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 
-fn code(v: &Value) -> Option<&str> {
-    v["error"]["code"].as_str()
-}
-
-fn message(v: &Value) -> &str {
-    v["error"]["message"].as_str().unwrap_or("")
-}
-
 async fn check(s: &Server, id: &str, actions: Value) -> (u16, Value) {
     post_json(
         &bot(),
@@ -95,32 +87,62 @@ async fn a_check_meets_misses_or_goes_on() {
 async fn bad_input_names_the_field_or_the_rule_and_changes_nothing() {
     let s = Server::start(0).await;
     let (st, v) = check(&s, "nope", json!(["a1"])).await;
-    assert_eq!((st, code(&v)), (404, Some("not_found")), "{v}");
+    assert_eq!((st, error_of(&v).code.as_str()), (404, "not_found"), "{v}");
     let (st, v) = check(&s, "sow", json!(["x9"])).await;
-    assert_eq!((st, code(&v)), (400, Some("bad_request")), "{v}");
-    assert!(message(&v).starts_with("actions[0]"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (400, "bad_request"),
+        "{v}"
+    );
+    assert!(error_of(&v).message.starts_with("actions[0]"), "{v}");
     let (st, v) = check(&s, "sow", json!([1])).await;
-    assert_eq!((st, code(&v)), (400, Some("bad_request")), "{v}");
-    assert!(message(&v).contains("actions[0]"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (400, "bad_request"),
+        "{v}"
+    );
+    assert!(error_of(&v).message.contains("actions[0]"), "{v}");
     let (st, v) = post_json(&bot(), &s, "/api/lessons/sow/check", json!({})).await;
-    assert_eq!((st, code(&v)), (400, Some("bad_request")), "{v}");
-    assert!(message(&v).contains("actions"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (400, "bad_request"),
+        "{v}"
+    );
+    assert!(error_of(&v).message.contains("actions"), "{v}");
     // a4 is empty: the rule, with the action's index.
     let (st, v) = check(&s, "sow", json!(["a4"])).await;
-    assert_eq!((st, code(&v)), (422, Some("illegal_action")), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (422, "illegal_action"),
+        "{v}"
+    );
     assert!(
-        message(&v).starts_with("actions[0]: `a4`: illegal: hole a4 is empty"),
+        error_of(&v)
+            .message
+            .starts_with("actions[0]: `a4`: illegal: hole a4 is empty"),
         "{v}"
     );
     let (st, v) = check(&s, "decline", json!(["decline", "a1"])).await;
-    assert_eq!((st, code(&v)), (422, Some("illegal_action")), "{v}");
-    assert!(message(&v).starts_with("actions[1]"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (422, "illegal_action"),
+        "{v}"
+    );
+    assert!(error_of(&v).message.starts_with("actions[1]"), "{v}");
     // Too many actions.
     let (st, v) = check(&s, "sow", json!(["a3", "b1"])).await;
-    assert_eq!((st, code(&v)), (400, Some("bad_request")), "{v}");
-    assert!(message(&v).starts_with("actions:"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (400, "bad_request"),
+        "{v}"
+    );
+    assert!(error_of(&v).message.starts_with("actions:"), "{v}");
     let (st, v) = check(&s, "sow", json!(vec!["a1"; 500])).await;
-    assert_eq!((st, code(&v)), (400, Some("bad_request")), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (400, "bad_request"),
+        "{v}"
+    );
     // Still serving, and the lesson is as it was (lessons keep no state).
     let (st, v) = check(&s, "sow", json!(["a3"])).await;
     assert_eq!((st, v["status"].as_str()), (200, Some("met")));

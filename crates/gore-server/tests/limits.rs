@@ -52,13 +52,13 @@ async fn the_operator_ply_limit_ends_a_game_as_a_ply_cap_does() {
     };
     let s = Server::start_with(dir, config).await;
     let c = bot();
-    let g = create(&c, &s, json!({"mode": "local"})).await;
-    let (id, t) = (g["id"].as_str().unwrap(), g["token"].as_str().unwrap());
+    let g = create_game(&c, &s, json!({"mode": "local"})).await;
+    let (id, t) = (g.id.as_str(), g.token.as_str());
     let v = play_first_legal(&s, id, t, 4).await;
     assert_eq!((ply(&v), v["status"].as_str()), (4, Some("playing")));
     let v = play_first_legal(&s, id, t, 1).await;
     assert_eq!(v["status"], "over", "{v}");
-    assert_eq!(v["result"]["reason"], "ply-cap");
+    assert_eq!(result_of(&v).reason, "ply-cap");
     // Five sowings from the start capture nothing yet: the sweep gives each
     // side the seeds on its own row, 48 in all.
     let seeds = &v["result"]["seeds"];
@@ -222,8 +222,8 @@ async fn sockets_are_capped_per_game_and_per_address() {
 async fn sockets_receive_what_changed_not_the_whole_log() {
     let s = Server::start(0).await;
     let c = bot();
-    let g = create(&c, &s, json!({"mode": "local", "rules": "no-trades"})).await;
-    let (id, t) = (g["id"].as_str().unwrap(), g["token"].as_str().unwrap());
+    let g = create_game(&c, &s, json!({"mode": "local", "rules": "no-trades"})).await;
+    let (id, t) = (g.id.as_str(), g.token.as_str());
     let v = play_first_legal(&s, id, t, 40).await;
     let n = ply(&v);
     assert!(n >= 20, "a game long enough to compare: {n} plies");
@@ -275,18 +275,17 @@ async fn spectators_filling_the_cap_never_lock_a_player_out() {
         ..config_in(&dir)
     };
     let s = Server::start_with(dir, config).await;
-    let g = create(
+    let g = create_game(
         &browser(),
         &s,
         json!({"mode": "friend", "colour": "A", "clock": "3+2"}),
     )
     .await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let ta = g["token"].as_str().unwrap().to_string();
-    let tb = claim(&browser(), &s, g["invite"].as_str().unwrap()).await["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = g.id.clone();
+    let ta = g.token.clone();
+    let tb = claim_seat(&browser(), &s, g.invite.as_deref().unwrap())
+        .await
+        .token;
     let url = format!("ws://{}/api/games/{id}/ws", s.addr);
     let status = |r: Result<_, tokio_tungstenite::tungstenite::Error>| match r {
         Err(tokio_tungstenite::tungstenite::Error::Http(res)) => res.status().as_u16(),

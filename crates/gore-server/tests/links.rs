@@ -8,27 +8,20 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 
-fn code(v: &Value) -> Option<&str> {
-    v["error"]["code"].as_str()
-}
-
 /// The creator who opens his own invitation keeps his seat, and the link
 /// stays valid for the friend.
 #[tokio::test(flavor = "multi_thread")]
 async fn opening_ones_own_invitation_keeps_ones_seat() {
     let s = Server::start(0).await;
     let alice = browser();
-    let g = create(&alice, &s, json!({"mode": "friend", "colour": "A"})).await;
-    let id = g["id"].as_str().unwrap();
-    let invite = g["invite"].as_str().unwrap();
+    let g = create_game(&alice, &s, json!({"mode": "friend", "colour": "A"})).await;
+    let id = g.id.as_str();
+    let invite = g.invite.as_deref().unwrap();
     let path = format!("/api/games/{id}/join");
     let body = json!({"code": invite.rsplit('/').next().unwrap()});
     let (st, e) = post_json(&alice, &s, &path, body.clone()).await;
-    assert_eq!((st, code(&e)), (403, Some("forbidden")), "{e}");
-    assert!(e["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("your own invitation"));
+    assert_eq!((st, error_of(&e).code.as_str()), (403, "forbidden"), "{e}");
+    assert!(error_of(&e).message.contains("your own invitation"));
     assert_eq!(get(&alice, &s, id).await.1["you"], "A");
     // The friend can still claim it.
     let bob = browser();
@@ -46,7 +39,7 @@ async fn a_device_link_opens_ones_seat_until_revoked() {
     let id = g["id"].as_str().unwrap();
     let devices = format!("/api/games/{id}/devices");
     let (st, e) = post_json(&bot(), &s, &devices, json!({})).await;
-    assert_eq!((st, code(&e)), (403, Some("forbidden")));
+    assert_eq!((st, error_of(&e).code.as_str()), (403, "forbidden"));
     let (st, link) = post_json(&desk, &s, &devices, json!({})).await;
     assert_eq!(st, 201, "{link}");
     let url = link["url"].as_str().unwrap().to_string();
@@ -77,7 +70,7 @@ async fn a_device_link_opens_ones_seat_until_revoked() {
     let r = desk.delete(s.at(&devices)).send().await.unwrap();
     assert_eq!(r.status(), 204);
     let (st, e) = post_json(&browser(), &s, &format!("/api/games/{id}/continue"), body).await;
-    assert_eq!((st, code(&e)), (410, Some("claimed")), "{e}");
+    assert_eq!((st, error_of(&e).code.as_str()), (410, "claimed"), "{e}");
     // A wrong code is refused the same way, and changes nothing.
     let (st, _) = post_json(
         &browser(),
@@ -97,8 +90,8 @@ async fn a_device_link_opens_ones_seat_until_revoked() {
 async fn revoking_a_device_link_ends_the_devices_that_claimed_it() {
     let s = Server::start(0).await;
     let desk = browser();
-    let g = create(&desk, &s, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap();
+    let g = create_game(&desk, &s, json!({"mode": "local"})).await;
+    let id = g.id.as_str();
     let devices = format!("/api/games/{id}/devices");
     let (_, link) = post_json(&desk, &s, &devices, json!({})).await;
     let link_code = link["url"].as_str().unwrap().rsplit('/').next().unwrap();
@@ -109,7 +102,7 @@ async fn revoking_a_device_link_ends_the_devices_that_claimed_it() {
     let (st, t) = post_json(&tablet, &s, &cont, json!({ "code": link_code })).await;
     assert_eq!(st, 200, "{t}");
     let (pt, tt) = (p["token"].as_str().unwrap(), t["token"].as_str().unwrap());
-    assert_ne!(pt, g["token"].as_str().unwrap(), "not the seat's secret");
+    assert_ne!(pt, g.token.as_str(), "not the seat's secret");
     assert_ne!(pt, tt, "each device its own");
     // Claimed: the phone plays, by cookie and by its token.
     assert_eq!(get(&phone, &s, id).await.1["you"], "both");
@@ -125,9 +118,9 @@ async fn revoking_a_device_link_ends_the_devices_that_claimed_it() {
     }
     assert_eq!(get_as(&bot(), &s, id, pt).await["you"], Value::Null);
     let (st, e) = act(&bot(), &s, id, Some(pt), json!({"action": next, "ply": 1})).await;
-    assert_eq!((st, code(&e)), (403, Some("forbidden")), "{e}");
+    assert_eq!((st, error_of(&e).code.as_str()), (403, "forbidden"), "{e}");
     let (st, e) = act(&phone, &s, id, None, json!({"action": next, "ply": 1})).await;
-    assert_eq!((st, code(&e)), (403, Some("forbidden")), "{e}");
+    assert_eq!((st, error_of(&e).code.as_str()), (403, "forbidden"), "{e}");
     // A new link does not bring the old devices back.
     let (st, _) = post_json(&desk, &s, &devices, json!({})).await;
     assert_eq!(st, 201);

@@ -111,7 +111,7 @@ async fn two_clients_pair_by_quick_pairing() {
     assert_eq!(seats, HashSet::from(["A", "B"]), "opposite seats");
     assert_eq!(va["status"], "playing");
     assert_eq!(va["lobby"], true);
-    assert_eq!(va["clock"]["control"], "5+3");
+    assert_eq!(clock_of(&va).control, "5+3");
     let you_a = va["you"].as_str().unwrap();
     assert_eq!(va["seats"][you_a]["name"], name_a.as_str());
     let you_b = vb["you"].as_str().unwrap();
@@ -360,10 +360,7 @@ async fn the_lobby_refuses_what_it_must() {
     ] {
         let (st, e) = post_with(&s, &cb, "/api/lobby/challenges", body.clone()).await;
         assert_eq!(st, 400, "{body}: {e}");
-        assert!(
-            e["error"]["message"].as_str().unwrap().starts_with(field),
-            "{body}: {e}"
-        );
+        assert!(error_of(&e).message.starts_with(field), "{body}: {e}");
     }
     // Rated needs an account (tests/ratings.rs plays rated games).
     let (st, e) = post_with(
@@ -403,10 +400,7 @@ async fn the_lobby_refuses_what_it_must() {
     next_of(&mut ws, "hello").await;
     send(&mut ws, json!({"type": "seek"})).await;
     let e = next_of(&mut ws, "error").await;
-    assert!(
-        e["error"]["message"].as_str().unwrap().contains("clock"),
-        "{e}"
-    );
+    assert!(error_of(&e).message.contains("clock"), "{e}");
     for _ in 0..5 {
         send(&mut ws, json!({"type": "nonsense"})).await;
     }
@@ -448,13 +442,7 @@ async fn ghost_seeks_are_never_paired() {
             (409, Some("refused")),
             "{path}: {e}"
         );
-        assert!(
-            e["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("lobby socket"),
-            "{e}"
-        );
+        assert!(error_of(&e).message.contains("lobby socket"), "{e}");
     }
     let (_, l) = get_with(&s, &innocent, "/api/lobby").await;
     assert_eq!(l["challenges"], json!([]), "{l}");
@@ -510,14 +498,8 @@ async fn an_address_has_at_most_8_seeks_waiting() {
         send(&mut w9, m.clone()).await;
         let e = next_of_any(&mut w9, &["waiting", "paired", "error"]).await;
         assert_eq!(e["type"], "error", "{m}: {e}");
-        assert_eq!(e["error"]["code"], "busy", "{e}");
-        assert!(
-            e["error"]["message"]
-                .as_str()
-                .unwrap()
-                .starts_with("seek limit"),
-            "{e}"
-        );
+        assert_eq!(error_of(&e).code, "busy", "{e}");
+        assert!(error_of(&e).message.starts_with("seek limit"), "{e}");
     }
     send(&mut sockets[0], json!({"type": "cancel"})).await;
     next_of(&mut sockets[0], "cancelled").await;

@@ -13,8 +13,9 @@ use common::*;
 use serde_json::json;
 use tokio::net::TcpListener;
 
-/// A server and its metrics' address.
-async fn server(rate_limit: u32) -> (Server, String) {
+/// A server and its metrics' address (local: only these tests read the
+/// metrics listener).
+async fn server_with_metrics(rate_limit: u32) -> (Server, String) {
     let s = Server::start(rate_limit).await;
     let at = metrics_of(&s).await;
     (s, at)
@@ -70,11 +71,11 @@ fn moved(before: &HashMap<String, f64>, after: &HashMap<String, f64>, series: &s
 /// the socket is counted while open.
 #[tokio::test(flavor = "multi_thread")]
 async fn playing_moves_the_counters_by_exactly_what_was_done() {
-    let (s, at) = server(0).await;
+    let (s, at) = server_with_metrics(0).await;
     let c = bot();
-    let g = create(&c, &s, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let token = g["token"].as_str().unwrap().to_string();
+    let g = create_game(&c, &s, json!({"mode": "local"})).await;
+    let id = g.id.clone();
+    let token = g.token.clone();
     let mut ws = s.ws(&id, Some(&token)).await;
     let first = next_state(&mut ws).await;
     let before = scrape(&at).await;
@@ -135,7 +136,7 @@ async fn playing_moves_the_counters_by_exactly_what_was_done() {
 /// Every `429` of the rate limit is counted with its code, exactly.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_rate_limit_refusal_is_counted_with_its_code() {
-    let (s, at) = server(1).await;
+    let (s, at) = server_with_metrics(1).await;
     let before = scrape(&at).await;
     let c = bot();
     let mut limited = 0;
@@ -159,7 +160,7 @@ async fn a_rate_limit_refusal_is_counted_with_its_code() {
 /// `/metrics` 404, and the metrics' listener serves nothing else.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_metrics_are_not_served_on_the_public_port() {
-    let (s, at) = server(0).await;
+    let (s, at) = server_with_metrics(0).await;
     let r = bot().get(s.at("/metrics")).send().await.unwrap();
     assert_eq!(r.status(), 404);
     let text = r.text().await.unwrap();
@@ -172,12 +173,12 @@ async fn the_metrics_are_not_served_on_the_public_port() {
 /// An AI turn is timed once, waiting and searching, under its level.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_ai_turn_is_timed_by_its_level() {
-    let (s, at) = server(0).await;
+    let (s, at) = server_with_metrics(0).await;
     let before = scrape(&at).await;
     let c = bot();
     // The AI plays A, first.
-    let g = create(&c, &s, json!({"mode": "ai", "level": 1, "colour": "B"})).await;
-    let id = g["id"].as_str().unwrap();
+    let g = create_game(&c, &s, json!({"mode": "ai", "level": 1, "colour": "B"})).await;
+    let id = g.id.as_str();
     poll_until(&c, &s, id, |v| ply(v) >= 1).await;
     let after = scrape(&at).await;
     let m = |series: &str| moved(&before, &after, series);
@@ -201,19 +202,12 @@ async fn notices_from_another_server_are_counted() {
         return;
     };
     let url = fresh_pg_database(&base).await;
-    let server = |url: String| async move {
-        let dir = tempfile::tempdir().unwrap();
-        let config = gore_server::Config {
-            db: url,
-            ..config_in(&dir)
-        };
-        Server::start_with(dir, config).await
-    };
-    let (s1, s2) = (server(url.clone()).await, server(url).await);
+    let on_url = |c: &mut gore_server::Config| c.db = url.clone();
+    let (s1, s2) = (server(on_url).await, server(on_url).await);
     let at2 = metrics_of(&s2).await;
     let c = bot();
-    let g = create(&c, &s1, json!({"mode": "local"})).await;
-    let (id, token) = (g["id"].as_str().unwrap(), g["token"].as_str().unwrap());
+    let g = create_game(&c, &s1, json!({"mode": "local"})).await;
+    let (id, token) = (g.id.as_str(), g.token.as_str());
     // Server 2 holds the game: a spectator's socket there.
     let mut watcher = s2.ws(id, None).await;
     next_state(&mut watcher).await;

@@ -28,18 +28,17 @@ async fn players_and_a_spectator_on_three_servers() {
         server_on(&shared, 3).await,
     );
     let alice = browser();
-    let g = create(&alice, &s1, json!({"mode": "friend", "colour": "A"})).await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let ta = g["token"].as_str().unwrap().to_string();
+    let g = create_game(&alice, &s1, json!({"mode": "friend", "colour": "A"})).await;
+    let id = g.id.clone();
+    let ta = g.token.clone();
     let mut wa = s1.ws(&id, Some(&ta)).await;
     assert_eq!(next_state(&mut wa).await["status"], "waiting");
     // Bob claims the invitation on server 2: Alice's socket on server 1
     // hears of it.
     let bob = browser();
-    let tb = claim(&bob, &s2, g["invite"].as_str().unwrap()).await["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let tb = claim_seat(&bob, &s2, g.invite.as_deref().unwrap())
+        .await
+        .token;
     assert_eq!(next_state(&mut wa).await["status"], "playing");
     let mut wb = s2.ws(&id, Some(&tb)).await;
     let mut spectator = s3.ws(&id, None).await;
@@ -78,11 +77,8 @@ async fn two_servers_racing_on_one_ply_commit_once() {
     let shared = Shared::new();
     let (s1, s2) = (server_on(&shared, 1).await, server_on(&shared, 2).await);
     for round in 0..10 {
-        let g = create(&bot(), &s1, json!({"mode": "local"})).await;
-        let (id, t) = (
-            g["id"].as_str().unwrap().to_string(),
-            g["token"].as_str().unwrap().to_string(),
-        );
+        let g = create_game(&bot(), &s1, json!({"mode": "local"})).await;
+        let (id, t) = (g.id.clone(), g.token.clone());
         // Both servers have the game in memory.
         get(&bot(), &s2, &id).await;
         let (c1, c2) = (bot(), bot());
@@ -94,7 +90,7 @@ async fn two_servers_racing_on_one_ply_commit_once() {
         codes.sort_unstable();
         assert_eq!(codes, [200, 409], "round {round}: {a:?} {b:?}");
         let loser = if a.0 == 409 { &a.1 } else { &b.1 };
-        assert_eq!(loser["error"]["code"], "stale", "{loser}");
+        assert_eq!(error_of(loser).code, "stale", "{loser}");
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let (v1, v2) = (get(&bot(), &s1, &id).await.1, get(&bot(), &s2, &id).await.1);
@@ -114,16 +110,13 @@ async fn two_servers_racing_on_one_ply_commit_once() {
 async fn a_dead_servers_ai_turn_is_taken_over() {
     let shared = Shared::new();
     let s1 = server_on(&shared, 1).await;
-    let g = create(
+    let g = create_game(
         &bot(),
         &s1,
         json!({"mode": "ai", "colour": "A", "level": 1}),
     )
     .await;
-    let (id, t) = (
-        g["id"].as_str().unwrap().to_string(),
-        g["token"].as_str().unwrap().to_string(),
-    );
+    let (id, t) = (g.id.clone(), g.token.clone());
     // Server 9, alive now, claims the AI's first turn for ten minutes
     // (as if it had stored the person's action), and dies: it never beats
     // again.
@@ -153,20 +146,6 @@ async fn a_dead_servers_ai_turn_is_taken_over() {
     );
 }
 
-/// A server on the shared store whose time is `clock` (each server its
-/// own: a dead server's clock stops, and it never beats again).
-async fn server_at(
-    shared: &Shared,
-    me: usize,
-    clock: &gore_server::domain::clock::Clock,
-) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    config.clock = clock.clone();
-    let state = gore_server::AppState::with_store(config, shared.handle(me)).unwrap();
-    Server::serve(dir, state).await
-}
-
 /// Issue 25, item 4, with several servers. A 3+2 game served by servers
 /// 1 and 2; A acts at 10 s (180 - 10 + 2 = 172 s). Server 1 dies at 20 s:
 /// server 2 served the game all along, so B's time runs on (at 50 s he
@@ -183,20 +162,19 @@ async fn a_game_taken_over_after_its_servers_died_gets_the_outage_back() {
         c1.advance(d);
         c2.advance(d);
     };
-    let s1 = server_at(&shared, 1, &c1).await;
-    let s2 = server_at(&shared, 2, &c2).await;
-    let g = create(
+    let s1 = server_on_with(&shared, 1, |c| c.clock = c1.clone()).await;
+    let s2 = server_on_with(&shared, 2, |c| c.clock = c2.clone()).await;
+    let g = create_game(
         &browser(),
         &s1,
         json!({"mode": "friend", "colour": "A", "clock": "3+2"}),
     )
     .await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let ta = g["token"].as_str().unwrap().to_string();
-    let tb = claim(&browser(), &s1, g["invite"].as_str().unwrap()).await["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = g.id.clone();
+    let ta = g.token.clone();
+    let tb = claim_seat(&browser(), &s1, g.invite.as_deref().unwrap())
+        .await
+        .token;
     let play = |s: &Server, t: &str, a: &str, n: usize| {
         let (s, t, a) = (s.at(""), t.to_string(), a.to_string());
         let id = id.clone();
@@ -219,7 +197,7 @@ async fn a_game_taken_over_after_its_servers_died_gets_the_outage_back() {
     assert_eq!(get(&bot(), &s2, &id).await.1["status"], "playing");
     both(Duration::from_secs(10));
     let v = play(&s2, &ta, "a1", 2).await;
-    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 180_000}));
+    assert_eq!(clock_of(&v).left.pair(), (172_000, 180_000));
     both(Duration::from_secs(10));
     s1.state.games().heartbeat().await;
     // Server 1 dies at 20 s; 30 s later server 2 beats (and takes the
@@ -227,20 +205,20 @@ async fn a_game_taken_over_after_its_servers_died_gets_the_outage_back() {
     c2.advance(Duration::from_secs(30));
     s2.state.games().heartbeat().await;
     let c3 = Clock::manual(T0 + 50_000);
-    let s3 = server_at(&shared, 3, &c3).await;
+    let s3 = server_on_with(&shared, 3, |c| c.clock = c3.clone()).await;
     let (_, v) = get(&bot(), &s3, &id).await;
-    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 140_000}));
+    assert_eq!(clock_of(&v).left.pair(), (172_000, 140_000));
     s3.state.games().heartbeat().await;
     // Servers 2 and 3 die at 50 s; server 4 starts 65 s later.
     let c4 = Clock::manual(T0 + 115_000);
-    let s4 = server_at(&shared, 4, &c4).await;
+    let s4 = server_on_with(&shared, 4, |c| c.clock = c4.clone()).await;
     let (_, v) = get(&bot(), &s4, &id).await;
     assert_eq!(v["status"], "playing", "{v}");
-    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 140_000}));
+    assert_eq!(clock_of(&v).left.pair(), (172_000, 140_000));
     // B plays 5 s later: 140 - 5 + 2 = 137 s.
     c4.advance(Duration::from_secs(5));
     let v = play(&s4, &tb, "b1", 3).await;
-    assert_eq!(v["clock"]["left"], json!({"A": 172_000, "B": 137_000}));
+    assert_eq!(clock_of(&v).left.pair(), (172_000, 137_000));
 }
 
 /// Issue 25, item 2, with several servers: B has a socket on server 1 and
@@ -254,20 +232,19 @@ async fn a_players_socket_messages_on_another_server_are_signs_of_life() {
     const T0: i64 = 1_796_083_200_000;
     let shared = Shared::new();
     let clock = Clock::manual(T0);
-    let s1 = server_at(&shared, 1, &clock).await;
-    let s2 = server_at(&shared, 2, &clock).await;
-    let g = create(
+    let s1 = server_on_with(&shared, 1, |c| c.clock = clock.clone()).await;
+    let s2 = server_on_with(&shared, 2, |c| c.clock = clock.clone()).await;
+    let g = create_game(
         &browser(),
         &s1,
         json!({"mode": "friend", "colour": "A", "clock": "5+3"}),
     )
     .await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let ta = g["token"].as_str().unwrap().to_string();
-    let tb = claim(&browser(), &s1, g["invite"].as_str().unwrap()).await["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = g.id.clone();
+    let ta = g.token.clone();
+    let tb = claim_seat(&browser(), &s1, g.invite.as_deref().unwrap())
+        .await
+        .token;
     // The first actions (the game would be aborted 30 s without them).
     for (t, a, n) in [(&ta, "a3", 0), (&tb, "b3", 1)] {
         let (st, v) = act(&bot(), &s1, &id, Some(t), json!({"action": a, "ply": n})).await;

@@ -58,7 +58,7 @@ async fn a_chosen_name_is_checked_and_kept() {
     ] {
         let (st, v) = rename(&c, &s, bad).await;
         assert_eq!(st, 400, "{bad:?}: {v}");
-        let m = v["error"]["message"].as_str().unwrap();
+        let m = error_of(&v).message;
         assert!(m.starts_with("name: ") && m.contains(why), "{bad:?}: {m}");
     }
     // Nothing refused changed the name.
@@ -94,12 +94,12 @@ async fn games_show_and_record_their_players_names() {
     let (alice, bob) = (browser(), browser());
     rename(&alice, &s, "Awa").await;
     rename(&bob, &s, "Irati").await;
-    let g = create(&alice, &s, json!({"mode": "friend", "colour": "A"})).await;
-    let id = g["id"].as_str().unwrap().to_string();
+    let g = create_game(&alice, &s, json!({"mode": "friend", "colour": "A"})).await;
+    let id = g.id.clone();
     let (_, v) = get(&bot(), &s, &id).await;
     assert_eq!(v["seats"]["A"]["name"], "Awa");
     assert_eq!(v["seats"]["B"].get("name"), None, "not yet taken");
-    claim(&bob, &s, g["invite"].as_str().unwrap()).await;
+    claim(&bob, &s, g.invite.as_deref().unwrap()).await;
     let (_, v) = get(&bot(), &s, &id).await;
     assert_eq!(v["seats"]["B"]["name"], "Irati");
     rename(&alice, &s, "Someone").await;
@@ -115,8 +115,8 @@ async fn games_show_and_record_their_players_names() {
         .unwrap();
     assert!(rec.contains("[A \"Awa\"]\n[B \"Irati\"]\n"), "{rec}");
     // Against the AI: the human's name, and the AI's own.
-    let g = create(&bob, &s, json!({"mode": "ai", "colour": "B", "level": 1})).await;
-    let (_, v) = get(&bot(), &s, g["id"].as_str().unwrap()).await;
+    let g = create_game(&bob, &s, json!({"mode": "ai", "colour": "B", "level": 1})).await;
+    let (_, v) = get(&bot(), &s, g.id.as_str()).await;
     assert_eq!(v["seats"]["B"]["name"], "Irati");
     assert_eq!(v["seats"]["A"]["kind"], "ai");
 }

@@ -59,6 +59,8 @@ fn creds(u: &str, p: &str) -> Value {
 }
 
 /// `POST /api/account/signup` from `from` with session `cookie`.
+/// (Local, unlike common's `sign_up`: the raw answer from an address is
+/// what these throttles are tested by.)
 async fn sign_up(s: &Server, from: &str, cookie: &str, user: &str, pass: &str) -> Answer {
     call(
         s,
@@ -76,14 +78,15 @@ async fn log_in(s: &Server, from: &str, user: &str, pass: &str) -> Answer {
 }
 
 /// A server behind a trusted loopback proxy (so that a test speaks from
-/// any address), on the test's clock, with `tune` applied.
-async fn server(clock: &Clock, tune: impl FnOnce(&mut gore_server::Config)) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    config.clock = clock.clone();
-    config.trust_proxy = vec!["127.0.0.1".parse().unwrap()];
-    tune(&mut config);
-    Server::start_with(dir, config).await
+/// any address), on the test's clock, with `tune` applied; local because
+/// only these tests speak from several addresses.
+async fn proxied_server(clock: &Clock, tune: impl FnOnce(&mut gore_server::Config)) -> Server {
+    server(|c| {
+        c.clock = clock.clone();
+        c.trust_proxy = vec!["127.0.0.1".parse().unwrap()];
+        tune(c);
+    })
+    .await
 }
 
 fn hashes(s: &Server) -> u64 {
@@ -103,7 +106,7 @@ fn message(a: &Answer) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_taken_name_is_refused_before_any_hash() {
     let clock = Clock::manual(1_796_083_200_000);
-    let s = server(&clock, |_| {}).await;
+    let s = proxied_server(&clock, |_| {}).await;
     let v = visitor_cookie(&s).await;
     let a = sign_up(&s, "203.0.113.1", &v, "Awa_7", "a good passphrase").await;
     assert_eq!(a.status, 201, "{}", a.body);
@@ -125,7 +128,7 @@ async fn a_taken_name_is_refused_before_any_hash() {
 #[tokio::test(flavor = "multi_thread")]
 async fn hashes_beyond_the_workers_and_their_queue_are_refused_busy() {
     let clock = Clock::manual(1_796_083_200_000);
-    let s = server(&clock, |c| {
+    let s = proxied_server(&clock, |c| {
         c.hash_workers = 1;
         c.hash_queue = 0;
     })
@@ -154,7 +157,7 @@ async fn hashes_beyond_the_workers_and_their_queue_are_refused_busy() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_address_has_a_budget_of_hashes() {
     let clock = Clock::manual(1_796_083_200_000);
-    let s = server(&clock, |_| {}).await;
+    let s = proxied_server(&clock, |_| {}).await;
     let v = visitor_cookie(&s).await;
     let a = sign_up(&s, "203.0.113.7", &v, "Ama_3", "peanut butter").await;
     assert_eq!(a.status, 201, "{}", a.body);
@@ -202,7 +205,7 @@ async fn log_in_status(s: &Server, from: &str, username: &str, password: &str) -
 #[tokio::test(flavor = "multi_thread")]
 async fn wrong_current_passwords_are_limited_like_log_ins() {
     let clock = Clock::manual(1_796_083_200_000);
-    let s = server(&clock, |_| {}).await;
+    let s = proxied_server(&clock, |_| {}).await;
     let v = visitor_cookie(&s).await;
     let a = sign_up(&s, "203.0.113.5", &v, "Seydou", "first passphrase").await;
     assert_eq!(a.status, 201, "{}", a.body);
@@ -264,7 +267,7 @@ async fn wrong_current_passwords_are_limited_like_log_ins() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_attacker_cannot_lock_the_owner_out() {
     let clock = Clock::manual(1_796_083_200_000);
-    let s = server(&clock, |_| {}).await;
+    let s = proxied_server(&clock, |_| {}).await;
     let (owner, attacker) = ("198.51.100.7", "203.0.113.9");
     let v = visitor_cookie(&s).await;
     let a = sign_up(&s, owner, &v, "Ama_3", "peanut butter").await;
@@ -335,7 +338,7 @@ async fn an_attacker_cannot_lock_the_owner_out() {
 #[tokio::test(flavor = "multi_thread")]
 async fn many_addresses_against_one_account() {
     let clock = Clock::manual(1_796_083_200_000);
-    let s = server(&clock, |_| {}).await;
+    let s = proxied_server(&clock, |_| {}).await;
     let owner = "198.51.100.7";
     let v = visitor_cookie(&s).await;
     let a = sign_up(&s, owner, &v, "Yao_K", "mango season").await;
@@ -375,7 +378,7 @@ async fn many_addresses_against_one_account() {
 #[tokio::test(flavor = "multi_thread")]
 async fn concurrent_guesses_do_not_pass_the_limit() {
     let clock = Clock::manual(1_796_083_200_000);
-    let s = server(&clock, |_| {}).await;
+    let s = proxied_server(&clock, |_| {}).await;
     let v = visitor_cookie(&s).await;
     let a = sign_up(&s, "198.51.100.7", &v, "Irati", "a good passphrase").await;
     assert_eq!(a.status, 201, "{}", a.body);

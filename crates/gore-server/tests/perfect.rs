@@ -26,20 +26,13 @@ fn small_db() -> tempfile::TempDir {
     dir
 }
 
-async fn server_with(db: Option<&tempfile::TempDir>) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    config.solver_db = db.map(|d| d.path().to_path_buf());
-    Server::start_with(dir, config).await
-}
-
 /// 12 seeds on the board, A to move: inside the database.
 const START: &str = "3,0,2,1/0,3,1,2 AAAA/BBBB 18-18 A -";
 
 #[tokio::test]
 async fn a_no_trade_game_at_level_perfect_is_played_by_the_perfect_player() {
     let db_dir = small_db();
-    let s = server_with(Some(&db_dir)).await;
+    let s = server(|c| c.solver_db = Some(db_dir.path().to_path_buf())).await;
     let c = bot();
     let r = c.get(s.at("/api/solver")).send().await.unwrap();
     assert_eq!(r.status(), 200);
@@ -53,14 +46,14 @@ async fn a_no_trade_game_at_level_perfect_is_played_by_the_perfect_player() {
     let rules: Rules = "no-trades".parse().unwrap();
 
     // The AI is A and moves first.
-    let created = create(
+    let created = create_game(
         &c,
         &s,
         json!({"mode": "ai", "rules": "no-trades", "perfect": true, "colour": "B", "start": START}),
     )
     .await;
-    let id = created["id"].as_str().unwrap().to_string();
-    let token = created["token"].as_str().unwrap().to_string();
+    let id = created.id.clone();
+    let token = created.token.clone();
     let mut checked = 0;
     loop {
         // Wait for the human's turn or the end.
@@ -112,15 +105,15 @@ async fn a_no_trade_game_at_level_perfect_is_played_by_the_perfect_player() {
 async fn refused(s: &Server, body: Value, why: &str) {
     let (status, v) = post_json(&bot(), s, "/api/games", body).await;
     assert_eq!(status, 400, "{v}");
-    assert_eq!(v["error"]["code"], "bad_request", "{v}");
-    let m = v["error"]["message"].as_str().unwrap();
+    assert_eq!(error_of(&v).code, "bad_request", "{v}");
+    let m = error_of(&v).message;
     assert!(m.contains(why), "{m}");
 }
 
 #[tokio::test]
 async fn perfect_is_refused_with_trades_other_modes_or_no_database() {
     let db_dir = small_db();
-    let s = server_with(Some(&db_dir)).await;
+    let s = server(|c| c.solver_db = Some(db_dir.path().to_path_buf())).await;
     refused(
         &s,
         json!({"mode": "ai", "rules": "standard", "perfect": true}),
@@ -139,7 +132,7 @@ async fn perfect_is_refused_with_trades_other_modes_or_no_database() {
         "perfect: the perfect player is an AI: ai games only",
     )
     .await;
-    let bare = server_with(None).await;
+    let bare = server(|_| {}).await;
     let v: Value = bot()
         .get(bare.at("/api/solver"))
         .send()
@@ -156,12 +149,12 @@ async fn perfect_is_refused_with_trades_other_modes_or_no_database() {
     )
     .await;
     // A level game without trades is still a level game.
-    let created = create(
+    let created = create_game(
         &bot(),
         &bare,
         json!({"mode": "ai", "rules": "no-trades", "colour": "A"}),
     )
     .await;
-    let (_, v) = get(&bot(), &bare, created["id"].as_str().unwrap()).await;
+    let (_, v) = get(&bot(), &bare, created.id.as_str()).await;
     assert!(v["seats"]["B"].get("perfect").is_none(), "{v}");
 }

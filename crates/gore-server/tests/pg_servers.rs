@@ -29,32 +29,27 @@ async fn database() -> Option<String> {
     Some(fresh_pg_database(&base).await)
 }
 
-async fn server(url: &str) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let config = gore_server::Config {
-        db: url.to_string(),
-        ..config_in(&dir)
-    };
-    Server::start_with(dir, config).await
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn players_and_a_spectator_on_three_servers() {
     let Some(url) = database().await else { return };
-    let (s1, s2, s3) = (server(&url).await, server(&url).await, server(&url).await);
+    let on_url = |c: &mut gore_server::Config| c.db = url.clone();
+    let (s1, s2, s3) = (
+        server(on_url).await,
+        server(on_url).await,
+        server(on_url).await,
+    );
     let alice = browser();
-    let g = create(&alice, &s1, json!({"mode": "friend", "colour": "A"})).await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let ta = g["token"].as_str().unwrap().to_string();
+    let g = create_game(&alice, &s1, json!({"mode": "friend", "colour": "A"})).await;
+    let id = g.id.clone();
+    let ta = g.token.clone();
     let mut wa = s1.ws(&id, Some(&ta)).await;
     assert_eq!(next_state(&mut wa).await["status"], "waiting");
     // Bob claims the invitation on server 2: Alice's socket on server 1
     // hears of it through the database.
     let bob = browser();
-    let tb = claim(&bob, &s2, g["invite"].as_str().unwrap()).await["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let tb = claim_seat(&bob, &s2, g.invite.as_deref().unwrap())
+        .await
+        .token;
     assert_eq!(next_state(&mut wa).await["status"], "playing");
     let mut wb = s2.ws(&id, Some(&tb)).await;
     let mut spectator = s3.ws(&id, None).await;
@@ -86,13 +81,11 @@ async fn players_and_a_spectator_on_three_servers() {
 #[tokio::test(flavor = "multi_thread")]
 async fn two_servers_racing_on_one_ply_commit_once() {
     let Some(url) = database().await else { return };
-    let (s1, s2) = (server(&url).await, server(&url).await);
+    let on_url = |c: &mut gore_server::Config| c.db = url.clone();
+    let (s1, s2) = (server(on_url).await, server(on_url).await);
     for round in 0..5 {
-        let g = create(&bot(), &s1, json!({"mode": "local"})).await;
-        let (id, t) = (
-            g["id"].as_str().unwrap().to_string(),
-            g["token"].as_str().unwrap().to_string(),
-        );
+        let g = create_game(&bot(), &s1, json!({"mode": "local"})).await;
+        let (id, t) = (g.id.clone(), g.token.clone());
         get(&bot(), &s2, &id).await;
         let (c1, c2) = (bot(), bot());
         let (a, b) = tokio::join!(
@@ -199,9 +192,9 @@ async fn an_ai_turn_is_claimed_by_one_server_at_a_time() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_change_without_its_notice_is_found_by_the_sweep() {
     let Some(url) = database().await else { return };
-    let s1 = server(&url).await;
-    let g = create(&bot(), &s1, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap().to_string();
+    let s1 = server(|c| c.db = url.clone()).await;
+    let g = create_game(&bot(), &s1, json!({"mode": "local"})).await;
+    let id = g.id.clone();
     let mut spectator = s1.ws(&id, None).await;
     assert_eq!(ply(&next_state(&mut spectator).await), 0);
     // a1 from the start, as an old row (no position kept: the server

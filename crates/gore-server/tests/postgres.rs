@@ -55,16 +55,9 @@ fn action(ply: u32, a: &str) -> StoredAction {
 
 /// A server on `url`; a local game created on it: (id, token).
 async fn server_with_game(url: &str) -> (Server, String, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let config = gore_server::Config {
-        db: url.to_string(),
-        ..config_in(&dir)
-    };
-    let s = Server::start_with(dir, config).await;
-    let g = create(&bot(), &s, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let token = g["token"].as_str().unwrap().to_string();
-    (s, id, token)
+    let s = server(|c| c.db = url.to_string()).await;
+    let g = create_game(&bot(), &s, json!({"mode": "local"})).await;
+    (s, g.id, g.token)
 }
 
 /// Two stores on one database append the same ply of the same games at
@@ -76,8 +69,8 @@ async fn two_stores_racing_on_one_ply_commit_it_once() {
     let (s, _, _) = server_with_game(&url).await;
     let mut ids = Vec::new();
     for _ in 0..20 {
-        let g = create(&bot(), &s, json!({"mode": "local"})).await;
-        ids.push(g["id"].as_str().unwrap().to_string());
+        let g = create_game(&bot(), &s, json!({"mode": "local"})).await;
+        ids.push(g.id.clone());
     }
     let a = PgStore::connect(&url, PgOptions::default()).await.unwrap();
     let b = PgStore::connect(&url, PgOptions::default()).await.unwrap();

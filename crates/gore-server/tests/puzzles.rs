@@ -10,14 +10,6 @@ use common::*;
 use gore_server::domain::puzzles::PuzzleBook;
 use serde_json::{json, Value};
 
-fn code(v: &Value) -> &str {
-    v["error"]["code"].as_str().unwrap_or("")
-}
-
-fn message(v: &Value) -> &str {
-    v["error"]["message"].as_str().unwrap_or("")
-}
-
 async fn get_json(c: &reqwest::Client, s: &Server, path: &str) -> (u16, Value) {
     let r = c.get(s.at(path)).send().await.unwrap();
     let status = r.status().as_u16();
@@ -139,20 +131,28 @@ async fn bad_input_names_the_field() {
         ("colour=red", "colour"),
     ] {
         let (st, v) = get_json(&c, &s, &format!("/api/puzzles/next?{q}")).await;
-        assert_eq!((st, code(&v)), (400, "bad_request"), "{q}: {v}");
-        assert!(message(&v).starts_with(field), "{q}: {v}");
+        assert_eq!(
+            (st, error_of(&v).code.as_str()),
+            (400, "bad_request"),
+            "{q}: {v}"
+        );
+        assert!(error_of(&v).message.starts_with(field), "{q}: {v}");
     }
     let (_, p) = get_json(&c, &s, "/api/puzzles/next").await;
     let id = p["id"].as_str().unwrap().to_string();
     let path = format!("/api/puzzles/{id}/solve");
     let (st, v) = post_json(&c, &s, "/api/puzzles/nope/solve", json!({"action": "a1"})).await;
-    assert_eq!((st, code(&v)), (404, "not_found"), "{v}");
+    assert_eq!((st, error_of(&v).code.as_str()), (404, "not_found"), "{v}");
     let (st, v) = post_json(&c, &s, &path, json!({"action": "zz"})).await;
-    assert_eq!((st, code(&v)), (400, "bad_request"), "{v}");
-    assert!(message(&v).starts_with("action"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (400, "bad_request"),
+        "{v}"
+    );
+    assert!(error_of(&v).message.starts_with("action"), "{v}");
     let (st, v) = post_json(&c, &s, &path, json!({"move": "a1"})).await;
     assert_eq!(st, 400, "{v}");
-    assert!(message(&v).contains("action"), "{v}");
+    assert!(error_of(&v).message.contains("action"), "{v}");
     let (st, v) = post_json(&c, &s, &path, json!({"action": "a1", "rating": -5})).await;
     assert!(st == 400 || st == 422, "{v}");
     // An action the position does not allow: the rule is named.
@@ -165,7 +165,11 @@ async fn bad_input_names_the_field() {
     .find(|a| !pz.position.is_legal(a.parse().unwrap()))
     .unwrap();
     let (st, v) = post_json(&c, &s, &path, json!({"action": illegal})).await;
-    assert_eq!((st, code(&v)), (422, "illegal_action"), "{v}");
+    assert_eq!(
+        (st, error_of(&v).code.as_str()),
+        (422, "illegal_action"),
+        "{v}"
+    );
     // The server still serves.
     let (st, _) = get_json(&c, &s, "/api/puzzles/next").await;
     assert_eq!(st, 200);

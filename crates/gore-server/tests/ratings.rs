@@ -35,20 +35,6 @@ async fn post(s: &Server, cookie: &str, path: &str, body: Value) -> (u16, Value,
     (st, r.json().await.unwrap_or(Value::Null), c)
 }
 
-/// An account: its session cookie.
-async fn account(s: &Server, name: &str) -> String {
-    let v = visitor_cookie(s).await;
-    let (st, body, c) = post(
-        s,
-        &v,
-        "/api/account/signup",
-        json!({"username": name, "password": "long enough pass"}),
-    )
-    .await;
-    assert_eq!(st, 201, "{body}");
-    c.unwrap()
-}
-
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 0.6
 }
@@ -76,13 +62,7 @@ async fn a_rated_game_moves_both_ratings_once() {
     )
     .await;
     assert_eq!(st, 400, "{e}");
-    assert!(
-        e["error"]["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("clock:"),
-        "{e}"
-    );
+    assert!(error_of(&e).message.starts_with("clock:"), "{e}");
     // A challenge waits while its creator is in the lobby (issue 25).
     let mut in_lobby = lobby_ws(&s, &awa).await;
     next_of(&mut in_lobby, "hello").await;
@@ -214,21 +194,6 @@ async fn the_page_counts_results_against_the_ai() {
     );
 }
 
-/// A second session of the account `name` (a log-in from another
-/// browser): its cookie.
-async fn log_in_again(s: &Server, name: &str) -> String {
-    let v = visitor_cookie(s).await;
-    let (st, body, c) = post(
-        s,
-        &v,
-        "/api/account/login",
-        json!({"username": name, "password": "long enough pass"}),
-    )
-    .await;
-    assert_eq!(st, 200, "{body}");
-    c.unwrap_or(v)
-}
-
 /// `first` seeks `clock` on his lobby socket, then `second` on his: the
 /// game they are paired in (rated if `rated`), and their sockets (kept
 /// open: a socket closing withdraws its session's seeks, the next one's
@@ -313,8 +278,8 @@ async fn a_resignation_before_both_have_acted_is_an_unrated_abort() {
     let (game, _w) = paired(&s, &booster, &feeder, "5+3", true).await;
     let (st, v, _) = post(&s, &feeder, &format!("/api/games/{game}/resign"), json!({})).await;
     assert_eq!(st, 200, "{v}");
-    assert_eq!(v["result"]["reason"], "abort", "{v}");
-    assert_eq!(v["result"]["winner"], Value::Null, "{v}");
+    assert_eq!(result_of(&v).reason, "abort", "{v}");
+    assert_eq!(result_of(&v).winner, None, "{v}");
     assert!(!s.state.games().ratings().settle(&game).await.unwrap());
     for name in ["Booster", "Feeder"] {
         let (_, p) = get_with(&s, &booster, &format!("/api/players/{name}")).await;
@@ -348,7 +313,7 @@ async fn a_resignation_before_both_have_acted_is_an_unrated_abort() {
 async fn one_account_never_pairs_with_itself() {
     let s = Server::start(0).await;
     let one = account(&s, "Solo").await;
-    let two = log_in_again(&s, "Solo").await;
+    let two = log_in(&s, "Solo").await;
     let mut w1 = lobby_ws(&s, &one).await;
     let mut w2 = lobby_ws(&s, &two).await;
     let me = next_of(&mut w1, "hello").await["you"].clone();

@@ -176,7 +176,11 @@ async fn each_refusal_a_person_sees_has_its_reason_and_params() {
         json!({"gpn": "6,6,6,6/6,6,6,6 AAAA/BBBB 0-0 C -"}),
     )
     .await;
-    assert_eq!(body["error"]["reason"], "gpn_field", "{body}");
+    assert_eq!(
+        error_of(&body).reason.as_deref(),
+        Some("gpn_field"),
+        "{body}"
+    );
     assert_eq!(
         body["error"]["params"],
         json!({"field": "to_move"}),
@@ -184,7 +188,11 @@ async fn each_refusal_a_person_sees_has_its_reason_and_params() {
     );
     let (st, body) = post_with(&s, &v, "/api/analysis/position", json!({"line": "b1"})).await;
     assert_eq!(st, 422, "{body}");
-    assert_eq!(body["error"]["reason"], "setup_line", "{body}");
+    assert_eq!(
+        error_of(&body).reason.as_deref(),
+        Some("setup_line"),
+        "{body}"
+    );
     assert_eq!(
         body["error"]["params"],
         json!({"index": 1, "token": "b1"}),

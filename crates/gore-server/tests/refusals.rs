@@ -10,25 +10,14 @@ use futures_util::SinkExt;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
 
-fn code(v: &Value) -> &str {
-    v["error"]["code"].as_str().unwrap_or("")
-}
-
-fn message(v: &Value) -> &str {
-    v["error"]["message"].as_str().unwrap_or("")
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn wrong_actions_are_refused_and_change_nothing() {
     let s = Server::start(0).await;
     let c = bot();
-    let g = create(&c, &s, json!({"mode": "friend", "colour": "A"})).await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let ta = g["token"].as_str().unwrap().to_string();
-    let tb = claim(&c, &s, g["invite"].as_str().unwrap()).await["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let g = create_game(&c, &s, json!({"mode": "friend", "colour": "A"})).await;
+    let id = g.id.clone();
+    let ta = g.token.clone();
+    let tb = claim_seat(&c, &s, g.invite.as_deref().unwrap()).await.token;
     act(&c, &s, &id, Some(&ta), json!({"action": "a3", "ply": 0})).await;
     let (_, before) = get(&c, &s, &id).await;
     assert_eq!(ply(&before), 1);
@@ -132,8 +121,12 @@ async fn wrong_actions_are_refused_and_change_nothing() {
     ];
     for (token, body, status, want, words) in cases {
         let (st, e) = act(&c, &s, &id, token, body.clone()).await;
-        assert_eq!((st, code(&e)), (status, want), "{body}: {e}");
-        assert!(message(&e).contains(words), "{body}: {e}");
+        assert_eq!(
+            (st, error_of(&e).code.as_str()),
+            (status, want),
+            "{body}: {e}"
+        );
+        assert!(error_of(&e).message.contains(words), "{body}: {e}");
     }
     // Malformed JSON, a body that is not an object.
     for raw in ["{\"action\": ", "not json", "[1,2]", ""] {
@@ -147,12 +140,12 @@ async fn wrong_actions_are_refused_and_change_nothing() {
             .unwrap();
         assert_eq!(r.status(), 400, "{raw}");
         let e: Value = r.json().await.unwrap();
-        assert_eq!(code(&e), "bad_request");
+        assert_eq!(error_of(&e).code.as_str(), "bad_request");
     }
     // Oversized body.
     let big = json!({"action": "b1", "pad": "x".repeat(20_000)});
     let (st, e) = act(&c, &s, &id, Some(&tb), big).await;
-    assert_eq!((st, code(&e)), (413, "too_large"), "{e}");
+    assert_eq!((st, error_of(&e).code.as_str()), (413, "too_large"), "{e}");
     let r = c
         .post(s.at("/api/games"))
         .json(&json!({"mode": "local", "pad": "x".repeat(17_000)}))
@@ -168,13 +161,13 @@ async fn wrong_actions_are_refused_and_change_nothing() {
     let (st, _) = act(&c, &s, &id, Some(&tb), json!({"action": "b1", "ply": 1})).await;
     assert_eq!(st, 200);
     let (st, e) = act(&c, &s, &id, Some(&tb), json!({"action": "b1", "ply": 1})).await;
-    assert_eq!((st, code(&e)), (409, "stale"));
+    assert_eq!((st, error_of(&e).code.as_str()), (409, "stale"));
 
     // Unknown games: 404 everywhere.
     for id in ["zzzzzzzzzz", "nope", "0000000000"] {
         assert_eq!(get(&c, &s, id).await.0, 404);
         let (st, e) = act(&c, &s, id, Some(&tb), json!({"action": "b1"})).await;
-        assert_eq!((st, code(&e)), (404, "not_found"));
+        assert_eq!((st, error_of(&e).code.as_str()), (404, "not_found"));
         for path in ["record", "ws"] {
             let r = c
                 .get(s.at(&format!("/api/games/{id}/{path}")))
@@ -209,9 +202,9 @@ async fn wrong_actions_are_refused_and_change_nothing() {
 async fn wrong_socket_messages_get_errors_to_their_sender_only() {
     let s = Server::start(0).await;
     let c = bot();
-    let g = create(&c, &s, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap();
-    let t = g["token"].as_str().unwrap();
+    let g = create_game(&c, &s, json!({"mode": "local"})).await;
+    let id = g.id.as_str();
+    let t = g.token.as_str();
     let mut player = s.ws(id, Some(t)).await;
     let mut spectator = s.ws(id, None).await;
     next_state(&mut player).await;
@@ -322,7 +315,7 @@ async fn a_flood_is_limited_and_other_games_go_on() {
                 .parse()
                 .unwrap();
             let e: Value = r.json().await.unwrap();
-            assert_eq!(code(&e), "rate_limited");
+            assert_eq!(error_of(&e).code.as_str(), "rate_limited");
             break retry;
         }
         assert_eq!(r.status(), 200);
@@ -377,9 +370,9 @@ async fn a_flood_is_limited_and_other_games_go_on() {
 async fn concurrent_retries_commit_once() {
     let s = Server::start(0).await;
     let c = bot();
-    let g = create(&c, &s, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let t = g["token"].as_str().unwrap().to_string();
+    let g = create_game(&c, &s, json!({"mode": "local"})).await;
+    let id = g.id.clone();
+    let t = g.token.clone();
     let mut tasks = Vec::new();
     for i in 0..12 {
         let (c, url, t) = (
@@ -426,7 +419,7 @@ async fn a_damaged_game_does_not_harm_the_others() {
     )
     .unwrap();
     let (st, e) = get(&c, &s, "bbbbbbbbbb").await;
-    assert_eq!((st, code(&e)), (500, "internal"), "{e}");
+    assert_eq!((st, error_of(&e).code.as_str()), (500, "internal"), "{e}");
     let (st, _) = act(
         &c,
         &s,

@@ -157,10 +157,9 @@ async fn friend(s: &Server, start: Option<&str>) -> (String, String, String) {
     }
     let g = create(&browser(), s, body).await;
     let (id, ta) = ids(&g);
-    let tb = claim(&browser(), s, g["invite"].as_str().unwrap()).await["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let tb = claim_seat(&browser(), s, g["invite"].as_str().unwrap())
+        .await
+        .token;
     (id, ta, tb)
 }
 
@@ -332,9 +331,9 @@ async fn the_result_says_what_the_sweep_gave() {
         v["actions"][1]["position"],
         "1,0,2,0/1,0,1,1 AAAA/BBBB 20-22 A -"
     );
-    assert_eq!(v["result"]["reason"], "board");
-    assert_eq!(v["result"]["seeds"], json!([23, 25]));
-    assert_eq!(v["result"]["swept"], json!([3, 3]));
+    assert_eq!(result_of(&v).reason, "board");
+    assert_eq!(result_of(&v).seeds, [23, 25]);
+    assert_eq!(result_of(&v).swept, [3, 3]);
 }
 
 // ---- resign ----
@@ -366,7 +365,7 @@ async fn resigning_a_friend_game() {
     for ws in [&mut wa, &mut wb] {
         let (kind, seen) = next_change(ws).await;
         assert_eq!(kind, "update");
-        assert_eq!(seen["result"]["winner"], "B");
+        assert_eq!(result_of(&seen).winner.as_deref(), Some("B"));
     }
     let (st, e) = post(&s, &id, "resign", Some(&tb), json!({})).await;
     assert_eq!((st, code(&e)), (409, "game_over"), "{e}");
@@ -411,9 +410,9 @@ async fn a_resignation_after_a_decline_is_without_glory() {
     play(&s, &id, &tb, "decline", 0).await;
     let (st, v) = post(&s, &id, "resign", Some(&ta), json!({})).await;
     assert_eq!(st, 200, "{v}");
-    assert_eq!(v["result"]["winner"], "B");
-    assert_eq!(v["result"]["without_glory"], true);
-    assert_eq!(v["result"]["seeds"], json!([9, 12]));
+    assert_eq!(result_of(&v).winner.as_deref(), Some("B"));
+    assert!(result_of(&v).without_glory);
+    assert_eq!(result_of(&v).seeds, [9, 12]);
 }
 
 /// In a local game the player to move resigns; in an ai game the human,
@@ -426,7 +425,11 @@ async fn resigning_local_ai_and_waiting_games() {
     play(&s, &id, &t, "a3", 0).await;
     let (st, v) = post(&s, &id, "resign", Some(&t), json!({})).await;
     assert_eq!(st, 200, "{v}");
-    assert_eq!(v["result"]["winner"], "A", "B was to move: B resigned");
+    assert_eq!(
+        result_of(&v).winner.as_deref(),
+        Some("A"),
+        "B was to move: B resigned"
+    );
 
     let g = create(&bot(), &s, json!({"mode": "ai", "colour": "B", "level": 1})).await;
     let (id, t) = ids(&g);
@@ -436,8 +439,8 @@ async fn resigning_local_ai_and_waiting_games() {
     loop {
         let (_, v) = next_change(&mut ws).await;
         if v["status"] == "over" {
-            assert_eq!(v["result"]["winner"], "A", "{v}");
-            assert_eq!(v["result"]["reason"], "resign");
+            assert_eq!(result_of(&v).winner.as_deref(), Some("A"), "{v}");
+            assert_eq!(result_of(&v).reason, "resign");
             break;
         }
     }
@@ -849,8 +852,8 @@ async fn a_resignation_across_two_servers() {
     let (st, _) = post(&s1, &id, "resign", Some(&ta), json!({})).await;
     assert_eq!(st, 200);
     let (_, seen) = until_ws(&mut wb, |v| v["status"] == "over").await;
-    assert_eq!(seen["result"]["reason"], "resign");
-    assert_eq!(seen["result"]["winner"], "B");
+    assert_eq!(result_of(&seen).reason, "resign");
+    assert_eq!(result_of(&seen).winner.as_deref(), Some("B"));
     let (st, e) = act(
         &bot(),
         &s2,
@@ -874,15 +877,8 @@ async fn takebacks_on_two_servers_on_postgres() {
         return;
     };
     let url = fresh_pg_database(&base).await;
-    let server = |url: String| async move {
-        let dir = tempfile::tempdir().unwrap();
-        let config = gore_server::Config {
-            db: url,
-            ..config_in(&dir)
-        };
-        Server::start_with(dir, config).await
-    };
-    let (s1, s2) = (server(url.clone()).await, server(url).await);
+    let on_url = |c: &mut gore_server::Config| c.db = url.clone();
+    let (s1, s2) = (server(on_url).await, server(on_url).await);
     takeback_across(&s1, &s2).await;
     same_ply_after_a_takeback(&s1, &s2).await;
 }

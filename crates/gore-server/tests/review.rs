@@ -18,13 +18,13 @@ const BLUNDER_START: &str = "1,4,0,0/1,1,1,1 AAAA/BBBB 19-20 B -";
 
 /// A finished local game: B blunders with b3, A ends it with a2.
 async fn finished_game(c: &reqwest::Client, s: &Server) -> String {
-    let g = create(
+    let g = create_game(
         c,
         s,
         json!({"mode": "local", "rules": "no-trades", "start": BLUNDER_START}),
     )
     .await;
-    let (id, t) = (g["id"].as_str().unwrap(), g["token"].as_str().unwrap());
+    let (id, t) = (g.id.as_str(), g.token.as_str());
     let (code, v) = act(c, s, id, Some(t), json!({"action": "b3"})).await;
     assert_eq!(code, 200, "{v}");
     let (code, v) = act(c, s, id, Some(t), json!({"action": "a2"})).await;
@@ -94,18 +94,12 @@ async fn a_finished_game_is_reviewed_and_the_review_is_cached() {
 async fn an_unfinished_game_or_no_game_is_refused() {
     let s = Server::start(0).await;
     let c = bot();
-    let g = create(&c, &s, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap();
+    let g = create_game(&c, &s, json!({"mode": "local"})).await;
+    let id = g.id.as_str();
     let (code, v) = get_review(&c, &s, id).await;
     assert_eq!(code, 409, "{v}");
-    assert_eq!(v["error"]["code"], "refused");
-    assert!(
-        v["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("not finished"),
-        "{v}"
-    );
+    assert_eq!(error_of(&v).code, "refused");
+    assert!(error_of(&v).message.contains("not finished"), "{v}");
     assert!(!s.state.reviews().cached(id).await);
     let (code, v) = get_review(&c, &s, "nosuchgame").await;
     assert_eq!(
@@ -128,8 +122,8 @@ async fn an_uploaded_record_is_reviewed_and_a_bad_one_named() {
     let bad = "[Rules \"standard\"]\n\n1. a1 b1\n2. zz\n";
     let (code, v) = post_json(&c, &s, "/api/review", json!({"record": bad})).await;
     assert_eq!(code, 400, "{v}");
-    assert_eq!(v["error"]["code"], "bad_request");
-    let msg = v["error"]["message"].as_str().unwrap();
+    assert_eq!(error_of(&v).code, "bad_request");
+    let msg = error_of(&v).message;
     assert!(msg.starts_with("record: record line 4"), "{msg}");
     assert!(msg.contains("`zz`"), "{msg}");
 
@@ -137,24 +131,24 @@ async fn an_uploaded_record_is_reviewed_and_a_bad_one_named() {
     let bad = "[Rules \"standard\"]\n\n1. a1 a2\n";
     let (code, v) = post_json(&c, &s, "/api/review", json!({"record": bad})).await;
     assert_eq!(code, 400, "{v}");
-    let msg = v["error"]["message"].as_str().unwrap();
+    let msg = error_of(&v).message;
     assert!(msg.contains("action 2 (a2)"), "{msg}");
 
     // No Rules tag.
     let (code, v) = post_json(&c, &s, "/api/review", json!({"record": "1. a1\n"})).await;
     assert_eq!(code, 400, "{v}");
-    assert!(v["error"]["message"].as_str().unwrap().contains("Rules"));
+    assert!(error_of(&v).message.contains("Rules"));
 
     // Not a record field at all.
     let (code, v) = post_json(&c, &s, "/api/review", json!({"text": "x"})).await;
     assert_eq!(code, 400, "{v}");
-    assert!(v["error"]["message"].as_str().unwrap().contains("record"));
+    assert!(error_of(&v).message.contains("record"));
 
     // Too long a record (over 12 KiB, under the body limit).
     let long = format!("[Rules \"standard\"]\n\n#{}\n", "x".repeat(13 * 1024));
     let (code, v) = post_json(&c, &s, "/api/review", json!({"record": long})).await;
     assert_eq!(code, 400, "{v}");
-    assert!(v["error"]["message"].as_str().unwrap().contains("bytes"));
+    assert!(error_of(&v).message.contains("bytes"));
     // The server still serves.
     let (code, _) = post_json(&c, &s, "/api/review", json!({"record": text})).await;
     assert_eq!(code, 200);

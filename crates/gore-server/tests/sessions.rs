@@ -58,21 +58,9 @@ async fn new_game(s: &Server, cookie: &str) -> String {
     a.body["id"].as_str().unwrap().to_string()
 }
 
-/// Signs a new visitor up: the logged-in session's cookie.
-async fn sign_up(s: &Server, username: &str, password: &str) -> String {
-    let v = visitor_cookie(s).await;
-    let a = post(
-        s,
-        &v,
-        "/api/account/signup",
-        json!({"username": username, "password": password}),
-    )
-    .await;
-    assert_eq!(a.status, 201, "{}", a.body);
-    a.cookie.expect("a new session")
-}
-
-async fn log_in(s: &Server, cookie: &str, username: &str, password: &str) -> String {
+/// Logs in from the session `cookie` (not a new visitor, as common's
+/// `log_in`): these tests follow what becomes of that session.
+async fn log_in_from(s: &Server, cookie: &str, username: &str, password: &str) -> String {
     let a = post(
         s,
         cookie,
@@ -140,9 +128,9 @@ async fn logging_in_again_finds_ones_games() {
     let game = new_game(&s, &c).await;
     let out = post(&s, &c, "/api/account/logout", json!({})).await;
     let anon = out.cookie.unwrap();
-    let back = log_in(&s, &anon, "Awa_7", "a good passphrase").await;
+    let back = log_in_from(&s, &anon, "Awa_7", "a good passphrase").await;
     assert_eq!(seat_in(&s, &back, &game).await, "A", "the same browser");
-    let elsewhere = log_in(&s, &visitor_cookie(&s).await, "Awa_7", "a good passphrase").await;
+    let elsewhere = log_in_from(&s, &visitor_cookie(&s).await, "Awa_7", "a good passphrase").await;
     assert_eq!(seat_in(&s, &elsewhere, &game).await, "A", "another device");
     // A seat taken on one device is the account's on the other.
     let second = new_game(&s, &elsewhere).await;
@@ -157,7 +145,7 @@ async fn a_new_password_ends_every_other_session_and_its_seats() {
     let s = Server::start(0).await;
     let mine = sign_up(&s, "Seydou", "first passphrase").await;
     let g1 = new_game(&s, &mine).await;
-    let stolen = log_in(&s, &visitor_cookie(&s).await, "Seydou", "first passphrase").await;
+    let stolen = log_in_from(&s, &visitor_cookie(&s).await, "Seydou", "first passphrase").await;
     let g2 = new_game(&s, &stolen).await;
     assert_eq!(seat_in(&s, &stolen, &g1).await, "A");
     let a = post(
@@ -235,7 +223,7 @@ async fn log_in_and_sign_up_issue_a_new_id_and_end_the_old() {
     assert_eq!(seat_in(&s, &c, &game).await, "A", "the game went along");
     let w = visitor_cookie(&s).await;
     let other = new_game(&s, &w).await;
-    let c2 = log_in(&s, &w, "Yao_K", "mango season").await;
+    let c2 = log_in_from(&s, &w, "Yao_K", "mango season").await;
     assert_ne!(c2, w);
     assert_not_a_session(&s, &w, "before the log-in").await;
     assert_eq!(seat_in(&s, &w, &other).await, Value::Null);
@@ -267,7 +255,7 @@ async fn an_open_socket_loses_the_seat_when_its_session_ends() {
     let mine = sign_up(&s, "Ama_3", "peanut butter").await;
     let a = post(&s, &mine, "/api/games", json!({"mode": "local"})).await;
     let game = a.body["id"].as_str().unwrap().to_string();
-    let stolen = log_in(&s, &visitor_cookie(&s).await, "Ama_3", "peanut butter").await;
+    let stolen = log_in_from(&s, &visitor_cookie(&s).await, "Ama_3", "peanut butter").await;
     let mut ws = game_ws(&s, &stolen, &game).await;
     let first = next_state(&mut ws).await;
     assert_eq!(first["you"], "both", "{first}");
@@ -293,7 +281,7 @@ async fn an_open_socket_loses_the_seat_when_its_session_ends() {
             break m;
         }
     };
-    assert_eq!(m["error"]["code"], "forbidden", "{m}");
+    assert_eq!(error_of(&m).code, "forbidden", "{m}");
     let (st, v) = get_with(&s, &now, &format!("/api/games/{game}")).await;
     assert_eq!((st, v["you"].as_str(), ply(&v)), (200, Some("both"), 0));
     let r = bot()

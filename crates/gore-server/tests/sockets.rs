@@ -12,18 +12,9 @@ use std::time::Duration;
 
 use common::*;
 use futures_util::{SinkExt, StreamExt};
-use gore_server::Config;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
-
-/// A server on a fresh database, its configuration changed by `f`.
-async fn server(f: impl FnOnce(&mut Config)) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    f(&mut config);
-    Server::start_with(dir, config).await
-}
 
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -81,8 +72,8 @@ async fn a_socket_that_only_answers_pings_is_closed() {
         c.ws_silence_timeout = Duration::from_secs(2);
     })
     .await;
-    let g = create(&bot(), &s, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap();
+    let g = create_game(&bot(), &s, json!({"mode": "local"})).await;
+    let id = g.id.as_str();
     let cookie = visitor_cookie(&s).await;
     let game = open(&s, &format!("/api/games/{id}/ws"), &[]).await.unwrap();
     let lobby = open(&s, "/api/lobby/ws", &[("cookie", &cookie)])
@@ -145,8 +136,8 @@ async fn sockets_are_counted_per_address_of_every_kind_and_per_64() {
         c.trust_proxy = vec!["127.0.0.1".parse().unwrap()];
     })
     .await;
-    let g = create(&bot(), &s, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap();
+    let g = create_game(&bot(), &s, json!({"mode": "local"})).await;
+    let id = g.id.as_str();
     let cookie = visitor_cookie(&s).await;
     let game_path = format!("/api/games/{id}/ws");
     let xff = |a: &'static str| ("x-forwarded-for", a);
@@ -206,9 +197,9 @@ async fn sockets_in_all_are_capped() {
 /// each time): its id and token.
 async fn local_game_with(s: &Server, n: usize) -> (String, String) {
     let c = bot();
-    let g = create(&c, s, json!({"mode": "local"})).await;
-    let id = g["id"].as_str().unwrap().to_string();
-    let token = g["token"].as_str().unwrap().to_string();
+    let g = create_game(&c, s, json!({"mode": "local"})).await;
+    let id = g.id.clone();
+    let token = g.token.clone();
     for ply in 0..n {
         let v = get_as(&c, s, &id, &token).await;
         let first = legal(&v)[0].clone();
@@ -274,8 +265,8 @@ async fn resyncs_are_limited_per_socket() {
     send(&mut ws, json!({"type": "resync"})).await;
     let m = next_msg(&mut ws).await;
     assert_eq!(m["type"], "error", "{m}");
-    assert_eq!(m["error"]["code"], "rate_limited", "{m}");
-    let message = m["error"]["message"].as_str().unwrap();
+    assert_eq!(error_of(&m).code, "rate_limited", "{m}");
+    let message = error_of(&m).message;
     assert!(message.starts_with("resync:"), "{message}");
     // The socket still works, and another socket has its own budget.
     send(&mut ws, json!({"type": "ping"})).await;
@@ -297,13 +288,7 @@ async fn unknown_fields_are_refused_and_named() {
     let c = bot();
     let (st, body) = post_json(&c, &s, "/api/games", json!({"mode": "local", "sneaky": 1})).await;
     assert_eq!(st, 400, "{body}");
-    assert!(
-        body["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("sneaky"),
-        "{body}"
-    );
+    assert!(error_of(&body).message.contains("sneaky"), "{body}");
 
     let (id, token) = local_game_with(&s, 0).await;
     let first = legal(&get_as(&c, &s, &id, &token).await)[0].clone();
@@ -316,11 +301,8 @@ async fn unknown_fields_are_refused_and_named() {
     )
     .await;
     assert_eq!(st, 400, "{body}");
-    assert_eq!(body["error"]["code"], "bad_request");
-    assert!(
-        body["error"]["message"].as_str().unwrap().contains("evil"),
-        "{body}"
-    );
+    assert_eq!(error_of(&body).code, "bad_request");
+    assert!(error_of(&body).message.contains("evil"), "{body}");
 
     let mut ws = s.ws(&id, Some(&token)).await;
     next_state(&mut ws).await;
@@ -343,10 +325,7 @@ async fn unknown_fields_are_refused_and_named() {
     let mut lobby = lobby_ws(&s, &cookie).await;
     send(&mut lobby, json!({"type": "ping", "evil": 1})).await;
     let e = next_of(&mut lobby, "error").await;
-    assert!(
-        e["error"]["message"].as_str().unwrap().contains("evil"),
-        "{e}"
-    );
+    assert!(error_of(&e).message.contains("evil"), "{e}");
 
     let mut analysis = ws_of_path(&s, "/api/analysis/ws").await;
     for m in [
@@ -355,10 +334,7 @@ async fn unknown_fields_are_refused_and_named() {
     ] {
         send(&mut analysis, m.clone()).await;
         let e = next_of(&mut analysis, "error").await;
-        assert!(
-            e["error"]["message"].as_str().unwrap().contains("evil"),
-            "{m}: {e}"
-        );
+        assert!(error_of(&e).message.contains("evil"), "{m}: {e}");
     }
 }
 
@@ -379,7 +355,7 @@ async fn look_alikes_of_reserved_names_are_refused() {
     for name in ["Adm1n", "admín", "G0re-A1", "root", "r00t", "ÁDMIN"] {
         let (st, body) = post_with(&s, &cookie, "/api/me/name", json!({ "name": name })).await;
         assert_eq!(st, 400, "{name}: {body}");
-        let m = body["error"]["message"].as_str().unwrap();
+        let m = error_of(&body).message;
         assert!(m.starts_with("name"), "{name}: {m}");
         assert!(m.contains("looks like it"), "{name}: {m}");
     }

@@ -23,22 +23,6 @@ use serde_json::{json, Value};
 /// A fixed start for the manual clock (2026-12-01, Unix ms).
 const T0: i64 = 1_796_083_200_000;
 
-async fn server(clock: &Clock, db: &str) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    config.db = db.to_string();
-    config.clock = clock.clone();
-    Server::start_with(dir, config).await
-}
-
-fn db_path(dir: &tempfile::TempDir) -> String {
-    dir.path()
-        .join("gore.sqlite3")
-        .to_str()
-        .unwrap()
-        .to_string()
-}
-
 /// A new Swiss event of `rounds` rounds (3+2, rated) starting at
 /// `starts_at`: its id.
 async fn swiss(s: &Server, cookie: &str, rounds: u32, starts_at: i64) -> String {
@@ -73,22 +57,6 @@ async fn wait_for(s: &Server, id: &str, what: &str, pred: impl Fn(&Value) -> boo
         assert!(Instant::now() < deadline, "{what}: never came: {d}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-}
-
-async fn post_tour(s: &Server, cookie: &str, id: &str, what: &str) -> (u16, Value) {
-    post_with(
-        s,
-        cookie,
-        &format!("/api/tournaments/{id}/{what}"),
-        json!({}),
-    )
-    .await
-}
-
-async fn post_ok(s: &Server, cookie: &str, id: &str, what: &str) -> Value {
-    let (st, v) = post_tour(s, cookie, id, what).await;
-    assert_eq!(st, 200, "{what}: {v}");
-    v
 }
 
 /// The players by pairing number (P1 first): all are rated 1500 when they
@@ -210,7 +178,7 @@ async fn a_swiss_event_played_through_the_api_matches_the_hand_worked_tables() {
     let clock = Clock::manual(T0);
     let dir = tempfile::tempdir().unwrap();
     let db = db_path(&dir);
-    let s1 = server(&clock, &db).await;
+    let s1 = server_on_db(&clock, &db).await;
     let names = ["Ana", "Bea", "Cai", "Dan", "Eli"];
     let mut cookies = BTreeMap::new();
     for name in names.into_iter().chain(["Gil", "Hana"]) {
@@ -228,12 +196,12 @@ async fn a_swiss_event_played_through_the_api_matches_the_hand_worked_tables() {
         "{lists}"
     );
     for name in names.into_iter().chain(["Gil"]) {
-        post_ok(&s1, &cookies[name], &id, "join").await;
+        tournament_ok(&s1, &cookies[name], &id, "join").await;
     }
     // Joining twice is nothing.
-    post_ok(&s1, &cookies["Ana"], &id, "join").await;
-    post_ok(&s1, &cookies["Gil"], &id, "withdraw").await;
-    let (st, v) = post_tour(&s1, &cookies["Ana"], &id, "pause").await;
+    tournament_ok(&s1, &cookies["Ana"], &id, "join").await;
+    tournament_ok(&s1, &cookies["Gil"], &id, "withdraw").await;
+    let (st, v) = post_tournament(&s1, &cookies["Ana"], &id, "pause").await;
     assert_eq!(
         (st, v["error"]["reason"].as_str()),
         (409, Some("tournament_no_pause")),
@@ -296,15 +264,15 @@ async fn a_swiss_event_played_through_the_api_matches_the_hand_worked_tables() {
 
     // Round 2; two of three rounds paired: too late to join.
     assert_eq!(pairings(&f, &d, 2), (vec![(5, 1), (2, 3)], Some(4)), "{d}");
-    let (st, v) = post_tour(&s1, &f.cookies["Hana"], &id, "join").await;
+    let (st, v) = post_tournament(&s1, &f.cookies["Hana"], &id, "join").await;
     assert_eq!(
         (st, v["error"]["reason"].as_str()),
         (409, Some("tournament_too_late")),
         "{v}"
     );
     win(&s1, &game(&d, 2, 1), f.c(1), f.c(5)).await;
-    post_ok(&s1, f.c(5), &id, "withdraw").await;
-    let (st, v) = post_tour(&s1, f.c(5), &id, "join").await;
+    tournament_ok(&s1, f.c(5), &id, "withdraw").await;
+    let (st, v) = post_tournament(&s1, f.c(5), &id, "join").await;
     assert_eq!(
         (st, v["error"]["reason"].as_str()),
         (409, Some("tournament_withdrawn")),
@@ -334,7 +302,7 @@ async fn a_swiss_event_played_through_the_api_matches_the_hand_worked_tables() {
     // the same database shows the same page and takes the lease once
     // server 1's has run out.
     s1.state.tournaments().halt();
-    let s2 = server(&clock, &db).await;
+    let s2 = server_on_db(&clock, &db).await;
     assert_eq!(detail(&s2, &id).await, d, "the event survives");
     clock.advance(LEASE + Duration::from_secs(1));
     let mut again = BTreeMap::new();
@@ -364,7 +332,7 @@ async fn a_swiss_event_played_through_the_api_matches_the_hand_worked_tables() {
         "{d}"
     );
     assert_eq!(d["rounds"].as_array().unwrap().len(), 3, "no fourth: {d}");
-    let (st, v) = post_tour(&s2, f.c(1), &id, "join").await;
+    let (st, v) = post_tournament(&s2, f.c(1), &id, "join").await;
     assert_eq!(
         (st, v["error"]["reason"].as_str()),
         (409, Some("tournament_over")),
@@ -387,7 +355,10 @@ async fn two_servers_pair_each_round_once() {
     let clock = Clock::manual(T0);
     let dir = tempfile::tempdir().unwrap();
     let db = db_path(&dir);
-    let servers = [server(&clock, &db).await, server(&clock, &db).await];
+    let servers = [
+        server_on_db(&clock, &db).await,
+        server_on_db(&clock, &db).await,
+    ];
     let names = [
         "Amaia", "Benat", "Carmen", "Danel", "Edurne", "Fermin", "Garazi", "Haritz", "Itziar",
     ];
@@ -397,7 +368,7 @@ async fn two_servers_pair_each_round_once() {
     }
     let id = swiss(&servers[0], &cookies["Amaia"], 3, T0 + 60_000).await;
     for (i, name) in names.iter().enumerate() {
-        post_ok(&servers[i % 2], &cookies[*name], &id, "join").await;
+        tournament_ok(&servers[i % 2], &cookies[*name], &id, "join").await;
     }
     let d = detail(&servers[0], &id).await;
     let ids: BTreeMap<String, String> = d["standings"]
@@ -469,7 +440,7 @@ async fn two_servers_pair_each_round_once() {
 async fn a_swiss_event_needs_its_rounds_and_a_pace() {
     let clock = Clock::manual(T0);
     let dir = tempfile::tempdir().unwrap();
-    let s = server(&clock, &db_path(&dir)).await;
+    let s = server_on_db(&clock, &db_path(&dir)).await;
     let ana = account(&s, "Ana").await;
     let ok = json!({"name": "Swiss", "kind": "swiss", "clock": "3+2", "rounds": 5});
     for (body, field) in [
@@ -699,14 +670,14 @@ async fn the_daily_swiss_is_scheduled_once_by_several_servers() {
 async fn an_absent_player_loses_his_swiss_game_and_is_withdrawn() {
     let clock = Clock::manual(T0);
     let dir = tempfile::tempdir().unwrap();
-    let s = server(&clock, &db_path(&dir)).await;
+    let s = server_on_db(&clock, &db_path(&dir)).await;
     let mut cookies = BTreeMap::new();
     for name in ["Ana", "Bea"] {
         cookies.insert(name, account(&s, name).await);
     }
     let id = swiss(&s, cookies["Ana"].as_str(), 3, T0 + 1_000).await;
     for c in cookies.values() {
-        post_ok(&s, c, &id, "join").await;
+        tournament_ok(&s, c, &id, "join").await;
     }
     clock.advance(Duration::from_secs(1));
     s.state.tournaments().tick().await;
@@ -721,7 +692,7 @@ async fn an_absent_player_loses_his_swiss_game_and_is_withdrawn() {
     s.state.games().settle_clocks().await;
     let game = board["game"].as_str().unwrap();
     let (_, g) = get_with(&s, "", &format!("/api/games/{game}")).await;
-    assert_eq!(g["result"]["reason"], "abort", "{g}");
+    assert_eq!(result_of(&g).reason, "abort", "{g}");
     s.state.tournaments().tick().await;
     let d = wait_for(&s, &id, "the abort recorded", |d| {
         d["tournament"]["phase"] == "finished"

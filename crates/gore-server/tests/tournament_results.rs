@@ -7,78 +7,28 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::*;
 use gore_server::domain::clock::Clock;
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// A fixed start for the manual clock (2026-12-01, Unix ms).
 const T0: i64 = 1_796_083_200_000;
 
-async fn post_ok(s: &Server, cookie: &str, path: &str) -> Value {
-    let (st, v) = post_with(s, cookie, path, json!({})).await;
-    assert_eq!(st, 200, "{path}: {v}");
-    v
-}
-
-/// The arena's page once `pred` holds (60 s at most: a failing test's
-/// deadline, generous on a loaded machine).
-async fn arena_when(s: &Server, id: &str, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let (_, d) = get_with(s, "", &format!("/api/tournaments/{id}")).await;
-        if pred(&d) {
-            return d;
-        }
-        assert!(Instant::now() < deadline, "{what}: never came: {d}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-fn game_of(d: &Value, name: &str) -> Option<String> {
-    d["standings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["name"] == name)
-        .and_then(|l| l["game"].as_str())
-        .map(str::to_string)
-}
-
-/// `w` and `l` (paused) join, are paired, pause again; each makes an
-/// action, then `l` resigns.
+/// `w` and `l` (paused) join, are paired, pause again; `w` wins their
+/// game (each makes an action, then `l` resigns).
 async fn game(s: &Server, id: &str, (w, wc): (&str, &str), (l, lc): (&str, &str)) {
     post_ok(s, wc, &format!("/api/tournaments/{id}/join")).await;
     post_ok(s, lc, &format!("/api/tournaments/{id}/join")).await;
-    let d = arena_when(s, id, "paired", |d| {
+    let d = wait_get(s, "", &format!("/api/tournaments/{id}"), |d| {
         game_of(d, w).is_some() && game_of(d, w) == game_of(d, l)
     })
     .await;
     post_ok(s, wc, &format!("/api/tournaments/{id}/pause")).await;
     post_ok(s, lc, &format!("/api/tournaments/{id}/pause")).await;
     let g = game_of(&d, w).unwrap();
-    let mut acted = [false, false];
-    while acted != [true, true] {
-        for (i, c) in [wc, lc].into_iter().enumerate() {
-            let (_, v) = get_with(s, c, &format!("/api/games/{g}")).await;
-            let legal = legal(&v);
-            if legal.is_empty() {
-                continue;
-            }
-            let (st, after) = post_with(
-                s,
-                c,
-                &format!("/api/games/{g}/actions"),
-                json!({"action": legal[0], "ply": ply(&v)}),
-            )
-            .await;
-            assert_eq!(st, 200, "{after}");
-            acted[i] = true;
-            break;
-        }
-    }
-    post_ok(s, lc, &format!("/api/games/{g}/resign")).await;
+    win(s, &g, wc, lc).await;
 }
 
 /// The tournaments on `name`'s page: (name, kind, starts_at, phase,
@@ -163,7 +113,7 @@ async fn a_finished_arena_is_on_its_players_pages_with_rank_and_score() {
     game(&s, &id, ("Ana", &ana), ("Bea", &bea)).await;
     game(&s, &id, ("Ana", &ana), ("Cai", &cai)).await;
     game(&s, &id, ("Bea", &bea), ("Cai", &cai)).await;
-    arena_when(&s, &id, "the three results", |d| {
+    wait_get(&s, "", &format!("/api/tournaments/{id}"), |d| {
         let n: u64 = d["standings"]
             .as_array()
             .unwrap()
@@ -179,7 +129,7 @@ async fn a_finished_arena_is_on_its_players_pages_with_rank_and_score() {
     // The end: finished, and on each page his own line.
     clock.advance(Duration::from_secs(30 * 60));
     s.state.tournaments().tick().await;
-    arena_when(&s, &id, "finished", |d| {
+    wait_get(&s, "", &format!("/api/tournaments/{id}"), |d| {
         d["tournament"]["phase"] == "finished"
     })
     .await;

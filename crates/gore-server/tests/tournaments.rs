@@ -21,24 +21,6 @@ use serde_json::{json, Value};
 /// A fixed start for the manual clock (2026-12-01, Unix ms).
 const T0: i64 = 1_796_083_200_000;
 
-/// A server on the database of `db` (a SQLite path; its own PostgreSQL
-/// database when `GORE_TEST_POSTGRES` is set), its time `clock`.
-async fn server(clock: &Clock, db: &str) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_in(&dir);
-    config.db = db.to_string();
-    config.clock = clock.clone();
-    Server::start_with(dir, config).await
-}
-
-fn db_path(dir: &tempfile::TempDir) -> String {
-    dir.path()
-        .join("gore.sqlite3")
-        .to_str()
-        .unwrap()
-        .to_string()
-}
-
 async fn arena(s: &Server, cookie: &str, starts_at: i64) -> String {
     let (st, v) = post_with(
         s,
@@ -84,19 +66,6 @@ async fn wait_for(s: &Server, id: &str, what: &str, pred: impl Fn(&Value) -> boo
     }
 }
 
-fn line<'a>(d: &'a Value, name: &str) -> &'a Value {
-    d["standings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["name"] == name)
-        .unwrap_or_else(|| panic!("{name} not in the standings: {d}"))
-}
-
-fn game_of(d: &Value, name: &str) -> Option<String> {
-    line(d, name)["game"].as_str().map(str::to_string)
-}
-
 /// The players of the test, by name: their session cookies.
 struct Players(BTreeMap<&'static str, String>);
 
@@ -106,18 +75,6 @@ impl Players {
     }
 }
 
-async fn post_ok(s: &Server, cookie: &str, id: &str, what: &str) -> Value {
-    let (st, v) = post_with(
-        s,
-        cookie,
-        &format!("/api/tournaments/{id}/{what}"),
-        json!({}),
-    )
-    .await;
-    assert_eq!(st, 200, "{what}: {v}");
-    v
-}
-
 /// One round: for each (winner, loser), both (paused since their last
 /// game) join, one after the other, so that they are the only free pair
 /// and meet; both pause again (their game goes on, they are not paired
@@ -125,14 +82,14 @@ async fn post_ok(s: &Server, cookie: &str, id: &str, what: &str) -> Value {
 /// result is in the standings (`games` finished games in all).
 async fn round(s: &Server, id: &str, p: &Players, pairs: &[(&str, &str)], games: u64) {
     for &(w, l) in pairs {
-        post_ok(s, p.c(w), id, "join").await;
-        post_ok(s, p.c(l), id, "join").await;
+        tournament_ok(s, p.c(w), id, "join").await;
+        tournament_ok(s, p.c(l), id, "join").await;
         let d = wait_for(s, id, &format!("{w} and {l} paired"), |d| {
             game_of(d, w).is_some() && game_of(d, w) == game_of(d, l)
         })
         .await;
-        post_ok(s, p.c(w), id, "pause").await;
-        post_ok(s, p.c(l), id, "pause").await;
+        tournament_ok(s, p.c(w), id, "pause").await;
+        tournament_ok(s, p.c(l), id, "pause").await;
         let g = game_of(&d, w).unwrap();
         win(s, &g, p.c(w), p.c(l)).await;
     }
@@ -233,7 +190,7 @@ async fn an_arena_played_through_the_api_matches_the_hand_worked_standings() {
     let clock = Clock::manual(T0);
     let dir = tempfile::tempdir().unwrap();
     let db = db_path(&dir);
-    let s1 = server(&clock, &db).await;
+    let s1 = server_on_db(&clock, &db).await;
     let mut cookies = BTreeMap::new();
     for name in ["Ana", "Bea", "Cai", "Dan", "Eli", "Fay", "Gil"] {
         cookies.insert(name, account(&s1, name).await);
@@ -249,9 +206,9 @@ async fn an_arena_played_through_the_api_matches_the_hand_worked_standings() {
     assert_eq!(lists["upcoming"][0]["phase"], "upcoming");
     assert_eq!(lists["running"], json!([]));
     for name in ["Ana", "Bea", "Gil"] {
-        post_ok(&s1, p.c(name), &id, "join").await;
+        tournament_ok(&s1, p.c(name), &id, "join").await;
     }
-    post_ok(&s1, p.c("Gil"), &id, "withdraw").await;
+    tournament_ok(&s1, p.c("Gil"), &id, "withdraw").await;
     s1.state.tournaments().tick().await;
     let d = detail(&s1, &id).await;
     assert_eq!(d["playing"], json!([]), "{d}");
@@ -265,7 +222,7 @@ async fn an_arena_played_through_the_api_matches_the_hand_worked_standings() {
     assert!(!names.contains(&"Gil"), "{d}");
     // Everyone pauses until his round; then the start.
     for name in ["Ana", "Bea"] {
-        post_ok(&s1, p.c(name), &id, "pause").await;
+        tournament_ok(&s1, p.c(name), &id, "pause").await;
     }
     clock.advance(Duration::from_millis(60_000));
     let (_, lists) = get_with(&s1, "", "/api/tournaments").await;
@@ -324,7 +281,7 @@ async fn an_arena_played_through_the_api_matches_the_hand_worked_standings() {
         9,
     )
     .await;
-    post_ok(&s1, p.c("Eli"), &id, "withdraw").await;
+    tournament_ok(&s1, p.c("Eli"), &id, "withdraw").await;
     let d = detail(&s1, &id).await;
     let r3 = [
         ("Ana", 8, 3, 3, fire, json!(2000)),
@@ -355,7 +312,7 @@ async fn an_arena_played_through_the_api_matches_the_hand_worked_standings() {
     // 2 on the same database shows the same standings, and takes the
     // lease once server 1's has run out.
     s1.state.tournaments().halt();
-    let s2 = server(&clock, &db).await;
+    let s2 = server_on_db(&clock, &db).await;
     let d2 = detail(&s2, &id).await;
     assert_eq!(d2["standings"], d["standings"], "the standings survive");
     clock.advance(LEASE + Duration::from_secs(1));
@@ -373,10 +330,14 @@ async fn an_arena_played_through_the_api_matches_the_hand_worked_standings() {
     )
     .await;
     assert_eq!(st, 409, "{v}");
-    assert_eq!(v["error"]["reason"], "tournament_withdrawn", "{v}");
+    assert_eq!(
+        error_of(&v).reason.as_deref(),
+        Some("tournament_withdrawn"),
+        "{v}"
+    );
     round(&s2, &id, &q, &[("Cai", "Ana"), ("Bea", "Fay")], 11).await;
     // Dan alone joins: nobody to meet (Eli withdrawn, the others paused).
-    post_ok(&s2, q.c("Dan"), &id, "join").await;
+    tournament_ok(&s2, q.c("Dan"), &id, "join").await;
     s2.state.tournaments().tick().await;
     let d = detail(&s2, &id).await;
     assert_eq!(game_of(&d, "Dan"), None, "{d}");
@@ -431,8 +392,8 @@ async fn two_servers_pair_each_free_player_once() {
     let clock = Clock::manual(T0);
     let dir = tempfile::tempdir().unwrap();
     let db = db_path(&dir);
-    let s1 = server(&clock, &db).await;
-    let s2 = server(&clock, &db).await;
+    let s1 = server_on_db(&clock, &db).await;
+    let s2 = server_on_db(&clock, &db).await;
     let names = [
         "Amaia", "Benat", "Carmen", "Danel", "Edurne", "Fermin", "Garazi", "Haritz",
     ];
@@ -445,7 +406,7 @@ async fn two_servers_pair_each_free_player_once() {
     let id = arena(&s1, &cookies[0], start).await;
     for (i, c) in cookies.iter().enumerate() {
         let s = if i % 2 == 0 { &s1 } else { &s2 };
-        post_ok(s, c, &id, "join").await;
+        tournament_ok(s, c, &id, "join").await;
     }
     clock.advance(Duration::from_millis(60_000));
     let (t1, t2) = (
@@ -501,7 +462,7 @@ async fn two_servers_pair_each_free_player_once() {
 async fn bad_requests_are_refused_naming_the_field() {
     let clock = Clock::manual(T0);
     let dir = tempfile::tempdir().unwrap();
-    let s = server(&clock, &db_path(&dir)).await;
+    let s = server_on_db(&clock, &db_path(&dir)).await;
     let ana = account(&s, "Ana").await;
     let ok = json!({"name": "Blitz", "clock": "3+2", "minutes": 30});
     let with = |k: &str, v: Value| {
@@ -525,7 +486,7 @@ async fn bad_requests_are_refused_naming_the_field() {
     ] {
         let (st, v) = post_with(&s, &ana, "/api/tournaments", body.clone()).await;
         assert_eq!(st, 400, "{body}: {v}");
-        let msg = v["error"]["message"].as_str().unwrap();
+        let msg = error_of(&v).message;
         assert!(msg.starts_with(&format!("{field}:")), "{body}: {v}");
     }
     let (st, v) = post_with(&s, &ana, "/api/tournaments", with("minutes", json!(-1))).await;
@@ -595,17 +556,12 @@ async fn the_lease_and_the_version_let_one_change_through() {
     for (n, [h1, h2]) in pairs {
         // A game's facts to insert with a pairing: a local game's, made
         // through the API on a server of the same database.
-        let s = server_on_store(h1.clone()).await;
+        let s = server_on_store(h1.clone(), |_| {}).await;
         // Its own pairing ticks (on the real clock, as h1) would take the
         // lease this test hands around by hand.
         s.state.tournaments().halt();
-        let g = create(&browser(), &s, json!({"mode": "local"})).await;
-        let mut info = h1
-            .load_game(g["id"].as_str().unwrap().to_string())
-            .await
-            .unwrap()
-            .unwrap()
-            .info;
+        let g = create_game(&browser(), &s, json!({"mode": "local"})).await;
+        let mut info = h1.load_game(g.id.clone()).await.unwrap().unwrap().info;
         let now = T0;
         // States told apart by a name in them.
         let state = |tag: &str| {
@@ -713,14 +669,6 @@ async fn the_lease_and_the_version_let_one_change_through() {
     }
 }
 
-/// A server on a store the test opened.
-async fn server_on_store(store: std::sync::Arc<dyn gore_server::store::Store>) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let config = config_in(&dir);
-    let state = gore_server::AppState::with_store(config, store).unwrap();
-    Server::serve(dir, state).await
-}
-
 /// `--tournaments-hourly-arena`: the server schedules an arena every hour
 /// (3+2, rated, 57 minutes from each full hour), this hour's and the
 /// next, once however many servers share the database; without the flag,
@@ -788,7 +736,7 @@ async fn the_hourly_arena_is_scheduled_once_by_several_servers() {
     assert_eq!(brief(&lists["upcoming"]), vec![hour(2)], "{lists}");
     // Without the flag (the default), the server schedules nothing.
     let other = tempfile::tempdir().unwrap();
-    let plain = server(&clock, &db_path(&other)).await;
+    let plain = server_on_db(&clock, &db_path(&other)).await;
     plain.state.tournaments().tick().await;
     let (_, lists) = get_with(&plain, "", "/api/tournaments").await;
     assert_eq!(
@@ -806,15 +754,15 @@ async fn the_hourly_arena_is_scheduled_once_by_several_servers() {
 async fn an_absent_player_is_paused_after_his_abort() {
     let clock = Clock::manual(T0);
     let dir = tempfile::tempdir().unwrap();
-    let s = server(&clock, &db_path(&dir)).await;
+    let s = server_on_db(&clock, &db_path(&dir)).await;
     let mut cookies = BTreeMap::new();
     for name in ["Ana", "Bea", "Cai"] {
         cookies.insert(name, account(&s, name).await);
     }
     let p = Players(cookies);
     let id = arena(&s, p.c("Ana"), T0).await;
-    post_ok(&s, p.c("Ana"), &id, "join").await;
-    post_ok(&s, p.c("Bea"), &id, "join").await;
+    tournament_ok(&s, p.c("Ana"), &id, "join").await;
+    tournament_ok(&s, p.c("Bea"), &id, "join").await;
     let d = wait_for(&s, &id, "Ana and Bea paired", |d| {
         game_of(d, "Ana").is_some()
     })
@@ -826,7 +774,7 @@ async fn an_absent_player_is_paused_after_his_abort() {
     clock.advance(Duration::from_secs(30));
     s.state.games().settle_clocks().await;
     let (_, g) = get_with(&s, "", &format!("/api/games/{game}")).await;
-    assert_eq!(g["result"]["reason"], "abort", "{g}");
+    assert_eq!(result_of(&g).reason, "abort", "{g}");
     s.state.tournaments().tick().await;
     let d = wait_for(&s, &id, "the abort recorded", |d| {
         d["playing"].as_array().unwrap().is_empty()
@@ -839,7 +787,7 @@ async fn an_absent_player_is_paused_after_his_abort() {
         assert_eq!(line(&d, who)["score"], 0, "{d}");
     }
     // Cai comes: he meets the one still in, not the absent one.
-    post_ok(&s, p.c("Cai"), &id, "join").await;
+    tournament_ok(&s, p.c("Cai"), &id, "join").await;
     let d = wait_for(&s, &id, "Cai paired", |d| game_of(d, "Cai").is_some()).await;
     assert_eq!(game_of(&d, "Cai"), game_of(&d, &present), "{d}");
     assert_eq!(game_of(&d, &absent), None, "{d}");

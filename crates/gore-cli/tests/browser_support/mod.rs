@@ -280,6 +280,142 @@ pub async fn wait_for(page: &Page, cond: &str, what: &str, secs: u64) -> Res<()>
     }
 }
 
+/// `s` as a JavaScript string literal.
+fn js_str(s: &str) -> String {
+    serde_json::to_string(s).expect("a string")
+}
+
+/// Waits until the element with id `id` is on the page.
+pub async fn wait_id(page: &Page, id: &str, what: &str, secs: u64) -> Res<()> {
+    let cond = format!("document.getElementById({})", js_str(id));
+    wait_for(page, &cond, what, secs).await
+}
+
+/// Waits until an element `selector` finds is on the page.
+pub async fn wait_el(page: &Page, selector: &str, what: &str, secs: u64) -> Res<()> {
+    let cond = format!("document.querySelector({})", js_str(selector));
+    wait_for(page, &cond, what, secs).await
+}
+
+/// Waits until no element `selector` finds is on the page.
+pub async fn wait_gone(page: &Page, selector: &str, what: &str, secs: u64) -> Res<()> {
+    let cond = format!("!document.querySelector({})", js_str(selector));
+    wait_for(page, &cond, what, secs).await
+}
+
+/// Waits until the element with id `id` is on the page and not hidden
+/// (a condition that throws, on an element not there yet, is not met).
+pub async fn wait_shown(page: &Page, id: &str, what: &str, secs: u64) -> Res<()> {
+    let cond = format!("!document.getElementById({}).hidden", js_str(id));
+    wait_for(page, &cond, what, secs).await
+}
+
+/// Waits until the element with id `id` is on the page and hidden.
+pub async fn wait_hidden(page: &Page, id: &str, what: &str, secs: u64) -> Res<()> {
+    let cond = format!("document.getElementById({}).hidden", js_str(id));
+    wait_for(page, &cond, what, secs).await
+}
+
+/// Waits until the control with id `id` is on the page and enabled.
+pub async fn wait_enabled(page: &Page, id: &str, what: &str, secs: u64) -> Res<()> {
+    let cond = format!("!document.getElementById({}).disabled", js_str(id));
+    wait_for(page, &cond, what, secs).await
+}
+
+/// Waits until `selector` finds exactly `n` elements.
+pub async fn wait_count(page: &Page, selector: &str, n: usize, what: &str, secs: u64) -> Res<()> {
+    let cond = format!(
+        "document.querySelectorAll({}).length === {n}",
+        js_str(selector)
+    );
+    wait_for(page, &cond, what, secs).await
+}
+
+/// Waits until the element with id `id` is on the page with exactly the
+/// text `text`.
+pub async fn wait_text(page: &Page, id: &str, text: &str, what: &str, secs: u64) -> Res<()> {
+    let cond = format!(
+        "document.getElementById({}).textContent === {}",
+        js_str(id),
+        js_str(text)
+    );
+    wait_for(page, &cond, what, secs).await
+}
+
+/// Waits until the element with id `id` is on the page with a text that
+/// starts with `prefix`.
+pub async fn wait_text_starts(
+    page: &Page,
+    id: &str,
+    prefix: &str,
+    what: &str,
+    secs: u64,
+) -> Res<()> {
+    let cond = format!(
+        "document.getElementById({}).textContent.startsWith({})",
+        js_str(id),
+        js_str(prefix)
+    );
+    wait_for(page, &cond, what, secs).await
+}
+
+/// Waits until the page's path starts with `prefix` and the element with
+/// id `id` is on it (the new page has drawn).
+pub async fn wait_page(page: &Page, prefix: &str, id: &str, what: &str, secs: u64) -> Res<()> {
+    let cond = format!(
+        "location.pathname.startsWith({}) && document.getElementById({})",
+        js_str(prefix),
+        js_str(id)
+    );
+    wait_for(page, &cond, what, secs).await
+}
+
+/// Waits until the element with id `id` is on the page with its
+/// `data-*` attribute `key` (in the dataset's camelCase) equal to `value`.
+pub async fn wait_data(
+    page: &Page,
+    id: &str,
+    key: &str,
+    value: &str,
+    what: &str,
+    secs: u64,
+) -> Res<()> {
+    let cond = format!(
+        "document.getElementById({}).dataset[{}] === {}",
+        js_str(id),
+        js_str(key),
+        js_str(value)
+    );
+    wait_for(page, &cond, what, secs).await
+}
+
+/// Waits until the page's path is `path` and the element with id `id` is
+/// on it (the new page has drawn).
+pub async fn wait_at(page: &Page, path: &str, id: &str, what: &str, secs: u64) -> Res<()> {
+    let cond = format!(
+        "location.pathname === {} && document.getElementById({})",
+        js_str(path),
+        js_str(id)
+    );
+    wait_for(page, &cond, what, secs).await
+}
+
+/// Waits until the game page shows more than `ply` actions.
+pub async fn wait_ply_above(page: &Page, ply: u64, what: &str, secs: u64) -> Res<()> {
+    let cond = format!("Number(document.getElementById('game-page').dataset.ply) > {ply}");
+    wait_for(page, &cond, what, secs).await
+}
+
+/// Waits until the game page shows more than `ply` actions, or the game
+/// over.
+pub async fn wait_ply_above_or_over(page: &Page, ply: u64, what: &str, secs: u64) -> Res<()> {
+    let cond = format!(
+        "(g => g.dataset.status === 'over' || Number(g.dataset.ply) > {ply})\
+         (document.getElementById('game-page'))"
+    );
+    wait_for(page, &cond, what, secs).await
+}
+
 /// Clicks the element a selector finds, as a mouse would. A page that
 /// draws itself again (an update from the server) can replace the element
 /// between finding and clicking it ("Could not find node with given id"),

@@ -10,7 +10,10 @@
 //! when the next test process makes its first one.
 #![allow(dead_code)]
 
+pub mod answers;
 pub mod shared;
+
+pub use answers::*;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -253,6 +256,11 @@ pub async fn create(c: &reqwest::Client, s: &Server, body: Value) -> Value {
     r.json().await.unwrap()
 }
 
+/// `POST /api/games`, answered 201: the answer, typed.
+pub async fn create_game(c: &reqwest::Client, s: &Server, body: Value) -> Created {
+    typed(&create(c, s, body).await)
+}
+
 /// `GET /api/games/{id}`.
 pub async fn get(c: &reqwest::Client, s: &Server, id: &str) -> (u16, Value) {
     let r = c
@@ -383,6 +391,28 @@ pub async fn poll_until(
     }
 }
 
+/// Polls `GET path` as `cookie` until `pred` holds (60 s at most: a
+/// deadline for a failing test, generous for a loaded machine): the answer.
+pub async fn wait_get(
+    s: &Server,
+    cookie: &str,
+    path: &str,
+    pred: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let (_, v) = get_with(s, cookie, path).await;
+        if pred(&v) {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{path}: never came: {v}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Claims a friend game's invitation (`POST /api/games/{id}/join` with
 /// the code of the link) as `c`; panics unless 200. The answer holds the
 /// friend's new seat and token.
@@ -399,6 +429,11 @@ pub async fn claim(c: &reqwest::Client, s: &Server, invite: &str) -> Value {
         .unwrap();
     assert_eq!(r.status(), 200, "{:?}", r.text().await);
     r.json().await.unwrap()
+}
+
+/// As [`claim`], the answer typed: the friend's seat and token.
+pub async fn claim_seat(c: &reqwest::Client, s: &Server, invite: &str) -> Created {
+    typed(&claim(c, s, invite).await)
 }
 
 /// `GET /api/games/{id}` with a bearer token.
@@ -471,6 +506,84 @@ pub async fn session(s: &Server, name: &str, path: &str, status: u16) -> String 
 /// A new account `name`: its session cookie.
 pub async fn account(s: &Server, name: &str) -> String {
     session(s, name, "/api/account/signup", 201).await
+}
+
+/// A new visitor signs up as `name` with `password`: the logged-in
+/// session's cookie.
+pub async fn sign_up(s: &Server, name: &str, password: &str) -> String {
+    let v = visitor_cookie(s).await;
+    let r = bot()
+        .post(s.at("/api/account/signup"))
+        .header("cookie", &v)
+        .json(&json!({"username": name, "password": password}))
+        .send()
+        .await
+        .unwrap();
+    let st = r.status().as_u16();
+    let cookie = r
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(str::to_string);
+    let body: Value = r.json().await.unwrap_or(Value::Null);
+    assert_eq!(st, 201, "{body}");
+    cookie.expect("a new session")
+}
+
+/// A browser (cookies kept) logged in to a new account `name`.
+pub async fn account_browser(s: &Server, name: &str) -> reqwest::Client {
+    let c = browser();
+    c.get(s.at("/api/me")).send().await.unwrap();
+    let (st, body) = post_json(
+        &c,
+        s,
+        "/api/account/signup",
+        json!({"username": name, "password": "a long passphrase"}),
+    )
+    .await;
+    assert_eq!(st, 201, "{body}");
+    c
+}
+
+/// A new personal API token of the browser's account with `scopes`.
+pub async fn api_token(c: &reqwest::Client, s: &Server, scopes: &[&str]) -> String {
+    let (st, body) = post_json(
+        c,
+        s,
+        "/api/account/tokens",
+        json!({"description": "my engine", "scopes": scopes}),
+    )
+    .await;
+    assert_eq!(st, 201, "{body}");
+    body["token"].as_str().unwrap().to_string()
+}
+
+/// A new account `name` made a BOT: its browser and a `bot:play` token.
+pub async fn bot_account(s: &Server, name: &str) -> (reqwest::Client, String) {
+    let c = account_browser(s, name).await;
+    let token = api_token(&c, s, &["bot:play"]).await;
+    let r = bot()
+        .post(s.at("/api/bot/account/upgrade"))
+        .bearer_auth(&token)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let st = r.status().as_u16();
+    let v: Value = r.json().await.unwrap_or(Value::Null);
+    assert_eq!(st, 200, "{v}");
+    (c, token)
+}
+
+/// A friend game made of `body` by one browser (its creator's seat as
+/// `body` says) and claimed by another: its id, the creator's token and
+/// the friend's.
+pub async fn friend_game(s: &Server, body: Value) -> (String, String, String) {
+    let g = create_game(&browser(), s, body).await;
+    let invite = g.invite.expect("a friend game's invitation");
+    let friend = claim_seat(&browser(), s, &invite).await;
+    (g.id, g.token, friend.token)
 }
 
 /// Logs in to `name` on `s` (perhaps another server of the database): the
@@ -571,16 +684,50 @@ pub async fn post_with(s: &Server, cookie: &str, path: &str, body: Value) -> (u1
     (st, r.json().await.unwrap_or(Value::Null))
 }
 
-/// The line of the player called `name` in arena `id`, with his score
-/// sheet (`GET /api/tournaments/{id}/players/{player}`), as page `d`
-/// names him; his page line has no sheet (the page stays small).
-pub async fn sheet_of(s: &Server, id: &str, d: &Value, name: &str) -> Value {
-    let line = d["standings"]
+/// `POST path` with an empty body as `cookie`, answered 200: the answer.
+pub async fn post_ok(s: &Server, cookie: &str, path: &str) -> Value {
+    let (st, v) = post_with(s, cookie, path, json!({})).await;
+    assert_eq!(st, 200, "{path}: {v}");
+    v
+}
+
+/// `POST /api/tournaments/{id}/{what}` (`join`, `pause`, `withdraw`) as
+/// `cookie`: the status and the answer.
+pub async fn post_tournament(s: &Server, cookie: &str, id: &str, what: &str) -> (u16, Value) {
+    post_with(
+        s,
+        cookie,
+        &format!("/api/tournaments/{id}/{what}"),
+        json!({}),
+    )
+    .await
+}
+
+/// As [`post_tournament`], answered 200: the answer.
+pub async fn tournament_ok(s: &Server, cookie: &str, id: &str, what: &str) -> Value {
+    post_ok(s, cookie, &format!("/api/tournaments/{id}/{what}")).await
+}
+
+/// The line of the player called `name` in a tournament's page `d`.
+pub fn line<'a>(d: &'a Value, name: &str) -> &'a Value {
+    d["standings"]
         .as_array()
         .unwrap()
         .iter()
         .find(|l| l["name"] == name)
-        .unwrap_or_else(|| panic!("{name} not in the standings: {d}"));
+        .unwrap_or_else(|| panic!("{name} not in the standings: {d}"))
+}
+
+/// The game the player called `name` plays now in arena page `d`, if any.
+pub fn game_of(d: &Value, name: &str) -> Option<String> {
+    line(d, name)["game"].as_str().map(str::to_string)
+}
+
+/// The line of the player called `name` in arena `id`, with his score
+/// sheet (`GET /api/tournaments/{id}/players/{player}`), as page `d`
+/// names him; his page line has no sheet (the page stays small).
+pub async fn sheet_of(s: &Server, id: &str, d: &Value, name: &str) -> Value {
+    let line = line(d, name);
     assert!(line.get("sheet").is_none(), "a sheet on the page: {line}");
     let player = line["player"].as_str().unwrap();
     let (st, v) = get_with(s, "", &format!("/api/tournaments/{id}/players/{player}")).await;
@@ -589,13 +736,52 @@ pub async fn sheet_of(s: &Server, id: &str, d: &Value, name: &str) -> Value {
     v
 }
 
+/// A server on a fresh database (SQLite, or PostgreSQL with
+/// `GORE_TEST_POSTGRES`), its test configuration changed by `f`.
+pub async fn server(f: impl FnOnce(&mut Config)) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_in(&dir);
+    f(&mut config);
+    Server::start_with(dir, config).await
+}
+
 /// A server whose time is `clock` (a manual one moves only when the test
 /// says: no sleeps).
 pub async fn server_with_clock(clock: &gore_server::domain::clock::Clock) -> Server {
+    server(|c| c.clock = clock.clone()).await
+}
+
+/// A server whose time is `clock` on the database `db` (a SQLite path, or
+/// a PostgreSQL URL): servers given one `db` share it.
+pub async fn server_on_db(clock: &gore_server::domain::clock::Clock, db: &str) -> Server {
+    server(|c| {
+        c.db = db.to_string();
+        c.clock = clock.clone();
+    })
+    .await
+}
+
+/// The path of the SQLite file in `dir` that [`config_in`] names (for
+/// [`server_on_db`], to start another server on one database).
+pub fn db_path(dir: &tempfile::TempDir) -> String {
+    dir.path()
+        .join("gore.sqlite3")
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+/// A server on a store made by the test, its test configuration changed
+/// by `f`.
+pub async fn server_on_store(
+    store: std::sync::Arc<dyn gore_server::store::Store>,
+    f: impl FnOnce(&mut Config),
+) -> Server {
     let dir = tempfile::tempdir().unwrap();
     let mut config = config_in(&dir);
-    config.clock = clock.clone();
-    Server::start_with(dir, config).await
+    f(&mut config);
+    let state = AppState::with_store(config, store).unwrap();
+    Server::serve(dir, state).await
 }
 
 /// The holder of `token` plays `action` at `ply` over HTTP, and it is

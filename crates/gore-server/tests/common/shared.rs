@@ -13,10 +13,9 @@ use gore_server::store::queries::Db;
 use gore_server::store::sql::{Answer, Executor, Row, Stmt};
 use gore_server::store::sqlite::{SqliteExec, SqliteStore};
 use gore_server::store::{Notice, Store, StoreError};
-use gore_server::AppState;
 use tokio::sync::broadcast;
 
-use super::{config_in, Server};
+use super::{server_on_store, Server};
 
 /// One database, several handles on it (one per server).
 #[derive(Clone)]
@@ -124,8 +123,14 @@ impl Executor for Hub {
 
 /// A server of this test on the shared store, as handle `me`.
 pub async fn server_on(shared: &Shared, me: usize) -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let config = config_in(&dir);
-    let state = AppState::with_store(config, shared.handle(me)).unwrap();
-    Server::serve(dir, state).await
+    server_on_with(shared, me, |_| {}).await
+}
+
+/// As [`server_on`], its test configuration changed by `f`.
+pub async fn server_on_with(
+    shared: &Shared,
+    me: usize,
+    f: impl FnOnce(&mut gore_server::Config),
+) -> Server {
+    server_on_store(shared.handle(me), f).await
 }
