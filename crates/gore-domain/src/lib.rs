@@ -67,8 +67,9 @@ pub use error::{GameError, Param, Said};
 #[cfg(feature = "test-support")]
 pub use games::testing;
 pub use games::{
-    Acted, AiRole, Door, GameCommand, GameSettings, Games, NewGameSpec, RoomRef, SeatGrant,
-    CHAT_MAX_CHARS, CHAT_PER_10S, DEAD_AFTER, HEARTBEAT_EVERY, SPECTATORS_EVERY, SPECTATORS_FRESH,
+    Acted, AiRole, Door, GameCommand, GameSettings, Games, NewGameSpec, RoomRef, SeatGrant, Shown,
+    Snapshot, Watch, CHAT_MAX_CHARS, CHAT_PER_10S, DEAD_AFTER, HEARTBEAT_EVERY, SPECTATORS_EVERY,
+    SPECTATORS_FRESH,
 };
 pub use players::Players;
 pub use room::{

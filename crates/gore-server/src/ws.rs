@@ -19,7 +19,7 @@ use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::api::{parse_json, ClientMsg, ServerMsg};
 use crate::domain::ChatLine;
-use crate::domain::{Change, Door, RoomRef, Seat, SpectatorSlot};
+use crate::domain::{Change, Door, RoomRef, Seat, Shown, Snapshot, SpectatorSlot, Watch};
 use crate::doors;
 use crate::error::ApiError;
 use crate::net::ClientIp;
@@ -81,63 +81,44 @@ pub async fn upgrade(
         None => crate::extract::token_and_session(&state, &headers, &id).await,
     };
     let ip = addr.map(|Extension(ClientIp(a))| a);
-    // Counted and subscribed under one lock: a rush of sockets cannot all
-    // pass the count before any of them subscribes. Only spectators are
-    // counted: a player's socket is always let in (his address's cap
-    // bounds it), so a crowd can never lock him out of his game.
-    let (updates, watching) = {
-        let r = room.lock().await;
-        let seated = token.as_deref().and_then(|t| r.seat_of(t)).is_some();
-        let watching = if seated {
-            None
-        } else {
-            Some(
-                r.spectator_slot(state.config().max_sockets_per_game)
-                    .ok_or_else(|| {
-                        ApiError::busy(
-                            "this game has as many spectators as it can take; try again later",
-                        )
-                    })?,
-            )
-        };
-        (r.subscribe(), watching)
-    };
+    let watch = state
+        .games()
+        .watch(
+            &room,
+            token.as_deref(),
+            state.config().max_sockets_per_game,
+            crate::api::state_text,
+        )
+        .await?;
     let slot = socket_slot(&state, ip)?;
     // The socket's lines in the log carry its request's id and game.
     let span = tracing::Span::current();
     Ok(limited(upgrade).on_upgrade(move |socket| {
         let held = Held { token, session };
         tracing::Instrument::instrument(
-            crate::ws::session(state, id, room, held, ip, slot, watching, updates, socket),
+            crate::ws::session(state, id, room, held, ip, slot, watch, socket),
             span,
         )
     }))
 }
 
-/// The whole state for `seat`, and where it leaves the client (a
-/// spectator's is encoded once per change for all spectators).
-fn state_of(room: &crate::domain::Room, seat: Option<Seat>) -> (Message, Seen) {
+/// A snapshot as the socket's message, and where it leaves the client
+/// (a spectator's is encoded once per change for all spectators).
+fn message_of(s: Snapshot) -> (Message, Seen) {
     let seen = Seen {
-        ply: room.ply(),
-        serial: room.serial(),
+        ply: s.ply,
+        serial: s.serial,
     };
-    if seat.is_none() {
-        return (
-            Message::Text(room.spectator_state(crate::api::state_text).as_ref().into()),
-            seen,
-        );
-    }
-    let view = room.view(seat);
-    (
-        text(&ServerMsg::State {
-            state: Box::new(view.into()),
+    let m = match s.shown {
+        Shown::Shared(text) => Message::Text(text.as_ref().into()),
+        Shown::Own(view) => text(&ServerMsg::State {
+            state: Box::new((*view).into()),
         }),
-        seen,
-    )
-}
-
-async fn full_state(room: &RoomRef, seat: Option<Seat>) -> (Message, Seen) {
-    state_of(&*room.lock().await, seat)
+        Shown::Since(update) => text(&ServerMsg::Update {
+            update: Box::new((*update).into()),
+        }),
+    };
+    (m, seen)
 }
 
 /// What a socket presents for its seat: a token, and the browser session
@@ -152,32 +133,10 @@ pub struct Held {
     pub session: Option<String>,
 }
 
-/// The answer to a `resync`: the actions after the client's ply as an
-/// update when it gave one the game has reached (a few hundred bytes
-/// where a long game's state is hundreds of KiB), else the whole state.
-async fn resync(room: &RoomRef, seat: Option<Seat>, since: Option<u64>) -> (Message, Seen) {
-    let r = room.lock().await;
-    let update = since
-        .and_then(|n| usize::try_from(n).ok())
-        .and_then(|n| r.update_since(seat, n));
-    match update {
-        Some(update) => (
-            text(&ServerMsg::Update {
-                update: Box::new(update.into()),
-            }),
-            Seen {
-                ply: r.ply(),
-                serial: r.serial(),
-            },
-        ),
-        None => state_of(&r, seat),
-    }
-}
-
 /// Serves one socket until it closes: the whole state first, then each
 /// change as an `update` (encoded once for every socket), or the whole
 /// state again when this socket missed a change or asks for it.
-/// (`updates` was subscribed when the socket was counted against the
+/// (`watch` was subscribed when the socket was counted against the
 /// game's cap.)
 #[allow(clippy::too_many_arguments)] // each is one fact of the socket
 pub async fn session(
@@ -187,20 +146,18 @@ pub async fn session(
     held: Held,
     ip: Option<IpAddr>,
     slot: Option<SocketSlot>,
-    watching: Option<SpectatorSlot>,
-    updates: broadcast::Receiver<Arc<Change>>,
+    watch: Watch,
     socket: WebSocket,
 ) {
     let Held { token, session } = held;
-    let (seat, first, seen, chat) = {
-        let r = room.lock().await;
-        let seat = token.as_deref().and_then(|t| r.seat_of(t));
-        let (first, seen) = state_of(&r, seat);
-        // The chat, for the two players of a game between people only.
-        let people = r.info.mode == crate::domain::Mode::Friend;
-        let chat = (people && matches!(seat, Some(Seat::A | Seat::B))).then(|| r.chat_subscribe());
-        (seat, first, seen, chat)
-    };
+    let Watch {
+        seat,
+        watching,
+        updates,
+        chat,
+        first,
+    } = watch;
+    let (first, seen) = message_of(first);
     // Only a seat's token is worth keeping.
     let token = token.filter(|_| seat.is_some());
     let game = Game {
@@ -334,7 +291,12 @@ impl Kind for Game {
             }
             GameEvent::Change(Ok(_) | Err(RecvError::Lagged(_))) => {
                 // A change missed, or a takeback: the whole state again.
-                let (m, s) = full_state(&self.room, self.seat).await;
+                let (m, s) = message_of(
+                    self.state
+                        .games()
+                        .snapshot(&self.room, self.seat, None, crate::api::state_text)
+                        .await,
+                );
                 self.seen = s;
                 Reply::send([m])
             }
@@ -404,7 +366,13 @@ impl Kind for Game {
                 )
             }
             Ok(Answer::Resync(since)) => {
-                let (m, s) = resync(&self.room, self.seat, since).await;
+                let since = since.and_then(|n| usize::try_from(n).ok());
+                let (m, s) = message_of(
+                    self.state
+                        .games()
+                        .snapshot(&self.room, self.seat, since, crate::api::state_text)
+                        .await,
+                );
                 self.seen = s;
                 Reply::send([m])
             }

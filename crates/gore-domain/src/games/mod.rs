@@ -50,8 +50,10 @@ mod resign;
 mod seats;
 mod sync;
 mod takeback;
+mod watch;
 
 pub use act::{Acted, Door, GameCommand};
+pub use watch::{Shown, Snapshot, Watch};
 
 /// The one command path opened to its own tests (the `test-support`
 /// feature, which no server build turns on): its steps driven with probe

@@ -389,9 +389,8 @@ pub(crate) async fn game_stream(
     let token = seat(&state, &headers, &id).await?;
     let games = state.games().clone();
     let auth = authorization(&headers);
-    let room = games.room(&id).await?;
     // Subscribed before the first state is read: no change falls between.
-    let mut changes = room.lock().await.subscribe();
+    let mut changes = games.changes(&id).await?;
     let view = GameView::from(games.view(&id, Some(&token)).await?);
     Ok(ndjson(move |tx| async move {
         let mut last = api::BotGameState::of(&view);
@@ -404,8 +403,8 @@ pub(crate) async fn game_stream(
                 r = changes.recv() => {
                     if let Err(tokio::sync::broadcast::error::RecvError::Closed) = r {
                         // The room was reloaded: follow the new one.
-                        match games.room(&id).await {
-                            Ok(room) => changes = room.lock().await.subscribe(),
+                        match games.changes(&id).await {
+                            Ok(c) => changes = c,
                             Err(_) => return,
                         }
                     }
