@@ -293,6 +293,9 @@ impl Boards {
             min_depth: Some(0),
         };
         let client = client_key(&job.client);
+        // Counted as running before the pool can start it: a stop between
+        // the two would find nothing to wait for.
+        self.0.jobs.running().insert(job.id.clone());
         match analysis::start(
             pool,
             &self.0.jobs.solved,
@@ -302,12 +305,12 @@ impl Boards {
             limits,
         ) {
             Ok(run) => {
-                self.0.jobs.running().insert(job.id.clone());
                 tokio::spawn(self.clone().follow(job, run));
             }
             // Its address has its share of the pool: given back, taken up
             // again later.
             Err(_) => {
+                self.0.jobs.running().remove(&job.id);
                 if let Err(e) = store.give_back_analysis(job.id, server).await {
                     tracing::warn!("analysis: cannot give it back: {e}");
                 }

@@ -334,9 +334,12 @@ impl Reviews {
                     };
                     Ok::<_, gore_learn::review::ReviewError>(encode(&done))
                 });
+                // Counted as running before the pool can start it: a stop
+                // between the two (a SIGTERM as its thread starts) would
+                // find nothing to wait for and give it back under way.
+                self.0.jobs.running().insert(id.clone());
                 match pool.submit(work) {
                     Ok(ticket) => {
-                        self.0.jobs.running().insert(id.clone());
                         let reviews = self.clone();
                         tokio::spawn(async move {
                             let (status, result) = match ticket.await {
@@ -350,7 +353,8 @@ impl Reviews {
                         return;
                     }
                     // Its address has its share of the pool: given back,
-                    // taken up again later.
+                    // taken up again later (`end` takes it out of those
+                    // running).
                     Err(_) => ("waiting", None),
                 }
             }
@@ -362,7 +366,6 @@ impl Reviews {
 
     /// Stores a job's end and wakes its waiters here.
     async fn end(&self, id: String, status: &str, result: Option<String>) {
-        self.0.jobs.running().remove(&id);
         let server = self.0.jobs.store.origin();
         let ended = self
             .0
@@ -377,6 +380,10 @@ impl Reviews {
             Ok(false) => tracing::warn!("review {id}: computed, but no longer this process's"),
             Err(e) => tracing::warn!("review {id}: cannot store its end: {e}"),
         }
+        // Running until its end is stored: a stopping worker waits for
+        // this (taken out before, its exit could cut the write short and
+        // leave the review claimed by a process that is gone).
+        self.0.jobs.running().remove(&id);
         self.0.ended.notify_waiters();
     }
 
