@@ -33,35 +33,51 @@ async fn next_game_event(ws: &mut Ws) -> Value {
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn arena_pairings_reach_both_players_on_their_user_sockets() {
+/// A server on a manual clock at [`T0`] and two new accounts, each with
+/// his user socket open and its hello read (naming him).
+async fn two_on_sockets(clock: &Clock, a: &str, b: &str) -> (Server, [String; 2], [Ws; 2]) {
     let dir = tempfile::tempdir().unwrap();
-    let clock = Clock::manual(T0);
     let config = gore_server::Config {
         clock: clock.clone(),
         ..config_in(&dir)
     };
     let s = Server::start_with(dir, config).await;
-    let (irati, unai) = (account(&s, "Irati").await, account(&s, "Unai").await);
-    let mut wi = user_ws(&s, &irati).await;
-    let mut wu = user_ws(&s, &unai).await;
-    let hello = next_of(&mut wi, "hello").await;
-    assert_eq!(hello["you"], id_of(&s, &irati).await.as_str(), "{hello}");
-    next_of(&mut wu, "hello").await;
+    let cookies = [account(&s, a).await, account(&s, b).await];
+    let mut sockets = [
+        user_ws(&s, &cookies[0]).await,
+        user_ws(&s, &cookies[1]).await,
+    ];
+    for (ws, c) in sockets.iter_mut().zip(&cookies) {
+        let hello = next_of(ws, "hello").await;
+        assert_eq!(hello["you"], id_of(&s, c).await.as_str(), "{hello}");
+    }
+    (s, cookies, sockets)
+}
 
-    let (st, t) = post_with(
+/// A tournament made by the first of `cookies` from `body`, joined by
+/// each: its id.
+async fn joined_by(s: &Server, cookies: &[String], body: Value) -> String {
+    let (st, t) = post_with(s, &cookies[0], "/api/tournaments", body).await;
+    assert_eq!(st, 201, "{t}");
+    let tid = t["id"].as_str().unwrap().to_string();
+    for c in cookies {
+        let (st, v) = post_with(s, c, &format!("/api/tournaments/{tid}/join"), json!({})).await;
+        assert_eq!(st, 200, "{v}");
+    }
+    tid
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn arena_pairings_reach_both_players_on_their_user_sockets() {
+    let clock = Clock::manual(T0);
+    let (s, [irati, unai], [mut wi, mut wu]) = two_on_sockets(&clock, "Irati", "Unai").await;
+    let tid = joined_by(
         &s,
-        &irati,
-        "/api/tournaments",
+        &[irati.clone(), unai.clone()],
         json!({"name": "Evening", "kind": "arena", "clock": "3+2", "starts_at": T0, "minutes": 30}),
     )
     .await;
-    assert_eq!(st, 201, "{t}");
-    let tid = t["id"].as_str().unwrap();
-    for c in [&irati, &unai] {
-        let (st, v) = post_with(&s, c, &format!("/api/tournaments/{tid}/join"), json!({})).await;
-        assert_eq!(st, 200, "{v}");
-    }
+    let tid = tid.as_str();
     // Both hear of the same game, against each other, from the arena.
     let (ei, eu) = (
         next_game_event(&mut wi).await,
@@ -101,32 +117,16 @@ async fn arena_pairings_reach_both_players_on_their_user_sockets() {
 /// pairing.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_swiss_round_reaches_its_players_on_their_user_sockets() {
-    let dir = tempfile::tempdir().unwrap();
     let clock = Clock::manual(T0);
-    let config = gore_server::Config {
-        clock: clock.clone(),
-        ..config_in(&dir)
-    };
-    let s = Server::start_with(dir, config).await;
-    let (ane, iker) = (account(&s, "Ane").await, account(&s, "Iker").await);
-    let mut wa = user_ws(&s, &ane).await;
-    let mut wi = user_ws(&s, &iker).await;
-    next_of(&mut wa, "hello").await;
-    next_of(&mut wi, "hello").await;
-    let (st, t) = post_with(
+    let (s, cookies, [mut wa, mut wi]) = two_on_sockets(&clock, "Ane", "Iker").await;
+    let tid = joined_by(
         &s,
-        &ane,
-        "/api/tournaments",
+        &cookies,
         json!({"name": "Sunday", "kind": "swiss", "clock": "3+2", "starts_at": T0 + 60_000,
                "rounds": 3}),
     )
     .await;
-    assert_eq!(st, 201, "{t}");
-    let tid = t["id"].as_str().unwrap();
-    for c in [&ane, &iker] {
-        let (st, v) = post_with(&s, c, &format!("/api/tournaments/{tid}/join"), json!({})).await;
-        assert_eq!(st, 200, "{v}");
-    }
+    let tid = tid.as_str();
     // Round 1 is paired at the start.
     clock.advance(std::time::Duration::from_millis(60_000));
     s.state.tournaments().tick().await;
