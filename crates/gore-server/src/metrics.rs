@@ -8,7 +8,7 @@
 //! ([`crate::domain::observe::Observer`], implemented here) and the AI
 //! pools through their observer: neither knows of Prometheus. What is a
 //! level now (games in memory, queues, descriptors) is read when scraped
-//! ([`render`]). docs/DEPLOY.md, "What to monitor", lists them all.
+//! ([`Metrics::render`]). docs/DEPLOY.md, "What to monitor", lists them all.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,7 +23,7 @@ use prometheus_client::registry::Registry;
 use crate::domain::Door;
 use crate::error::ErrorCode;
 
-/// The media type of [`render`]'s text.
+/// The media type of [`Metrics::render`]'s text.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// A socket's kind, as the metrics name it.

@@ -9,7 +9,7 @@ use gore_tournament::swiss::Swiss;
 use serde::{Deserialize, Serialize};
 
 /// An arena's state as stored: the crate's state, the players' names, and
-/// the site's game of each arena game (by [`ArenaGameId`]).
+/// the site's game of each arena game (by [`ArenaGameId`](gore_tournament::arena::ArenaGameId)).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ArenaState {
     /// The rules' state.
