@@ -48,7 +48,7 @@ async fn another_server_takes_over_the_ai_turn_of_a_killed_server() {
         // Had the first server committed the AI's action before it died,
         // this would not test a take-over: start again (a restarted first
         // server), which a 1 s search makes rare.
-        if game(&c, &second.url, &id).await.head.ply == 0 {
+        if game(&c, &second.url, &id).await.head.ply.index() == 0 {
             break (id, token, watch, killed_at);
         }
         assert!(attempt < 5, "the AI always finished before the kill");
@@ -58,13 +58,13 @@ async fn another_server_takes_over_the_ai_turn_of_a_killed_server() {
     // 5 s, at its next look for turns due (every 2 s); 60 s is the bound
     // of a loaded machine, not the promise.
     assert!(
-        watch.until(60, |v| v.head.ply >= 1).await,
+        watch.until(60, |v| v.head.ply.index() >= 1).await,
         "no server took the AI's turn over"
     );
     let taken = killed_at.elapsed();
     eprintln!("the AI's turn was taken over {taken:?} after the kill");
     let entry = &watch.view.actions[0];
-    assert_eq!(entry.ply, 1);
+    assert_eq!(entry.ply.index(), 1);
     assert_eq!(entry.player, gore_core::Player::A, "the AI plays A");
     // The game goes on on the second server: the player acts there
     // (answering an offer first, if the AI made one), and the AI acts
@@ -74,7 +74,7 @@ async fn another_server_takes_over_the_ai_turn_of_a_killed_server() {
         let v = &watch.view;
         assert_eq!(v.head.status, Status::Playing);
         assert_eq!(v.head.to_move, Some(B), "the AI's turn is not taken");
-        let ply = v.head.ply;
+        let ply = v.head.ply.index();
         let action = v
             .head
             .legal
@@ -88,14 +88,14 @@ async fn another_server_takes_over_the_ai_turn_of_a_killed_server() {
         assert_eq!(st, 200, "{body}");
         assert!(
             watch
-                .until(60, |v| v.head.ply > ply + 1
-                    || v.head.to_move == Some(B) && v.head.ply > ply)
+                .until(60, |v| v.head.ply.index() > ply + 1
+                    || v.head.to_move == Some(B) && v.head.ply.index() > ply)
                 .await,
             "the game did not go on on the second server"
         );
     }
     // Every ply once, in order (the database's uniqueness of a ply).
-    let plies: Vec<usize> = watch.view.actions.iter().map(|e| e.ply).collect();
+    let plies: Vec<usize> = watch.view.actions.iter().map(|e| e.ply.index()).collect();
     assert_eq!(plies, (1..=plies.len()).collect::<Vec<_>>());
 }
 
@@ -212,13 +212,13 @@ async fn every_server_killed_and_restarted_loses_nothing_acknowledged() {
             assert!(legal.is_empty(), "a spectator is shown no legal actions");
             let mut w = Watch::open(&servers[1].url, id, Some(token)).await;
             let action = w.view.head.legal[0].to_string();
-            let ply = w.view.head.ply;
+            let ply = w.view.head.ply.index();
             let (st, v) = act(&c, &servers[0].url, id, token, &action, ply)
                 .await
                 .unwrap();
             assert_eq!(st, 200, "{v}");
             assert!(
-                w.until(20, |v| v.head.ply == ply + 1).await,
+                w.until(20, |v| v.head.ply.index() == ply + 1).await,
                 "{id}: no update"
             );
         }
@@ -233,7 +233,7 @@ async fn every_server_killed_and_restarted_loses_nothing_acknowledged() {
         w.until(60, |v| v.head.to_move == Some(B)).await,
         "the AI game stopped with its server"
     );
-    let ply = w.view.head.ply;
+    let ply = w.view.head.ply.index();
     let action = w
         .view
         .head

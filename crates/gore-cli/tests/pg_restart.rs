@@ -85,17 +85,20 @@ async fn the_database_restarted_under_two_servers() {
     let mut player = Watch::open(&one.url, &id, Some(&token)).await;
     let mut spectator = Watch::open(&two.url, &id, None).await;
     for _ in 0..2 {
-        let (ply, action) = (player.view.head.ply, player.view.head.legal[0].to_string());
+        let (ply, action) = (
+            player.view.head.ply.index(),
+            player.view.head.legal[0].to_string(),
+        );
         let (st, v) = act(&c, &one.url, &id, &token, &action, ply).await.unwrap();
         assert_eq!(st, 200, "{v}");
-        assert!(player.until(20, |v| v.head.ply == ply + 1).await);
-        assert!(spectator.until(20, |v| v.head.ply == ply + 1).await);
+        assert!(player.until(20, |v| v.head.ply.index() == ply + 1).await);
+        assert!(spectator.until(20, |v| v.head.ply.index() == ply + 1).await);
     }
 
     // Down.
     let restart = Restart(cluster.clone());
     assert!(pg_ctl(&cluster, "stop"), "pg_ctlcluster stop");
-    let ply = player.view.head.ply;
+    let ply = player.view.head.ply.index();
     let action = player.view.head.legal[0].to_string();
     for server in [&one.url, &two.url] {
         let (st, v) = act(&c, server, &id, &token, &action, ply).await.unwrap();
@@ -124,7 +127,7 @@ async fn the_database_restarted_under_two_servers() {
     // each server loaded its games again) with exactly that one action.
     for w in [&mut player, &mut spectator] {
         assert!(
-            w.until(30, |v| v.head.ply == ply + 1).await,
+            w.until(30, |v| v.head.ply.index() == ply + 1).await,
             "a socket not caught up"
         );
         assert_eq!(w.view.actions.len(), ply + 1);
@@ -144,7 +147,7 @@ async fn the_database_restarted_under_two_servers() {
     assert_eq!(st, 200, "{v}");
     for w in [&mut player, &mut spectator] {
         assert!(
-            w.until(30, |v| v.head.ply == ply + 2).await,
+            w.until(30, |v| v.head.ply.index() == ply + 2).await,
             "no notice after the restart"
         );
     }

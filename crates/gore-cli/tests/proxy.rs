@@ -325,17 +325,17 @@ async fn a_game_is_played_through_nginx_and_the_server_sees_each_client() {
     let ServerMsg::State { state } = next(&mut player).await else {
         panic!("the first message is not the state")
     };
-    assert_eq!(state.head.ply, 0);
+    assert_eq!(state.head.ply.index(), 0);
     let ServerMsg::State { state: seen } = next(&mut spectator).await else {
         panic!("the spectator's first message is not the state")
     };
-    assert_eq!(seen.head.ply, 0);
+    assert_eq!(seen.head.ply.index(), 0);
 
     // An action over the socket; both sockets receive it.
     let action = state.head.legal[0].to_string();
     let msg = ClientMsg::Action {
         action: action.clone(),
-        ply: Some(0),
+        ply: Some(gore_server::api::Ply::ZERO),
     };
     player
         .send(Message::Text(serde_json::to_string(&msg).unwrap().into()))
@@ -344,8 +344,8 @@ async fn a_game_is_played_through_nginx_and_the_server_sees_each_client() {
     for ws in [&mut player, &mut spectator] {
         match next(ws).await {
             ServerMsg::Update { update } => {
-                assert_eq!(update.since, 0);
-                assert_eq!(update.head.ply, 1);
+                assert_eq!(update.since.index(), 0);
+                assert_eq!(update.head.ply.index(), 1);
                 let played: Vec<String> = update
                     .actions
                     .iter()
@@ -472,7 +472,7 @@ async fn two_servers_on_postgres_behind_nginx_are_one_site() {
             match next(&mut ws).await {
                 ServerMsg::Update { update } => {
                     assert!(view.apply(&update), "an update that does not follow");
-                    if view.head.ply == n + 1 {
+                    if view.head.ply.index() == n + 1 {
                         break;
                     }
                 }

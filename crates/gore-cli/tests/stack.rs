@@ -291,7 +291,7 @@ async fn the_local_stack_plays_through_nginx_and_counts_on_every_server() {
         }
         played += 1;
         assert!(
-            watch.until(120, |g| g.head.ply == ply + 1).await,
+            watch.until(120, |g| g.head.ply.index() == ply + 1).await,
             "the socket through nginx did not hear ply {}",
             ply + 1
         );

@@ -78,21 +78,21 @@ async fn play_until(server: &Proc, id: &str, token: &str, plies: usize) -> GameV
         // Not while the AI is to act (it may act twice running): its
         // search would still be under way.
         if v.head.status == Status::Over
-            || (v.head.ply >= plies && v.head.to_move == Some(Player::B))
+            || (v.head.ply.index() >= plies && v.head.to_move == Some(Player::B))
         {
             return watch.view;
         }
         if v.head.to_move == Some(Player::B) && !v.head.legal.is_empty() {
             let a = v.head.legal[0].to_string();
-            let (st, body) = act(&c, &server.url, id, token, &a, v.head.ply)
+            let (st, body) = act(&c, &server.url, id, token, &a, v.head.ply.index())
                 .await
                 .expect("the server answers");
             assert_eq!(st, 200, "{body}");
         }
-        let at = watch.view.head.ply;
+        let at = watch.view.head.ply.index();
         // 60 s: the bound of a loaded machine, not the promise.
         assert!(
-            watch.until(60, |v| v.head.ply > at).await,
+            watch.until(60, |v| v.head.ply.index() > at).await,
             "no action after ply {at} (the AI's turn not taken?)"
         );
     }

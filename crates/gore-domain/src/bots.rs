@@ -379,7 +379,7 @@ impl Bots {
             .store
             // No action is after this ply (a 32-bit signed column's
             // largest): the game's row alone.
-            .load_game_after(id.to_string(), i32::MAX as u32)
+            .load_game_after(id.to_string(), crate::Ply::new(i32::MAX as u32))
             .await
             .map_err(store_error)?
         {

@@ -3,6 +3,8 @@
 
 use gore_core::{IllegalAction, Player};
 
+use crate::Ply;
+
 /// A refusal as the API says it: an English sentence (for people and
 /// bots, unchanged) and a stable reason code with its parameters, with
 /// which a page says it in its own language (docs/API.md, "Reasons").
@@ -104,9 +106,9 @@ pub enum GameError {
     )]
     Stale {
         /// What the client sent.
-        sent: u64,
+        sent: Ply,
         /// The current ply.
-        current: usize,
+        current: Ply,
     },
     /// Another action was committed first (by another request or server).
     #[error("another action was saved first; reload the game")]

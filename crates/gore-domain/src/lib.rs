@@ -50,6 +50,7 @@ pub mod observe;
 pub mod oracle;
 pub mod passwords;
 mod players;
+mod ply;
 pub mod puzzles;
 pub mod rating;
 pub mod ratings;
@@ -72,6 +73,7 @@ pub use games::{
     SPECTATORS_FRESH,
 };
 pub use players::Players;
+pub use ply::Ply;
 pub use room::{
     Change, ClockState, GameResult, GameState, GameUpdate, HeadState, Played, Preview, Room,
     SeatState, SpectatorSlot,
@@ -322,7 +324,7 @@ pub struct GameInfo {
     /// Time given back to the clocks for outages (no server ran the game):
     /// `(ply, ms)`, the ms added to the thinking time of the player to act
     /// after `ply` actions (RULES.md, "Clocks and outages").
-    pub credits: Vec<(u32, i64)>,
+    pub credits: Vec<(Ply, i64)>,
     /// A game between two people paired in the lobby (a friend game
     /// without an invitation).
     pub lobby: bool,

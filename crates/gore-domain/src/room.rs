@@ -14,7 +14,7 @@ use gore_core::{Action, Effect, Game, Hole, HoleSet, Player, Position, Sowing};
 use tokio::sync::broadcast;
 
 use super::clock::{clocks_with, Clock, Clocks, Due, TimeControl};
-use super::{GameError, GameInfo, Mode, Said, Seat, Status};
+use super::{GameError, GameInfo, Mode, Ply, Said, Seat, Status};
 use crate::storage::{StoredAction, StoredGame};
 use gore_core::Forfeit;
 pub use state::{
@@ -28,9 +28,9 @@ pub use state::{
 #[derive(Debug)]
 pub struct Change {
     /// The ply the change follows.
-    pub since: usize,
+    pub since: Ply,
     /// The ply after it.
-    pub ply: usize,
+    pub ply: Ply,
     /// The room's count of changes after this one: a socket whose state
     /// is as new ignores it.
     pub serial: u64,
@@ -140,7 +140,7 @@ pub const SIGN_OF_LIFE_MS: i64 = 1_000;
 /// The log entry of the action just played on `game`, which did `effect`.
 fn entry_of(game: &Game, player: Player, effect: &Effect) -> Played {
     Played {
-        ply: game.actions().len(),
+        ply: Ply::of_len(game.actions().len()),
         player,
         action: *game.actions().last().expect("an action was just played"),
         captured: effect.captures(),
@@ -208,7 +208,7 @@ impl Room {
         let StoredGame { info, actions } = stored;
         let cap = effective_cap(info.rules.ply_cap, max_plies, actions.len());
         for (i, a) in actions.iter().enumerate() {
-            if a.ply as usize != i + 1 {
+            if a.ply != Ply::of_len(i + 1) {
                 return Err(format!("action {} is stored as ply {}", i + 1, a.ply));
             }
         }
@@ -226,7 +226,7 @@ impl Room {
                         let before = &game.history()[i];
                         let effect = stored_effect(before, a.action, &a.captured);
                         Played {
-                            ply: i + 1,
+                            ply: Ply::of_len(i + 1),
                             player: before.to_move(),
                             action: a.action,
                             captured: effect.captures(),
@@ -257,7 +257,7 @@ impl Room {
     /// Takes the actions after `ply` back (an action the store refused):
     /// the game is rebuilt from the positions it went through, without
     /// sowing again; the sockets are not told (they never heard of them).
-    pub fn rewind(&mut self, ply: usize, status: Status) -> Result<(), String> {
+    pub fn rewind(&mut self, ply: Ply, status: Status) -> Result<(), String> {
         if ply >= self.ply() {
             return Ok(());
         }
@@ -269,7 +269,8 @@ impl Room {
     /// The game and its log cut back to their first `ply` actions, rebuilt
     /// from the positions the game went through (no sowing again); the
     /// spectators' cached state goes with them.
-    fn truncate(&mut self, ply: usize) -> Result<(), String> {
+    fn truncate(&mut self, ply: Ply) -> Result<(), String> {
+        let ply = ply.index();
         let steps = self.game.actions()[..ply]
             .iter()
             .copied()
@@ -297,7 +298,7 @@ impl Room {
             ));
         }
         if let Some(first) = stored.actions.first() {
-            if first.ply as usize != since + 1 {
+            if first.ply != since.next() {
                 return Err(format!(
                     "the store's next action is ply {}, this server has {since}",
                     first.ply
@@ -345,8 +346,8 @@ impl Room {
     }
 
     /// The number of actions played.
-    pub fn ply(&self) -> usize {
-        self.game.actions().len()
+    pub fn ply(&self) -> Ply {
+        Ply::of_len(self.game.actions().len())
     }
 
     /// The seat a token holds, if any: the seat's own secret, or the
@@ -382,7 +383,8 @@ impl Room {
 
     /// The clocks at `now` had the game only its first `ply` actions, with
     /// `to_act` to act.
-    fn clocks_after(&self, ply: usize, to_act: Option<Player>, now: i64) -> Option<Clocks> {
+    fn clocks_after(&self, ply: Ply, to_act: Option<Player>, now: i64) -> Option<Clocks> {
+        let ply = ply.index();
         let tc = self.info.clock?;
         let Some(started) = self.info.started_at else {
             // Waiting for the friend: the whole times, nothing running or due.
@@ -395,7 +397,7 @@ impl Room {
             self.info
                 .credits
                 .iter()
-                .filter(|&&(p, _)| (p as usize) < k)
+                .filter(|&&(p, _)| p.index() < k)
                 .map(|&(_, ms)| ms)
                 .sum()
         };
@@ -436,9 +438,9 @@ impl Room {
 
     /// The credits with `ms` more given to the player to act now (those
     /// of plies taken back dropped).
-    pub fn credits_with(&self, ms: i64) -> Vec<(u32, i64)> {
-        let ply = self.ply() as u32;
-        let mut credits: Vec<(u32, i64)> = self
+    pub fn credits_with(&self, ms: i64) -> Vec<(Ply, i64)> {
+        let ply = self.ply();
+        let mut credits: Vec<(Ply, i64)> = self
             .info
             .credits
             .iter()
@@ -467,8 +469,8 @@ impl Room {
     }
 
     /// The deadline to store once the actions after `ply` are taken back.
-    pub fn deadline_at(&self, ply: usize) -> Option<i64> {
-        let to_act = self.game.history().get(ply).map(|p| p.to_move());
+    pub fn deadline_at(&self, ply: Ply) -> Option<i64> {
+        let to_act = self.game.history().get(ply.index()).map(|p| p.to_move());
         self.clocks_after(ply, to_act, self.clock.now_ms())
             .and_then(|c| c.deadline)
             .map(|(at, _)| at)
@@ -544,9 +546,9 @@ impl Room {
     }
 
     /// Checks that `seat` may act now (at `ply`, if given).
-    pub fn check_turn(&self, seat: Seat, ply: Option<u64>) -> Result<Player, GameError> {
+    pub fn check_turn(&self, seat: Seat, ply: Option<Ply>) -> Result<Player, GameError> {
         if let Some(p) = ply {
-            if p != self.ply() as u64 {
+            if p != self.ply() {
                 return Err(GameError::Stale {
                     sent: p,
                     current: self.ply(),
@@ -575,7 +577,7 @@ impl Room {
     /// Where the game stands, as the store checks it.
     pub fn at(&self) -> crate::storage::At {
         crate::storage::At {
-            ply: self.ply() as u32,
+            ply: self.ply(),
             takebacks: self.info.takebacks,
         }
     }
@@ -615,16 +617,17 @@ impl Room {
     /// The ply to go back to for `player` to be to move again before his
     /// last action (the actions after it undone); `None` if he has not
     /// acted.
-    pub fn before_last_of(&self, player: Player) -> Option<usize> {
-        (0..self.ply())
+    pub fn before_last_of(&self, player: Player) -> Option<Ply> {
+        (0..self.ply().index())
             .rev()
             .find(|&i| self.game.history()[i].to_move() == player)
+            .map(Ply::of_len)
     }
 
     /// Takes back every action after ply `to` (committed by the caller):
     /// the game is rebuilt from the positions it kept, without sowing
     /// again; the takebacks count one more.
-    pub fn take_back_to(&mut self, to: usize) -> Result<(), GameError> {
+    pub fn take_back_to(&mut self, to: Ply) -> Result<(), GameError> {
         self.truncate(to)
             .map_err(|e| GameError::Internal(format!("the takeback failed: {e}")))?;
         self.info.takebacks += 1;
@@ -645,7 +648,7 @@ impl Room {
         let played = self.game.play(action).map_err(GameError::Illegal)?;
         let entry = entry_of(&self.game, player, &played.effect);
         let stored = StoredAction {
-            ply: entry.ply as u32,
+            ply: entry.ply,
             action,
             captured: entry.captured.clone(),
             position: self.game.history().last().copied(),
@@ -682,7 +685,7 @@ impl Room {
     }
 
     /// Tells every socket what changed since `since`.
-    pub fn changed(&mut self, since: usize) {
+    pub fn changed(&mut self, since: Ply) {
         // A change without a new action (a friend arriving, a rematch)
         // changes the state at the same ply.
         *self.spectator.lock().unwrap_or_else(|e| e.into_inner()) = None;
@@ -934,7 +937,7 @@ mod tests {
                 let action: Action = a.parse().unwrap();
                 let p = g.play(action).unwrap();
                 StoredAction {
-                    ply: i as u32 + 1,
+                    ply: Ply::of_len(i + 1),
                     action,
                     captured: p.effect.captured.iter().collect(),
                     position: keep_positions.then(|| *g.history().last().unwrap()),
@@ -993,7 +996,7 @@ mod tests {
         g.info.mode = Mode::Friend;
         g.info.ai_seat = None;
         g.info.clock = Some("3+2".parse().unwrap());
-        g.info.credits = vec![(3, 65_000), (9, 1_000_000)];
+        g.info.credits = vec![(Ply::new(3), 65_000), (Ply::new(9), 1_000_000)];
         let mut room = Room::load(g, 2_000).unwrap();
         room.clock = Clock::manual(130_000);
         let c = room.clocks_at(130_000).unwrap();
@@ -1001,7 +1004,10 @@ mod tests {
         assert_eq!(c.deadline, Some((272_000, Due::Flag(Player::A))));
         assert_eq!(room.period_start(), Some(100_000));
         room.info.credits = room.credits_with(5_000);
-        assert_eq!(room.info.credits, vec![(3, 65_000), (4, 5_000)]);
+        assert_eq!(
+            room.info.credits,
+            vec![(Ply::new(3), 65_000), (Ply::new(4), 5_000)]
+        );
         let c = room.clocks_at(130_000).unwrap();
         assert_eq!(c.left, [147_000, 157_000]);
         assert_eq!(room.deadline(), Some(277_000));
@@ -1011,19 +1017,19 @@ mod tests {
     fn rewind_gives_the_room_of_the_shorter_game() {
         let actions = ["a3", "b1", "a1", "b2"];
         let mut room = Room::load(stored(0, &actions, true), 2000).unwrap();
-        room.rewind(2, Status::Playing).unwrap();
+        room.rewind(Ply::new(2), Status::Playing).unwrap();
         let reference = Room::load(stored(0, &actions[..2], true), 2000).unwrap();
         assert_eq!(room.game, reference.game);
         assert_eq!(room.view(None), reference.view(None));
         // A game that was over is playing again.
         room.info.status = Status::Over;
-        room.rewind(1, Status::Playing).unwrap();
+        room.rewind(Ply::new(1), Status::Playing).unwrap();
         assert_eq!(room.info.status, Status::Playing);
-        assert_eq!(room.ply(), 1);
+        assert_eq!(room.ply(), Ply::new(1));
         room.play("b1".parse().unwrap(), 0).unwrap();
         assert_eq!(room.game, reference.game);
         // Rewinding to the present (or beyond) changes nothing.
-        room.rewind(5, Status::Over).unwrap();
+        room.rewind(Ply::new(5), Status::Over).unwrap();
         assert_eq!(room.info.status, Status::Playing);
     }
 
@@ -1084,7 +1090,7 @@ mod tests {
         let mut room = Room::new(local, 2000);
         let mut rx = room.subscribe();
         room.play("a3".parse().unwrap(), 0).unwrap();
-        room.changed(0);
+        room.changed(Ply::new(0));
         let c = rx.try_recv().unwrap();
         let calls = Cell::new(0);
         let encode = |u: &GameUpdate| {
@@ -1101,7 +1107,7 @@ mod tests {
 
         // Over: nobody acts, one text for everyone.
         room.forfeit(Forfeit::Resign(Player::B));
-        room.changed(1);
+        room.changed(Ply::new(1));
         let c = rx.try_recv().unwrap();
         calls.set(0);
         assert_eq!(&*c.text_for(Some(Seat::Both), encode), "0 legal");
@@ -1121,7 +1127,7 @@ mod tests {
         assert_eq!(&*room.spectator_state(spectate), "1 None");
         assert_eq!(&*room.spectator_state(spectate), "1 None");
         assert_eq!(states.get(), 1);
-        room.changed(1);
+        room.changed(Ply::new(1));
         assert_eq!(&*room.spectator_state(spectate), "1 None");
         assert_eq!(states.get(), 2);
     }
@@ -1149,11 +1155,11 @@ mod tests {
         let mut rx = room.subscribe();
         for (i, a) in ["offer:a2", "decline", "b3"].iter().enumerate() {
             room.play(a.parse().unwrap(), 0).unwrap();
-            room.changed(i);
+            room.changed(Ply::of_len(i));
         }
-        assert_eq!(room.before_last_of(Player::B), Some(2));
-        assert_eq!(room.before_last_of(Player::A), Some(0));
-        room.take_back_to(2).unwrap();
+        assert_eq!(room.before_last_of(Player::B), Some(Ply::new(2)));
+        assert_eq!(room.before_last_of(Player::A), Some(Ply::ZERO));
+        room.take_back_to(Ply::new(2)).unwrap();
         room.send_whole();
         let mut once = Room::new(local, 2000);
         for a in ["offer:a2", "decline"] {

@@ -10,7 +10,7 @@
 use futures_util::future::BoxFuture;
 use gore_core::{Action, Forfeit, Hole, Outcome, Player, Position};
 
-use super::{ChatLine, GameInfo, Seat};
+use super::{ChatLine, GameInfo, Ply, Seat};
 
 /// A game as stored: its facts and its actions in order.
 #[derive(Debug, Clone)]
@@ -25,7 +25,7 @@ pub struct StoredGame {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredAction {
     /// From 1.
-    pub ply: u32,
+    pub ply: Ply,
     /// The action.
     pub action: Action,
     /// The holes it captured.
@@ -43,7 +43,7 @@ pub struct StoredAction {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct At {
     /// Its actions.
-    pub ply: u32,
+    pub ply: Ply,
     /// Its takebacks so far: a takeback shortens the log, so a ply alone
     /// does not say which game it is (a takeback then a new action come
     /// back to the same ply).
@@ -194,7 +194,7 @@ pub enum GameChange {
     /// takebacks count one more, and a pending request is cleared.
     TakeBack {
         /// The actions kept.
-        to: u32,
+        to: Ply,
         /// The game's deadline after it ([`GameInfo::deadline`]).
         deadline: Option<i64>,
     },
@@ -205,7 +205,7 @@ pub enum GameChange {
     /// (a rule leaves it `None`: the one commit path computes it).
     Credit {
         /// Every credit of the game, (ply, ms).
-        credits: Vec<(u32, i64)>,
+        credits: Vec<(Ply, i64)>,
         /// The game's deadline after it ([`GameInfo::deadline`]).
         deadline: Option<i64>,
     },
@@ -225,7 +225,7 @@ pub struct DueTurn {
     /// The game.
     pub game: String,
     /// The ply its AI is to act at (actions so far).
-    pub ply: u32,
+    pub ply: Ply,
     /// The client address that created it, if known.
     pub client: Option<String>,
 }
@@ -267,7 +267,7 @@ pub enum Notice {
         /// The game.
         game: String,
         /// Its actions after the change.
-        ply: u32,
+        ply: Ply,
     },
     /// Notices may have been missed (the store reconnected): every game in
     /// memory must be loaded again.
@@ -290,7 +290,7 @@ pub trait GameStore: Send + Sync + 'static {
 
     /// A game and only its actions after ply `after` (what a server that
     /// has the first `after` in memory needs to catch up), or `None`.
-    fn load_game_after(&self, id: String, after: u32) -> StoreFuture<Option<StoredGame>>;
+    fn load_game_after(&self, id: String, after: Ply) -> StoreFuture<Option<StoredGame>>;
 
     /// Commits one action, and the result with it when it ends the game,
     /// and the game's new `deadline` ([`GameInfo::deadline`]); it clears a
@@ -572,7 +572,7 @@ pub trait ServerStore: Send + Sync + 'static {
     /// action are left out): how a server that shares its store finds the
     /// games it holds behind it (a notice lost: its sender died between
     /// the commit and the notice; or, without notices, a worker's move).
-    fn latest_plies(&self, ids: Vec<String>) -> StoreFuture<Vec<(String, u32)>>;
+    fn latest_plies(&self, ids: Vec<String>) -> StoreFuture<Vec<(String, Ply)>>;
 
     /// This process's name among those sharing the store: its heartbeats
     /// ([`ServerStore::heartbeat`]) and AI claims are under it.
@@ -586,7 +586,7 @@ pub trait ServerStore: Send + Sync + 'static {
     fn claim_ai_turn(
         &self,
         id: String,
-        ply: u32,
+        ply: Ply,
         lease: std::time::Duration,
         dead_before: i64,
     ) -> StoreFuture<bool>;
@@ -608,7 +608,7 @@ pub trait ServerStore: Send + Sync + 'static {
 
     /// Clears game `id`'s AI mark if it is still `ply` (the AI was found
     /// not to act there).
-    fn clear_ai_turn(&self, id: String, ply: u32) -> StoreFuture<()>;
+    fn clear_ai_turn(&self, id: String, ply: Ply) -> StoreFuture<()>;
 
     /// Gives up every AI claim of this process (it stops): the turns are
     /// due again at once for the others.

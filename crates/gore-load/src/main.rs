@@ -43,7 +43,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Parser;
 use futures_util::{SinkExt, StreamExt};
-use gore_server::api::{ClientMsg, Created, GameView, Mode, NewGame, ServerMsg, Status};
+use gore_server::api::{ClientMsg, Created, GameView, Mode, NewGame, Ply, ServerMsg, Status};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tokio::sync::Mutex;
@@ -354,13 +354,13 @@ async fn spectate_elsewhere(
     Ok(tokio::spawn(async move {
         let mut far = Vec::new();
         loop {
-            if view.head.ply >= *last.borrow() {
+            if view.head.ply.index() >= *last.borrow() {
                 break;
             }
             let msg = tokio::select! {
                 m = ws.next() => m,
                 r = last.changed() => {
-                    if r.is_err() && view.head.ply < *last.borrow() {
+                    if r.is_err() && view.head.ply.index() < *last.borrow() {
                         break; // the driver gave up
                     }
                     continue;
@@ -368,7 +368,7 @@ async fn spectate_elsewhere(
             };
             let Some(msg) = msg else { break };
             let Message::Text(t) = msg? else { continue };
-            let before = view.head.ply;
+            let before = view.head.ply.index();
             match serde_json::from_str::<ServerMsg>(&t)? {
                 ServerMsg::Update { update } => {
                     if !view.apply(&update) {
@@ -380,7 +380,7 @@ async fn spectate_elsewhere(
             }
             let now = Instant::now();
             let sent = sent.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            let upto = view.head.ply.min(sent.len());
+            let upto = view.head.ply.index().min(sent.len());
             for at in sent.get(before..upto).unwrap_or_default() {
                 far.push(now.duration_since(*at).as_micros() as u64);
             }
@@ -459,7 +459,7 @@ async fn drive(
             ServerMsg::Pong | ServerMsg::Chat { .. } | ServerMsg::ChatHistory { .. } => continue,
         }
         let state = view.as_ref().ok_or_else(|| anyhow!("no state"))?;
-        let ply = state.head.ply;
+        let ply = state.head.ply.index();
         if let Some((want, sent)) = pending.take() {
             if ply < want {
                 // A state from before our action reached the server.
@@ -485,7 +485,7 @@ async fn drive(
         }
         let msg = serde_json::to_string(&ClientMsg::Action {
             action,
-            ply: Some(ply as u64),
+            ply: Some(Ply::of_len(ply)),
         })?;
         let now = Instant::now();
         pending = Some((ply + 1, now));
@@ -681,7 +681,7 @@ async fn long_game(http: &reqwest::Client, args: &Args, plies: usize) -> Result<
             Some(ws) => {
                 let msg = serde_json::to_string(&ClientMsg::Action {
                     action: a.to_string(),
-                    ply: Some(i as u64),
+                    ply: Some(Ply::of_len(i)),
                 })?;
                 ws.send(Message::Text(msg.into())).await?;
                 // Until the update that carries it.
@@ -692,8 +692,8 @@ async fn long_game(http: &reqwest::Client, args: &Args, plies: usize) -> Result<
                         .ok_or_else(|| anyhow!("closed"))??;
                     let Message::Text(text) = m else { continue };
                     match serde_json::from_str::<ServerMsg>(&text)? {
-                        ServerMsg::Update { update } if update.head.ply > i => break,
-                        ServerMsg::State { state } if state.head.ply > i => break,
+                        ServerMsg::Update { update } if update.head.ply.index() > i => break,
+                        ServerMsg::State { state } if state.head.ply.index() > i => break,
                         ServerMsg::Error { error } => bail!("ply {i}: {error}"),
                         _ => {}
                     }

@@ -19,7 +19,7 @@ use tokio::sync::broadcast::{self, error::RecvError};
 
 use crate::api::{parse_json, ClientMsg, ServerMsg};
 use crate::domain::ChatLine;
-use crate::domain::{Change, Door, RoomRef, Seat, Shown, Snapshot, SpectatorSlot, Watch};
+use crate::domain::{Change, Door, Ply, RoomRef, Seat, Shown, Snapshot, SpectatorSlot, Watch};
 use crate::doors;
 use crate::error::ApiError;
 use crate::net::ClientIp;
@@ -47,7 +47,7 @@ fn error_message(e: &ApiError) -> Message {
 /// count of changes that state includes.
 #[derive(Debug, Clone, Copy)]
 struct Seen {
-    ply: usize,
+    ply: Ply,
     serial: u64,
 }
 
@@ -366,7 +366,6 @@ impl Kind for Game {
                 )
             }
             Ok(Answer::Resync(since)) => {
-                let since = since.and_then(|n| usize::try_from(n).ok());
                 let (m, s) = message_of(
                     self.state
                         .games()
@@ -419,7 +418,7 @@ enum Answer {
     /// A `pong`.
     Pong,
     /// What the client lacks after its ply (if it gave one).
-    Resync(Option<u64>),
+    Resync(Option<Ply>),
 }
 
 /// One message read: what to answer, or the domain's refusal. A game's

@@ -343,7 +343,7 @@ async fn spectators_are_capped_and_sent_updates_while_another_game_plays() {
             panic!("{m:?}")
         };
         match serde_json::from_str::<ServerMsg>(t.as_str()).unwrap() {
-            ServerMsg::State { state } => assert_eq!(state.head.ply, 120),
+            ServerMsg::State { state } => assert_eq!(state.head.ply.index(), 120),
             m => panic!("{m:?}"),
         }
         firsts.push(t.len());

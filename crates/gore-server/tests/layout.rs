@@ -555,3 +555,55 @@ fn edges_in(graph: &BTreeMap<&'static str, BTreeSet<&'static str>>, c: &[&'stati
         .join(", ")
         + &format!(" ({} files)", graph.len())
 }
+
+/// The files of the domain whose code (comments left out) contains any
+/// of `needles`, as paths under crates/gore-domain/src.
+fn domain_files_naming(needles: &[&str]) -> BTreeSet<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../gore-domain/src");
+    sources(&src)
+        .into_iter()
+        .filter(|f| {
+            let code = code_of(&std::fs::read_to_string(f).expect("readable source"));
+            needles.iter().any(|n| code.contains(n))
+        })
+        .map(|f| {
+            f.strip_prefix(&src)
+                .expect("under src")
+                .display()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn a_game_changes_through_one_path() {
+    // Issue 36, part 2: a rule, the referee, the AI, presence, sync and
+    // chat change a room through the path of games/command.rs, which alone
+    // locks it (the compiler keeps the edges and the rest of the domain
+    // out: `RoomRef`'s lock is private to the games; games/room_ref.rs
+    // holds the lock itself), and every write of a game to the store is
+    // in games/commit.rs, where its failure is checked and its time
+    // counted. A tokio lock taken elsewhere in the domain would be a
+    // room's (the domain's other locks are the standard library's, never
+    // awaited).
+    assert_eq!(
+        domain_files_naming(&[".lock().await", "try_lock("]),
+        BTreeSet::from([
+            "games/command.rs".to_string(),
+            "games/room_ref.rs".to_string()
+        ]),
+        "a room locked outside the path"
+    );
+    assert_eq!(
+        domain_files_naming(&[
+            ".append_action(",
+            ".change_game(",
+            ".set_away(",
+            ".set_device(",
+            ".claim_invite(",
+            ".record_abort(",
+        ]),
+        BTreeSet::from(["games/commit.rs".to_string()]),
+        "a game written to the store outside the commits"
+    );
+}

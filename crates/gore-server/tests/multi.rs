@@ -125,7 +125,12 @@ async fn a_dead_servers_ai_turn_is_taken_over() {
     let now = gore_server::domain::now_ms();
     nine.heartbeat(nine.origin(), now, vec![], 0).await.unwrap();
     assert!(nine
-        .claim_ai_turn(id.clone(), 1, Duration::from_secs(600), now - 1)
+        .claim_ai_turn(
+            id.clone(),
+            gore_server::domain::Ply::new(1),
+            Duration::from_secs(600),
+            now - 1
+        )
         .await
         .unwrap());
     let died = Instant::now();

@@ -12,6 +12,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
+use gore_server::domain::Ply;
 use serde_json::json;
 
 /// A fresh database, or `None` (with a warning) off CI.
@@ -145,42 +146,62 @@ async fn an_ai_turn_is_claimed_by_one_server_at_a_time() {
         }
     };
     assert!(
-        !one.claim_ai_turn(g.clone(), 2, long, alive).await.unwrap(),
+        !one.claim_ai_turn(g.clone(), Ply::new(2), long, alive)
+            .await
+            .unwrap(),
         "not due at that ply"
     );
-    assert!(one.claim_ai_turn(g.clone(), 1, long, alive).await.unwrap());
+    assert!(one
+        .claim_ai_turn(g.clone(), Ply::new(1), long, alive)
+        .await
+        .unwrap());
     assert!(
-        !two.claim_ai_turn(g.clone(), 1, long, alive).await.unwrap(),
+        !two.claim_ai_turn(g.clone(), Ply::new(1), long, alive)
+            .await
+            .unwrap(),
         "held by one"
     );
     assert!(
-        one.claim_ai_turn(g.clone(), 1, long, alive).await.unwrap(),
+        one.claim_ai_turn(g.clone(), Ply::new(1), long, alive)
+            .await
+            .unwrap(),
         "renewed by its holder"
     );
     due_at(2).await;
     assert!(
-        two.claim_ai_turn(g.clone(), 2, long, alive).await.unwrap(),
+        two.claim_ai_turn(g.clone(), Ply::new(2), long, alive)
+            .await
+            .unwrap(),
         "another ply is free"
     );
     assert!(
-        !one.claim_ai_turn(g.clone(), 1, long, alive).await.unwrap(),
+        !one.claim_ai_turn(g.clone(), Ply::new(1), long, alive)
+            .await
+            .unwrap(),
         "a ply no longer due is not claimed, even by its holder"
     );
     due_at(3).await;
     // A lease of no time has lapsed at once: the other server takes it.
     assert!(one
-        .claim_ai_turn(g.clone(), 3, Duration::ZERO, alive)
+        .claim_ai_turn(g.clone(), Ply::new(3), Duration::ZERO, alive)
         .await
         .unwrap());
     assert!(
-        two.claim_ai_turn(g.clone(), 3, long, alive).await.unwrap(),
+        two.claim_ai_turn(g.clone(), Ply::new(3), long, alive)
+            .await
+            .unwrap(),
         "a lapsed claim is taken over"
     );
-    assert!(!one.claim_ai_turn(g.clone(), 3, long, alive).await.unwrap());
+    assert!(!one
+        .claim_ai_turn(g.clone(), Ply::new(3), long, alive)
+        .await
+        .unwrap());
     // Two's last heartbeat is before the `dead_before` asked: its claim,
     // though its lease runs, is taken over.
     assert!(
-        one.claim_ai_turn(g, 3, long, now + 1).await.unwrap(),
+        one.claim_ai_turn(g, Ply::new(3), long, now + 1)
+            .await
+            .unwrap(),
         "a silent holder's claim is taken over"
     );
 }

@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::*;
+use gore_server::domain::Ply;
 use gore_server::store::postgres::{PgOptions, PgStore};
 use gore_server::store::{GameStore, ServerStore, StoreError, StoredAction};
 use serde_json::json;
@@ -45,7 +46,7 @@ fn pg() -> Option<String> {
 
 fn action(ply: u32, a: &str) -> StoredAction {
     StoredAction {
-        ply,
+        ply: Ply::new(ply),
         action: a.parse().unwrap(),
         captured: vec![],
         position: None,
@@ -578,7 +579,10 @@ async fn takebacks_and_resignations_race_actions_once() {
     let (s, _, _) = server_with_game(&url).await;
     let a = PgStore::connect(&url, PgOptions::default()).await.unwrap();
     let b = PgStore::connect(&url, PgOptions::default()).await.unwrap();
-    let at = |ply, takebacks| At { ply, takebacks };
+    let at = |ply: u32, takebacks| At {
+        ply: Ply::new(ply),
+        takebacks,
+    };
     for round in 0..10 {
         let id = create(&bot(), &s, json!({"mode": "local"})).await["id"]
             .as_str()
@@ -595,7 +599,7 @@ async fn takebacks_and_resignations_race_actions_once() {
                 id.clone(),
                 at(2, 0),
                 GameChange::TakeBack {
-                    to: 1,
+                    to: Ply::new(1),
                     deadline: None
                 },
                 1
@@ -604,7 +608,7 @@ async fn takebacks_and_resignations_race_actions_once() {
                 id.clone(),
                 at(2, 0),
                 GameChange::TakeBack {
-                    to: 0,
+                    to: Ply::ZERO,
                     deadline: None
                 },
                 1
@@ -656,7 +660,7 @@ async fn takebacks_and_resignations_race_actions_once() {
                 id.clone(),
                 at(ply, 1),
                 GameChange::TakeBack {
-                    to: ply - 1,
+                    to: Ply::new(ply - 1),
                     deadline: None
                 },
                 1
@@ -675,7 +679,7 @@ async fn takebacks_and_resignations_race_actions_once() {
             "round {round}: {rt:?} {rp:?}"
         );
         let g = a.load_game(id.clone()).await.unwrap().unwrap();
-        let plies: Vec<u32> = g.actions.iter().map(|x| x.ply).collect();
+        let plies: Vec<u32> = g.actions.iter().map(|x| x.ply.get()).collect();
         let expect: Vec<u32> = if rt.is_ok() {
             (1..ply).collect()
         } else {

@@ -17,7 +17,7 @@ use std::time::Duration;
 use common::{fresh_pg_database, pg_connect, postgres_url};
 use gore_ai::Level;
 use gore_core::{Forfeit, Player, Position, Rules};
-use gore_server::domain::{GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
+use gore_server::domain::{GameInfo, Mode, PerSeat, Ply, Seat, Status, PERFECT_LEVEL};
 use gore_server::store::postgres::{PgOptions, PgStore};
 use gore_server::store::schema::{Dialect, STEPS};
 use gore_server::store::sql::{for_sqlite, Row, Value};
@@ -129,7 +129,7 @@ fn playing(id: &str, at: i64) -> GameInfo {
 
 fn action(ply: u32, a: &str, at: i64) -> StoredAction {
     StoredAction {
-        ply,
+        ply: Ply::new(ply),
         action: a.parse().unwrap(),
         captured: vec![],
         position: None,
@@ -194,12 +194,16 @@ async fn games_are_created_played_and_loaded() {
         let plies: Vec<(u32, String, i64)> = g
             .actions
             .iter()
-            .map(|a| (a.ply, a.action.to_string(), a.at))
+            .map(|a| (a.ply.get(), a.action.to_string(), a.at))
             .collect();
         assert_eq!(plies, [(1, "a3".into(), 200), (2, "b3".into(), 300)], "{n}");
-        let after = s.load_game_after("g1".into(), 1).await.unwrap().unwrap();
+        let after = s
+            .load_game_after("g1".into(), Ply::new(1))
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(after.actions.len(), 1, "{n}");
-        assert_eq!(after.actions[0].ply, 2, "{n}");
+        assert_eq!(after.actions[0].ply, Ply::new(2), "{n}");
         // A rematch: the old game points at the new one.
         s.create_game(game("g2", 400), Some("g1".into()))
             .await
@@ -222,7 +226,10 @@ async fn games_change_only_where_they_stand() {
                 .await
                 .unwrap();
         }
-        let at = |ply, takebacks| At { ply, takebacks };
+        let at = |ply: u32, takebacks| At {
+            ply: Ply::new(ply),
+            takebacks,
+        };
         conflict(
             s.change_game("g1".into(), at(1, 0), GameChange::Request(None), 1)
                 .await,
@@ -242,7 +249,7 @@ async fn games_change_only_where_they_stand() {
             "g1".into(),
             at(2, 0),
             GameChange::TakeBack {
-                to: 1,
+                to: Ply::new(1),
                 deadline: Some(9_000),
             },
             2,
@@ -261,7 +268,7 @@ async fn games_change_only_where_they_stand() {
                 .await,
             "the takebacks moved on",
         );
-        let credits = vec![(1, 65_000), (3, 1_500)];
+        let credits = vec![(Ply::new(1), 65_000), (Ply::new(3), 1_500)];
         s.change_game(
             "g1".into(),
             at(1, 1),
@@ -667,7 +674,7 @@ async fn games_are_listed() {
         s.change_game(
             "due".into(),
             At {
-                ply: 0,
+                ply: Ply::ZERO,
                 takebacks: 0,
             },
             GameChange::Forfeit {
@@ -712,7 +719,9 @@ async fn ai_turns_due_are_marked_and_claimed() {
         }
         let due = |d: i64| async move {
             let due = s.due_ai_turns(d, 10).await.unwrap();
-            due.into_iter().map(|t| (t.game, t.ply)).collect::<Vec<_>>()
+            due.into_iter()
+                .map(|t| (t.game, t.ply.get()))
+                .collect::<Vec<_>>()
         };
         assert_eq!(due(0).await, [("opens".to_string(), 0)], "{n}");
         // Claimed by this process, alive: hidden; its holder silent: shown.
@@ -721,11 +730,16 @@ async fn ai_turns_due_are_marked_and_claimed() {
         let long = Duration::from_secs(600);
         for (g, ply) in [("opens", 1), ("answers", 0), ("friend", 0)] {
             assert!(
-                !s.claim_ai_turn(g.into(), ply, long, now).await.unwrap(),
+                !s.claim_ai_turn(g.into(), Ply::new(ply), long, now)
+                    .await
+                    .unwrap(),
                 "{n}: {g} is not due at {ply}"
             );
         }
-        assert!(s.claim_ai_turn("opens".into(), 0, long, now).await.unwrap());
+        assert!(s
+            .claim_ai_turn("opens".into(), Ply::ZERO, long, now)
+            .await
+            .unwrap());
         assert!(due(now).await.is_empty(), "{n}: a live claim hides it");
         assert_eq!(
             due(now + 1).await,
@@ -757,19 +771,21 @@ async fn ai_turns_due_are_marked_and_claimed() {
             "{n}: opens is the person's to play"
         );
         // A stale mark is cleared at its own ply only.
-        s.clear_ai_turn("answers".into(), 0).await.unwrap();
+        s.clear_ai_turn("answers".into(), Ply::ZERO).await.unwrap();
         assert_eq!(due(now).await.len(), 1, "{n}: another ply's mark stays");
-        s.clear_ai_turn("answers".into(), 1).await.unwrap();
+        s.clear_ai_turn("answers".into(), Ply::new(1))
+            .await
+            .unwrap();
         assert!(due(now).await.is_empty(), "{n}");
         // A takeback marks the AI game due at the ply it goes back to.
         s.change_game(
             "answers".into(),
             At {
-                ply: 1,
+                ply: Ply::new(1),
                 takebacks: 0,
             },
             GameChange::TakeBack {
-                to: 0,
+                to: Ply::ZERO,
                 deadline: None,
             },
             500,
@@ -779,7 +795,7 @@ async fn ai_turns_due_are_marked_and_claimed() {
         assert_eq!(due(now).await, [("answers".to_string(), 0)], "{n}");
         // Giving up this process's claims shows its turns again.
         assert!(s
-            .claim_ai_turn("answers".into(), 0, long, now)
+            .claim_ai_turn("answers".into(), Ply::ZERO, long, now)
             .await
             .unwrap());
         assert!(due(now).await.is_empty(), "{n}");
@@ -829,7 +845,10 @@ async fn due_ai_turns_take_each_address_in_turn() {
         s.heartbeat(s.origin(), now, vec![], 0).await.unwrap();
         let long = Duration::from_secs(600);
         for g in ["x1", "x2"] {
-            assert!(s.claim_ai_turn(g.into(), 0, long, now).await.unwrap());
+            assert!(s
+                .claim_ai_turn(g.into(), Ply::ZERO, long, now)
+                .await
+                .unwrap());
         }
         let order: Vec<String> = s
             .due_ai_turns(now, 10)
@@ -1150,7 +1169,7 @@ async fn ratings_are_applied_once() {
         s.change_game(
             "g1".into(),
             At {
-                ply: 0,
+                ply: Ply::ZERO,
                 takebacks: 0,
             },
             GameChange::Forfeit {
@@ -1300,10 +1319,10 @@ async fn servers_share_their_games() {
             .await
             .unwrap();
         // Every store tells (an AI worker may share even an SQLite file).
-        assert_eq!(plies, [("g1".to_string(), 1)], "{n}");
+        assert_eq!(plies, [("g1".to_string(), Ply::new(1))], "{n}");
         // No AI turn is due in a game between people.
         assert!(!s
-            .claim_ai_turn("g1".into(), 2, Duration::from_secs(60), 0)
+            .claim_ai_turn("g1".into(), Ply::new(2), Duration::from_secs(60), 0)
             .await
             .unwrap());
         s.announce_lobby("changed".into());
@@ -1378,7 +1397,7 @@ async fn damaged_rows_are_errors_that_name_their_row() {
 /// named.
 #[test]
 fn clock_credits_read_what_they_write_and_name_a_bad_one() {
-    let credits = vec![(0, 65_000), (12, 3_500)];
+    let credits = vec![(Ply::ZERO, 65_000), (Ply::new(12), 3_500)];
     assert_eq!(credits_text(&credits), "0:65000,12:3500");
     assert_eq!(credits_from_text("0:65000,12:3500"), Ok(credits));
     assert_eq!(credits_from_text(""), Ok(vec![]));

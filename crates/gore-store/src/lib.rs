@@ -56,7 +56,7 @@ pub use url::{redact, DbUrl};
 
 /// A game's clock credits as one column's text: `ply:ms` joined by commas
 /// (a handful at most: one per outage the game lived through).
-pub fn credits_text(credits: &[(u32, i64)]) -> String {
+pub fn credits_text(credits: &[(gore_domain::Ply, i64)]) -> String {
     credits
         .iter()
         .map(|(p, ms)| format!("{p}:{ms}"))
@@ -65,7 +65,7 @@ pub fn credits_text(credits: &[(u32, i64)]) -> String {
 }
 
 /// Reads [`credits_text`]; what does not fit is named.
-pub fn credits_from_text(s: &str) -> Result<Vec<(u32, i64)>, String> {
+pub fn credits_from_text(s: &str) -> Result<Vec<(gore_domain::Ply, i64)>, String> {
     s.split(',')
         .filter(|c| !c.is_empty())
         .map(|c| {

@@ -714,14 +714,17 @@ impl Executor for PgExec {
     }
 
     /// Through the notifier: after the commit, in a batch.
-    fn announce(&self, game: String, ply: u32) {
-        let _ = self.0.outbox.send((game, ply));
+    fn announce(&self, game: String, ply: gore_domain::Ply) {
+        let _ = self.0.outbox.send((game, ply.get()));
     }
 
     fn announce_lobby(&self, event: String) {
         // With the games' notices, in the same batches: `~EVENT` is never a
         // game id (those are base-32 letters and digits).
-        self.announce(format!("~{}", event.replace(' ', "/")), 0);
+        self.announce(
+            format!("~{}", event.replace(' ', "/")),
+            gore_domain::Ply::ZERO,
+        );
     }
 
     fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<Notice>> {

@@ -19,7 +19,7 @@ use super::{
     RatingUpdate, SeatClaim, SessionStore, StoreError, StoreFuture, StoredAccount, StoredAction,
     StoredChallenge, StoredGame, StoredPlayer, StoredRating,
 };
-use gore_domain::{now_ms, ChatLine, GameInfo, Seat, PERFECT_LEVEL};
+use gore_domain::{now_ms, ChatLine, GameInfo, Ply, Seat, PERFECT_LEVEL};
 
 /// The store over executor `E`: [`super::sqlite::SqliteStore`] and
 /// [`super::postgres::PgStore`]. Cheap to clone. The executor is public
@@ -27,6 +27,12 @@ use gore_domain::{now_ms, ChatLine, GameInfo, Seat, PERFECT_LEVEL};
 /// query real).
 #[derive(Clone)]
 pub struct Db<E>(pub E);
+
+/// A row's game and a ply of it (column `c`).
+fn game_ply(r: &Row, c: &str) -> Result<(String, Ply), StoreError> {
+    let (g, n) = game_count(r, c)?;
+    Ok((g, Ply::new(n)))
+}
 
 /// A row's game and a count of it (column `c`).
 fn game_count(r: &Row, c: &str) -> Result<(String, u32), StoreError> {
@@ -128,7 +134,7 @@ fn lock_at(id: &str, takebacks: u32) -> Stmt {
 }
 
 /// Checks that game `id` has `ply` actions (after [`lock_at`]).
-fn check_ply(id: &str, ply: u32) -> Stmt {
+fn check_ply(id: &str, ply: Ply) -> Stmt {
     stmt(
         "SELECT 1 FROM games WHERE id = $1
              AND (SELECT count(*) FROM actions WHERE game_id = $1) = $2",
@@ -289,7 +295,7 @@ impl<E: Executor> Db<E> {
         );
         self.go(|db| async move {
             db.done(vec![s]).await?;
-            db.0.announce(id, 0);
+            db.0.announce(id, Ply::ZERO);
             Ok(())
         })
     }
@@ -338,17 +344,17 @@ impl<E: Executor> GameStore for Db<E> {
             }
             db.done(stmts).await?;
             if let Some(old) = rematch_of {
-                db.0.announce(old, 0);
+                db.0.announce(old, Ply::ZERO);
             }
             Ok(())
         })
     }
 
     fn load_game(&self, id: String) -> StoreFuture<Option<StoredGame>> {
-        self.load_game_after(id, 0)
+        self.load_game_after(id, Ply::ZERO)
     }
 
-    fn load_game_after(&self, id: String, after: u32) -> StoreFuture<Option<StoredGame>> {
+    fn load_game_after(&self, id: String, after: Ply) -> StoreFuture<Option<StoredGame>> {
         self.go(|db| async move {
             let mut found =
                 db.0.read(vec![
@@ -518,7 +524,7 @@ impl<E: Executor> GameStore for Db<E> {
                 ))
                 .await?;
             if n == 1 {
-                db.0.announce(id, 0);
+                db.0.announce(id, Ply::ZERO);
             }
             Ok(n == 1)
         })

@@ -13,7 +13,7 @@ use super::{
     BoardBatch, BoardJob, HistoryPoint, Ranked, StoreError, StoredAccount, StoredAction,
     StoredBotChallenge, StoredChallenge, StoredPlayer, StoredRating, StoredToken,
 };
-use gore_domain::{ChatLine, GameInfo, Mode, PerSeat, Seat, Status, PERFECT_LEVEL};
+use gore_domain::{ChatLine, GameInfo, Mode, PerSeat, Ply, Seat, Status, PERFECT_LEVEL};
 
 pub(super) fn damaged(id: &str, why: impl Into<String>) -> StoreError {
     StoreError::Damaged {
@@ -137,7 +137,7 @@ pub(super) fn info_from_row(r: &Row) -> Result<GameInfo, StoreError> {
 
 pub(super) fn action_from_row(r: &Row, info: &GameInfo) -> Result<StoredAction, StoreError> {
     let id = info.id.as_str();
-    let ply: u32 = col(r, id, "ply")?;
+    let ply = Ply::new(col(r, id, "ply")?);
     let at = format!("ply {ply}");
     let action: String = col(r, id, "action")?;
     let position: Option<String> = col(r, id, "position")?;

@@ -56,6 +56,7 @@ value_from! {
     &String => Text via String::clone,
     Vec<String> => List via |x| x,
     gore_core::Player => Text via |p: gore_core::Player| p.char().to_string(),
+    gore_domain::Ply => Int via |p: gore_domain::Ply| i64::from(p.get()),
 }
 
 impl<T: Into<Value>> From<Option<T>> for Value {
@@ -270,7 +271,7 @@ pub trait Executor: Clone + Send + Sync + 'static {
 
     /// Tells the other servers that game `game` changed (now `ply`
     /// actions; 0: loads it whole): after the commit, a hint.
-    fn announce(&self, game: String, ply: u32) {
+    fn announce(&self, game: String, ply: gore_domain::Ply) {
         let _ = (game, ply);
     }
 

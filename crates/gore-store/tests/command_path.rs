@@ -17,7 +17,7 @@ use gore_domain::clock::{Clock, FIRST_ACTION};
 use gore_domain::testing::{command, idle, Command, Cx, Steps, Who};
 use gore_domain::{
     new_token, Acted, AiRole, Door, GameCommand, GameError, GameSettings, GameState, Games, Mode,
-    NewGameSpec, Seat, SeatGrant, Status,
+    NewGameSpec, Ply, Seat, SeatGrant, Status,
 };
 use gore_store::sqlite::{SqliteOptions, SqliteStore};
 use gore_store::Store;
@@ -114,7 +114,7 @@ async fn cmd(
 /// A legal action in the game's current position.
 async fn a_legal_action(games: &Games, id: &str) -> Action {
     let room_ref = games.room(id).await.expect("the room");
-    let room = room_ref.lock().await;
+    let room = room_ref.lock_for_test().await;
     let legal = room.game.legal_actions();
     *legal.iter().next().expect("a legal action at the start")
 }
@@ -267,7 +267,7 @@ async fn every_seated_command_refuses_a_stale_token() {
     assert_eq!(after.info, before.info);
     assert!(after.actions.is_empty());
     let room_ref = f.games.room(id).await.unwrap();
-    let room = room_ref.lock().await;
+    let room = room_ref.lock_for_test().await;
     assert_eq!(room.info, before.info);
 }
 
@@ -286,7 +286,7 @@ async fn a_refused_rule_changes_and_publishes_nothing() {
     assert_eq!(g.seat, Seat::Both);
     let room_ref = f.games.room(&g.id).await.unwrap();
     let (mut rx, serial) = {
-        let room = room_ref.lock().await;
+        let room = room_ref.lock_for_test().await;
         (room.subscribe(), room.serial())
     };
     let token = || Some(g.token.clone());
@@ -322,9 +322,9 @@ async fn a_refused_rule_changes_and_publishes_nothing() {
         "nothing was sent"
     );
     {
-        let room = room_ref.lock().await;
+        let room = room_ref.lock_for_test().await;
         assert_eq!(room.serial(), serial);
-        assert_eq!(room.ply(), 0);
+        assert_eq!(room.ply(), Ply::ZERO);
         assert_eq!(room.info.status, Status::Playing);
         assert_eq!(room.info.forfeit, None);
     }
@@ -343,13 +343,13 @@ async fn a_refused_rule_changes_and_publishes_nothing() {
             None,
             GameCommand::Play {
                 action: action.to_string(),
-                ply: Some(0),
+                ply: Some(Ply::ZERO),
             },
         )
         .await
         .expect("a legal action");
     let change = rx.try_recv().expect("the action was sent");
-    assert_eq!((change.since, change.ply), (0, 1));
+    assert_eq!((change.since, change.ply), (Ply::ZERO, Ply::new(1)));
 }
 
 /// Past the first action's deadline, a command with the clock step finds
@@ -446,7 +446,7 @@ async fn a_command_runs_to_its_end_when_its_caller_goes_away() {
     };
     {
         // The room is busy: the command waits for its lock.
-        let busy = room_ref.lock().await;
+        let busy = room_ref.lock_for_test().await;
         let mut caller = Box::pin(command(
             &f.games,
             &g.id,
@@ -456,10 +456,10 @@ async fn a_command_runs_to_its_end_when_its_caller_goes_away() {
         let polled = tokio::time::timeout(Duration::ZERO, &mut caller).await;
         assert!(polled.is_err(), "the command cannot have run yet");
         drop(caller);
-        assert_eq!(busy.ply(), 0);
+        assert_eq!(busy.ply(), Ply::ZERO);
     }
     committed.await.expect("the command ran to its end");
     let stored = f.store.load_game(g.id.clone()).await.unwrap().unwrap();
     assert_eq!(stored.actions.len(), 1);
-    assert_eq!(room_ref.lock().await.ply(), 1);
+    assert_eq!(room_ref.lock_for_test().await.ply(), Ply::new(1));
 }

@@ -335,7 +335,7 @@ impl Watch {
             match next(&mut self.ws, left).await.or_else(|| {
                 eprintln!(
                     "socket: nothing more at ply {} ({})",
-                    self.view.head.ply,
+                    self.view.head.ply.index(),
                     if left.is_zero() {
                         "timed out"
                     } else {
@@ -350,7 +350,7 @@ impl Watch {
                         self.view.apply(&update),
                         "an update that does not follow the state: since {} at ply {}",
                         update.since,
-                        self.view.head.ply
+                        self.view.head.ply.index()
                     );
                 }
                 Some(_) => {}
@@ -364,7 +364,7 @@ impl Watch {
     pub async fn send(&mut self, action: &str) {
         let msg = ClientMsg::Action {
             action: action.to_string(),
-            ply: Some(self.view.head.ply as u64),
+            ply: Some(self.view.head.ply),
         };
         self.ws
             .send(Message::Text(serde_json::to_string(&msg).unwrap().into()))

@@ -15,7 +15,7 @@ use std::net::IpAddr;
 
 use super::Games;
 use crate::ChatLine;
-use crate::{GameError, GameState, Said};
+use crate::{GameError, GameState, Ply, Said};
 
 /// How a command came to the server: the game socket, the site's HTTP
 /// routes, or the Bot API (lichess's URLs, a BOT account's token).
@@ -58,7 +58,7 @@ pub enum GameCommand {
         /// The action token.
         action: String,
         /// The actions the caller has seen (a stale caller is refused).
-        ply: Option<u64>,
+        ply: Option<Ply>,
     },
     /// Resign (in a local game, for the player to move).
     Resign,

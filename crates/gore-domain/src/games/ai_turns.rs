@@ -11,9 +11,94 @@ use gore_ai::{Engine, Level, Options};
 use gore_core::{Action, Rules};
 use gore_solver::perfect::Perfect;
 
+use super::command::{Command, Cx, Steps};
 use super::{store_error, Games, RoomRef};
 use crate::ai::{AiBusy, AiJob, AiTicket, ClientKey};
-use crate::{GameError, Mode, Room};
+use crate::storage::At;
+use crate::{GameError, Mode, Ply, Room};
+
+/// A search of the AI's turn and where the game stood when it began.
+type Turn = (AiTicket<Option<Action>>, At, String);
+
+/// The AI's next turn in a room: the search given (`first`), or one
+/// claimed (several servers on one store) and submitted to the pool; none
+/// when the AI is not to act, another server has the turn, or the pool
+/// is full (the game goes on the retry list). Clears `ai_busy` when it
+/// stops, under the same lock as the check.
+struct AiTurn {
+    first: Option<AiTicket<Option<Action>>>,
+}
+
+impl Command for AiTurn {
+    type Done = Option<Turn>;
+    const STEPS: Steps = Steps::SEAT;
+
+    async fn rule(mut self, cx: &mut Cx<'_>) -> Result<Option<Turn>, GameError> {
+        let games = cx.games;
+        let room = &mut *cx.room;
+        // (A worker stopping takes up no further turn.)
+        if !room.ai_to_move() || room.dead || (self.first.is_none() && !games.searches()) {
+            room.ai_busy = false;
+            return Ok(None);
+        }
+        let id = room.info.id.clone();
+        let ticket = match self.first.take() {
+            Some(t) => t,
+            None => {
+                // Several servers on one store: one computes the turn,
+                // the one whose claim the store accepts.
+                let claimed = games.claim_ai_turn(id.clone(), room.ply()).await?;
+                tracing::debug!(
+                    "game {id}: the AI's turn at ply {} claimed by {}: {claimed}",
+                    room.ply(),
+                    games.0.server
+                );
+                if !claimed {
+                    room.ai_busy = false;
+                    return Ok(None);
+                }
+                let job = games.ai_job(room);
+                let client = job.client.clone();
+                match games.0.ai.submit(job) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        // Under the room's lock, so that a retry cannot
+                        // find it still busy and give up.
+                        room.ai_busy = false;
+                        tracing::debug!(
+                            "game {id}: the AI's turn for {client} waits for capacity: {e} \
+                             (AI: {})",
+                            games.0.ai.stats()
+                        );
+                        games.retry_later(id);
+                        return Ok(None);
+                    }
+                }
+            }
+        };
+        Ok(Some((ticket, room.at(), id)))
+    }
+}
+
+/// The AI's chosen action, played if the game still stands where its
+/// search began (`true`).
+struct AiPlay {
+    at: At,
+    action: Action,
+}
+
+impl Command for AiPlay {
+    type Done = bool;
+    const STEPS: Steps = Steps::SEAT;
+
+    async fn rule(self, cx: &mut Cx<'_>) -> Result<bool, GameError> {
+        if cx.room.at() != self.at || cx.room.dead || !cx.room.ai_to_move() {
+            return Ok(false);
+        }
+        cx.commit(self.action).await?;
+        Ok(true)
+    }
+}
 
 impl Games {
     /// How long a server's claim on an AI turn lasts: longer than any
@@ -91,14 +176,14 @@ impl Games {
         }
         let games = self.clone();
         tokio::spawn(async move {
-            {
-                let mut r = room.lock().await;
-                if r.ai_busy || !r.ai_to_move() || r.dead {
-                    return;
-                }
-                r.ai_busy = true;
+            let idle = games.in_room(&room, |r| {
+                let idle = !r.ai_busy && r.ai_to_move() && !r.dead;
+                r.ai_busy |= idle;
+                idle
+            });
+            if let Ok(true) = idle.await {
+                games.spawn_ai_turns(room, None);
             }
-            games.spawn_ai_turns(room, None);
         });
     }
 
@@ -110,7 +195,7 @@ impl Games {
 
     /// Claims the AI's turn at `ply` of game `id` for this process (see
     /// [`crate::storage::ServerStore::claim_ai_turn`]).
-    pub(super) async fn claim_ai_turn(&self, id: String, ply: u32) -> Result<bool, GameError> {
+    pub(super) async fn claim_ai_turn(&self, id: String, ply: Ply) -> Result<bool, GameError> {
         if !self.0.beaten.load(std::sync::atomic::Ordering::SeqCst) {
             // A claim of a process with no heartbeat yet would look like a
             // dead one's to the others, who would search the turn too.
@@ -130,7 +215,7 @@ impl Games {
         tokio::spawn(async move {
             if let Err(e) = games.ai_turns(&room, first).await {
                 tracing::warn!("AI: {e}");
-                room.lock().await.ai_busy = false;
+                let _ = games.in_room(&room, |r| r.ai_busy = false).await;
             }
         });
     }
@@ -208,49 +293,16 @@ impl Games {
         mut first: Option<AiTicket<Option<Action>>>,
     ) -> Result<(), GameError> {
         loop {
-            let (ticket, ply, id) = {
-                let mut room = room_ref.lock().await;
-                // (A worker stopping takes up no further turn.)
-                if !room.ai_to_move() || room.dead || (first.is_none() && !self.searches()) {
-                    room.ai_busy = false;
-                    return Ok(());
-                }
-                let id = room.info.id.clone();
-                let ticket = match first.take() {
-                    Some(t) => t,
-                    None => {
-                        // Several servers on one store: one computes the
-                        // turn, the one whose claim the store accepts.
-                        let claimed = self.claim_ai_turn(id.clone(), room.ply() as u32).await?;
-                        tracing::debug!(
-                            "game {id}: the AI's turn at ply {} claimed by {}: {claimed}",
-                            room.ply(),
-                            self.0.server
-                        );
-                        if !claimed {
-                            room.ai_busy = false;
-                            return Ok(());
-                        }
-                        let job = self.ai_job(&room);
-                        let client = job.client.clone();
-                        match self.0.ai.submit(job) {
-                            Ok(t) => t,
-                            Err(e) => {
-                                // Under the room's lock, so that a retry
-                                // cannot find it still busy and give up.
-                                room.ai_busy = false;
-                                tracing::debug!(
-                                    "game {id}: the AI's turn for {client} waits for \
-                                     capacity: {e} (AI: {})",
-                                    self.0.ai.stats()
-                                );
-                                self.retry_later(id);
-                                return Ok(());
-                            }
-                        }
-                    }
-                };
-                (ticket, room.at(), id)
+            let Some((ticket, ply, id)) = self
+                .on_room(
+                    room_ref,
+                    AiTurn {
+                        first: first.take(),
+                    },
+                )
+                .await?
+            else {
+                return Ok(());
             };
             let started = Instant::now();
             let chosen = ticket.await;
@@ -259,28 +311,26 @@ impl Games {
             let chosen = chosen.map_err(|e| GameError::Internal(e.to_string()))?;
             let Some(action) = chosen else {
                 tracing::debug!("game {id}: the AI's search found no action");
-                room_ref.lock().await.ai_busy = false;
+                self.in_room(room_ref, |r| r.ai_busy = false).await?;
                 return Ok(());
             };
-            let mut room = room_ref.lock().await;
             // A takeback meanwhile (perhaps back to this very ply), or a
             // resignation: the search was for another game; the loop
             // looks again.
-            if room.at() != ply || room.dead || !room.ai_to_move() {
+            if self.on_room(room_ref, AiPlay { at: ply, action }).await? {
+                tracing::debug!(
+                    "game {id}: the AI played {action} at ply {} in {:?} ({})",
+                    ply.ply.next(),
+                    started.elapsed(),
+                    self.0.server
+                );
+            } else {
                 tracing::debug!(
                     "game {id}: the AI's search at ply {} is not played: the game moved on ({})",
                     ply.ply,
                     self.0.server
                 );
-                continue;
             }
-            self.commit(room_ref, &mut room, action).await?;
-            tracing::debug!(
-                "game {id}: the AI played {action} at ply {} in {:?} ({})",
-                ply.ply + 1,
-                started.elapsed(),
-                self.0.server
-            );
         }
     }
 
@@ -330,12 +380,12 @@ pub(super) fn ai_refused(e: AiBusy) -> GameError {
 
 /// The AI's seed: from the game id and the ply, so that a game replays
 /// the same.
-pub(super) fn ai_seed(id: &str, ply: usize) -> u64 {
+pub(super) fn ai_seed(id: &str, ply: Ply) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in id.bytes() {
         h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
     }
-    h ^ (ply as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    h ^ u64::from(ply).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 #[cfg(test)]

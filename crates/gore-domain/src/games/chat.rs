@@ -102,12 +102,14 @@ impl Games {
         token: Option<&str>,
     ) -> Result<Vec<ChatLine>, GameError> {
         let room_ref = self.room(id).await?;
-        {
-            let room = room_ref.lock().await;
-            match token.and_then(|t| room.seat_of(t)) {
-                Some(Seat::A | Seat::B) if room.info.mode == Mode::Friend => {}
-                _ => return Ok(Vec::new()),
-            }
+        let seated = room_ref
+            .read(|room| {
+                let seat = token.and_then(|t| room.seat_of(t));
+                matches!(seat, Some(Seat::A | Seat::B)) && room.info.mode == Mode::Friend
+            })
+            .await;
+        if !seated {
+            return Ok(Vec::new());
         }
         self.0
             .store
@@ -140,9 +142,11 @@ impl Games {
         let Some(room_ref) = self.rooms().get(&id).and_then(|c| c.get().cloned()) else {
             return;
         };
-        let seen = room_ref.lock().await.chat_seen;
+        let seen = room_ref.read(|r| r.chat_seen).await;
         match self.0.store.chat_after(id, seen).await {
-            Ok(lines) => room_ref.lock().await.chat_send(lines),
+            Ok(lines) => {
+                let _ = self.in_room(&room_ref, move |r| r.chat_send(lines)).await;
+            }
             Err(e) => tracing::warn!("chat: {e}"),
         }
     }

@@ -24,16 +24,25 @@
 //! finisher, takebacker, rematcher), a new command is a new file with a
 //! type implementing [`Command`], and a public method of [`Games`] that
 //! runs it.
+//!
+//! The server's own machinery (the clock referee, the AI's turns,
+//! presence, the catch-up with other servers, chat) changes a room the
+//! same way, as [`Who::Server`] ([`Games::on_room`], [`Games::in_room`]).
+//! Only this file locks a room for a change ([`RoomRef`]'s lock is
+//! private to the games, so the compiler keeps the edges and the rest of
+//! the domain from it; tests/layout.rs keeps the games' other files to
+//! the path), and reads go through [`RoomRef::read`] and
+//! [`RoomRef::peek`].
 
 use std::future::Future;
 use std::time::Instant;
 
 use gore_core::{Action, Forfeit, Player};
 
-use super::{join_error, player_of, store_error, Games, RoomRef};
-use crate::storage::{GameChange, StoreError};
+use super::{join_error, player_of, Games, RoomRef};
+use crate::storage::GameChange;
 use crate::GameState;
-use crate::{GameError, Room, Said, Seat};
+use crate::{GameError, Ply, Room, Said, Seat};
 
 /// Whose command it is: how the path finds the caller's seat.
 #[derive(Debug, Clone)]
@@ -43,6 +52,10 @@ pub enum Who {
     Seat(Option<String>),
     /// Anyone: the rule checks a secret of its own (an invitation's code).
     Anyone,
+    /// The server's own machinery (the referee, the AI, presence, sync,
+    /// chat): no seat; the room is not kept in memory for it, and the AI
+    /// is not started after it (the machinery that wants the AI says so).
+    Server,
 }
 
 /// When the path first takes in what the store has (several servers on
@@ -90,7 +103,7 @@ pub trait Command: Send + 'static {
 
     /// The ply the caller has seen, if he says (read by
     /// [`CatchUp::WhenBehind`]).
-    fn ply(&self) -> Option<u64> {
+    fn ply(&self) -> Option<Ply> {
         None
     }
 
@@ -121,7 +134,7 @@ pub struct Cx<'a> {
     pub room_ref: &'a RoomRef,
     /// The room, locked.
     pub room: &'a mut Room,
-    /// The caller's seat (`None` only for [`Who::Anyone`]).
+    /// The caller's seat (`None` for [`Who::Anyone`] and [`Who::Server`]).
     pub seat: Option<Seat>,
 }
 
@@ -196,6 +209,29 @@ impl Games {
             .unwrap_or_else(|e| Err(join_error(e)))
     }
 
+    /// Runs a change of the server's own machinery on a room
+    /// ([`Who::Server`]) through the one path, in a task of its own.
+    pub(super) async fn on_room<C: Command>(
+        &self,
+        room_ref: &RoomRef,
+        command: C,
+    ) -> Result<C::Done, GameError> {
+        let (games, room_ref) = (self.clone(), room_ref.clone());
+        tokio::spawn(async move { games.run(&room_ref, Who::Server, command).await })
+            .await
+            .unwrap_or_else(|e| Err(join_error(e)))
+    }
+
+    /// [`Games::on_room`] for a change of the room alone, nothing
+    /// committed (a flag of the AI's, a count of spectators).
+    pub(super) async fn in_room<T: Send + 'static>(
+        &self,
+        room_ref: &RoomRef,
+        change: impl FnOnce(&mut Room) -> T + Send + 'static,
+    ) -> Result<T, GameError> {
+        self.on_room(room_ref, InRoom(change)).await
+    }
+
     /// [`Games::command`]'s steps, in its task.
     async fn run<C: Command>(
         &self,
@@ -204,10 +240,13 @@ impl Games {
         command: C,
     ) -> Result<C::Done, GameError> {
         let mut room = room_ref.lock().await;
-        room.touched = Instant::now();
+        let server = matches!(who, Who::Server);
+        if !server {
+            room.touched = Instant::now();
+        }
         let token = match &who {
             Who::Seat(token) => token.as_deref(),
-            Who::Anyone => None,
+            Who::Anyone | Who::Server => None,
         };
         // Another server may have taken the last action (or given the
         // seat) a moment ago and its notice not arrived yet: a client who
@@ -216,7 +255,7 @@ impl Games {
             CatchUp::Never => false,
             CatchUp::Always => true,
             CatchUp::WhenBehind => {
-                command.ply().is_some_and(|p| p > room.ply() as u64)
+                command.ply().is_some_and(|p| p > room.ply())
                     || (matches!(who, Who::Seat(_)) && seat_for(&room, token).is_err())
             }
         };
@@ -225,7 +264,7 @@ impl Games {
         }
         let seat = match who {
             Who::Seat(_) => Some(seat_for(&room, token)?),
-            Who::Anyone => None,
+            Who::Anyone | Who::Server => None,
         };
         if let (true, Some(seat)) = (C::STEPS.alive, seat) {
             self.alive(&mut room, seat).await;
@@ -247,126 +286,25 @@ impl Games {
             seat,
         };
         let done = command.rule(&mut cx).await?;
-        if room.ai_to_move() && !room.ai_busy {
+        if !server && room.ai_to_move() && !room.ai_busy {
             self.start_ai(room_ref.clone());
         }
         Ok(done)
     }
+}
 
-    /// Whether a change of this room may be tried now.
-    fn writable(&self, room: &Room) -> Result<(), GameError> {
-        if room.dead {
-            return Err(GameError::Internal(
-                "the game is being reloaded; try again".into(),
-            ));
-        }
-        if self.failure().is_some() {
-            return Err(GameError::Unavailable);
-        }
-        Ok(())
-    }
+/// A change of the room alone, as a command ([`Games::in_room`]).
+struct InRoom<F>(F);
 
-    /// Plays an action (the caller checked whose turn it is) on the game
-    /// itself, commits it, then broadcasts it. An illegal action changes
-    /// nothing; if the store refuses, the action is taken back (and, if
-    /// another server stored one at this ply, that one taken in).
-    pub(super) async fn commit(
-        &self,
-        room_ref: &RoomRef,
-        room: &mut Room,
-        action: Action,
-    ) -> Result<(), GameError> {
-        self.writable(room)?;
-        // A resigned game's board is not over: the rules would play on.
-        room.check_playing()?;
-        let (since, status) = (room.ply(), room.info.status);
-        let takebacks = room.info.takebacks;
-        let stored = room.play(action, self.now())?;
-        let ending = room.game.outcome().copied();
-        let deadline = room.deadline();
-        let id = room.info.id.clone();
-        let began = Instant::now();
-        let result = self
-            .0
-            .store
-            .append_action(id, takebacks, stored, ending, deadline)
-            .await;
-        if let Some(o) = self.observer() {
-            // A conflict is another server's action first, not a failure.
-            o.committed(
-                began.elapsed(),
-                !matches!(result, Err(StoreError::Failed(_))),
-            );
-        }
-        if let Err(e) = result {
-            // Not acknowledged: the action is taken back here and the
-            // room, its sockets with it, stays. (Had the commit gone
-            // through after all, the store has it after `since` and a
-            // catch-up takes it in again.) Another server's action at
-            // this ply, or a takeback: take that in now.
-            match room.rewind(since, status) {
-                Ok(()) if matches!(e, StoreError::Conflict) => {
-                    self.catch_up_locked(room_ref, room).await;
-                }
-                Ok(()) => {}
-                Err(why) => {
-                    tracing::warn!("game {}: {why}; dropped from memory", room.id());
-                    self.evict(room_ref, room);
-                }
-            }
-            return Err(store_error(e));
-        }
-        room.info.deadline = deadline;
-        room.changed(since);
-        if ending.is_some() {
-            self.rate_soon(room);
-        }
-        Ok(())
-    }
+impl<F, T> Command for InRoom<F>
+where
+    F: FnOnce(&mut Room) -> T + Send + 'static,
+    T: Send + 'static,
+{
+    type Done = T;
+    const STEPS: Steps = Steps::SEAT;
 
-    /// Commits a change other than an action (decided on the room under
-    /// its lock); the caller applies it to the room once committed. A
-    /// refusal or failure of the store leaves the room as it was (caught
-    /// up first if another server changed the game).
-    pub(super) async fn commit_change(
-        &self,
-        room_ref: &RoomRef,
-        room: &mut Room,
-        mut change: GameChange,
-    ) -> Result<(), GameError> {
-        self.writable(room)?;
-        let at = room.at();
-        // Applied first, so that the deadline after it is the room's own
-        // (the one computation of it); taken back if the store refuses.
-        let before = room.info.clone();
-        room.apply(&change);
-        if let GameChange::Credit { deadline, .. } | GameChange::Berserk { deadline, .. } =
-            &mut change
-        {
-            *deadline = room.deadline();
-            room.info.deadline = *deadline;
-        }
-        let began = Instant::now();
-        let result = self
-            .0
-            .store
-            .change_game(room.info.id.clone(), at, change, self.now())
-            .await;
-        if let Some(o) = self.observer() {
-            o.committed(
-                began.elapsed(),
-                !matches!(result, Err(StoreError::Failed(_))),
-            );
-        }
-        if let Err(e) = result {
-            // The room is as it was. Refused because another server
-            // changed the game first: take that in.
-            room.info = before;
-            if matches!(e, StoreError::Conflict) {
-                self.catch_up_locked(room_ref, room).await;
-            }
-            return Err(store_error(e));
-        }
-        Ok(())
+    async fn rule(self, cx: &mut Cx<'_>) -> Result<T, GameError> {
+        Ok((self.0)(cx.room))
     }
 }

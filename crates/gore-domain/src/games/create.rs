@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use gore_core::Player;
 use rand::Rng;
-use tokio::sync::{Mutex, OnceCell};
+use tokio::sync::OnceCell;
 
 use super::ai_turns::ai_refused;
-use super::{player_of, store_error, Games, NewGameSpec, SeatGrant};
+use super::{player_of, store_error, Games, NewGameSpec, RoomRef, SeatGrant};
 use crate::ai::ClientKey;
 use crate::storage::StoreError;
 use crate::{new_id, new_token, GameError, GameInfo, Mode, Room, Seat};
@@ -124,18 +124,18 @@ impl Games {
                 tracing::warn!("game {id}: its address not recorded: {e}");
             }
         }
-        let room = Arc::new(Mutex::new(room));
+        let room = RoomRef::new(room);
         let cell = Arc::new(OnceCell::new_with(Some(room.clone())));
         self.rooms().insert(id, cell);
         let first = match first {
             // Several servers on one store: the first turn is this
             // server's too (no other knew the game before it was stored,
             // but any may load it now).
-            Some(ticket) => match self.claim_ai_turn(grant.id.clone(), 0).await {
+            Some(ticket) => match self.claim_ai_turn(grant.id.clone(), crate::Ply::ZERO).await {
                 Ok(true) => Some(ticket),
                 _ => {
                     drop(ticket); // stops the search
-                    room.lock().await.ai_busy = false;
+                    let _ = self.in_room(&room, |r| r.ai_busy = false).await;
                     None
                 }
             },

@@ -9,7 +9,7 @@ use super::command::{CatchUp, Command, Cx, Steps, Who};
 use super::Games;
 use crate::clock::TimeControl;
 use crate::storage::GameChange;
-use crate::{GameError, GameState, Mode, Said};
+use crate::{GameError, GameState, Mode, Ply, Said};
 
 /// What one gift gives: 15 seconds, as on lichess.
 pub const GIVE_TIME_MS: i64 = 15_000;
@@ -89,18 +89,18 @@ impl Command for GiveTime {
                 "your opponent's clock has not run yet: give time once it has",
             ));
         };
-        let mut credits: Vec<(u32, i64)> = room
+        let mut credits: Vec<(Ply, i64)> = room
             .info
             .credits
             .iter()
             .copied()
-            .filter(|&(p, _)| p as usize <= ply)
+            .filter(|&(p, _)| p <= ply)
             .collect();
         // One entry per period: however many gifts, the list stays as
         // long as the game.
-        match credits.iter_mut().find(|(p, _)| *p as usize == at) {
+        match credits.iter_mut().find(|(p, _)| *p == at) {
             Some((_, ms)) => *ms += GIVE_TIME_MS,
-            None => credits.push((at as u32, GIVE_TIME_MS)),
+            None => credits.push((at, GIVE_TIME_MS)),
         }
         credits.sort_unstable();
         cx.commit_change(GameChange::Credit {
@@ -119,13 +119,13 @@ impl Command for GiveTime {
 /// player had acted once (RULES.md, "Clocks").
 fn charged_periods(
     movers: impl Iterator<Item = gore_core::Player>,
-    ply: usize,
-) -> Vec<(usize, gore_core::Player)> {
+    ply: Ply,
+) -> Vec<(Ply, gore_core::Player)> {
     let mut acted = [false; 2];
     let mut charged = Vec::new();
-    for (i, p) in movers.take(ply).enumerate() {
+    for (i, p) in movers.take(ply.index()).enumerate() {
         if acted == [true, true] {
-            charged.push((i, p));
+            charged.push((Ply::of_len(i), p));
         }
         acted[p.index()] = true;
     }
@@ -156,12 +156,15 @@ mod tests {
     fn only_periods_after_both_first_actions_are_paid_for() {
         let movers = [A, B, A, B, A, B];
         assert_eq!(
-            charged_periods(movers.into_iter(), 5),
-            vec![(2, A), (3, B), (4, A)]
+            charged_periods(movers.into_iter(), Ply::new(5)),
+            vec![(Ply::new(2), A), (Ply::new(3), B), (Ply::new(4), A)]
         );
         // Had A acted twice in a row first (A, A, B, A), only A's action
         // at 3 came after both had acted.
-        assert_eq!(charged_periods([A, A, B, A].into_iter(), 4), vec![(3, A)]);
-        assert_eq!(charged_periods([A, B].into_iter(), 2), vec![]);
+        assert_eq!(
+            charged_periods([A, A, B, A].into_iter(), Ply::new(4)),
+            vec![(Ply::new(3), A)]
+        );
+        assert_eq!(charged_periods([A, B].into_iter(), Ply::new(2)), vec![]);
     }
 }

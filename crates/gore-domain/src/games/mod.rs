@@ -4,49 +4,58 @@
 //!
 //! - `mod.rs`: the handle, its settings, the room registry (one load per
 //!   game however many ask) and its janitor, the read of a game.
-//! - `command.rs`: THE path of every player command
-//!   (`Games::command`): load the room, run to the end even if the
+//! - `command.rs`: THE path of every change of a room
+//!   (`Games::command` for a player's command, `Games::on_room` for the
+//!   server's own machinery): load the room, run to the end even if the
 //!   caller goes away, lock, touch, catch up with the store when told,
-//!   find the caller's seat, a sign of life, the clock, the command's rule,
-//!   then the AI if it is to act; and the commits every rule makes through
-//!   it (an action, another change), each committed before it is applied
-//!   and broadcast after.
+//!   find the caller's seat, a sign of life, the clock, the command's
+//!   rule, then the AI if it is to act. The room's lock is private to it
+//!   ([`RoomRef`]): no other file can take it.
+//! - `commit.rs`: every write of a game to the store (an action, another
+//!   change, a forfeit, an abort, a player away, a device link, a claimed
+//!   invitation), each committed (its failure checked, its time counted,
+//!   a conflict caught up), then applied to the room, then broadcast.
 //! - one file per command or family, holding only its rule: `play.rs`,
 //!   `resign.rs` (resign, abort, claim the win), `takeback.rs`
-//!   (ask, answer), `chat.rs`, `seats.rs` (invitations, device links,
-//!   seats remembered by a session), `rematch.rs`, `create.rs`.
-//! - the machinery: `referee.rs` (the clock referee, the ends of a game),
-//!   `sync.rs` (other servers' notices, catch-up, heartbeat, take-over),
-//!   `ai_turns.rs` (the AI's searches and leases), `presence.rs`
-//!   (players away and back, spectators).
+//!   (ask, answer), `berserk.rs`, `give_time.rs`, `chat.rs`, `seats.rs`
+//!   (invitations, device links, seats remembered by a session),
+//!   `rematch.rs`, `create.rs`; `act.rs` is the table of the commands the
+//!   doors offer.
+//! - the machinery, each change of it a command of the path as
+//!   `Who::Server`: `referee.rs` (the clock referee), `sync.rs` (other
+//!   servers' notices, catch-up, heartbeat, take-over), `ai_turns.rs` (the
+//!   AI's searches and leases), `presence.rs` (players away and back,
+//!   spectators); `watch.rs` is what sockets and streams read.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex as StdMutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use gore_ai::Level;
 use gore_core::{Player, Position, Rules};
 use gore_solver::perfect::Perfect;
-use tokio::sync::{Mutex, OnceCell};
+use tokio::sync::OnceCell;
 
 use super::clock::{Clock, TimeControl};
 use super::{valid_id, GameError, Mode, Room, Seat};
 use crate::ai::{cheap_level, AiPool};
 use crate::storage::{Store, StoreError};
-use crate::GameState;
 
 mod act;
 mod ai_turns;
 mod berserk;
 mod chat;
 mod command;
+mod commit;
 mod create;
 mod give_time;
 mod play;
 mod presence;
+mod read;
 mod referee;
 mod rematch;
 mod resign;
+mod room_ref;
 mod seats;
 mod sync;
 mod takeback;
@@ -84,8 +93,7 @@ pub mod testing {
 pub use chat::{CHAT_MAX_CHARS, CHAT_PER_10S};
 pub use sync::{DEAD_AFTER, HEARTBEAT_EVERY};
 
-/// A room, shared.
-pub type RoomRef = Arc<Mutex<Room>>;
+pub use room_ref::RoomRef;
 
 /// Each server writes its spectator counts this often.
 pub const SPECTATORS_EVERY: Duration = Duration::from_secs(3);
@@ -368,12 +376,14 @@ impl Games {
                     if Arc::strong_count(cell) > 1 {
                         return true; // being loaded or used right now
                     }
-                    match cell.get().map(|r| r.try_lock()) {
+                    match cell.get() {
                         None => false,
-                        Some(Ok(r)) => {
-                            r.watchers() > 0 || r.ai_busy || r.touched.elapsed() < IDLE_ROOM
-                        }
-                        Some(Err(_)) => true,
+                        // Busy now: in use.
+                        Some(r) => r
+                            .peek(|r| {
+                                r.watchers() > 0 || r.ai_busy || r.touched.elapsed() < IDLE_ROOM
+                            })
+                            .unwrap_or(true),
                     }
                 });
             }
@@ -383,32 +393,6 @@ impl Games {
     /// The ratings.
     pub fn ratings(&self) -> &super::ratings::Ratings {
         &self.0.ratings
-    }
-
-    /// A rated game just ended: its players' ratings move (in a task of
-    /// its own; the sweep retries what fails).
-    fn rate_soon(&self, room: &Room) {
-        if !room.info.rated {
-            return;
-        }
-        let games = self.clone();
-        let id = room.info.id.clone();
-        tokio::spawn(async move {
-            if let Err(e) = games.0.ratings.settle(&id).await {
-                tracing::warn!("game {id}: not rated yet: {e}");
-                return;
-            }
-            // Rated (here or by another server): the players' pages show
-            // the change.
-            let Ok(room_ref) = games.room(&id).await else {
-                return;
-            };
-            let mut room = room_ref.lock().await;
-            if games.fill_rating_changes(&mut room).await {
-                let ply = room.ply();
-                room.changed(ply);
-            }
-        });
     }
 
     /// Reads how a finished rated game moved its players' ratings into its
@@ -483,7 +467,7 @@ impl Games {
                 self.take_over(&mut room).await;
                 self.fill_rating_changes(&mut room).await;
                 tracing::debug!("game {id} loaded ({n} actions)");
-                Ok::<_, GameError>(Arc::new(Mutex::new(room)))
+                Ok::<_, GameError>(RoomRef::new(room))
             })
             .await;
         match loaded {
@@ -512,40 +496,9 @@ impl Games {
         if rooms
             .get(room.id())
             .and_then(|c| c.get())
-            .is_some_and(|r| Arc::ptr_eq(r, room_ref))
+            .is_some_and(|r| r.same(room_ref))
         {
             rooms.remove(room.info.id.as_str());
         }
-    }
-
-    /// The state as the holder of `token` (or a spectator) sees it.
-    pub async fn view(&self, id: &str, token: Option<&str>) -> Result<GameState, GameError> {
-        let room_ref = self.room(id).await?;
-        let mut room = room_ref.lock().await;
-        room.touched = Instant::now();
-        let seat = token.and_then(|t| room.seat_of(t));
-        if let Some(seat) = seat {
-            self.alive(&mut room, seat).await;
-        }
-        self.enforce_clock(&room_ref, &mut room).await;
-        if room.ai_to_move() && !room.ai_busy {
-            // An earlier AI task failed: try again.
-            self.start_ai(room_ref.clone());
-        }
-        Ok(room.view(seat))
-    }
-
-    /// The seat a token holds in a game, if any.
-    pub async fn seat_of(&self, id: &str, token: &str) -> Result<Option<Seat>, GameError> {
-        let room_ref = self.room(id).await?;
-        let room = room_ref.lock().await;
-        Ok(room.seat_of(token))
-    }
-
-    /// The game record.
-    pub async fn record(&self, id: &str) -> Result<String, GameError> {
-        let room_ref = self.room(id).await?;
-        let room = room_ref.lock().await;
-        Ok(room.record())
     }
 }

@@ -7,15 +7,15 @@ use gore_core::Action;
 use super::command::{CatchUp, Command, Cx, Steps, Who};
 use super::Games;
 use crate::ai::ClientKey;
-use crate::GameError;
 use crate::GameState;
+use crate::{GameError, Ply};
 
 /// Plays an action for the caller, in his turn.
 struct Play {
     /// The action, as the client wrote it.
     action: String,
     /// The ply the client has seen (a stale client is refused).
-    ply: Option<u64>,
+    ply: Option<Ply>,
     /// The client's address: the AI's answer counts against it.
     client: Option<IpAddr>,
     /// Whether the caller is answered the whole state.
@@ -31,7 +31,7 @@ impl Command for Play {
         clock: true,
     };
 
-    fn ply(&self) -> Option<u64> {
+    fn ply(&self) -> Option<Ply> {
         self.ply
     }
 
@@ -59,7 +59,7 @@ impl Games {
         id: &str,
         token: Option<String>,
         action: String,
-        ply: Option<u64>,
+        ply: Option<Ply>,
         client: Option<IpAddr>,
     ) -> Result<GameState, GameError> {
         let play = Play {
@@ -81,7 +81,7 @@ impl Games {
         id: &str,
         token: Option<String>,
         action: String,
-        ply: Option<u64>,
+        ply: Option<Ply>,
         client: Option<IpAddr>,
     ) -> Result<(), GameError> {
         let play = Play {

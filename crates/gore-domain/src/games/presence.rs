@@ -5,19 +5,70 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::command::{Command, Cx, Steps};
 use super::{player_of, Games, RoomRef, SPECTATORS_EVERY, SPECTATORS_FRESH};
-use crate::{Mode, Room, Seat};
+use crate::{GameError, Mode, Seat};
+
+/// A socket of a player opened or closed on this server (see
+/// [`Games::presence`]).
+struct Presence {
+    seat: Seat,
+    open: bool,
+}
+
+impl Command for Presence {
+    type Done = ();
+    const STEPS: Steps = Steps::SEAT;
+
+    async fn rule(self, cx: &mut Cx<'_>) -> Result<(), GameError> {
+        let Some(p) = player_of(self.seat) else {
+            return Ok(());
+        };
+        let room = &mut *cx.room;
+        if room.info.mode != Mode::Friend {
+            return Ok(());
+        }
+        let i = p.index();
+        room.present[i] = if self.open {
+            room.present[i] + 1
+        } else {
+            room.present[i].saturating_sub(1)
+        };
+        let away = match (self.open, room.present[i]) {
+            (true, _) if room.info.away[i].is_some() => None,
+            (false, 0) if room.info.away[i].is_none() && !room.is_over() => Some(cx.games.now()),
+            _ => return Ok(()),
+        };
+        cx.games.commit_away(cx.room, p, away).await
+    }
+}
+
+/// A message on a socket of a seat: a sign of life.
+struct SignOfLife(Seat);
+
+impl Command for SignOfLife {
+    type Done = ();
+    const STEPS: Steps = Steps::SEAT;
+
+    async fn rule(self, cx: &mut Cx<'_>) -> Result<(), GameError> {
+        cx.games.alive(cx.room, self.0).await;
+        Ok(())
+    }
+}
 
 impl Games {
     /// A spectator's socket opened (`open`) or closed on this server.
     pub async fn spectating(&self, id: &str, open: bool) {
         if let Ok(room_ref) = self.room(id).await {
-            let mut room = room_ref.lock().await;
-            room.spectators = if open {
-                room.spectators + 1
-            } else {
-                room.spectators.saturating_sub(1)
-            };
+            let _ = self
+                .in_room(&room_ref, move |room| {
+                    room.spectators = if open {
+                        room.spectators + 1
+                    } else {
+                        room.spectators.saturating_sub(1)
+                    };
+                })
+                .await;
         }
     }
 
@@ -38,14 +89,16 @@ impl Games {
                     .values()
                     .filter_map(|c| c.get().cloned())
                     .collect();
-                let mut counts = Vec::new();
-                for r in rooms {
-                    if let Ok(room) = r.try_lock() {
-                        if room.spectators > 0 && !room.is_over() {
-                            counts.push((room.info.id.clone(), room.spectators as u32));
-                        }
-                    }
-                }
+                let mut counts: Vec<(String, u32)> = rooms
+                    .iter()
+                    .filter_map(|r| {
+                        r.peek(|room| {
+                            (room.spectators > 0 && !room.is_over())
+                                .then(|| (room.info.id.clone(), room.spectators as u32))
+                        })
+                        .flatten()
+                    })
+                    .collect();
                 counts.sort();
                 // Written when they change, and every time while there are
                 // any (their time keeps them counted).
@@ -81,72 +134,17 @@ impl Games {
     /// Every socket hears of it. (Sockets of one seat on two servers: the
     /// last to close marks him away; the next to open, back.)
     pub async fn presence(&self, id: &str, seat: Seat, open: bool) {
-        let Some(p) = player_of(seat) else {
-            return;
-        };
-        let Ok(room_ref) = self.room(id).await else {
-            return;
-        };
-        let mut room = room_ref.lock().await;
-        if room.info.mode != Mode::Friend {
-            return;
+        if let Ok(room_ref) = self.room(id).await {
+            // A failure is logged where it happens.
+            let _ = self.on_room(&room_ref, Presence { seat, open }).await;
         }
-        let i = p.index();
-        room.present[i] = if open {
-            room.present[i] + 1
-        } else {
-            room.present[i].saturating_sub(1)
-        };
-        let away = match (open, room.present[i]) {
-            (true, _) if room.info.away[i].is_some() => None,
-            (false, 0) if room.info.away[i].is_none() && !room.is_over() => Some(self.now()),
-            _ => return,
-        };
-        if let Err(e) = self.0.store.set_away(id.to_string(), p, away).await {
-            tracing::warn!("game {id}: cannot record {p} away: {e}");
-            return;
-        }
-        room.info.away[i] = away;
-        let ply = room.ply();
-        room.changed(ply);
-    }
-
-    /// A request of `seat` on HTTP (an action, a read of the game, a
-    /// takeback, a chat message): a sign of life. A player without a
-    /// socket is away from his last one, not from his socket's close
-    /// (RULES.md, "Leaving"); recorded (and every socket told) when it
-    /// moves his away time. A failure to record it is only logged: the
-    /// request itself goes on.
-    pub(super) async fn alive(&self, room: &mut Room, seat: Seat) {
-        let Some(p) = player_of(seat) else {
-            return;
-        };
-        let Some(at) = room.sign_of_life(p, self.now()) else {
-            return;
-        };
-        if self.failure().is_some() {
-            return; // the store takes no writes: nothing to log per request
-        }
-        if let Err(e) = self
-            .0
-            .store
-            .set_away(room.id().to_string(), p, Some(at))
-            .await
-        {
-            tracing::warn!("game {}: cannot record {p}'s sign of life: {e}", room.id());
-            return;
-        }
-        room.info.away[p.index()] = Some(at);
-        let ply = room.ply();
-        room.changed(ply);
     }
 
     /// A message on a socket of `seat`: a sign of life (see
-    /// `Games::alive`); cheap unless he is marked away.
+    /// `Games::alive`, commit.rs); cheap unless he is marked away.
     pub async fn sign_of_life(&self, id: &str, seat: Seat) {
         if let Ok(room_ref) = self.room(id).await {
-            let mut room = room_ref.lock().await;
-            self.alive(&mut room, seat).await;
+            let _ = self.on_room(&room_ref, SignOfLife(seat)).await;
         }
     }
 }

@@ -1,16 +1,35 @@
 //! The clock referee: ends the games whose time is up (a flag, or the
-//! abort of a first action never made), even with nobody connected, and
-//! the two ways every game ends off the board (a forfeit, an abort counted
-//! against its player).
+//! abort of a first action never made), even with nobody connected,
+//! through the one path (its clock step; the ending itself is in
+//! commit.rs).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use gore_core::{Forfeit, Player};
+use super::command::{CatchUp, Command, Cx, Steps};
+use super::Games;
+use crate::GameError;
 
-use super::{Games, RoomRef};
-use crate::storage::GameChange;
-use crate::{GameError, Mode, Room};
+/// The referee's look at one game: the path's clock step ends it if its
+/// time is up; `true` if it did.
+struct Settle;
+
+impl Command for Settle {
+    type Done = bool;
+    const STEPS: Steps = Steps {
+        catch_up: CatchUp::Never,
+        alive: false,
+        clock: true,
+    };
+
+    fn time_up(self, _: &Cx<'_>) -> Result<bool, GameError> {
+        Ok(true)
+    }
+
+    async fn rule(self, _: &mut Cx<'_>) -> Result<bool, GameError> {
+        Ok(false)
+    }
+}
 
 impl Games {
     /// Every second: the games whose time is up are ended (a flag, or an
@@ -46,84 +65,10 @@ impl Games {
             let Ok(room_ref) = self.room(&id).await else {
                 continue;
             };
-            let mut room = room_ref.lock().await;
-            if self.enforce_clock(&room_ref, &mut room).await {
+            if let Ok(true) = self.on_room(&room_ref, Settle).await {
                 ended += 1;
             }
         }
         ended
-    }
-
-    /// Ends the game if its time is up (committed, then broadcast);
-    /// `true` if it did.
-    pub(super) async fn enforce_clock(&self, room_ref: &RoomRef, room: &mut Room) -> bool {
-        let Some(forfeit) = room.due() else {
-            return false;
-        };
-        // A first action never made: the abort is the player's to act.
-        let ended = match forfeit {
-            Forfeit::Abort => {
-                let late = room.game.position().to_move();
-                self.abort_by(room_ref, room, late).await
-            }
-            _ => self.end_game(room_ref, room, forfeit).await,
-        };
-        match ended {
-            Ok(()) => {
-                tracing::info!("game {}: {}", room.id(), forfeit.as_str());
-                true
-            }
-            Err(e) => {
-                tracing::debug!("game {}: cannot end it on time: {e}", room.id());
-                false
-            }
-        }
-    }
-
-    /// Commits a forfeit, applies it and tells every socket.
-    pub(super) async fn end_game(
-        &self,
-        room_ref: &RoomRef,
-        room: &mut Room,
-        forfeit: Forfeit,
-    ) -> Result<(), GameError> {
-        let result = room.forfeit_result(forfeit);
-        self.commit_change(room_ref, room, GameChange::Forfeit { forfeit, result })
-            .await?;
-        room.forfeit(forfeit);
-        let ply = room.ply();
-        room.changed(ply);
-        if forfeit != Forfeit::Abort {
-            self.rate_soon(room);
-        }
-        Ok(())
-    }
-
-    /// Ends the game as aborted by `player` (his abort, his resignation or
-    /// his leaving before each player has acted, or his first action never
-    /// made): in a game between people it is counted against him, for the
-    /// lobby's abort limit ([`super::lobby::ABORT_LIMIT`]).
-    pub(super) async fn abort_by(
-        &self,
-        room_ref: &RoomRef,
-        room: &mut Room,
-        player: Player,
-    ) -> Result<(), GameError> {
-        self.end_game(room_ref, room, Forfeit::Abort).await?;
-        if room.info.mode != Mode::Friend {
-            return Ok(());
-        }
-        if let Some(who) = room.info.players[player.index()].clone() {
-            // Committed already: a failure here costs only the count.
-            if let Err(e) = self
-                .0
-                .store
-                .record_abort(who, room.id().to_string(), self.now())
-                .await
-            {
-                tracing::warn!("game {}: abort not counted: {e}", room.id());
-            }
-        }
-        Ok(())
     }
 }

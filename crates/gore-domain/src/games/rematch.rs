@@ -5,7 +5,7 @@ use std::net::IpAddr;
 use super::command::{Command, Cx, Steps, Who};
 use super::create::new_info;
 use super::{player_of, Games, NewGameSpec, SeatGrant};
-use crate::{GameError, Said};
+use crate::{GameError, Said, Seat};
 
 /// The caller's rematch: made, or the other seat of the one made.
 struct Rematch {
@@ -38,25 +38,11 @@ impl Command for Rematch {
         };
         if let Some(new_id) = cx.room.info.rematch.clone() {
             let new_ref = cx.games.room(&new_id).await?;
-            let mut new = new_ref.lock().await;
-            if new_seat == new.info.creator {
-                return Ok(SeatGrant {
-                    id: new_id,
-                    seat: new_seat,
-                    token: new.info.tokens.get(new_seat).unwrap_or_default().into(),
-                    invite: new.info.invite.clone(),
-                });
-            }
-            return match new.info.invite.clone() {
-                Some(code) => {
-                    let who = name.zip(player);
-                    cx.games.claim_locked(&new_ref, &mut new, &code, who).await
-                }
-                None => Err(GameError::Claimed(Said::new(
-                    "rematch_taken",
-                    "the other seat of this rematch is already taken",
-                ))),
+            let join = JoinRematch {
+                seat: new_seat,
+                who: name.zip(player),
             };
+            return cx.games.on_room(&new_ref, join).await;
         }
         let spec = NewGameSpec {
             mode: cx.room.info.mode,
@@ -78,6 +64,44 @@ impl Command for Rematch {
         cx.room.info.rematch = Some(grant.id.clone());
         cx.changed();
         Ok(grant)
+    }
+}
+
+/// The other player of a game takes his seat in the rematch made (the
+/// rematch's room, under its own lock): its creator's seat is his own
+/// again; the other is claimed with the rematch's invitation.
+struct JoinRematch {
+    /// The seat in the rematch (his old one, swapped).
+    seat: Seat,
+    /// His display name and public id as they were in the old game.
+    who: Option<(String, String)>,
+}
+
+impl Command for JoinRematch {
+    type Done = SeatGrant;
+    const STEPS: Steps = Steps::SEAT;
+
+    async fn rule(self, cx: &mut Cx<'_>) -> Result<SeatGrant, GameError> {
+        let info = &cx.room.info;
+        if self.seat == info.creator {
+            return Ok(SeatGrant {
+                id: info.id.clone(),
+                seat: self.seat,
+                token: info.tokens.get(self.seat).unwrap_or_default().into(),
+                invite: info.invite.clone(),
+            });
+        }
+        match info.invite.clone() {
+            Some(code) => {
+                cx.games
+                    .claim_locked(cx.room_ref, cx.room, &code, self.who)
+                    .await
+            }
+            None => Err(GameError::Claimed(Said::new(
+                "rematch_taken",
+                "the other seat of this rematch is already taken",
+            ))),
+        }
     }
 }
 

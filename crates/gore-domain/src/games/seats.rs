@@ -40,12 +40,8 @@ impl Command for DeviceCode {
         }
         let code = new_token();
         cx.games
-            .0
-            .store
-            .set_device(cx.room.info.id.clone(), seat, Some(code.clone()))
-            .await
-            .map_err(store_error)?;
-        cx.room.info.devices.set(seat, Some(code.clone()));
+            .commit_device(cx.room, seat, Some(code.clone()))
+            .await?;
         Ok(code)
     }
 }
@@ -59,14 +55,7 @@ impl Command for RevokeDevice {
 
     async fn rule(self, cx: &mut Cx<'_>) -> Result<(), GameError> {
         let seat = cx.seat()?;
-        cx.games
-            .0
-            .store
-            .set_device(cx.room.info.id.clone(), seat, None)
-            .await
-            .map_err(store_error)?;
-        cx.room.info.devices.set(seat, None);
-        Ok(())
+        cx.games.commit_device(cx.room, seat, None).await
     }
 }
 
@@ -140,26 +129,16 @@ impl Games {
                 .deadline
                 .map(|(at, _)| at)
         });
+        let claim = crate::storage::SeatClaim {
+            token: token.clone(),
+            name: name.clone(),
+            player: player_id.clone(),
+            now,
+            deadline,
+        };
         let claimed = self
-            .0
-            .store
-            .claim_invite(
-                room.info.id.clone(),
-                invite,
-                player,
-                crate::storage::SeatClaim {
-                    token: token.clone(),
-                    name: name.clone(),
-                    player: player_id.clone(),
-                    now,
-                    deadline,
-                },
-            )
-            .await
-            .map_err(|e| {
-                self.evict(room_ref, room);
-                store_error(e)
-            })?;
+            .commit_claim(room_ref, room, invite, player, claim)
+            .await?;
         if !claimed {
             // Another server claimed it first: what is in memory is old.
             self.evict(room_ref, room);
@@ -191,23 +170,25 @@ impl Games {
     /// own secret (never the seat's), which revoking the link ends.
     pub async fn claim_device(&self, id: &str, code: &str) -> Result<SeatGrant, GameError> {
         let room_ref = self.room(id).await?;
-        let room = room_ref.lock().await;
-        let seat = room
-            .info
-            .devices
-            .find(code)
-            .ok_or(GameError::Claimed(Said::new(
-                "link_revoked",
-                "this link was revoked, or is not this game's: ask for a new one",
-            )))?;
-        let secret = room.info.tokens.get(seat).ok_or(GameError::NoSeat)?;
-        let token = device_secret(secret, code);
-        Ok(SeatGrant {
-            id: room.info.id.clone(),
-            seat,
-            token,
-            invite: None,
-        })
+        room_ref
+            .read(|room| {
+                let seat = room
+                    .info
+                    .devices
+                    .find(code)
+                    .ok_or(GameError::Claimed(Said::new(
+                        "link_revoked",
+                        "this link was revoked, or is not this game's: ask for a new one",
+                    )))?;
+                let secret = room.info.tokens.get(seat).ok_or(GameError::NoSeat)?;
+                Ok(SeatGrant {
+                    id: room.info.id.clone(),
+                    seat,
+                    token: device_secret(secret, code),
+                    invite: None,
+                })
+            })
+            .await
     }
 
     /// Remembers that a browser session holds a seat.

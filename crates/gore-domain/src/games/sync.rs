@@ -10,9 +10,68 @@ use std::time::Duration;
 
 use tokio::sync::broadcast::error::RecvError;
 
+use super::command::{Command, Cx, Steps};
 use super::{AiRole, Games, RoomRef};
 use crate::storage::{DueTurn, GameChange, Notice};
-use crate::Room;
+use crate::{GameError, Ply, Room};
+
+/// A room takes in what the store has after its own ply (a notice of
+/// another server's change, a lost notice found by the sweep).
+struct CatchUpNow;
+
+impl Command for CatchUpNow {
+    type Done = ();
+    const STEPS: Steps = Steps::SEAT;
+
+    async fn rule(self, cx: &mut Cx<'_>) -> Result<(), GameError> {
+        cx.games.catch_up_locked(cx.room_ref, cx.room).await;
+        Ok(())
+    }
+}
+
+/// A worker takes up an AI turn the store says is due (see
+/// [`Games::take_up_ai_turns`]).
+struct TakeUp {
+    ply: Ply,
+    client: Option<String>,
+}
+
+/// What to do with a due AI turn once its room was looked at.
+enum TakenUp {
+    /// Start the AI: it is to act at this ply and idle.
+    Start,
+    /// Nothing: the AI is at it already, or the room could not catch up.
+    Nothing,
+    /// The mark is stale (the game moved on): clear it.
+    Clear,
+}
+
+impl Command for TakeUp {
+    type Done = TakenUp;
+    const STEPS: Steps = Steps::SEAT;
+
+    async fn rule(self, cx: &mut Cx<'_>) -> Result<TakenUp, GameError> {
+        let ply = self.ply;
+        if cx.room.ply() < ply && !cx.games.catch_up_locked(cx.room_ref, cx.room).await {
+            return Ok(TakenUp::Nothing);
+        }
+        let room = &mut *cx.room;
+        if room.ai_client.is_none() {
+            // Searches are shared among the addresses that made the
+            // games (a game loaded here has no address of its own).
+            room.ai_client = self.client.map(crate::ai::ClientKey::named);
+        }
+        Ok(if room.ai_to_move() && room.ply() == ply {
+            if room.ai_busy {
+                TakenUp::Nothing
+            } else {
+                TakenUp::Start
+            }
+        } else {
+            TakenUp::Clear
+        })
+    }
+}
 
 /// Each server writes its heartbeat this often (RULES.md, "Clocks and
 /// outages"): a clock given back the time of an outage is given at most
@@ -48,16 +107,17 @@ impl Games {
             .values()
             .filter_map(|c| c.get().cloned())
             .collect();
-        let mut held = Vec::new();
-        for r in rooms {
-            // A room busy now is in use: the next beat sees it.
-            if let Ok(room) = r.try_lock() {
-                // Only a clock is owed an outage.
-                if !room.is_over() && room.info.clock.is_some() {
-                    held.push(room.id().to_string());
-                }
-            }
-        }
+        // A room busy now is in use: the next beat sees it. Only a clock
+        // is owed an outage.
+        let held: Vec<String> = rooms
+            .iter()
+            .filter_map(|r| {
+                r.peek(|room| {
+                    (!room.is_over() && room.info.clock.is_some()).then(|| room.id().to_string())
+                })
+                .flatten()
+            })
+            .collect();
         let now = self.now();
         let dead_before = now - DEAD_AFTER.as_millis() as i64;
         match self
@@ -107,17 +167,10 @@ impl Games {
         let credits = room.credits_with(gap);
         let before = std::mem::replace(&mut room.info.credits, credits.clone());
         let deadline = room.deadline();
-        match self
-            .0
-            .store
-            .change_game(
-                id.clone(),
-                room.at(),
-                GameChange::Credit { credits, deadline },
-                now,
-            )
-            .await
-        {
+        // A conflict is another server's change: the clock as it was, and
+        // its notice brings the change.
+        let change = GameChange::Credit { credits, deadline };
+        match self.store_change(room, room.at(), change).await {
             Ok(()) => {
                 room.info.deadline = deadline;
                 tracing::info!("game {id}: {gap} ms given back for an outage");
@@ -220,8 +273,7 @@ impl Games {
         let Some(room_ref) = self.rooms().get(id).and_then(|c| c.get().cloned()) else {
             return; // not in memory: it is loaded fresh when asked for
         };
-        let mut room = room_ref.lock().await;
-        self.catch_up_locked(&room_ref, &mut room).await;
+        let _ = self.on_room(&room_ref, CatchUpNow).await;
     }
 
     /// Takes in, under the room's lock, what the store has after the
@@ -230,7 +282,7 @@ impl Games {
     /// the store could not be read.
     pub(super) async fn catch_up_locked(&self, room_ref: &RoomRef, room: &mut Room) -> bool {
         let id = room.id().to_string();
-        let after = room.ply() as u32;
+        let after = room.ply();
         match self.0.store.load_game_after(id.clone(), after).await {
             Ok(Some(stored)) if stored.info.takebacks != room.info.takebacks => {
                 // Another server took back: the log is not an extension
@@ -295,21 +347,19 @@ impl Games {
     /// elsewhere). One query for all of them. A room busy now is being
     /// changed: it is left to the next look.
     async fn behind_the_store(&self, keep: impl Fn(&Room) -> bool) -> Vec<String> {
-        let held: Vec<(String, u32)> = {
+        let held: Vec<(String, Ply)> = {
             let rooms: Vec<RoomRef> = self
                 .rooms()
                 .values()
                 .filter_map(|c| c.get().cloned())
                 .collect();
-            let mut held = Vec::new();
-            for r in rooms {
-                if let Ok(room) = r.try_lock() {
-                    if keep(&room) {
-                        held.push((room.id().to_string(), room.ply() as u32));
-                    }
-                }
-            }
-            held
+            rooms
+                .iter()
+                .filter_map(|r| {
+                    r.peek(|room| keep(room).then(|| (room.id().to_string(), room.ply())))
+                        .flatten()
+                })
+                .collect()
         };
         if held.is_empty() {
             return Vec::new();
@@ -318,9 +368,9 @@ impl Games {
         match self.0.store.latest_plies(ids).await {
             Ok(stored) => {
                 // A game left out has no action stored.
-                let stored: HashMap<String, u32> = stored.into_iter().collect();
+                let stored: HashMap<String, Ply> = stored.into_iter().collect();
                 held.into_iter()
-                    .filter(|(id, have)| stored.get(id).copied().unwrap_or(0) != *have)
+                    .filter(|(id, have)| stored.get(id).copied().unwrap_or(Ply::ZERO) != *have)
                     .map(|(id, _)| id)
                     .collect()
             }
@@ -416,22 +466,15 @@ impl Games {
                     continue;
                 }
             };
-            let mut room = room_ref.lock().await;
-            if (room.ply() as u32) < ply && !self.catch_up_locked(&room_ref, &mut room).await {
-                continue;
-            }
-            if room.ai_client.is_none() {
-                // Searches are shared among the addresses that made the
-                // games (a game loaded here has no address of its own).
-                room.ai_client = client.map(crate::ai::ClientKey::named);
-            }
-            if room.ai_to_move() && room.ply() as u32 == ply {
-                if !room.ai_busy {
-                    drop(room);
-                    self.start_ai(room_ref);
+            match self.on_room(&room_ref, TakeUp { ply, client }).await {
+                Ok(TakenUp::Start) => self.start_ai(room_ref),
+                Ok(TakenUp::Nothing) => {}
+                Ok(TakenUp::Clear) => {
+                    if let Err(e) = self.0.store.clear_ai_turn(id.clone(), ply).await {
+                        tracing::warn!("game {id}: cannot clear its AI mark: {e}");
+                    }
                 }
-            } else if let Err(e) = self.0.store.clear_ai_turn(id.clone(), ply).await {
-                tracing::warn!("game {id}: cannot clear its AI mark: {e}");
+                Err(e) => tracing::warn!("game {id}: cannot take up its AI turn: {e}"),
             }
         }
     }

@@ -7,7 +7,7 @@ use super::command::{CatchUp, Command, Cx, Steps, Who};
 use super::{Games, RoomRef};
 use crate::storage::GameChange;
 use crate::GameState;
-use crate::{GameError, Mode, Room, Said};
+use crate::{GameError, Mode, Ply, Room, Said};
 
 /// A takeback is a sign of life; the clock is not read first (the
 /// referee ends a game whose time is up).
@@ -32,7 +32,7 @@ impl Command for Takeback {
         ));
         match cx.room.info.mode {
             Mode::Local => {
-                let to = cx.room.ply().checked_sub(1).ok_or(nothing)?;
+                let to = cx.room.ply().prev().ok_or(nothing)?;
                 cx.games.take_back(cx.room_ref, cx.room, to).await?;
             }
             Mode::Ai => {
@@ -136,34 +136,27 @@ impl Games {
         &self,
         room_ref: &RoomRef,
         room: &mut Room,
-        to: usize,
+        to: Ply,
     ) -> Result<(), GameError> {
         let from = room.ply();
         let deadline = room.deadline_at(to);
-        self.commit_change(
-            room_ref,
-            room,
-            GameChange::TakeBack {
-                to: to as u32,
-                deadline,
-            },
-        )
-        .await?;
+        self.commit_change(room_ref, room, GameChange::TakeBack { to, deadline })
+            .await?;
         if let Err(e) = room.take_back_to(to) {
             // Committed but not applied: the store has the truth.
             self.evict(room_ref, room);
             return Err(e);
         }
         room.info.deadline = deadline;
-        if room.info.credits.iter().any(|&(p, _)| p as usize > to) {
+        if room.info.credits.iter().any(|&(p, _)| p > to) {
             // Outages credited to plies taken back are void: the plies
             // played again are other periods.
-            let credits: Vec<(u32, i64)> = room
+            let credits: Vec<(Ply, i64)> = room
                 .info
                 .credits
                 .iter()
                 .copied()
-                .filter(|&(p, _)| p as usize <= to)
+                .filter(|&(p, _)| p <= to)
                 .collect();
             // Through the one commit path: the store's failure checked,
             // the commit counted, a conflict caught up with.

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use tokio::sync::broadcast;
 
 use super::{Games, RoomRef};
-use crate::{Change, ChatLine, GameError, GameState, GameUpdate, Mode, Room, Seat, SpectatorSlot};
+use crate::{
+    Change, ChatLine, GameError, GameState, GameUpdate, Mode, Ply, Room, Seat, SpectatorSlot,
+};
 
 /// What a socket is shown of its game.
 pub enum Shown {
@@ -28,7 +30,7 @@ pub struct Snapshot {
     /// What to send.
     pub shown: Shown,
     /// The ply it reaches.
-    pub ply: usize,
+    pub ply: Ply,
     /// The room's count of changes it includes.
     pub serial: u64,
 }
@@ -72,25 +74,28 @@ impl Games {
         spectators: usize,
         encode: fn(GameState) -> String,
     ) -> Result<Watch, GameError> {
-        let r = room.lock().await;
-        let seat = token.and_then(|t| r.seat_of(t));
-        let watching = match seat {
-            Some(_) => None,
-            None => Some(r.spectator_slot(spectators).ok_or_else(|| {
-                GameError::Busy(
-                    "this game has as many spectators as it can take; try again later".into(),
-                )
-            })?),
-        };
-        let people = r.info.mode == Mode::Friend;
-        let chat = (people && matches!(seat, Some(Seat::A | Seat::B))).then(|| r.chat_subscribe());
-        Ok(Watch {
-            seat,
-            watching,
-            updates: r.subscribe(),
-            chat,
-            first: snapshot(&r, seat, encode),
+        room.read(|r| {
+            let seat = token.and_then(|t| r.seat_of(t));
+            let watching = match seat {
+                Some(_) => None,
+                None => Some(r.spectator_slot(spectators).ok_or_else(|| {
+                    GameError::Busy(
+                        "this game has as many spectators as it can take; try again later".into(),
+                    )
+                })?),
+            };
+            let people = r.info.mode == Mode::Friend;
+            let chat =
+                (people && matches!(seat, Some(Seat::A | Seat::B))).then(|| r.chat_subscribe());
+            Ok(Watch {
+                seat,
+                watching,
+                updates: r.subscribe(),
+                chat,
+                first: snapshot(r, seat, encode),
+            })
         })
+        .await
     }
 
     /// The state of `room` for `seat` again: the actions after ply `since`
@@ -100,23 +105,23 @@ impl Games {
         &self,
         room: &RoomRef,
         seat: Option<Seat>,
-        since: Option<usize>,
+        since: Option<Ply>,
         encode: fn(GameState) -> String,
     ) -> Snapshot {
-        let r = room.lock().await;
-        match since.and_then(|n| r.update_since(seat, n)) {
+        room.read(|r| match since.and_then(|n| r.update_since(seat, n)) {
             Some(update) => Snapshot {
                 shown: Shown::Since(Box::new(update)),
                 ply: r.ply(),
                 serial: r.serial(),
             },
-            None => snapshot(&r, seat, encode),
-        }
+            None => snapshot(r, seat, encode),
+        })
+        .await
     }
 
     /// The changes of game `id` from now on (a stream subscribes before it
     /// reads the state, so that no change falls between).
     pub async fn changes(&self, id: &str) -> Result<broadcast::Receiver<Arc<Change>>, GameError> {
-        Ok(self.room(id).await?.lock().await.subscribe())
+        Ok(self.room(id).await?.read(Room::subscribe).await)
     }
 }

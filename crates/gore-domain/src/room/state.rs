@@ -7,14 +7,14 @@
 use gore_core::{Action, Forfeit, Hole, Player, Position, Rules};
 
 use super::super::clock::{Due, TimeControl};
-use super::super::{Mode, Seat, Status};
+use super::super::{Mode, Ply, Seat, Status};
 use super::Room;
 
 /// One action of the game's log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Played {
     /// From 1.
-    pub ply: usize,
+    pub ply: Ply,
     /// Who played it.
     pub player: Player,
     /// The action.
@@ -120,7 +120,7 @@ pub struct HeadState {
     /// What each sowing of `legal` would do.
     pub previews: Vec<Preview>,
     /// Actions played.
-    pub ply: usize,
+    pub ply: Ply,
     /// Whether A and B have declined an offer.
     pub declined: [bool; 2],
     /// Once over.
@@ -176,7 +176,7 @@ pub struct GameUpdate {
     /// The game id.
     pub id: String,
     /// The ply this update follows.
-    pub since: usize,
+    pub since: Ply,
     /// The actions played since.
     pub actions: Vec<Played>,
     /// The new head.
@@ -293,11 +293,11 @@ impl Room {
     }
 
     /// The update from `since` with the actor's legal actions or without.
-    pub(super) fn update_from(&self, since: usize, with_legal: bool) -> GameUpdate {
+    pub(super) fn update_from(&self, since: Ply, with_legal: bool) -> GameUpdate {
         GameUpdate {
             id: self.info.id.clone(),
             since,
-            actions: self.log[since.min(self.log.len())..].to_vec(),
+            actions: self.log[since.index().min(self.log.len())..].to_vec(),
             head: self.head(with_legal),
         }
     }
@@ -305,8 +305,8 @@ impl Room {
     /// What a client of `seat` that has the first `since` actions lacks:
     /// the later ones and the head, as an update; `None` when the game has
     /// not reached `since` (the client needs the whole state).
-    pub fn update_since(&self, seat: Option<Seat>, since: usize) -> Option<GameUpdate> {
-        (since <= self.log.len()).then(|| self.update_from(since, self.acts_now(seat)))
+    pub fn update_since(&self, seat: Option<Seat>, since: Ply) -> Option<GameUpdate> {
+        (since.index() <= self.log.len()).then(|| self.update_from(since, self.acts_now(seat)))
     }
 
     /// The whole state as the holder of `seat` (`None`: a spectator) sees it.

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::game::{GameView, SeatView};
 use crate::domain::events::{PlayerEvent, Source};
 use crate::domain::storage::{StoredBotChallenge, StoredToken};
-use crate::domain::{GameInfo, Status};
+use crate::domain::{GameInfo, Ply, Status};
 
 /// The body of `POST /api/account/tokens`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -363,7 +363,7 @@ pub struct BotGameState {
     /// The actions so far, space separated.
     pub actions: String,
     /// How many.
-    pub ply: usize,
+    pub ply: Ply,
     /// The position (GPN).
     pub position: String,
     /// Whose turn (`null` when over).

@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{ApiError, Mode, Seat, Status};
 use crate::domain::clock::Due;
-use crate::domain::{ClockState, GameCommand, GameState, GameUpdate, HeadState, Played, SeatState};
+use crate::domain::{
+    ClockState, GameCommand, GameState, GameUpdate, HeadState, Played, Ply, SeatState,
+};
 
 /// The body of `POST /api/games`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,7 +77,7 @@ pub struct PlayBody {
     pub action: String,
     /// The number of actions the client has seen; another is `stale`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ply: Option<u64>,
+    pub ply: Option<Ply>,
 }
 
 /// The body of `POST /api/games/{id}/join` and `…/continue`: the code of
@@ -163,7 +165,7 @@ impl<T> PerPlayer<T> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     /// From 1.
-    pub ply: usize,
+    pub ply: Ply,
     /// Who played it.
     pub player: Player,
     /// The action.
@@ -240,7 +242,7 @@ pub struct Head {
     /// The actions the recipient may play now (empty when not his turn).
     pub legal: Vec<Action>,
     /// Actions played.
-    pub ply: usize,
+    pub ply: Ply,
     /// Whether each player has declined an offer.
     pub declined: PerPlayer<bool>,
     /// Once over.
@@ -348,7 +350,8 @@ impl GameView {
     /// Applies an update that follows this state (its `since` is this
     /// state's `ply`); `false`, changing nothing, if it does not.
     pub fn apply(&mut self, update: &Update) -> bool {
-        if update.since != self.head.ply || update.since + update.actions.len() != update.head.ply {
+        let reaches = update.since.index() + update.actions.len();
+        if update.since != self.head.ply || reaches != update.head.ply.index() {
             return false;
         }
         self.actions.extend(update.actions.iter().cloned());
@@ -363,7 +366,7 @@ pub struct Update {
     /// The game id.
     pub id: String,
     /// The `ply` this update follows.
-    pub since: usize,
+    pub since: Ply,
     /// The actions played since (often one; none for a change of status,
     /// seats or the AI's thinking).
     pub actions: Vec<Entry>,
@@ -418,7 +421,7 @@ pub enum ClientMsg {
         action: String,
         /// The number of actions the client has seen.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        ply: Option<u64>,
+        ply: Option<Ply>,
     },
     /// Send what the client lacks: the actions after its `ply` as an
     /// `update` when it gives one the game has reached, else the whole
@@ -426,7 +429,7 @@ pub enum ClientMsg {
     Resync {
         /// The number of actions the client has.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        ply: Option<u64>,
+        ply: Option<Ply>,
     },
     /// Resign the game (the holder of a seat; in a local game, for the
     /// player to move).
@@ -808,7 +811,7 @@ mod tests {
         let mut room = friend_game();
         let mut rx = room.subscribe();
         room.play("a3".parse().unwrap(), 0).unwrap();
-        room.changed(0);
+        room.changed(Ply::ZERO);
         room.clock.advance(std::time::Duration::from_millis(10_000));
         let seats = r#""seats":{"A":{"kind":"human","joined":true,"name":"Ann","bot":false},"B":{"kind":"human","joined":true,"name":"Bob","bot":false}}"#;
         let first = r#"{"ply":1,"player":"A","action":"a3","captured":[],"position":"7,6,0,7/7,7,7,7 AAAA/BBBB 0-0 B -","path":["a4","b1","b2","b3","b4","a1"]}"#;
@@ -831,7 +834,7 @@ mod tests {
 
         room.play("b2".parse().unwrap(), 20_000).unwrap();
         room.clock.advance(std::time::Duration::from_millis(15_000));
-        room.changed(1);
+        room.changed(Ply::new(1));
         rx.try_recv().unwrap();
         let change = rx.try_recv().unwrap();
         let update = format!(
@@ -896,12 +899,12 @@ mod tests {
         let mut room = local_game();
         let mut rx = room.subscribe();
         room.play("a3".parse().unwrap(), 0).unwrap();
-        room.changed(0);
+        room.changed(Ply::ZERO);
         room.play("b1".parse().unwrap(), 0).unwrap();
-        room.changed(1);
+        room.changed(Ply::new(1));
         rx.try_recv().unwrap();
         let c = rx.try_recv().unwrap();
-        assert_eq!((c.since, c.ply), (1, 2));
+        assert_eq!((c.since, c.ply), (Ply::new(1), Ply::new(2)));
         let read = |t: &str| match serde_json::from_str::<ServerMsg>(t).unwrap() {
             ServerMsg::Update { update } => *update,
             m => panic!("{m:?}"),

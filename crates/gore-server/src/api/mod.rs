@@ -36,7 +36,7 @@ pub use review::*;
 pub use tournaments::*;
 pub use user::*;
 
-pub use crate::domain::{Mode, Seat, Status};
+pub use crate::domain::{Mode, Ply, Seat, Status};
 pub use crate::error::{ApiError, ErrorCode};
 
 /// The level of a new ai game when the request names none (the home page

@@ -96,7 +96,7 @@ impl Executor for Hub {
         &self.me
     }
 
-    fn announce(&self, game: String, ply: u32) {
+    fn announce(&self, game: String, ply: gore_server::domain::Ply) {
         let _ = self
             .changes
             .send((self.me.clone(), Notice::Changed { game, ply }));

@@ -91,7 +91,7 @@ impl<E: Executor> ServerStore for Db<E> {
     fn claim_ai_turn(
         &self,
         id: String,
-        ply: u32,
+        ply: Ply,
         lease: std::time::Duration,
         dead_before: i64,
     ) -> StoreFuture<bool> {
@@ -127,15 +127,15 @@ impl<E: Executor> ServerStore for Db<E> {
             "SELECT game_id, SUM(n) AS n FROM watchers WHERE game_id = ANY($1) AND at > $2
              GROUP BY game_id HAVING SUM(n) > 0";
 
-        fn latest_plies(ids: Vec<String>) -> Vec<(String, u32)> =
-            mapped(|r: &Row| game_count(r, "ply"))
+        fn latest_plies(ids: Vec<String>) -> Vec<(String, Ply)> =
+            mapped(|r: &Row| game_ply(r, "ply"))
             "SELECT game_id, max(ply) AS ply FROM actions WHERE game_id = ANY($1) GROUP BY game_id";
 
         // Each address's oldest turn first, then each one's second...,
         // counting the turns being searched: a flood of one address's
         // games does not hold back another's.
         fn due_ai_turns(dead_before: i64, limit: u32) -> Vec<DueTurn> = mapped(|r: &Row| {
-                let (game, ply) = game_count(r, "ai_turn")?;
+                let (game, ply) = game_ply(r, "ai_turn")?;
                 Ok(DueTurn { client: col(r, &game, "ai_client")?, game, ply })
             })
             "SELECT game_id, ai_turn, ai_client FROM (
@@ -151,7 +151,7 @@ impl<E: Executor> ServerStore for Db<E> {
         fn set_ai_client(id: String, client: String) -> () = exec
             "UPDATE games SET ai_client = $2 WHERE id = $1";
 
-        fn clear_ai_turn(id: String, ply: u32) -> () = exec
+        fn clear_ai_turn(id: String, ply: Ply) -> () = exec
             "UPDATE games SET ai_turn = NULL WHERE id = $1 AND ai_turn = $2";
     }
 
