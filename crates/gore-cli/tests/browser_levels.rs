@@ -16,15 +16,19 @@ use browser_support::*;
 
 use gore_ai::{Level, MAX_LEVEL};
 
-/// A language's strings, read from the file the server embeds.
+/// A language's strings, read from the table the server embeds
+/// (assets/i18n/strings.json: each key with its text in every language).
 fn strings_of(lang: &str) -> serde_json::Map<String, Value> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("../gore-server/assets/i18n/{lang}.json"));
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../gore-server/assets/i18n/strings.json");
     let text = std::fs::read_to_string(&path).expect("the strings file");
-    match serde_json::from_str(&text).expect("JSON") {
-        Value::Object(m) => m,
-        v => panic!("{lang}.json: {v}"),
-    }
+    let Value::Object(table) = serde_json::from_str(&text).expect("JSON") else {
+        panic!("strings.json is not an object");
+    };
+    table
+        .into_iter()
+        .filter_map(|(key, texts)| Some((key, texts.get(lang)?.clone())))
+        .collect()
 }
 
 fn string(strings: &serde_json::Map<String, Value>, key: &str) -> String {

@@ -20,10 +20,12 @@
 //! - `act.rs`: THE table of a player's commands (`GameCommand`), which
 //!   door offers which, and the one dispatch every door calls
 //!   ([`Games::act`]);
-//! - `command.rs`: the one path every player command runs through (load
-//!   the room, a task of its own, lock, touch, catch up, the caller's seat,
-//!   a sign of life, the clock, the command's rule committed through the
-//!   store and broadcast, the AI's turn);
+//! - `command.rs`: the one path every change of a room runs through, a
+//!   player's command or the server's own machinery (load the room, a
+//!   task of its own, lock, touch, catch up, the caller's seat, a sign of
+//!   life, the clock, the command's rule, the AI's turn); `room_ref.rs`,
+//!   a room shared, its lock private to the games; `commit.rs`, every
+//!   write of a game to the store, committed, applied, then broadcast;
 //! - one file per player command or family, holding only its rule:
 //!   `play.rs`, `resign.rs` (resign, abort, claim the win), `takeback.rs`,
 //!   `chat.rs`, `seats.rs` (invitations, device links, remembered seats),

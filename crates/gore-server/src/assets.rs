@@ -255,6 +255,33 @@ const KINDS: [(&str, Option<&str>); 12] = [
 /// preloads the strings of the one its reader's browser asks for first.
 const LANGS: [&str; 4] = ["en", "es", "fr", "eu"];
 
+/// The translations: for each key, its text in each of [`LANGS`]
+/// (`{"nav.home": {"en": "Home", "es": "Inicio", …}, …}`).
+const STRINGS: &str = "i18n/strings.json";
+
+/// Each language's strings (`{"nav.home": "Home", …}`) from the table of
+/// [`STRINGS`]. A string without a language's text is left out of that
+/// language's (i18n.js shows the English); tests/assets.rs keeps the
+/// table whole. A table that does not parse gives every language none
+/// (and that test fails).
+fn languages_of(table: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    let table: BTreeMap<String, BTreeMap<String, String>> = serde_json::from_slice(table)
+        .unwrap_or_else(|e| {
+            tracing::error!("{STRINGS}: {e}");
+            BTreeMap::new()
+        });
+    LANGS
+        .iter()
+        .map(|&lang| {
+            let strings: BTreeMap<&str, &str> = table
+                .iter()
+                .filter_map(|(k, texts)| Some((k.as_str(), texts.get(lang)?.as_str())))
+                .collect();
+            (lang, serde_json::to_vec(&strings).unwrap_or_default())
+        })
+        .collect()
+}
+
 static SITE: OnceLock<Site> = OnceLock::new();
 
 fn site() -> &'static Site {
@@ -284,6 +311,16 @@ fn build_site() -> Site {
         }
     }
     let version = format!("{:012x}", h >> 16);
+    // The translations are one table, every language of a string side by
+    // side (a new string is one edit, a missing translation shows): the
+    // page fetches each language's strings from `i18n/{lang}.json`, made
+    // from it here.
+    if let Some(i) = raw.iter().position(|(n, _, _)| n == STRINGS) {
+        let (_, table, _) = raw.remove(i);
+        for (lang, json) in languages_of(&table) {
+            raw.push((format!("i18n/{lang}.json"), json, "application/json".into()));
+        }
+    }
     let mut files = BTreeMap::new();
     for (name, data, guessed) in raw {
         let file = File::new(&name, data, &guessed);

@@ -17,7 +17,7 @@ use futures_util::StreamExt;
 use serde::Deserialize;
 use tokio::sync::broadcast::{self, error::RecvError};
 
-use crate::api::{parse_json, ClientMsg, ServerMsg};
+use crate::api::{socket_message, ServerMsg, SocketIn};
 use crate::domain::ChatLine;
 use crate::domain::{Change, Door, Ply, RoomRef, Seat, Shown, Snapshot, SpectatorSlot, Watch};
 use crate::doors;
@@ -222,7 +222,7 @@ enum GameEvent {
 
 impl Kind for Game {
     type Event = GameEvent;
-    type In = ClientMsg;
+    type In = SocketIn;
 
     const METRIC: crate::metrics::SocketKind = crate::metrics::SocketKind::Game;
     const POLICY: Policy = Policy {
@@ -342,11 +342,11 @@ impl Kind for Game {
         Ok(())
     }
 
-    fn parse(&self, text: &str) -> Result<ClientMsg, ApiError> {
-        parse_json(text.as_bytes())
+    fn parse(&self, text: &str) -> Result<SocketIn, ApiError> {
+        socket_message(text.as_bytes())
     }
 
-    async fn on_message(&mut self, msg: ClientMsg) -> Reply {
+    async fn on_message(&mut self, msg: SocketIn) -> Reply {
         let token = self.acting.take();
         match handle(&self.state, &self.id, token, self.ip, msg).await {
             Ok(Answer::None) => Reply::none(),
@@ -429,17 +429,17 @@ async fn handle(
     id: &str,
     token: Option<String>,
     ip: Option<IpAddr>,
-    msg: ClientMsg,
+    msg: SocketIn,
 ) -> Result<Answer, ApiError> {
-    match msg.into_command() {
-        Ok(command) => {
+    match msg {
+        SocketIn::Command(command) => {
             let name = command.name();
             // Their result reaches every socket (a takeback as a whole
             // state, a chat line to both players).
             doors::act(state, Door::Socket, id, token, ip, name, Ok(command)).await?;
             Ok(Answer::None)
         }
-        Err(ClientMsg::Resync { ply }) => Ok(Answer::Resync(ply)),
-        Err(_) => Ok(Answer::Pong),
+        SocketIn::Resync(ply) => Ok(Answer::Resync(ply)),
+        SocketIn::Ping => Ok(Answer::Pong),
     }
 }

@@ -22,49 +22,61 @@ fn asset(path: &str) -> String {
 
 // ---------------------------------------------------------- translations --
 
-/// A translation file's entries in file order, duplicates kept (a map would
+/// A JSON object's entries in file order, duplicates kept (a map would
 /// hide a key written twice).
-struct Entries(Vec<(String, String)>);
+struct Entries<T>(Vec<(String, T)>);
 
-impl<'de> serde::Deserialize<'de> for Entries {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entries, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Entries;
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Entries<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entries<T>, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = Entries<T>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object of strings")
+                f.write_str("an object")
             }
             fn visit_map<M: serde::de::MapAccess<'de>>(
                 self,
                 mut m: M,
-            ) -> Result<Entries, M::Error> {
+            ) -> Result<Entries<T>, M::Error> {
                 let mut v = Vec::new();
-                while let Some(entry) = m.next_entry::<String, String>()? {
+                while let Some(entry) = m.next_entry::<String, T>()? {
                     v.push(entry);
                 }
                 Ok(Entries(v))
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 
-/// Each language's translations, checked for duplicate keys.
+/// Each language's translations, from the one table
+/// (assets/i18n/strings.json: each key with its text in every language),
+/// checked for a key or a language written twice and for a language the
+/// app does not have.
 fn translations() -> Vec<(&'static str, BTreeMap<String, String>)> {
-    LANGS
-        .iter()
-        .map(|&lang| {
-            let file = format!("i18n/{lang}.json");
-            let Entries(entries) =
-                serde_json::from_str(&asset(&file)).unwrap_or_else(|e| panic!("{file}: {e}"));
-            let mut map = BTreeMap::new();
-            for (k, v) in entries {
-                assert!(!map.contains_key(&k), "{file}: key {k} is written twice");
-                map.insert(k, v);
-            }
-            (lang, map)
-        })
-        .collect()
+    let file = "i18n/strings.json";
+    let Entries(table): Entries<Entries<String>> =
+        serde_json::from_str(&asset(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let mut out: Vec<(&'static str, BTreeMap<String, String>)> =
+        LANGS.iter().map(|&l| (l, BTreeMap::new())).collect();
+    let mut keys = BTreeSet::new();
+    for (key, Entries(texts)) in table {
+        assert!(
+            keys.insert(key.clone()),
+            "{file}: key {key} is written twice"
+        );
+        for (lang, text) in texts {
+            let (_, strings) = out
+                .iter_mut()
+                .find(|(l, _)| *l == lang)
+                .unwrap_or_else(|| panic!("{file} {key}: {lang} is no language of the app"));
+            assert!(
+                strings.insert(key.clone(), text).is_none(),
+                "{file} {key}: {lang} is written twice"
+            );
+        }
+    }
+    out
 }
 
 /// The `{name}` placeholders of a text, as i18n.js's `t` replaces them
@@ -633,13 +645,23 @@ async fn every_encoding_decompresses_to_the_file() {
     for must in ["js/main.js", "js/home.js", "css/app.css", "i18n/en.json"] {
         assert!(paths.iter().any(|p| p == must), "{must} not in {paths:?}");
     }
+    let strings = translations();
     for path in paths {
-        let want = std::fs::read(
-            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("assets")
-                .join(&path),
-        )
-        .unwrap();
+        // A language's strings are made from the table of them: the same
+        // strings, whatever their order.
+        let lang = path
+            .strip_prefix("i18n/")
+            .and_then(|p| p.strip_suffix(".json"));
+        let own = lang.map(|l| &strings.iter().find(|(x, _)| *x == l).expect("a language").1);
+        let want = match own {
+            Some(_) => Vec::new(),
+            None => std::fs::read(
+                PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                    .join("assets")
+                    .join(&path),
+            )
+            .unwrap(),
+        };
         let url = format!("{prefix}{path}");
         let mut etags = BTreeSet::new();
         for (accept, enc) in [
@@ -664,13 +686,20 @@ async fn every_encoding_decompresses_to_the_file() {
                 "gzip" => ungzip(&body),
                 _ => body.clone(),
             };
-            assert!(got == want, "{url} in {enc:?} is not the file");
+            match own {
+                Some(own) => {
+                    let served: BTreeMap<String, String> = serde_json::from_slice(&got)
+                        .unwrap_or_else(|e| panic!("{url} in {enc:?}: {e}"));
+                    assert!(&served == own, "{url} in {enc:?} is not the table's");
+                }
+                None => assert!(got == want, "{url} in {enc:?} is not the file"),
+            }
             if !enc.is_empty() {
                 assert!(
-                    body.len() < want.len(),
+                    body.len() < got.len(),
                     "{url}: {enc} is {} bytes for {}",
                     body.len(),
-                    want.len()
+                    got.len()
                 );
             }
         }

@@ -122,6 +122,20 @@ impl GameCommand {
         }
     }
 
+    /// The command named `name` if it has no fields (`resign`,
+    /// `give_time`…): how every door reads one, from its name alone.
+    pub fn without_fields(name: &str) -> Option<GameCommand> {
+        Some(match name {
+            "resign" => GameCommand::Resign,
+            "abort" => GameCommand::Abort,
+            "claim" => GameCommand::Claim,
+            "berserk" => GameCommand::Berserk,
+            "takeback" => GameCommand::Takeback,
+            "give_time" => GameCommand::GiveTime,
+            _ => return None,
+        })
+    }
+
     /// THE list of which command comes through which door: every command
     /// through every door, but a report of the chat, which is a person's
     /// (a BOT's author reads his logs, not a chat window).
@@ -216,6 +230,19 @@ mod tests {
         ];
         let names: Vec<&str> = all.iter().map(GameCommand::name).collect();
         assert_eq!(names, GameCommand::NAMES);
+        // A command without fields is read from its name alone; one with
+        // fields never is.
+        for c in &all {
+            let fieldless = !matches!(
+                c,
+                GameCommand::Play { .. }
+                    | GameCommand::TakebackAnswer { .. }
+                    | GameCommand::Chat { .. }
+                    | GameCommand::ReportChat { .. }
+            );
+            let read = GameCommand::without_fields(c.name());
+            assert_eq!(read.as_ref(), fieldless.then_some(c), "{}", c.name());
+        }
         // A person's socket and HTTP take every command; a BOT all but the
         // report.
         for c in &all {

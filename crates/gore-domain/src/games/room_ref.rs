@@ -13,8 +13,7 @@ use crate::Room;
 /// A game's room in memory, shared by whoever holds the game: the
 /// registry, its sockets, its AI. Its lock is private to the games (the
 /// edges cannot name it), and only the path (command.rs) takes it for a
-/// change (tests/layout.rs); a read goes through [`RoomRef::read`] or
-/// [`RoomRef::peek`].
+/// change (tests/layout.rs); a read goes through its `read` or `peek`.
 #[derive(Clone)]
 pub struct RoomRef(Arc<Mutex<Room>>);
 

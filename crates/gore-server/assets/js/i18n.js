@@ -1,5 +1,5 @@
 // @ts-check
-// Translations: assets/i18n/{en,es,fr,eu}.json, flat keys, `{name}` placeholders.
+// Translations: assets/i18n/strings.json, one table (each key with its text in every language), served as i18n/{lang}.json; flat keys, `{name}` placeholders.
 // The language comes from localStorage ("gore.lang"), else navigator.languages,
 // else English; <html lang> follows it.
 

@@ -409,7 +409,10 @@ pub enum ServerMsg {
     },
 }
 
-/// A message from a client on a game's socket.
+/// A message from a client on a game's socket, typed for clients (the
+/// load tool, the tests). The server reads a command by its `type` from
+/// the table ([`socket_message`]): a command added since needs no variant
+/// here (`give_time` has none).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 /// (Variants without fields are empty structs: a unit variant of an
 /// internally tagged enum would accept any field.)
@@ -458,8 +461,6 @@ pub enum ClientMsg {
         /// The message's number.
         n: u32,
     },
-    /// Give the opponent 15 seconds (a game between people with a clock).
-    GiveTime {},
     /// Answered by a `pong`.
     Ping {},
 }
@@ -479,7 +480,6 @@ impl ClientMsg {
             ClientMsg::TakebackAnswer { accept } => GameCommand::TakebackAnswer { accept },
             ClientMsg::Chat { text } => GameCommand::Chat { text },
             ClientMsg::ReportChat { n } => GameCommand::ReportChat { n },
-            ClientMsg::GiveTime {} => GameCommand::GiveTime,
             other @ (ClientMsg::Resync { .. } | ClientMsg::Ping {}) => return Err(other),
         })
     }
@@ -522,14 +522,56 @@ pub fn command_of(name: &str, body: &[u8]) -> Option<Result<GameCommand, ApiErro
             }
             _ => {
                 let NoFields {} = fields(body)?;
-                serde_json::from_value(serde_json::json!({ "type": name }))
-                    .map_err(|e| ApiError::bad_request(format!("{name}: {e}")))?
+                return GameCommand::without_fields(name)
+                    .ok_or_else(|| ApiError::bad_request(format!("{name}: not a command")));
             }
         };
         msg.into_command()
             .map_err(|_| ApiError::bad_request(format!("{name}: not a command")))
     };
     Some(read())
+}
+
+/// A message read from a game's socket: a command of the table, or the
+/// socket's own `resync` and `ping`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SocketIn {
+    /// A game's command (its `type` is one of [`GameCommand::NAMES`]).
+    Command(GameCommand),
+    /// `resync`: the actions after the client's ply, or the whole state.
+    Resync(Option<Ply>),
+    /// `ping`: answered by a `pong`.
+    Ping,
+}
+
+/// Reads a message of a game's socket: a `type` that names a command of
+/// the table ([`GameCommand::NAMES`]) is read with its other fields as
+/// the HTTP door reads its body ([`command_of`]), so that a new command
+/// reaches the socket with no code here; any other is one of
+/// [`ClientMsg`]'s (`resync`, `ping`), and an error names the field.
+pub fn socket_message(text: &[u8]) -> Result<SocketIn, ApiError> {
+    #[derive(Deserialize)]
+    struct Typed {
+        #[serde(rename = "type")]
+        kind: String,
+        #[serde(flatten)]
+        fields: serde_json::Map<String, serde_json::Value>,
+    }
+    let Typed { kind, fields } = super::parse_json(text)?;
+    if let Some(name) = GameCommand::NAMES.iter().find(|n| **n == kind) {
+        let body = serde_json::to_vec(&fields).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        return command_of(name, &body)
+            .unwrap_or_else(|| Err(ApiError::bad_request(format!("{name}: not a command"))))
+            .map(SocketIn::Command);
+    }
+    match super::parse_json::<ClientMsg>(text)? {
+        ClientMsg::Resync { ply } => Ok(SocketIn::Resync(ply)),
+        ClientMsg::Ping {} => Ok(SocketIn::Ping),
+        other => other
+            .into_command()
+            .map(SocketIn::Command)
+            .map_err(|_| ApiError::bad_request("type: not a message of a game's socket")),
+    }
 }
 
 /// The body of a command without fields: `{}` (or none).
@@ -757,6 +799,47 @@ mod tests {
     use crate::domain::clock::Clock;
     use crate::domain::{GameInfo, PerSeat, Room};
     use gore_core::Position;
+
+    /// The socket reads a command by its `type` from the table, with the
+    /// fields the HTTP door reads from its body: a command the socket's
+    /// own enum never named reaches it (`give_time` is read from the
+    /// table's name alone), its fields are checked by name, and the
+    /// socket's own messages are still its own.
+    #[test]
+    fn the_socket_reads_a_command_by_its_name() {
+        let read = |t: &str| socket_message(t.as_bytes());
+        assert_eq!(
+            read(r#"{"type":"give_time"}"#).unwrap(),
+            SocketIn::Command(GameCommand::GiveTime)
+        );
+        assert_eq!(
+            read(r#"{"type":"action","action":"a3","ply":4}"#).unwrap(),
+            SocketIn::Command(GameCommand::Play {
+                action: "a3".into(),
+                ply: Some(Ply::new(4)),
+            })
+        );
+        assert_eq!(
+            read(r#"{"type":"takeback_answer","accept":true}"#).unwrap(),
+            SocketIn::Command(GameCommand::TakebackAnswer { accept: true })
+        );
+        assert_eq!(read(r#"{"type":"ping"}"#).unwrap(), SocketIn::Ping);
+        assert_eq!(
+            read(r#"{"type":"resync","ply":2}"#).unwrap(),
+            SocketIn::Resync(Some(Ply::new(2)))
+        );
+        for (bad, names) in [
+            (r#"{"type":"give_time","evil":1}"#, "evil"),
+            (r#"{"type":"action","action":"a3","evil":1}"#, "evil"),
+            (r#"{"type":"action","action":5}"#, "action"),
+            (r#"{"type":"action","action":"a3","ply":-1}"#, "ply"),
+            (r#"{"type":"teleport"}"#, "teleport"),
+            (r#"{"action":"a3"}"#, "type"),
+        ] {
+            let e = read(bad).expect_err(bad);
+            assert!(e.message.contains(names), "{bad}: {}", e.message);
+        }
+    }
 
     /// A friend game between Ann (A) and Bob (B), 5+3, begun at 0.
     fn friend_game() -> Room {
