@@ -210,16 +210,17 @@ impl Games {
     }
 
     /// Runs a change of the server's own machinery on a room
-    /// ([`Who::Server`]) through the one path, in a task of its own.
+    /// ([`Who::Server`]) through the one path, in the caller's task: the
+    /// machinery runs in tasks of its own that nothing cancels (a socket's
+    /// sign of life goes with its socket, as a direct lock did), and a
+    /// task more per socket message measurably slowed every action
+    /// (docs/BENCHMARKS.md, issue 36).
     pub(super) async fn on_room<C: Command>(
         &self,
         room_ref: &RoomRef,
         command: C,
     ) -> Result<C::Done, GameError> {
-        let (games, room_ref) = (self.clone(), room_ref.clone());
-        tokio::spawn(async move { games.run(&room_ref, Who::Server, command).await })
-            .await
-            .unwrap_or_else(|e| Err(join_error(e)))
+        self.run(room_ref, Who::Server, command).await
     }
 
     /// [`Games::on_room`] for a change of the room alone, nothing
