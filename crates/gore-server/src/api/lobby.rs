@@ -6,6 +6,14 @@ use serde::{Deserialize, Serialize};
 use super::ApiError;
 use crate::domain::lobby::LobbyView;
 
+/// `GET /api/bots`: the BOT accounts, with their ratings and whether they
+/// are online.
+#[derive(Debug, Clone, Serialize)]
+pub struct BotList {
+    /// The BOTs.
+    pub bots: Vec<crate::domain::ratings::BotLine>,
+}
+
 /// A message on a lobby socket, from the server: the lobby's state (the
 /// others are [`LobbyServerMsg`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]

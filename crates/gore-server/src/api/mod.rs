@@ -52,6 +52,26 @@ pub struct ErrorBody {
     pub error: ApiError,
 }
 
+/// `GET /healthz`'s answer: `{"alive": true}`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct Alive {
+    /// Always `true`.
+    pub alive: bool,
+}
+
+/// `GET /readyz`'s answer: `{"ready": true}`, or why not.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Ready {
+    /// Whether the server should be given traffic.
+    pub ready: bool,
+    /// Why not (`draining`, `failed_closed`, `database`, `behind`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// Why not, in a sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
 /// Reads one JSON object, naming the field that is wrong. Anything but
 /// an object (serde would read an array as a struct's fields in order)
 /// and anything after the object are refused.

@@ -73,7 +73,7 @@ pub(crate) async fn leaderboard(
 /// are online.
 pub(crate) async fn bot_list(State(state): State<AppState>) -> Result<Response, ApiError> {
     let bots = state.games().ratings().bots().await?;
-    Ok(Json(serde_json::json!({ "bots": bots })).into_response())
+    Ok(Json(crate::api::BotList { bots }).into_response())
 }
 
 /// `GET /api/lobby`: open challenges and games being played.

@@ -26,7 +26,7 @@ const DATABASE_WITHIN: Duration = Duration::from_secs(2);
 
 /// `GET /healthz`: the process serves (always 200 while it answers).
 pub(crate) async fn healthz() -> Response {
-    Json(serde_json::json!({ "alive": true })).into_response()
+    Json(crate::api::Alive { alive: true }).into_response()
 }
 
 /// `GET /readyz`: 200 when this server should be given traffic: it
@@ -36,10 +36,19 @@ pub(crate) async fn healthz() -> Response {
 /// (`draining`, `failed_closed`, `database`, `behind`).
 pub(crate) async fn readyz(State(state): State<AppState>) -> Response {
     match not_ready(&state).await {
-        None => Json(serde_json::json!({ "ready": true })).into_response(),
+        None => Json(crate::api::Ready {
+            ready: true,
+            why: None,
+            message: None,
+        })
+        .into_response(),
         Some((why, message)) => (
             StatusCode::SERVICE_UNAVAILABLE,
-            Json(serde_json::json!({ "ready": false, "why": why, "message": message })),
+            Json(crate::api::Ready {
+                ready: false,
+                why: Some(why.to_string()),
+                message: Some(message),
+            }),
         )
             .into_response(),
     }
