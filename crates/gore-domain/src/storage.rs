@@ -708,6 +708,10 @@ pub struct StoredTournament {
     pub name: String,
     /// The creator's public id.
     pub creator: String,
+    /// The address it was created from (an IPv4 address or an IPv6 /64,
+    /// [`ClientKey`][crate::ai::ClientKey]'s text), if known: the cap per
+    /// address counts it ([`TournamentStore::create_tournament_within`]).
+    pub creator_addr: Option<String>,
     /// Its games' clock.
     pub clock: crate::clock::TimeControl,
     /// Its games' rules.
@@ -765,6 +769,24 @@ pub trait TournamentStore: Send + Sync + 'static {
 
     /// A tournament, or `None`.
     fn tournament(&self, id: String) -> StoreFuture<Option<StoredTournament>>;
+
+    /// Stores a new tournament made by a person if its creator has fewer
+    /// than `per_account` tournaments not finished, and its address
+    /// ([`StoredTournament::creator_addr`]) fewer than `per_address`:
+    /// `false`, and nothing stored, if either is full, or if another
+    /// creation by the same creator or address took the same place at the
+    /// same time (then a second try may find another).
+    fn create_tournament_within(
+        &self,
+        t: StoredTournament,
+        per_account: u16,
+        per_address: u16,
+    ) -> StoreFuture<bool>;
+
+    /// The ids of every tournament begun at `now` and not finished, the
+    /// earliest begun first: all of them, which the pairing ticks go
+    /// through (the caps per account and address bound how many).
+    fn running_tournament_ids(&self, now: i64) -> StoreFuture<Vec<String>>;
 
     /// The tournaments of a phase at `now`, at most `limit`.
     fn tournaments(

@@ -74,8 +74,13 @@ pub const START_AHEAD_MS: i64 = 30 * 86_400_000;
 pub const START_SLACK_MS: i64 = 60_000;
 /// Tournaments of each phase a list shows at most.
 pub const LIST_LIMIT: u32 = 50;
-/// Running tournaments each tick looks after at most.
-const TICK_LIMIT: u32 = 1000;
+/// Tournaments not finished an account may have created (lichess limits
+/// creations per account and address too): a flood of arenas by one
+/// account fills neither the lists nor the ticks.
+pub const OPEN_PER_ACCOUNT: u16 = 3;
+/// Tournaments not finished created from one address (an IPv4 address,
+/// an IPv6 /64), whatever the accounts.
+pub const OPEN_PER_ADDRESS: u16 = 6;
 /// The server's hourly arena: its pace, and its minutes from each full
 /// hour (lichess's hourly arenas last 57: a few minutes' rest, and the
 /// last games end before the next begins).
@@ -451,21 +456,18 @@ impl Tournaments {
                 tracing::debug!("tournaments: the daily Swiss not scheduled: {e}");
             }
         }
-        let running = match self
-            .0
-            .store
-            .tournaments(TournamentPhase::Running, self.now(), TICK_LIMIT)
-            .await
-        {
+        // Every running one, however many: a first N would leave those
+        // begun after N others unticked (their results never recorded).
+        let running = match self.0.store.running_tournament_ids(self.now()).await {
             Ok(r) => r,
             Err(e) => {
                 tracing::debug!("tournaments: not listed: {e}");
                 return;
             }
         };
-        for t in running {
-            if let Err(e) = self.run(&t.id).await {
-                tracing::debug!("tournament {}: {e}", t.id);
+        for id in running {
+            if let Err(e) = self.run(&id).await {
+                tracing::debug!("tournament {id}: {e}");
             }
         }
     }
@@ -511,6 +513,7 @@ impl Tournaments {
                     kind: "arena".into(),
                     name: format!("Hourly {pace} arena"),
                     creator: String::new(),
+                    creator_addr: None,
                     clock,
                     rules: Rules::STANDARD,
                     rated: true,
@@ -532,14 +535,31 @@ impl Tournaments {
         Ok(())
     }
 
-    /// Creates an arena by the account `me`: its id.
-    pub async fn create(&self, me: &StoredPlayer, new: NewTournament) -> Result<String, GameError> {
+    /// Creates an arena or a Swiss event by the account `me`, from the
+    /// address `from` if known: its id. An account has at most
+    /// [`OPEN_PER_ACCOUNT`] tournaments not finished, an address
+    /// [`OPEN_PER_ADDRESS`]; a BOT creates none.
+    pub async fn create(
+        &self,
+        me: &StoredPlayer,
+        new: NewTournament,
+        from: Option<std::net::IpAddr>,
+    ) -> Result<String, GameError> {
         if !me.account {
             return Err(GameError::NeedsAccount(Said::new(
                 "tournament_needs_account",
                 "tournaments are for accounts: sign up or log in",
             )));
         }
+        // Whichever door it comes by (a BOT's token too): a BOT plays in
+        // tournaments that let it, and makes none.
+        if me.bot {
+            return Err(GameError::Forbidden(Said::new(
+                "bot_creates_no_tournament",
+                "a BOT joins the tournaments that allow BOTs and creates none",
+            )));
+        }
+        let from = from.map(|ip| crate::ai::ClientKey::ip(ip).to_string());
         let name = new.name.trim();
         let chars = name.chars().count();
         if chars == 0 || chars > NAME_MAX || name.chars().any(char::is_control) {
@@ -563,7 +583,7 @@ impl Tournaments {
         }
         if new.kind == "swiss" {
             let name = name.to_string();
-            return self.create_swiss(me, new, &name).await;
+            return self.create_swiss(me, new, &name, from).await;
         }
         let (lo, hi) = ARENA_MINUTES;
         if !(lo..=hi).contains(&new.minutes) {
@@ -593,27 +613,54 @@ impl Tournaments {
             bot_players: Default::default(),
         };
         let id = new_id();
-        self.0
-            .store
-            .create_tournament(StoredTournament {
-                id: id.clone(),
-                kind: "arena".into(),
-                name: name.to_string(),
-                creator: me.id.clone(),
-                clock: new.clock,
-                rules: new.rules,
-                rated: new.rated,
-                starts_at,
-                ends_at,
-                finished: false,
-                created_at: now,
-                state: state.into(),
-                version: 1,
-            })
-            .await
-            .map_err(store_error)?;
+        self.store_new(StoredTournament {
+            id: id.clone(),
+            kind: "arena".into(),
+            name: name.to_string(),
+            creator: me.id.clone(),
+            creator_addr: from,
+            clock: new.clock,
+            rules: new.rules,
+            rated: new.rated,
+            starts_at,
+            ends_at,
+            finished: false,
+            created_at: now,
+            state: state.into(),
+            version: 1,
+        })
+        .await?;
         tracing::info!("tournament {id} created ({} min)", new.minutes);
         Ok(id)
+    }
+
+    /// Stores a tournament a person created, within the caps per account
+    /// and per address, or refuses it naming them. A place two creations
+    /// took at once is refused to one of them, which tries again (the
+    /// caps hold however many servers create at once).
+    async fn store_new(&self, t: StoredTournament) -> Result<(), GameError> {
+        for _ in 0..3 {
+            let stored = self
+                .0
+                .store
+                .create_tournament_within(t.clone(), OPEN_PER_ACCOUNT, OPEN_PER_ADDRESS)
+                .await
+                .map_err(store_error)?;
+            if stored {
+                return Ok(());
+            }
+        }
+        Err(GameError::Refused(
+            Said::new(
+                "too_many_tournaments",
+                format!(
+                    "{OPEN_PER_ACCOUNT} tournaments not over at most for an account \
+                     ({OPEN_PER_ADDRESS} from one address): wait until one is over"
+                ),
+            )
+            .with("max", usize::from(OPEN_PER_ACCOUNT))
+            .with("address_max", usize::from(OPEN_PER_ADDRESS)),
+        ))
     }
 
     async fn load(&self, id: &str) -> Result<StoredTournament, GameError> {

@@ -3,21 +3,12 @@
 
 mod common;
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
 use common::*;
 use gore_server::Config;
 use serde_json::{json, Value};
-
-/// A client whose connections come from `ip` (any 127.x.y.z is loopback on
-/// Linux): another client address for the server, with no proxy needed.
-fn client_from(ip: Ipv4Addr) -> reqwest::Client {
-    reqwest::Client::builder()
-        .local_address(IpAddr::V4(ip))
-        .build()
-        .unwrap()
-}
 
 /// Point 4 of issue 8. One address floods top-level games, each with the AI
 /// to move first, on a server of two AI threads: before, two search slots

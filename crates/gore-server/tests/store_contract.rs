@@ -1796,3 +1796,121 @@ async fn tokens_bots_and_challenges() {
             .is_empty());
     }
 }
+
+/// Issue 37: the caps on tournaments not finished, per creator and per
+/// address, hold exactly even for creations at the same time (a unique
+/// slot each), and a finished tournament frees its places; those the
+/// server schedules (no cap) take none.
+#[tokio::test(flavor = "multi_thread")]
+async fn tournament_caps_hold_for_creations_at_once() {
+    use gore_server::store::StoredTournament;
+    let t = |id: String, creator: &str, addr: Option<&str>| StoredTournament {
+        id,
+        kind: "arena".into(),
+        name: "t".into(),
+        creator: creator.into(),
+        creator_addr: addr.map(str::to_string),
+        clock: "3+2".parse().unwrap(),
+        rules: Rules::STANDARD,
+        rated: false,
+        starts_at: 1_000,
+        ends_at: 601_000,
+        finished: false,
+        created_at: 1_000,
+        state: gore_server::domain::tournaments::ArenaState {
+            arena: gore_tournament::arena::Arena::new(gore_tournament::arena::ArenaConfig::new(
+                1_000, 601_000,
+            )),
+            names: Default::default(),
+            games: Vec::new(),
+            bots: false,
+            bot_players: Default::default(),
+        }
+        .into(),
+        version: 1,
+    };
+    for u in stores().await {
+        let s = &u.store;
+        // Ten at once by one creator from ten addresses, again and again
+        // until none is stored: three in all (of tries at once for one
+        // free slot, one at least is stored and the others refused).
+        let mut stored = 0;
+        for round in 0..10 {
+            let tries = (0..10).map(|n| {
+                let s = s.clone();
+                let t = t(
+                    format!("a{round}{n:08}"),
+                    "ana",
+                    Some(&format!("10.0.0.{n}")),
+                );
+                async move { s.create_tournament_within(t, 3, 6).await.unwrap() }
+            });
+            let now = futures_util::future::join_all(tries)
+                .await
+                .into_iter()
+                .filter(|&b| b)
+                .count();
+            if now == 0 {
+                break;
+            }
+            stored += now;
+        }
+        assert_eq!(stored, 3, "{}", u.name);
+        // One address, many creators: six.
+        let mut stored = 0;
+        for round in 0..10 {
+            let tries = (0..10).map(|n| {
+                let s = s.clone();
+                let t = t(
+                    format!("b{round}{n:08}"),
+                    &format!("p{round}{n}"),
+                    Some("10.9.9.9"),
+                );
+                async move { s.create_tournament_within(t, 3, 6).await.unwrap() }
+            });
+            let now = futures_util::future::join_all(tries)
+                .await
+                .into_iter()
+                .filter(|&b| b)
+                .count();
+            if now == 0 {
+                break;
+            }
+            stored += now;
+        }
+        assert_eq!(stored, 6, "{}", u.name);
+        // Without an address, the creator's cap alone; the scheduled ones
+        // (no cap) are not counted.
+        s.create_tournament(t("h000000001".into(), "", None))
+            .await
+            .unwrap();
+        for n in 0..3 {
+            assert!(
+                s.create_tournament_within(t(format!("c{n:09}"), "cai", None), 3, 6)
+                    .await
+                    .unwrap(),
+                "{}",
+                u.name
+            );
+        }
+        assert!(!s
+            .create_tournament_within(t("c999999999".into(), "cai", None), 3, 6)
+            .await
+            .unwrap());
+        // One of Cai's finished: a place again.
+        let first = s.tournament("c000000000".into()).await.unwrap().unwrap();
+        assert!(s
+            .save_tournament(first.id, 1, first.state, true, vec![], vec![])
+            .await
+            .unwrap());
+        assert!(
+            s.create_tournament_within(t("c999999999".into(), "cai", None), 3, 6)
+                .await
+                .unwrap(),
+            "{}",
+            u.name
+        );
+        let running = s.running_tournament_ids(2_000).await.unwrap();
+        assert_eq!(running.len(), 3 + 6 + 1 + 3, "{}: {running:?}", u.name);
+    }
+}

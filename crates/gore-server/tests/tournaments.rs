@@ -582,6 +582,7 @@ async fn the_lease_and_the_version_let_one_change_through() {
             kind: "arena".into(),
             name: "lease".into(),
             creator: "c".into(),
+            creator_addr: None,
             clock: "3+2".parse().unwrap(),
             rules: gore_core::Rules::STANDARD,
             rated: false,
@@ -791,4 +792,158 @@ async fn an_absent_player_is_paused_after_his_abort() {
     let d = wait_for(&s, &id, "Cai paired", |d| game_of(d, "Cai").is_some()).await;
     assert_eq!(game_of(&d, "Cai"), game_of(&d, &present), "{d}");
     assert_eq!(game_of(&d, &absent), None, "{d}");
+}
+
+/// Issue 37: an account has at most three tournaments not over, an
+/// address six (whatever the accounts), a BOT none; a place is free again
+/// once one of them is over. Before, one account from 20 addresses made
+/// 1,197 running arenas in 1.5 s, and a BOT's token made them too.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_account_and_an_address_have_few_tournaments_not_over() {
+    use gore_server::domain::tournaments::{OPEN_PER_ACCOUNT, OPEN_PER_ADDRESS};
+    assert_eq!((OPEN_PER_ACCOUNT, OPEN_PER_ADDRESS), (3, 6));
+    let clock = Clock::manual(T0);
+    let dir = tempfile::tempdir().unwrap();
+    let s = server_on_db(&clock, &db_path(&dir)).await;
+    let from = |last: u8| client_from(std::net::Ipv4Addr::new(127, 0, 0, last));
+    let make = |c: reqwest::Client, cookie: String, kind: &'static str| {
+        let s = &s;
+        async move {
+            let body = match kind {
+                // In an hour: still not over at the end.
+                "swiss" => json!({"name": "Club", "kind": "swiss", "clock": "3+2",
+                                  "rounds": 3, "rated": false,
+                                  "starts_at": T0 + 3_600_000}),
+                _ => json!({"name": "Club", "kind": "arena", "clock": "3+2",
+                            "minutes": 10, "rated": false}),
+            };
+            post_by(&c, s, &cookie, "/api/tournaments", body).await
+        }
+    };
+    let refused = |(st, v): (u16, Value)| {
+        assert_eq!(st, 409, "{v}");
+        assert_eq!(v["error"]["reason"], "too_many_tournaments", "{v}");
+        assert_eq!(v["error"]["params"]["max"], 3, "{v}");
+        assert_eq!(v["error"]["params"]["address_max"], 6, "{v}");
+    };
+    let ana = account(&s, "Ana").await;
+    // Three of either kind from one address; a fourth from anywhere is
+    // refused.
+    let mut anas = Vec::new();
+    for kind in ["arena", "swiss", "arena"] {
+        let (st, v) = make(from(1), ana.clone(), kind).await;
+        assert_eq!(st, 201, "{v}");
+        anas.push(v["id"].as_str().unwrap().to_string());
+    }
+    refused(make(from(1), ana.clone(), "arena").await);
+    refused(make(from(2), ana.clone(), "swiss").await);
+    // Others from Ana's address: three more in all, then the address is
+    // full for everyone; from another address Cai still creates.
+    let bea = account(&s, "Bea").await;
+    let cai = account(&s, "Cai").await;
+    for _ in 0..3 {
+        let (st, v) = make(from(1), bea.clone(), "arena").await;
+        assert_eq!(st, 201, "{v}");
+    }
+    refused(make(from(1), cai.clone(), "arena").await);
+    let (st, v) = make(from(3), cai.clone(), "arena").await;
+    assert_eq!(st, 201, "{v}");
+    // A BOT creates none, by its token (its session was refused before).
+    let (_, token) = bot_account(&s, "Robo").await;
+    let r = from(4)
+        .post(s.at("/api/tournaments"))
+        .bearer_auth(&token)
+        .json(&json!({"name": "Bots", "kind": "arena", "clock": "3+2", "minutes": 10}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 403);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["reason"], "bot_creates_no_tournament", "{v}");
+    // Ana's and Bea's arenas end (10 minutes, nobody played): once over,
+    // their places are free, and Ana (her Swiss event still to come)
+    // creates two more and no third.
+    clock.advance(Duration::from_secs(11 * 60));
+    s.state.tournaments().tick().await;
+    for id in [&anas[0], &anas[2]] {
+        wait_for(&s, id, "the arena over", |d| {
+            d["tournament"]["phase"] == "finished"
+        })
+        .await;
+    }
+    for _ in 0..2 {
+        let (st, v) = make(from(1), ana.clone(), "arena").await;
+        assert_eq!(st, 201, "{v}");
+    }
+    refused(make(from(1), ana.clone(), "arena").await);
+}
+
+/// Issue 37: every running tournament is ticked however many there are.
+/// Before, the ticks looked at the first 1,000 running by start: an arena
+/// begun after a flood of 1,000 was paired at its joins, but its finished
+/// games were never recorded and its players never paired again.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_arena_begun_after_a_thousand_others_is_still_ticked() {
+    use gore_server::store::{DbUrl, StoredTournament};
+    let clock = Clock::manual(T0);
+    let dir = tempfile::tempdir().unwrap();
+    let db = db_path(&dir);
+    let store = gore_server::store::open(&DbUrl::parse(&db).unwrap(), Default::default())
+        .await
+        .unwrap();
+    // The flood, begun a minute before the innocent's arena.
+    let begun = T0 - 60_000;
+    for n in 0..1_000 {
+        let arena = gore_tournament::arena::Arena::new(gore_tournament::arena::ArenaConfig::new(
+            begun as u64,
+            begun as u64 + 180 * 60_000,
+        ));
+        store
+            .create_tournament(StoredTournament {
+                id: format!("f{n:09}"),
+                kind: "arena".into(),
+                name: format!("flood {n}"),
+                creator: "flooder".into(),
+                creator_addr: None,
+                clock: "3+2".parse().unwrap(),
+                rules: gore_core::Rules::STANDARD,
+                rated: false,
+                starts_at: begun,
+                ends_at: begun + 180 * 60_000,
+                finished: false,
+                created_at: begun,
+                state: gore_server::domain::tournaments::ArenaState {
+                    arena,
+                    names: BTreeMap::new(),
+                    games: Vec::new(),
+                    bots: false,
+                    bot_players: Default::default(),
+                }
+                .into(),
+                version: 1,
+            })
+            .await
+            .unwrap();
+    }
+    let s = server_on_db(&clock, &db).await;
+    let ana = account(&s, "Ana").await;
+    let bea = account(&s, "Bea").await;
+    let id = arena(&s, &ana, T0).await;
+    tournament_ok(&s, &ana, &id, "join").await;
+    tournament_ok(&s, &bea, &id, "join").await;
+    let d = wait_for(&s, &id, "Ana and Bea paired", |d| {
+        game_of(d, "Ana").is_some()
+    })
+    .await;
+    let first = game_of(&d, "Ana").unwrap();
+    win(&s, &first, &ana, &bea).await;
+    // The ticks (the server's own, and this one) record the result and
+    // pair them again.
+    s.state.tournaments().tick().await;
+    let d = wait_for(&s, &id, "the result recorded and a new pairing", |d| {
+        line(d, "Ana")["games"] == 1 && game_of(d, "Ana").is_some_and(|g| g != first)
+    })
+    .await;
+    assert_eq!(line(&d, "Ana")["score"], 2, "{d}");
+    assert_eq!(game_of(&d, "Ana"), game_of(&d, "Bea"), "{d}");
 }

@@ -175,6 +175,12 @@ pub const STEPS: &[Step] = steps! {
     // Issue 36: which Swiss event paired a game, so that a player's event
     // stream says a round of it began (as `arena` says for an arena's).
     "25-swiss-games" => "Swiss games";
+    // Issue 37: the tournaments an account, and an address, may have not
+    // finished at once. Each one created by a person takes a free slot
+    // of its creator's and of its address's; a unique index over the
+    // slots of those not finished makes the cap exact however many
+    // servers create at once (a second insert of a slot is refused).
+    "26-tournament-caps" => "tournaments: the creator's address and slots";
 };
 
 /// The schema version this server writes.

@@ -164,6 +164,7 @@ impl Tournaments {
         me: &StoredPlayer,
         new: NewTournament,
         name: &str,
+        from: Option<String>,
     ) -> Result<String, GameError> {
         let (lo, hi) = SWISS_ROUNDS;
         let rounds = new.rounds.unwrap_or(0);
@@ -189,25 +190,23 @@ impl Tournaments {
             ended: false,
         };
         let id = new_id();
-        self.0
-            .store
-            .create_tournament(StoredTournament {
-                id: id.clone(),
-                kind: "swiss".into(),
-                name: name.to_string(),
-                creator: me.id.clone(),
-                clock: new.clock,
-                rules: new.rules,
-                rated: new.rated,
-                starts_at,
-                ends_at: starts_at + i64::from(rounds) * round_ms(new.clock),
-                finished: false,
-                created_at: now,
-                state: TournamentState::Swiss(state),
-                version: 1,
-            })
-            .await
-            .map_err(store_error)?;
+        self.store_new(StoredTournament {
+            id: id.clone(),
+            kind: "swiss".into(),
+            name: name.to_string(),
+            creator: me.id.clone(),
+            creator_addr: from,
+            clock: new.clock,
+            rules: new.rules,
+            rated: new.rated,
+            starts_at,
+            ends_at: starts_at + i64::from(rounds) * round_ms(new.clock),
+            finished: false,
+            created_at: now,
+            state: TournamentState::Swiss(state),
+            version: 1,
+        })
+        .await?;
         tracing::info!("tournament {id} created (Swiss, {rounds} rounds)");
         Ok(id)
     }
@@ -243,6 +242,7 @@ impl Tournaments {
                     kind: "swiss".into(),
                     name: format!("Daily {pace} Swiss"),
                     creator: String::new(),
+                    creator_addr: None,
                     clock,
                     rules: gore_core::Rules::STANDARD,
                     rated: true,

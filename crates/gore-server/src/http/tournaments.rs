@@ -5,13 +5,15 @@
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use axum::Json;
 use gore_core::Rules;
 
 use crate::domain::tournaments::NewTournament;
 use crate::domain::{GameError, Said};
 use crate::error::ApiError;
-use crate::extract::{parse_clock, session_of, JsonBody};
+use crate::extract::{client_ip, parse_clock, session_of, JsonBody};
+use crate::net::ClientIp;
 use crate::state::AppState;
 use crate::store::StoredPlayer;
 
@@ -68,12 +70,16 @@ fn terms(body: crate::api::TournamentBody) -> Result<NewTournament, ApiError> {
 /// `POST /api/tournaments`: a new arena or Swiss event; `201`.
 pub(crate) async fn create_tournament(
     State(state): State<AppState>,
+    addr: Option<Extension<ClientIp>>,
     headers: HeaderMap,
     JsonBody(body): JsonBody<crate::api::TournamentBody>,
 ) -> Result<Response, ApiError> {
     let new = terms(body)?;
     let me = account_of(&state, &headers).await?;
-    let id = state.tournaments().create(&me, new).await?;
+    let id = state
+        .tournaments()
+        .create(&me, new, client_ip(addr))
+        .await?;
     let body = crate::api::TournamentCreated {
         url: format!("/tournament/{id}"),
         id,

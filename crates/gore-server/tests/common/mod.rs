@@ -671,6 +671,35 @@ pub async fn get_with(s: &Server, cookie: &str, path: &str) -> (u16, Value) {
     (st, r.json().await.unwrap_or(Value::Null))
 }
 
+/// A client whose connections come from `ip` (any 127.x.y.z is loopback on
+/// Linux): another client address for the server, with no proxy needed.
+pub fn client_from(ip: std::net::Ipv4Addr) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(std::net::IpAddr::V4(ip))
+        .build()
+        .unwrap()
+}
+
+/// `POST path` by client `c` with a cookie and a JSON body: the status and
+/// the answer.
+pub async fn post_by(
+    c: &reqwest::Client,
+    s: &Server,
+    cookie: &str,
+    path: &str,
+    body: Value,
+) -> (u16, Value) {
+    let r = c
+        .post(s.at(path))
+        .header("cookie", cookie)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let st = r.status().as_u16();
+    (st, r.json().await.unwrap_or(Value::Null))
+}
+
 /// `POST path` with a cookie and a JSON body: the status and the answer.
 pub async fn post_with(s: &Server, cookie: &str, path: &str, body: Value) -> (u16, Value) {
     let r = bot()

@@ -10,6 +10,71 @@ fn json_text(state: &TournamentState) -> String {
     serde_json::to_string(state).unwrap_or_default()
 }
 
+/// The insert of a new tournament; with `caps` (per account, per
+/// address), in the lowest free slot of its creator's and of its
+/// address's (no slot, `NULL`, when all are taken).
+fn insert_tournament(t: StoredTournament, caps: Option<(u16, u16)>) -> Stmt {
+    // The lowest slot below `cap` that no tournament not finished with
+    // the same `by` (the parameter `$p`) holds, `NULL` if none: the
+    // slots are written out (`SELECT 0 AS n UNION ALL …`), as both
+    // databases read them.
+    let slot = |cap: u16, col: &str, by: &str, p: &str| {
+        if cap == 0 {
+            return "NULL".to_string();
+        }
+        let slots = (0..cap)
+            .map(|n| format!("SELECT {n} AS n"))
+            .collect::<Vec<_>>()
+            .join(" UNION ALL ");
+        format!(
+            "(SELECT MIN(s.n) FROM ({slots}) s WHERE s.n NOT IN (SELECT {col} FROM tournaments
+                 WHERE {by} = {p} AND finished = $15 AND {col} IS NOT NULL))"
+        )
+    };
+    let (creator_slot, addr_slot) = match caps {
+        Some((account, address)) => (
+            slot(account, "creator_slot", "creator", "$4"),
+            // Without an address, no cap of one: slot 0 (a NULL address
+            // equals no other in the unique index).
+            if t.creator_addr.is_some() {
+                slot(address, "addr_slot", "creator_addr", "$14")
+            } else {
+                "0".to_string()
+            },
+        ),
+        None => ("NULL".into(), "NULL".into()),
+    };
+    let mut values = vals![
+        t.id,
+        t.kind,
+        t.name,
+        t.creator,
+        t.clock.to_string(),
+        t.rules.to_string(),
+        t.rated,
+        t.starts_at,
+        t.ends_at,
+        t.finished,
+        t.created_at,
+        json_text(&t.state),
+        t.version,
+        t.creator_addr,
+    ];
+    if caps.is_some() {
+        values.extend(vals![false]);
+    }
+    stmt(
+        format!(
+            "INSERT INTO tournaments (id, kind, name, creator, clock, rules, rated, starts_at,
+                 ends_at, finished, created_at, state, version, creator_addr, creator_slot,
+                 addr_slot)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+                 {creator_slot}, {addr_slot})"
+        ),
+        values,
+    )
+}
+
 /// A tournaments row.
 fn tournament_from_row(r: &Row) -> Result<StoredTournament, StoreError> {
     let id: String = col(r, "?", "id")?;
@@ -18,6 +83,7 @@ fn tournament_from_row(r: &Row) -> Result<StoredTournament, StoreError> {
         kind: col(r, &id, "kind")?,
         name: col(r, &id, "name")?,
         creator: col(r, &id, "creator")?,
+        creator_addr: col(r, &id, "creator_addr")?,
         clock: parsed(r, &id, "clock")?,
         rules: parsed(r, &id, "rules")?,
         rated: col(r, &id, "rated")?,
@@ -46,26 +112,38 @@ impl<E: Executor> TournamentStore for Db<E> {
     }
 
     fn create_tournament(&self, t: StoredTournament) -> StoreFuture<()> {
-        self.exec(stmt(
-            "INSERT INTO tournaments (id, kind, name, creator, clock, rules, rated, starts_at,
-                 ends_at, finished, created_at, state, version)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-            vals![
-                t.id,
-                t.kind,
-                t.name,
-                t.creator,
-                t.clock.to_string(),
-                t.rules.to_string(),
-                t.rated,
-                t.starts_at,
-                t.ends_at,
-                t.finished,
-                t.created_at,
-                json_text(&t.state),
-                t.version,
-            ],
-        ))
+        self.exec(insert_tournament(t, None))
+    }
+
+    fn create_tournament_within(
+        &self,
+        t: StoredTournament,
+        per_account: u16,
+        per_address: u16,
+    ) -> StoreFuture<bool> {
+        let id = t.id.clone();
+        let stmts = vec![
+            insert_tournament(t, Some((per_account, per_address))),
+            // A full cap leaves a slot empty (no free one): the insert is
+            // taken back. Two creations taking one slot at once: the
+            // unique index refuses the second (a conflict, as this).
+            stmt(
+                "SELECT id FROM tournaments WHERE id = $1 AND creator_slot IS NOT NULL
+                     AND addr_slot IS NOT NULL",
+                vals![id],
+            )
+            .expect(1),
+        ];
+        self.go(|db| async move { db.applied(stmts).await })
+    }
+
+    fn running_tournament_ids(&self, now: i64) -> StoreFuture<Vec<String>> {
+        let s = stmt(
+            "SELECT id FROM tournaments WHERE finished = $1 AND starts_at <= $2
+             ORDER BY starts_at, id",
+            vals![false, now],
+        );
+        self.mapped(s, |r| col(r, "?", "id"))
     }
 
     fn tournaments(
