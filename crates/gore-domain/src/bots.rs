@@ -13,6 +13,9 @@
 //! concerns its account when woken (a change made here, or another
 //! server's notice) and at least every [`POLL_EVERY`].
 
+mod feed;
+pub use feed::{Bell, Follow, API_STREAMS_PER_ACCOUNT};
+
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -122,8 +125,11 @@ struct Inner {
     store: Arc<dyn Store>,
     clock: Clock,
     ratings: super::ratings::Ratings,
-    /// Rings the event streams of this server: something changed.
-    bell: broadcast::Sender<()>,
+    /// Rings the accounts' readers of this server: something changed
+    /// for these accounts (or, `None`, for any).
+    bell: broadcast::Sender<feed::Ring>,
+    /// The readers of the accounts with an event stream here.
+    feeds: feed::Feeds,
 }
 
 fn store_error(e: StoreError) -> GameError {
@@ -169,6 +175,7 @@ impl Bots {
             clock,
             ratings,
             bell: broadcast::channel(64).0,
+            feeds: Default::default(),
         }));
         if let Some(mut rx) = notices {
             let weak = Arc::downgrade(&bots.0);
@@ -179,13 +186,20 @@ impl Bots {
                     // A game's changes are not rung (every action of every
                     // game would wake every stream): a game's end is found
                     // by the next poll.
-                    match n {
-                        Ok(Notice::Lobby(e)) if e == NOTICE => {}
-                        Ok(Notice::Missed) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                        Ok(Notice::Lobby(_) | Notice::Changed { .. }) => continue,
+                    let ring = match n {
+                        Ok(Notice::Lobby(e)) => match e.strip_prefix(NOTICE) {
+                            // The accounts concerned, after a colon.
+                            Some(names) => match names.strip_prefix(':') {
+                                Some(names) => Some(names.split(',').map(String::from).collect()),
+                                None => None,
+                            },
+                            None => continue,
+                        },
+                        Ok(Notice::Missed) | Err(broadcast::error::RecvError::Lagged(_)) => None,
+                        Ok(Notice::Changed { .. }) => continue,
                         Err(broadcast::error::RecvError::Closed) => return,
-                    }
-                    let _ = inner.bell.send(());
+                    };
+                    let _ = inner.bell.send(ring);
                 }
             });
         }
@@ -196,15 +210,16 @@ impl Bots {
         self.0.clock.now_ms()
     }
 
-    /// Something changed: this server's streams and the others' look.
-    fn ring(&self) {
-        let _ = self.0.bell.send(());
-        self.0.store.announce_lobby(NOTICE.into());
-    }
-
-    /// Rings when something may concern an event stream.
-    pub fn bell(&self) -> broadcast::Receiver<()> {
-        self.0.bell.subscribe()
+    /// Something changed for the accounts `names`: their readers here and
+    /// on the other servers read again (no other account's does).
+    fn ring(&self, names: &[&str]) {
+        let _ = self
+            .0
+            .bell
+            .send(Some(names.iter().map(|n| n.to_string()).collect()));
+        self.0
+            .store
+            .announce_lobby(format!("{NOTICE}:{}", names.join(",")));
     }
 
     /// Makes a token for the account `me` (logged in through a browser
@@ -480,7 +495,7 @@ impl Bots {
             .post_bot_challenge(c.clone())
             .await
             .map_err(store_error)?;
-        self.ring();
+        self.ring(&[&c.challenger.0, &c.dest.0]);
         Ok(c)
     }
 
@@ -521,7 +536,7 @@ impl Bots {
         let now = self.now();
         let lapses = CHALLENGE_LAPSES.as_millis() as i64;
         let store = &self.0.store;
-        let mut rang = false;
+        let mut rang: Vec<String> = Vec::new();
         for c in challenges.iter_mut() {
             if c.status != "created" || now - c.created_at < lapses {
                 continue;
@@ -534,13 +549,13 @@ impl Bots {
             if closed {
                 tracing::info!("challenge {id}: lapsed");
                 (c.status, c.updated_at) = ("canceled".into(), now);
-                rang = true;
+                rang.extend([c.challenger.0.clone(), c.dest.0.clone()]);
             } else if let Some(again) = store.bot_challenge(id).await.map_err(store_error)? {
                 *c = again;
             }
         }
-        if rang {
-            self.ring();
+        if !rang.is_empty() {
+            self.ring(&rang.iter().map(String::as_str).collect::<Vec<_>>());
         }
         Ok(())
     }
@@ -594,7 +609,7 @@ impl Bots {
             return Err(gone());
         }
         tracing::info!("challenge {}: game {game}", c.id);
-        self.ring();
+        self.ring(&[&c.challenger.0, &c.dest.0]);
         Ok(game)
     }
 
@@ -655,7 +670,7 @@ impl Bots {
         {
             return Err(gone());
         }
-        self.ring();
+        self.ring(&[&c.challenger.0, &c.dest.0]);
         Ok(())
     }
 

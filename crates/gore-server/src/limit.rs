@@ -301,3 +301,51 @@ mod tests {
         assert_eq!((0..5).filter(|_| b.take_at(later)).count(), 3);
     }
 }
+
+/// Things held per key (a stream per account, say), each taken against a
+/// cap and given back when its [`TallySlot`] drops.
+#[derive(Clone, Default)]
+pub struct Tally(std::sync::Arc<Mutex<HashMap<String, usize>>>);
+
+/// One thing counted in a [`Tally`] until dropped.
+pub struct TallySlot {
+    tally: Tally,
+    key: String,
+}
+
+impl Tally {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, usize>> {
+        // Nothing panics under this lock; a poisoned one is still sound.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counts one more under `key` if it holds fewer than `max`.
+    pub fn take(&self, key: impl Into<String>, max: usize) -> Option<TallySlot> {
+        let key = key.into();
+        let mut map = self.lock();
+        let n = map.entry(key.clone()).or_insert(0);
+        if *n >= max {
+            if *n == 0 {
+                map.remove(&key);
+            }
+            return None;
+        }
+        *n += 1;
+        Some(TallySlot {
+            tally: self.clone(),
+            key,
+        })
+    }
+}
+
+impl Drop for TallySlot {
+    fn drop(&mut self) {
+        let mut map = self.tally.lock();
+        if let Some(n) = map.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                map.remove(&self.key);
+            }
+        }
+    }
+}

@@ -29,6 +29,8 @@ struct Inner {
     sockets: Mutex<(HashMap<IpAddr, usize>, usize)>,
     /// Open sockets in all at most ([`Config::max_sockets`], resolved).
     max_sockets: usize,
+    /// The Bot API's game streams per account and per account and game.
+    game_streams: crate::limit::Tally,
     analysis: crate::ai::AiPool,
     solved: Vec<Arc<gore_solver::disk::Database>>,
     reviews: crate::domain::review::Reviews,
@@ -195,6 +197,7 @@ impl AppState {
             lobby,
             tournaments,
             sockets: Mutex::new((HashMap::new(), 0)),
+            game_streams: Default::default(),
             analysis,
             solved,
             reviews,
@@ -318,6 +321,12 @@ impl AppState {
     /// Sockets open now, of every kind.
     pub fn open_sockets(&self) -> usize {
         self.0.sockets.lock().unwrap_or_else(|e| e.into_inner()).1
+    }
+
+    /// The Bot API's game streams open here, per account and per account
+    /// and game.
+    pub(crate) fn game_streams(&self) -> &crate::limit::Tally {
+        &self.0.game_streams
     }
 
     /// The per-address limiter.

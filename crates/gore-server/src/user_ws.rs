@@ -14,10 +14,9 @@ use axum::extract::{Extension, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
-use tokio::sync::broadcast;
 
 use crate::api::{parse_json, BotEvent, UserClientMsg, UserServerMsg};
-use crate::domain::bots::{Bots, Cursor, POLL_EVERY};
+use crate::domain::bots::Follow;
 use crate::domain::events::PlayerEvent;
 use crate::error::ApiError;
 use crate::net::ClientIp;
@@ -44,18 +43,15 @@ pub async fn upgrade(
     };
     let (_, me) = crate::extract::session_player(&state, &headers, "the user socket").await?;
     let ip = addr.map(|Extension(ClientIp(a))| a);
-    let bots = state.bots().clone();
+    let slot = socket_slot(&state, ip)?;
     // The stream starts where the socket does: a store that fails is an
     // error answer, not a silent socket.
-    let mut cursor = bots.cursor();
-    let first = bots.events(&me, &mut cursor).await?;
-    let slot = socket_slot(&state, ip)?;
+    let mut follow = state.bots().follow(&me, false).await?;
+    let first = follow.first();
     Ok(limited(upgrade).on_upgrade(move |socket| {
         let kind = UserSocket {
-            bell: bots.bell(),
-            bots,
+            follow,
             me,
-            cursor,
             first,
             _slot: slot,
         };
@@ -70,20 +66,16 @@ async fn serve(state: AppState, ip: Option<IpAddr>, kind: UserSocket, socket: We
 
 /// One user socket, as the shared loop serves it.
 struct UserSocket {
-    bots: Bots,
     me: StoredPlayer,
-    /// What the stream has said.
-    cursor: Cursor,
-    /// Rung when something may concern a stream (a challenge here or, by
-    /// notice, on another server).
-    bell: broadcast::Receiver<()>,
+    /// The account's events, read once for all its streams here.
+    follow: Follow,
     /// The events read before the upgrade, until the hello sends them.
     first: Vec<PlayerEvent>,
     _slot: Option<SocketSlot>,
 }
 
 impl Kind for UserSocket {
-    type Event = ();
+    type Event = Result<Vec<PlayerEvent>, crate::domain::GameError>;
     type In = UserClientMsg;
 
     const METRIC: crate::metrics::SocketKind = crate::metrics::SocketKind::User;
@@ -103,17 +95,14 @@ impl Kind for UserSocket {
             .collect()
     }
 
-    async fn next_event(&mut self) {
-        // Woken by the bell, and at least every POLL_EVERY (a game made
-        // by a pairing rings no bell: the next read finds it).
-        tokio::select! {
-            _ = self.bell.recv() => {}
-            () = tokio::time::sleep(POLL_EVERY) => {}
-        }
+    async fn next_event(&mut self) -> Self::Event {
+        // The account's reader reads when rung, and at least every second
+        // (a game made by a pairing rings nothing).
+        self.follow.next().await
     }
 
-    async fn on_event(&mut self, (): ()) -> Reply {
-        match self.bots.events(&self.me, &mut self.cursor).await {
+    async fn on_event(&mut self, events: Self::Event) -> Reply {
+        match events {
             Ok(events) => Reply::send(
                 events
                     .iter()

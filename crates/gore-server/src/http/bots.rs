@@ -10,7 +10,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::{Extension, Json};
 use gore_core::{Player, Rules};
 use tokio::sync::mpsc;
 
@@ -18,12 +18,24 @@ use crate::api::{self, GameView};
 use crate::domain::storage::StoredPlayer;
 use crate::domain::{GameError, Said};
 use crate::error::ApiError;
-use crate::extract::{bot_caller as caller, bot_seat as seat, parse_clock, session_of, JsonBody};
+use crate::extract::{bot_caller as caller, client_ip, parse_clock, session_of, JsonBody};
+use crate::net::ClientIp;
 use crate::state::AppState;
 
 /// A stream sends an empty line this often when it has nothing to say,
 /// so that a client (and any proxy) sees the connection alive.
 const KEEP_ALIVE: Duration = Duration::from_secs(5);
+/// A stream whose client has not taken its lines for this long ends.
+const UNREAD_LIFE: Duration = Duration::from_secs(30);
+/// A stream that has said nothing but keep-alives for this long ends
+/// (the clients connect again, as lichess's do when a stream ends): an
+/// idle connection is not held for good.
+const IDLE_LIFE: Duration = Duration::from_secs(3600);
+/// The Bot API's game streams of one account open on one server at once
+/// (each of its games'), and of one account on one game.
+const GAME_STREAMS_PER_ACCOUNT: usize = 64;
+/// See [`GAME_STREAMS_PER_ACCOUNT`].
+const GAME_STREAMS_PER_GAME: usize = 2;
 
 /// The `Authorization` header's value, to check a stream's token again.
 fn authorization(headers: &HeaderMap) -> String {
@@ -226,7 +238,7 @@ pub(crate) async fn challenge_state(
     let until = tokio::time::Instant::now() + Duration::from_secs(wait).min(WAIT_MAX);
     let bots = state.bots();
     // Subscribed before the first read: no answer falls between.
-    let mut bell = bots.bell();
+    let mut bell = bots.bell(&me);
     loop {
         let c = bots.challenge_of(&me, &id).await?;
         if c.status != "created" || tokio::time::Instant::now() >= until || state.is_draining() {
@@ -236,7 +248,7 @@ pub(crate) async fn challenge_state(
             .into_response());
         }
         tokio::select! {
-            _ = bell.recv() => {}
+            () = bell.rung() => {}
             // Another server's answer whose notice was lost.
             () = tokio::time::sleep(crate::domain::bots::POLL_EVERY) => {}
             () = tokio::time::sleep_until(until) => {}
@@ -291,11 +303,11 @@ pub(crate) async fn cancel(
 /// goes: its next send fails).
 fn ndjson<F, Fut>(fill: F) -> Response
 where
-    F: FnOnce(mpsc::Sender<Bytes>) -> Fut,
+    F: FnOnce(Lines) -> Fut,
     Fut: std::future::Future<Output = ()> + Send + 'static,
 {
     let (tx, rx) = mpsc::channel::<Bytes>(16);
-    tokio::spawn(fill(tx));
+    tokio::spawn(fill(Lines(tx)));
     let lines = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|b| (Ok::<_, Infallible>(b), rx))
     });
@@ -307,6 +319,26 @@ where
     res
 }
 
+/// Where a stream's lines go.
+struct Lines(mpsc::Sender<Bytes>);
+
+impl Lines {
+    /// Sends a line; `false` when the stream is over: the client went, or
+    /// it has read nothing of the last lines for [`UNREAD_LIFE`] (a client
+    /// that never reads holds no connection for good).
+    async fn send(&self, b: Bytes) -> bool {
+        matches!(
+            tokio::time::timeout(UNREAD_LIFE, self.0.send(b)).await,
+            Ok(Ok(()))
+        )
+    }
+
+    /// Resolves when the client has gone.
+    async fn closed(&self) {
+        self.0.closed().await
+    }
+}
+
 fn line<T: serde::Serialize>(v: &T) -> Bytes {
     let mut s = serde_json::to_string(v).unwrap_or_default();
     s.push('\n');
@@ -315,64 +347,57 @@ fn line<T: serde::Serialize>(v: &T) -> Bytes {
 
 /// `GET /api/stream/event`: the account's events, one JSON object a line
 /// (`challenge`, `challengeCanceled`, `challengeDeclined`, `gameStart`,
-/// `gameFinish`), read from the store (so from every server's doings),
-/// and an empty line every few seconds.
+/// `gameFinish`), read from the store (so from every server's doings) once
+/// for all the account's streams, and an empty line every few seconds.
+/// Counted as a socket of its address; at most
+/// [`crate::domain::bots::API_STREAMS_PER_ACCOUNT`] an account.
 pub(crate) async fn event_stream(
     State(state): State<AppState>,
+    addr: Option<Extension<ClientIp>>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let c = caller(&state, &headers).await?;
     if c.needs("bot:play").is_err() {
         c.needs("read")?;
     }
+    let slot = crate::socket::socket_slot(&state, client_ip(addr))?;
     let bots = state.bots().clone();
     let auth = authorization(&headers);
     let me = c.player;
     // The first read before the answer: a store that fails is an error,
     // not an empty stream.
-    let mut cursor = bots.cursor();
-    let first = bots.events(&me, &mut cursor).await?;
+    let mut follow = bots.follow(&me, true).await?;
     bots.streaming(&me).await?;
     Ok(ndjson(move |tx| async move {
-        let mut bell = bots.bell();
-        let mut marked = tokio::time::Instant::now();
-        for e in &first {
-            if tx.send(line(&api::BotEvent::of(e, &me.id))).await.is_err() {
+        let _slot = slot;
+        for e in &follow.first() {
+            if !tx.send(line(&api::BotEvent::of(e, &me.id))).await {
                 return;
             }
         }
-        let mut quiet = tokio::time::Instant::now();
+        let mut said = tokio::time::Instant::now();
         loop {
             tokio::select! {
-                _ = bell.recv() => {}
-                () = tokio::time::sleep(crate::domain::bots::POLL_EVERY) => {}
-                () = tx.closed() => return,
-            }
-            match bots.events(&me, &mut cursor).await {
-                Ok(events) => {
-                    for e in &events {
-                        if tx.send(line(&api::BotEvent::of(e, &me.id))).await.is_err() {
-                            return;
+                events = follow.next() => match events {
+                    Ok(events) => {
+                        for e in &events {
+                            if !tx.send(line(&api::BotEvent::of(e, &me.id))).await {
+                                return;
+                            }
                         }
-                        quiet = tokio::time::Instant::now();
+                        said = tokio::time::Instant::now();
+                    }
+                    Err(e) => tracing::warn!("event stream of {}: {e}", me.id),
+                },
+                () = tokio::time::sleep(KEEP_ALIVE) => {
+                    if said.elapsed() >= IDLE_LIFE
+                        || !stream_stands(&state, &auth).await
+                        || !tx.send(Bytes::from_static(b"\n")).await
+                    {
+                        return;
                     }
                 }
-                Err(e) => tracing::warn!("event stream of {}: {e}", me.id),
-            }
-            // Online on the bots' page while this stream is open.
-            if marked.elapsed() >= crate::domain::bots::MARK_EVERY {
-                marked = tokio::time::Instant::now();
-                if let Err(e) = bots.streaming(&me).await {
-                    tracing::warn!("event stream of {}: {e}", me.id);
-                }
-            }
-            if quiet.elapsed() >= KEEP_ALIVE {
-                if !stream_stands(&state, &auth).await
-                    || tx.send(Bytes::from_static(b"\n")).await.is_err()
-                {
-                    return;
-                }
-                quiet = tokio::time::Instant::now();
+                () = tx.closed() => return,
             }
         }
     }))
@@ -383,21 +408,49 @@ pub(crate) async fn event_stream(
 /// another server), until it is over; empty lines between.
 pub(crate) async fn game_stream(
     State(state): State<AppState>,
+    addr: Option<Extension<ClientIp>>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let token = seat(&state, &headers, &id).await?;
+    let c = caller(&state, &headers).await?;
+    c.needs("bot:play")?;
+    let token = state.bots().seat(&c.player, &id).await?;
+    let me = c.player;
+    let busy = || {
+        ApiError::busy(format!(
+            "{GAME_STREAMS_PER_GAME} streams of a game and {GAME_STREAMS_PER_ACCOUNT} in all \
+             at most for an account: close one first"
+        ))
+    };
+    let slots = (
+        state
+            .game_streams()
+            .take(me.id.clone(), GAME_STREAMS_PER_ACCOUNT)
+            .ok_or_else(busy)?,
+        state
+            .game_streams()
+            .take(format!("{} {id}", me.id), GAME_STREAMS_PER_GAME)
+            .ok_or_else(busy)?,
+        crate::socket::socket_slot(&state, client_ip(addr))?,
+    );
     let games = state.games().clone();
     let auth = authorization(&headers);
     // Subscribed before the first state is read: no change falls between.
     let mut changes = games.changes(&id).await?;
     let view = GameView::from(games.view(&id, Some(&token)).await?);
+    let (full, mut last, mut over) = (
+        line(&api::GameFull::of(&view)),
+        api::BotGameState::of(&view),
+        view.head.result.is_some(),
+    );
+    // The stream keeps its last state's line, not the whole game.
+    drop(view);
     Ok(ndjson(move |tx| async move {
-        let mut last = api::BotGameState::of(&view);
-        if tx.send(line(&api::GameFull::of(&view))).await.is_err() {
+        let _slots = slots;
+        if !tx.send(full).await {
             return;
         }
-        let mut over = view.head.result.is_some();
+        let mut said = tokio::time::Instant::now();
         while !over {
             tokio::select! {
                 r = changes.recv() => {
@@ -410,8 +463,9 @@ pub(crate) async fn game_stream(
                     }
                 }
                 () = tokio::time::sleep(KEEP_ALIVE) => {
-                    if !stream_stands(&state, &auth).await
-                        || tx.send(Bytes::from_static(b"\n")).await.is_err()
+                    if said.elapsed() >= IDLE_LIFE
+                        || !stream_stands(&state, &auth).await
+                        || !tx.send(Bytes::from_static(b"\n")).await
                     {
                         return;
                     }
@@ -426,9 +480,10 @@ pub(crate) async fn game_stream(
             let now = api::BotGameState::of(&view);
             // Clocks move on their own: a new line only when the game did.
             if !now.same_moment(&last) {
-                if tx.send(line(&now)).await.is_err() {
+                if !tx.send(line(&now)).await {
                     return;
                 }
+                said = tokio::time::Instant::now();
                 last = now;
             }
             over = view.head.result.is_some();

@@ -1,0 +1,227 @@
+//! Issue 37: the Bot API's streams under abuse. An event stream is counted
+//! as a socket of its address, an account holds two at most, and all of
+//! an account's streams on a server share one reader of the store, woken
+//! only by the changes that concern the account.
+
+mod common;
+
+use std::net::Ipv4Addr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::*;
+use futures_util::future::BoxFuture;
+use gore_server::store::sql::{Answer, Executor, Row, Stmt, Value};
+use gore_server::store::{queries::Db, sqlite::SqliteExec, StoreError};
+use serde_json::{json, Value as Json};
+
+/// `GET path` with a bearer token by `c`: the response, its body unread
+/// (a stream stays open while it is held).
+async fn open(c: &reqwest::Client, s: &Server, path: &str, token: &str) -> reqwest::Response {
+    c.get(s.at(path)).bearer_auth(token).send().await.unwrap()
+}
+
+/// Opens an event stream until it is let in (a stream closed by the
+/// client frees its place once the server sees it go): a deadline for a
+/// failing test, not a wait for success.
+async fn open_when_free(c: &reqwest::Client, s: &Server, token: &str) -> reqwest::Response {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let r = open(c, s, "/api/stream/event", token).await;
+        if r.status() == 200 {
+            return r;
+        }
+        assert!(Instant::now() < deadline, "never freed: {}", r.status());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Before, 600 streams on one token were accepted from 10 addresses, and
+/// streams were not counted with the sockets: 19 addresses × 64 unread
+/// streams held 905 connections. Now an account holds two, and each is a
+/// socket of its address.
+#[tokio::test(flavor = "multi_thread")]
+async fn event_streams_are_counted_as_sockets_and_capped_per_account() {
+    let s = server(|c| c.max_sockets_per_ip = 4).await;
+    let here = client_from(Ipv4Addr::new(127, 0, 0, 1));
+    let (_, robo) = bot_account(&s, "Robo").await;
+    let a = open(&here, &s, "/api/stream/event", &robo).await;
+    assert_eq!(a.status(), 200);
+    let b = open(&here, &s, "/api/stream/event", &robo).await;
+    assert_eq!(b.status(), 200);
+    let third = open(&here, &s, "/api/stream/event", &robo).await;
+    assert_eq!(third.status(), 503);
+    let v: Json = third.json().await.unwrap();
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("event streams"),
+        "{v}"
+    );
+    // One closed by its client: the account may open another.
+    drop(a);
+    let a = open_when_free(&here, &s, &robo).await;
+    // Two more from the same address by another BOT make four sockets:
+    // the address is full for every kind, streams and sockets alike.
+    let (_, ruby) = bot_account(&s, "Ruby").await;
+    let _c = open(&here, &s, "/api/stream/event", &ruby).await;
+    let d = open(&here, &s, "/api/stream/event", &ruby).await;
+    assert_eq!(d.status(), 200);
+    let browser = account_browser(&s, "Zed").await;
+    let zed = api_token(&browser, &s, &["read"]).await;
+    let full = open(&here, &s, "/api/stream/event", &zed).await;
+    assert_eq!(full.status(), 503);
+    let v: Json = full.json().await.unwrap();
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("from your address"),
+        "{v}"
+    );
+    // From another address, Zed's stream opens.
+    let there = client_from(Ipv4Addr::new(127, 0, 0, 2));
+    assert_eq!(
+        open(&there, &s, "/api/stream/event", &zed).await.status(),
+        200
+    );
+    drop((a, b, d));
+}
+
+/// A store whose reads of the Bot API's challenges are noted: the
+/// account each read was for.
+#[derive(Clone)]
+struct Counting {
+    inner: SqliteExec,
+    reads: Arc<Mutex<Vec<String>>>,
+}
+
+impl Executor for Counting {
+    fn write(&self, stmts: Vec<Stmt>) -> BoxFuture<'static, Result<Vec<Answer>, StoreError>> {
+        self.inner.write(stmts)
+    }
+
+    fn read(&self, stmts: Vec<Stmt>) -> BoxFuture<'static, Result<Vec<Vec<Row>>, StoreError>> {
+        for s in &stmts {
+            if s.sql.contains("c.challenger = $1 OR c.dest = $1") {
+                if let Some(Value::Text(who)) = s.params.first() {
+                    self.reads.lock().unwrap().push(who.clone());
+                }
+            }
+        }
+        self.inner.read(stmts)
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.inner.failure()
+    }
+
+    fn origin(&self) -> &str {
+        self.inner.origin()
+    }
+}
+
+/// Before, each stream read the store at every challenge made, answered
+/// or withdrawn by anyone, and every second: 600 streams on one token
+/// and 5 challenges a second took an innocent's action from 1.4 to 269
+/// ms. Now an account's streams (two Bot API streams and three user
+/// sockets here) share one reader, which reads once per change that
+/// concerns the account (and once a second); a bystander's reader reads
+/// only once a second.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_accounts_streams_share_one_read_per_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = gore_server::store::sqlite::SqliteStore::open(
+        &dir.path().join("counted.sqlite3"),
+        Default::default(),
+    )
+    .unwrap();
+    let reads = Arc::new(Mutex::new(Vec::new()));
+    let counted: Arc<dyn gore_server::store::Store> = Arc::new(Db(Counting {
+        inner: store.0,
+        reads: reads.clone(),
+    }));
+    let s = server_on_store(counted, |_| {}).await;
+    let robo_cookie = account(&s, "Robo").await;
+    let robo = token_of(&s, &robo_cookie).await;
+    let by_cookie = account(&s, "Bystander").await;
+    let bystander = token_of(&s, &by_cookie).await;
+    let ana = account_browser(&s, "Ana").await;
+    let robo_id = me_id(&s, &robo_cookie).await;
+    let bystander_id = me_id(&s, &by_cookie).await;
+    let mut streams = Vec::new();
+    for _ in 0..2 {
+        streams.push(open(&bot(), &s, "/api/stream/event", &robo).await);
+    }
+    let _watching = open(&bot(), &s, "/api/stream/event", &bystander).await;
+    let mut sockets = Vec::new();
+    for _ in 0..3 {
+        sockets.push(user_ws(&s, &robo_cookie).await);
+    }
+    // Ana challenges Robo and withdraws, twenty times: forty changes that
+    // concern Robo, none the bystander.
+    const CHANGES: usize = 40;
+    let begun = Instant::now();
+    let before: Vec<String> = reads.lock().unwrap().clone();
+    for _ in 0..CHANGES / 2 {
+        let (st, v) = post_json(
+            &ana,
+            &s,
+            "/api/challenge/Robo",
+            json!({"rules": "standard", "rated": false}),
+        )
+        .await;
+        assert_eq!(st, 201, "{v}");
+        let id = v["challenge"]["id"].as_str().unwrap().to_string();
+        let (st, v) = post_json(&ana, &s, &format!("/api/challenge/{id}/cancel"), json!({})).await;
+        assert_eq!(st, 200, "{v}");
+    }
+    // Each of Robo's user sockets hears of the last withdrawal: the
+    // reader read after it.
+    for ws in &mut sockets {
+        loop {
+            let m = next_msg(ws).await;
+            if m["type"] == "challengeCanceled" {
+                break;
+            }
+        }
+    }
+    let seconds = begun.elapsed().as_secs() as usize + 1;
+    let after: Vec<String> = reads.lock().unwrap()[before.len()..].to_vec();
+    let of = |who: &str| after.iter().filter(|r| *r == who).count();
+    // Robo: at most one read per change and one per second (and the
+    // challenges' own reads, one per challenge); five readers would make
+    // five times the changes.
+    assert!(
+        of(&robo_id) <= CHANGES + CHANGES / 2 + seconds + 2,
+        "{} reads for Robo in {seconds} s",
+        of(&robo_id)
+    );
+    assert!(
+        of(&bystander_id) <= seconds + 2,
+        "{} reads for the bystander in {seconds} s",
+        of(&bystander_id)
+    );
+    drop(streams);
+}
+
+/// The public id of the session `cookie`'s player.
+async fn me_id(s: &Server, cookie: &str) -> String {
+    let (_, v) = get_with(s, cookie, "/api/me").await;
+    v["id"].as_str().unwrap().to_string()
+}
+
+/// A new personal API token (scope `read`) of the session `cookie`'s
+/// account.
+async fn token_of(s: &Server, cookie: &str) -> String {
+    let (st, v) = post_with(
+        s,
+        cookie,
+        "/api/account/tokens",
+        json!({"description": "streams", "scopes": ["read"]}),
+    )
+    .await;
+    assert_eq!(st, 201, "{v}");
+    v["token"].as_str().unwrap().to_string()
+}
