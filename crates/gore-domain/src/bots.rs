@@ -189,10 +189,9 @@ impl Bots {
                     let ring = match n {
                         Ok(Notice::Lobby(e)) => match e.strip_prefix(NOTICE) {
                             // The accounts concerned, after a colon.
-                            Some(names) => match names.strip_prefix(':') {
-                                Some(names) => Some(names.split(',').map(String::from).collect()),
-                                None => None,
-                            },
+                            Some(names) => names
+                                .strip_prefix(':')
+                                .map(|names| names.split(',').map(String::from).collect()),
                             None => continue,
                         },
                         Ok(Notice::Missed) | Err(broadcast::error::RecvError::Lagged(_)) => None,

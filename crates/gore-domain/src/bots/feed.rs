@@ -132,7 +132,7 @@ impl Bell {
     pub async fn rung(&mut self) {
         loop {
             match self.rx.recv().await {
-                Ok(Some(names)) if !names.iter().any(|n| *n == self.me) => continue,
+                Ok(Some(names)) if !names.contains(&self.me) => continue,
                 Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => return,
                 Err(broadcast::error::RecvError::Closed) => std::future::pending().await,
             }
@@ -223,7 +223,7 @@ fn spawn_reader(
             loop {
                 tokio::select! {
                     r = bell.recv() => match r {
-                        Ok(Some(names)) if !names.iter().any(|n| *n == me.id) => continue,
+                        Ok(Some(names)) if !names.contains(&me.id) => continue,
                         Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => break,
                         Err(broadcast::error::RecvError::Closed) => return,
                     },
