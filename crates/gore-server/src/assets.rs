@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 use rust_embed::RustEmbed;
@@ -132,12 +132,6 @@ impl File {
             BROTLI_QUALITY,
             flate2::Compression::best(),
         )
-    }
-
-    /// A page made for one request (a game's, with its state inside):
-    /// compressed faster, as it is compressed for each answer.
-    fn quick(path: &str, data: Vec<u8>) -> File {
-        File::compressed(path, data, "", 5, flate2::Compression::default())
     }
 
     fn compressed(
@@ -908,29 +902,48 @@ fn kind_of(path: &str) -> &'static str {
     }
 }
 
-/// A page for the reader's language, plain or inline ([`returning`]),
-/// with API answers inside (`data`: address, JSON); its answer varies
-/// with the language and the cookie too, and sets the cookie.
-fn page(
-    kind: &'static str,
-    headers: &HeaderMap,
-    status: StatusCode,
-    data: &[(String, String)],
-) -> Response {
+tokio::task_local! {
+    /// Whether this request may get a first visit's inline page, as the
+    /// edge's per-address limit says ([`with_inline`]).
+    static INLINE_ALLOWED: bool;
+}
+
+/// Runs `f` (a request's handling) with first visits' inline pages
+/// allowed or not: an address over its share of them gets the plain page,
+/// a twentieth of the size (it loads its assets as a returning browser
+/// does). Outside (tests of this module), they are allowed.
+pub async fn with_inline<F: std::future::Future>(allowed: bool, f: F) -> F::Output {
+    INLINE_ALLOWED.scope(allowed, f).await
+}
+
+/// Whether a request would get the inline page if allowed: it has no
+/// cookie of this build's assets.
+pub fn wants_inline(headers: &HeaderMap) -> bool {
+    !returning(headers, &site().version)
+}
+
+/// Whether `headers` get the plain page: a browser with this build's
+/// assets, a client that takes no compressed answer (the inline page raw
+/// is hundreds of KB: never sent so), or an address over its share of
+/// inline pages.
+fn plain_for(headers: &HeaderMap) -> bool {
+    let (br, gz) = accepted(headers);
+    !wants_inline(headers) || !(br || gz) || !INLINE_ALLOWED.try_with(|a| *a).unwrap_or(true)
+}
+
+/// A page for the reader's language, plain or inline ([`plain_for`]),
+/// with its answer's headers (it varies with the language and the cookie
+/// too, and sets the cookie).
+fn page(kind: &'static str, headers: &HeaderMap, status: StatusCode) -> Response {
     let s = site();
     let p = &s.pages[&(kind, lang_of(headers))];
-    let plain = returning(headers, &s.version);
+    let plain = plain_for(headers);
     let file = if plain { &p.plain } else { p.inline.get() };
-    let mut res = if data.is_empty() {
-        send(file, headers, status, NO_CACHE)
-    } else {
-        send(
-            &File::quick("index.html", with_data(&file.raw, data)),
-            headers,
-            status,
-            NO_CACHE,
-        )
-    };
+    let res = send(file, headers, status, NO_CACHE);
+    page_headers(res, p, plain)
+}
+
+fn page_headers(mut res: Response, p: &Page, plain: bool) -> Response {
     let h = res.headers_mut();
     h.insert(
         header::VARY,
@@ -941,7 +954,7 @@ fn page(
     }
     if let Ok(v) = HeaderValue::from_str(&format!(
         "{COOKIE}={}; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly",
-        s.version
+        site().version
     )) {
         h.append(header::SET_COOKIE, v);
     }
@@ -951,20 +964,119 @@ fn page(
 /// The single page of the app (`/`, `/g/{id}`, `/rules`, the links): the
 /// front end routes.
 pub fn index(path: &str, headers: &HeaderMap) -> Response {
-    page(kind_of(path), headers, StatusCode::OK, &[])
+    page(kind_of(path), headers, StatusCode::OK)
+}
+
+/// The most a page carries of API answers: a longer answer (a long game's
+/// state is hundreds of KB) is left for the page to ask for.
+pub const DATA_MAX: usize = 32 * 1024;
+/// Pages with answers inside kept compressed, the latest used: a crowd
+/// watching one game at one ply costs one compression.
+const CARRYING_KEPT: usize = 64;
+/// Pages with answers inside compressed at once, off the async threads
+/// (the rest wait their turn): a flood of them holds two blocking threads,
+/// never the runtime's.
+const COMPRESSING_AT_ONCE: usize = 2;
+
+/// A page carrying answers, as compressed for one encoding, by the
+/// SHA-256 of its HTML and the encoding.
+type Carrying = std::sync::Mutex<hashlink::LruCache<([u8; 32], Encoding), std::sync::Arc<File>>>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Encoding {
+    Brotli,
+    Gzip,
+    Identity,
+}
+
+fn carrying() -> &'static Carrying {
+    static KEPT: OnceLock<Carrying> = OnceLock::new();
+    KEPT.get_or_init(|| std::sync::Mutex::new(hashlink::LruCache::new(CARRYING_KEPT)))
+}
+
+fn compressing() -> &'static tokio::sync::Semaphore {
+    static AT_ONCE: OnceLock<tokio::sync::Semaphore> = OnceLock::new();
+    AT_ONCE.get_or_init(|| tokio::sync::Semaphore::new(COMPRESSING_AT_ONCE))
 }
 
 /// [`index`] with the answers of API requests the page makes first
 /// (`(address, JSON)`), which it then reads from itself: a round trip
-/// saved.
-pub fn index_with(path: &str, headers: &HeaderMap, data: &[(String, String)]) -> Response {
-    page(kind_of(path), headers, StatusCode::OK, data)
+/// saved. Answers beyond [`DATA_MAX`] in all are left out. The page is
+/// compressed for the one encoding the request takes, off the async
+/// threads, and kept ([`CARRYING_KEPT`]): the same page again (another
+/// spectator at the same ply) is not compressed again.
+pub async fn index_with(path: &str, headers: &HeaderMap, data: &[(String, String)]) -> Response {
+    let size: usize = data.iter().map(|(u, j)| u.len() + j.len()).sum();
+    if data.is_empty() || size > DATA_MAX {
+        return index(path, headers);
+    }
+    let kind = kind_of(path);
+    let s = site();
+    let p = &s.pages[&(kind, lang_of(headers))];
+    let plain = plain_for(headers);
+    let base = if plain { &p.plain } else { p.inline.get() };
+    let html = with_data(&base.raw, data);
+    let (br, gz) = accepted(headers);
+    let encoding = match (br, gz) {
+        (true, _) => Encoding::Brotli,
+        (_, true) => Encoding::Gzip,
+        _ => Encoding::Identity,
+    };
+    let key = (<[u8; 32]>::from(sha2::Sha256::digest(&html)), encoding);
+    let kept = carrying()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&key)
+        .cloned();
+    let file = match kept {
+        Some(f) => f,
+        None => {
+            let permit = compressing().acquire().await;
+            let made = tokio::task::spawn_blocking(move || {
+                let _permit = permit;
+                std::sync::Arc::new(one_encoding(html, encoding))
+            })
+            .await;
+            let Ok(file) = made else {
+                return crate::error::ApiError::internal("the page could not be made")
+                    .into_response();
+            };
+            carrying()
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(key, file.clone());
+            file
+        }
+    };
+    page_headers(send(&file, headers, StatusCode::OK, NO_CACHE), p, plain)
+}
+
+/// A page made for its answers, compressed for one encoding only (its
+/// raw HTML dropped once compressed: that encoding is all it is sent in).
+fn one_encoding(html: Vec<u8>, encoding: Encoding) -> File {
+    let etag = format!("\"{:016x}\"", fnv(&html, FNV_START));
+    let (raw, br, gzip) = match encoding {
+        Encoding::Brotli => (Vec::new(), Some(brotli(&html, 5)), None),
+        Encoding::Gzip => (
+            Vec::new(),
+            None,
+            Some(gzip(&html, flate2::Compression::default())),
+        ),
+        Encoding::Identity => (html, None, None),
+    };
+    File {
+        ctype: HeaderValue::from_static("text/html; charset=utf-8"),
+        etag,
+        raw,
+        br,
+        gzip,
+    }
 }
 
 /// The app's own not-found page, status 404: the page, marked so that the
 /// app shows "not found" in the reader's language.
 pub fn not_found(headers: &HeaderMap) -> Response {
-    page("not-found", headers, StatusCode::NOT_FOUND, &[])
+    page("not-found", headers, StatusCode::NOT_FOUND)
 }
 
 #[cfg(test)]

@@ -243,10 +243,16 @@ fn the_inline_pages_policy_allows_its_own_inline_code_only() {
 #[test]
 fn the_cookie_chooses_the_plain_page_and_every_page_sets_it() {
     let s = site();
-    let get = |cookie: Option<&str>| {
+    let get_as = |cookie: Option<&str>, encodings: &str| {
         let mut h = HeaderMap::new();
         if let Some(c) = cookie {
             h.insert(header::COOKIE, HeaderValue::from_str(c).unwrap());
+        }
+        if !encodings.is_empty() {
+            h.insert(
+                header::ACCEPT_ENCODING,
+                HeaderValue::from_str(encodings).unwrap(),
+            );
         }
         let res = index("/learn", &h);
         let vary = res.headers()[header::VARY].to_str().unwrap().to_string();
@@ -258,14 +264,21 @@ fn the_cookie_chooses_the_plain_page_and_every_page_sets_it() {
         let etag = res.headers()[header::ETAG].to_str().unwrap().to_string();
         (etag, vary, set, csp)
     };
-    let plain = format!(
+    let get = |cookie: Option<&str>| get_as(cookie, "br");
+    let plain_raw = format!(
         "\"{:016x}\"",
         fnv(&s.pages[&("learn", "en")].plain.raw, FNV_START)
     );
+    let plain = format!("{}-br\"", plain_raw.trim_end_matches('"'));
     let inline = format!(
-        "\"{:016x}\"",
+        "\"{:016x}-br\"",
         fnv(s.pages[&("learn", "en")].inline.html.as_bytes(), FNV_START)
     );
+    // A client that takes no compressed answer never gets the inline page
+    // (hundreds of KB raw, for a request of a few hundred bytes).
+    let (etag, _, _, csp) = get_as(None, "");
+    assert_eq!(etag, plain_raw);
+    assert!(!csp);
     let current = format!("theme=dark; gore_assets={}; other=1", s.version);
     assert_eq!(get(Some(&current)).0, plain);
     assert!(
@@ -379,4 +392,54 @@ fn imports_are_followed() {
     assert_eq!(kind_of("/nowhere"), "other");
     assert_eq!(kind_of("/join/abc/def"), "claim");
     assert_eq!(kind_of("/rules"), "rules");
+}
+
+/// Issue 37: a page carrying API answers is compressed for the one
+/// encoding asked for, once per distinct page (a second visitor of the
+/// same game at the same ply is sent the kept one), and carries no answer
+/// beyond [`DATA_MAX`] (a 1,500-ply game's state was 615 KB inside the
+/// page, compressed anew, both ways, for each request).
+#[tokio::test]
+async fn pages_with_answers_are_compressed_once_and_bounded() {
+    let headers = |enc: &str| {
+        let mut h = HeaderMap::new();
+        h.insert(header::ACCEPT_ENCODING, HeaderValue::from_str(enc).unwrap());
+        h
+    };
+    let small = vec![("/api/games/abc".to_string(), "{\"x\":1}".to_string())];
+    let body = |res: Response| async move {
+        let enc = res
+            .headers()
+            .get(header::CONTENT_ENCODING)
+            .map(|v| v.to_str().unwrap().to_string());
+        let bytes = axum::body::to_bytes(res.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (enc, bytes)
+    };
+    let kept = || carrying().lock().unwrap().len();
+    assert_eq!(kept(), 0);
+    let (enc, first) = body(index_with("/g/abc", &headers("br"), &small).await).await;
+    assert_eq!(enc.as_deref(), Some("br"));
+    let cached = carrying().lock().unwrap().iter().next().unwrap().1.clone();
+    // Brotli only: no gzip made, and the raw page not kept beside it.
+    assert!(cached.br.is_some() && cached.gzip.is_none() && cached.raw.is_empty());
+    let (_, again) = body(index_with("/g/abc", &headers("br"), &small).await).await;
+    assert_eq!((kept(), &first), (1, &again), "made once, sent twice");
+    // The page is what it carries: the answer is inside.
+    let mut html = Vec::new();
+    std::io::Read::read_to_end(&mut brotli::Decompressor::new(&first[..], 4096), &mut html)
+        .unwrap();
+    let html = String::from_utf8(html).unwrap();
+    assert!(html.contains("data-gore-url=\"/api/games/abc\">{\"x\":1}</script>"));
+    // Gzip for a client that takes only gzip: another page kept.
+    let (enc, _) = body(index_with("/g/abc", &headers("gzip"), &small).await).await;
+    assert_eq!((enc.as_deref(), kept()), (Some("gzip"), 2));
+    // An answer beyond the bound is left for the page to ask for.
+    let big = vec![("/api/games/abd".to_string(), "7".repeat(DATA_MAX + 1))];
+    let (_, page) = body(index_with("/g/abd", &headers("br"), &big).await).await;
+    let mut html = Vec::new();
+    std::io::Read::read_to_end(&mut brotli::Decompressor::new(&page[..], 4096), &mut html).unwrap();
+    assert!(!String::from_utf8(html).unwrap().contains("/api/games/abd"));
+    assert_eq!(kept(), 2, "the plain page is not kept again");
 }

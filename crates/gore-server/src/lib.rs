@@ -70,7 +70,7 @@ pub use config::{Cidr, Config};
 pub use domain::{Mode, Seat, Status};
 pub use error::{ApiError, ErrorCode};
 pub use http::{app, BODY_LIMIT};
-pub use state::{AppState, SocketSlot, SocketsFull};
+pub use state::{AppState, SocketSlot, SocketsFull, INLINE_PAGES_PER_SECOND};
 pub use store::schema::VERSION as SCHEMA_VERSION;
 pub use store::sqlite::SqliteOptions;
 pub use store::DbUrl;

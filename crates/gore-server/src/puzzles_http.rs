@@ -118,7 +118,7 @@ pub async fn page(State(state): State<AppState>, uri: Uri, headers: HeaderMap) -
         .and_then(|p| serde_json::to_string(&view(p)).ok())
         .map(|json| vec![(FIRST_ASKED.to_string(), json)])
         .unwrap_or_default();
-    crate::assets::index_with(uri.path(), &headers, &data)
+    crate::assets::index_with(uri.path(), &headers, &data).await
 }
 
 /// `GET /api/puzzles/themes`: the themes that have puzzles, with counts.

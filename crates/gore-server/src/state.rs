@@ -25,6 +25,8 @@ struct Inner {
     accounts: crate::domain::accounts::Accounts,
     bots: crate::domain::bots::Bots,
     limiter: RateLimiter,
+    /// First visits' inline pages per address ([`INLINE_PAGES_PER_SECOND`]).
+    inline_pages: RateLimiter,
     /// Open sockets per address (as the rate limiter keys them) and in all.
     sockets: Mutex<(HashMap<IpAddr, usize>, usize)>,
     /// Open sockets in all at most ([`Config::max_sockets`], resolved).
@@ -52,6 +54,11 @@ pub enum SocketsFull {
     /// The server has as many open as it may.
     Server,
 }
+
+/// First visits' inline pages (a few hundred KB each) an address gets a
+/// second, in bursts of twice that; beyond, plain pages (a browser loads
+/// their assets as a returning one does).
+pub const INLINE_PAGES_PER_SECOND: u32 = 4;
 
 /// A socket counted against its address until dropped.
 pub struct SocketSlot {
@@ -189,6 +196,7 @@ impl AppState {
         let state = AppState(Arc::new(Inner {
             max_sockets,
             limiter: RateLimiter::new(config.rate_limit),
+            inline_pages: RateLimiter::new(INLINE_PAGES_PER_SECOND),
             config,
             games,
             players,
@@ -329,6 +337,11 @@ impl AppState {
         &self.0.game_streams
     }
 
+    /// The per-address limit of first visits' inline pages.
+    pub fn inline_pages(&self) -> &RateLimiter {
+        &self.0.inline_pages
+    }
+
     /// The per-address limiter.
     pub fn limiter(&self) -> &RateLimiter {
         &self.0.limiter
@@ -367,6 +380,7 @@ impl AppState {
                 tick.tick().await;
                 let Some(inner) = weak.upgrade() else { return };
                 inner.limiter.prune(Duration::from_secs(60));
+                inner.inline_pages.prune(Duration::from_secs(60));
             }
         });
     }

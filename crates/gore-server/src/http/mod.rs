@@ -210,7 +210,18 @@ async fn rate_limit(State(state): State<AppState>, req: Request, next: Next) -> 
             }
         }
     }
-    next.run(req).await
+    // A first visit's inline page is a few hundred KB for a request of a
+    // few hundred bytes: an address gets a few a second, then plain pages
+    // (which name their assets) until its bucket fills again. Asked of
+    // the bucket only by the requests that would get one.
+    let page = !path.starts_with("/api/") && !path.starts_with("/assets/v/");
+    let inline = match client_ip_of(&req) {
+        Some(ip) if page && crate::assets::wants_inline(req.headers()) => state
+            .inline_pages()
+            .allow_at(ip, state.config().clock.instant()),
+        _ => true,
+    };
+    crate::assets::with_inline(inline, next.run(req)).await
 }
 
 /// The client's address: [`ClientIp`], else the TCP peer's.
@@ -344,7 +355,7 @@ async fn game_page(
             let data = serde_json::to_string(&crate::api::GameView::from(view))
                 .map(|json| vec![(format!("/api/games/{id}"), json)])
                 .unwrap_or_default();
-            assets::index_with(uri.path(), &headers, &data)
+            assets::index_with(uri.path(), &headers, &data).await
         }
     }
 }
