@@ -430,13 +430,17 @@ impl Bots {
                 ),
             });
         }
-        let key = super::names::keys(dest.trim())[0].clone();
         let store = &self.0.store;
-        let them = store
-            .account_by_key(key)
-            .await
-            .map_err(store_error)?
-            .ok_or(GameError::NoPlayer)?;
+        // The name as written, then in lowercase (`HUMANO` is `Humano`,
+        // though a capital `M` alone does not look like `rn`).
+        let mut them = None;
+        for key in super::names::keys(dest.trim()) {
+            them = store.account_by_key(key).await.map_err(store_error)?;
+            if them.is_some() {
+                break;
+            }
+        }
+        let them = them.ok_or(GameError::NoPlayer)?;
         if them.id == me.id {
             return Err(GameError::Refused(Said::new(
                 "own_challenge",

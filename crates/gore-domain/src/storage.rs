@@ -419,8 +419,9 @@ pub trait SessionStore: Send + Sync + 'static {
     fn log_out(&self, session: String) -> StoreFuture<()>;
 
     /// Sets an account's password hash; every session of it ends
-    /// (`from`, the one asking, too), and the new session `to` (issued
-    /// here) is logged in, with the account's seats.
+    /// (`from`, the one asking, too) and every API token of it is revoked,
+    /// and the new session `to` (issued here) is logged in, with the
+    /// account's seats.
     fn set_password(
         &self,
         account: String,

@@ -52,8 +52,11 @@ pub enum ErrorCode {
     /// The player aborted too many games lately: the lobby refuses his
     /// seeks, challenges and acceptances for a while (429).
     TooManyAborts,
-    /// The database failed: the server stopped accepting changes until an
-    /// operator restarts it; reads still work (503).
+    /// The database failed: the server accepts no changes until it is back
+    /// (PostgreSQL reachable again and every commit's outcome known), or,
+    /// after a failure it cannot recover from (SQLite's, a commit whose
+    /// outcome cannot be known), until an operator restarts it; reads
+    /// still work (503).
     Unavailable,
     /// The server is stopping (SIGTERM): it takes no new game or socket;
     /// another server, or this one once restarted, will (503,
@@ -199,7 +202,8 @@ impl ApiError {
     pub fn unavailable() -> ApiError {
         ApiError::new(
             ErrorCode::Unavailable,
-            "the server's database failed: it accepts no changes until an operator restarts it; \
+            "the server's database failed: it accepts no changes until the database is back \
+             (or, after a failure it cannot recover from, until an operator restarts it); \
              games can still be watched",
         )
     }

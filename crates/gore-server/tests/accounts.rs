@@ -379,6 +379,28 @@ async fn changing_the_password_logs_every_other_session_out() {
     )
     .await;
     let s2 = other.cookie.unwrap();
+    // A token made before (a thief's, say): it works until the password
+    // changes (issue 37: before, it outlived the change).
+    let made = call(
+        &s,
+        Some(&s1),
+        "/api/account/tokens",
+        json!({"description": "engine", "scopes": ["read"]}),
+    )
+    .await;
+    assert_eq!(made.status, 201, "{}", made.body);
+    let token = made.body["token"].as_str().unwrap().to_string();
+    let with_token = || async {
+        bot()
+            .get(s.at("/api/account"))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    assert_eq!(with_token().await, 200);
     let bad = call(
         &s,
         Some(&s1),
@@ -406,6 +428,11 @@ async fn changing_the_password_logs_every_other_session_out() {
         me(&s, &s2).await["account"],
         false,
         "the other device logged out"
+    );
+    assert_eq!(
+        with_token().await,
+        401,
+        "the token revoked with the password"
     );
     assert_eq!(
         call(

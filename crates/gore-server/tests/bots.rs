@@ -974,6 +974,10 @@ async fn a_person_challenges_a_bot_and_the_bots_are_listed_apart() {
     .await;
     assert_eq!(st, 201, "{c}");
     let id = c["challenge"]["id"].as_str().unwrap().to_string();
+    // The BOT's browser session plays nothing: it cannot accept (issue
+    // 37: it could).
+    let (st, v) = post_json(&robo, &s, &format!("/api/challenge/{id}/accept"), json!({})).await;
+    assert_eq!((st, refusal(&v).1), (403, "bot_not_here".into()), "{v}");
     let r = irati
         .get(s.at(&format!("/api/challenge/{id}")))
         .send()
@@ -1214,4 +1218,28 @@ async fn a_bot_reaches_every_command_through_its_door() {
     assert_eq!(ok("bot", "takeback_answer"), 1.0);
     assert_eq!(ok("bot", "give_time"), 1.0);
     assert_eq!(ok("http", "takeback"), 1.0);
+}
+
+/// Issue 37: a challenge by name finds the account written in capitals
+/// too (`HUMANO` found nobody, though `Hurnano`, a look-alike, found
+/// `Humano`).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_challenge_by_name_finds_it_in_capitals() {
+    let s = Server::start(0).await;
+    let _humano = account_browser(&s, "Humano").await;
+    let irati = account_browser(&s, "Irati").await;
+    for (n, name) in ["HUMANO", "humano", "Hurnano"].into_iter().enumerate() {
+        let (st, c) = post_json(&irati, &s, &format!("/api/challenge/{name}"), json!({})).await;
+        assert_eq!(st, 201, "{name}: {c}");
+        assert_eq!(c["challenge"]["destUser"]["name"], "Humano", "{c}");
+        let id = c["challenge"]["id"].as_str().unwrap();
+        let (st, v) = post_json(
+            &irati,
+            &s,
+            &format!("/api/challenge/{id}/cancel"),
+            json!({}),
+        )
+        .await;
+        assert_eq!(st, 200, "{n}: {v}");
+    }
 }

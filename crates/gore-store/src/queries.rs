@@ -673,6 +673,12 @@ impl<E: Executor> SessionStore for Db<E> {
                 "DELETE FROM account_sessions WHERE account_id = $1 OR session = $2",
                 vals![&account, &from],
             ),
+            // And every personal API token: a stolen one must not outlive
+            // the password that let its thief make it.
+            stmt(
+                "DELETE FROM api_tokens WHERE account_id = $1",
+                vals![&account],
+            ),
         ];
         stmts.extend(start_session(&to, Some(&account), now));
         self.exec(stmts)

@@ -71,7 +71,11 @@ async fn player(state: &AppState, headers: &HeaderMap) -> Result<StoredPlayer, A
         None => None,
     };
     match me {
-        Some(p) if p.account => Ok(p),
+        // A BOT acts with its token only: its browser session plays nothing.
+        Some(p) if p.account => {
+            crate::domain::lobby::check_not_bot(&p)?;
+            Ok(p)
+        }
         _ => Err(GameError::NeedsAccount(Said::new(
             "challenge_needs_account",
             "challenges are between accounts: log in, or send an API token",
