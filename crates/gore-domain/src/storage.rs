@@ -228,6 +228,8 @@ pub struct DueTurn {
     pub ply: Ply,
     /// The client address that created it, if known.
     pub client: Option<String>,
+    /// Its place among its address's turns due (1: the oldest).
+    pub round: u32,
 }
 
 /// Why a store could not do what was asked.
@@ -600,8 +602,20 @@ pub trait ServerStore: Send + Sync + 'static {
     /// [`ServerStore::clear_ai_turn`].
     /// Each client address's oldest turn comes first, then each one's
     /// second, and so on (a flood from one address does not hold back
-    /// another's game).
+    /// another's game); each address's first `limit` at most (the caller
+    /// orders each round by the addresses' [`ServerStore::ai_usage`]).
     fn due_ai_turns(&self, dead_before: i64, limit: u32) -> StoreFuture<Vec<DueTurn>>;
+
+    /// The AI turns due of games created by client address `client`.
+    fn ai_turns_due_of(&self, client: String) -> StoreFuture<u32>;
+
+    /// The AI search each of `clients` used lately, as recorded: (client,
+    /// milliseconds, when), to be faded by the reader.
+    fn ai_usage(&self, clients: Vec<String>) -> StoreFuture<Vec<(String, f64, i64)>>;
+
+    /// Records `client`'s AI search as `ms` (already faded and added to by
+    /// the caller) at `now`.
+    fn set_ai_usage(&self, client: String, ms: f64, now: i64) -> StoreFuture<()>;
 
     /// Records the client address (its [`crate::ai::ClientKey`] text) that
     /// created AI game `id`: a worker's searches are shared among them.

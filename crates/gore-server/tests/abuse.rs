@@ -189,3 +189,34 @@ async fn an_ai_flood_from_one_address_does_not_make_another_address_wait_its_tur
         );
     }
 }
+
+/// Issue 37, High 3: with the workers searching (`--ai-threads 0`), AI
+/// games were not limited per address: 20 addresses made 1,416 level-12
+/// AI-first games in 20 s (none refused), and an innocent's next game had
+/// no reply after 38 s. Now the store counts an address's AI turns due
+/// against `--ai-per-client`, as the server's own pool does: the third
+/// such game of one address is refused `busy`; another address's is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_workers_an_address_has_few_ai_turns_due() {
+    let s = server(|c| {
+        c.ai_threads = 0;
+        c.ai_per_client = 2;
+    })
+    .await;
+    let flood = client_from(Ipv4Addr::new(127, 0, 0, 1));
+    let ai_first = |c: &reqwest::Client| {
+        c.post(s.at("/api/games"))
+            .json(&json!({"mode": "ai", "level": 12, "colour": "B"}))
+            .send()
+    };
+    for n in 0..2 {
+        let r = ai_first(&flood).await.unwrap();
+        assert_eq!(r.status(), 201, "game {n}");
+    }
+    let r = ai_first(&flood).await.unwrap();
+    assert_eq!(r.status(), 503);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["code"], "busy", "{v}");
+    let innocent = client_from(Ipv4Addr::new(127, 0, 0, 2));
+    assert_eq!(ai_first(&innocent).await.unwrap().status(), 201);
+}

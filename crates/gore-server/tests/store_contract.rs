@@ -839,6 +839,34 @@ async fn due_ai_turns_take_each_address_in_turn() {
         let first = s.due_ai_turns(0, 2).await.unwrap();
         assert_eq!(first[1].game, "y1", "{n}");
         assert_eq!(first[1].client.as_deref(), Some("10.0.0.2"), "{n}");
+        // Each address's first `limit`, each with its round (issue 37).
+        let rounds: Vec<(String, u32)> = first.into_iter().map(|t| (t.game, t.round)).collect();
+        let want = [("x1", 1), ("y1", 1), ("old", 1), ("x2", 2)];
+        let want: Vec<(String, u32)> = want.iter().map(|(g, r)| (g.to_string(), *r)).collect();
+        assert_eq!(rounds, want, "{n}");
+        // The turns due of an address, counted for its cap; the search
+        // each address used, as recorded.
+        assert_eq!(
+            s.ai_turns_due_of("10.0.0.1".into()).await.unwrap(),
+            3,
+            "{n}"
+        );
+        assert_eq!(
+            s.ai_turns_due_of("10.9.9.9".into()).await.unwrap(),
+            0,
+            "{n}"
+        );
+        s.set_ai_usage("10.0.0.1".into(), 1500.5, 42).await.unwrap();
+        s.set_ai_usage("10.0.0.1".into(), 2500.25, 43)
+            .await
+            .unwrap();
+        s.set_ai_usage("10.0.0.2".into(), 7.0, 44).await.unwrap();
+        let mut usage = s
+            .ai_usage(vec!["10.0.0.1".into(), "10.0.0.3".into()])
+            .await
+            .unwrap();
+        usage.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(usage, [("10.0.0.1".to_string(), 2500.25, 43)], "{n}");
         // X's first two being searched (live claims) count: X's third
         // comes after Y's and the unknown's first, not before them.
         let now = gore_server::domain::now_ms();

@@ -181,6 +181,10 @@ pub const STEPS: &[Step] = steps! {
     // slots of those not finished makes the cap exact however many
     // servers create at once (a second insert of a slot is refused).
     "26-tournament-caps" => "tournaments: the creator's address and slots";
+    // Issue 37: each client address's recent AI search, faded (the workers
+    // serve the least first, as the server's pools do), and the AI turns
+    // due of an address counted at a game's creation.
+    "27-ai-usage" => "the AI search each address used lately";
 };
 
 /// The schema version this server writes.

@@ -38,7 +38,10 @@
 //!   running, never for a flooder's line, nor, with many flooding
 //!   addresses, for each of them (issue 25: cheapest-first let level-11
 //!   floods starve level 12, reviews jumped ahead of analyses, and turns
-//!   alone left a short analysis behind a round of sixteen long ones). A waiting job's
+//!   alone left a short analysis behind a round of sixteen long ones). A
+//!   new key starts at the median service of the served keys waiting (30 s
+//!   of search at most): a botnet's fresh addresses do not go before an
+//!   established client who searched less (issue 37). A waiting job's
 //!   [`AiTicket::place`] is the number of jobs that will run before it.
 //! - **A lane kept for cheap jobs**: a job whose cost is above `cheap_max`
 //!   is *expensive*; with two threads or more, expensive jobs occupy at
@@ -74,6 +77,7 @@
 
 mod pool;
 mod queue;
+pub mod usage;
 
 use std::fmt;
 use std::net::IpAddr;

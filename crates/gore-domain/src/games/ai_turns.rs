@@ -308,6 +308,16 @@ impl Games {
             let chosen = ticket.await;
             // A search ended: capacity is free for the games waiting.
             self.retry_ai();
+            if self.0.settings.ai_role == super::AiRole::Worker {
+                // For the workers' order: this address searched so long.
+                let client = self
+                    .in_room(room_ref, |r| r.ai_client.as_ref().map(|c| c.to_string()))
+                    .await?;
+                if let Some(client) = client {
+                    let ms = started.elapsed().as_secs_f64() * 1000.0;
+                    self.charge_ai_usage(client, ms).await;
+                }
+            }
             let chosen = chosen.map_err(|e| GameError::Internal(e.to_string()))?;
             let Some(action) = chosen else {
                 tracing::debug!("game {id}: the AI's search found no action");

@@ -59,6 +59,24 @@ impl Games {
             return Err(GameError::Unavailable);
         }
         let ai_client = client.map(ClientKey::ip);
+        // The workers search (`--ai-threads 0`): no pool here refuses an
+        // address's flood of AI-first games, so the store counts its turns
+        // due, against the pool's cap (issue 37: 20 addresses made 1,416
+        // level-12 games in 20 s, and an innocent's waited behind them).
+        if info.mode == Mode::Ai && !self.searches() {
+            if let Some(key) = &ai_client {
+                let due = self
+                    .0
+                    .store
+                    .ai_turns_due_of(key.to_string())
+                    .await
+                    .map_err(store_error)?;
+                let limit = self.0.settings.ai_per_client;
+                if due as usize >= limit {
+                    return Err(ai_refused(crate::ai::AiBusy::Client { limit }));
+                }
+            }
+        }
         let mut tries = 0;
         let (room, first) = loop {
             let mut room = Room::new(info.clone(), self.0.settings.max_plies);

@@ -12,7 +12,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::command::{Command, Cx, Steps};
 use super::{AiRole, Games, RoomRef};
-use crate::storage::{DueTurn, GameChange, Notice};
+use crate::storage::{DueTurn, GameChange, Notice, StoreError};
 use crate::{GameError, Ply, Room};
 
 /// A room takes in what the store has after its own ply (a notice of
@@ -446,7 +446,7 @@ impl Games {
             return;
         }
         let dead_before = self.now() - DEAD_AFTER.as_millis() as i64;
-        let due = match self.0.store.due_ai_turns(dead_before, room as u32).await {
+        let due = match self.fairly_due(dead_before, room).await {
             Ok(due) => due,
             Err(e) => {
                 tracing::warn!("cannot list the AI turns due: {e}");
@@ -457,6 +457,7 @@ impl Games {
             game: id,
             ply,
             client,
+            ..
         } in due
         {
             let room_ref = match self.room(&id).await {
@@ -476,6 +477,55 @@ impl Games {
                 }
                 Err(e) => tracing::warn!("game {id}: cannot take up its AI turn: {e}"),
             }
+        }
+    }
+
+    /// The first `room` AI turns due in the workers' fair order
+    /// ([`crate::ai::usage`]): round by round, the address that searched
+    /// least lately first.
+    async fn fairly_due(&self, dead_before: i64, room: usize) -> Result<Vec<DueTurn>, StoreError> {
+        let due = self.0.store.due_ai_turns(dead_before, room as u32).await?;
+        let clients: Vec<String> = due
+            .iter()
+            .filter_map(|t| t.client.clone())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let now = self.now();
+        let usage = self
+            .0
+            .store
+            .ai_usage(clients)
+            .await?
+            .into_iter()
+            .map(|(c, ms, at)| (c, crate::ai::usage::faded(ms, at, now)))
+            .collect();
+        let mut due = crate::ai::usage::fair_order(due, &usage);
+        due.truncate(room);
+        Ok(due)
+    }
+
+    /// Records that address `client` searched `ms` just now (a worker's
+    /// search): added to its faded record, for the workers' order.
+    pub(super) async fn charge_ai_usage(&self, client: String, ms: f64) {
+        let now = self.now();
+        let before = match self.0.store.ai_usage(vec![client.clone()]).await {
+            Ok(rows) => rows
+                .into_iter()
+                .next()
+                .map_or(0.0, |(_, ms, at)| crate::ai::usage::faded(ms, at, now)),
+            Err(e) => {
+                tracing::warn!("AI usage of {client} not read: {e}");
+                return;
+            }
+        };
+        if let Err(e) = self
+            .0
+            .store
+            .set_ai_usage(client.clone(), before + ms, now)
+            .await
+        {
+            tracing::warn!("AI usage of {client} not recorded: {e}");
         }
     }
 

@@ -133,12 +133,13 @@ impl<E: Executor> ServerStore for Db<E> {
 
         // Each address's oldest turn first, then each one's second...,
         // counting the turns being searched: a flood of one address's
-        // games does not hold back another's.
+        // games does not hold back another's. Each address's first
+        // `limit` (the caller orders each round by the addresses' search).
         fn due_ai_turns(dead_before: i64, limit: u32) -> Vec<DueTurn> = mapped(|r: &Row| {
                 let (game, ply) = game_ply(r, "ai_turn")?;
-                Ok(DueTurn { client: col(r, &game, "ai_client")?, game, ply })
+                Ok(DueTurn { client: col(r, &game, "ai_client")?, round: col(r, &game, "n")?, game, ply })
             })
-            "SELECT game_id, ai_turn, ai_client FROM (
+            "SELECT game_id, ai_turn, ai_client, n FROM (
                  SELECT id AS game_id, ai_turn, ai_client, updated_at,
                      ROW_NUMBER() OVER (PARTITION BY ai_client ORDER BY updated_at) AS n
                  FROM games WHERE ai_turn IS NOT NULL AND status = 'playing'
@@ -146,7 +147,16 @@ impl<E: Executor> ServerStore for Db<E> {
              WHERE NOT EXISTS (SELECT 1 FROM ai_claims c
                  WHERE c.game_id = due.game_id AND c.ply = due.ai_turn AND c.until_ms > $1
                      AND c.server IN (SELECT id FROM servers WHERE alive_at >= $2))
-             ORDER BY n, updated_at LIMIT $3" [now_ms(), dead_before, limit];
+                 AND n <= $3
+             ORDER BY n, updated_at" [now_ms(), dead_before, limit];
+
+        fn ai_usage(clients: Vec<String>) -> Vec<(String, f64, i64)> =
+            mapped(|r: &Row| Ok((col(r, "?", "client")?, col(r, "?", "units")?, col(r, "?", "at_ms")?)))
+            "SELECT client, units, at_ms FROM ai_usage WHERE client = ANY($1)";
+
+        fn set_ai_usage(client: String, ms: f64, now: i64) -> () = exec
+            "INSERT INTO ai_usage (client, units, at_ms) VALUES ($1, $2, $3)
+             ON CONFLICT (client) DO UPDATE SET units = excluded.units, at_ms = excluded.at_ms";
 
         fn set_ai_client(id: String, client: String) -> () = exec
             "UPDATE games SET ai_client = $2 WHERE id = $1";
@@ -157,6 +167,18 @@ impl<E: Executor> ServerStore for Db<E> {
 
     fn origin(&self) -> String {
         self.0.origin().to_string()
+    }
+
+    fn ai_turns_due_of(&self, client: String) -> StoreFuture<u32> {
+        let n = self.first_mapped(
+            stmt(
+                "SELECT count(*) AS n FROM games
+                 WHERE ai_client = $1 AND ai_turn IS NOT NULL AND status = 'playing'",
+                vals![client],
+            ),
+            |r: &Row| col(r, "?", "n"),
+        );
+        Box::pin(async move { Ok(n.await?.unwrap_or(0)) })
     }
 
     fn release_ai_claims(&self) -> StoreFuture<()> {
