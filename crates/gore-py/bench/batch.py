@@ -16,7 +16,14 @@ over the rounds of steps per second by the wall clock and by the process's
 CPU time (the fairer figure when other jobs share the cores), and the
 fastest round.
 
-    python crates/gore-py/bench/batch.py [--n 4096] [--rounds 7] [--seconds 2]
+    python crates/gore-py/bench/batch.py [--n 4096] [--rounds 7] [--seconds 2] [--threads 1,2]
+
+With ``--threads 1,2`` the batch runs once per thread count
+(``GoreBatch(n, threads=t)``, engines ``gore-batch t=1``, ``t=2``, in turn
+in each round) and the script also prints the steps per second of
+``step`` alone (``random_actions`` draws in one thread whatever ``threads``
+is) and each thread count's speed-up over the first, by the wall clock
+(the CPU time of two threads counts both).
 """
 
 from __future__ import annotations
@@ -34,15 +41,26 @@ import gore
 from gore.vector import GoreBatch
 
 
-def gore_batch(n: int):
-    b = GoreBatch(n, seed=1)
+#: Wall-clock seconds spent inside ``GoreBatch.step`` alone, per engine
+#: and round (``random_actions`` is one thread's in every engine).
+STEP_TIME: dict[str, list[float]] = {}
+
+
+def gore_batch(n: int, threads: int = 1, name: str = "gore-batch"):
+    b = GoreBatch(n, seed=1, threads=threads)
+    STEP_TIME[name] = []
 
     def run(seconds: float) -> int:
         steps = 0
+        in_step = 0.0
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < seconds:
-            b.step(b.random_actions())
+            acts = b.random_actions()
+            s0 = time.perf_counter()
+            b.step(acts)
+            in_step += time.perf_counter() - s0
             steps += n
+        STEP_TIME[name].append(steps / in_step)
         return steps
 
     return run
@@ -82,15 +100,25 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=4096, help="games in the batch")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--seconds", type=float, default=2.0, help="per engine per round")
+    ap.add_argument(
+        "--threads", default=None, help="comma-separated thread counts: batches only"
+    )
     args = ap.parse_args()
-    engines = {"gore-batch": gore_batch(args.n)}
-    try:
-        engines["kalah"] = kalah(False)
-        engines["kalah+obs"] = kalah(True)
-    except ImportError:
-        print("open_spiel not installed: kalah left out")
+    if args.threads:
+        counts = [int(t) for t in args.threads.split(",")]
+        engines = {f"gore-batch t={t}": gore_batch(args.n, t, f"gore-batch t={t}") for t in counts}
+    else:
+        engines = {"gore-batch": gore_batch(args.n)}
+        try:
+            engines["kalah"] = kalah(False)
+            engines["kalah+obs"] = kalah(True)
+        except ImportError:
+            print("open_spiel not installed: kalah left out")
     for run in engines.values():
         run(0.2)  # warm-up
+    for v in STEP_TIME.values():
+        v.clear()
+    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     wall = {k: [] for k in engines}
     cpu = {k: [] for k in engines}
     for _ in range(args.rounds):
@@ -101,6 +129,8 @@ def main() -> None:
             wall[name].append(steps / dt)
             cpu[name].append(steps / dc)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    if hasattr(os, "getloadavg"):
+        print(f"# load average before: {load_before:.2f}, after: {load:.2f}")
     print(
         f"# {platform.python_implementation()} {platform.python_version()}, "
         f"{os.cpu_count()} CPUs, load {load:.1f}, gore {gore.__version__}, "
@@ -113,6 +143,17 @@ def main() -> None:
             f"{name:<12} {statistics.median(w) / 1e6:>10.3f} ({max(w) / 1e6:.3f})"
             f" {statistics.median(c) / 1e6:>10.3f} ({max(c) / 1e6:.3f})"
         )
+    if args.threads:
+        print(f"{'engine':<12} {'M steps/s in step (wall)':>26}")
+        for name, v in STEP_TIME.items():
+            print(f"{name:<12} {statistics.median(v) / 1e6:>10.3f} ({max(v) / 1e6:.3f})")
+        first = next(iter(engines))
+        for name in list(engines)[1:]:
+            print(
+                f"{name} / {first}: {statistics.median(wall[name]) / statistics.median(wall[first]):.2f}x"
+                f" (loop, wall), {statistics.median(STEP_TIME[name]) / statistics.median(STEP_TIME[first]):.2f}x"
+                " (step alone, wall)"
+            )
     if "kalah" in engines:
         for ref in ("kalah", "kalah+obs"):
             print(
