@@ -23,7 +23,11 @@ With ``--threads 1,2`` the batch runs once per thread count
 in each round) and the script also prints the steps per second of
 ``step`` alone (``random_actions`` draws in one thread whatever ``threads``
 is) and each thread count's speed-up over the first, by the wall clock
-(the CPU time of two threads counts both).
+(the CPU time of two threads counts both). As a control, in the same
+rounds, ``playouts t=1``, ``t=2``: ``gore.random_playouts`` in that many
+Python threads at once (the GIL released, no memory traffic), whose
+speed-up is what the machine gives a second thread at that moment (on
+two idle cores about 2x; on cores shared with other jobs less).
 """
 
 from __future__ import annotations
@@ -62,6 +66,31 @@ def gore_batch(n: int, threads: int = 1, name: str = "gore-batch"):
             steps += n
         STEP_TIME[name].append(steps / in_step)
         return steps
+
+    return run
+
+
+def playouts_in_threads(threads: int, games: int = 2000):
+    """Whole random games by ``gore.random_playouts`` (the GIL released,
+    a few KB of state: no memory traffic) in ``threads`` Python threads at
+    once: what a second thread gets from the machine for work that is all
+    CPU. Returns games per second, all threads together."""
+    import threading
+
+    def run(seconds: float) -> int:
+        done = 0
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            ts = [
+                threading.Thread(target=gore.random_playouts, args=(games, 1 + k))
+                for k in range(threads)
+            ]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            done += threads * games
+        return done
 
     return run
 
@@ -107,6 +136,9 @@ def main() -> None:
     if args.threads:
         counts = [int(t) for t in args.threads.split(",")]
         engines = {f"gore-batch t={t}": gore_batch(args.n, t, f"gore-batch t={t}") for t in counts}
+        # The control: all-CPU work in as many threads, through the same rounds.
+        for t in counts:
+            engines[f"playouts t={t}"] = playouts_in_threads(t)
     else:
         engines = {"gore-batch": gore_batch(args.n)}
         try:
@@ -137,8 +169,12 @@ def main() -> None:
         f"n={args.n}, {args.rounds} rounds x {args.seconds} s (medians; best round)"
     )
     print(f"{'engine':<12} {'M steps/s (wall)':>18} {'M steps/s (CPU)':>18}")
+    if args.threads:
+        print("# (the playouts rows count thousands of whole games, not millions of steps)")
     for name in engines:
         w, c = wall[name], cpu[name]
+        if name.startswith("playouts"):
+            w, c = [x * 1000 for x in w], [x * 1000 for x in c]
         print(
             f"{name:<12} {statistics.median(w) / 1e6:>10.3f} ({max(w) / 1e6:.3f})"
             f" {statistics.median(c) / 1e6:>10.3f} ({max(c) / 1e6:.3f})"
@@ -147,12 +183,18 @@ def main() -> None:
         print(f"{'engine':<12} {'M steps/s in step (wall)':>26}")
         for name, v in STEP_TIME.items():
             print(f"{name:<12} {statistics.median(v) / 1e6:>10.3f} ({max(v) / 1e6:.3f})")
-        first = next(iter(engines))
-        for name in list(engines)[1:]:
+        first = next(iter(STEP_TIME))
+        for name in list(STEP_TIME)[1:]:
             print(
                 f"{name} / {first}: {statistics.median(wall[name]) / statistics.median(wall[first]):.2f}x"
                 f" (loop, wall), {statistics.median(STEP_TIME[name]) / statistics.median(STEP_TIME[first]):.2f}x"
                 " (step alone, wall)"
+            )
+        play = [k for k in engines if k.startswith("playouts")]
+        for name in play[1:]:
+            print(
+                f"{name} / {play[0]}: {statistics.median(wall[name]) / statistics.median(wall[play[0]]):.2f}x"
+                " (games by the wall clock: what the machine gives a second thread)"
             )
     if "kalah" in engines:
         for ref in ("kalah", "kalah+obs"):
