@@ -5,7 +5,8 @@ no deep-learning framework to install).
 The learner plays ``Gore-v0`` (one game against ``gore.search`` at a level,
 its side drawn at each reset) in a ``gymnasium.vector.SyncVectorEnv`` of
 ``--num-envs`` environments, their levels 1, 2, 3, 1, 2, 3, …; the
-rewards are ``"win"`` (1, 0, -1 at the end). The agent is an actor and a
+rewards are ``--reward``: ``"win"`` (1, 0, -1 at the end) or ``"score"``
+(the final seed difference over the seeds in the game). The agent is an actor and a
 critic, two tanh MLPs (28 → 64 → 64 → 103 logits, and → 1 value) on the
 canonical observation scaled to [0, 1]; illegal actions are masked out of
 the policy with ``info["action_mask"]``. Each update: ``--num-steps`` steps
@@ -28,20 +29,29 @@ Needs gymnasium and numpy: ``pip install "gore-mancala[gymnasium]"``.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from dataclasses import dataclass
 
-import gymnasium
-import numpy as np
+# The matrices are small: BLAS threads would only contend for the cores.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import gore
-import gore.gym  # registers Gore-v0
+import gymnasium  # noqa: E402
+import numpy as np  # noqa: E402
+
+import gore  # noqa: E402
+import gore.gym  # noqa: E402,F401  (registers Gore-v0)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rules", default="seeds=3,ply-cap=150")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--reward", default="win", choices=["win", "score"],
+        help="Gore-v0's reward in training (the evaluation counts results)",
+    )
     ap.add_argument("--total-steps", type=int, default=200_000, help="agent steps in all")
     ap.add_argument("--num-envs", type=int, default=12)
     ap.add_argument("--num-steps", type=int, default=128, help="steps per environment per update")
@@ -206,9 +216,9 @@ def obs_scale(rules: str) -> np.ndarray:
     return np.where(high > 1e6, 200.0, high)
 
 
-def make_env(rules: str, level: int):
+def make_env(rules: str, level: int, reward: str = "win"):
     def thunk():
-        return gymnasium.make("gore.gym:Gore-v0", level=level, rules=rules, side="random", reward="win")
+        return gymnasium.make("gore.gym:Gore-v0", level=level, rules=rules, side="random", reward=reward)
 
     return thunk
 
@@ -259,7 +269,7 @@ def main(argv: list[str] | None = None) -> dict:
     scale = obs_scale(args.rules)
     levels = [1 + i % 3 for i in range(args.num_envs)]
     envs = gymnasium.vector.SyncVectorEnv(
-        [make_env(args.rules, lv) for lv in levels],
+        [make_env(args.rules, lv, args.reward) for lv in levels],
         autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP,
     )
     size = gore.CANONICAL_SIZE
