@@ -6,7 +6,8 @@ The learner plays ``Gore-v0`` (one game against ``gore.search`` at a level,
 its side drawn at each reset) in a ``gymnasium.vector.SyncVectorEnv`` of
 ``--num-envs`` environments, their levels 1, 2, 3, 1, 2, 3, …; the
 rewards are ``--reward``: ``"win"`` (1, 0, -1 at the end) or ``"score"``
-(the final seed difference over the seeds in the game). The agent is an actor and a
+(the final seed difference over the seeds in the game), a draw counted
+``-contempt`` (``--contempt``, 0 by default) in training. The agent is an actor and a
 critic, two tanh MLPs (28 → 64 → 64 → 103 logits, and → 1 value) on the
 canonical observation scaled to [0, 1]; illegal actions are masked out of
 the policy with ``info["action_mask"]``. Each update: ``--num-steps`` steps
@@ -55,6 +56,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--total-steps", type=int, default=200_000, help="agent steps in all")
     ap.add_argument("--num-envs", type=int, default=12)
     ap.add_argument("--num-steps", type=int, default=128, help="steps per environment per update")
+    ap.add_argument(
+        "--contempt", type=float, default=0.0,
+        help="a drawn game's training reward is -contempt (the evaluation counts results)",
+    )
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--gamma", type=float, default=0.99)
     ap.add_argument("--gae-lambda", type=float, default=0.95)
@@ -314,8 +319,10 @@ def main(argv: list[str] | None = None) -> dict:
             obs, rew, term, trunc, info = envs.step(act)
             obs = obs / scale
             mask = info["action_mask"].astype(bool)
-            buf_rew[t] = rew
             ended = np.logical_or(term, trunc)
+            # A draw (a game over with reward 0) costs the contempt.
+            rew = np.where(term & (rew == 0), -args.contempt, rew)
+            buf_rew[t] = rew
             done = ended.astype(np.float64)
             for i in np.flatnonzero(ended):
                 episodes[levels[i]].append(rew[i])
