@@ -21,7 +21,7 @@ Every ``--eval-every`` updates (and before the first) the greedy policy
 each of levels 1, 2 and 3, half as A and half as B, and the script prints
 the win rate, the wins, draws and losses:
 
-    python crates/gore-py/examples/ppo_gym.py                  # a few minutes
+    python crates/gore-py/examples/ppo_gym.py                  # a minute or a few
     python crates/gore-py/examples/ppo_gym.py --total-steps 4096 --eval-games 4   # seconds
 
 Needs gymnasium and numpy: ``pip install "gore-mancala[gymnasium]"``.
@@ -47,13 +47,13 @@ import gore.gym  # noqa: E402,F401  (registers Gore-v0)
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rules", default="seeds=3,ply-cap=150")
+    ap.add_argument("--rules", default="standard")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
         "--reward", default="win", choices=["win", "score"],
         help="Gore-v0's reward in training (the evaluation counts results)",
     )
-    ap.add_argument("--total-steps", type=int, default=200_000, help="agent steps in all")
+    ap.add_argument("--total-steps", type=int, default=400_000, help="agent steps in all")
     ap.add_argument("--num-envs", type=int, default=12)
     ap.add_argument("--num-steps", type=int, default=128, help="steps per environment per update")
     ap.add_argument(
@@ -69,7 +69,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--ent-coef", type=float, default=0.01)
     ap.add_argument("--vf-coef", type=float, default=0.5)
     ap.add_argument("--hidden", type=int, default=64)
-    ap.add_argument("--eval-every", type=int, default=25, help="updates between evaluations")
+    ap.add_argument("--eval-every", type=int, default=50, help="updates between evaluations")
     ap.add_argument("--eval-games", type=int, default=100, help="games per level (half as A)")
     return ap.parse_args(argv)
 
