@@ -196,6 +196,26 @@ def main() -> None:
                 f"{name} / {play[0]}: {statistics.median(wall[name]) / statistics.median(wall[play[0]]):.2f}x"
                 " (games by the wall clock: what the machine gives a second thread)"
             )
+        # Round by round: the control and the batch measured within a few
+        # seconds of each other, so that rounds in which the second core
+        # was free can be told from the others.
+        if len(play) == 2 and len(STEP_TIME) == 2:
+            b1, b2 = list(STEP_TIME)
+            pairs = [
+                (wall[play[1]][r] / wall[play[0]][r], wall[b2][r] / wall[b1][r],
+                 STEP_TIME[b2][r] / STEP_TIME[b1][r])
+                for r in range(args.rounds)
+            ]
+            print("round  control t2/t1  batch loop t2/t1  step alone t2/t1")
+            for r, (c, lp, st) in enumerate(pairs):
+                print(f"{r:5d}  {c:13.2f}  {lp:16.2f}  {st:16.2f}")
+            free = [p for p in pairs if p[0] >= 1.7]
+            if free:
+                print(
+                    f"rounds with the control at 1.7x or more: {len(free)}; their batch loop"
+                    f" t2/t1 median {statistics.median(p[1] for p in free):.2f}x, step alone"
+                    f" {statistics.median(p[2] for p in free):.2f}x"
+                )
     if "kalah" in engines:
         for ref in ("kalah", "kalah+obs"):
             print(
