@@ -894,13 +894,21 @@ impl PyGame {
     }
     /// The canonical observation (`gore.CANONICAL_SIZE` float32 values as
     /// bytes), from the player to move: the row of GoreBatch.observation.
-    fn canonical_observation<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let o = vector::game_canonical(&self.0);
+    /// With `player` ('A' or 'B'), the same layout from that player's side
+    /// (his holes first), whether or not he is to move.
+    #[pyo3(signature = (player = None))]
+    fn canonical_observation<'py>(
+        &self,
+        py: Python<'py>,
+        player: Option<&str>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let me = player.map(|s| player_of(s, "player")).transpose()?;
+        let o = vector::game_canonical(&self.0, me);
         let mut buf = [0u8; vector::CANON_SIZE * 4];
         for (i, x) in o.iter().enumerate() {
             buf[4 * i..4 * i + 4].copy_from_slice(&x.to_ne_bytes());
         }
-        PyBytes::new(py, &buf)
+        Ok(PyBytes::new(py, &buf))
     }
     /// A copy of the game.
     fn copy(&self) -> PyGame {

@@ -590,8 +590,17 @@ impl Lane {
 /// The canonical observation of `p` from its player to move
 /// (docs/PYTHON.md, "GoreBatch"): the holes from the mover's first hole
 /// (a1 for A, b1 for B), then the ply and the repetition count.
+#[inline]
 pub(crate) fn canonical(p: &Position, ply: u32, reps: u8, out: &mut [f32]) {
-    let me = p.to_move();
+    canonical_from(p, p.to_move(), ply, reps, out);
+}
+
+/// The canonical observation's layout from `me`'s side, whether or not
+/// `me` is to move (the PettingZoo and OpenSpiel observations of the
+/// player who waits): the holes from `me`'s first hole, `me`'s holes and
+/// captured seeds first. For the player to move it is [`canonical`].
+#[inline]
+pub(crate) fn canonical_from(p: &Position, me: Player, ply: u32, reps: u8, out: &mut [f32]) {
     // Turning the loop by four holes swaps the rows: B sees the board as
     // A does. Nothing in the rules names a row (only controllers), so the
     // two views of equal boards play alike.
@@ -631,11 +640,12 @@ static FLOATS: [[f32; 8]; 256] = {
 };
 
 /// The canonical observation of a game (its ply and repetitions counted).
-pub(crate) fn game_canonical(g: &Game) -> [f32; CANON_SIZE] {
+pub(crate) fn game_canonical(g: &Game, me: Option<Player>) -> [f32; CANON_SIZE] {
     let mut o = [0f32; CANON_SIZE];
     let reps = if g.is_over() { 1 } else { g.repetitions() };
-    canonical(
+    canonical_from(
         g.position(),
+        me.unwrap_or_else(|| g.position().to_move()),
         g.actions().len() as u32,
         reps.min(255) as u8,
         &mut o,

@@ -181,7 +181,8 @@ def test_framework_arguments_are_gore_errors():
     from gore import pettingzoo as gz
 
     for kwargs, words in (
-        ({"render_mode": "rgb_array"}, "render_mode"),
+        ({"render_mode": "svg"}, "render_mode"),
+        ({"observation": "pixels"}, "observation"),
         ({"reward": "elo"}, "reward"),
         ({"max_cycles": 0}, "max_cycles"),
         ({"illegal": "ignore"}, "illegal"),

@@ -169,3 +169,15 @@ def test_vector_env_steps_as_single_games():
     # A reset mask starts only those games.
     env.reset(options={"reset_mask": np.array([True, False, False, False, False])})
     assert env.batch.ply[0] == 0 and (env.batch.ply[1:] == 1).all()
+
+
+def test_rgb_array_render():
+    from gore import render
+
+    env = gymnasium.make("gore.gym:Gore-v0", level=1, render_mode="rgb_array")
+    env.reset(seed=0)
+    img = env.render()
+    assert img.shape == (render.HEIGHT, render.WIDTH, 3) and img.dtype == np.uint8
+    # The start: six seeds a hole, 16 seed-coloured pixels a seed.
+    assert np.all(img == render.COLORS["seed"], axis=-1).sum() == 16 * 48
+    env.close()

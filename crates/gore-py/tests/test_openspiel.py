@@ -56,14 +56,23 @@ def test_observation_tensor_and_returns():
     game = pyspiel.load_game("python_gore")
     state = game.new_initial_state()
     obs = np.array(state.observation_tensor(0))
-    assert obs.shape == (30,) and gore.openspiel.TENSOR_SIZE == 30
-    assert obs[28] == 0 and obs[29] == 1  # no ply played, the start seen once
+    # The canonical observation (docs/PYTHON.md), as GoreBatch's.
+    assert obs.shape == (28,) and gore.openspiel.TENSOR_SIZE == 28
+    assert game.observation_tensor_shape() == [28]
     assert obs[:8].tolist() == [6] * 8
     assert obs[8:16].tolist() == [1, 1, 1, 1, 0, 0, 0, 0]
-    assert obs[18] == 1 and obs[27] == 1
+    assert obs[16:24].tolist() == [0] * 8
+    assert obs[24:].tolist() == [0, 0, 0, 1]  # nothing captured, no ply, the start seen once
+    # B's view of the start, his holes first, is the same board.
+    assert np.array(state.observation_tensor(1)).tolist() == obs.tolist()
+    state.apply_action(2)  # a3: B sees b1..b4 first, A's a1..a4 last
     obs1 = np.array(state.observation_tensor(1))
-    assert obs1[18] == 0 and obs1[27] == 0
-    assert state.legal_actions() == [0, 1, 2, 3]
+    assert obs1.astype(np.float32).tobytes() == state.game_state.canonical_observation()
+    assert obs1[:8].tolist() == [7, 7, 7, 7, 7, 6, 0, 7] and obs1[26] == 1
+    obs0 = np.array(state.observation_tensor(0))
+    assert obs0[:8].tolist() == [7, 6, 0, 7, 7, 7, 7, 7]
+    assert obs0[8:16].tolist() == [1, 1, 1, 1, 0, 0, 0, 0]
+    assert state.legal_actions() == [4, 5, 6, 7]  # B sows b1..b4
     assert state.action_to_string(0, 102) == "pass"
     while not state.is_terminal():
         state.apply_action(state.legal_actions()[0])
@@ -103,13 +112,34 @@ def test_tensor_counts_the_ply_and_the_repetitions():
     for token in ["offer:a1", "decline", "pass", "offer:a1", "decline"]:
         state.apply_action(gore.Action(token).index)
         t = np.array(state.observation_tensor(0))
-        seen.append((int(t[28]), int(t[29])))
+        seen.append((int(t[26]), int(t[27])))
     assert seen == [(1, 1), (2, 1), (3, 2), (4, 2), (5, 2)]
     # Both players see the same ply and count.
-    assert np.array(state.observation_tensor(1))[28:].tolist() == [5, 2]
+    assert np.array(state.observation_tensor(1))[26:].tolist() == [5, 2]
     state.apply_action(gore.Action("pass").index)
     assert state.is_terminal()
+    # Over, the count is 1, as GoreBatch's final observation has it.
+    assert np.array(state.observation_tensor(0))[26:].tolist() == [6, 1]
+
+
+def test_board_tensor_behind_an_option():
+    # observation="board": the 30 values before issue 40 (Game.observation
+    # in board order, whose turn, am I A, then the ply and the count).
+    game = pyspiel.load_game("python_gore", {"observation": "board"})
+    assert game.observation_tensor_shape() == [30] == [gore.openspiel.BOARD_TENSOR_SIZE]
+    state = game.new_initial_state()
+    obs = np.array(state.observation_tensor(0))
+    assert obs[28] == 0 and obs[29] == 1
+    assert obs[18] == 1 and obs[27] == 1
+    obs1 = np.array(state.observation_tensor(1))
+    assert obs1[18] == 0 and obs1[27] == 0
+    start = gore.Position("6,6,6,6/0,0,0,0 AAAA/BBBB 12-12 A -")
+    state = gore.openspiel.GoreState(game, start=start)
+    for token in ["offer:a1", "decline", "pass", "offer:a1", "decline", "pass"]:
+        state.apply_action(gore.Action(token).index)
     assert np.array(state.observation_tensor(0))[28:].tolist() == [6, 3]
+    with pytest.raises(gore.ArgumentError, match="observation"):
+        pyspiel.load_game("python_gore", {"observation": "pixels"})
 
 
 def _snapshot(state):

@@ -57,13 +57,16 @@ def test_offer_turn_order_mask_and_observation():
     assert np.flatnonzero(mask).tolist() == [100, 101]
     o = e.observe("player_1")["observation"]
     assert o.dtype == np.float32 and o.shape == (28,)
-    # docs/PYTHON.md: seeds, my holes, my captured, his, my turn, offer, am I A.
-    assert o[:8].tolist() == [6, 6, 6, 6, 6, 6, 0, 0]
-    assert o[8:16].tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
-    assert o[16:18].tolist() == [12, 0]
-    assert o[18] == 1
-    assert o[19:27].tolist() == [1, 0, 0, 0, 0, 0, 0, 0]
-    assert o[27] == 0
+    # docs/PYTHON.md, the canonical observation from B's side: the holes
+    # from b1 (b1 b2 b3 b4 a1 a2 a3 a4), his holes, the offer (a1, fifth
+    # from b1), his captured seeds, A's, the ply, the repetition count.
+    assert o[:8].tolist() == [6, 6, 0, 0, 6, 6, 6, 6]
+    assert o[8:16].tolist() == [1, 1, 1, 1, 0, 0, 0, 0]
+    assert o[16:24].tolist() == [0, 0, 0, 0, 1, 0, 0, 0]
+    assert o[24:].tolist() == [12, 0, 1, 1]
+    assert e.observation_space("player_1")["observation"].contains(o)
+    # The agent to act sees what GoreBatch and gore.gym show of his game.
+    assert o.tobytes() == e.game.canonical_observation()
     e.step(100)  # accept: a1 is B's, with 6 more seeds
     assert e.agent_selection == "player_1"
     assert e.game.position.gpn == "12,6,6,6/6,6,0,0 BAAA/BBBB 0-6 B -"
@@ -89,7 +92,7 @@ def test_final_rewards_and_render():
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="render_mode"):
-        gz.raw_env(render_mode="rgb_array")
+        gz.raw_env(render_mode="svg")
     with pytest.raises(ValueError, match="reward"):
         gz.raw_env(reward="elo")
     with pytest.raises(gore.RulesError):
@@ -146,7 +149,10 @@ def test_parallel_steps_the_mover_and_ignores_the_other():
     assert p.game.actions == [gore.Action("a3")]
     assert p.agents_to_move() == ["player_1"]
     assert np.flatnonzero(obs["player_1"]["action_mask"]).tolist() == [4, 5, 6, 7]
-    assert obs["player_1"]["observation"][27] == 0  # B's own view
+    # B's own view: his holes b1..b4 first (a3's six seeds went to a4,
+    # b1 … b4 and a1).
+    b_view = obs["player_1"]["observation"][:16].tolist()
+    assert b_view == [7, 7, 7, 7] + [7, 6, 0, 7] + [1] * 4 + [0] * 4
     with pytest.raises(gore.ArgumentError, match="no action for player_1"):
         p.step({"player_0": 0})
 
@@ -261,3 +267,124 @@ def test_pickle_keeps_the_arguments():
 
     e = pickle.loads(pickle.dumps(gz.raw_env(rules="no-trades", max_cycles=3, illegal="random")))
     assert (e.max_cycles, e.illegal, str(e.rules)) == (3, "random", "no-trades")
+
+
+def test_board_observation_behind_an_option():
+    # observation="board": the layout before issue 40 (Game.observation,
+    # board order, whose turn, am I A), for code written against it.
+    e = gz.raw_env(observation="board")
+    e.reset()
+    e.game = gore.Game("standard", gore.Position("6,6,6,6/6,6,0,0 AAAA/BBBB 0-12 A -"))
+    e._init_dicts()
+    e.step(gore.Action("offer:a1").index)
+    o = e.observe("player_1")["observation"]
+    assert o[:8].tolist() == [6, 6, 6, 6, 6, 6, 0, 0]
+    assert o[8:16].tolist() == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert o[16:18].tolist() == [12, 0]
+    assert o[18] == 1
+    assert o[19:27].tolist() == [1, 0, 0, 0, 0, 0, 0, 0]
+    assert o[27] == 0
+    assert e.observation_space("player_1")["observation"].shape == (28,)
+    p = gz.parallel_env(observation="board")
+    obs, _ = p.reset()
+    assert obs["player_0"]["observation"][27] == 1 and obs["player_1"]["observation"][27] == 0
+    with pytest.raises(gore.ArgumentError, match="observation: expected 'canonical' or 'board'"):
+        gz.env(observation="mine")
+
+
+def test_canonical_observation_is_markov_under_repetition():
+    # The position of test_state_is_the_global_view occurs again after
+    # three plies: the board-order layout shows the same 28 values both
+    # times, the canonical one tells them apart by ply and count.
+    start = gore.Position("6,6,6,6/0,0,0,0 AAAA/BBBB 12-12 A -")
+    seen = {}
+    for kind in ("canonical", "board"):
+        e = gz.raw_env(observation=kind)
+        e.reset()
+        e.game = gore.Game("standard", start)
+        e._init_dicts()
+        first = e.observe("player_0")["observation"]
+        for token in ["offer:a1", "decline", "pass"]:
+            e.step(gore.Action(token).index)
+        seen[kind] = (first, e.observe("player_0")["observation"])
+    first, again = seen["board"]
+    assert first.tolist() == again.tolist()
+    first, again = seen["canonical"]
+    assert first[:26].tolist() == again[:26].tolist()
+    assert first[26:].tolist() == [0, 1] and again[26:].tolist() == [3, 2]
+
+
+def test_rgb_array_render_counts_the_seeds():
+    # Each hole's square holds one 4 x 4 dot per seed (gore.render): count
+    # the seed-coloured pixels of each square and divide by 16.
+    from gore import render
+
+    e = gz.env(render_mode="rgb_array")
+    e.reset(seed=0)
+    for token in ["a3", "b2"]:
+        e.step(gore.Action(token).index)
+    img = e.render()
+    assert img.dtype == np.uint8 and img.shape == (render.HEIGHT, render.WIDTH, 3)
+    seed = np.all(img == render.COLORS["seed"], axis=-1)
+    pos = e.unwrapped.game.position
+    names = ["a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4"]
+    for i, name in enumerate(names):
+        row, col = (1, i) if i < 4 else (0, 7 - i)
+        square = seed[row * render.CELL : (row + 1) * render.CELL,
+                      (col + 1) * render.CELL : (col + 2) * render.CELL]
+        assert square.sum() == 16 * pos.seeds[i], name
+    cap_a, cap_b = pos.captured
+    assert seed[:, : render.CELL].sum() == 16 * cap_b
+    assert seed[:, 5 * render.CELL :].sum() == 16 * cap_a
+    # The bar of the player to move.
+    assert tuple(img[-1, 0]) == render.COLORS[pos.to_move]
+    p = gz.parallel_env(render_mode="rgb_array")
+    p.reset()
+    assert p.render().shape == img.shape
+
+
+def _pettingzoo_wrapped(**kwargs):
+    """env() as it was built before issue 40: PettingZoo's own wrappers
+    around the raw environment (the reference for env()'s own handling)."""
+    from pettingzoo.utils import wrappers
+
+    e = wrappers.TerminateIllegalWrapper(gz.raw_env(illegal="raise", **kwargs), illegal_reward=-1)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(e))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_env_ends_illegal_actions_as_pettingzoos_wrappers_do(seed):
+    # The same games, one action in five drawn from all 103 (mostly
+    # illegal), through env() and through PettingZoo's wrapper chain: the
+    # same agents, rewards, terminations, truncations and observations.
+    def play(e):
+        rng = np.random.default_rng(seed)
+        e.reset(seed=seed)
+        seen = []
+        for agent in e.agent_iter(max_iter=400):
+            obs, rew, term, trunc, info = e.last()
+            if term or trunc:
+                action = None
+            elif rng.random() < 0.2:
+                action = int(rng.integers(gore.NUM_ACTIONS))
+            else:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            seen.append((agent, rew, term, trunc, obs["observation"].tolist(),
+                         obs["action_mask"].tolist(), action))
+            e.step(action)
+        return seen
+
+    ours, theirs = play(gz.env(rules="no-trades")), play(_pettingzoo_wrapped(rules="no-trades"))
+    assert ours == theirs
+    assert any(r == -1 for (_, r, *_) in ours)  # an illegal action was played
+
+
+def test_env_asserts_actions_out_of_space():
+    e = gz.env()
+    e.reset()
+    with pytest.raises(AssertionError, match="action is not in action space"):
+        e.step(103)
+    with pytest.raises(AssertionError, match="action is not in action space"):
+        e.step(-1)
+    e.step(np.int64(2))  # a numpy integer is in the space
+    assert e.unwrapped.game.actions == [gore.Action("a3")]

@@ -428,3 +428,37 @@ def test_long_games_count_repetition_exactly():
                 games[i] = gore.Game()
     # Seeded: some game did outgrow both tables.
     assert longest > 1600, longest
+
+
+def test_canonical_observation_from_either_side():
+    # Game.canonical_observation(player) against Game.observation(player)
+    # (board order, the other layout) turned by hand: the holes from the
+    # player's first one, his holes, the offer, the captured seeds, the
+    # ply and the repetition count; for the player to move it is the
+    # batch's row, canonical_observation().
+    import random
+
+    rng = random.Random(7)
+    for game_no in range(20):
+        g = gore.Game("standard")
+        for _ in range(rng.randrange(0, 120)):
+            if g.is_over:
+                break
+            g.play(rng.choice(g.legal_actions()))
+        if g.is_over:
+            continue
+        assert g.canonical_observation(g.to_move) == g.canonical_observation()
+        for player in "AB":
+            board = np.frombuffer(g.observation(player), np.float32)
+            turn = 0 if player == "A" else 4
+            want = np.concatenate([
+                np.roll(board[0:8], -turn),
+                np.roll(board[8:16], -turn),
+                np.roll(board[19:27], -turn),
+                board[16:18],
+                [g.ply, g.repetitions],
+            ]).astype(np.float32)
+            got = np.frombuffer(g.canonical_observation(player), np.float32)
+            assert got.tolist() == want.tolist(), (game_no, player, g.position.gpn)
+    with pytest.raises(gore.ArgumentError, match="player"):
+        gore.Game().canonical_observation("C")

@@ -85,7 +85,7 @@ class GoreEnv(gymnasium.Env):
     seeds it searched with).
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -108,8 +108,10 @@ class GoreEnv(gymnasium.Env):
             raise gore.ArgumentError(f"illegal: expected 'lose' or 'raise', not {illegal!r}")
         if max_steps is not None and max_steps < 1:
             raise gore.ArgumentError(f"max_steps: expected at least 1, not {max_steps}")
-        if render_mode not in (None, "ansi"):
-            raise gore.ArgumentError(f"render_mode: expected None or 'ansi', not {render_mode!r}")
+        if render_mode not in (None, "ansi", "rgb_array"):
+            raise gore.ArgumentError(
+                f"render_mode: expected None, 'ansi' or 'rgb_array', not {render_mode!r}"
+            )
         self.level = level
         self.rules = _rules(rules)
         self.side = side
@@ -194,9 +196,15 @@ class GoreEnv(gymnasium.Env):
         self._done = truncated
         return self._obs(), reward, False, truncated, info
 
-    def render(self) -> Optional[str]:
+    def render(self) -> Any:
+        """``"ansi"``: the position's text; ``"rgb_array"``: the board as
+        an image (gore.render.rgb_array)."""
         if self.render_mode == "ansi":
             return str(self.game.position)
+        if self.render_mode == "rgb_array":
+            from .render import rgb_array
+
+            return rgb_array(self.game.position)
         return None
 
 

@@ -4,15 +4,19 @@
 ``pyspiel``: two players (0 is A, 1 is B), sequential, deterministic,
 perfect information, the 103 actions of docs/PYTHON.md, terminal returns
 (``reward="score"``: the final seed difference over the seeds in the game,
-in [-1, 1]; ``reward="win"``: 1, 0 or -1), observation tensors of 30 floats
-(the 28 of docs/PYTHON.md, the ply and the repetition count: with the ply
-cap OpenSpiel needs, the ply is part of the state), ``undo_action``, and
+in [-1, 1]; ``reward="win"``: 1, 0 or -1), observation tensors of 28 floats
+(the canonical observation of GoreBatch, PettingZoo and gore.gym, from
+the player's side, the ply and the repetition count included: with the
+ply cap OpenSpiel needs, the ply is part of the state; the parameter
+``observation="board"`` gives the 30 floats before issue 40 instead),
+``undo_action``, and
 states serialized as the start position's GPN followed by the actions
 played (the history counts for threefold repetition, so the GPN of the
 current position alone would not do).
 
 Parameters: the rule options ``seeds`` (6), ``skip_origin``, ``no_trades``,
-``cede_all`` (False), ``reward`` (``"score"``) and ``ply_cap`` (1000):
+``cede_all`` (False), ``reward`` (``"score"``), ``observation``
+(``"canonical"`` or ``"board"``) and ``ply_cap`` (1000):
 OpenSpiel needs a maximum game length, so the game is played with the
 ``ply-cap`` option (it ends after that many actions, scored by the seeds,
 as RULES.md says).
@@ -30,7 +34,14 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 import gore
 from gore.pettingzoo import render_ansi
 
-__all__ = ["GoreGame", "GoreState", "GAME_TYPE", "DEFAULT_PLY_CAP", "TENSOR_SIZE"]
+__all__ = [
+    "GoreGame",
+    "GoreState",
+    "GAME_TYPE",
+    "DEFAULT_PLY_CAP",
+    "TENSOR_SIZE",
+    "BOARD_TENSOR_SIZE",
+]
 
 #: The ply cap set when the rules give none (OpenSpiel needs a maximum length).
 DEFAULT_PLY_CAP = 1000
@@ -38,10 +49,12 @@ DEFAULT_PLY_CAP = 1000
 _PLAYERS = ("A", "B")
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
-#: Length of the observation tensor: docs/PYTHON.md's 28 values, the ply
-#: (actions played) and the repetition count of the position (1 the first
-#: time it occurs).
-TENSOR_SIZE = gore.OBSERVATION_SIZE + 2
+#: Length of the observation tensor: the canonical observation
+#: (``gore.CANONICAL_SIZE``, its ply and repetition count included).
+TENSOR_SIZE = gore.CANONICAL_SIZE
+#: Length of the tensor with ``observation="board"``: the board-order
+#: layout of ``Game.observation``, then the ply and the repetition count.
+BOARD_TENSOR_SIZE = gore.OBSERVATION_SIZE + 2
 
 GAME_TYPE = pyspiel.GameType(
     short_name="python_gore",
@@ -64,6 +77,7 @@ GAME_TYPE = pyspiel.GameType(
         "cede_all": False,
         "ply_cap": DEFAULT_PLY_CAP,
         "reward": "score",
+        "observation": "canonical",
     },
 )
 
@@ -91,6 +105,11 @@ class GoreGame(pyspiel.Game):
         self.reward_kind = str(params.get("reward", "score"))
         if self.reward_kind not in ("score", "win"):
             raise gore.ArgumentError(f"reward: expected 'score' or 'win', not {self.reward_kind!r}")
+        self.observation_kind = str(params.get("observation", "canonical"))
+        if self.observation_kind not in ("canonical", "board"):
+            raise gore.ArgumentError(
+                f"observation: expected 'canonical' or 'board', not {self.observation_kind!r}"
+            )
         info = pyspiel.GameInfo(
             num_distinct_actions=gore.NUM_ACTIONS,
             max_chance_outcomes=0,
@@ -109,7 +128,7 @@ class GoreGame(pyspiel.Game):
         if iig_obs_type is None or (
             iig_obs_type.public_info and not iig_obs_type.perfect_recall
         ):
-            return GoreObserver(params)
+            return GoreObserver(params, self.observation_kind)
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
 
     def deserialize_state(self, text: str) -> "GoreState":
@@ -240,18 +259,28 @@ class GoreState(pyspiel.State):
 
 
 class GoreObserver:
-    """The observation tensor (``TENSOR_SIZE`` float32) from a player's
-    side: docs/PYTHON.md's 28 values, the ply, the repetition count; the
-    string is the position's GPN and the repetition count."""
+    """The observation tensor from a player's side: the canonical
+    observation (``TENSOR_SIZE`` float32: ``Game.canonical_observation``
+    of the player, his holes first), or with ``kind="board"`` the layout
+    before issue 40 (``BOARD_TENSOR_SIZE``: ``Game.observation``, the ply,
+    the repetition count); the string is the position's GPN and the
+    repetition count."""
 
-    def __init__(self, params) -> None:
+    def __init__(self, params, kind: str = "canonical") -> None:
         if params:
             raise gore.ArgumentError(f"observation parameters not supported: {params}")
-        self.tensor = np.zeros(TENSOR_SIZE, np.float32)
+        self.kind = kind
+        size = TENSOR_SIZE if kind == "canonical" else BOARD_TENSOR_SIZE
+        self.tensor = np.zeros(size, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: GoreState, player: int) -> None:
         g = state.game_state
+        if self.kind == "canonical":
+            self.tensor[:] = np.frombuffer(
+                g.canonical_observation(_PLAYERS[player]), dtype=np.float32
+            )
+            return
         self.tensor[: gore.OBSERVATION_SIZE] = np.frombuffer(
             g.observation(_PLAYERS[player]), dtype=np.float32
         )

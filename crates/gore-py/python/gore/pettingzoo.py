@@ -12,7 +12,12 @@ step is ``gore.Game.play_index``.
 Actions are the 103 numbers of docs/PYTHON.md (0-7 sow a1..b4, 8-99 the
 offers of 1-3 holes, 100 accept, 101 decline, 102 pass); the observation is
 ``{"observation": float32[28], "action_mask": int8[103]}`` (the mask is all
-zeros for the agent not to act).
+zeros for the agent not to act). The observation is the canonical one of
+GoreBatch and gore.gym (docs/PYTHON.md, "The canonical observation"), from
+the observing agent's side: for the agent to act it is exactly the batch's
+row, ply and repetition count included. ``observation="board"`` gives
+the layout before issue 40 instead (``Game.observation``: board order, no
+ply, no repetition count; not Markov under repetition or a ply cap).
 
 Rewards come at the end only: ``reward="score"`` gives each agent his
 final seeds minus his opponent's, divided by the seeds in the game (in
@@ -38,8 +43,11 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import AgentSelector, wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 import gore
+from gore.gym import observation_space as canonical_space
+from gore.render import rgb_array
 
 __all__ = ["env", "raw_env", "parallel_env", "GoreParallel", "AGENTS", "STATE_SIZE"]
 
@@ -54,24 +62,53 @@ _OTHER = {"player_0": "player_1", "player_1": "player_0"}
 STATE_SIZE = 30
 
 _ILLEGAL = ("terminate", "raise", "random")
+_OBSERVATIONS = ("canonical", "board")
+_RENDER_MODES = ("human", "ansi", "rgb_array")
 
 
 def env(illegal: str = "terminate", **kwargs: Any) -> AECEnv:
-    """The environment wrapped as PettingZoo's classic games are: with
+    """The environment as PettingZoo's classic games are wrapped: with
     ``illegal="terminate"`` an illegal action ends the game with reward -1
     for its agent (``"raise"``: gore.IllegalAction; ``"random"``: a random
     legal action is played instead, for code that ignores the mask), an
-    out-of-range one asserts, and the AEC call order is enforced."""
+    out-of-range one asserts, and the AEC call order is enforced
+    (PettingZoo's ``OrderEnforcingWrapper``).
+
+    The first two are done by ``raw_env`` itself, as PettingZoo's
+    ``TerminateIllegalWrapper`` and ``AssertOutOfBoundsWrapper`` do them
+    (a test plays the same games through both): each wrapper layer
+    forwards every attribute through ``__getattr__``, and the three layers
+    made a step some 3-9 times as slow as the raw environment's."""
     if illegal not in _ILLEGAL:
         raise gore.ArgumentError(
             f"illegal: expected 'terminate', 'raise' or 'random', not {illegal!r}"
         )
-    e: AECEnv = raw_env(illegal="random" if illegal == "random" else "raise", **kwargs)
-    if illegal == "terminate":
-        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    raw = raw_env(illegal=illegal, **kwargs)
+    raw._assert_in_space = True
+    return _OrderEnforcing(raw)
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with ``last()`` answered by
+    the environment in one call (its own goes through ``__getattr__`` for
+    each of the five attributes it reads)."""
+
+    def last(self, observe: bool = True) -> tuple:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        # OrderEnforcingWrapper.step, reading the environment directly.
+        env = self.env
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            env.step(action)
 
 
 def parallel_env(**kwargs: Any) -> "GoreParallel":
@@ -80,10 +117,16 @@ def parallel_env(**kwargs: Any) -> "GoreParallel":
     return GoreParallel(**kwargs)
 
 
-def _check_args(render_mode: str | None, reward: str, max_cycles: int | None) -> None:
-    if render_mode is not None and render_mode not in ("human", "ansi"):
+def _check_args(
+    render_mode: str | None, reward: str, max_cycles: int | None, observation: str
+) -> None:
+    if render_mode is not None and render_mode not in _RENDER_MODES:
         raise gore.ArgumentError(
-            f"render_mode: expected None, 'human' or 'ansi', not {render_mode!r}"
+            f"render_mode: expected None, 'human', 'ansi' or 'rgb_array', not {render_mode!r}"
+        )
+    if observation not in _OBSERVATIONS:
+        raise gore.ArgumentError(
+            f"observation: expected 'canonical' or 'board', not {observation!r}"
         )
     if reward not in ("score", "win"):
         raise gore.ArgumentError(f"reward: expected 'score' or 'win', not {reward!r}")
@@ -94,14 +137,18 @@ def _check_args(render_mode: str | None, reward: str, max_cycles: int | None) ->
             raise gore.ArgumentError(f"max_cycles: expected at least 1, not {max_cycles}")
 
 
-def _spaces(rules: gore.Rules) -> tuple[spaces.Dict, spaces.Box]:
+def _spaces(rules: gore.Rules, observation: str) -> tuple[spaces.Dict, spaces.Box]:
     """The observation space and the state space of ``rules``."""
     total = float(rules.total_seeds)
+    if observation == "canonical":
+        obs_box = canonical_space(rules)
+    else:
+        obs_box = spaces.Box(
+            low=0.0, high=total, shape=(gore.OBSERVATION_SIZE,), dtype=np.float32
+        )
     obs_space = spaces.Dict(
         {
-            "observation": spaces.Box(
-                low=0.0, high=total, shape=(gore.OBSERVATION_SIZE,), dtype=np.float32
-            ),
+            "observation": obs_box,
             "action_mask": spaces.Box(low=0, high=1, shape=(gore.NUM_ACTIONS,), dtype=np.int8),
         }
     )
@@ -122,8 +169,12 @@ def _state(game: gore.Game) -> np.ndarray:
     return out
 
 
-def _observe(game: gore.Game, agent: str, acting: bool) -> dict[str, np.ndarray]:
-    obs = np.frombuffer(game.observation(_PLAYER[agent]), dtype=np.float32).copy()
+def _observe(game: gore.Game, agent: str, acting: bool, kind: str) -> dict[str, np.ndarray]:
+    if kind == "canonical":
+        raw = game.canonical_observation(_PLAYER[agent])
+    else:
+        raw = game.observation(_PLAYER[agent])
+    obs = np.frombuffer(raw, dtype=np.float32).copy()
     if acting and not game.is_over:
         mask = np.frombuffer(game.legal_mask(), dtype=np.int8).copy()
     else:
@@ -178,12 +229,13 @@ def render_ansi(position: gore.Position) -> str:
 
 class raw_env(AECEnv, EzPickle):
     """Goré, AEC: see the module's documentation. An illegal action raises
-    gore.IllegalAction (``illegal="raise"``) or is replaced by a random
-    legal one (``illegal="random"``, seeded by ``reset(seed)``); ``env``
-    wraps this class."""
+    gore.IllegalAction (``illegal="raise"``), is replaced by a random
+    legal one (``illegal="random"``, seeded by ``reset(seed)``) or ends the
+    game with -1 for its agent (``illegal="terminate"``, as PettingZoo's
+    ``TerminateIllegalWrapper`` does it); ``env`` wraps this class."""
 
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": list(_RENDER_MODES),
         "name": "gore_v0",
         # Not through PettingZoo's aec_to_parallel: after an offer the
         # receiver acts twice in a row, which it refuses; parallel_env is
@@ -199,12 +251,18 @@ class raw_env(AECEnv, EzPickle):
         reward: str = "score",
         max_cycles: int | None = None,
         illegal: str = "raise",
+        observation: str = "canonical",
     ) -> None:
-        EzPickle.__init__(self, rules, render_mode, reward, max_cycles, illegal)
+        EzPickle.__init__(self, rules, render_mode, reward, max_cycles, illegal, observation)
         super().__init__()
-        _check_args(render_mode, reward, max_cycles)
-        if illegal not in ("raise", "random"):
-            raise gore.ArgumentError(f"illegal: expected 'raise' or 'random', not {illegal!r}")
+        _check_args(render_mode, reward, max_cycles, observation)
+        if illegal not in _ILLEGAL:
+            raise gore.ArgumentError(
+                f"illegal: expected 'raise', 'random' or 'terminate', not {illegal!r}"
+            )
+        # env() asserts that actions are in the action space, as
+        # PettingZoo's AssertOutOfBoundsWrapper does.
+        self._assert_in_space = False
         self.rules = rules if isinstance(rules, gore.Rules) else gore.Rules(rules)
         self.render_mode = render_mode
         self.reward_kind = reward
@@ -212,7 +270,8 @@ class raw_env(AECEnv, EzPickle):
         self.illegal = illegal
         self.possible_agents = list(AGENTS)
         self.agents = self.possible_agents[:]
-        obs_space, self.state_space = _spaces(self.rules)
+        self.observation_kind = observation
+        obs_space, self.state_space = _spaces(self.rules, observation)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {
             a: spaces.Discrete(gore.NUM_ACTIONS) for a in self.possible_agents
@@ -247,7 +306,7 @@ class raw_env(AECEnv, EzPickle):
         return self.action_spaces[agent]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return _observe(self.game, agent, agent == self.agent_selection)
+        return _observe(self.game, agent, agent == self.agent_selection, self.observation_kind)
 
     def state(self) -> np.ndarray:
         """The global state: A's observation, the ply, the repetitions."""
@@ -268,10 +327,19 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if self._assert_in_space and not (
+            isinstance(action, (int, np.integer))
+            and not isinstance(action, bool)
+            and 0 <= action < gore.NUM_ACTIONS
+        ):
+            assert self.action_spaces[agent].contains(action), "action is not in action space"
         self._cumulative_rewards[agent] = 0.0
         action = int(action)
         replaced = False
-        if self.illegal == "random" and not self.game.position.is_legal(action):
+        if self.illegal != "raise" and not self.game.position.is_legal(action):
+            if self.illegal == "terminate":
+                self._end_by_illegal(agent, action)
+                return
             legal = self.game.legal_indices()
             action = legal[int(self._rng.integers(len(legal)))]
             replaced = True
@@ -296,10 +364,27 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        """``"ansi"``: the board as text; ``"human"``: prints it."""
+    def _end_by_illegal(self, agent: str, action: int) -> None:
+        """What PettingZoo's TerminateIllegalWrapper does with an illegal
+        action: a warning, -1 for its agent and 0 for the other, every
+        agent terminated and truncated, the dead stepped first."""
+        EnvLogger.warn_on_illegal_move()
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = -1.0
+        for a in self.agents:
+            self.infos[a] = {**self.infos[a], "illegal_action": (agent, action)}
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the board as text; ``"human"``: prints it;
+        ``"rgb_array"``: the board as an image (gore.render.rgb_array)."""
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            return rgb_array(self.game.position)
         text = render_ansi(self.game.position)
         if self.render_mode == "human":
             print(text)
@@ -321,7 +406,7 @@ class GoreParallel(ParallelEnv):
     changes) or ``"random"`` (a random legal action instead, seeded by
     ``reset(seed)``)."""
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "gore_parallel_v0", "render_fps": 1}
+    metadata = {"render_modes": list(_RENDER_MODES), "name": "gore_parallel_v0", "render_fps": 1}
 
     def __init__(
         self,
@@ -330,8 +415,9 @@ class GoreParallel(ParallelEnv):
         reward: str = "score",
         max_cycles: int | None = None,
         illegal: str = "terminate",
+        observation: str = "canonical",
     ) -> None:
-        _check_args(render_mode, reward, max_cycles)
+        _check_args(render_mode, reward, max_cycles, observation)
         if illegal not in _ILLEGAL:
             raise gore.ArgumentError(
                 f"illegal: expected 'terminate', 'raise' or 'random', not {illegal!r}"
@@ -343,7 +429,8 @@ class GoreParallel(ParallelEnv):
         self.illegal = illegal
         self.possible_agents = list(AGENTS)
         self.agents = self.possible_agents[:]
-        obs_space, self.state_space = _spaces(self.rules)
+        self.observation_kind = observation
+        obs_space, self.state_space = _spaces(self.rules, observation)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(gore.NUM_ACTIONS) for a in self.possible_agents}
         self.game = gore.Game(self.rules)
@@ -361,7 +448,9 @@ class GoreParallel(ParallelEnv):
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         mover = _AGENT[self.game.to_move]
-        return {a: _observe(self.game, a, a == mover) for a in self.agents}
+        return {
+            a: _observe(self.game, a, a == mover, self.observation_kind) for a in self.agents
+        }
 
     def reset(
         self, seed: int | None = None, options: dict | None = None
@@ -423,10 +512,13 @@ class GoreParallel(ParallelEnv):
             self.render()
         return observations, rewards, terminations, truncations, infos
 
-    def render(self) -> str | None:
-        """``"ansi"``: the board as text; ``"human"``: prints it."""
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the board as text; ``"human"``: prints it;
+        ``"rgb_array"``: the board as an image (gore.render.rgb_array)."""
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            return rgb_array(self.game.position)
         text = render_ansi(self.game.position)
         if self.render_mode == "human":
             print(text)
