@@ -145,6 +145,7 @@ impl Boards {
             line,
             time_ms: limits.time.map_or(0, |t| t.as_millis() as u64),
             nodes: limits.nodes.unwrap_or(0),
+            round: 0,
         };
         let now = self.0.jobs.clock.now_ms();
         let asked = self.0.jobs.store.ask_analysis(job, self.0.cap, now).await;
@@ -257,6 +258,27 @@ impl Boards {
                 return;
             }
         };
+        // In each round, the address that searched least lately first (its
+        // AI turns' searches and its analyses alike): as the pools serve.
+        let clients: Vec<String> = due
+            .iter()
+            .map(|j| j.client.clone())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let usage = match store.ai_usage(clients).await {
+            Ok(rows) => rows
+                .into_iter()
+                .map(|(c, ms, at)| (c, crate::ai::usage::faded(ms, at, now)))
+                .collect(),
+            Err(e) => {
+                tracing::warn!("cannot read the addresses' searches: {e}");
+                Default::default()
+            }
+        };
+        let mut due =
+            crate::ai::usage::fair_order_by(due, |j| (j.round, Some(j.client.as_str())), &usage);
+        due.truncate(room);
         for job in due {
             let lease = Duration::from_millis(job.time_ms) + LEASE_MARGIN;
             let until = now + lease.as_millis() as i64;
@@ -323,6 +345,7 @@ impl Boards {
     /// (or when it is no longer this process's), and writes its `done` as
     /// its last batch.
     async fn follow(self, job: BoardJob, run: Running) {
+        let started = std::time::Instant::now();
         let Running {
             mut ticket,
             mut events,
@@ -387,6 +410,10 @@ impl Boards {
             }
         }
         self.0.jobs.running().remove(&job.id);
+        // For the workers' order: this address searched so long.
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let now = self.0.jobs.clock.now_ms();
+        crate::ai::usage::charge(store.as_ref(), job.client.clone(), ms, now).await;
     }
 
     /// Analyses this process computed to their end (its metrics).

@@ -990,6 +990,9 @@ pub struct BoardJob {
     pub time_ms: u64,
     /// Its nodes at most.
     pub nodes: u64,
+    /// Its place among its address's jobs, running ones counted (1: the
+    /// oldest), as [`BoardStore::due_analyses`] lists it; 0 otherwise.
+    pub round: u32,
 }
 
 /// Some of an analysis's messages, in the edge's words, one a line
@@ -1023,8 +1026,9 @@ pub trait BoardStore: Send + Sync + 'static {
     fn stop_analysis(&self, id: String) -> StoreFuture<bool>;
 
     /// The jobs no live claim covers at `now` (as
-    /// [`ServerStore::due_reviews`]), at most `limit`, each client's oldest
-    /// first.
+    /// [`ServerStore::due_reviews`]), each client's oldest first, its
+    /// first `limit` at most (the caller orders each round by the
+    /// addresses' [`ServerStore::ai_usage`]).
     fn due_analyses(&self, now: i64, dead_before: i64, limit: u32) -> StoreFuture<Vec<BoardJob>>;
 
     /// Claims job `id` for process `server` until `until`, as

@@ -1031,6 +1031,7 @@ async fn board_jobs_are_asked_claimed_batched_and_stopped() {
             line: "a1".into(),
             time_ms: 1500,
             nodes: 9_000_000_000,
+            round: 0,
         };
         let now = gore_server::domain::now_ms();
         let web = "web-1".to_string();
@@ -1053,7 +1054,23 @@ async fn board_jobs_are_asked_claimed_batched_and_stopped() {
         let due = s.due_analyses(now, now - 5000, 10).await.unwrap();
         let ids: Vec<&str> = due.iter().map(|j| j.id.as_str()).collect();
         assert_eq!(ids, ["b1", "c1", "b2"], "{n}");
-        assert_eq!(due[0], job("b1", &web, "X"), "{n}");
+        // Each with its place among its address's (issue 37: the worker
+        // orders each round by the addresses' recent search).
+        let rounds: Vec<u32> = due.iter().map(|j| j.round).collect();
+        assert_eq!(rounds, [1, 1, 2], "{n}");
+        let b1 = BoardJob {
+            round: 1,
+            ..job("b1", &web, "X")
+        };
+        assert_eq!(due[0], b1, "{n}");
+        let firsts: Vec<String> = s
+            .due_analyses(now, now - 5000, 1)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|j| j.id)
+            .collect();
+        assert_eq!(firsts, ["b1", "c1"], "each address's first only: {n}");
         // A worker claims b1; another cannot while it lives.
         let me = "worker-1".to_string();
         s.heartbeat(me.clone(), now, vec![], 0).await.unwrap();

@@ -264,7 +264,12 @@ pub(super) fn history_from_row(r: &Row, id: &str) -> Result<HistoryPoint, StoreE
 /// An analysis board job row.
 pub(super) fn board_job_from_row(r: &Row) -> Result<BoardJob, StoreError> {
     let id: String = col(r, "?", "id")?;
-    Ok(row!(BoardJob, r, &id; origin, client, label, rules, gpn, line, time_ms, nodes; id = id))
+    // `n`: the job's place among its client's, where the query counts it.
+    let round = col(r, &id, "n").unwrap_or(0);
+    Ok(
+        row!(BoardJob, r, &id; origin, client, label, rules, gpn, line, time_ms, nodes;
+        id = id, round = round),
+    )
 }
 
 /// A batch of an analysis board job's messages.

@@ -33,9 +33,18 @@ pub fn faded(ms: f64, at: i64, now: i64) -> f64 {
 /// takes it: by round, then by the address's faded search (`usage`, by
 /// address; missing: new), then as listed. A turn without an address
 /// counts as a new address's.
-pub fn fair_order(mut due: Vec<DueTurn>, usage: &HashMap<String, f64>) -> Vec<DueTurn> {
-    let clients: std::collections::BTreeSet<&String> =
-        due.iter().filter_map(|t| t.client.as_ref()).collect();
+pub fn fair_order(due: Vec<DueTurn>, usage: &HashMap<String, f64>) -> Vec<DueTurn> {
+    fair_order_by(due, |t| (t.round, t.client.as_deref()), usage)
+}
+
+/// [`fair_order`] of any jobs, each with its round and address as `of`
+/// reads them (the board's analyses as the AI's turns).
+pub fn fair_order_by<T>(
+    mut due: Vec<T>,
+    of: impl Fn(&T) -> (u32, Option<&str>),
+    usage: &HashMap<String, f64>,
+) -> Vec<T> {
+    let clients: std::collections::BTreeSet<&str> = due.iter().filter_map(|t| of(t).1).collect();
     let mut known: Vec<f64> = clients
         .iter()
         .filter_map(|c| usage.get(*c))
@@ -45,18 +54,41 @@ pub fn fair_order(mut due: Vec<DueTurn>, usage: &HashMap<String, f64>) -> Vec<Du
     let new = known
         .get(known.len().saturating_sub(1) / 2)
         .map_or(0.0, |m| m.min(NEW_AT_MOST_MS));
-    // (search, established): at equal search a new address first.
-    let of = |t: &DueTurn| match t.client.as_ref().and_then(|c| usage.get(c)) {
-        Some(ms) => (*ms, true),
-        None => (new, false),
+    // (round, search, established): at equal search a new address first.
+    let rank = |t: &T| {
+        let (round, client) = of(t);
+        match client.and_then(|c| usage.get(c)) {
+            Some(ms) => (round, *ms, true),
+            None => (round, new, false),
+        }
     };
-    // A stable sort: ties keep the store's order (the older turn first).
+    // A stable sort: ties keep the store's order (the older first).
     due.sort_by(|a, b| {
-        (a.round, of(a))
-            .partial_cmp(&(b.round, of(b)))
+        rank(a)
+            .partial_cmp(&rank(b))
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     due
+}
+
+/// Records that address `client` searched `ms` just now (`now`): added to
+/// its faded record in the store, for the workers' order. (Two workers
+/// charging one address at once may lose one of the two: the order is
+/// approximate, never wrong by more than a search.)
+pub async fn charge(store: &dyn crate::storage::Store, client: String, ms: f64, now: i64) {
+    let before = match store.ai_usage(vec![client.clone()]).await {
+        Ok(rows) => rows
+            .into_iter()
+            .next()
+            .map_or(0.0, |(_, ms, at)| faded(ms, at, now)),
+        Err(e) => {
+            tracing::warn!("the search of {client} not read: {e}");
+            return;
+        }
+    };
+    if let Err(e) = store.set_ai_usage(client.clone(), before + ms, now).await {
+        tracing::warn!("the search of {client} not recorded: {e}");
+    }
 }
 
 #[cfg(test)]

@@ -506,27 +506,9 @@ impl Games {
     }
 
     /// Records that address `client` searched `ms` just now (a worker's
-    /// search): added to its faded record, for the workers' order.
+    /// search), for the workers' order.
     pub(super) async fn charge_ai_usage(&self, client: String, ms: f64) {
-        let now = self.now();
-        let before = match self.0.store.ai_usage(vec![client.clone()]).await {
-            Ok(rows) => rows
-                .into_iter()
-                .next()
-                .map_or(0.0, |(_, ms, at)| crate::ai::usage::faded(ms, at, now)),
-            Err(e) => {
-                tracing::warn!("AI usage of {client} not read: {e}");
-                return;
-            }
-        };
-        if let Err(e) = self
-            .0
-            .store
-            .set_ai_usage(client.clone(), before + ms, now)
-            .await
-        {
-            tracing::warn!("AI usage of {client} not recorded: {e}");
-        }
+        crate::ai::usage::charge(self.0.store.as_ref(), client, ms, self.now()).await;
     }
 
     /// Takes in the workers' moves in the games in memory waiting for the

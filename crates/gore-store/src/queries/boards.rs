@@ -20,14 +20,16 @@ impl<E: Executor> BoardStore for Db<E> {
                  AND (o.created_at, o.id) < (j.created_at, j.id))
              FROM analysis_jobs j WHERE j.id = $1 AND j.status = 'waiting'";
 
-        // Each client's oldest first (running ones counted), as the reviews.
+        // Each client's oldest first (running ones counted), as the reviews;
+        // each client's first `limit` (the caller orders each round).
         fn due_analyses(now: i64, dead_before: i64, limit: u32) -> Vec<BoardJob> =
             mapped(board_job_from_row)
             "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY client
                  ORDER BY created_at) AS n FROM analysis_jobs) j
-             WHERE status = 'waiting' OR until_ms <= $1
-                 OR server NOT IN (SELECT id FROM servers WHERE alive_at >= $2)
-             ORDER BY n, created_at LIMIT $3";
+             WHERE (status = 'waiting' OR until_ms <= $1
+                 OR server NOT IN (SELECT id FROM servers WHERE alive_at >= $2))
+                 AND n <= $3
+             ORDER BY n, created_at";
 
         // Unless another process holds a live claim (as the reviews').
         fn claim_analysis(id: String, server: String, until: i64, now: i64, dead_before: i64)
