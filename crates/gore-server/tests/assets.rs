@@ -202,6 +202,29 @@ fn every_key_the_front_end_uses_is_translated() {
     assert!(missing.is_empty(), "not in en.json: {missing:?}");
 }
 
+/// Issue 38, Major 3: a BOT's decline reason says what lichess's says
+/// (`casual`: "send me a casual challenge instead"; `rated`: a rated one;
+/// `gore bot --no-casual` declines a casual game with `rated`). Every
+/// language had them the other way round, and a player who followed the
+/// advice was declined again.
+#[test]
+fn a_bots_decline_reason_asks_for_what_it_wants() {
+    let words = [
+        ("en", "casual", "rated"),
+        ("es", "amistosa", "puntuable"),
+        ("fr", "amicale", "classée"),
+        ("eu", "lagunarteko", "puntuagarri"),
+    ];
+    let table = translations();
+    for (lang, casual, rated) in words {
+        let strings = &table.iter().find(|(l, _)| *l == lang).unwrap().1;
+        let wants_casual = &strings["bots.decline.casual"];
+        let wants_rated = &strings["bots.decline.rated"];
+        assert!(wants_casual.contains(casual), "{lang}: {wants_casual}");
+        assert!(wants_rated.contains(rated), "{lang}: {wants_rated}");
+    }
+}
+
 /// The home page names and describes every level from `level.N.name` and
 /// `level.N.desc` (keys built at run time, so not seen by the test above):
 /// each level of gore-ai has both in every language, none beyond the top,
