@@ -25,9 +25,15 @@ function shownGame() {
   return m ? m[1] : null;
 }
 
-/** @param {StartedGame} g */
+/**
+ * Calls the player to a game made for him (a pairing, a challenge
+ * accepted), unless this page shows it. A game against the AI or on one
+ * device (`solo`) he started himself: the socket's first events list it
+ * while it is played, and a bar for it covered the very game's menu.
+ * @param {StartedGame} g
+ */
 function announce(g) {
-  if (told.has(g.id) || g.id === shownGame()) return;
+  if (told.has(g.id) || g.id === shownGame() || g.source === 'solo') return;
   told.add(g.id);
   const bar = document.getElementById('game-call');
   if (!bar) return;
