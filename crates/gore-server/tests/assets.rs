@@ -225,6 +225,30 @@ fn a_bots_decline_reason_asks_for_what_it_wants() {
     }
 }
 
+/// Issue 38, Minor 14: a withdrawn player is said without a gender, as the
+/// away note is ("retirado" and "retiré" were a man's; a verb is
+/// everyone's).
+#[test]
+fn a_withdrawal_is_said_without_a_gender() {
+    let table = translations();
+    let of = |lang: &str, key: &str| table.iter().find(|(l, _)| *l == lang).unwrap().1[key].clone();
+    for key in [
+        "tour.out",
+        "tour.withdrawn",
+        "error.reason.tournament_withdrawn",
+    ] {
+        for (lang, gendered) in [
+            ("es", ["retirado", "retirada"]),
+            ("fr", ["retiré", "retirée"]),
+        ] {
+            let text = of(lang, key);
+            for word in gendered {
+                assert!(!text.contains(word), "{lang} {key}: {text}");
+            }
+        }
+    }
+}
+
 /// The home page names and describes every level from `level.N.name` and
 /// `level.N.desc` (keys built at run time, so not seen by the test above):
 /// each level of gore-ai has both in every language, none beyond the top,
