@@ -260,17 +260,9 @@ impl Boards {
         };
         // In each round, the address that searched least lately first (its
         // AI turns' searches and its analyses alike): as the pools serve.
-        let clients: Vec<String> = due
-            .iter()
-            .map(|j| j.client.clone())
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let usage = match store.ai_usage(clients).await {
-            Ok(rows) => rows
-                .into_iter()
-                .map(|(c, ms, at)| (c, crate::ai::usage::faded(ms, at, now)))
-                .collect(),
+        let clients = due.iter().map(|j| j.client.as_str());
+        let usage = match crate::ai::usage::read(store.as_ref(), clients, now).await {
+            Ok(usage) => usage,
             Err(e) => {
                 tracing::warn!("cannot read the addresses' searches: {e}");
                 Default::default()

@@ -1876,54 +1876,43 @@ async fn tournament_caps_hold_for_creations_at_once() {
     };
     for u in stores().await {
         let s = &u.store;
-        // Ten at once by one creator from ten addresses, again and again
-        // until none is stored: three in all (of tries at once for one
-        // free slot, one at least is stored and the others refused).
-        let mut stored = 0;
-        for round in 0..10 {
-            let tries = (0..10).map(|n| {
+        // Ten at once, again and again until none is stored (of tries at
+        // once for one free slot, one at least is stored and the others
+        // refused): what gets in.
+        let flood =
+            |name: &'static str, creator: fn(u32, u32) -> String, addr: fn(u32) -> String| {
                 let s = s.clone();
-                let t = t(
-                    format!("a{round}{n:08}"),
-                    "ana",
-                    Some(&format!("10.0.0.{n}")),
-                );
-                async move { s.create_tournament_within(t, 3, 6).await.unwrap() }
-            });
-            let now = futures_util::future::join_all(tries)
-                .await
-                .into_iter()
-                .filter(|&b| b)
-                .count();
-            if now == 0 {
-                break;
-            }
-            stored += now;
-        }
-        assert_eq!(stored, 3, "{}", u.name);
+                async move {
+                    let mut stored = 0;
+                    for round in 0..10 {
+                        let tries = (0..10).map(|n| {
+                            let s = s.clone();
+                            let t = t(
+                                format!("{name}{round}{n:08}"),
+                                &creator(round, n),
+                                Some(&addr(n)),
+                            );
+                            async move { s.create_tournament_within(t, 3, 6).await.unwrap() }
+                        });
+                        let now = futures_util::future::join_all(tries)
+                            .await
+                            .into_iter()
+                            .filter(|&b| b)
+                            .count();
+                        if now == 0 {
+                            break;
+                        }
+                        stored += now;
+                    }
+                    stored
+                }
+            };
+        // One creator from ten addresses: three.
+        let one_creator = flood("a", |_, _| "ana".into(), |n| format!("10.0.0.{n}")).await;
+        assert_eq!(one_creator, 3, "{}", u.name);
         // One address, many creators: six.
-        let mut stored = 0;
-        for round in 0..10 {
-            let tries = (0..10).map(|n| {
-                let s = s.clone();
-                let t = t(
-                    format!("b{round}{n:08}"),
-                    &format!("p{round}{n}"),
-                    Some("10.9.9.9"),
-                );
-                async move { s.create_tournament_within(t, 3, 6).await.unwrap() }
-            });
-            let now = futures_util::future::join_all(tries)
-                .await
-                .into_iter()
-                .filter(|&b| b)
-                .count();
-            if now == 0 {
-                break;
-            }
-            stored += now;
-        }
-        assert_eq!(stored, 6, "{}", u.name);
+        let one_address = flood("b", |r, n| format!("p{r}{n}"), |_| "10.9.9.9".into()).await;
+        assert_eq!(one_address, 6, "{}", u.name);
         // Without an address, the creator's cap alone; the scheduled ones
         // (no cap) are not counted.
         s.create_tournament(t("h000000001".into(), "", None))

@@ -71,6 +71,23 @@ pub fn fair_order_by<T>(
     due
 }
 
+/// The faded search at `now` of each address of `clients` the store has a
+/// record of (the others are new).
+pub async fn read<'a>(
+    store: &dyn crate::storage::Store,
+    clients: impl IntoIterator<Item = &'a str>,
+    now: i64,
+) -> Result<HashMap<String, f64>, crate::storage::StoreError> {
+    let clients: std::collections::BTreeSet<&str> = clients.into_iter().collect();
+    let rows = store
+        .ai_usage(clients.into_iter().map(String::from).collect())
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(c, ms, at)| (c, faded(ms, at, now)))
+        .collect())
+}
+
 /// Records that address `client` searched `ms` just now (`now`): added to
 /// its faded record in the store, for the workers' order. (Two workers
 /// charging one address at once may lose one of the two: the order is

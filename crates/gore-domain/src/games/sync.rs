@@ -485,21 +485,8 @@ impl Games {
     /// least lately first.
     async fn fairly_due(&self, dead_before: i64, room: usize) -> Result<Vec<DueTurn>, StoreError> {
         let due = self.0.store.due_ai_turns(dead_before, room as u32).await?;
-        let clients: Vec<String> = due
-            .iter()
-            .filter_map(|t| t.client.clone())
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let now = self.now();
-        let usage = self
-            .0
-            .store
-            .ai_usage(clients)
-            .await?
-            .into_iter()
-            .map(|(c, ms, at)| (c, crate::ai::usage::faded(ms, at, now)))
-            .collect();
+        let clients = due.iter().filter_map(|t| t.client.as_deref());
+        let usage = crate::ai::usage::read(self.0.store.as_ref(), clients, self.now()).await?;
         let mut due = crate::ai::usage::fair_order(due, &usage);
         due.truncate(room);
         Ok(due)

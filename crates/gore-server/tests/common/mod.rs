@@ -702,15 +702,7 @@ pub async fn post_by(
 
 /// `POST path` with a cookie and a JSON body: the status and the answer.
 pub async fn post_with(s: &Server, cookie: &str, path: &str, body: Value) -> (u16, Value) {
-    let r = bot()
-        .post(s.at(path))
-        .header("cookie", cookie)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let st = r.status().as_u16();
-    (st, r.json().await.unwrap_or(Value::Null))
+    post_by(&bot(), s, cookie, path, body).await
 }
 
 /// `POST path` with an empty body as `cookie`, answered 200: the answer.
