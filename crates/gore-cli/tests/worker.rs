@@ -20,6 +20,9 @@ use support::*;
 impl Proc {
     /// `gore serve --ai-threads 0` on `db`, with metrics.
     fn server(db: &str) -> Proc {
+        // Six AI games from one address at once (the tests' floods): the
+        // server counts an address's turns due against `--ai-per-client`
+        // as its own pool would (issue 37).
         Proc::start(
             &[
                 "serve",
@@ -29,6 +32,8 @@ impl Proc {
                 "0",
                 "--ai-threads",
                 "0",
+                "--ai-per-client",
+                "6",
             ],
             db,
             &[],
