@@ -48,6 +48,13 @@ a fresh address asks a 300 ms analysis again and again for 40 s (a `busy`
 refusal: again after a second, on a new socket): how many were accepted,
 refused `busy`, done, and their time to `done`.
 
+`ai-workers`: `--ai-threads 0` and one `gore worker --threads 1` on the
+same SQLite file; an innocent's level-12 game (the AI opens) 3 times
+alone: the time to the AI's first action (the baseline); then N (20)
+addresses create level-12 AI-first games as fast as they can for 20 s (a
+refusal: again after 0.1 s), and the innocent's next game: the time to
+its first AI action (none within 40 s: said so).
+
 Python's standard library only (the WebSocket client and the helpers of
 floods.py).
 """
@@ -85,7 +92,9 @@ def serve(bin_dir, *flags):
             log(f"  ({bin_dir}: no {group[0]}, left out)")
         i += len(group)
     db = tempfile.mkdtemp() + "/gore.sqlite3"
-    return floods.serve(bin_dir, db, *kept)
+    p, host, port = floods.serve(bin_dir, db, *kept)
+    p.db = db
+    return p, host, port
 
 
 def call(host, port, method, path, body=None, xff=INNOCENT, cookie=None, token=None, headers=None,
@@ -661,8 +670,78 @@ def analysis_queue(bin_dir, n, seconds=40.0, warmup=3.0):
         p.wait()
 
 
+# ---------------------------------------------------------------- AI workers
+
+def ai_reply(host, port, xff, until):
+    """A new level-12 game, the AI (A) to open: (status, seconds to its first
+    action, None if not by `until`)."""
+    t0 = time.time()
+    st, g, _ = call(host, port, "POST", "/api/games", {"mode": "ai", "level": floods.TOP_LEVEL, "colour": "B"}, xff)
+    if st != 201:
+        return st, None
+    while time.time() < until:
+        st, v, _ = call(host, port, "GET", f"/api/games/{g['id']}", xff=xff, token=g["token"])
+        if st == 200 and v["actions"]:
+            return 201, time.time() - t0
+        time.sleep(0.05)
+    return 201, None
+
+
+def ai_workers(bin_dir, n, seconds=20.0, wait=40.0):
+    n = n or 20
+    p, host, port = serve(bin_dir, "--ai-threads", "0")
+    w = subprocess.Popen([f"{bin_dir}/gore", "worker", "--db", p.db, "--threads", "1"], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    try:
+        w.stdout.readline()
+        probe = Probe(host, port)
+        t0 = time.time()
+        base = []
+        for k in range(3):
+            st, x = ai_reply(host, port, f"192.0.2.{70 + k}", time.time() + wait)
+            assert st == 201 and x is not None, (st, x)
+            base.append(x)
+        t1 = time.time()
+        stop, counts, lock = threading.Event(), {}, threading.Lock()
+
+        def flood(i):
+            while not stop.is_set():
+                try:
+                    st, _, _ = call(host, port, "POST", "/api/games",
+                                    {"mode": "ai", "level": floods.TOP_LEVEL, "colour": "B"}, f"198.51.100.{1 + i}")
+                except (OSError, http.client.HTTPException):
+                    st = "error"
+                count(counts, st, lock)
+                if st != 201:
+                    time.sleep(0.1)
+
+        ts = [threading.Thread(target=flood, args=(i,)) for i in range(n)]
+        for t in ts:
+            t.start()
+        time.sleep(seconds)
+        stop.set()
+        for t in ts:
+            t.join(60)
+        t2 = time.time()
+        log(f"  flood: {fmt_counts(counts)}")
+        st, x = ai_reply(host, port, INNOCENT, time.time() + wait)
+        t3 = time.time()
+        probe.close()
+        got = f"{x * 1e3:.0f} ms" if x is not None else (f"none within {wait:.0f} s" if st == 201 else f"refused {st}")
+        return {"baseline": probe.window(t0, t1), "during": probe.window(t1, t3),
+                "outcome": f"{n} addresses, level-{floods.TOP_LEVEL} AI-first games for {seconds:.0f} s: "
+                           f"{fmt_counts(counts)}; the innocent's next game's first AI action: {got} "
+                           f"(alone before: {', '.join(f'{b * 1e3:.0f}' for b in base)} ms)"}
+    finally:
+        w.kill()
+        w.wait()
+        p.kill()
+        p.wait()
+
+
 SCENARIOS = {"tournaments": tournaments, "event-streams": event_streams, "pages": pages,
-             "game-streams": game_streams, "analysis-queue": analysis_queue}
+             "game-streams": game_streams, "analysis-queue": analysis_queue,
+             "ai-workers": ai_workers}
 
 if __name__ == "__main__":
     if len(sys.argv) < 4 or sys.argv[1] not in SCENARIOS:
