@@ -238,7 +238,11 @@ impl From<crate::ai::AiBusy> for ApiError {
 
 impl From<crate::ai::AiGone> for ApiError {
     fn from(e: crate::ai::AiGone) -> ApiError {
-        ApiError::internal(e.to_string())
+        match e {
+            // Its place went to an address that searched less: a limit.
+            crate::ai::AiGone::Displaced => ApiError::busy(e.to_string()),
+            crate::ai::AiGone::Stopped => ApiError::internal(e.to_string()),
+        }
     }
 }
 

@@ -538,6 +538,52 @@ async fn a_short_analysis_goes_before_a_round_of_long_ones() {
     assert_eq!(done["id"], 1, "{done}");
 }
 
+/// Issue 37, Medium 5, at a small scale (two places): the queue is full
+/// of flooders' long analyses, one per address, each address having
+/// searched; an innocent address is not refused `busy` (d0da121 refused
+/// it until a flooder stopped): it takes the place of the most served
+/// flooder's analysis, which is told `busy`, and runs next.
+#[tokio::test]
+async fn a_full_queue_gives_an_innocent_the_place_of_the_most_served_flooder() {
+    let s = server(|c| {
+        c.analysis_threads = 1;
+        c.analysis_queue = 2;
+        c.analysis_time = Duration::from_secs(600);
+        c.analysis_nodes = u64::MAX;
+        c.trust_proxy = vec!["127.0.0.1".parse().unwrap()];
+    })
+    .await;
+    let mut flood = Vec::new();
+    for ip in ["203.0.113.1", "203.0.113.2", "203.0.113.3"] {
+        let mut ws = analysis_ws_from(&s, ip).await;
+        say(&mut ws, json!({"type": "analyse"})).await;
+        assert_eq!(next_msg(&mut ws).await["type"], "started");
+        flood.push(ws);
+    }
+    // The first two search in turn, stopped and asked again at once: both
+    // wait, served, while the third runs. The queue is full.
+    for ws in &mut flood[..2] {
+        say(ws, json!({"type": "stop"})).await;
+        next_of(ws, "done").await;
+        say(ws, json!({"type": "analyse", "line": "a1"})).await;
+        next_of(ws, "started").await;
+    }
+    next_of(&mut flood[1], "queued").await;
+    let mut innocent = innocent_next(&s).await;
+    // One of the two waiting flooders (the one that searched longer, as
+    // the machine decided) lost its place.
+    let (first, rest) = flood.split_at_mut(1);
+    let e = tokio::select! {
+        e = next_of(&mut first[0], "error") => e,
+        e = next_of(&mut rest[0], "error") => e,
+    };
+    assert_eq!(error_of(&e).code, "busy", "{e}");
+    say(&mut flood[2], json!({"type": "stop"})).await;
+    next_of(&mut flood[2], "done").await;
+    let done = next_of(&mut innocent, "done").await;
+    assert_eq!(done["id"], 1, "{done}");
+}
+
 /// Issue 27, point 1, as the pages meet it: a visitor's analysis tab runs
 /// (ten minutes unless stopped) and his review waits behind it, told its
 /// place; the tab stops: the review is served.

@@ -26,7 +26,11 @@
 //!   than `queue` clients do (a flood from fewer addresses than places
 //!   does not shut the others out: at most `2 × queue` jobs wait). A job
 //!   that a free thread takes at once does not wait, so `queue` 0 means
-//!   "run now or refuse".
+//!   "run now or refuse". In the analysis pool ([`AiPool::with_waiting`])
+//!   a full queue gives the place of the most served address's newest job
+//!   to an address that searched less ([`FairQueue::victim_for`]; the
+//!   displaced ticket resolves [`AiGone::Displaced`]): sixteen flooding
+//!   addresses no longer shut everyone else out (issue 37).
 //! - **Least service first, by address** ([`FairQueue`]): each client key
 //!   has its own line of waiting jobs, first come first served; a free
 //!   thread serves the key that has had the least search time lately
@@ -212,10 +216,20 @@ pub enum AiBusy {
     },
 }
 
-/// The job ended without an answer: its work panicked, or the pool stopped.
+/// The job ended without an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the AI stopped before answering (the server is stopping, or the search failed)")]
-pub struct AiGone;
+pub enum AiGone {
+    /// Its work panicked, or the pool stopped.
+    #[error("the AI stopped before answering (the server is stopping, or the search failed)")]
+    Stopped,
+    /// It waited in a full queue, and an address that searched less took
+    /// its place ([`AiPool::with_waiting`]).
+    #[error(
+        "the engine is at capacity and your address has used it the most lately: \
+         try again in a moment"
+    )]
+    Displaced,
+}
 
 /// What the pool holds now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

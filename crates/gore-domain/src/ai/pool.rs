@@ -21,7 +21,7 @@ type Erased = Box<dyn FnOnce(&AtomicBool) -> Box<dyn Any + Send> + Send>;
 /// Hands a result to the ticket. Kept apart from the work so that a panic
 /// in the work does not drop the sender (resolving the ticket) before the
 /// job's slots are freed.
-type Deliver = Box<dyn FnOnce(Box<dyn Any + Send>) + Send>;
+type Deliver = Box<dyn FnOnce(Result<Box<dyn Any + Send>, AiGone>) + Send>;
 
 /// A job inside the pool.
 struct Task {
@@ -72,6 +72,9 @@ struct Shared {
     /// Jobs of one client key that may wait beyond those running.
     waiting_per_client: usize,
     cheap_max: u32,
+    /// Whether a full queue gives a place to a less served address
+    /// (the analysis pool's [`AiPool::with_waiting`]).
+    displace: bool,
     /// Threads expensive jobs may occupy at once.
     expensive_cap: usize,
     /// Told of each job run (the server's metrics), once set.
@@ -228,20 +231,43 @@ impl AiPool {
         per_client: usize,
         cheap_max: u32,
     ) -> std::io::Result<AiPool> {
-        AiPool::with_waiting(threads, queue, per_client, 0, cheap_max)
+        AiPool::start(threads, queue, per_client, 0, cheap_max, false)
     }
 
     /// As [`AiPool::new`], but a client key's jobs beyond its
     /// `per_client` running ones wait their turn, `waiting_per_client` of
     /// them at most, instead of being refused (the analysis pool: one
     /// visitor's tabs queue behind each other, issue 27). With
-    /// `waiting_per_client` 0 it is [`AiPool::new`].
+    /// `waiting_per_client` 0 it is [`AiPool::new`], but for one thing:
+    /// when the queue is full, a job of an address that searched less
+    /// than the most served address waiting takes the place of that
+    /// address's newest job, whose ticket resolves
+    /// [`AiGone::Displaced`] (see [`FairQueue::victim_for`]). A game's AI
+    /// turn is never displaced: its pool is [`AiPool::new`]'s.
     pub fn with_waiting(
         threads: usize,
         queue: usize,
         per_client: usize,
         waiting_per_client: usize,
         cheap_max: u32,
+    ) -> std::io::Result<AiPool> {
+        AiPool::start(
+            threads,
+            queue,
+            per_client,
+            waiting_per_client,
+            cheap_max,
+            true,
+        )
+    }
+
+    fn start(
+        threads: usize,
+        queue: usize,
+        per_client: usize,
+        waiting_per_client: usize,
+        cheap_max: u32,
+        displace: bool,
     ) -> std::io::Result<AiPool> {
         let threads = threads.max(1);
         let shared = Arc::new(Shared {
@@ -261,6 +287,7 @@ impl AiPool {
             per_client,
             waiting_per_client,
             cheap_max,
+            displace,
             expensive_cap: if threads >= 2 { threads - 1 } else { 1 },
             observer: std::sync::OnceLock::new(),
         });
@@ -289,7 +316,8 @@ impl AiPool {
         let (tx, rx) = oneshot::channel();
         let stop = Arc::new(AtomicBool::new(false));
         let key;
-        {
+        let mut displaced = None;
+        let ticket = {
             let mut g = shared.lock();
             if g.games.contains(&job.game) {
                 return Err(AiBusy::Game);
@@ -305,9 +333,18 @@ impl AiPool {
                 && (!expensive || g.running_expensive < shared.expensive_cap)
                 && g.running_of(&job.client) < shared.per_client;
             if !at_once && !g.has_room(&job.client, shared.queue) {
-                return Err(AiBusy::Queue {
-                    limit: shared.queue,
-                });
+                let victim = shared
+                    .displace
+                    .then(|| g.waiting.victim_for(&job.client))
+                    .flatten()
+                    .and_then(|(k, seq)| g.waiting.remove(&k, seq));
+                let Some(victim) = victim else {
+                    return Err(AiBusy::Queue {
+                        limit: shared.queue,
+                    });
+                };
+                g.release(&victim.client, &victim.game);
+                displaced = Some(victim);
             }
             key = (job.client.clone(), g.next_seq);
             g.next_seq += 1;
@@ -315,11 +352,16 @@ impl AiPool {
             *g.clients.entry(job.client.clone()).or_insert(0) += 1;
             let work = job.work;
             let run: Erased = Box::new(move |stop: &AtomicBool| Box::new(work(stop)));
-            let deliver: Deliver = Box::new(move |r: Box<dyn Any + Send>| {
-                if let Ok(r) = r.downcast::<R>() {
-                    // Nobody waiting for it any more is fine.
-                    let _ = tx.send(*r);
-                }
+            let deliver: Deliver = Box::new(move |r: Result<Box<dyn Any + Send>, AiGone>| {
+                let r = match r {
+                    Ok(r) => match r.downcast::<R>() {
+                        Ok(r) => Ok(*r),
+                        Err(_) => return,
+                    },
+                    Err(gone) => Err(gone),
+                };
+                // Nobody waiting for it any more is fine.
+                let _ = tx.send(r);
             });
             g.waiting.push_costed(
                 key.0.clone(),
@@ -337,12 +379,16 @@ impl AiPool {
                     deliver,
                 },
             );
-            if !g.dispatch(shared.expensive_cap, shared.per_client) {
-                return Ok(AiTicket::new(rx, key, stop, shared.clone()));
+            if g.dispatch(shared.expensive_cap, shared.per_client) {
+                shared.wake.notify_all();
             }
+            AiTicket::new(rx, key, stop, shared.clone())
+        };
+        // Told outside the lock: its owner may submit again at once.
+        if let Some(victim) = displaced {
+            (victim.deliver)(Err(AiGone::Displaced));
         }
-        shared.wake.notify_all();
-        Ok(AiTicket::new(rx, key, stop, shared.clone()))
+        Ok(ticket)
     }
 
     /// Whether a job of `client` costing `cost` would be taken now (its
@@ -361,7 +407,8 @@ impl AiPool {
             && !g.shutdown
             && (!expensive || g.running_expensive < shared.expensive_cap)
             && g.running_of(client) < shared.per_client;
-        if !at_once && !g.has_room(client, shared.queue) {
+        let displaces = || shared.displace && g.waiting.victim_for(client).is_some();
+        if !at_once && !g.has_room(client, shared.queue) && !displaces() {
             return Err(AiBusy::Queue {
                 limit: shared.queue,
             });
@@ -473,8 +520,8 @@ fn worker(shared: &Shared, i: usize) {
         // After the release: the ticket's owner may submit the game's next
         // job as soon as it sees this.
         match outcome {
-            Ok(r) => deliver(r),
-            Err(_) => drop(deliver),
+            Ok(r) => deliver(Ok(r)),
+            Err(_) => deliver(Err(AiGone::Stopped)),
         }
         g = shared.lock();
     }
@@ -485,7 +532,7 @@ fn worker(shared: &Shared, i: usize) {
 /// and stops a running one.
 #[must_use = "dropping a ticket withdraws its job"]
 pub struct AiTicket<R> {
-    rx: oneshot::Receiver<R>,
+    rx: oneshot::Receiver<Result<R, AiGone>>,
     /// Its client key and arrival number, its place in the queue.
     key: (ClientKey, u64),
     stop: Arc<AtomicBool>,
@@ -495,7 +542,7 @@ pub struct AiTicket<R> {
 
 impl<R> AiTicket<R> {
     fn new(
-        rx: oneshot::Receiver<R>,
+        rx: oneshot::Receiver<Result<R, AiGone>>,
         key: (ClientKey, u64),
         stop: Arc<AtomicBool>,
         shared: Arc<Shared>,
@@ -559,7 +606,7 @@ impl<R> Future for AiTicket<R> {
         match Pin::new(&mut this.rx).poll(cx) {
             Poll::Ready(r) => {
                 this.done = true;
-                Poll::Ready(r.map_err(|_| AiGone))
+                Poll::Ready(r.unwrap_or(Err(AiGone::Stopped)))
             }
             Poll::Pending => Poll::Pending,
         }
@@ -818,6 +865,79 @@ mod tests {
         assert_eq!(order, ["w1", "w2"]);
     }
 
+    /// Issue 37 (Medium 5): with the analysis pool's queue full of the
+    /// flood's jobs, one per address, an address that searched less than
+    /// they did takes the place of the most served one's newest job (told
+    /// `Displaced`), and runs before the rest. By hand: each flooder ran
+    /// five jobs (a unit each: five units), the innocent one (one unit),
+    /// the blocker's address one; service fades, so the later flooder
+    /// has a little more: F2 (charged after F1) is the one displaced, and
+    /// F3 (charged last, the most served) is refused.
+    #[tokio::test]
+    async fn a_full_analysis_queue_gives_a_flooders_place_to_who_searched_less() {
+        let pool = AiPool::with_waiting(1, 2, 1, 1, u32::MAX).unwrap();
+        let (tx, starts) = mpsc::channel();
+        let (innocent, flood) = (client(9), [client(1), client(2), client(3)]);
+        let mut n = 0;
+        let mut run = |who: &ClientKey| {
+            n += 1;
+            pool.submit(quick(&tx, who.clone(), &format!("past{n}"), 1))
+                .unwrap()
+        };
+        run(&innocent).await.unwrap();
+        for f in &flood {
+            for _ in 0..5 {
+                run(f).await.unwrap();
+            }
+        }
+        let _ = starts.try_iter().count();
+        let (blocker, open) = gated(&tx, client(8), "run", 1);
+        let blocker = pool.submit(blocker).unwrap();
+        assert_eq!(started(&starts), "run");
+        let f1 = pool.submit(quick(&tx, flood[0].clone(), "f1", 1)).unwrap();
+        let f2 = pool.submit(quick(&tx, flood[1].clone(), "f2", 1)).unwrap();
+        assert_eq!(
+            pool.check(&flood[2], 1),
+            Err(AiBusy::Queue { limit: 2 }),
+            "as served as those waiting: no place for it"
+        );
+        let f3 = pool.submit(quick(&tx, flood[2].clone(), "f3", 1));
+        assert_eq!(f3.unwrap_err(), AiBusy::Queue { limit: 2 });
+        assert_eq!(pool.check(&innocent, 1), Ok(()));
+        let mine = pool.submit(quick(&tx, innocent.clone(), "i", 1)).unwrap();
+        assert_eq!(pool.stats().waiting, 2, "a place changed hands");
+        assert_eq!(mine.place(), Some(0), "the innocent next");
+        assert_eq!(f2.await, Err(AiGone::Displaced));
+        open.send(()).unwrap();
+        blocker.await.unwrap();
+        assert_eq!(mine.await.as_deref(), Ok("i"));
+        assert_eq!(f1.await.as_deref(), Ok("f1"));
+        let order: Vec<String> = starts.try_iter().collect();
+        assert_eq!(order, ["i", "f1"]);
+    }
+
+    /// The games' pool never displaces a turn: a game waiting for its AI
+    /// keeps its place, whoever asks.
+    #[tokio::test]
+    async fn the_games_pool_displaces_no_turn() {
+        let pool = AiPool::new(1, 1, 1, u32::MAX).unwrap();
+        let (tx, starts) = mpsc::channel();
+        for k in 0..3 {
+            let job = quick(&tx, client(1), &format!("past{k}"), 1);
+            pool.submit(job).unwrap().await.unwrap();
+        }
+        let (blocker, open) = gated(&tx, client(8), "run", 1);
+        let blocker = pool.submit(blocker).unwrap();
+        let _ = starts.try_iter().count();
+        let turn = pool.submit(quick(&tx, client(1), "turn", 1)).unwrap();
+        // A fresh address, less served than the turn's: refused all the same.
+        let other = pool.submit(quick(&tx, client(2), "other", 1));
+        assert_eq!(other.unwrap_err(), AiBusy::Queue { limit: 1 });
+        open.send(()).unwrap();
+        blocker.await.unwrap();
+        assert_eq!(turn.await.as_deref(), Ok("turn"));
+    }
+
     #[tokio::test]
     async fn a_full_queue_still_takes_an_address_with_nothing_waiting() {
         // Two places; one address fills them: another address, with
@@ -1019,7 +1139,7 @@ mod tests {
                 panic!("a search that fails")
             }))
             .unwrap();
-        assert_eq!(boom.await, Err(AiGone));
+        assert_eq!(boom.await, Err(AiGone::Stopped));
         assert_eq!(pool.stats(), AiStats::default());
         // The same client (cap 1) and game, on the same single thread.
         let fine = pool.submit(AiJob::new(client(1), "g", 1, |_| 7)).unwrap();
@@ -1030,7 +1150,7 @@ mod tests {
                 panic!("search {} failed", 2)
             }))
             .unwrap();
-        assert_eq!(boom.await, Err(AiGone));
+        assert_eq!(boom.await, Err(AiGone::Stopped));
         let fine = pool.submit(AiJob::new(client(1), "g", 1, |_| 9)).unwrap();
         assert_eq!(fine.await, Ok(9));
     }
@@ -1100,7 +1220,7 @@ mod tests {
             .submit(AiJob::new(client(2), "h", 1, |_| "ran"))
             .unwrap();
         drop(pool);
-        assert_eq!(waiting.await, Err(AiGone));
+        assert_eq!(waiting.await, Err(AiGone::Stopped));
         // The running search was told to stop, and still answers.
         assert_eq!(running.await, Ok("stopped"));
     }

@@ -152,26 +152,17 @@ impl<T> FairQueue<T> {
     /// count in the median: the hundredth starts where the first did.
     pub fn push_costed(&mut self, key: ClientKey, seq: u64, estimate_ms: u64, job: T) {
         if !self.service.contains_key(&key) && !self.lines.contains_key(&key) {
-            let total = self.total;
-            let mut waiting: Vec<f64> = self
-                .lines
-                .keys()
-                .filter_map(|k| self.service.get(k).filter(|s| !s.seeded))
-                .map(|s| s.at(total))
-                .collect();
-            waiting.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-            if let Some(&median) = waiting.get(waiting.len().saturating_sub(1) / 2) {
-                let start = median.min(Self::NEW_AT_MOST as f64);
-                if start > 0.0 {
-                    self.service.insert(
-                        key.clone(),
-                        Service {
-                            units: start,
-                            at: total,
-                            seeded: true,
-                        },
-                    );
-                }
+            if let Some(start) = self.new_start().filter(|s| *s > 0.0) {
+                let at = self.total;
+                let seeded = true;
+                self.service.insert(
+                    key.clone(),
+                    Service {
+                        units: start,
+                        at,
+                        seeded,
+                    },
+                );
             }
         }
         self.lines
@@ -182,6 +173,63 @@ impl<T> FairQueue<T> {
             .jobs
             .push_back((seq, units_of_ms(estimate_ms), job));
         self.len += 1;
+    }
+
+    /// Where a key the queue has no service of starts: the lower median
+    /// of the served keys waiting, [`FairQueue::NEW_AT_MOST`] at most
+    /// (`None`: no served key waits).
+    fn new_start(&self) -> Option<f64> {
+        let total = self.total;
+        let mut waiting: Vec<f64> = self
+            .lines
+            .keys()
+            .filter_map(|k| self.service.get(k).filter(|s| !s.seeded))
+            .map(|s| s.at(total))
+            .collect();
+        waiting.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+        let median = *waiting.get(waiting.len().saturating_sub(1) / 2)?;
+        Some(median.min(Self::NEW_AT_MOST as f64))
+    }
+
+    /// `key`'s service now and whether it is new (not yet charged a job
+    /// of its own): a key the queue does not know is new and would start
+    /// at [`FairQueue::push_costed`]'s median.
+    fn standing(&self, key: &ClientKey) -> (f64, bool) {
+        match self.service.get(key) {
+            Some(s) => (s.at(self.total), s.seeded),
+            None if self.lines.contains_key(key) => (0.0, false),
+            None => (self.new_start().unwrap_or(0.0), true),
+        }
+    }
+
+    /// When the queue is full, the job that should give its place to one
+    /// of `key`: the newest job of the key with the most service waiting
+    /// (the longest line among equals), if that key ranks after `key` (it
+    /// searched more lately; at equal service a new key goes first, as in
+    /// the order). `None`: `key` itself is the most served, or ranks
+    /// after it. The bounds stay: a place changes hands, the count does
+    /// not grow (issue 37: sixteen flooding addresses, one job each,
+    /// refused everyone else while they waited).
+    pub fn victim_for(&self, key: &ClientKey) -> Option<(ClientKey, u64)> {
+        let total = self.total;
+        let (mine, new) = self.standing(key);
+        let (most, line) = self
+            .lines
+            .iter()
+            .filter(|(k, _)| *k != key)
+            .map(|(k, l)| {
+                let s = self.service.get(k).map_or(0.0, |s| s.at(total));
+                (s, l.jobs.len(), k, l)
+            })
+            .max_by(|a, b| {
+                (a.0, a.1)
+                    .partial_cmp(&(b.0, b.1))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })
+            .map(|(s, _, k, l)| (s, (k, l)))?;
+        let after = most > mine || (new && most >= mine && most > 0.0);
+        let (k, l) = line;
+        after.then(|| (k.clone(), l.jobs.back().map_or(0, |j| j.0)))
     }
 
     /// The order of lines: least service, then a new key before a served
@@ -381,6 +429,36 @@ mod tests {
         assert_eq!(next[42..], ["flood"; 2], "F3 and F4 last");
         let among = next[1..42].iter().filter(|j| **j == "flood").count();
         assert_eq!(among, 1, "F2 among the new keys: {next:?}");
+    }
+
+    /// Who gives a place in a full queue, by hand: A has 30 units, B 10,
+    /// C 20 (each charged one job, the clock moving first: A at total 30,
+    /// B at 40, C at 60; faded to 60: A 30 × 2^(-30/600) = 29.0, B 9.8,
+    /// C 20). Each waits with one job, A with two. For B (9.8): A's newest
+    /// (the most served). For A: nobody (it is the most served). For a
+    /// new key: its start is the median of the waiting keys' (C's 20), and
+    /// A (29.0) ranks after it: A's newest.
+    #[test]
+    fn the_most_served_key_gives_its_newest_place() {
+        let (a, b, c) = (client(1), client(2), client(3));
+        let mut q = FairQueue::new();
+        for (k, ms) in [(&a, 3_000), (&b, 1_000), (&c, 2_000)] {
+            q.push_costed(k.clone(), 0, ms, "past");
+            assert_eq!(q.pop_where(|_| true), Some("past"));
+        }
+        q.push(a.clone(), 1, "a1");
+        q.push(a.clone(), 2, "a2");
+        q.push(b.clone(), 3, "b1");
+        q.push(c.clone(), 4, "c1");
+        assert_eq!(q.victim_for(&b), Some((a.clone(), 2)));
+        assert_eq!(q.victim_for(&a), None, "A is the most served");
+        assert_eq!(q.victim_for(&client(9)), Some((a.clone(), 2)));
+        // With A gone, C is the most served: B may take C's place, but not
+        // a key as served as C.
+        assert_eq!(q.remove(&a, 1), Some("a1"));
+        assert_eq!(q.remove(&a, 2), Some("a2"));
+        assert_eq!(q.victim_for(&b), Some((c.clone(), 4)));
+        assert_eq!(q.victim_for(&c), None);
     }
 
     #[test]
