@@ -41,6 +41,7 @@ mod config;
 mod doors;
 mod error;
 mod extract;
+mod game_lines;
 mod http;
 mod limit;
 mod lobby_ws;

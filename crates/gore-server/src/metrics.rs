@@ -132,6 +132,7 @@ struct Inner {
     analysis_running: Gauge,
     reviews: Counter,
     board_analyses: Counter,
+    bot_game_reads: Counter,
     commit_seconds: Histogram,
     commit_failures: Counter,
     failed_closed: Gauge,
@@ -267,6 +268,12 @@ impl Metrics {
             "Analysis board jobs this process computed to their end (a worker's)",
             board_analyses.clone(),
         );
+        let bot_game_reads = Counter::default();
+        r.register(
+            "gore_bot_game_reads",
+            "Reads of a game for the Bot API's game streams (one per change of a game, however many streams follow it)",
+            bot_game_reads.clone(),
+        );
         let commit_seconds = latency();
         r.register(
             "gore_db_commit_seconds",
@@ -364,6 +371,7 @@ impl Metrics {
             analysis_running,
             reviews,
             board_analyses,
+            bot_game_reads,
             commit_seconds,
             commit_failures,
             failed_closed,
@@ -546,6 +554,8 @@ pub struct Levels {
     pub reviews: u64,
     /// Board analyses computed since the start (a counter).
     pub boards: u64,
+    /// Reads of a game for the Bot API's game streams (a counter).
+    pub bot_game_reads: u64,
     /// The store has failed and the server refuses changes.
     pub failed_closed: bool,
     /// The server has not caught up with the store.
@@ -571,6 +581,8 @@ impl Metrics {
         m.reviews.inc_by(l.reviews.saturating_sub(m.reviews.get()));
         m.board_analyses
             .inc_by(l.boards.saturating_sub(m.board_analyses.get()));
+        m.bot_game_reads
+            .inc_by(l.bot_game_reads.saturating_sub(m.bot_game_reads.get()));
         m.failed_closed.set(i64::from(l.failed_closed));
         m.behind.set(i64::from(l.behind));
         m.fds_open.set(count(l.fds.0));

@@ -33,6 +33,8 @@ struct Inner {
     max_sockets: usize,
     /// The Bot API's game streams per account and per account and game.
     game_streams: crate::limit::Tally,
+    /// The Bot API's game streams' lines, one reader per game.
+    game_lines: crate::game_lines::GameLines,
     analysis: crate::ai::AiPool,
     solved: Vec<Arc<gore_solver::disk::Database>>,
     reviews: crate::domain::review::Reviews,
@@ -206,6 +208,7 @@ impl AppState {
             tournaments,
             sockets: Mutex::new((HashMap::new(), 0)),
             game_streams: Default::default(),
+            game_lines: Default::default(),
             analysis,
             solved,
             reviews,
@@ -229,6 +232,7 @@ impl AppState {
             analysis: (analysis.waiting, analysis.running),
             reviews: self.reviews().computed(),
             boards: self.boards().computed(),
+            bot_game_reads: self.game_lines().reads(),
             failed_closed: games.failure().is_some(),
             behind: !games.caught_up(),
             fds: crate::net::descriptors(),
@@ -335,6 +339,11 @@ impl AppState {
     /// and game.
     pub(crate) fn game_streams(&self) -> &crate::limit::Tally {
         &self.0.game_streams
+    }
+
+    /// The Bot API's game streams' lines, read once per game.
+    pub(crate) fn game_lines(&self) -> &crate::game_lines::GameLines {
+        &self.0.game_lines
     }
 
     /// The per-address limit of first visits' inline pages.

@@ -8,7 +8,6 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use gore_core::{Position, Rules};
 use serde_json::{json, Value};
 
 /// `method path` with a bearer token and an optional JSON body.
@@ -41,68 +40,6 @@ fn refusal(body: &Value) -> (String, String) {
         e["code"].as_str().unwrap_or("").to_string(),
         e["reason"].as_str().unwrap_or("").to_string(),
     )
-}
-
-/// An NDJSON stream being read.
-struct Lines {
-    res: reqwest::Response,
-    buf: Vec<u8>,
-    /// Empty lines (keep-alives) seen.
-    blank: usize,
-}
-
-impl Lines {
-    async fn open(s: &Server, path: &str, token: &str) -> Lines {
-        let res = bot()
-            .get(s.at(path))
-            .bearer_auth(token)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(res.status(), 200, "{path}");
-        assert_eq!(
-            res.headers()["content-type"],
-            "application/x-ndjson",
-            "{path}"
-        );
-        Lines {
-            res,
-            buf: Vec::new(),
-            blank: 0,
-        }
-    }
-
-    /// The next object (empty lines counted, skipped), within 30 s (a
-    /// deadline for a failing test, generous on a loaded machine).
-    async fn next(&mut self) -> Value {
-        loop {
-            if let Some(i) = self.buf.iter().position(|&b| b == b'\n') {
-                let line: Vec<u8> = self.buf.drain(..=i).collect();
-                let text = String::from_utf8(line).unwrap();
-                if text.trim().is_empty() {
-                    self.blank += 1;
-                    continue;
-                }
-                return serde_json::from_str(&text).unwrap();
-            }
-            let chunk = tokio::time::timeout(Duration::from_secs(30), self.res.chunk())
-                .await
-                .expect("no line within 30 s")
-                .unwrap()
-                .expect("the stream ended");
-            self.buf.extend_from_slice(&chunk);
-        }
-    }
-
-    /// The next object of type `kind`, others skipped.
-    async fn next_of(&mut self, kind: &str) -> Value {
-        loop {
-            let v = self.next().await;
-            if v["type"] == kind {
-                return v;
-            }
-        }
-    }
 }
 
 /// Point 5: tokens are made with the session only, shown once, listed
@@ -233,14 +170,6 @@ async fn tokens_and_bot_accounts() {
     let (st, body) = call(&s, "GET", "/api/account", &t, None).await;
     assert_eq!(st, 401, "{body}");
     assert_eq!(refusal(&body).1, "bad_token");
-}
-
-/// The legal actions of a game stream's state (the bot's own rules
-/// library, as an engine would).
-fn legal_in(rules: &str, position: &str) -> Vec<String> {
-    let rules: Rules = rules.parse().unwrap();
-    let p = Position::from_gpn(position, rules.variant).unwrap();
-    p.legal_actions().iter().map(|a| a.to_string()).collect()
 }
 
 /// Point 6: a person challenges a BOT through the API; the BOT hears it
@@ -597,21 +526,6 @@ async fn a_bot_plays_a_person_through_the_api() {
 /// The number of actions of a game's state.
 fn ply_of(v: &Value) -> usize {
     v["ply"].as_u64().unwrap_or(0) as usize
-}
-
-impl Lines {
-    /// Waits for the stream's end (30 s at most), reading what comes.
-    async fn ended(&mut self) {
-        loop {
-            let chunk = tokio::time::timeout(Duration::from_secs(30), self.res.chunk())
-                .await
-                .expect("the stream did not end within 30 s")
-                .unwrap();
-            if chunk.is_none() {
-                return;
-            }
-        }
-    }
 }
 
 /// Issue 29, point 9: a token revoked mid-game ends the BOT's access at

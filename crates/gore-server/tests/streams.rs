@@ -206,6 +206,84 @@ async fn an_accounts_streams_share_one_read_per_change() {
     drop(streams);
 }
 
+/// A game's Bot API streams: two per account and game (600 were
+/// accepted on one game before, each building the game's view at every
+/// change), and one read and one encoding of the game per change however
+/// many follow it (before: one per stream). Counted by the metric
+/// `gore_bot_game_reads`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_games_streams_are_capped_and_share_one_read_per_change() {
+    let s = server(|_| {}).await;
+    let (_, robo) = bot_account(&s, "Robo").await;
+    let ana = account_browser(&s, "Ana").await;
+    let (st, c) = post_json(&ana, &s, "/api/challenge/Robo", json!({"colour": "A"})).await;
+    assert_eq!(st, 201, "{c}");
+    let id = c["challenge"]["id"].as_str().unwrap();
+    let accept = format!("/api/challenge/{id}/accept");
+    let r = bot()
+        .post(s.at(&accept))
+        .bearer_auth(&robo)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let game = r.json::<Json>().await.unwrap()["game"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = format!("/api/bot/game/stream/{game}");
+    let mut streams = vec![
+        Lines::open(&s, &path, &robo).await,
+        Lines::open(&s, &path, &robo).await,
+    ];
+    let third = open(&bot(), &s, &path, &robo).await;
+    assert_eq!(third.status(), 503, "a third stream of one game");
+    for st in &mut streams {
+        assert_eq!(st.next().await["type"], "gameFull");
+    }
+    let reads = || {
+        let text = s.state.metrics_text();
+        text.lines()
+            .find_map(|l| {
+                l.strip_prefix("gore_bot_game_reads_total ")?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .expect("the metric")
+    };
+    // Two actions, Ana's and Robo's: each stream is told each, the game
+    // read once for each (the two streams' reader's first read before).
+    let before = reads();
+    let (_, v) = get(&ana, &s, &game).await;
+    let (st, b) = act(
+        &ana,
+        &s,
+        &game,
+        None,
+        json!({"action": legal(&v)[0], "ply": 0}),
+    )
+    .await;
+    assert_eq!(st, 200, "{b}");
+    let mut seen = Vec::new();
+    for st in &mut streams {
+        seen.push(st.next_of("gameState").await);
+    }
+    assert_eq!(seen[0]["ply"], 1, "{seen:?}");
+    assert_eq!(seen[0], seen[1]);
+    let reply = legal_in("standard", seen[0]["position"].as_str().unwrap())[0].clone();
+    let r = bot()
+        .post(s.at(&format!("/api/bot/game/{game}/move/{reply}")))
+        .bearer_auth(&robo)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    for st in &mut streams {
+        assert_eq!(st.next_of("gameState").await["ply"], 2);
+    }
+    assert_eq!(reads() - before, 2, "one read per change, not per stream");
+}
+
 /// The public id of the session `cookie`'s player.
 async fn me_id(s: &Server, cookie: &str) -> String {
     let (_, v) = get_with(s, cookie, "/api/me").await;

@@ -14,7 +14,7 @@ use axum::{Extension, Json};
 use gore_core::{Player, Rules};
 use tokio::sync::mpsc;
 
-use crate::api::{self, GameView};
+use crate::api;
 use crate::domain::storage::StoredPlayer;
 use crate::domain::{GameError, Said};
 use crate::error::ApiError;
@@ -343,11 +343,7 @@ impl Lines {
     }
 }
 
-fn line<T: serde::Serialize>(v: &T) -> Bytes {
-    let mut s = serde_json::to_string(v).unwrap_or_default();
-    s.push('\n');
-    Bytes::from(s)
-}
+use crate::game_lines::line;
 
 /// `GET /api/stream/event`: the account's events, one JSON object a line
 /// (`challenge`, `challengeCanceled`, `challengeDeclined`, `gameStart`,
@@ -439,33 +435,35 @@ pub(crate) async fn game_stream(
     );
     let games = state.games().clone();
     let auth = authorization(&headers);
-    // Subscribed before the first state is read: no change falls between.
-    let mut changes = games.changes(&id).await?;
-    let view = GameView::from(games.view(&id, Some(&token)).await?);
-    let (full, mut last, mut over) = (
-        line(&api::GameFull::of(&view)),
-        api::BotGameState::of(&view),
-        view.head.result.is_some(),
-    );
-    // The stream keeps its last state's line, not the whole game.
-    drop(view);
+    // The game's state and its changes, read and encoded once for all its
+    // streams here (src/game_lines.rs); this stream's seat signs its life.
+    let seat = games.seat_of(&id, &token).await?;
+    let mut latest = state.game_lines().follow(&games, &id).await?;
+    let first = latest.borrow_and_update().clone();
+    let full = line(&api::GameFull {
+        you: seat,
+        ..first.full.clone()
+    });
+    let mut over = first.over;
+    drop(first);
     Ok(ndjson(move |tx| async move {
         let _slots = slots;
+        if let Some(seat) = seat {
+            games.sign_of_life(&id, seat).await;
+        }
         if !tx.send(full).await {
             return;
         }
         let mut said = tokio::time::Instant::now();
         while !over {
             tokio::select! {
-                r = changes.recv() => {
-                    if let Err(tokio::sync::broadcast::error::RecvError::Closed) = r {
-                        // The room was reloaded: follow the new one.
-                        match games.changes(&id).await {
-                            Ok(c) => changes = c,
-                            Err(_) => return,
-                        }
+                r = latest.changed() => if r.is_err() {
+                    // The reader ended (the room went): follow anew.
+                    match state.game_lines().follow(&games, &id).await {
+                        Ok(l) => latest = l,
+                        Err(_) => return,
                     }
-                }
+                },
                 () = tokio::time::sleep(KEEP_ALIVE) => {
                     if said.elapsed() >= IDLE_LIFE
                         || !stream_stands(&state, &auth).await
@@ -477,20 +475,15 @@ pub(crate) async fn game_stream(
                 }
                 () = tx.closed() => return,
             }
-            let Ok(state) = games.view(&id, Some(&token)).await else {
-                continue;
-            };
-            let view = GameView::from(state);
-            let now = api::BotGameState::of(&view);
-            // Clocks move on their own: a new line only when the game did.
-            if !now.same_moment(&last) {
-                if !tx.send(line(&now)).await {
-                    return;
-                }
-                said = tokio::time::Instant::now();
-                last = now;
+            let now = latest.borrow_and_update().clone();
+            if let Some(seat) = seat {
+                games.sign_of_life(&id, seat).await;
             }
-            over = view.head.result.is_some();
+            if !tx.send(now.line.clone()).await {
+                return;
+            }
+            said = tokio::time::Instant::now();
+            over = now.over;
         }
     }))
 }

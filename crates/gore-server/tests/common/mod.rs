@@ -819,3 +819,86 @@ pub async fn play(s: &Server, id: &str, token: &str, action: &str, ply: usize) -
     assert_eq!(st, 200, "{action} at {ply}: {v}");
     v
 }
+
+/// An NDJSON stream being read.
+pub struct Lines {
+    res: reqwest::Response,
+    buf: Vec<u8>,
+    /// Empty lines (keep-alives) seen.
+    pub blank: usize,
+}
+
+impl Lines {
+    pub async fn open(s: &Server, path: &str, token: &str) -> Lines {
+        let res = bot()
+            .get(s.at(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200, "{path}");
+        assert_eq!(
+            res.headers()["content-type"],
+            "application/x-ndjson",
+            "{path}"
+        );
+        Lines {
+            res,
+            buf: Vec::new(),
+            blank: 0,
+        }
+    }
+
+    /// The next object (empty lines counted, skipped), within 30 s (a
+    /// deadline for a failing test, generous on a loaded machine).
+    pub async fn next(&mut self) -> Value {
+        loop {
+            if let Some(i) = self.buf.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.buf.drain(..=i).collect();
+                let text = String::from_utf8(line).unwrap();
+                if text.trim().is_empty() {
+                    self.blank += 1;
+                    continue;
+                }
+                return serde_json::from_str(&text).unwrap();
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(30), self.res.chunk())
+                .await
+                .expect("no line within 30 s")
+                .unwrap()
+                .expect("the stream ended");
+            self.buf.extend_from_slice(&chunk);
+        }
+    }
+
+    /// The next object of type `kind`, others skipped.
+    pub async fn next_of(&mut self, kind: &str) -> Value {
+        loop {
+            let v = self.next().await;
+            if v["type"] == kind {
+                return v;
+            }
+        }
+    }
+
+    /// Waits for the stream's end (30 s at most), reading what comes.
+    pub async fn ended(&mut self) {
+        loop {
+            let chunk = tokio::time::timeout(Duration::from_secs(30), self.res.chunk())
+                .await
+                .expect("the stream did not end within 30 s")
+                .unwrap();
+            if chunk.is_none() {
+                return;
+            }
+        }
+    }
+}
+
+/// The legal actions of a game stream's state (the bot's own rules
+/// library, as an engine would).
+pub fn legal_in(rules: &str, position: &str) -> Vec<String> {
+    let rules: gore_core::Rules = rules.parse().unwrap();
+    let p = gore_core::Position::from_gpn(position, rules.variant).unwrap();
+    p.legal_actions().iter().map(|a| a.to_string()).collect()
+}
