@@ -257,16 +257,16 @@ fn seeds_of(score: i32, mover: Player, total: u8) -> Seeds {
     }
 }
 
-/// The limits left of `limits` after `nodes` and `since`, shared by `k`
+/// The limits left of `limits` after `nodes` and `spent`, shared by `k`
 /// searches; `None` when nothing is left.
-fn remaining(limits: &Limits, nodes: u64, since: Instant, k: u32) -> Option<Limits> {
+fn remaining(limits: &Limits, nodes: u64, spent: Duration, k: u32) -> Option<Limits> {
     let mut left = *limits;
     if let Some(n) = limits.nodes {
         let rest = n.checked_sub(nodes).filter(|&r| r > 0)?;
         left.nodes = Some(rest);
     }
     if let Some(t) = limits.time {
-        let rest = t.checked_sub(since.elapsed()).filter(|r| !r.is_zero())?;
+        let rest = t.checked_sub(spent).filter(|r| !r.is_zero())?;
         left.time = Some(rest);
     }
     Some(left.share(k))
@@ -280,7 +280,8 @@ fn remaining(limits: &Limits, nodes: u64, since: Instant, k: u32) -> Option<Limi
 /// its forced replies, from the mover's side): the best action's first,
 /// the position's own search's, and no other above it; an action the
 /// budget left unsearched is not told (the summary is then `stopped`). The search is the engine's at full strength with no
-/// glory: the value, not a taste.
+/// glory: the value, not a taste. In one go: [`Analysis`] runs it in
+/// slices.
 pub fn analyse(
     game: &Game,
     limits: &Limits,
@@ -289,186 +290,408 @@ pub fn analyse(
     stop: &AtomicBool,
     on: &mut dyn FnMut(Event),
 ) -> Summary {
-    let start = Instant::now();
-    let mut summary = Summary {
-        over: game.outcome().copied(),
-        depth: 0,
-        best: None,
-        nodes: 0,
-        elapsed: Duration::ZERO,
-        stopped: false,
-    };
-    if game.is_over() {
-        return summary;
-    }
-    if let Some(s) = solved(game, dbs) {
-        on(Event::Solved(s));
-    }
-    let pos = *game.position();
-    let mover = pos.to_move();
-    let total = pos.variant().total_seeds();
-    let mut engine = Engine::new(Options {
-        hash_mb,
-        glory: 0,
-        ..Options::default()
-    });
-    // The position's search: half the budget (all of it without limits).
-    let main = limits.share(2);
-    let main = Limits {
-        min_depth: Some(0),
-        ..main
-    };
-    let result = engine.search(game, &main, stop, &mut |info| {
-        on(Event::Depth(Depth {
-            depth: info.depth,
-            expected: seeds_of(info.score, mover, total),
-            line: info.pv.clone(),
-            nodes: info.nodes,
-            elapsed: start.elapsed(),
-        }));
-    });
-    if let Some(r) = &result {
-        summary.depth = r.depth;
-        summary.best = Some(r.best);
-        summary.nodes = r.nodes;
-        if r.depth == 0 {
-            // One legal action (no search), or stopped before depth 1:
-            // the static estimate stands for the position.
-            on(Event::Depth(Depth {
-                depth: 0,
-                expected: seeds_of(r.score, mover, total),
-                line: r.pv.clone(),
-                nodes: r.nodes,
-                elapsed: start.elapsed(),
-            }));
+    let mut analysis = Analysis::new(game, limits, hash_mb);
+    loop {
+        if let Some(summary) = analysis.run(None, dbs, stop, on) {
+            return summary;
         }
     }
-    let child_depth = summary.depth.saturating_sub(1).max(1);
-    // The best action's value is the position's own search (its first
-    // action, one ply less deep): told first, so that the list and the
-    // evaluation agree on it whatever budget is left for the others.
-    let searched_best = result
-        .as_ref()
-        .filter(|r| r.depth >= 1 && r.pv.first() == Some(&r.best))
-        .map(|r| {
-            (
-                r.best,
-                r.depth,
-                seeds_of(r.score, mover, total),
-                r.pv.clone(),
-            )
-        });
-    let mut best_value = None;
-    if let Some((best, depth, expected, line)) = searched_best {
-        let mut next = game.clone();
-        if next.play(best).is_ok() {
-            let value = match next.outcome() {
-                Some(o) => ActionValue {
-                    action: best,
+}
+
+/// An analysis ([`analyse`]'s) that runs in slices, so that a thread
+/// serving many askers can pause a long one for a short one: each
+/// [`Analysis::run`] searches until its slice of time is over (checked
+/// between two depths of the position's search, and between two actions),
+/// then gives the thread back, keeping its table and what it found. The
+/// next slice deepens from there: its search starts again at depth 1, its
+/// table full (the depths already told cost little and are not told
+/// again). The time and nodes of `limits` are the search's, slices
+/// together; the time waited between slices does not count.
+///
+/// ```
+/// use std::sync::atomic::AtomicBool;
+/// use std::time::Duration;
+/// use gore_ai::Limits;
+/// use gore_core::{Game, Rules};
+/// use gore_learn::analysis::{Analysis, Event};
+///
+/// let game = Game::new(Rules::STANDARD);
+/// let mut analysis = Analysis::new(&game, &Limits::depth(3), 1);
+/// let (stop, mut depths, mut slices) = (AtomicBool::new(false), Vec::new(), 0);
+/// let summary = loop {
+///     slices += 1;
+///     // A slice of no time: a pause after each depth and each action.
+///     let slice = Some(Duration::ZERO);
+///     if let Some(s) = analysis.run(slice, &[], &stop, &mut |e| {
+///         if let Event::Depth(d) = e {
+///             depths.push(d.depth);
+///         }
+///     }) {
+///         break s;
+///     }
+/// };
+/// assert_eq!(depths, [1, 2, 3], "each depth told once");
+/// assert_eq!(summary.depth, 3);
+/// assert!(slices > 3);
+/// ```
+pub struct Analysis {
+    game: Game,
+    limits: Limits,
+    engine: Engine,
+    /// Search time of the slices before this one.
+    spent: Duration,
+    summary: Summary,
+    phase: Phase,
+}
+
+impl fmt::Debug for Analysis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Analysis")
+            .field("spent", &self.spent)
+            .field("summary", &self.summary)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where an analysis is.
+enum Phase {
+    /// Nothing done yet.
+    Start,
+    /// The position's search: the deepest depth told, and its result.
+    Main {
+        told: u32,
+        result: Option<gore_ai::SearchResult>,
+    },
+    /// The actions' values: those to value, the next one, the best's
+    /// value (told first), the depth they are searched to.
+    Actions {
+        legal: Vec<Action>,
+        next: usize,
+        best_value: Option<ActionValue>,
+        child_depth: u32,
+    },
+    /// The summary was given.
+    Over,
+}
+
+impl Analysis {
+    /// An analysis of `game` within `limits` with a table of `hash_mb`
+    /// MiB (held until the analysis is dropped); nothing is searched yet.
+    pub fn new(game: &Game, limits: &Limits, hash_mb: usize) -> Analysis {
+        Analysis {
+            game: game.clone(),
+            limits: *limits,
+            engine: Engine::new(Options {
+                hash_mb,
+                glory: 0,
+                ..Options::default()
+            }),
+            spent: Duration::ZERO,
+            summary: Summary {
+                over: game.outcome().copied(),
+                depth: 0,
+                best: None,
+                nodes: 0,
+                elapsed: Duration::ZERO,
+                stopped: false,
+            },
+            phase: Phase::Start,
+        }
+    }
+
+    /// Runs a slice (`None`: to the end), telling `on` what it finds: the
+    /// summary when the analysis is over, `None` when the slice is (run
+    /// it again to go on). A set stop flag ends it, with its summary.
+    pub fn run(
+        &mut self,
+        slice: Option<Duration>,
+        dbs: &[&Database],
+        stop: &AtomicBool,
+        on: &mut dyn FnMut(Event),
+    ) -> Option<Summary> {
+        let begun = Instant::now();
+        let spent = self.spent;
+        let now = move || spent + begun.elapsed();
+        let slice_over = || slice.is_some_and(|s| begun.elapsed() >= s);
+        loop {
+            match std::mem::replace(&mut self.phase, Phase::Over) {
+                Phase::Start => {
+                    if self.game.is_over() {
+                        return Some(self.summary.clone());
+                    }
+                    if let Some(s) = solved(&self.game, dbs) {
+                        on(Event::Solved(s));
+                    }
+                    self.phase = Phase::Main {
+                        told: 0,
+                        result: None,
+                    };
+                }
+                Phase::Main { told, result } => {
+                    self.phase = self.main(told, result, slice.is_some(), stop, now, on);
+                }
+                Phase::Actions {
+                    legal,
+                    next,
+                    best_value,
+                    child_depth,
+                } => {
+                    let next = self.actions(
+                        &legal,
+                        next,
+                        &best_value,
+                        child_depth,
+                        stop,
+                        now,
+                        &slice_over,
+                        on,
+                    );
+                    if next < legal.len() && !stop.load(Ordering::Relaxed) {
+                        self.phase = Phase::Actions {
+                            legal,
+                            next,
+                            best_value,
+                            child_depth,
+                        };
+                    } else {
+                        self.summary.stopped |= stop.load(Ordering::Relaxed);
+                        self.summary.elapsed = now();
+                        return Some(self.summary.clone());
+                    }
+                }
+                Phase::Over => return Some(self.summary.clone()),
+            }
+            if slice_over() && !stop.load(Ordering::Relaxed) {
+                self.spent = now();
+                return None;
+            }
+        }
+    }
+
+    /// One step of the position's search (half the budget, all of it
+    /// without limits): in slices, one depth more than `told` (its search
+    /// starts again at depth 1 with the table full); in one go, to the
+    /// end. Then the next phase.
+    fn main(
+        &mut self,
+        told: u32,
+        result: Option<gore_ai::SearchResult>,
+        sliced: bool,
+        stop: &AtomicBool,
+        now: impl Fn() -> Duration,
+        on: &mut dyn FnMut(Event),
+    ) -> Phase {
+        let pos = *self.game.position();
+        let (mover, total) = (pos.to_move(), pos.variant().total_seeds());
+        let main = Limits {
+            min_depth: Some(0),
+            ..self.limits.share(2)
+        };
+        let deepest = main.depth.unwrap_or(Limits::MAX_DEPTH);
+        let mut result = result;
+        let mut told = told;
+        let mut done = true;
+        let before = self.summary.nodes;
+        if let Some(mut lim) = remaining(&main, self.summary.nodes, now(), 1) {
+            if sliced {
+                lim.depth = Some((told + 1).min(deepest));
+            }
+            let searched = self.engine.search(&self.game, &lim, stop, &mut |info| {
+                if info.depth > told {
+                    told = info.depth;
+                    on(Event::Depth(Depth {
+                        depth: info.depth,
+                        expected: seeds_of(info.score, mover, total),
+                        line: info.pv.clone(),
+                        nodes: before + info.nodes,
+                        elapsed: now(),
+                    }));
+                }
+            });
+            if let Some(r) = searched {
+                self.summary.nodes += r.nodes;
+                // The search ends before its depth when its budget is
+                // spent or the game is decided: nothing deeper to do.
+                done = !sliced || r.depth < lim.depth.unwrap_or(deepest) || r.depth >= deepest;
+                if result.as_ref().is_none_or(|old| r.depth >= old.depth) {
+                    result = Some(r);
+                }
+            }
+        }
+        if !done && !stop.load(Ordering::Relaxed) {
+            return Phase::Main { told, result };
+        }
+        let game = &self.game;
+        if let Some(r) = &result {
+            self.summary.depth = r.depth;
+            self.summary.best = Some(r.best);
+            if r.depth == 0 {
+                // One legal action (no search), or stopped before depth 1:
+                // the static estimate stands for the position.
+                on(Event::Depth(Depth {
+                    depth: 0,
+                    expected: seeds_of(r.score, mover, total),
+                    line: r.pv.clone(),
+                    nodes: r.nodes,
+                    elapsed: now(),
+                }));
+            }
+        }
+        let child_depth = self.summary.depth.saturating_sub(1).max(1);
+        // The best action's value is the position's own search (its first
+        // action, one ply less deep): told first, so that the list and the
+        // evaluation agree on it whatever budget is left for the others.
+        let searched_best = result
+            .as_ref()
+            .filter(|r| r.depth >= 1 && r.pv.first() == Some(&r.best))
+            .map(|r| {
+                (
+                    r.best,
+                    r.depth,
+                    seeds_of(r.score, mover, total),
+                    r.pv.clone(),
+                )
+            });
+        let mut best_value = None;
+        if let Some((best, depth, expected, line)) = searched_best {
+            let mut next = game.clone();
+            if next.play(best).is_ok() {
+                let value = match next.outcome() {
+                    Some(o) => ActionValue {
+                        action: best,
+                        expected: [o.seeds[0] as f64, o.seeds[1] as f64],
+                        depth: 0,
+                        line: vec![best],
+                        ends: true,
+                    },
+                    None => ActionValue {
+                        action: best,
+                        expected,
+                        depth: depth - 1,
+                        line,
+                        ends: false,
+                    },
+                };
+                best_value = Some(value.clone());
+                on(Event::Action(value));
+            }
+        }
+        let legal: Vec<Action> = game
+            .legal_actions()
+            .iter()
+            .copied()
+            .filter(|a| best_value.as_ref().is_none_or(|b| b.action != *a))
+            .collect();
+        Phase::Actions {
+            legal,
+            next: 0,
+            best_value,
+            child_depth,
+        }
+    }
+
+    /// Values the actions from `from` on, until the slice is over: the
+    /// index of the next one to value (`legal.len()`: all done, or the
+    /// budget spent).
+    #[allow(clippy::too_many_arguments)]
+    fn actions(
+        &mut self,
+        legal: &[Action],
+        from: usize,
+        best_value: &Option<ActionValue>,
+        child_depth: u32,
+        stop: &AtomicBool,
+        now: impl Fn() -> Duration,
+        slice_over: &dyn Fn() -> bool,
+        on: &mut dyn FnMut(Event),
+    ) -> usize {
+        let game = &self.game;
+        let pos = *game.position();
+        let (mover, total) = (pos.to_move(), pos.variant().total_seeds());
+        let limits = self.limits;
+        let k = legal.len() as u32;
+        for (i, &action) in legal.iter().enumerate().skip(from) {
+            if stop.load(Ordering::Relaxed) {
+                self.summary.stopped = true;
+                return legal.len();
+            }
+            if i > from && slice_over() {
+                return i;
+            }
+            let mut next = game.clone();
+            if next.play(action).is_err() {
+                continue; // Legal by construction; nothing to value otherwise.
+            }
+            if let Some(o) = next.outcome() {
+                on(Event::Action(ActionValue {
+                    action,
                     expected: [o.seeds[0] as f64, o.seeds[1] as f64],
                     depth: 0,
-                    line: vec![best],
+                    line: vec![action],
                     ends: true,
-                },
-                None => ActionValue {
-                    action: best,
-                    expected,
-                    depth: depth - 1,
+                }));
+                continue;
+            }
+            // Forced replies are played: the engine does not search a
+            // position with one action (its value would be the static
+            // estimate, issue 27).
+            let mut line = vec![action];
+            while next.legal_actions().len() == 1 && line.len() < MAX_FORCED {
+                let only = next.legal_actions()[0];
+                if next.play(only).is_err() {
+                    break;
+                }
+                line.push(only);
+            }
+            if let Some(o) = next.outcome() {
+                on(Event::Action(ActionValue {
+                    action,
+                    expected: [o.seeds[0] as f64, o.seeds[1] as f64],
+                    depth: 0,
                     line,
-                    ends: false,
-                },
+                    ends: true,
+                }));
+                continue;
+            }
+            let Some(mut lim) = remaining(&limits, self.summary.nodes, now(), k - i as u32) else {
+                self.summary.stopped = true;
+                return legal.len();
             };
-            best_value = Some(value.clone());
-            on(Event::Action(value));
-        }
-    }
-    let legal: Vec<Action> = game
-        .legal_actions()
-        .iter()
-        .copied()
-        .filter(|a| best_value.as_ref().is_none_or(|b| b.action != *a))
-        .collect();
-    let k = legal.len() as u32;
-    for (i, &action) in legal.iter().enumerate() {
-        if stop.load(Ordering::Relaxed) {
-            summary.stopped = true;
-            break;
-        }
-        let mut next = game.clone();
-        if next.play(action).is_err() {
-            continue; // Legal by construction; nothing to value otherwise.
-        }
-        if let Some(o) = next.outcome() {
-            on(Event::Action(ActionValue {
-                action,
-                expected: [o.seeds[0] as f64, o.seeds[1] as f64],
-                depth: 0,
-                line: vec![action],
-                ends: true,
-            }));
-            continue;
-        }
-        // Forced replies are played: the engine does not search a
-        // position with one action (its value would be the static
-        // estimate, issue 27).
-        let mut line = vec![action];
-        while next.legal_actions().len() == 1 && line.len() < MAX_FORCED {
-            let only = next.legal_actions()[0];
-            if next.play(only).is_err() {
-                break;
+            lim.depth = Some(limits.depth.map_or(child_depth, |d| d.min(child_depth)));
+            lim.min_depth = Some(0);
+            let reply = next.position().to_move();
+            let Some(r) = self.engine.search(&next, &lim, stop, &mut |_| {}) else {
+                continue;
+            };
+            self.summary.nodes += r.nodes;
+            if r.depth == 0 && next.legal_actions().len() > 1 {
+                // The budget ran out before depth 1: a static estimate, not a
+                // value. Not told: the page shows it as not searched.
+                self.summary.stopped = true;
+                continue;
             }
-            line.push(only);
-        }
-        if let Some(o) = next.outcome() {
+            let mut expected = seeds_of(r.score, reply, total);
+            if let Some(b) = best_value {
+                // Searched on its own, an action may look better than the
+                // position's search found it (a shallower search, another
+                // window): it is worth no more than the best, or the
+                // evaluation would be wrong at the depth it says.
+                let i = mover.index();
+                if expected[i] > b.expected[i] {
+                    expected = b.expected;
+                }
+            }
+            line.extend(r.pv.iter().copied());
             on(Event::Action(ActionValue {
                 action,
-                expected: [o.seeds[0] as f64, o.seeds[1] as f64],
-                depth: 0,
+                expected,
+                depth: r.depth,
                 line,
-                ends: true,
+                ends: false,
             }));
-            continue;
         }
-        let Some(mut lim) = remaining(limits, summary.nodes, start, k - i as u32) else {
-            summary.stopped = true;
-            break;
-        };
-        lim.depth = Some(limits.depth.map_or(child_depth, |d| d.min(child_depth)));
-        lim.min_depth = Some(0);
-        let reply = next.position().to_move();
-        let Some(r) = engine.search(&next, &lim, stop, &mut |_| {}) else {
-            continue;
-        };
-        summary.nodes += r.nodes;
-        if r.depth == 0 && next.legal_actions().len() > 1 {
-            // The budget ran out before depth 1: a static estimate, not a
-            // value. Not told: the page shows it as not searched.
-            summary.stopped = true;
-            continue;
-        }
-        let mut expected = seeds_of(r.score, reply, total);
-        if let Some(b) = &best_value {
-            // Searched on its own, an action may look better than the
-            // position's search found it (a shallower search, another
-            // window): it is worth no more than the best, or the
-            // evaluation would be wrong at the depth it says.
-            let i = mover.index();
-            if expected[i] > b.expected[i] {
-                expected = b.expected;
-            }
-        }
-        line.extend(r.pv.iter().copied());
-        on(Event::Action(ActionValue {
-            action,
-            expected,
-            depth: r.depth,
-            line,
-            ends: false,
-        }));
+        legal.len()
     }
-    summary.stopped |= stop.load(Ordering::Relaxed);
-    summary.elapsed = start.elapsed();
-    summary
 }
 
 #[cfg(test)]
@@ -481,6 +704,56 @@ mod tests {
         let mut events = Vec::new();
         let s = analyse(game, &limits, &[], 1, &stop, &mut |e| events.push(e));
         (events, s)
+    }
+
+    /// A slice of no time pauses after each depth and each action: the
+    /// findings are those of the analysis in one go (each depth told
+    /// once, in order; every action valued once), however many slices.
+    #[test]
+    fn an_analysis_in_slices_finds_what_it_finds_in_one_go() {
+        let game = Game::new(Rules::STANDARD);
+        let limits = Limits::depth(5);
+        let (whole, one_go) = run(&game, limits);
+        let mut analysis = Analysis::new(&game, &limits, 1);
+        let (stop, mut sliced, mut slices) = (AtomicBool::new(false), Vec::new(), 0);
+        let summary = loop {
+            slices += 1;
+            let slice = Some(Duration::ZERO);
+            if let Some(s) = analysis.run(slice, &[], &stop, &mut |e| sliced.push(e)) {
+                break s;
+            }
+        };
+        let depths = |events: &[Event]| -> Vec<u32> {
+            events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Depth(d) => Some(d.depth),
+                    _ => None,
+                })
+                .collect()
+        };
+        let actions = |events: &[Event]| -> Vec<Action> {
+            let mut a: Vec<Action> = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Action(v) => Some(v.action),
+                    _ => None,
+                })
+                .collect();
+            a.sort_by_key(|a| a.to_string());
+            a
+        };
+        assert_eq!(depths(&sliced), [1, 2, 3, 4, 5]);
+        assert_eq!(depths(&whole), depths(&sliced));
+        let mut legal = game.legal_actions().to_vec();
+        legal.sort_by_key(|a| a.to_string());
+        assert_eq!(actions(&sliced), legal, "each action valued once");
+        assert_eq!(actions(&whole), legal);
+        // Five depths, then the actions one by one: a pause after each.
+        assert!(slices >= 5 + legal.len(), "{slices} slices");
+        assert_eq!((summary.depth, summary.stopped), (5, false));
+        assert_eq!(one_go.depth, 5);
+        assert_eq!(summary.best, one_go.best, "{sliced:?} {whole:?}");
     }
 
     #[test]
