@@ -31,7 +31,9 @@ the innocent's figures.
 br, gzip`) of a 100-ply local game, from 1 address × 4 connections for
 15 s, then from 8 addresses × 4 connections for 15 s: the pages answered
 a second, how many were the inline page (over 50 KB on the wire), the
-megabytes a second the attacker got, the innocent's figures in each.
+megabytes a second the attacker got, the innocent's figures in each. N
+here is the server's `--rate-limit` (requests a second per address): 0,
+off, by default, as in the other scenarios; 20 is gore's default.
 
 `game-streams`: a BOT and a person play a game (`seeds=8`, the longest:
 first legal actions each time, up to 1,000 plies; it ends at 187, so it is
@@ -78,9 +80,10 @@ def serve_flags(bin_dir):
     return set(re.findall(r"--[a-z][a-z0-9-]*", out.stdout))
 
 
-def serve(bin_dir, *flags):
-    """floods.py's `serve` (`--rate-limit 0`), behind the trusted proxy,
-    with the flags (each `--flag value`) this build knows."""
+def serve(bin_dir, *flags, rate_limit=0):
+    """floods.py's `serve` (`--rate-limit 0`; another `rate_limit`: the
+    same command with that one), behind the trusted proxy, with the flags
+    (each `--flag value`) this build knows."""
     known, kept, i = serve_flags(bin_dir), [], 0
     flags = ["--trust-proxy", "127.0.0.1", "--max-conns-per-ip", "100000", *flags]
     while i < len(flags):
@@ -92,7 +95,13 @@ def serve(bin_dir, *flags):
             log(f"  ({bin_dir}: no {group[0]}, left out)")
         i += len(group)
     db = tempfile.mkdtemp() + "/gore.sqlite3"
-    p, host, port = floods.serve(bin_dir, db, *kept)
+    if rate_limit:
+        p = subprocess.Popen([f"{bin_dir}/gore", "serve", "--port", "0", "--db", db, "--rate-limit",
+                              str(rate_limit), *kept], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        host, port = p.stdout.readline().split("http://")[1].strip().strip("/").rsplit(":", 1)
+        port = int(port)
+    else:
+        p, host, port = floods.serve(bin_dir, db, *kept)
     p.db = db
     return p, host, port
 
@@ -398,17 +407,18 @@ def game_streams(bin_dir, n, plies=1000, live=10):
 # ---------------------------------------------------------------- pages
 
 def pages(bin_dir, n, seconds=15.0):
-    p, host, port = serve(bin_dir)
+    p, host, port = serve(bin_dir, rate_limit=n or 0)
     try:
         st, g, _ = call(host, port, "POST", "/api/games", {"mode": "local"}, "192.0.2.20")
         assert st == 201, (st, g)
         gid, tok = g["id"], g["token"]
-        for _ in range(100):
-            st, v, _ = call(host, port, "GET", f"/api/games/{gid}", xff="192.0.2.20", token=tok)
+        for k in range(100):
+            xff = f"192.0.2.{100 + k}"  # each ply from its own address: within any rate limit
+            st, v, _ = call(host, port, "GET", f"/api/games/{gid}", xff=xff, token=tok)
             if v["status"] == "over" or not v["legal"]:
                 break
             st, _, _ = call(host, port, "POST", f"/api/games/{gid}/actions", {"action": v["legal"][0], "ply": v["ply"]},
-                            "192.0.2.20", token=tok)
+                            xff, token=tok)
             assert st == 200, st
         probe = Probe(host, port)
         t0 = time.time()
@@ -460,7 +470,7 @@ def pages(bin_dir, n, seconds=15.0):
             time.sleep(3)
         probe.close()
         res["during"] = res["during 8"]
-        res["outcome"] = "; ".join(outcome)
+        res["outcome"] = f"--rate-limit {n or 0}: " + "; ".join(outcome)
         return res
     finally:
         p.kill()
