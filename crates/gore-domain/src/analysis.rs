@@ -8,12 +8,17 @@ use std::time::Duration;
 
 use gore_ai::Limits;
 use gore_core::Game;
-use gore_learn::analysis::{analyse, Event, Summary};
+use gore_learn::analysis::{Analysis, Event, Summary};
 use gore_solver::disk::Database;
 use tokio::sync::mpsc;
 
 use super::GameError;
-use crate::ai::{AiBusy, AiJob, AiPool, AiTicket, ClientKey};
+use crate::ai::{AiBusy, AiJob, AiPool, AiTicket, ClientKey, Slice};
+
+/// An analysis searches this long at most before its thread may go to
+/// an address that searched less (it goes on afterwards, its table kept:
+/// [`Analysis`]); the slice ends at the next depth or action after it.
+pub const SLICE: Duration = Duration::from_secs(1);
 
 /// Plies one analysis searches at most.
 pub const MAX_DEPTH: u32 = 40;
@@ -74,17 +79,34 @@ pub fn start(
     let estimate = limits
         .time
         .map_or(0, |t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX));
-    let job = AiJob::new(client, job, 1, move |stop| {
-        let dbs: Vec<&Database> = dbs.iter().map(|d| d.as_ref()).collect();
-        // A closed receiver (the socket went) is fine: the ticket's drop
-        // sets the stop flag as well.
-        analyse(&game, &limits, &dbs, HASH_MB, stop, &mut |e| {
-            let _ = tx.send(e);
-        })
+    let job = AiJob::sliced(client, job, 1, move |stop| {
+        step(None, Arc::new((game, limits, dbs)), tx, stop)
     })
     .with_estimate_ms(estimate);
     let ticket = pool.submit(job)?;
     Ok(Running { ticket, events })
+}
+
+/// One slice of an analysis (its table made at its first: none is held
+/// while it waits to start), and the rest of it as a job's next slice.
+fn step(
+    mut analysis: Option<Box<Analysis>>,
+    job: Arc<(Game, Limits, Vec<Arc<Database>>)>,
+    tx: mpsc::UnboundedSender<Event>,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Slice<Summary> {
+    let (game, limits, dbs) = &*job;
+    let a = analysis.get_or_insert_with(|| Box::new(Analysis::new(game, limits, HASH_MB)));
+    let dbs: Vec<&Database> = dbs.iter().map(|d| d.as_ref()).collect();
+    // A closed receiver (the socket went) is fine: the ticket's drop sets
+    // the stop flag as well.
+    let done = a.run(Some(SLICE), &dbs, stop, &mut |e| {
+        let _ = tx.send(e);
+    });
+    match done {
+        Some(summary) => Slice::Done(summary),
+        None => Slice::Again(Box::new(move |stop| step(analysis, job, tx, stop))),
+    }
 }
 
 /// A refusal of the analysis pool in words that name it (the pool's own

@@ -47,6 +47,14 @@
 //!   of search at most): a botnet's fresh addresses do not go before an
 //!   established client who searched less (issue 37). A waiting job's
 //!   [`AiTicket::place`] is the number of jobs that will run before it.
+//! - **Long jobs in slices** ([`AiJob::sliced`], the board's analyses):
+//!   after each slice (a second of search, ended at the next depth or
+//!   action), a job gives its thread to a job waiting whose address has
+//!   searched less lately, and goes on afterwards, first in its address's
+//!   line, what it holds kept (at most as many paused as threads); with
+//!   nobody before it, it goes on at once. So one address's ten-second
+//!   analysis holds a thread for a second when someone else asks
+//!   (issue 37).
 //! - **A lane kept for cheap jobs**: a job whose cost is above `cheap_max`
 //!   is *expensive*; with two threads or more, expensive jobs occupy at
 //!   most `threads - 1` threads, so one thread is always there for cheap
@@ -134,7 +142,23 @@ impl fmt::Display for ClientKey {
 
 /// The work of a job: a search, given its stop flag (set when nobody
 /// waits for the answer any more, or the pool stops).
-pub type Work<R> = Box<dyn FnOnce(&AtomicBool) -> R + Send>;
+pub type Work<R> = Box<dyn FnOnce(&AtomicBool) -> Slice<R> + Send>;
+
+/// What a job's work gives back: its result, or (a job in slices,
+/// [`AiJob::sliced`]) the rest of its work after a slice.
+///
+/// After a slice, the pool charges its address the slice's time and
+/// gives the thread to a job waiting whose address has searched less
+/// lately, if one does (the rest of the work then waits first in its
+/// address's line, at most as many paused as the pool has threads); else
+/// the rest runs on at once. So a long analysis holds a thread for a
+/// slice, not for its whole budget, when someone else waits (issue 37).
+pub enum Slice<R> {
+    /// The work is done.
+    Done(R),
+    /// The rest of the work, to run when its turn comes again.
+    Again(Work<R>),
+}
 
 /// One search to run.
 pub struct AiJob<R> {
@@ -162,6 +186,17 @@ impl<R> AiJob<R> {
         game: impl Into<String>,
         cost: u32,
         work: impl FnOnce(&AtomicBool) -> R + Send + 'static,
+    ) -> AiJob<R> {
+        AiJob::sliced(client, game, cost, move |stop| Slice::Done(work(stop)))
+    }
+
+    /// A job whose work runs in slices: each returns the result or the
+    /// rest of the work ([`Slice`]).
+    pub fn sliced(
+        client: ClientKey,
+        game: impl Into<String>,
+        cost: u32,
+        work: impl FnOnce(&AtomicBool) -> Slice<R> + Send + 'static,
     ) -> AiJob<R> {
         AiJob {
             client,

@@ -204,19 +204,24 @@ impl<T> FairQueue<T> {
 
     /// When the queue is full, the job that should give its place to one
     /// of `key`: the newest job of the key with the most service waiting
-    /// (the longest line among equals), if that key ranks after `key` (it
+    /// (the longest line among equals) whose newest job `may_lose` accepts,
+    /// if that key ranks after `key` (it
     /// searched more lately; at equal service a new key goes first, as in
     /// the order). `None`: `key` itself is the most served, or ranks
     /// after it. The bounds stay: a place changes hands, the count does
     /// not grow (issue 37: sixteen flooding addresses, one job each,
     /// refused everyone else while they waited).
-    pub fn victim_for(&self, key: &ClientKey) -> Option<(ClientKey, u64)> {
+    pub fn victim_for(
+        &self,
+        key: &ClientKey,
+        may_lose: impl Fn(&T) -> bool,
+    ) -> Option<(ClientKey, u64)> {
         let total = self.total;
         let (mine, new) = self.standing(key);
         let (most, line) = self
             .lines
             .iter()
-            .filter(|(k, _)| *k != key)
+            .filter(|(k, l)| *k != key && l.jobs.back().is_some_and(|(_, _, j)| may_lose(j)))
             .map(|(k, l)| {
                 let s = self.service.get(k).map_or(0.0, |s| s.at(total));
                 (s, l.jobs.len(), k, l)
@@ -237,6 +242,40 @@ impl<T> FairQueue<T> {
     /// the middle one), then cheaper first job, then earlier arrival.
     fn rank(service: Service, total: u64, head: &(u64, u64, T)) -> (f64, bool, u64, u64) {
         (service.at(total), !service.seeded, head.1, head.0)
+    }
+
+    /// Queues `job` of `key` first in its line, before the key's others:
+    /// the rest of a job paused after a slice ([`super::Slice`]), `seq`
+    /// still its arrival number. Charged a unit when it starts again.
+    pub fn push_front(&mut self, key: ClientKey, seq: u64, job: T) {
+        self.lines
+            .entry(key)
+            .or_insert_with(|| Line {
+                jobs: VecDeque::new(),
+            })
+            .jobs
+            .push_front((seq, 1, job));
+        self.len += 1;
+    }
+
+    /// Whether a job waiting goes before `key` now (its first job `may_run`
+    /// accepts, and its key has less service, or as much and is new): a
+    /// job of `key` that has run a slice gives its thread to it.
+    pub fn outranked(&self, key: &ClientKey, may_run: impl Fn(&T) -> bool) -> bool {
+        let total = self.total;
+        let (mine, _) = self.standing(key);
+        self.lines.iter().any(|(k, l)| {
+            let runs = l.jobs.front().is_some_and(|(_, _, j)| may_run(j));
+            let s = self.service.get(k).copied().unwrap_or_default();
+            let theirs = s.at(total);
+            k != key && runs && (theirs < mine || (theirs == mine && s.seeded))
+        })
+    }
+
+    /// Charges `key` `ms` of search (a slice run on at once, with no
+    /// estimate charged when it started).
+    pub fn charge_ms(&mut self, key: &ClientKey, ms: u64) {
+        self.charge(key.clone(), units_of_ms(ms) as f64);
     }
 
     /// Takes the next job: the first of the line of least service among
@@ -450,15 +489,15 @@ mod tests {
         q.push(a.clone(), 2, "a2");
         q.push(b.clone(), 3, "b1");
         q.push(c.clone(), 4, "c1");
-        assert_eq!(q.victim_for(&b), Some((a.clone(), 2)));
-        assert_eq!(q.victim_for(&a), None, "A is the most served");
-        assert_eq!(q.victim_for(&client(9)), Some((a.clone(), 2)));
+        assert_eq!(q.victim_for(&b, |_| true), Some((a.clone(), 2)));
+        assert_eq!(q.victim_for(&a, |_| true), None, "A is the most served");
+        assert_eq!(q.victim_for(&client(9), |_| true), Some((a.clone(), 2)));
         // With A gone, C is the most served: B may take C's place, but not
         // a key as served as C.
         assert_eq!(q.remove(&a, 1), Some("a1"));
         assert_eq!(q.remove(&a, 2), Some("a2"));
-        assert_eq!(q.victim_for(&b), Some((c.clone(), 4)));
-        assert_eq!(q.victim_for(&c), None);
+        assert_eq!(q.victim_for(&b, |_| true), Some((c.clone(), 4)));
+        assert_eq!(q.victim_for(&c, |_| true), None);
     }
 
     #[test]
