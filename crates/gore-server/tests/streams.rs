@@ -6,13 +6,9 @@
 mod common;
 
 use std::net::Ipv4Addr;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::*;
-use futures_util::future::BoxFuture;
-use gore_server::store::sql::{Answer, Executor, Row, Stmt, Value};
-use gore_server::store::{queries::Db, sqlite::SqliteExec, StoreError};
 use serde_json::{json, Value as Json};
 
 /// `GET path` with a bearer token by `c`: the response, its body unread
@@ -89,39 +85,6 @@ async fn event_streams_are_counted_as_sockets_and_capped_per_account() {
     drop((a, b, d));
 }
 
-/// A store whose reads of the Bot API's challenges are noted: the
-/// account each read was for.
-#[derive(Clone)]
-struct Counting {
-    inner: SqliteExec,
-    reads: Arc<Mutex<Vec<String>>>,
-}
-
-impl Executor for Counting {
-    fn write(&self, stmts: Vec<Stmt>) -> BoxFuture<'static, Result<Vec<Answer>, StoreError>> {
-        self.inner.write(stmts)
-    }
-
-    fn read(&self, stmts: Vec<Stmt>) -> BoxFuture<'static, Result<Vec<Vec<Row>>, StoreError>> {
-        for s in &stmts {
-            if s.sql.contains("c.challenger = $1 OR c.dest = $1") {
-                if let Some(Value::Text(who)) = s.params.first() {
-                    self.reads.lock().unwrap().push(who.clone());
-                }
-            }
-        }
-        self.inner.read(stmts)
-    }
-
-    fn failure(&self) -> Option<String> {
-        self.inner.failure()
-    }
-
-    fn origin(&self) -> &str {
-        self.inner.origin()
-    }
-}
-
 /// Before, each stream read the store at every challenge made, answered
 /// or withdrawn by anyone, and every second: 600 streams on one token
 /// and 5 challenges a second took an innocent's action from 1.4 to 269
@@ -137,11 +100,7 @@ async fn an_accounts_streams_share_one_read_per_change() {
         Default::default(),
     )
     .unwrap();
-    let reads = Arc::new(Mutex::new(Vec::new()));
-    let counted: Arc<dyn gore_server::store::Store> = Arc::new(Db(Counting {
-        inner: store.0,
-        reads: reads.clone(),
-    }));
+    let (counted, reads) = Counting::store(store, "c.challenger = $1 OR c.dest = $1");
     let s = server_on_store(counted, |_| {}).await;
     let robo_cookie = account(&s, "Robo").await;
     let robo = token_of(&s, &robo_cookie).await;

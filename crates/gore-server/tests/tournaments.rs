@@ -878,6 +878,47 @@ async fn an_account_and_an_address_have_few_tournaments_not_over() {
     refused(make(from(1), ana.clone(), "arena").await);
 }
 
+/// Issue 37: a refused creation is refused again at once for a while,
+/// without the database. Before, each refusal was three write
+/// transactions, and a flood of them (725 a second from one account and
+/// 20 addresses) cost the innocent more than d0da121's creations did.
+/// Counted: the inserts of a tournament the server asks of the database.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_creation_is_refused_again_without_the_database() {
+    use gore_server::domain::tournaments::REFUSED_FOR_MS;
+    let clock = Clock::manual(T0);
+    let dir = tempfile::tempdir().unwrap();
+    let store = gore_server::store::sqlite::SqliteStore::open(
+        &dir.path().join("counted.sqlite3"),
+        Default::default(),
+    )
+    .unwrap();
+    let (counted, inserts) = Counting::store(store, "INSERT INTO tournaments");
+    let c = clock.clone();
+    let s = server_on_store(counted, move |config| config.clock = c).await;
+    let ana = account(&s, "Ana").await;
+    let arena = json!({"name": "Club", "kind": "arena", "clock": "3+2", "minutes": 60});
+    let browser = bot();
+    let make = || post_by(&browser, &s, &ana, "/api/tournaments", arena.clone());
+    for _ in 0..3 {
+        assert_eq!(make().await.0, 201);
+    }
+    let asked = || inserts.lock().unwrap().len();
+    assert_eq!(asked(), 3);
+    // The fourth is refused by the database (its three tries), the next
+    // ten at once.
+    for n in 0..11 {
+        let (st, v) = make().await;
+        assert_eq!(st, 409, "{v}");
+        assert_eq!(v["error"]["reason"], "too_many_tournaments", "{v}");
+        assert_eq!(asked(), 6, "after refusal {n}");
+    }
+    // Later, the database is asked again.
+    clock.advance(Duration::from_millis(REFUSED_FOR_MS as u64));
+    assert_eq!(make().await.0, 409);
+    assert_eq!(asked(), 9);
+}
+
 /// Issue 37: every running tournament is ticked however many there are.
 /// Before, the ticks looked at the first 1,000 running by start: an arena
 /// begun after a flood of 1,000 was paired at its joins, but its finished

@@ -902,3 +902,77 @@ pub fn legal_in(rules: &str, position: &str) -> Vec<String> {
     let p = gore_core::Position::from_gpn(position, rules.variant).unwrap();
     p.legal_actions().iter().map(|a| a.to_string()).collect()
 }
+
+/// A SQLite store that notes the first parameter (a text) of each
+/// statement read or written whose SQL contains a pattern: how often the
+/// server asks the database something, for the tests of floods.
+#[derive(Clone)]
+pub struct Counting {
+    inner: gore_server::store::sqlite::SqliteExec,
+    pattern: &'static str,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Counting {
+    /// `store` counted: the store to serve on, and what it notes.
+    pub fn store(
+        store: gore_server::store::sqlite::SqliteStore,
+        pattern: &'static str,
+    ) -> (
+        std::sync::Arc<dyn gore_server::store::Store>,
+        std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    ) {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let counting = Counting {
+            inner: store.0,
+            pattern,
+            seen: seen.clone(),
+        };
+        (
+            std::sync::Arc::new(gore_server::store::queries::Db(counting)),
+            seen,
+        )
+    }
+
+    fn note(&self, stmts: &[gore_server::store::sql::Stmt]) {
+        for s in stmts.iter().filter(|s| s.sql.contains(self.pattern)) {
+            let first = match s.params.first() {
+                Some(gore_server::store::sql::Value::Text(t)) => t.clone(),
+                _ => String::new(),
+            };
+            self.seen.lock().unwrap().push(first);
+        }
+    }
+}
+
+impl gore_server::store::sql::Executor for Counting {
+    fn write(
+        &self,
+        stmts: Vec<gore_server::store::sql::Stmt>,
+    ) -> futures_util::future::BoxFuture<
+        'static,
+        Result<Vec<gore_server::store::sql::Answer>, gore_server::store::StoreError>,
+    > {
+        self.note(&stmts);
+        self.inner.write(stmts)
+    }
+
+    fn read(
+        &self,
+        stmts: Vec<gore_server::store::sql::Stmt>,
+    ) -> futures_util::future::BoxFuture<
+        'static,
+        Result<Vec<Vec<gore_server::store::sql::Row>>, gore_server::store::StoreError>,
+    > {
+        self.note(&stmts);
+        self.inner.read(stmts)
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.inner.failure()
+    }
+
+    fn origin(&self) -> &str {
+        self.inner.origin()
+    }
+}
