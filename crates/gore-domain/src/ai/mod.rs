@@ -51,7 +51,8 @@
 //!   after each slice (a second of search, ended at the next depth or
 //!   action), a job gives its thread to a job waiting whose address has
 //!   searched less lately, and goes on afterwards, first in its address's
-//!   line, what it holds kept (at most as many paused as threads); with
+//!   line, what it holds kept (at most as many paused as the queue holds,
+//!   or as threads if more); with
 //!   nobody before it, it goes on at once. So one address's ten-second
 //!   analysis holds a thread for a second when someone else asks
 //!   (issue 37).
@@ -150,7 +151,7 @@ pub type Work<R> = Box<dyn FnOnce(&AtomicBool) -> Slice<R> + Send>;
 /// After a slice, the pool charges its address the slice's time and
 /// gives the thread to a job waiting whose address has searched less
 /// lately, if one does (the rest of the work then waits first in its
-/// address's line, at most as many paused as the pool has threads); else
+/// address's line, at most as many paused as the queue holds); else
 /// the rest runs on at once. So a long analysis holds a thread for a
 /// slice, not for its whole budget, when someone else waits (issue 37).
 pub enum Slice<R> {

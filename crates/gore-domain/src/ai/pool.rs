@@ -77,7 +77,8 @@ struct Inner {
     clients: HashMap<ClientKey, usize>,
     /// Jobs given a thread, by client key (at most `per_client` each).
     running_of: HashMap<ClientKey, usize>,
-    /// Jobs paused after a slice, waiting (at most one per thread: each
+    /// Jobs paused after a slice, waiting (at most
+    /// [`Shared::paused_cap`]: each
     /// keeps what its search holds, an analysis's table).
     paused: usize,
     next_seq: u64,
@@ -108,6 +109,12 @@ pub type Observer =
     Arc<dyn Fn(u32, std::time::Duration, std::time::Duration) + Send + Sync + 'static>;
 
 impl Shared {
+    /// Jobs paused after a slice at most (each keeps what its work holds:
+    /// an analysis's table): as many as may wait, or as threads.
+    fn paused_cap(&self, threads: usize) -> usize {
+        self.queue.max(threads)
+    }
+
     /// Jobs of one client key in flight at most.
     fn in_flight_cap(&self) -> usize {
         self.per_client.saturating_add(self.waiting_per_client)
@@ -191,9 +198,9 @@ impl Inner {
 
     /// Whether a job of `client` that has run a slice should give its
     /// thread to a job waiting: one that may run goes before it, and fewer
-    /// jobs are paused than there are threads.
+    /// jobs are paused than [`Shared::paused_cap`].
     fn should_pause(&self, client: &ClientKey, expensive: bool, shared: &Shared) -> bool {
-        if self.paused >= self.slots.len() {
+        if self.paused >= shared.paused_cap(self.slots.len()) {
             return false;
         }
         let lane_full = self.running_expensive - usize::from(expensive) >= shared.expensive_cap;
@@ -388,7 +395,10 @@ impl AiPool {
                 // searched, and told what it found.)
                 let victim = shared
                     .displace
-                    .then(|| g.waiting.victim_for(&job.client, |t| !t.paused))
+                    .then(|| {
+                        g.waiting
+                            .victim_for(&job.client, job.estimate_ms, |t| !t.paused)
+                    })
                     .flatten()
                     .and_then(|(k, seq)| g.take_out(&k, seq));
                 let Some(victim) = victim else {
@@ -460,7 +470,9 @@ impl AiPool {
             && !g.shutdown
             && (!expensive || g.running_expensive < shared.expensive_cap)
             && g.running_of(client) < shared.per_client;
-        let displaces = || shared.displace && g.waiting.victim_for(client, |t| !t.paused).is_some();
+        // (The job's estimate is not known here: as cheap as can be.)
+        let displaces =
+            || shared.displace && g.waiting.victim_for(client, 0, |t| !t.paused).is_some();
         if !at_once && !g.has_room(client, shared.queue) && !displaces() {
             return Err(AiBusy::Queue {
                 limit: shared.queue,
