@@ -176,12 +176,16 @@ impl Inner {
         given
     }
 
-    /// Whether a job of `client` may wait: fewer than `queue` jobs wait,
-    /// or the client has none waiting and fewer than `queue` clients do
-    /// (so a flood that fills the queue from fewer addresses than places
-    /// does not shut the others out; at most `2 × queue` jobs wait).
+    /// Whether a job of `client` may wait: fewer than `queue` jobs wait to
+    /// start, or the client has none waiting and fewer than `queue`
+    /// clients do (so a flood that fills the queue from fewer addresses
+    /// than places does not shut the others out; at most `2 × queue` jobs
+    /// wait to start). Jobs paused after a slice have started: they are
+    /// bounded apart ([`Shared::paused_cap`]), and a queue full of them
+    /// (twenty addresses' analyses, each paused in turn) shut everyone else
+    /// out.
     fn has_room(&self, client: &ClientKey, queue: usize) -> bool {
-        self.waiting.len() < queue
+        self.waiting.len() - self.paused < queue
             || (self.waiting.len_of(client) == 0 && self.waiting.keys() < queue)
     }
 

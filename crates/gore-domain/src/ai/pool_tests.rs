@@ -325,6 +325,45 @@ async fn a_sliced_job_gives_its_thread_to_an_address_that_searched_less() {
     assert_eq!(pool.stats().clients, 0, "every slot freed");
 }
 
+/// A job paused after a slice has started: it does not take a place of
+/// the queue's bound, which is for jobs not yet started (twenty
+/// addresses' analyses, each paused in turn, filled the queue and shut
+/// everyone else out, issue 37). One place: the long job pauses for the
+/// light one, and a third address still gets in.
+#[tokio::test]
+async fn paused_jobs_do_not_fill_the_queue() {
+    let pool = AiPool::with_waiting(1, 1, 1, 4, u32::MAX).unwrap();
+    let (tx, starts) = mpsc::channel();
+    let (light, long) = (client(2), client(3));
+    for (who, n) in [(&long, 5), (&light, 1)] {
+        for k in 0..n {
+            let job = quick(&tx, who.clone(), &format!("past{k}"), 1);
+            pool.submit(job).unwrap().await.unwrap();
+        }
+    }
+    let _ = starts.try_iter().count();
+    let (open, gate) = mpsc::channel::<()>();
+    let said = tx.clone();
+    let job = AiJob::sliced(long.clone(), "long", 1, move |_| {
+        said.send("long-1".to_string()).unwrap();
+        let _ = gate.recv();
+        Slice::Again(Box::new(|_| Slice::Done("long")))
+    });
+    let long_ticket = pool.submit(job).unwrap();
+    assert_eq!(started(&starts), "long-1");
+    let (held, release) = gated(&tx, light.clone(), "light", 1);
+    let light_ticket = pool.submit(held).unwrap();
+    open.send(()).unwrap();
+    assert_eq!(started(&starts), "light", "the long one paused for it");
+    assert_eq!(pool.stats().waiting, 1, "the paused one waits");
+    let third = pool.submit(quick(&tx, client(4), "third", 1));
+    let third = third.expect("a place for a job not yet started");
+    release.send(()).unwrap();
+    assert_eq!(light_ticket.await.as_deref(), Ok("light"));
+    assert_eq!(third.await.as_deref(), Ok("third"));
+    assert_eq!(long_ticket.await, Ok("long"));
+}
+
 /// The games' pool never displaces a turn: a game waiting for its AI
 /// keeps its place, whoever asks.
 #[tokio::test]

@@ -515,7 +515,10 @@ mod tests {
         for n in 1..=3u8 {
             q.push_costed(client(n), u64::from(n), 10_000, "long");
         }
-        assert_eq!(q.victim_for(&client(9), 300, |_| true), Some((client(3), 3)));
+        assert_eq!(
+            q.victim_for(&client(9), 300, |_| true),
+            Some((client(3), 3))
+        );
         // A long job of one of them does not displace another's.
         assert_eq!(q.victim_for(&client(1), 10_000, |_| true), None);
     }
