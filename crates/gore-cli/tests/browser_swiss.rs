@@ -341,6 +341,13 @@ async fn swiss(phone: &Chrome, desk: &Chrome, server: &Server) -> Res<String> {
     )
     .await?;
     assert!(text(&d, "#swiss-round-1 tbody tr").await?.contains("1–0"));
+    // Issue 38, Major 4: the page asks every 2 s; the opened round stays
+    // open through two more answers (it closed at each before).
+    let asked = "performance.getEntriesByType('resource').filter(e => e.name.includes('/api/tournaments/')).length";
+    let n = js(&d, asked).await?.as_u64().unwrap_or(0);
+    wait_for(&d, &format!("{asked} >= {}", n + 2), "two more answers", 30).await?;
+    let open = js(&d, "document.querySelector('#swiss-past details').open").await?;
+    assert_eq!(open, serde_json::json!(true), "the round stayed open");
     look(&p, "swiss-after1-phone-es").await?;
     look(&d, "swiss-after1-desktop-en").await?;
     Ok(id)

@@ -102,3 +102,33 @@ export function linkField(idName, url, labelledBy) {
 export function botMark(id) {
   return h('abbr', { class: 'bot-mark', id: id || null, title: t('bots.markLabel') }, t('bots.mark'));
 }
+
+/**
+ * Redraws part of a page with `draw` as a person would not notice: the
+ * keyboard focus comes back to the element of the same id, or to the link
+ * to the same place with the same words (a standings' links have no id),
+ * and the `<details>` that were open (by id) open again (issue 38: the
+ * tournament pages redrew every 2 s and took the focus back to the body,
+ * and closed an opened Swiss round).
+ * @param {HTMLElement} root what `draw` replaces
+ * @param {() => void} draw
+ */
+export function redrawKeeping(root, draw) {
+  const was = document.activeElement;
+  const inside = was instanceof HTMLElement && root.contains(was) ? was : null;
+  const href = inside instanceof HTMLAnchorElement ? inside.getAttribute('href') : null;
+  const words = inside ? inside.textContent : '';
+  const open = [...root.querySelectorAll('details[open]')].map((d) => d.id).filter((x) => x);
+  draw();
+  for (const id of open) {
+    const d = document.getElementById(id);
+    if (d instanceof HTMLDetailsElement) d.open = true;
+  }
+  if (!inside) return;
+  /** @type {Element|null} */
+  let again = inside.id ? document.getElementById(inside.id) : null;
+  if (!again && href !== null) {
+    again = [...root.querySelectorAll('a')].find((a) => a.getAttribute('href') === href && a.textContent === words) || null;
+  }
+  if (again instanceof HTMLElement) again.focus();
+}

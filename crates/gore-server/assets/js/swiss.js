@@ -123,7 +123,7 @@ export function swissParts(d, me, act, actionError) {
   if (past.length) {
     out.push(h('section', { class: 'card', id: 'swiss-past', 'aria-labelledby': 'swiss-past-title' },
       h('h2', { id: 'swiss-past-title' }, t('tour.swiss.past')),
-      ...past.map((r) => h('details', { class: 'swiss-past-round' },
+      ...past.map((r) => h('details', { class: 'swiss-past-round', id: `swiss-past-round-${r.round}` },
         h('summary', null, t('tour.swiss.pairings', { r: r.round })),
         ...roundTable(r, t('tour.swiss.pairings', { r: r.round }), mine, true)))));
   }

@@ -8,7 +8,7 @@
 
 import { call, getMe } from './api.js';
 import { paceLabel } from './clock.js';
-import { h } from './dom.js';
+import { h, redrawKeeping } from './dom.js';
 import { errorText } from './errors.js';
 import { lang, rulesText, t, tn } from './i18n.js';
 import { swissParts } from './swiss.js';
@@ -130,15 +130,24 @@ export function tournamentsPage(main) {
   /** What the form holds between renders (a language change redraws it). */
   const draft = { name: '', kind: 'arena', clock: '3+2', rules: 'standard', rated: false, minutes: '30', rounds: '5', delay: '5', start: localInput(Date.now() + START_AHEAD_MS), bots: false };
 
+  /** The last answer, as it came: an answer like it changes nothing. */
+  let seen = '';
   function load() {
-    call('GET', '/api/tournaments').then((v) => { lists = v; redrawLists(); }, () => {});
+    call('GET', '/api/tournaments').then((v) => {
+      const text = JSON.stringify(v);
+      if (text === seen) return;
+      seen = text;
+      lists = v;
+      redrawLists();
+    }, () => {});
   }
 
   /** Only the lists change with each answer: the form keeps what is typed in it. */
   function redrawLists() {
     for (const kind of /** @type {const} */ (['running', 'upcoming', 'finished'])) {
       const old = document.getElementById(`tour-${kind}-section`);
-      if (old) old.replaceWith(section(kind, lists ? lists[kind] : undefined));
+      const parent = old && old.parentElement;
+      if (old && parent) redrawKeeping(parent, () => old.replaceWith(section(kind, lists ? lists[kind] : undefined)));
     }
   }
 
@@ -271,9 +280,17 @@ export function tournamentPage(main, id) {
   let failure = '';
   let actionError = '';
 
+  /** The last answer, as it came: an answer like it changes nothing. */
+  let seen = '';
   function load() {
-    call('GET', `/api/tournaments/${encodeURIComponent(id)}`).then((v) => { take(v); failure = ''; render(); },
-      (e) => { if (!detail && !swiss) { failure = errorText(e); render(); } });
+    call('GET', `/api/tournaments/${encodeURIComponent(id)}`).then((v) => {
+      const text = JSON.stringify(v);
+      if (text === seen && !failure) return;
+      seen = text;
+      take(v);
+      failure = '';
+      render();
+    }, (e) => { if (!detail && !swiss) { failure = errorText(e); render(); } });
   }
 
   /** @param {'join'|'pause'|'withdraw'} what */
@@ -293,11 +310,8 @@ export function tournamentPage(main, id) {
   }
 
   function render() {
-    // Each answer redraws the page: keyboard focus stays where it was.
-    const focused = document.activeElement && main.contains(document.activeElement) ? document.activeElement.id : '';
-    draw();
-    const again = focused && document.getElementById(focused);
-    if (again) again.focus();
+    // A new answer redraws the page: the focus and the open rounds stay.
+    redrawKeeping(main, draw);
   }
 
   function draw() {
