@@ -292,6 +292,20 @@ impl Reviews {
                 return;
             }
         };
+        // In each round, the address that searched least lately first (its
+        // AI turns, analyses and reviews alike): as the pools serve.
+        let store = self.0.jobs.store.as_ref();
+        let usage =
+            match crate::ai::usage::read(store, due.iter().map(|j| j.client.as_str()), now).await {
+                Ok(usage) => usage,
+                Err(e) => {
+                    tracing::warn!("cannot read the addresses' searches: {e}");
+                    Default::default()
+                }
+            };
+        let mut due =
+            crate::ai::usage::fair_order_by(due, |j| (j.round, Some(j.client.as_str())), &usage);
+        due.truncate(room);
         for job in due {
             match self
                 .0
@@ -315,7 +329,9 @@ impl Reviews {
 
     /// Computes a claimed job on `pool` and stores its end, in a task.
     fn compute(&self, pool: &AiPool, job: DueReview) {
-        let DueReview { id, record, client } = job;
+        let DueReview {
+            id, record, client, ..
+        } = job;
         let (status, result) = match Record::parse(&record) {
             Ok(record) => {
                 let db = self
@@ -327,12 +343,16 @@ impl Reviews {
                     .cloned();
                 let encode = self.0.encode;
                 let work = AiJob::new(client_key(&client), id.clone(), 0, move |stop| {
-                    let r = review(&record, BUDGET, db.as_deref(), stop)?;
-                    let done = Reviewed {
-                        record: annotate(&record, &r),
-                        review: r,
-                    };
-                    Ok::<_, gore_learn::review::ReviewError>(encode(&done))
+                    let started = std::time::Instant::now();
+                    let r = review(&record, BUDGET, db.as_deref(), stop);
+                    let searched = started.elapsed().as_secs_f64() * 1000.0;
+                    let done = r.map(|r| {
+                        encode(&Reviewed {
+                            record: annotate(&record, &r),
+                            review: r,
+                        })
+                    });
+                    (done, searched)
                 });
                 // Counted as running before the pool can start it: a stop
                 // between the two (a SIGTERM as its thread starts) would
@@ -343,8 +363,17 @@ impl Reviews {
                         let reviews = self.clone();
                         tokio::spawn(async move {
                             let (status, result) = match ticket.await {
-                                Ok(Ok(text)) => ("done", Some(text)),
-                                Ok(Err(e)) => ("failed", Some(e.to_string())),
+                                Ok((done, searched)) => {
+                                    // For the workers' order: this address
+                                    // searched so long.
+                                    let store = reviews.0.jobs.store.as_ref();
+                                    let now = reviews.0.jobs.clock.now_ms();
+                                    crate::ai::usage::charge(store, client, searched, now).await;
+                                    match done {
+                                        Ok(text) => ("done", Some(text)),
+                                        Err(e) => ("failed", Some(e.to_string())),
+                                    }
+                                }
                                 // The pool went (the process stops): given back.
                                 Err(_) => ("waiting", None),
                             };

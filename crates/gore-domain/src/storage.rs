@@ -709,6 +709,10 @@ pub struct DueReview {
     pub record: String,
     /// The client address it is counted against.
     pub client: String,
+    /// Its place in its address's line, from 1: the workers take the
+    /// first of each address's line first, then the second, each round
+    /// ordered by the addresses' search ([`crate::ai::usage`]).
+    pub round: u32,
 }
 
 /// A tournament as stored: its terms, and its whole state (kept as JSON),

@@ -920,6 +920,18 @@ async fn review_jobs_are_asked_claimed_and_ended_in_turn() {
             v.into_iter().map(|j| j.id).collect::<Vec<_>>()
         };
         assert_eq!(due(0).await, ["x1", "y1", "x2", "x3"], "{n}");
+        // With each job's round in its address's line, which the workers
+        // order by the addresses' search (usage::fair_order_by); `limit`
+        // is the rounds taken.
+        let rounds: Vec<u32> = s
+            .due_reviews(0, 0, 10)
+            .await
+            .unwrap()
+            .iter()
+            .map(|j| j.round)
+            .collect();
+        assert_eq!(rounds, [1, 1, 2, 3], "{n}");
+        assert_eq!(s.due_reviews(0, 0, 1).await.unwrap().len(), 2, "{n}");
         let y1 = s
             .review_job("y1".into(), "rec".into(), false)
             .await

@@ -221,16 +221,20 @@ impl<E: Executor> ServerStore for Db<E> {
                      AND o.created_at < j.created_at) AS ahead
              FROM review_jobs j WHERE j.id = $1";
 
-        // Each address's oldest first (running ones counted), as the AI turns.
+        // Each address's oldest first (running ones counted), as the AI
+        // turns: its first `limit` at most, with their rounds (the caller
+        // orders each round by the addresses' search).
         fn due_reviews(now: i64, dead_before: i64, limit: u32) -> Vec<DueReview> =
             mapped(|r: &Row| Ok(DueReview { id: col(r, "?", "id")?,
-                record: col(r, "?", "record")?, client: col(r, "?", "client")? }))
-            "SELECT id, record, client FROM (SELECT *,
+                record: col(r, "?", "record")?, client: col(r, "?", "client")?,
+                round: col(r, "?", "n")? }))
+            "SELECT id, record, client, n FROM (SELECT *,
                  ROW_NUMBER() OVER (PARTITION BY client ORDER BY created_at) AS n
                  FROM review_jobs WHERE status IN ('waiting', 'running')) j
-             WHERE status = 'waiting' OR until_ms <= $1
-                 OR server NOT IN (SELECT id FROM servers WHERE alive_at >= $2)
-             ORDER BY n, created_at LIMIT $3";
+             WHERE (status = 'waiting' OR until_ms <= $1
+                 OR server NOT IN (SELECT id FROM servers WHERE alive_at >= $2))
+                 AND n <= $3
+             ORDER BY n, created_at";
 
         fn claim_review(id: String, server: String, until: i64, now: i64, dead_before: i64) -> bool =
             exec_one
