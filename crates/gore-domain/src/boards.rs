@@ -260,16 +260,13 @@ impl Boards {
         };
         // In each round, the address that searched least lately first (its
         // AI turns' searches and its analyses alike): as the pools serve.
-        let clients = due.iter().map(|j| j.client.as_str());
-        let usage = match crate::ai::usage::read(store.as_ref(), clients, now).await {
-            Ok(usage) => usage,
-            Err(e) => {
-                tracing::warn!("cannot read the addresses' searches: {e}");
-                Default::default()
-            }
-        };
-        let mut due =
-            crate::ai::usage::fair_order_by(due, |j| (j.round, Some(j.client.as_str())), &usage);
+        let mut due = crate::ai::usage::workers_order(
+            store.as_ref(),
+            due,
+            |j| (j.round, j.client.as_str()),
+            now,
+        )
+        .await;
         due.truncate(room);
         for job in due {
             let lease = Duration::from_millis(job.time_ms) + LEASE_MARGIN;

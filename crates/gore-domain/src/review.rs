@@ -295,16 +295,9 @@ impl Reviews {
         // In each round, the address that searched least lately first (its
         // AI turns, analyses and reviews alike): as the pools serve.
         let store = self.0.jobs.store.as_ref();
-        let usage =
-            match crate::ai::usage::read(store, due.iter().map(|j| j.client.as_str()), now).await {
-                Ok(usage) => usage,
-                Err(e) => {
-                    tracing::warn!("cannot read the addresses' searches: {e}");
-                    Default::default()
-                }
-            };
         let mut due =
-            crate::ai::usage::fair_order_by(due, |j| (j.round, Some(j.client.as_str())), &usage);
+            crate::ai::usage::workers_order(store, due, |j| (j.round, j.client.as_str()), now)
+                .await;
         due.truncate(room);
         for job in due {
             match self

@@ -71,6 +71,33 @@ pub fn fair_order_by<T>(
     due
 }
 
+/// `due` (each job's round and address) in the workers' order: round by
+/// round, the address that searched least lately first, its search read
+/// from `store` (unread: logged, and the rounds in the order listed).
+/// The AI's turns, the board's analyses and the reviews are taken so.
+pub async fn workers_order<T>(
+    store: &dyn crate::storage::Store,
+    due: Vec<T>,
+    of: impl Fn(&T) -> (u32, &str),
+    now: i64,
+) -> Vec<T> {
+    let usage = match read(store, due.iter().map(|j| of(j).1), now).await {
+        Ok(usage) => usage,
+        Err(e) => {
+            tracing::warn!("cannot read the addresses' searches: {e}");
+            Default::default()
+        }
+    };
+    fair_order_by(
+        due,
+        |j| {
+            let (round, client) = of(j);
+            (round, Some(client))
+        },
+        &usage,
+    )
+}
+
 /// The faded search at `now` of each address of `clients` the store has a
 /// record of (the others are new).
 pub async fn read<'a>(
