@@ -38,11 +38,13 @@
 
 mod berserk;
 mod played;
+mod refused;
+pub use refused::REFUSED_FOR_MS;
 pub mod state;
 pub use played::{PlayedLine, PLAYED_SHOWN};
 pub use state::{ArenaState, SwissState, TournamentState};
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -279,33 +281,8 @@ struct Inner {
     daily: bool,
     /// Told of each pass that paired games (the server's metrics).
     observer: std::sync::OnceLock<Arc<dyn super::observe::Observer>>,
-    /// Creations refused lately, by creator and address, until when: the
-    /// same pair is refused again at once for [`REFUSED_FOR_MS`] (each
-    /// refusal in the database is three write transactions: a flood of
-    /// them cost more than creations did, issue 37).
-    refused: std::sync::Mutex<HashMap<(String, Option<String>), i64>>,
-}
-
-/// How long a refused creation is refused again without asking the
-/// database (a place freed meanwhile is seen after it).
-pub const REFUSED_FOR_MS: i64 = 10_000;
-/// Pairs refused lately kept at most (a stranger grows the map with his
-/// addresses: past this, the expired are dropped, then all).
-const REFUSED_KEPT: usize = 4_096;
-
-/// The refusal of a creation beyond the caps, naming them.
-fn too_many_tournaments() -> GameError {
-    GameError::Refused(
-        Said::new(
-            "too_many_tournaments",
-            format!(
-                "{OPEN_PER_ACCOUNT} tournaments not over at most for an account \
-                 ({OPEN_PER_ADDRESS} from one address): wait until one is over"
-            ),
-        )
-        .with("max", usize::from(OPEN_PER_ACCOUNT))
-        .with("address_max", usize::from(OPEN_PER_ADDRESS)),
-    )
+    /// Creations refused lately, by creator and address (refused.rs).
+    refused: refused::Refused,
 }
 
 fn store_error(e: StoreError) -> GameError {
@@ -669,11 +646,7 @@ impl Tournaments {
     async fn store_new(&self, t: StoredTournament) -> Result<(), GameError> {
         let now = self.0.clock.now_ms();
         let pair = (t.creator.clone(), t.creator_addr.clone());
-        let refused_lately = {
-            let refused = self.0.refused.lock().unwrap_or_else(|e| e.into_inner());
-            refused.get(&pair).is_some_and(|&until| until > now)
-        };
-        if !refused_lately {
+        if !self.0.refused.lately(&pair, now) {
             for _ in 0..3 {
                 let stored = self
                     .0
@@ -685,16 +658,9 @@ impl Tournaments {
                     return Ok(());
                 }
             }
-            let mut refused = self.0.refused.lock().unwrap_or_else(|e| e.into_inner());
-            if refused.len() >= REFUSED_KEPT {
-                refused.retain(|_, until| *until > now);
-                if refused.len() >= REFUSED_KEPT {
-                    refused.clear();
-                }
-            }
-            refused.insert(pair, now + REFUSED_FOR_MS);
+            self.0.refused.note(pair, now);
         }
-        Err(too_many_tournaments())
+        Err(refused::too_many_tournaments())
     }
 
     async fn load(&self, id: &str) -> Result<StoredTournament, GameError> {
